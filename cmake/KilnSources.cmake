@@ -1,0 +1,19 @@
+# The library's sources, one list: libkiln.so and libkiln.a are both built from it.
+set(KILN_SOURCES
+  src/api/allocators.cc
+  src/api/api_table.cc
+  src/api/env_api.cc
+  src/api/handles.cc
+  src/api/memory_api.cc
+  src/api/status.cc
+  src/api/status_api.cc
+  src/api/string_tensor_api.cc
+  src/api/tensor_api.cc
+  src/core/allocator.cc
+  src/core/data_type.cc
+  src/core/error.cc
+  src/core/logging.cc
+  src/core/shape.cc
+  src/core/tensor.cc
+  src/core/utf8.cc
+)

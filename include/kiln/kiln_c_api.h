@@ -1,0 +1,668 @@
+/*
+ * Kiln — the C ABI.
+ *
+ * Everything a program does with Kiln goes through one versioned table of function pointers,
+ * reached from the one exported symbol, KilnGetApiBase():
+ *
+ * @code
+ *   #include <kiln/kiln_c_api.h>
+ *
+ *   const KilnApi* api = KilnGetApiBase()->GetApi(KILN_API_VERSION);
+ *   KilnEnv* env = NULL;
+ *   KilnStatus* st = api->CreateEnv(KILN_LOGGING_LEVEL_WARNING, "my-app", &env);
+ *   if (st != NULL) {
+ *     fprintf(stderr, "kiln: %s\n", api->GetErrorMessage(st));
+ *     api->ReleaseStatus(st);
+ *     return 1;
+ *   }
+ *   float data[6] = {0, 1, 2, 3, 4, 5};
+ *   int64_t shape[2] = {2, 3};
+ *   KilnMemoryInfo* cpu = NULL;
+ *   KilnValue* tensor = NULL;
+ *   st = api->CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, KILN_MEM_TYPE_DEFAULT, &cpu);
+ *   if (st == NULL)
+ *     st = api->CreateTensorWithDataAsValue(cpu, data, sizeof data, shape, 2,
+ *                                           KILN_ELEMENT_TYPE_FLOAT, &tensor);
+ *   ...
+ *   api->ReleaseValue(tensor);
+ *   api->ReleaseMemoryInfo(cpu);
+ *   api->ReleaseEnv(env);
+ * @endcode
+ *
+ * The contract (the whole of it is in docs/ARCHITECTURE.md and checked by tests/api):
+ * - Every entry that can fail returns a KilnStatus*; NULL means success. A status is released with
+ *   KilnApi::ReleaseStatus.
+ * - When an entry fails, its out-parameters and the caller's buffers are left exactly as they were.
+ * - CreateX hands the caller an owned handle released by ReleaseX; ReleaseX returns nothing and
+ *   accepts NULL. GetX borrows: the result is valid while the object it came from lives.
+ * - Handles are opaque and checked: a handle of the wrong type, or one already released, gets
+ *   KILN_INVALID_ARGUMENT rather than a crash (best effort: a released handle whose address was
+ *   reused by a new object of the same type cannot be told apart from it).
+ * - Strings are UTF-8; dimensions are int64_t; counts and byte sizes are size_t.
+ * - Handles may be released in any order: objects keep what they need alive.
+ *
+ * The header is C99; it is also valid C++.
+ */
+#ifndef KILN_KILN_C_API_H_
+#define KILN_KILN_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The version of the KilnApi table this header describes. Pass it to KilnApiBase::GetApi. */
+#define KILN_API_VERSION 1
+
+/** Calling convention of every entry (empty on the platforms Kiln supports). */
+#define KILN_API_CALL
+
+#if defined(_WIN32)
+/** Marks KilnGetApiBase as the library's one exported symbol. */
+#define KILN_EXPORT __declspec(dllexport)
+#else
+/** Marks KilnGetApiBase as the library's one exported symbol. */
+#define KILN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/** What went wrong. The values are fixed: new codes are only ever added at the end. */
+typedef enum KilnErrorCode {
+  KILN_OK = 0,                /**< Success (only ever reported for a NULL status). */
+  KILN_FAIL = 1,              /**< A failure with no more precise code. */
+  KILN_INVALID_ARGUMENT = 2,  /**< An argument is NULL, out of range, of the wrong type or stale. */
+  KILN_NO_SUCHFILE = 3,       /**< A file could not be found or opened. */
+  KILN_NO_MODEL = 4,          /**< An operation needs a model and there is none. */
+  KILN_ENGINE_ERROR = 5,      /**< The engine failed while running. */
+  KILN_RUNTIME_EXCEPTION = 6, /**< An unexpected internal exception. */
+  KILN_INVALID_PROTOBUF = 7,  /**< A model or tensor file is not valid protobuf. */
+  KILN_MODEL_LOADED = 8,      /**< A model is already loaded. */
+  KILN_NOT_IMPLEMENTED = 9,   /**< The request is valid but Kiln does not support it yet. */
+  KILN_INVALID_GRAPH = 10,    /**< The model's graph breaks an ONNX rule. */
+  KILN_OUT_OF_MEMORY = 11,    /**< An allocation failed. */
+  KILN_TERMINATED = 12        /**< A run was stopped on request before it finished. */
+} KilnErrorCode;
+
+/**
+ * Element types of tensors. The values are ONNX's TensorProto.DataType values. Sub-byte types
+ * (4- and 2-bit) are packed, first element in the lowest bits of the first byte.
+ */
+typedef enum KilnElementType {
+  KILN_ELEMENT_TYPE_UNDEFINED = 0,       /**< Not a valid tensor element type. */
+  KILN_ELEMENT_TYPE_FLOAT = 1,           /**< 32-bit IEEE float. */
+  KILN_ELEMENT_TYPE_UINT8 = 2,           /**< uint8_t. */
+  KILN_ELEMENT_TYPE_INT8 = 3,            /**< int8_t. */
+  KILN_ELEMENT_TYPE_UINT16 = 4,          /**< uint16_t. */
+  KILN_ELEMENT_TYPE_INT16 = 5,           /**< int16_t. */
+  KILN_ELEMENT_TYPE_INT32 = 6,           /**< int32_t. */
+  KILN_ELEMENT_TYPE_INT64 = 7,           /**< int64_t. */
+  KILN_ELEMENT_TYPE_STRING = 8,          /**< UTF-8 strings, accessed through the string entries. */
+  KILN_ELEMENT_TYPE_BOOL = 9,            /**< One byte per element, 0 or 1. */
+  KILN_ELEMENT_TYPE_FLOAT16 = 10,        /**< IEEE half precision, stored as uint16_t bits. */
+  KILN_ELEMENT_TYPE_DOUBLE = 11,         /**< 64-bit IEEE float. */
+  KILN_ELEMENT_TYPE_UINT32 = 12,         /**< uint32_t. */
+  KILN_ELEMENT_TYPE_UINT64 = 13,         /**< uint64_t. */
+  KILN_ELEMENT_TYPE_COMPLEX64 = 14,      /**< Two floats: real, imaginary. */
+  KILN_ELEMENT_TYPE_COMPLEX128 = 15,     /**< Two doubles: real, imaginary. */
+  KILN_ELEMENT_TYPE_BFLOAT16 = 16,       /**< bfloat16, stored as uint16_t bits. */
+  KILN_ELEMENT_TYPE_FLOAT8E4M3FN = 17,   /**< 8-bit float, 4 exponent bits, no infinities. */
+  KILN_ELEMENT_TYPE_FLOAT8E4M3FNUZ = 18, /**< As FLOAT8E4M3FN, no negative zero. */
+  KILN_ELEMENT_TYPE_FLOAT8E5M2 = 19,     /**< 8-bit float, 5 exponent bits. */
+  KILN_ELEMENT_TYPE_FLOAT8E5M2FNUZ = 20, /**< As FLOAT8E5M2, no infinities or negative zero. */
+  KILN_ELEMENT_TYPE_UINT4 = 21,          /**< 4-bit unsigned integer, two per byte. */
+  KILN_ELEMENT_TYPE_INT4 = 22,           /**< 4-bit signed integer, two per byte. */
+  KILN_ELEMENT_TYPE_FLOAT4E2M1 = 23,     /**< 4-bit float, two per byte. */
+  KILN_ELEMENT_TYPE_FLOAT8E8M0 = 24,     /**< 8-bit exponent-only float (a scale). */
+  KILN_ELEMENT_TYPE_UINT2 = 25,          /**< 2-bit unsigned integer, four per byte. */
+  KILN_ELEMENT_TYPE_INT2 = 26            /**< 2-bit signed integer, four per byte. */
+} KilnElementType;
+
+/** What kind of value a KilnValue holds. */
+typedef enum KilnValueType {
+  KILN_VALUE_TYPE_UNKNOWN = 0,  /**< Not a value Kiln knows. */
+  KILN_VALUE_TYPE_TENSOR = 1,   /**< A tensor. */
+  KILN_VALUE_TYPE_SEQUENCE = 2, /**< A sequence of values. */
+  KILN_VALUE_TYPE_MAP = 3,      /**< A map from keys to values. */
+  KILN_VALUE_TYPE_OPTIONAL = 4  /**< An optional value, possibly empty. */
+} KilnValueType;
+
+/** Severity of a log message; an Env drops messages below its own minimum. */
+typedef enum KilnLoggingLevel {
+  KILN_LOGGING_LEVEL_VERBOSE = 0, /**< Tracing detail. */
+  KILN_LOGGING_LEVEL_INFO = 1,    /**< Progress worth knowing. */
+  KILN_LOGGING_LEVEL_WARNING = 2, /**< Something the user should look at. */
+  KILN_LOGGING_LEVEL_ERROR = 3,   /**< An operation failed. */
+  KILN_LOGGING_LEVEL_FATAL = 4    /**< Kiln cannot go on (it still never aborts the process). */
+} KilnLoggingLevel;
+
+/** How an allocator manages memory. */
+typedef enum KilnAllocatorType {
+  KILN_INVALID_ALLOCATOR = -1, /**< Not a valid allocator type. */
+  KILN_DEVICE_ALLOCATOR = 0,   /**< Each request goes to the device's allocator. */
+  KILN_ARENA_ALLOCATOR = 1     /**< Requests are served from a caching arena. */
+} KilnAllocatorType;
+
+/** Which memory of a device a MemoryInfo describes. */
+typedef enum KilnMemType {
+  KILN_MEM_TYPE_CPU_INPUT = -2,  /**< CPU memory a device reads as input. */
+  KILN_MEM_TYPE_CPU_OUTPUT = -1, /**< CPU memory a device writes as output. */
+  KILN_MEM_TYPE_DEFAULT = 0      /**< The device's own memory. */
+} KilnMemType;
+
+/** An error: a code and a UTF-8 message. Opaque; NULL means success. */
+typedef struct KilnStatus KilnStatus;
+/** Process-level state: logging. Opaque. */
+typedef struct KilnEnv KilnEnv;
+/** Describes where memory lives (device, id, memory type, allocator type). Opaque. */
+typedef struct KilnMemoryInfo KilnMemoryInfo;
+/** A value: a tensor (later also a sequence, map or optional). Opaque. */
+typedef struct KilnValue KilnValue;
+/** The element type and shape of a tensor. Opaque. */
+typedef struct KilnTensorTypeAndShapeInfo KilnTensorTypeAndShapeInfo;
+
+/**
+ * An allocator: a struct of callbacks, filled in by whoever provides the memory.
+ *
+ * Kiln's own CPU allocator comes from KilnApi::GetAllocatorWithDefaultOptions. A program may supply
+ * its own by filling in this struct (typically as the first member of a larger struct of its own);
+ * it must stay alive, unchanged, for as long as any tensor allocated from it.
+ */
+typedef struct KilnAllocator {
+  /** The KILN_API_VERSION the allocator was written against; must be at least 1. */
+  uint32_t version;
+  /**
+   * Allocates @p size bytes. Tensor memory must be 64-byte aligned. Returns NULL when out of
+   * memory. @p self is the allocator itself.
+   */
+  void*(KILN_API_CALL* Alloc)(struct KilnAllocator* self, size_t size);
+  /** Frees memory returned by Alloc of the same allocator. @p self is the allocator itself. */
+  void(KILN_API_CALL* Free)(struct KilnAllocator* self, void* p);
+  /**
+   * Describes the memory this allocator returns; may be NULL, meaning plain CPU memory. The
+   * result must be a live KilnMemoryInfo for as long as the allocator is used.
+   */
+  const KilnMemoryInfo*(KILN_API_CALL* Info)(const struct KilnAllocator* self);
+} KilnAllocator;
+
+/**
+ * A user logging callback, given to KilnApi::CreateEnvWithCustomLogger.
+ *
+ * Called from any thread Kiln logs from, possibly from several at once; it must not call back into
+ * Kiln. Every string is UTF-8 and valid only during the call.
+ *
+ * @param[in] param          The pointer given with the callback.
+ * @param[in] severity       The message's severity.
+ * @param[in] category       Which part of Kiln logged it, e.g. "kiln.api".
+ * @param[in] log_id         The Env's log id.
+ * @param[in] code_location  Source file and line inside Kiln.
+ * @param[in] message        The message.
+ */
+typedef void(KILN_API_CALL* KilnLoggingFunction)(void* param, KilnLoggingLevel severity,
+                                                 const char* category, const char* log_id,
+                                                 const char* code_location, const char* message);
+
+/**
+ * The table of every Kiln entry, version 1.
+ *
+ * Slots are only ever appended: a slot never moves and never changes signature, so a program
+ * built against this header runs with any later libkiln of the same major version.
+ */
+typedef struct KilnApi {
+  /* ---- Status ---------------------------------------------------------------------------- */
+
+  /**
+   * Creates a status, e.g. for a user callback to report an error.
+   *
+   * @param[in] code  The error code.
+   * @param[in] msg   UTF-8 message, copied; NULL is taken as "".
+   * @return An owned status, released with ReleaseStatus. If its memory cannot be allocated the
+   *         result is a shared status with code KILN_OUT_OF_MEMORY (also released with
+   *         ReleaseStatus).
+   */
+  KilnStatus*(KILN_API_CALL* CreateStatus)(KilnErrorCode code, const char* msg);
+
+  /**
+   * The error code of a status.
+   *
+   * @param[in] status  A status; NULL means success.
+   * @return KILN_OK for NULL, the status's code otherwise, and KILN_INVALID_ARGUMENT for a pointer
+   *         that is not a live status.
+   */
+  KilnErrorCode(KILN_API_CALL* GetErrorCode)(const KilnStatus* status);
+
+  /**
+   * The message of a status: it names the entry that failed and the argument at fault.
+   *
+   * @param[in] status  A status; NULL means success.
+   * @return A UTF-8 string borrowed from @p status (valid until it is released); "" for NULL, and
+   *         a fixed explanation for a pointer that is not a live status.
+   */
+  const char*(KILN_API_CALL* GetErrorMessage)(const KilnStatus* status);
+
+  /**
+   * Releases a status.
+   *
+   * @param[in] status  The status to release; NULL is accepted and ignored.
+   */
+  void(KILN_API_CALL* ReleaseStatus)(KilnStatus* status);
+
+  /* ---- Env -------------------------------------------------------------------------------- */
+
+  /**
+   * Creates an Env that logs to standard error.
+   *
+   * @param[in]  min_severity  Messages below this level are dropped.
+   * @param[in]  log_id        UTF-8 name carried by every message (copied); must not be NULL.
+   * @param[out] out           Receives the owned Env, released with ReleaseEnv.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
+   */
+  KilnStatus*(KILN_API_CALL* CreateEnv)(KilnLoggingLevel min_severity, const char* log_id,
+                                        KilnEnv** out);
+
+  /**
+   * Creates an Env that sends its log messages to a callback.
+   *
+   * The first live Env also receives messages not tied to any Env (such as GetApi's); with none,
+   * they go to standard error.
+   *
+   * @param[in]  logging_function  The callback; must not be NULL.
+   * @param[in]  logger_param      Passed to every call of the callback; may be NULL.
+   * @param[in]  min_severity      Messages below this level are dropped.
+   * @param[in]  log_id            UTF-8 name carried by every message (copied); must not be NULL.
+   * @param[out] out               Receives the owned Env, released with ReleaseEnv.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
+   */
+  KilnStatus*(KILN_API_CALL* CreateEnvWithCustomLogger)(KilnLoggingFunction logging_function,
+                                                        void* logger_param,
+                                                        KilnLoggingLevel min_severity,
+                                                        const char* log_id, KilnEnv** out);
+
+  /**
+   * Releases an Env.
+   *
+   * @param[in] env  The Env to release; NULL is accepted and ignored.
+   */
+  void(KILN_API_CALL* ReleaseEnv)(KilnEnv* env);
+
+  /* ---- Memory info ------------------------------------------------------------------------ */
+
+  /**
+   * Creates a description of CPU memory, for tensors over user buffers.
+   *
+   * @param[in]  allocator_type  KILN_DEVICE_ALLOCATOR or KILN_ARENA_ALLOCATOR.
+   * @param[in]  mem_type        Any KilnMemType value.
+   * @param[out] out             Receives the owned info, released with ReleaseMemoryInfo.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
+   */
+  KilnStatus*(KILN_API_CALL* CreateCpuMemoryInfo)(KilnAllocatorType allocator_type,
+                                                  KilnMemType mem_type, KilnMemoryInfo** out);
+
+  /**
+   * The device name of a memory info ("Cpu").
+   *
+   * @param[in]  info  The memory info.
+   * @param[out] out   Receives a UTF-8 name borrowed from @p info.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* MemoryInfoGetName)(const KilnMemoryInfo* info, const char** out);
+
+  /**
+   * The device id of a memory info (0 for the CPU).
+   *
+   * @param[in]  info  The memory info.
+   * @param[out] out   Receives the id.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* MemoryInfoGetId)(const KilnMemoryInfo* info, int* out);
+
+  /**
+   * The memory type of a memory info.
+   *
+   * @param[in]  info  The memory info.
+   * @param[out] out   Receives the memory type.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* MemoryInfoGetMemType)(const KilnMemoryInfo* info, KilnMemType* out);
+
+  /**
+   * The allocator type of a memory info.
+   *
+   * @param[in]  info  The memory info.
+   * @param[out] out   Receives the allocator type.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* MemoryInfoGetType)(const KilnMemoryInfo* info,
+                                                KilnAllocatorType* out);
+
+  /**
+   * Whether two memory infos describe the same memory (same device, id and memory type; the
+   * allocator type is not compared).
+   *
+   * @param[in]  a    A memory info.
+   * @param[in]  b    Another memory info.
+   * @param[out] out  Receives 1 when they are the same, 0 otherwise.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* MemoryInfoEquals)(const KilnMemoryInfo* a, const KilnMemoryInfo* b,
+                                               int* out);
+
+  /**
+   * Releases a memory info. Tensors created with it keep their own copy.
+   *
+   * @param[in] info  The memory info to release; NULL is accepted and ignored.
+   */
+  void(KILN_API_CALL* ReleaseMemoryInfo)(KilnMemoryInfo* info);
+
+  /* ---- Allocators ------------------------------------------------------------------------- */
+
+  /**
+   * Kiln's CPU allocator: 64-byte aligned memory, thread-safe.
+   *
+   * @param[out] out  Receives the allocator, owned by Kiln and valid for the life of the process;
+   *                  it is never released.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* GetAllocatorWithDefaultOptions)(KilnAllocator** out);
+
+  /**
+   * Allocates memory from an allocator.
+   *
+   * @param[in]  allocator  Kiln's allocator or a user-supplied one.
+   * @param[in]  size       Bytes to allocate; 0 gives a valid pointer to no usable bytes.
+   * @param[out] out        Receives the memory, freed with AllocatorFree of the same allocator.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
+   */
+  KilnStatus*(KILN_API_CALL* AllocatorAlloc)(KilnAllocator* allocator, size_t size, void** out);
+
+  /**
+   * Frees memory from AllocatorAlloc (or memory Kiln returned through this allocator).
+   *
+   * @param[in] allocator  The allocator the memory came from.
+   * @param[in] p          The memory; NULL is accepted and ignored.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* AllocatorFree)(KilnAllocator* allocator, void* p);
+
+  /**
+   * Describes the memory an allocator returns.
+   *
+   * @param[in]  allocator  The allocator.
+   * @param[out] out        Receives a memory info borrowed from the allocator; allocators whose
+   *                        Info callback is NULL report Kiln's CPU memory info.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* AllocatorGetInfo)(const KilnAllocator* allocator,
+                                               const KilnMemoryInfo** out);
+
+  /* ---- Tensors ---------------------------------------------------------------------------- */
+
+  /**
+   * Creates a tensor whose memory Kiln allocates from @p allocator and owns.
+   *
+   * The data is zero-filled (string tensors hold empty strings). The memory must come back
+   * 64-byte aligned; a tensor with no elements allocates nothing.
+   *
+   * @param[in]  allocator     Where the data comes from; it must outlive the tensor.
+   * @param[in]  shape         The dimensions, each >= 0; may be NULL when @p shape_len is 0.
+   * @param[in]  shape_len     The rank.
+   * @param[in]  element_type  Any defined KilnElementType.
+   * @param[out] out           Receives the owned value, released with ReleaseValue.
+   * @return NULL on success, else a status: KILN_INVALID_ARGUMENT for a bad argument (negative
+   *         dimension, a size that overflows size_t, unknown type, allocator breaking its
+   *         contract), KILN_OUT_OF_MEMORY.
+   */
+  KilnStatus*(KILN_API_CALL* CreateTensorAsValue)(KilnAllocator* allocator, const int64_t* shape,
+                                                  size_t shape_len, KilnElementType element_type,
+                                                  KilnValue** out);
+
+  /**
+   * Creates a tensor over memory the caller owns, without copying it.
+   *
+   * The caller keeps the buffer alive and unmoved for the life of the value. String tensors cannot
+   * wrap a buffer (use CreateTensorAsValue and FillStringTensor).
+   *
+   * @param[in]  info          Where the buffer lives; must describe CPU memory. It is copied.
+   * @param[in]  data          The buffer; may be NULL only when @p data_len is 0.
+   * @param[in]  data_len      Its length in bytes; must equal what the shape and type need.
+   * @param[in]  shape         The dimensions, each >= 0; may be NULL when @p shape_len is 0.
+   * @param[in]  shape_len     The rank.
+   * @param[in]  element_type  Any defined KilnElementType except KILN_ELEMENT_TYPE_STRING.
+   * @param[out] out           Receives the owned value, released with ReleaseValue (which leaves
+   *                           the buffer alone).
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
+   */
+  KilnStatus*(KILN_API_CALL* CreateTensorWithDataAsValue)(const KilnMemoryInfo* info, void* data,
+                                                          size_t data_len, const int64_t* shape,
+                                                          size_t shape_len,
+                                                          KilnElementType element_type,
+                                                          KilnValue** out);
+
+  /**
+   * What kind of value a value is.
+   *
+   * @param[in]  value  The value.
+   * @param[out] out    Receives its kind.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* GetValueType)(const KilnValue* value, KilnValueType* out);
+
+  /**
+   * Whether a value is a tensor.
+   *
+   * @param[in]  value  The value.
+   * @param[out] out    Receives 1 for a tensor, 0 otherwise.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* IsTensor)(const KilnValue* value, int* out);
+
+  /**
+   * The data of a non-string tensor, for reading and writing.
+   *
+   * @param[in]  value  A tensor whose element type is not KILN_ELEMENT_TYPE_STRING.
+   * @param[out] out    Receives a pointer borrowed from @p value (NULL for a Kiln-allocated tensor
+   *                    with no elements).
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* GetTensorMutableData)(KilnValue* value, void** out);
+
+  /**
+   * The size of a non-string tensor's data in bytes.
+   *
+   * @param[in]  value  A tensor whose element type is not KILN_ELEMENT_TYPE_STRING.
+   * @param[out] out    Receives the byte size (packed for sub-byte types).
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* GetTensorSizeInBytes)(const KilnValue* value, size_t* out);
+
+  /**
+   * Where a tensor's data lives.
+   *
+   * @param[in]  value  A tensor.
+   * @param[out] out    Receives a memory info borrowed from @p value.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* GetTensorMemoryInfo)(const KilnValue* value,
+                                                  const KilnMemoryInfo** out);
+
+  /**
+   * The element type and shape of a tensor.
+   *
+   * @param[in]  value  A tensor.
+   * @param[out] out    Receives an owned snapshot, released with ReleaseTensorTypeAndShapeInfo.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
+   */
+  KilnStatus*(KILN_API_CALL* GetTensorTypeAndShape)(const KilnValue* value,
+                                                    KilnTensorTypeAndShapeInfo** out);
+
+  /**
+   * The element type in a type-and-shape info.
+   *
+   * @param[in]  info  The info.
+   * @param[out] out   Receives the element type.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* GetTensorElementType)(const KilnTensorTypeAndShapeInfo* info,
+                                                   KilnElementType* out);
+
+  /**
+   * The rank in a type-and-shape info.
+   *
+   * @param[in]  info  The info.
+   * @param[out] out   Receives the number of dimensions.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* GetDimensionsCount)(const KilnTensorTypeAndShapeInfo* info,
+                                                 size_t* out);
+
+  /**
+   * Copies the dimensions of a type-and-shape info; -1 marks a dimension not known until run.
+   *
+   * @param[in]  info      The info.
+   * @param[out] dims      Receives the rank's worth of dimensions; may be NULL when the rank is 0.
+   * @param[in]  dims_len  Capacity of @p dims; must be at least the rank.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* GetDimensions)(const KilnTensorTypeAndShapeInfo* info, int64_t* dims,
+                                            size_t dims_len);
+
+  /**
+   * The symbolic names of the dimensions ("" for a dimension with no name).
+   *
+   * @param[in]  info       The info.
+   * @param[out] names      Receives the rank's worth of UTF-8 names borrowed from @p info; may be
+   *                        NULL when the rank is 0.
+   * @param[in]  names_len  Capacity of @p names; must be at least the rank.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* GetSymbolicDimensions)(const KilnTensorTypeAndShapeInfo* info,
+                                                    const char** names, size_t names_len);
+
+  /**
+   * The number of elements: the product of the dimensions (1 for rank 0).
+   *
+   * @param[in]  info  The info.
+   * @param[out] out   Receives the element count.
+   * @return NULL on success, else a status: KILN_INVALID_ARGUMENT when a dimension is unknown.
+   */
+  KilnStatus*(KILN_API_CALL* GetTensorShapeElementCount)(const KilnTensorTypeAndShapeInfo* info,
+                                                         size_t* out);
+
+  /**
+   * Releases a type-and-shape info.
+   *
+   * @param[in] info  The info to release; NULL is accepted and ignored.
+   */
+  void(KILN_API_CALL* ReleaseTensorTypeAndShapeInfo)(KilnTensorTypeAndShapeInfo* info);
+
+  /* ---- String tensors --------------------------------------------------------------------- */
+
+  /**
+   * Sets every element of a string tensor. All strings are checked before any is stored.
+   *
+   * @param[in,out] value  A string tensor.
+   * @param[in]     s      @p s_len NUL-terminated UTF-8 strings, copied.
+   * @param[in]     s_len  Must equal the tensor's element count.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
+   */
+  KilnStatus*(KILN_API_CALL* FillStringTensor)(KilnValue* value, const char* const* s,
+                                               size_t s_len);
+
+  /**
+   * Sets one element of a string tensor.
+   *
+   * @param[in,out] value  A string tensor.
+   * @param[in]     s      A NUL-terminated UTF-8 string, copied.
+   * @param[in]     index  The element, in row-major order.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
+   */
+  KilnStatus*(KILN_API_CALL* FillStringTensorElement)(KilnValue* value, const char* s,
+                                                      size_t index);
+
+  /**
+   * The total length in bytes of every string in a string tensor (no terminators).
+   *
+   * @param[in]  value  A string tensor.
+   * @param[out] out    Receives the total.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* GetStringTensorDataLength)(const KilnValue* value, size_t* out);
+
+  /**
+   * Copies every string of a string tensor, back to back without terminators, and where each
+   * starts.
+   *
+   * @param[in]  value        A string tensor.
+   * @param[out] s            Receives the bytes; may be NULL when the total length is 0.
+   * @param[in]  s_len        Capacity of @p s; must be at least GetStringTensorDataLength.
+   * @param[out] offsets      Receives the start of each element within @p s.
+   * @param[in]  offsets_len  Capacity of @p offsets; must equal the element count.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* GetStringTensorContent)(const KilnValue* value, void* s,
+                                                     size_t s_len, size_t* offsets,
+                                                     size_t offsets_len);
+
+  /**
+   * The length in bytes of one element of a string tensor (no terminator).
+   *
+   * @param[in]  value  A string tensor.
+   * @param[in]  index  The element, in row-major order.
+   * @param[out] out    Receives the length.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* GetStringTensorElementLength)(const KilnValue* value, size_t index,
+                                                           size_t* out);
+
+  /**
+   * Copies one element of a string tensor, without a terminator.
+   *
+   * @param[in]  value  A string tensor.
+   * @param[in]  s_len  Capacity of @p s; must be at least the element's length.
+   * @param[in]  index  The element, in row-major order.
+   * @param[out] s      Receives the bytes; may be NULL when the element is empty.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KilnStatus*(KILN_API_CALL* GetStringTensorElement)(const KilnValue* value, size_t s_len,
+                                                     size_t index, void* s);
+
+  /**
+   * Releases a value. Memory Kiln allocated goes back to its allocator; a user buffer is left
+   * alone.
+   *
+   * @param[in] value  The value to release; NULL is accepted and ignored.
+   */
+  void(KILN_API_CALL* ReleaseValue)(KilnValue* value);
+} KilnApi;
+
+/** The entry point's table: never changes. */
+typedef struct KilnApiBase {
+  /**
+   * The API table of a given version.
+   *
+   * @param[in] version  The KILN_API_VERSION the caller was built with.
+   * @return The table, owned by Kiln and valid for the life of the process; NULL when the library
+   *         does not provide that version (it then logs why).
+   */
+  const KilnApi*(KILN_API_CALL* GetApi)(uint32_t version);
+
+  /**
+   * The library's version, e.g. "0.1.0".
+   *
+   * @return A static UTF-8 string.
+   */
+  const char*(KILN_API_CALL* GetVersionString)(void);
+} KilnApiBase;
+
+/**
+ * The one exported symbol of libkiln: the entry to every other function.
+ *
+ * @return A static table, valid for the life of the process.
+ */
+KILN_EXPORT const KilnApiBase* KILN_API_CALL KilnGetApiBase(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_KILN_C_API_H_ */

@@ -1,0 +1,135 @@
+// The KilnApi table, KilnApiBase and KilnGetApiBase: the library's only exported symbol.
+//
+// Slot order is the ABI. Each slot's offset is pinned below; appending a slot means adding it at
+// the end of the struct, the initializer and the pins, and bumping kSlotCount.
+#include <cstddef>
+#include <cstdio>
+
+#include "api/entries.h"
+#include "core/allocator.h"
+#include "core/data_type.h"
+#include "core/error.h"
+#include "core/logging.h"
+
+namespace kiln::api {
+namespace {
+
+constexpr KilnApi kApiV1 = {
+    .CreateStatus = &CreateStatus,
+    .GetErrorCode = &GetErrorCode,
+    .GetErrorMessage = &GetErrorMessage,
+    .ReleaseStatus = &ReleaseStatus,
+    .CreateEnv = &CreateEnv,
+    .CreateEnvWithCustomLogger = &CreateEnvWithCustomLogger,
+    .ReleaseEnv = &ReleaseEnv,
+    .CreateCpuMemoryInfo = &CreateCpuMemoryInfo,
+    .MemoryInfoGetName = &MemoryInfoGetName,
+    .MemoryInfoGetId = &MemoryInfoGetId,
+    .MemoryInfoGetMemType = &MemoryInfoGetMemType,
+    .MemoryInfoGetType = &MemoryInfoGetType,
+    .MemoryInfoEquals = &MemoryInfoEquals,
+    .ReleaseMemoryInfo = &ReleaseMemoryInfo,
+    .GetAllocatorWithDefaultOptions = &GetAllocatorWithDefaultOptions,
+    .AllocatorAlloc = &AllocatorAlloc,
+    .AllocatorFree = &AllocatorFree,
+    .AllocatorGetInfo = &AllocatorGetInfo,
+    .CreateTensorAsValue = &CreateTensorAsValue,
+    .CreateTensorWithDataAsValue = &CreateTensorWithDataAsValue,
+    .GetValueType = &GetValueType,
+    .IsTensor = &IsTensor,
+    .GetTensorMutableData = &GetTensorMutableData,
+    .GetTensorSizeInBytes = &GetTensorSizeInBytes,
+    .GetTensorMemoryInfo = &GetTensorMemoryInfo,
+    .GetTensorTypeAndShape = &GetTensorTypeAndShape,
+    .GetTensorElementType = &GetTensorElementType,
+    .GetDimensionsCount = &GetDimensionsCount,
+    .GetDimensions = &GetDimensions,
+    .GetSymbolicDimensions = &GetSymbolicDimensions,
+    .GetTensorShapeElementCount = &GetTensorShapeElementCount,
+    .ReleaseTensorTypeAndShapeInfo = &ReleaseTensorTypeAndShapeInfo,
+    .FillStringTensor = &FillStringTensor,
+    .FillStringTensorElement = &FillStringTensorElement,
+    .GetStringTensorDataLength = &GetStringTensorDataLength,
+    .GetStringTensorContent = &GetStringTensorContent,
+    .GetStringTensorElementLength = &GetStringTensorElementLength,
+    .GetStringTensorElement = &GetStringTensorElement,
+    .ReleaseValue = &ReleaseValue,
+};
+
+// ---- Pins: a shipped slot never moves ----------------------------------------------------------
+#define KILN_PIN_SLOT(name, index) \
+  static_assert(offsetof(KilnApi, name) == (index) * sizeof(void*), "slot " #name " moved")
+KILN_PIN_SLOT(CreateStatus, 0);
+KILN_PIN_SLOT(GetErrorCode, 1);
+KILN_PIN_SLOT(GetErrorMessage, 2);
+KILN_PIN_SLOT(ReleaseStatus, 3);
+KILN_PIN_SLOT(CreateEnv, 4);
+KILN_PIN_SLOT(CreateEnvWithCustomLogger, 5);
+KILN_PIN_SLOT(ReleaseEnv, 6);
+KILN_PIN_SLOT(CreateCpuMemoryInfo, 7);
+KILN_PIN_SLOT(MemoryInfoGetName, 8);
+KILN_PIN_SLOT(MemoryInfoGetId, 9);
+KILN_PIN_SLOT(MemoryInfoGetMemType, 10);
+KILN_PIN_SLOT(MemoryInfoGetType, 11);
+KILN_PIN_SLOT(MemoryInfoEquals, 12);
+KILN_PIN_SLOT(ReleaseMemoryInfo, 13);
+KILN_PIN_SLOT(GetAllocatorWithDefaultOptions, 14);
+KILN_PIN_SLOT(AllocatorAlloc, 15);
+KILN_PIN_SLOT(AllocatorFree, 16);
+KILN_PIN_SLOT(AllocatorGetInfo, 17);
+KILN_PIN_SLOT(CreateTensorAsValue, 18);
+KILN_PIN_SLOT(CreateTensorWithDataAsValue, 19);
+KILN_PIN_SLOT(GetValueType, 20);
+KILN_PIN_SLOT(IsTensor, 21);
+KILN_PIN_SLOT(GetTensorMutableData, 22);
+KILN_PIN_SLOT(GetTensorSizeInBytes, 23);
+KILN_PIN_SLOT(GetTensorMemoryInfo, 24);
+KILN_PIN_SLOT(GetTensorTypeAndShape, 25);
+KILN_PIN_SLOT(GetTensorElementType, 26);
+KILN_PIN_SLOT(GetDimensionsCount, 27);
+KILN_PIN_SLOT(GetDimensions, 28);
+KILN_PIN_SLOT(GetSymbolicDimensions, 29);
+KILN_PIN_SLOT(GetTensorShapeElementCount, 30);
+KILN_PIN_SLOT(ReleaseTensorTypeAndShapeInfo, 31);
+KILN_PIN_SLOT(FillStringTensor, 32);
+KILN_PIN_SLOT(FillStringTensorElement, 33);
+KILN_PIN_SLOT(GetStringTensorDataLength, 34);
+KILN_PIN_SLOT(GetStringTensorContent, 35);
+KILN_PIN_SLOT(GetStringTensorElementLength, 36);
+KILN_PIN_SLOT(GetStringTensorElement, 37);
+KILN_PIN_SLOT(ReleaseValue, 38);
+#undef KILN_PIN_SLOT
+constexpr size_t kSlotCount = 39;
+static_assert(sizeof(KilnApi) == kSlotCount * sizeof(void*), "a slot has no pin");
+
+// ---- The C enums and the engine's enums share their values ----------------------------------
+static_assert(static_cast<int>(ErrorCode::kTerminated) == KILN_TERMINATED);
+static_assert(static_cast<int>(ErrorCode::kOutOfMemory) == KILN_OUT_OF_MEMORY);
+static_assert(static_cast<int>(ErrorCode::kInvalidArgument) == KILN_INVALID_ARGUMENT);
+static_assert(static_cast<int>(DataType::kInt2) == KILN_ELEMENT_TYPE_INT2);
+static_assert(kMaxDataType == KILN_ELEMENT_TYPE_INT2);
+static_assert(static_cast<int>(DataType::kString) == KILN_ELEMENT_TYPE_STRING);
+static_assert(static_cast<int>(MemType::kCpuInput) == KILN_MEM_TYPE_CPU_INPUT);
+static_assert(static_cast<int>(AllocatorType::kArena) == KILN_ARENA_ALLOCATOR);
+static_assert(static_cast<int>(LogLevel::kFatal) == KILN_LOGGING_LEVEL_FATAL);
+
+const KilnApi* KILN_API_CALL GetApi(uint32_t version) {
+  if (version == 1) return &kApiV1;
+  char message[160];
+  std::snprintf(message, sizeof message,
+                "GetApi: API version %u is not provided by this libkiln (it provides 1 to %d)",
+                static_cast<unsigned>(version), KILN_API_VERSION);
+  LogProcess(LogLevel::kError, "kiln.api", KILN_LOCATION, message);
+  return nullptr;
+}
+
+const char* KILN_API_CALL GetVersionString() { return KILN_VERSION_STRING; }
+
+constexpr KilnApiBase kApiBase = {&GetApi, &GetVersionString};
+
+}  // namespace
+}  // namespace kiln::api
+
+extern "C" KILN_EXPORT const KilnApiBase* KILN_API_CALL KilnGetApiBase(void) {
+  return &kiln::api::kApiBase;
+}

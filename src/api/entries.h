@@ -1,0 +1,82 @@
+// Every entry of the KilnApi table, implemented across src/api/*_api.cc and gathered into the
+// table by api_table.cc. Each has exactly the signature of its slot.
+#ifndef KILN_API_ENTRIES_H_
+#define KILN_API_ENTRIES_H_
+
+#include "kiln/kiln_c_api.h"
+
+namespace kiln::api {
+
+// status_api.cc
+KilnStatus* KILN_API_CALL CreateStatus(KilnErrorCode code, const char* msg);
+KilnErrorCode KILN_API_CALL GetErrorCode(const KilnStatus* status);
+const char* KILN_API_CALL GetErrorMessage(const KilnStatus* status);
+void KILN_API_CALL ReleaseStatus(KilnStatus* status);
+
+// env_api.cc
+KilnStatus* KILN_API_CALL CreateEnv(KilnLoggingLevel min_severity, const char* log_id,
+                                    KilnEnv** out);
+KilnStatus* KILN_API_CALL CreateEnvWithCustomLogger(KilnLoggingFunction logging_function,
+                                                    void* logger_param,
+                                                    KilnLoggingLevel min_severity,
+                                                    const char* log_id, KilnEnv** out);
+void KILN_API_CALL ReleaseEnv(KilnEnv* env);
+
+// memory_api.cc
+KilnStatus* KILN_API_CALL CreateCpuMemoryInfo(KilnAllocatorType allocator_type,
+                                              KilnMemType mem_type, KilnMemoryInfo** out);
+KilnStatus* KILN_API_CALL MemoryInfoGetName(const KilnMemoryInfo* info, const char** out);
+KilnStatus* KILN_API_CALL MemoryInfoGetId(const KilnMemoryInfo* info, int* out);
+KilnStatus* KILN_API_CALL MemoryInfoGetMemType(const KilnMemoryInfo* info, KilnMemType* out);
+KilnStatus* KILN_API_CALL MemoryInfoGetType(const KilnMemoryInfo* info, KilnAllocatorType* out);
+KilnStatus* KILN_API_CALL MemoryInfoEquals(const KilnMemoryInfo* a, const KilnMemoryInfo* b,
+                                           int* out);
+void KILN_API_CALL ReleaseMemoryInfo(KilnMemoryInfo* info);
+KilnStatus* KILN_API_CALL GetAllocatorWithDefaultOptions(KilnAllocator** out);
+KilnStatus* KILN_API_CALL AllocatorAlloc(KilnAllocator* allocator, size_t size, void** out);
+KilnStatus* KILN_API_CALL AllocatorFree(KilnAllocator* allocator, void* p);
+KilnStatus* KILN_API_CALL AllocatorGetInfo(const KilnAllocator* allocator,
+                                           const KilnMemoryInfo** out);
+
+// tensor_api.cc
+KilnStatus* KILN_API_CALL CreateTensorAsValue(KilnAllocator* allocator, const int64_t* shape,
+                                              size_t shape_len, KilnElementType element_type,
+                                              KilnValue** out);
+KilnStatus* KILN_API_CALL CreateTensorWithDataAsValue(const KilnMemoryInfo* info, void* data,
+                                                      size_t data_len, const int64_t* shape,
+                                                      size_t shape_len,
+                                                      KilnElementType element_type,
+                                                      KilnValue** out);
+KilnStatus* KILN_API_CALL GetValueType(const KilnValue* value, KilnValueType* out);
+KilnStatus* KILN_API_CALL IsTensor(const KilnValue* value, int* out);
+KilnStatus* KILN_API_CALL GetTensorMutableData(KilnValue* value, void** out);
+KilnStatus* KILN_API_CALL GetTensorSizeInBytes(const KilnValue* value, size_t* out);
+KilnStatus* KILN_API_CALL GetTensorMemoryInfo(const KilnValue* value, const KilnMemoryInfo** out);
+KilnStatus* KILN_API_CALL GetTensorTypeAndShape(const KilnValue* value,
+                                                KilnTensorTypeAndShapeInfo** out);
+KilnStatus* KILN_API_CALL GetTensorElementType(const KilnTensorTypeAndShapeInfo* info,
+                                               KilnElementType* out);
+KilnStatus* KILN_API_CALL GetDimensionsCount(const KilnTensorTypeAndShapeInfo* info, size_t* out);
+KilnStatus* KILN_API_CALL GetDimensions(const KilnTensorTypeAndShapeInfo* info, int64_t* dims,
+                                        size_t dims_len);
+KilnStatus* KILN_API_CALL GetSymbolicDimensions(const KilnTensorTypeAndShapeInfo* info,
+                                                const char** names, size_t names_len);
+KilnStatus* KILN_API_CALL GetTensorShapeElementCount(const KilnTensorTypeAndShapeInfo* info,
+                                                     size_t* out);
+void KILN_API_CALL ReleaseTensorTypeAndShapeInfo(KilnTensorTypeAndShapeInfo* info);
+void KILN_API_CALL ReleaseValue(KilnValue* value);
+
+// string_tensor_api.cc
+KilnStatus* KILN_API_CALL FillStringTensor(KilnValue* value, const char* const* s, size_t s_len);
+KilnStatus* KILN_API_CALL FillStringTensorElement(KilnValue* value, const char* s, size_t index);
+KilnStatus* KILN_API_CALL GetStringTensorDataLength(const KilnValue* value, size_t* out);
+KilnStatus* KILN_API_CALL GetStringTensorContent(const KilnValue* value, void* s, size_t s_len,
+                                                 size_t* offsets, size_t offsets_len);
+KilnStatus* KILN_API_CALL GetStringTensorElementLength(const KilnValue* value, size_t index,
+                                                       size_t* out);
+KilnStatus* KILN_API_CALL GetStringTensorElement(const KilnValue* value, size_t s_len,
+                                                 size_t index, void* s);
+
+}  // namespace kiln::api
+
+#endif  // KILN_API_ENTRIES_H_

@@ -1,0 +1,133 @@
+#include "api/handles.h"
+
+#include <cstdio>
+#include <deque>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+
+namespace kiln::api {
+namespace {
+
+struct Entry {
+  HandleKind kind;
+  bool permanent;
+};
+
+struct Registry {
+  std::shared_mutex mutex;
+  std::unordered_map<const void*, Entry> handles;
+};
+
+// Built on first use and never destroyed (handles may be released from static destructors).
+// Returns nullptr when it cannot be built yet (out of memory); a later call tries again.
+Registry* GetRegistry(bool create) noexcept {
+  static std::mutex build_mutex;  // constexpr-constructed, trivially destructible on glibc
+  static Registry* instance = nullptr;
+  std::lock_guard<std::mutex> lock(build_mutex);
+  if (instance == nullptr && create) {
+    try {
+      auto* r = new Registry();
+      r->handles.reserve(64);
+      instance = r;
+    } catch (...) {
+      return nullptr;
+    }
+  }
+  return instance;
+}
+
+}  // namespace
+
+const char* HandleKindName(HandleKind kind) noexcept {
+  switch (kind) {
+    case HandleKind::kStatus:
+      return "KilnStatus";
+    case HandleKind::kEnv:
+      return "KilnEnv";
+    case HandleKind::kMemoryInfo:
+      return "KilnMemoryInfo";
+    case HandleKind::kValue:
+      return "KilnValue";
+    case HandleKind::kTensorTypeAndShapeInfo:
+      return "KilnTensorTypeAndShapeInfo";
+  }
+  return "unknown handle";
+}
+
+namespace registry {
+
+void Add(const void* handle, HandleKind kind, bool permanent) {
+  Registry* r = GetRegistry(true);
+  if (r == nullptr) throw std::bad_alloc();
+  std::unique_lock<std::shared_mutex> lock(r->mutex);
+  r->handles[handle] = Entry{kind, permanent};
+}
+
+std::optional<HandleKind> Find(const void* handle) noexcept {
+  Registry* r = GetRegistry(false);
+  if (r == nullptr) return std::nullopt;
+  std::shared_lock<std::shared_mutex> lock(r->mutex);
+  auto it = r->handles.find(handle);
+  if (it == r->handles.end()) return std::nullopt;
+  return it->second.kind;
+}
+
+bool Remove(const void* handle, HandleKind kind) noexcept {
+  Registry* r = GetRegistry(false);
+  if (r == nullptr) return false;
+  std::unique_lock<std::shared_mutex> lock(r->mutex);
+  auto it = r->handles.find(handle);
+  if (it == r->handles.end() || it->second.kind != kind || it->second.permanent) return false;
+  r->handles.erase(it);
+  return true;
+}
+
+}  // namespace registry
+
+void CheckHandle(const void* handle, HandleKind kind, const char* argument) {
+  if (handle == nullptr) ThrowInvalidArgument(argument, "is NULL");
+  const std::optional<HandleKind> found = registry::Find(handle);
+  if (!found) {
+    ThrowInvalidArgument(argument, std::string("is not a live ") + HandleKindName(kind) +
+                                       " (already released, or not made by Kiln)");
+  }
+  if (*found != kind) {
+    ThrowInvalidArgument(argument, std::string("is a ") + HandleKindName(*found) + ", not a " +
+                                       HandleKindName(kind));
+  }
+}
+
+void LogIgnoredRelease(const char* entry, const void* handle, HandleKind kind) noexcept {
+  const std::optional<HandleKind> found = registry::Find(handle);
+  const char* what = !found              ? "is not a live handle (released twice?)"
+                     : *found != kind    ? "is a handle of another type"
+                                         : "is borrowed, not owned by the caller";
+  char message[256];
+  std::snprintf(message, sizeof message, "%s: argument %p %s; ignored", entry, handle, what);
+  LogProcess(LogLevel::kWarning, "kiln.api", KILN_LOCATION, message);
+}
+
+const KilnMemoryInfo* InternMemoryInfo(const MemoryInfo& info) {
+  struct Interned {
+    std::mutex mutex;
+    std::deque<KilnMemoryInfo> infos;  // a deque never moves its elements
+  };
+  static auto* const kInterned = new Interned();
+  std::lock_guard<std::mutex> lock(kInterned->mutex);
+  for (const KilnMemoryInfo& i : kInterned->infos) {
+    if (i.info.SameMemory(info) && i.info.allocator_type == info.allocator_type) return &i;
+  }
+  kInterned->infos.push_back(KilnMemoryInfo{info});
+  const KilnMemoryInfo* added = &kInterned->infos.back();
+  try {
+    registry::Add(added, HandleKind::kMemoryInfo, /*permanent=*/true);
+  } catch (...) {
+    kInterned->infos.pop_back();
+    throw;
+  }
+  return added;
+}
+
+}  // namespace kiln::api

@@ -1,0 +1,145 @@
+// The one place handles and engine objects meet: the structs behind the opaque C handles, the
+// registry that makes every handle checkable, and Unwrap/Publish/Release.
+//
+//   KilnStatus* GetDimensionsCount(const KilnTensorTypeAndShapeInfo* info, size_t* out) {
+//     return Guard("GetDimensionsCount", [&] {
+//       const auto& i = Unwrap(info, "info");   // throws INVALID_ARGUMENT: NULL, stale, wrong type
+//       CheckOut(out, "out");
+//       *out = i.shape.rank();                   // out-parameters written last
+//     });
+//   }
+#ifndef KILN_API_HANDLES_H_
+#define KILN_API_HANDLES_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/allocator.h"
+#include "core/error.h"
+#include "core/logging.h"
+#include "core/shape.h"
+#include "core/tensor.h"
+#include "kiln/kiln_c_api.h"
+
+// ---- The structs behind the handles ----------------------------------------------------------
+
+// One allocation: this header followed by the NUL-terminated message (see status.cc).
+struct KilnStatus {
+  KilnErrorCode code;
+  const char* message;
+};
+
+struct KilnEnv {
+  kiln::Logger logger;
+};
+
+struct KilnMemoryInfo {
+  kiln::MemoryInfo info;
+};
+
+struct KilnValue {
+  std::shared_ptr<kiln::Tensor> tensor;
+};
+
+struct KilnTensorTypeAndShapeInfo {
+  kiln::DataType type;
+  kiln::Shape shape;
+};
+
+namespace kiln::api {
+
+enum class HandleKind : unsigned char {
+  kStatus = 1,
+  kEnv,
+  kMemoryInfo,
+  kValue,
+  kTensorTypeAndShapeInfo,
+};
+
+const char* HandleKindName(HandleKind kind) noexcept;
+
+template <class H>
+struct HandleTraits;
+template <>
+struct HandleTraits<KilnStatus> {
+  static constexpr HandleKind kKind = HandleKind::kStatus;
+};
+template <>
+struct HandleTraits<KilnEnv> {
+  static constexpr HandleKind kKind = HandleKind::kEnv;
+};
+template <>
+struct HandleTraits<KilnMemoryInfo> {
+  static constexpr HandleKind kKind = HandleKind::kMemoryInfo;
+};
+template <>
+struct HandleTraits<KilnValue> {
+  static constexpr HandleKind kKind = HandleKind::kValue;
+};
+template <>
+struct HandleTraits<KilnTensorTypeAndShapeInfo> {
+  static constexpr HandleKind kKind = HandleKind::kTensorTypeAndShapeInfo;
+};
+
+// Every live handle's address and kind. Lookups never dereference the handle, so a released or
+// foreign pointer is reported, not followed. Thread-safe.
+namespace registry {
+// Records a handle; `permanent` ones (borrowed statics) can never be released. Throws
+// std::bad_alloc.
+void Add(const void* handle, HandleKind kind, bool permanent = false);
+// The kind of a live handle; nullopt for anything else. Never throws.
+std::optional<HandleKind> Find(const void* handle) noexcept;
+// Forgets a live, non-permanent handle of `kind`; false (and nothing done) otherwise.
+bool Remove(const void* handle, HandleKind kind) noexcept;
+}  // namespace registry
+
+// Throws INVALID_ARGUMENT naming `argument` unless `handle` is a live handle of type H.
+void CheckHandle(const void* handle, HandleKind kind, const char* argument);
+
+template <class H>
+H& Unwrap(H* handle, const char* argument) {
+  CheckHandle(handle, HandleTraits<H>::kKind, argument);
+  return *handle;
+}
+template <class H>
+const H& Unwrap(const H* handle, const char* argument) {
+  CheckHandle(handle, HandleTraits<H>::kKind, argument);
+  return *handle;
+}
+
+// Throws INVALID_ARGUMENT when an out-parameter is NULL.
+template <class T>
+void CheckOut(T* out, const char* argument) {
+  if (out == nullptr) ThrowInvalidArgument(argument, "is NULL");
+}
+
+// Registers a new handle and hands it to the caller: the last step of a Create entry, so nothing
+// is written to `*out` unless everything before succeeded.
+template <class H>
+void Publish(std::unique_ptr<H> handle, H** out) {
+  registry::Add(handle.get(), HandleTraits<H>::kKind);
+  *out = handle.release();
+}
+
+// Logs that `entry` was given something it cannot release, and ignores it.
+void LogIgnoredRelease(const char* entry, const void* handle, HandleKind kind) noexcept;
+
+// The body of every ReleaseX: NULL is fine, anything not a live owned H is logged and ignored.
+template <class H>
+void Release(H* handle, const char* entry) noexcept {
+  if (handle == nullptr) return;
+  if (registry::Remove(handle, HandleTraits<H>::kKind)) {
+    delete handle;
+  } else {
+    LogIgnoredRelease(entry, handle, HandleTraits<H>::kKind);
+  }
+}
+
+// A permanent KilnMemoryInfo equal to `info`, made once per distinct value and never released;
+// what Get entries hand out. Throws std::bad_alloc.
+const KilnMemoryInfo* InternMemoryInfo(const MemoryInfo& info);
+
+}  // namespace kiln::api
+
+#endif  // KILN_API_HANDLES_H_
