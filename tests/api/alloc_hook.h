@@ -1,0 +1,16 @@
+// Failure injection for the whole process: this test binary replaces the global operator new and
+// delete (the library's allocations resolve to them too), counts live blocks, and can make the
+// Nth allocation after Arm() fail — only that one, or that one and every later one.
+#ifndef KILN_TESTS_API_ALLOC_HOOK_H_
+#define KILN_TESTS_API_ALLOC_HOOK_H_
+
+namespace kiln_test::alloc_hook {
+
+void Arm(long n, bool sticky);
+void Disarm();
+long Injected();  // failures injected since the last Arm()
+long Live();      // blocks allocated and not yet freed, process-wide
+
+}  // namespace kiln_test::alloc_hook
+
+#endif  // KILN_TESTS_API_ALLOC_HOOK_H_

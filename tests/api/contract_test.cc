@@ -1,0 +1,377 @@
+// The contract for every entry at once (DESIGN.md §3 rules 3, 5 and 8): each pointer argument
+// passed NULL, each handle argument passed a handle of the wrong type or an already released one.
+// Each case checks the code, that the message names the entry and the argument, and that the
+// out-parameter is untouched. The tables must cover every entry of the table (slots.h).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api_test_util.h"
+#include "fixtures.h"
+#include "slots.h"
+
+namespace kiln_test {
+namespace {
+
+void KILN_API_CALL NoLog(void*, KilnLoggingLevel, const char*, const char*, const char*,
+                         const char*) {}
+
+struct Case {
+  const char* entry;
+  const char* argument;
+  std::function<KilnStatus*(Objects&, Outs&)> call;
+};
+
+// One NULL case per pointer argument of every status-returning entry.
+std::vector<Case> NullCases() {
+  return {
+      {"CreateEnv", "log_id",
+       [](Objects&, Outs& o) { return api().CreateEnv(KILN_LOGGING_LEVEL_INFO, nullptr, &o.env); }},
+      {"CreateEnv", "out",
+       [](Objects&, Outs&) { return api().CreateEnv(KILN_LOGGING_LEVEL_INFO, "x", nullptr); }},
+      {"CreateEnvWithCustomLogger", "logging_function",
+       [](Objects&, Outs& o) {
+         return api().CreateEnvWithCustomLogger(nullptr, nullptr, KILN_LOGGING_LEVEL_INFO, "x",
+                                                &o.env);
+       }},
+      {"CreateEnvWithCustomLogger", "log_id",
+       [](Objects&, Outs& o) {
+         return api().CreateEnvWithCustomLogger(&NoLog, nullptr, KILN_LOGGING_LEVEL_INFO, nullptr,
+                                                &o.env);
+       }},
+      {"CreateEnvWithCustomLogger", "out",
+       [](Objects&, Outs&) {
+         return api().CreateEnvWithCustomLogger(&NoLog, nullptr, KILN_LOGGING_LEVEL_INFO, "x",
+                                                nullptr);
+       }},
+      {"CreateCpuMemoryInfo", "out",
+       [](Objects&, Outs&) {
+         return api().CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, KILN_MEM_TYPE_DEFAULT, nullptr);
+       }},
+      {"MemoryInfoGetName", "info",
+       [](Objects&, Outs& o) { return api().MemoryInfoGetName(nullptr, &o.text); }},
+      {"MemoryInfoGetName", "out",
+       [](Objects& b, Outs&) { return api().MemoryInfoGetName(b.info, nullptr); }},
+      {"MemoryInfoGetId", "info",
+       [](Objects&, Outs& o) { return api().MemoryInfoGetId(nullptr, &o.i); }},
+      {"MemoryInfoGetId", "out",
+       [](Objects& b, Outs&) { return api().MemoryInfoGetId(b.info, nullptr); }},
+      {"MemoryInfoGetMemType", "info",
+       [](Objects&, Outs& o) { return api().MemoryInfoGetMemType(nullptr, &o.mem_type); }},
+      {"MemoryInfoGetMemType", "out",
+       [](Objects& b, Outs&) { return api().MemoryInfoGetMemType(b.info, nullptr); }},
+      {"MemoryInfoGetType", "info",
+       [](Objects&, Outs& o) { return api().MemoryInfoGetType(nullptr, &o.allocator_type); }},
+      {"MemoryInfoGetType", "out",
+       [](Objects& b, Outs&) { return api().MemoryInfoGetType(b.info, nullptr); }},
+      {"MemoryInfoEquals", "a",
+       [](Objects& b, Outs& o) { return api().MemoryInfoEquals(nullptr, b.info, &o.i); }},
+      {"MemoryInfoEquals", "b",
+       [](Objects& b, Outs& o) { return api().MemoryInfoEquals(b.info, nullptr, &o.i); }},
+      {"MemoryInfoEquals", "out",
+       [](Objects& b, Outs&) { return api().MemoryInfoEquals(b.info, b.info, nullptr); }},
+      {"GetAllocatorWithDefaultOptions", "out",
+       [](Objects&, Outs&) { return api().GetAllocatorWithDefaultOptions(nullptr); }},
+      {"AllocatorAlloc", "allocator",
+       [](Objects&, Outs& o) { return api().AllocatorAlloc(nullptr, 8, &o.pointer); }},
+      {"AllocatorAlloc", "out",
+       [](Objects& b, Outs&) { return api().AllocatorAlloc(b.allocator, 8, nullptr); }},
+      {"AllocatorFree", "allocator",
+       [](Objects&, Outs& o) { return api().AllocatorFree(nullptr, o.pointer); }},
+      {"AllocatorGetInfo", "allocator",
+       [](Objects&, Outs& o) { return api().AllocatorGetInfo(nullptr, &o.const_info); }},
+      {"AllocatorGetInfo", "out",
+       [](Objects& b, Outs&) { return api().AllocatorGetInfo(b.allocator, nullptr); }},
+      {"CreateTensorAsValue", "allocator",
+       [](Objects& b, Outs& o) {
+         return api().CreateTensorAsValue(nullptr, b.dims, 2, KILN_ELEMENT_TYPE_FLOAT, &o.value);
+       }},
+      {"CreateTensorAsValue", "shape",
+       [](Objects& b, Outs& o) {
+         return api().CreateTensorAsValue(b.allocator, nullptr, 2, KILN_ELEMENT_TYPE_FLOAT,
+                                          &o.value);
+       }},
+      {"CreateTensorAsValue", "out",
+       [](Objects& b, Outs&) {
+         return api().CreateTensorAsValue(b.allocator, b.dims, 2, KILN_ELEMENT_TYPE_FLOAT,
+                                          nullptr);
+       }},
+      {"CreateTensorWithDataAsValue", "info",
+       [](Objects& b, Outs& o) {
+         return api().CreateTensorWithDataAsValue(nullptr, b.data, sizeof b.data, b.dims, 2,
+                                                  KILN_ELEMENT_TYPE_FLOAT, &o.value);
+       }},
+      {"CreateTensorWithDataAsValue", "data",
+       [](Objects& b, Outs& o) {
+         return api().CreateTensorWithDataAsValue(b.info, nullptr, sizeof b.data, b.dims, 2,
+                                                  KILN_ELEMENT_TYPE_FLOAT, &o.value);
+       }},
+      {"CreateTensorWithDataAsValue", "shape",
+       [](Objects& b, Outs& o) {
+         return api().CreateTensorWithDataAsValue(b.info, b.data, sizeof b.data, nullptr, 2,
+                                                  KILN_ELEMENT_TYPE_FLOAT, &o.value);
+       }},
+      {"CreateTensorWithDataAsValue", "out",
+       [](Objects& b, Outs&) {
+         return api().CreateTensorWithDataAsValue(b.info, b.data, sizeof b.data, b.dims, 2,
+                                                  KILN_ELEMENT_TYPE_FLOAT, nullptr);
+       }},
+      {"GetValueType", "value",
+       [](Objects&, Outs& o) { return api().GetValueType(nullptr, &o.value_type); }},
+      {"GetValueType", "out",
+       [](Objects& b, Outs&) { return api().GetValueType(b.value, nullptr); }},
+      {"IsTensor", "value", [](Objects&, Outs& o) { return api().IsTensor(nullptr, &o.i); }},
+      {"IsTensor", "out", [](Objects& b, Outs&) { return api().IsTensor(b.value, nullptr); }},
+      {"GetTensorMutableData", "value",
+       [](Objects&, Outs& o) { return api().GetTensorMutableData(nullptr, &o.pointer); }},
+      {"GetTensorMutableData", "out",
+       [](Objects& b, Outs&) { return api().GetTensorMutableData(b.value, nullptr); }},
+      {"GetTensorSizeInBytes", "value",
+       [](Objects&, Outs& o) { return api().GetTensorSizeInBytes(nullptr, &o.size); }},
+      {"GetTensorSizeInBytes", "out",
+       [](Objects& b, Outs&) { return api().GetTensorSizeInBytes(b.value, nullptr); }},
+      {"GetTensorMemoryInfo", "value",
+       [](Objects&, Outs& o) { return api().GetTensorMemoryInfo(nullptr, &o.const_info); }},
+      {"GetTensorMemoryInfo", "out",
+       [](Objects& b, Outs&) { return api().GetTensorMemoryInfo(b.value, nullptr); }},
+      {"GetTensorTypeAndShape", "value",
+       [](Objects&, Outs& o) { return api().GetTensorTypeAndShape(nullptr, &o.shape); }},
+      {"GetTensorTypeAndShape", "out",
+       [](Objects& b, Outs&) { return api().GetTensorTypeAndShape(b.value, nullptr); }},
+      {"GetTensorElementType", "info",
+       [](Objects&, Outs& o) { return api().GetTensorElementType(nullptr, &o.element_type); }},
+      {"GetTensorElementType", "out",
+       [](Objects& b, Outs&) { return api().GetTensorElementType(b.shape, nullptr); }},
+      {"GetDimensionsCount", "info",
+       [](Objects&, Outs& o) { return api().GetDimensionsCount(nullptr, &o.size); }},
+      {"GetDimensionsCount", "out",
+       [](Objects& b, Outs&) { return api().GetDimensionsCount(b.shape, nullptr); }},
+      {"GetDimensions", "info",
+       [](Objects&, Outs& o) { return api().GetDimensions(nullptr, o.dims, 2); }},
+      {"GetDimensions", "dims",
+       [](Objects& b, Outs&) { return api().GetDimensions(b.shape, nullptr, 2); }},
+      {"GetSymbolicDimensions", "info",
+       [](Objects&, Outs& o) { return api().GetSymbolicDimensions(nullptr, o.names, 2); }},
+      {"GetSymbolicDimensions", "names",
+       [](Objects& b, Outs&) { return api().GetSymbolicDimensions(b.shape, nullptr, 2); }},
+      {"GetTensorShapeElementCount", "info",
+       [](Objects&, Outs& o) { return api().GetTensorShapeElementCount(nullptr, &o.size); }},
+      {"GetTensorShapeElementCount", "out",
+       [](Objects& b, Outs&) { return api().GetTensorShapeElementCount(b.shape, nullptr); }},
+      {"FillStringTensor", "value",
+       [](Objects&, Outs&) {
+         const char* s[] = {"a", "b", "c", "d", "e", "f"};
+         return api().FillStringTensor(nullptr, s, 6);
+       }},
+      {"FillStringTensor", "s",
+       [](Objects& b, Outs&) { return api().FillStringTensor(b.strings, nullptr, 6); }},
+      {"FillStringTensorElement", "value",
+       [](Objects&, Outs&) { return api().FillStringTensorElement(nullptr, "a", 0); }},
+      {"FillStringTensorElement", "s",
+       [](Objects& b, Outs&) { return api().FillStringTensorElement(b.strings, nullptr, 0); }},
+      {"GetStringTensorDataLength", "value",
+       [](Objects&, Outs& o) { return api().GetStringTensorDataLength(nullptr, &o.size); }},
+      {"GetStringTensorDataLength", "out",
+       [](Objects& b, Outs&) { return api().GetStringTensorDataLength(b.strings, nullptr); }},
+      {"GetStringTensorContent", "value",
+       [](Objects&, Outs& o) {
+         return api().GetStringTensorContent(nullptr, o.bytes, 4, o.offsets, 6);
+       }},
+      {"GetStringTensorContent", "offsets",
+       [](Objects& b, Outs& o) {
+         return api().GetStringTensorContent(b.strings, o.bytes, 4, nullptr, 6);
+       }},
+      {"GetStringTensorElementLength", "value",
+       [](Objects&, Outs& o) { return api().GetStringTensorElementLength(nullptr, 0, &o.size); }},
+      {"GetStringTensorElementLength", "out",
+       [](Objects& b, Outs&) { return api().GetStringTensorElementLength(b.strings, 0, nullptr); }},
+      {"GetStringTensorElement", "value",
+       [](Objects&, Outs& o) { return api().GetStringTensorElement(nullptr, 4, 0, o.bytes); }},
+  };
+}
+
+// Every handle argument given a live handle of another type, then a released one of its own.
+std::vector<Case> HandleCases(bool stale) {
+  // A handle of the wrong kind for each kind of argument.
+  auto as_info = [stale](Objects& b) -> const KilnMemoryInfo* {
+    return stale ? b.stale_info : reinterpret_cast<const KilnMemoryInfo*>(b.value);
+  };
+  auto as_value = [stale](Objects& b) -> KilnValue* {
+    return stale ? b.stale_value : reinterpret_cast<KilnValue*>(b.env);
+  };
+  auto as_shape = [stale](Objects& b) -> const KilnTensorTypeAndShapeInfo* {
+    return stale ? b.stale_shape : reinterpret_cast<const KilnTensorTypeAndShapeInfo*>(b.info);
+  };
+  std::vector<Case> cases = {
+      {"MemoryInfoGetName", "info",
+       [=](Objects& b, Outs& o) { return api().MemoryInfoGetName(as_info(b), &o.text); }},
+      {"MemoryInfoGetId", "info",
+       [=](Objects& b, Outs& o) { return api().MemoryInfoGetId(as_info(b), &o.i); }},
+      {"MemoryInfoGetMemType", "info",
+       [=](Objects& b, Outs& o) { return api().MemoryInfoGetMemType(as_info(b), &o.mem_type); }},
+      {"MemoryInfoGetType", "info",
+       [=](Objects& b, Outs& o) {
+         return api().MemoryInfoGetType(as_info(b), &o.allocator_type);
+       }},
+      {"MemoryInfoEquals", "a",
+       [=](Objects& b, Outs& o) { return api().MemoryInfoEquals(as_info(b), b.info, &o.i); }},
+      {"MemoryInfoEquals", "b",
+       [=](Objects& b, Outs& o) { return api().MemoryInfoEquals(b.info, as_info(b), &o.i); }},
+      {"CreateTensorWithDataAsValue", "info",
+       [=](Objects& b, Outs& o) {
+         return api().CreateTensorWithDataAsValue(as_info(b), b.data, sizeof b.data, b.dims, 2,
+                                                  KILN_ELEMENT_TYPE_FLOAT, &o.value);
+       }},
+      {"GetValueType", "value",
+       [=](Objects& b, Outs& o) { return api().GetValueType(as_value(b), &o.value_type); }},
+      {"IsTensor", "value", [=](Objects& b, Outs& o) { return api().IsTensor(as_value(b), &o.i); }},
+      {"GetTensorMutableData", "value",
+       [=](Objects& b, Outs& o) { return api().GetTensorMutableData(as_value(b), &o.pointer); }},
+      {"GetTensorSizeInBytes", "value",
+       [=](Objects& b, Outs& o) { return api().GetTensorSizeInBytes(as_value(b), &o.size); }},
+      {"GetTensorMemoryInfo", "value",
+       [=](Objects& b, Outs& o) { return api().GetTensorMemoryInfo(as_value(b), &o.const_info); }},
+      {"GetTensorTypeAndShape", "value",
+       [=](Objects& b, Outs& o) { return api().GetTensorTypeAndShape(as_value(b), &o.shape); }},
+      {"GetTensorElementType", "info",
+       [=](Objects& b, Outs& o) {
+         return api().GetTensorElementType(as_shape(b), &o.element_type);
+       }},
+      {"GetDimensionsCount", "info",
+       [=](Objects& b, Outs& o) { return api().GetDimensionsCount(as_shape(b), &o.size); }},
+      {"GetDimensions", "info",
+       [=](Objects& b, Outs& o) { return api().GetDimensions(as_shape(b), o.dims, 2); }},
+      {"GetSymbolicDimensions", "info",
+       [=](Objects& b, Outs& o) { return api().GetSymbolicDimensions(as_shape(b), o.names, 2); }},
+      {"GetTensorShapeElementCount", "info",
+       [=](Objects& b, Outs& o) {
+         return api().GetTensorShapeElementCount(as_shape(b), &o.size);
+       }},
+      {"FillStringTensor", "value",
+       [=](Objects& b, Outs&) {
+         const char* s[] = {"a", "b", "c", "d", "e", "f"};
+         return api().FillStringTensor(as_value(b), s, 6);
+       }},
+      {"FillStringTensorElement", "value",
+       [=](Objects& b, Outs&) { return api().FillStringTensorElement(as_value(b), "a", 0); }},
+      {"GetStringTensorDataLength", "value",
+       [=](Objects& b, Outs& o) { return api().GetStringTensorDataLength(as_value(b), &o.size); }},
+      {"GetStringTensorContent", "value",
+       [=](Objects& b, Outs& o) {
+         return api().GetStringTensorContent(as_value(b), o.bytes, 4, o.offsets, 6);
+       }},
+      {"GetStringTensorElementLength", "value",
+       [=](Objects& b, Outs& o) {
+         return api().GetStringTensorElementLength(as_value(b), 0, &o.size);
+       }},
+      {"GetStringTensorElement", "value",
+       [=](Objects& b, Outs& o) { return api().GetStringTensorElement(as_value(b), 4, 0, o.bytes); }},
+  };
+  if (!stale) {
+    // A KilnAllocator is the caller's struct, so only Kiln's own handles can be told apart from
+    // it (a released one would be read); that is checked here.
+    auto env_as_allocator = [](Objects& b) { return reinterpret_cast<KilnAllocator*>(b.env); };
+    cases.push_back({"AllocatorAlloc", "allocator", [=](Objects& b, Outs& o) {
+                       return api().AllocatorAlloc(env_as_allocator(b), 8, &o.pointer);
+                     }});
+    cases.push_back({"AllocatorFree", "allocator", [=](Objects& b, Outs&) {
+                       return api().AllocatorFree(env_as_allocator(b), b.data);
+                     }});
+    cases.push_back({"AllocatorGetInfo", "allocator", [=](Objects& b, Outs& o) {
+                       return api().AllocatorGetInfo(env_as_allocator(b), &o.const_info);
+                     }});
+    cases.push_back({"CreateTensorAsValue", "allocator", [=](Objects& b, Outs& o) {
+                       return api().CreateTensorAsValue(env_as_allocator(b), b.dims, 2,
+                                                        KILN_ELEMENT_TYPE_FLOAT, &o.value);
+                     }});
+  }
+  return cases;
+}
+
+void RunCases(const std::vector<Case>& cases, const char* expected_fragment) {
+  Objects objects;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.entry) + " / " + c.argument);
+    Outs outs;
+    KilnStatus* status = c.call(objects, outs);
+    if (status != nullptr && expected_fragment != nullptr) {
+      EXPECT_NE(std::string(api().GetErrorMessage(status)).find(expected_fragment),
+                std::string::npos)
+          << api().GetErrorMessage(status);
+    }
+    ExpectError(status, KILN_INVALID_ARGUMENT, c.entry, c.argument);
+    EXPECT_TRUE(outs.Untouched());
+  }
+}
+
+std::set<std::string> Entries(const std::vector<Case>& cases) {
+  std::set<std::string> names;
+  for (const Case& c : cases) names.insert(c.entry);
+  return names;
+}
+
+TEST(Contract, EveryEntryRejectsNullPointers) {
+  const std::vector<Case> cases = NullCases();
+  EXPECT_EQ(Entries(cases), SlotNames(/*status_returning_only=*/true));
+  RunCases(cases, "is NULL");
+}
+
+// Entries whose arguments include no handle.
+const std::set<std::string> kNoHandleArgument = {"CreateEnv", "CreateEnvWithCustomLogger",
+                                                 "CreateCpuMemoryInfo",
+                                                 "GetAllocatorWithDefaultOptions"};
+
+TEST(Contract, EveryHandleArgumentRejectsAHandleOfAnotherType) {
+  const std::vector<Case> cases = HandleCases(/*stale=*/false);
+  std::set<std::string> expected = SlotNames(true);
+  for (const std::string& n : kNoHandleArgument) expected.erase(n);
+  EXPECT_EQ(Entries(cases), expected);
+  RunCases(cases, "is a Kiln");
+}
+
+TEST(Contract, EveryHandleArgumentRejectsAReleasedHandle) {
+  const std::vector<Case> cases = HandleCases(/*stale=*/true);
+  std::set<std::string> expected = SlotNames(true);
+  for (const std::string& n : kNoHandleArgument) expected.erase(n);
+  for (const char* n : {"AllocatorAlloc", "AllocatorFree", "AllocatorGetInfo",
+                        "CreateTensorAsValue"}) {
+    expected.erase(n);  // their handle is a caller's KilnAllocator
+  }
+  EXPECT_EQ(Entries(cases), expected);
+  RunCases(cases, "is not a live");
+}
+
+TEST(Contract, EveryReleaseAcceptsNullAndIgnoresForeignHandles) {
+  api().ReleaseStatus(nullptr);
+  api().ReleaseEnv(nullptr);
+  api().ReleaseMemoryInfo(nullptr);
+  api().ReleaseTensorTypeAndShapeInfo(nullptr);
+  api().ReleaseValue(nullptr);
+  Objects b;
+  // Each of these is logged as ignored (env_test.cc checks the message); b.env, the first live
+  // Env, drops anything below FATAL, so nothing is printed here.
+  api().ReleaseStatus(reinterpret_cast<KilnStatus*>(b.value));
+  api().ReleaseEnv(reinterpret_cast<KilnEnv*>(b.value));
+  api().ReleaseMemoryInfo(reinterpret_cast<KilnMemoryInfo*>(b.value));
+  api().ReleaseTensorTypeAndShapeInfo(reinterpret_cast<KilnTensorTypeAndShapeInfo*>(b.value));
+  api().ReleaseValue(reinterpret_cast<KilnValue*>(b.env));
+  api().ReleaseEnv(b.stale_env);
+  api().ReleaseMemoryInfo(b.stale_info);
+  api().ReleaseTensorTypeAndShapeInfo(b.stale_shape);
+  api().ReleaseValue(b.stale_value);
+  // Everything is still alive and usable.
+  int is_tensor = 0;
+  ExpectOk(api().IsTensor(b.value, &is_tensor));
+  EXPECT_EQ(is_tensor, 1);
+  const char* name = nullptr;
+  ExpectOk(api().MemoryInfoGetName(b.info, &name));
+  size_t rank = 0;
+  ExpectOk(api().GetDimensionsCount(b.shape, &rank));
+  EXPECT_EQ(rank, 2u);
+}
+
+}  // namespace
+}  // namespace kiln_test

@@ -1,0 +1,93 @@
+// Objects of every kind, live and released, and sentinel-filled out-parameters: the common
+// ground of the table-driven contract and failure-injection tests.
+#ifndef KILN_TESTS_API_FIXTURES_H_
+#define KILN_TESTS_API_FIXTURES_H_
+
+#include <string>
+
+#include "api_test_util.h"
+
+namespace kiln_test {
+
+// Live objects of every kind, plus released ("stale") ones, for the cases to use.
+struct Objects {
+  KilnEnv* env = nullptr;
+  KilnMemoryInfo* info = nullptr;
+  KilnAllocator* allocator = nullptr;
+  KilnValue* value = nullptr;
+  KilnValue* strings = nullptr;
+  KilnTensorTypeAndShapeInfo* shape = nullptr;
+  KilnEnv* stale_env = nullptr;
+  KilnMemoryInfo* stale_info = nullptr;
+  KilnValue* stale_value = nullptr;
+  KilnTensorTypeAndShapeInfo* stale_shape = nullptr;
+  void* block = nullptr;  // from `allocator`
+  float data[6] = {};
+  int64_t dims[2] = {2, 3};
+
+  Objects() {
+    ExpectOk(api().CreateEnv(KILN_LOGGING_LEVEL_FATAL, "contract", &env));
+    ExpectOk(api().CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, KILN_MEM_TYPE_DEFAULT, &info));
+    ExpectOk(api().GetAllocatorWithDefaultOptions(&allocator));
+    ExpectOk(api().CreateTensorAsValue(allocator, dims, 2, KILN_ELEMENT_TYPE_FLOAT, &value));
+    ExpectOk(api().CreateTensorAsValue(allocator, dims, 2, KILN_ELEMENT_TYPE_STRING, &strings));
+    ExpectOk(api().GetTensorTypeAndShape(value, &shape));
+    ExpectOk(api().AllocatorAlloc(allocator, 32, &block));
+    // Released last, so no live object above can reuse their addresses.
+    ExpectOk(api().CreateEnv(KILN_LOGGING_LEVEL_FATAL, "stale", &stale_env));
+    ExpectOk(api().CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, KILN_MEM_TYPE_DEFAULT, &stale_info));
+    ExpectOk(api().CreateTensorAsValue(allocator, dims, 2, KILN_ELEMENT_TYPE_FLOAT, &stale_value));
+    ExpectOk(api().GetTensorTypeAndShape(value, &stale_shape));
+    api().ReleaseEnv(stale_env);
+    api().ReleaseMemoryInfo(stale_info);
+    api().ReleaseValue(stale_value);
+    api().ReleaseTensorTypeAndShapeInfo(stale_shape);
+  }
+  ~Objects() {
+    ExpectOk(api().AllocatorFree(allocator, block));
+    api().ReleaseTensorTypeAndShapeInfo(shape);
+    api().ReleaseValue(strings);
+    api().ReleaseValue(value);
+    api().ReleaseMemoryInfo(info);
+    api().ReleaseEnv(env);
+  }
+};
+
+// Out-parameters of every type, pre-filled with sentinels.
+struct Outs {
+  KilnEnv* env = Sentinel<KilnEnv>();
+  KilnMemoryInfo* info = Sentinel<KilnMemoryInfo>();
+  const KilnMemoryInfo* const_info = Sentinel<const KilnMemoryInfo>();
+  const char* text = Sentinel<const char>();
+  int i = 0x5e5e;
+  KilnMemType mem_type = static_cast<KilnMemType>(0x5e5e);
+  KilnAllocatorType allocator_type = static_cast<KilnAllocatorType>(0x5e5e);
+  KilnAllocator* allocator = Sentinel<KilnAllocator>();
+  void* pointer = Sentinel<void>();
+  KilnValue* value = Sentinel<KilnValue>();
+  KilnValueType value_type = static_cast<KilnValueType>(0x5e5e);
+  size_t size = kSizeSentinel;
+  KilnTensorTypeAndShapeInfo* shape = Sentinel<KilnTensorTypeAndShapeInfo>();
+  KilnElementType element_type = static_cast<KilnElementType>(0x5e5e);
+  int64_t dims[2] = {-5, -5};
+  const char* names[2] = {Sentinel<const char>(), Sentinel<const char>()};
+  char bytes[4] = {'#', '#', '#', '#'};
+  size_t offsets[6] = {kSizeSentinel, kSizeSentinel, kSizeSentinel,
+                       kSizeSentinel, kSizeSentinel, kSizeSentinel};
+
+  bool Untouched() const {
+    const Outs fresh;
+    return env == fresh.env && info == fresh.info && const_info == fresh.const_info &&
+           text == fresh.text && i == fresh.i && mem_type == fresh.mem_type &&
+           allocator_type == fresh.allocator_type && allocator == fresh.allocator &&
+           pointer == fresh.pointer && value == fresh.value && value_type == fresh.value_type &&
+           size == fresh.size && shape == fresh.shape && element_type == fresh.element_type &&
+           dims[0] == -5 && dims[1] == -5 && names[0] == fresh.names[0] &&
+           names[1] == fresh.names[1] && std::string(bytes, 4) == "####" &&
+           offsets[0] == kSizeSentinel && offsets[5] == kSizeSentinel;
+  }
+};
+
+}  // namespace kiln_test
+
+#endif  // KILN_TESTS_API_FIXTURES_H_

@@ -1,0 +1,80 @@
+// The versioned table: GetApi, GetVersionString, and the slot layout (DESIGN.md §3 rules 1–2).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "api_test_util.h"
+#include "slots.h"
+
+namespace kiln_test {
+namespace {
+
+TEST(ApiTable, SlotListMatchesTheStruct) {
+  const size_t count = sizeof(kSlots) / sizeof(kSlots[0]);
+  EXPECT_EQ(sizeof(KilnApi), count * sizeof(void*)) << "a KilnApi slot is missing from slots.h";
+  for (size_t i = 0; i < count; ++i) {
+    EXPECT_EQ(kSlots[i].offset, i * sizeof(void*)) << kSlots[i].name << " moved";
+  }
+}
+
+TEST(ApiTable, EverySlotIsFilled) {
+  const KilnApi& table = api();
+  for (const SlotInfo& s : kSlots) {
+    void* slot = nullptr;
+    std::memcpy(&slot, reinterpret_cast<const char*>(&table) + s.offset, sizeof slot);
+    EXPECT_NE(slot, nullptr) << s.name;
+  }
+}
+
+TEST(ApiTable, GetApiReturnsTheSameTableEachTime) {
+  EXPECT_EQ(KilnGetApiBase(), KilnGetApiBase());
+  EXPECT_EQ(KilnGetApiBase()->GetApi(KILN_API_VERSION), &api());
+  EXPECT_EQ(KILN_API_VERSION, 1);
+}
+
+TEST(ApiTable, UnknownVersionsGiveNullAndSayWhyOnStderr) {
+  for (uint32_t version : {0u, 2u, 0xFFFFFFFFu}) {
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(KilnGetApiBase()->GetApi(version), nullptr) << version;
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("API version " + std::to_string(version) + " is not provided"),
+              std::string::npos)
+        << err;
+  }
+}
+
+struct Captured {
+  std::vector<std::string> messages;
+  std::vector<KilnLoggingLevel> levels;
+};
+
+void KILN_API_CALL Capture(void* param, KilnLoggingLevel severity, const char* /*category*/,
+                           const char* /*log_id*/, const char* /*location*/, const char* message) {
+  auto* c = static_cast<Captured*>(param);
+  c->messages.emplace_back(message);
+  c->levels.push_back(severity);
+}
+
+TEST(ApiTable, UnknownVersionIsLoggedThroughAnEnvLogger) {
+  Captured captured;
+  KilnEnv* env = nullptr;
+  ExpectOk(api().CreateEnvWithCustomLogger(&Capture, &captured, KILN_LOGGING_LEVEL_VERBOSE,
+                                           "table-test", &env));
+  EXPECT_EQ(KilnGetApiBase()->GetApi(7), nullptr);
+  api().ReleaseEnv(env);
+  ASSERT_EQ(captured.messages.size(), 1u);
+  EXPECT_EQ(captured.levels[0], KILN_LOGGING_LEVEL_ERROR);
+  EXPECT_NE(captured.messages[0].find("API version 7"), std::string::npos);
+}
+
+TEST(ApiTable, VersionString) {
+  const std::string v = KilnGetApiBase()->GetVersionString();
+  EXPECT_EQ(v, KILN_EXPECTED_VERSION);
+  EXPECT_TRUE(std::regex_match(v, std::regex(R"(\d+\.\d+\.\d+)"))) << v;
+}
+
+}  // namespace
+}  // namespace kiln_test
