@@ -59,6 +59,12 @@ extern "C" {
 /** Calling convention of every entry (empty on the platforms Kiln supports). */
 #define KILN_API_CALL
 
+/**
+ * Declares one slot of the API tables: a pointer, named @p name, to a function taking @p params
+ * and returning @p ret. (Written as a macro so that Doxygen documents each slot as a function.)
+ */
+#define KILN_SLOT(ret, name, params) ret(KILN_API_CALL* name) params
+
 #if defined(_WIN32)
 /** Marks KilnGetApiBase as the library's one exported symbol. */
 #define KILN_EXPORT __declspec(dllexport)
@@ -214,13 +220,13 @@ typedef struct KilnApi {
   /**
    * Creates a status, e.g. for a user callback to report an error.
    *
-   * @param[in] code  The error code.
+   * @param[in] code  The error code; a value this library does not know is stored as KILN_FAIL.
    * @param[in] msg   UTF-8 message, copied; NULL is taken as "".
    * @return An owned status, released with ReleaseStatus. If its memory cannot be allocated the
    *         result is a shared status with code KILN_OUT_OF_MEMORY (also released with
    *         ReleaseStatus).
    */
-  KilnStatus*(KILN_API_CALL* CreateStatus)(KilnErrorCode code, const char* msg);
+  KILN_SLOT(KilnStatus*, CreateStatus, (KilnErrorCode code, const char* msg));
 
   /**
    * The error code of a status.
@@ -229,7 +235,7 @@ typedef struct KilnApi {
    * @return KILN_OK for NULL, the status's code otherwise, and KILN_INVALID_ARGUMENT for a pointer
    *         that is not a live status.
    */
-  KilnErrorCode(KILN_API_CALL* GetErrorCode)(const KilnStatus* status);
+  KILN_SLOT(KilnErrorCode, GetErrorCode, (const KilnStatus* status));
 
   /**
    * The message of a status: it names the entry that failed and the argument at fault.
@@ -238,14 +244,14 @@ typedef struct KilnApi {
    * @return A UTF-8 string borrowed from @p status (valid until it is released); "" for NULL, and
    *         a fixed explanation for a pointer that is not a live status.
    */
-  const char*(KILN_API_CALL* GetErrorMessage)(const KilnStatus* status);
+  KILN_SLOT(const char*, GetErrorMessage, (const KilnStatus* status));
 
   /**
    * Releases a status.
    *
    * @param[in] status  The status to release; NULL is accepted and ignored.
    */
-  void(KILN_API_CALL* ReleaseStatus)(KilnStatus* status);
+  KILN_SLOT(void, ReleaseStatus, (KilnStatus* status));
 
   /* ---- Env -------------------------------------------------------------------------------- */
 
@@ -257,8 +263,8 @@ typedef struct KilnApi {
    * @param[out] out           Receives the owned Env, released with ReleaseEnv.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
    */
-  KilnStatus*(KILN_API_CALL* CreateEnv)(KilnLoggingLevel min_severity, const char* log_id,
-                                        KilnEnv** out);
+  KILN_SLOT(KilnStatus*, CreateEnv,
+            (KilnLoggingLevel min_severity, const char* log_id, KilnEnv** out));
 
   /**
    * Creates an Env that sends its log messages to a callback.
@@ -273,17 +279,16 @@ typedef struct KilnApi {
    * @param[out] out               Receives the owned Env, released with ReleaseEnv.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
    */
-  KilnStatus*(KILN_API_CALL* CreateEnvWithCustomLogger)(KilnLoggingFunction logging_function,
-                                                        void* logger_param,
-                                                        KilnLoggingLevel min_severity,
-                                                        const char* log_id, KilnEnv** out);
+  KILN_SLOT(KilnStatus*, CreateEnvWithCustomLogger,
+            (KilnLoggingFunction logging_function, void* logger_param,
+             KilnLoggingLevel min_severity, const char* log_id, KilnEnv** out));
 
   /**
    * Releases an Env.
    *
    * @param[in] env  The Env to release; NULL is accepted and ignored.
    */
-  void(KILN_API_CALL* ReleaseEnv)(KilnEnv* env);
+  KILN_SLOT(void, ReleaseEnv, (KilnEnv* env));
 
   /* ---- Memory info ------------------------------------------------------------------------ */
 
@@ -295,8 +300,8 @@ typedef struct KilnApi {
    * @param[out] out             Receives the owned info, released with ReleaseMemoryInfo.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
    */
-  KilnStatus*(KILN_API_CALL* CreateCpuMemoryInfo)(KilnAllocatorType allocator_type,
-                                                  KilnMemType mem_type, KilnMemoryInfo** out);
+  KILN_SLOT(KilnStatus*, CreateCpuMemoryInfo,
+            (KilnAllocatorType allocator_type, KilnMemType mem_type, KilnMemoryInfo** out));
 
   /**
    * The device name of a memory info ("Cpu").
@@ -305,7 +310,7 @@ typedef struct KilnApi {
    * @param[out] out   Receives a UTF-8 name borrowed from @p info.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* MemoryInfoGetName)(const KilnMemoryInfo* info, const char** out);
+  KILN_SLOT(KilnStatus*, MemoryInfoGetName, (const KilnMemoryInfo* info, const char** out));
 
   /**
    * The device id of a memory info (0 for the CPU).
@@ -314,7 +319,7 @@ typedef struct KilnApi {
    * @param[out] out   Receives the id.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* MemoryInfoGetId)(const KilnMemoryInfo* info, int* out);
+  KILN_SLOT(KilnStatus*, MemoryInfoGetId, (const KilnMemoryInfo* info, int* out));
 
   /**
    * The memory type of a memory info.
@@ -323,7 +328,7 @@ typedef struct KilnApi {
    * @param[out] out   Receives the memory type.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* MemoryInfoGetMemType)(const KilnMemoryInfo* info, KilnMemType* out);
+  KILN_SLOT(KilnStatus*, MemoryInfoGetMemType, (const KilnMemoryInfo* info, KilnMemType* out));
 
   /**
    * The allocator type of a memory info.
@@ -332,8 +337,7 @@ typedef struct KilnApi {
    * @param[out] out   Receives the allocator type.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* MemoryInfoGetType)(const KilnMemoryInfo* info,
-                                                KilnAllocatorType* out);
+  KILN_SLOT(KilnStatus*, MemoryInfoGetType, (const KilnMemoryInfo* info, KilnAllocatorType* out));
 
   /**
    * Whether two memory infos describe the same memory (same device, id and memory type; the
@@ -344,15 +348,15 @@ typedef struct KilnApi {
    * @param[out] out  Receives 1 when they are the same, 0 otherwise.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* MemoryInfoEquals)(const KilnMemoryInfo* a, const KilnMemoryInfo* b,
-                                               int* out);
+  KILN_SLOT(KilnStatus*, MemoryInfoEquals,
+            (const KilnMemoryInfo* a, const KilnMemoryInfo* b, int* out));
 
   /**
    * Releases a memory info. Tensors created with it keep their own copy.
    *
    * @param[in] info  The memory info to release; NULL is accepted and ignored.
    */
-  void(KILN_API_CALL* ReleaseMemoryInfo)(KilnMemoryInfo* info);
+  KILN_SLOT(void, ReleaseMemoryInfo, (KilnMemoryInfo* info));
 
   /* ---- Allocators ------------------------------------------------------------------------- */
 
@@ -363,7 +367,7 @@ typedef struct KilnApi {
    *                  it is never released.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* GetAllocatorWithDefaultOptions)(KilnAllocator** out);
+  KILN_SLOT(KilnStatus*, GetAllocatorWithDefaultOptions, (KilnAllocator * *out));
 
   /**
    * Allocates memory from an allocator.
@@ -373,7 +377,7 @@ typedef struct KilnApi {
    * @param[out] out        Receives the memory, freed with AllocatorFree of the same allocator.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
    */
-  KilnStatus*(KILN_API_CALL* AllocatorAlloc)(KilnAllocator* allocator, size_t size, void** out);
+  KILN_SLOT(KilnStatus*, AllocatorAlloc, (KilnAllocator * allocator, size_t size, void** out));
 
   /**
    * Frees memory from AllocatorAlloc (or memory Kiln returned through this allocator).
@@ -382,7 +386,7 @@ typedef struct KilnApi {
    * @param[in] p          The memory; NULL is accepted and ignored.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* AllocatorFree)(KilnAllocator* allocator, void* p);
+  KILN_SLOT(KilnStatus*, AllocatorFree, (KilnAllocator * allocator, void* p));
 
   /**
    * Describes the memory an allocator returns.
@@ -392,8 +396,8 @@ typedef struct KilnApi {
    *                        Info callback is NULL report Kiln's CPU memory info.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* AllocatorGetInfo)(const KilnAllocator* allocator,
-                                               const KilnMemoryInfo** out);
+  KILN_SLOT(KilnStatus*, AllocatorGetInfo,
+            (const KilnAllocator* allocator, const KilnMemoryInfo** out));
 
   /* ---- Tensors ---------------------------------------------------------------------------- */
 
@@ -412,9 +416,9 @@ typedef struct KilnApi {
    *         dimension, a size that overflows size_t, unknown type, allocator breaking its
    *         contract), KILN_OUT_OF_MEMORY.
    */
-  KilnStatus*(KILN_API_CALL* CreateTensorAsValue)(KilnAllocator* allocator, const int64_t* shape,
-                                                  size_t shape_len, KilnElementType element_type,
-                                                  KilnValue** out);
+  KILN_SLOT(KilnStatus*, CreateTensorAsValue,
+            (KilnAllocator * allocator, const int64_t* shape, size_t shape_len,
+             KilnElementType element_type, KilnValue** out));
 
   /**
    * Creates a tensor over memory the caller owns, without copying it.
@@ -432,11 +436,9 @@ typedef struct KilnApi {
    *                           the buffer alone).
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
    */
-  KilnStatus*(KILN_API_CALL* CreateTensorWithDataAsValue)(const KilnMemoryInfo* info, void* data,
-                                                          size_t data_len, const int64_t* shape,
-                                                          size_t shape_len,
-                                                          KilnElementType element_type,
-                                                          KilnValue** out);
+  KILN_SLOT(KilnStatus*, CreateTensorWithDataAsValue,
+            (const KilnMemoryInfo* info, void* data, size_t data_len, const int64_t* shape,
+             size_t shape_len, KilnElementType element_type, KilnValue** out));
 
   /**
    * What kind of value a value is.
@@ -445,7 +447,7 @@ typedef struct KilnApi {
    * @param[out] out    Receives its kind.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* GetValueType)(const KilnValue* value, KilnValueType* out);
+  KILN_SLOT(KilnStatus*, GetValueType, (const KilnValue* value, KilnValueType* out));
 
   /**
    * Whether a value is a tensor.
@@ -454,7 +456,7 @@ typedef struct KilnApi {
    * @param[out] out    Receives 1 for a tensor, 0 otherwise.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* IsTensor)(const KilnValue* value, int* out);
+  KILN_SLOT(KilnStatus*, IsTensor, (const KilnValue* value, int* out));
 
   /**
    * The data of a non-string tensor, for reading and writing.
@@ -464,7 +466,7 @@ typedef struct KilnApi {
    *                    with no elements).
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* GetTensorMutableData)(KilnValue* value, void** out);
+  KILN_SLOT(KilnStatus*, GetTensorMutableData, (KilnValue * value, void** out));
 
   /**
    * The size of a non-string tensor's data in bytes.
@@ -473,7 +475,7 @@ typedef struct KilnApi {
    * @param[out] out    Receives the byte size (packed for sub-byte types).
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* GetTensorSizeInBytes)(const KilnValue* value, size_t* out);
+  KILN_SLOT(KilnStatus*, GetTensorSizeInBytes, (const KilnValue* value, size_t* out));
 
   /**
    * Where a tensor's data lives.
@@ -482,8 +484,7 @@ typedef struct KilnApi {
    * @param[out] out    Receives a memory info borrowed from @p value.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* GetTensorMemoryInfo)(const KilnValue* value,
-                                                  const KilnMemoryInfo** out);
+  KILN_SLOT(KilnStatus*, GetTensorMemoryInfo, (const KilnValue* value, const KilnMemoryInfo** out));
 
   /**
    * The element type and shape of a tensor.
@@ -492,8 +493,8 @@ typedef struct KilnApi {
    * @param[out] out    Receives an owned snapshot, released with ReleaseTensorTypeAndShapeInfo.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
    */
-  KilnStatus*(KILN_API_CALL* GetTensorTypeAndShape)(const KilnValue* value,
-                                                    KilnTensorTypeAndShapeInfo** out);
+  KILN_SLOT(KilnStatus*, GetTensorTypeAndShape,
+            (const KilnValue* value, KilnTensorTypeAndShapeInfo** out));
 
   /**
    * The element type in a type-and-shape info.
@@ -502,8 +503,8 @@ typedef struct KilnApi {
    * @param[out] out   Receives the element type.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* GetTensorElementType)(const KilnTensorTypeAndShapeInfo* info,
-                                                   KilnElementType* out);
+  KILN_SLOT(KilnStatus*, GetTensorElementType,
+            (const KilnTensorTypeAndShapeInfo* info, KilnElementType* out));
 
   /**
    * The rank in a type-and-shape info.
@@ -512,8 +513,7 @@ typedef struct KilnApi {
    * @param[out] out   Receives the number of dimensions.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* GetDimensionsCount)(const KilnTensorTypeAndShapeInfo* info,
-                                                 size_t* out);
+  KILN_SLOT(KilnStatus*, GetDimensionsCount, (const KilnTensorTypeAndShapeInfo* info, size_t* out));
 
   /**
    * Copies the dimensions of a type-and-shape info; -1 marks a dimension not known until run.
@@ -523,8 +523,8 @@ typedef struct KilnApi {
    * @param[in]  dims_len  Capacity of @p dims; must be at least the rank.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* GetDimensions)(const KilnTensorTypeAndShapeInfo* info, int64_t* dims,
-                                            size_t dims_len);
+  KILN_SLOT(KilnStatus*, GetDimensions,
+            (const KilnTensorTypeAndShapeInfo* info, int64_t* dims, size_t dims_len));
 
   /**
    * The symbolic names of the dimensions ("" for a dimension with no name).
@@ -535,8 +535,8 @@ typedef struct KilnApi {
    * @param[in]  names_len  Capacity of @p names; must be at least the rank.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* GetSymbolicDimensions)(const KilnTensorTypeAndShapeInfo* info,
-                                                    const char** names, size_t names_len);
+  KILN_SLOT(KilnStatus*, GetSymbolicDimensions,
+            (const KilnTensorTypeAndShapeInfo* info, const char** names, size_t names_len));
 
   /**
    * The number of elements: the product of the dimensions (1 for rank 0).
@@ -545,15 +545,15 @@ typedef struct KilnApi {
    * @param[out] out   Receives the element count.
    * @return NULL on success, else a status: KILN_INVALID_ARGUMENT when a dimension is unknown.
    */
-  KilnStatus*(KILN_API_CALL* GetTensorShapeElementCount)(const KilnTensorTypeAndShapeInfo* info,
-                                                         size_t* out);
+  KILN_SLOT(KilnStatus*, GetTensorShapeElementCount,
+            (const KilnTensorTypeAndShapeInfo* info, size_t* out));
 
   /**
    * Releases a type-and-shape info.
    *
    * @param[in] info  The info to release; NULL is accepted and ignored.
    */
-  void(KILN_API_CALL* ReleaseTensorTypeAndShapeInfo)(KilnTensorTypeAndShapeInfo* info);
+  KILN_SLOT(void, ReleaseTensorTypeAndShapeInfo, (KilnTensorTypeAndShapeInfo* info));
 
   /* ---- String tensors --------------------------------------------------------------------- */
 
@@ -565,8 +565,7 @@ typedef struct KilnApi {
    * @param[in]     s_len  Must equal the tensor's element count.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
    */
-  KilnStatus*(KILN_API_CALL* FillStringTensor)(KilnValue* value, const char* const* s,
-                                               size_t s_len);
+  KILN_SLOT(KilnStatus*, FillStringTensor, (KilnValue * value, const char* const* s, size_t s_len));
 
   /**
    * Sets one element of a string tensor.
@@ -576,8 +575,7 @@ typedef struct KilnApi {
    * @param[in]     index  The element, in row-major order.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
    */
-  KilnStatus*(KILN_API_CALL* FillStringTensorElement)(KilnValue* value, const char* s,
-                                                      size_t index);
+  KILN_SLOT(KilnStatus*, FillStringTensorElement, (KilnValue * value, const char* s, size_t index));
 
   /**
    * The total length in bytes of every string in a string tensor (no terminators).
@@ -586,7 +584,7 @@ typedef struct KilnApi {
    * @param[out] out    Receives the total.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* GetStringTensorDataLength)(const KilnValue* value, size_t* out);
+  KILN_SLOT(KilnStatus*, GetStringTensorDataLength, (const KilnValue* value, size_t* out));
 
   /**
    * Copies every string of a string tensor, back to back without terminators, and where each
@@ -599,9 +597,8 @@ typedef struct KilnApi {
    * @param[in]  offsets_len  Capacity of @p offsets; must equal the element count.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* GetStringTensorContent)(const KilnValue* value, void* s,
-                                                     size_t s_len, size_t* offsets,
-                                                     size_t offsets_len);
+  KILN_SLOT(KilnStatus*, GetStringTensorContent,
+            (const KilnValue* value, void* s, size_t s_len, size_t* offsets, size_t offsets_len));
 
   /**
    * The length in bytes of one element of a string tensor (no terminator).
@@ -611,8 +608,8 @@ typedef struct KilnApi {
    * @param[out] out    Receives the length.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* GetStringTensorElementLength)(const KilnValue* value, size_t index,
-                                                           size_t* out);
+  KILN_SLOT(KilnStatus*, GetStringTensorElementLength,
+            (const KilnValue* value, size_t index, size_t* out));
 
   /**
    * Copies one element of a string tensor, without a terminator.
@@ -623,8 +620,8 @@ typedef struct KilnApi {
    * @param[out] s      Receives the bytes; may be NULL when the element is empty.
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
-  KilnStatus*(KILN_API_CALL* GetStringTensorElement)(const KilnValue* value, size_t s_len,
-                                                     size_t index, void* s);
+  KILN_SLOT(KilnStatus*, GetStringTensorElement,
+            (const KilnValue* value, size_t s_len, size_t index, void* s));
 
   /**
    * Releases a value. Memory Kiln allocated goes back to its allocator; a user buffer is left
@@ -632,7 +629,7 @@ typedef struct KilnApi {
    *
    * @param[in] value  The value to release; NULL is accepted and ignored.
    */
-  void(KILN_API_CALL* ReleaseValue)(KilnValue* value);
+  KILN_SLOT(void, ReleaseValue, (KilnValue* value));
 } KilnApi;
 
 /** The entry point's table: never changes. */
@@ -644,14 +641,14 @@ typedef struct KilnApiBase {
    * @return The table, owned by Kiln and valid for the life of the process; NULL when the library
    *         does not provide that version (it then logs why).
    */
-  const KilnApi*(KILN_API_CALL* GetApi)(uint32_t version);
+  KILN_SLOT(const KilnApi*, GetApi, (uint32_t version));
 
   /**
    * The library's version, e.g. "0.1.0".
    *
    * @return A static UTF-8 string.
    */
-  const char*(KILN_API_CALL* GetVersionString)(void);
+  KILN_SLOT(const char*, GetVersionString, (void));
 } KilnApiBase;
 
 /**

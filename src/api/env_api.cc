@@ -10,8 +10,9 @@
 namespace kiln::api {
 namespace {
 
-LogLevel CheckedLevel(KilnLoggingLevel level, const char* argument) {
-  const int v = static_cast<int>(level);
+// By reference: copying an out-of-range enum is already undefined (see EnumValue).
+LogLevel CheckedLevel(const KilnLoggingLevel& level, const char* argument) {
+  const int v = EnumValue(level);
   if (v < KILN_LOGGING_LEVEL_VERBOSE || v > KILN_LOGGING_LEVEL_FATAL) {
     ThrowInvalidArgument(argument, std::to_string(v) + " is not a KilnLoggingLevel (0 to 4)");
   }

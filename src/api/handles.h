@@ -11,6 +11,7 @@
 #ifndef KILN_API_HANDLES_H_
 #define KILN_API_HANDLES_H_
 
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -106,6 +107,17 @@ template <class H>
 const H& Unwrap(const H* handle, const char* argument) {
   CheckHandle(handle, HandleTraits<H>::kKind, argument);
   return *handle;
+}
+
+// The integer a caller passed for a C enum argument. C callers can pass any int, and in C++ merely
+// loading an enum object holding a value outside the enum's range is undefined, so entries read
+// enum arguments through this (a byte copy) and validate the integer.
+template <class Enum>
+int EnumValue(const Enum& e) noexcept {
+  static_assert(sizeof(Enum) == sizeof(int));
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
 }
 
 // Throws INVALID_ARGUMENT when an out-parameter is NULL.

@@ -13,20 +13,22 @@ namespace kiln::api {
 KilnStatus* KILN_API_CALL CreateCpuMemoryInfo(KilnAllocatorType allocator_type,
                                               KilnMemType mem_type, KilnMemoryInfo** out) {
   return Guard("CreateCpuMemoryInfo", [&] {
-    if (allocator_type != KILN_DEVICE_ALLOCATOR && allocator_type != KILN_ARENA_ALLOCATOR) {
-      ThrowInvalidArgument("allocator_type", std::to_string(static_cast<int>(allocator_type)) +
+    const int at = EnumValue(allocator_type);
+    const int mt = EnumValue(mem_type);
+    if (at != KILN_DEVICE_ALLOCATOR && at != KILN_ARENA_ALLOCATOR) {
+      ThrowInvalidArgument("allocator_type", std::to_string(at) +
                                                  " is not KILN_DEVICE_ALLOCATOR or "
                                                  "KILN_ARENA_ALLOCATOR");
     }
-    if (mem_type != KILN_MEM_TYPE_CPU_INPUT && mem_type != KILN_MEM_TYPE_CPU_OUTPUT &&
-        mem_type != KILN_MEM_TYPE_DEFAULT) {
+    if (mt != KILN_MEM_TYPE_CPU_INPUT && mt != KILN_MEM_TYPE_CPU_OUTPUT &&
+        mt != KILN_MEM_TYPE_DEFAULT) {
       ThrowInvalidArgument("mem_type",
-                           std::to_string(static_cast<int>(mem_type)) + " is not a KilnMemType");
+                           std::to_string(mt) + " is not a KilnMemType");
     }
     CheckOut(out, "out");
     MemoryInfo info = kCpuMemoryInfo;
-    info.allocator_type = static_cast<AllocatorType>(allocator_type);
-    info.mem_type = static_cast<MemType>(mem_type);
+    info.allocator_type = static_cast<AllocatorType>(at);
+    info.mem_type = static_cast<MemType>(mt);
     Publish(std::unique_ptr<KilnMemoryInfo>(new KilnMemoryInfo{info}), out);
   });
 }

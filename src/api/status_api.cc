@@ -15,7 +15,10 @@ bool IsLiveStatus(const KilnStatus* status) noexcept {
 }  // namespace
 
 KilnStatus* KILN_API_CALL CreateStatus(KilnErrorCode code, const char* msg) {
-  return MakeStatus(code, nullptr, msg == nullptr ? "" : msg);
+  const int v = EnumValue(code);
+  const KilnErrorCode known =
+      v >= KILN_OK && v <= KILN_TERMINATED ? static_cast<KilnErrorCode>(v) : KILN_FAIL;
+  return MakeStatus(known, nullptr, msg == nullptr ? "" : msg);
 }
 
 KilnErrorCode KILN_API_CALL GetErrorCode(const KilnStatus* status) {

@@ -13,8 +13,8 @@
 namespace kiln::api {
 namespace {
 
-DataType CheckedElementType(KilnElementType element_type, const char* argument) {
-  const auto v = static_cast<int32_t>(element_type);
+DataType CheckedElementType(const KilnElementType& element_type, const char* argument) {
+  const int v = EnumValue(element_type);
   if (!IsKnownDataType(v)) {
     ThrowInvalidArgument(argument, std::to_string(v) + " is not a defined KilnElementType");
   }

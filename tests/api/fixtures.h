@@ -60,15 +60,17 @@ struct Outs {
   const KilnMemoryInfo* const_info = Sentinel<const KilnMemoryInfo>();
   const char* text = Sentinel<const char>();
   int i = 0x5e5e;
-  KilnMemType mem_type = static_cast<KilnMemType>(0x5e5e);
-  KilnAllocatorType allocator_type = static_cast<KilnAllocatorType>(0x5e5e);
+  // Enum sentinels are valid values (loading any other is undefined) that the calls below would
+  // never produce for the fixture objects.
+  KilnMemType mem_type = KILN_MEM_TYPE_CPU_INPUT;
+  KilnAllocatorType allocator_type = KILN_ARENA_ALLOCATOR;
   KilnAllocator* allocator = Sentinel<KilnAllocator>();
   void* pointer = Sentinel<void>();
   KilnValue* value = Sentinel<KilnValue>();
-  KilnValueType value_type = static_cast<KilnValueType>(0x5e5e);
+  KilnValueType value_type = KILN_VALUE_TYPE_MAP;
   size_t size = kSizeSentinel;
   KilnTensorTypeAndShapeInfo* shape = Sentinel<KilnTensorTypeAndShapeInfo>();
-  KilnElementType element_type = static_cast<KilnElementType>(0x5e5e);
+  KilnElementType element_type = KILN_ELEMENT_TYPE_INT2;
   int64_t dims[2] = {-5, -5};
   const char* names[2] = {Sentinel<const char>(), Sentinel<const char>()};
   char bytes[4] = {'#', '#', '#', '#'};

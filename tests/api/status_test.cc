@@ -18,6 +18,12 @@ TEST(Status, CarriesCodeAndMessage) {
   }
 }
 
+TEST(Status, UnknownCodeIsStoredAsFail) {
+  KilnStatus* s = api().CreateStatus(static_cast<KilnErrorCode>(99), "from a newer client");
+  EXPECT_EQ(api().GetErrorCode(s), KILN_FAIL);
+  api().ReleaseStatus(s);
+}
+
 TEST(Status, NullMessageIsEmpty) {
   KilnStatus* s = api().CreateStatus(KILN_FAIL, nullptr);
   EXPECT_STREQ(api().GetErrorMessage(s), "");

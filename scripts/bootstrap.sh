@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Kiln's build and tests need, and nothing when they are all there.
+# Idempotent: run it as often as you like (make run / make test do, every time).
+set -euo pipefail
+
+packages=(
+  cmake g++ ninja-build ccache  # build
+  libgtest-dev libgmock-dev     # tests
+  doxygen                       # make docs (part of make test)
+  binutils                      # nm, readelf for the link checks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "bootstrap: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "bootstrap: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
