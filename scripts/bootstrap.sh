@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev     # tests
   doxygen                       # make docs (part of make test)
   binutils                      # nm, readelf for the link checks
+  clang-format clang-tidy       # style checks
 )
 
 missing=()

@@ -63,7 +63,7 @@ extern "C" {
  * Declares one slot of the API tables: a pointer, named @p name, to a function taking @p params
  * and returning @p ret. (Written as a macro so that Doxygen documents each slot as a function.)
  */
-#define KILN_SLOT(ret, name, params) ret(KILN_API_CALL* name) params
+#define KILN_SLOT(ret, name, params) ret(KILN_API_CALL* name) params /* NOLINT: types */
 
 #if defined(_WIN32)
 /** Marks KilnGetApiBase as the library's one exported symbol. */

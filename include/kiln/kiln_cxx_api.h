@@ -63,7 +63,8 @@ class Exception : public std::exception {
    * @param message  The UTF-8 message, copied; NULL is taken as "".
    */
   Exception(KilnErrorCode code, const char* message)
-      : code_(code), message_(message == nullptr ? "" : message) {}
+      : code_(code),
+        message_(message == nullptr ? "" : message) {}  // NOLINT(bugprone-throw-keyword-missing)
 
   /**
    * Makes an exception.
@@ -71,7 +72,8 @@ class Exception : public std::exception {
    * @param code     The error code.
    * @param message  The UTF-8 message, copied.
    */
-  Exception(KilnErrorCode code, const std::string& message) : code_(code), message_(message) {}
+  Exception(KilnErrorCode code, const std::string& message)
+      : code_(code), message_(message) {}  // NOLINT(bugprone-throw-keyword-missing)
 
   /**
    * The error code.

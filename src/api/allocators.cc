@@ -10,7 +10,9 @@ namespace {
 void* KILN_API_CALL DefaultAlloc(KilnAllocator* /*self*/, size_t size) {
   return CpuAlignedAlloc(size);
 }
-void KILN_API_CALL DefaultFree(KilnAllocator* /*self*/, void* p) { CpuAlignedFree(p); }
+void KILN_API_CALL DefaultFree(KilnAllocator* /*self*/, void* p) {
+  CpuAlignedFree(p);
+}
 const KilnMemoryInfo* KILN_API_CALL DefaultInfo(const KilnAllocator* /*self*/) {
   try {
     return InternMemoryInfo(kCpuMemoryInfo);
@@ -37,13 +39,15 @@ class UserAllocator final : public Allocator {
 
 }  // namespace
 
-KilnAllocator* DefaultAllocator() noexcept { return &g_default_allocator; }
+KilnAllocator* DefaultAllocator() noexcept {
+  return &g_default_allocator;
+}
 
 void CheckAllocator(const KilnAllocator* allocator, const char* argument) {
   if (allocator == nullptr) ThrowInvalidArgument(argument, "is NULL");
   if (const auto kind = registry::Find(allocator)) {
-    ThrowInvalidArgument(argument, std::string("is a ") + HandleKindName(*kind) +
-                                       ", not a KilnAllocator");
+    ThrowInvalidArgument(argument,
+                         std::string("is a ") + HandleKindName(*kind) + ", not a KilnAllocator");
   }
   if (allocator->version < 1) {
     ThrowInvalidArgument(argument, "has version 0; set it to KILN_API_VERSION");

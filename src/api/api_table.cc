@@ -123,7 +123,9 @@ const KilnApi* KILN_API_CALL GetApi(uint32_t version) {
   return nullptr;
 }
 
-const char* KILN_API_CALL GetVersionString() { return KILN_VERSION_STRING; }
+const char* KILN_API_CALL GetVersionString() {
+  return KILN_VERSION_STRING;
+}
 
 constexpr KilnApiBase kApiBase = {&GetApi, &GetVersionString};
 

@@ -74,8 +74,8 @@ KilnStatus* KILN_API_CALL GetStringTensorContent(const KilnValue* value, void* s
                                                  size_t* offsets, size_t offsets_len);
 KilnStatus* KILN_API_CALL GetStringTensorElementLength(const KilnValue* value, size_t index,
                                                        size_t* out);
-KilnStatus* KILN_API_CALL GetStringTensorElement(const KilnValue* value, size_t s_len,
-                                                 size_t index, void* s);
+KilnStatus* KILN_API_CALL GetStringTensorElement(const KilnValue* value, size_t s_len, size_t index,
+                                                 void* s);
 
 }  // namespace kiln::api
 

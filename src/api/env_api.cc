@@ -29,7 +29,8 @@ std::string CheckedLogId(const char* log_id) {
 }
 
 void MakeEnv(LogLevel level, std::string log_id, LogSink sink, KilnEnv** out) {
-  auto env = std::unique_ptr<KilnEnv>(new KilnEnv{Logger(level, std::move(log_id), std::move(sink))});
+  auto env =
+      std::unique_ptr<KilnEnv>(new KilnEnv{Logger(level, std::move(log_id), std::move(sink))});
   AttachProcessLogger(&env->logger);
   try {
     registry::Add(env.get(), HandleKind::kEnv);

@@ -20,7 +20,9 @@ struct Entry {
 // the handles: LeakSanitizer still reports a handle nobody released.
 using Key = uintptr_t;
 constexpr Key kDisguise = 0xA5A5A5A5A5A5A5A5u;
-Key KeyOf(const void* handle) { return reinterpret_cast<Key>(handle) ^ kDisguise; }
+Key KeyOf(const void* handle) {
+  return reinterpret_cast<Key>(handle) ^ kDisguise;
+}
 
 struct Registry {
   std::shared_mutex mutex;
@@ -108,9 +110,9 @@ void CheckHandle(const void* handle, HandleKind kind, const char* argument) {
 
 void LogIgnoredRelease(const char* entry, const void* handle, HandleKind kind) noexcept {
   const std::optional<HandleKind> found = registry::Find(handle);
-  const char* what = !found              ? "is not a live handle (released twice?)"
-                     : *found != kind    ? "is a handle of another type"
-                                         : "is borrowed, not owned by the caller";
+  const char* what = !found           ? "is not a live handle (released twice?)"
+                     : *found != kind ? "is a handle of another type"
+                                      : "is borrowed, not owned by the caller";
   char message[256];
   std::snprintf(message, sizeof message, "%s: argument %p %s; ignored", entry, handle, what);
   LogProcess(LogLevel::kWarning, "kiln.api", KILN_LOCATION, message);

@@ -22,8 +22,7 @@ KilnStatus* KILN_API_CALL CreateCpuMemoryInfo(KilnAllocatorType allocator_type,
     }
     if (mt != KILN_MEM_TYPE_CPU_INPUT && mt != KILN_MEM_TYPE_CPU_OUTPUT &&
         mt != KILN_MEM_TYPE_DEFAULT) {
-      ThrowInvalidArgument("mem_type",
-                           std::to_string(mt) + " is not a KilnMemType");
+      ThrowInvalidArgument("mem_type", std::to_string(mt) + " is not a KilnMemType");
     }
     CheckOut(out, "out");
     MemoryInfo info = kCpuMemoryInfo;
@@ -75,7 +74,9 @@ KilnStatus* KILN_API_CALL MemoryInfoEquals(const KilnMemoryInfo* a, const KilnMe
   });
 }
 
-void KILN_API_CALL ReleaseMemoryInfo(KilnMemoryInfo* info) { Release(info, "ReleaseMemoryInfo"); }
+void KILN_API_CALL ReleaseMemoryInfo(KilnMemoryInfo* info) {
+  Release(info, "ReleaseMemoryInfo");
+}
 
 KilnStatus* KILN_API_CALL GetAllocatorWithDefaultOptions(KilnAllocator** out) {
   return Guard("GetAllocatorWithDefaultOptions", [&] {

@@ -1,5 +1,6 @@
 #include "api/status.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -14,7 +15,9 @@ KilnStatus g_out_of_memory{KILN_OUT_OF_MEMORY,
 
 }  // namespace
 
-KilnStatus* OutOfMemoryStatus() noexcept { return &g_out_of_memory; }
+KilnStatus* OutOfMemoryStatus() noexcept {
+  return &g_out_of_memory;
+}
 
 KilnStatus* MakeStatus(KilnErrorCode code, const char* entry, const char* what) noexcept {
   if (what == nullptr) what = "";
@@ -25,10 +28,10 @@ KilnStatus* MakeStatus(KilnErrorCode code, const char* entry, const char* what) 
   if (block == nullptr) return OutOfMemoryStatus();
   char* text = static_cast<char*>(block) + sizeof(KilnStatus);
   if (entry_len != 0) {
-    std::memcpy(text, entry, entry_len);
-    std::memcpy(text + entry_len, ": ", 2);
+    std::copy_n(entry, entry_len, text);
+    std::copy_n(": ", 2, text + entry_len);
   }
-  std::memcpy(text + prefix, what, what_len + 1);
+  std::copy_n(what, what_len + 1, text + prefix);  // with the terminator
   auto* status = new (block) KilnStatus{code, text};
   try {
     registry::Add(status, HandleKind::kStatus);

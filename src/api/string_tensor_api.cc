@@ -1,5 +1,4 @@
 // Entries: string tensors (FillStringTensor … GetStringTensorElement).
-#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,8 +14,8 @@ namespace {
 Tensor& UnwrapStringTensor(const KilnValue* value, const char* argument) {
   Tensor& t = *Unwrap(value, argument).tensor;
   if (t.type() != DataType::kString) {
-    ThrowInvalidArgument(argument, std::string("is a ") + DataTypeName(t.type()) +
-                                       " tensor, not a string tensor");
+    ThrowInvalidArgument(
+        argument, std::string("is a ") + DataTypeName(t.type()) + " tensor, not a string tensor");
   }
   return t;
 }
@@ -87,8 +86,8 @@ KilnStatus* KILN_API_CALL GetStringTensorContent(const KilnValue* value, void* s
     const Tensor& t = UnwrapStringTensor(value, "value");
     const size_t total = TotalLength(t);
     if (s_len < total) {
-      ThrowInvalidArgument("s_len", std::to_string(s_len) + " bytes, but the strings need " +
-                                        std::to_string(total));
+      ThrowInvalidArgument(
+          "s_len", std::to_string(s_len) + " bytes, but the strings need " + std::to_string(total));
     }
     if (s == nullptr && total != 0) ThrowInvalidArgument("s", "is NULL");
     if (offsets_len != t.element_count()) {
@@ -101,7 +100,7 @@ KilnStatus* KILN_API_CALL GetStringTensorContent(const KilnValue* value, void* s
     for (size_t i = 0; i < t.element_count(); ++i) {
       const std::string& e = t.strings()[i];
       offsets[i] = at;
-      if (!e.empty()) std::memcpy(bytes + at, e.data(), e.size());
+      e.copy(bytes + at, e.size());
       at += e.size();
     }
   });
@@ -117,8 +116,8 @@ KilnStatus* KILN_API_CALL GetStringTensorElementLength(const KilnValue* value, s
   });
 }
 
-KilnStatus* KILN_API_CALL GetStringTensorElement(const KilnValue* value, size_t s_len,
-                                                 size_t index, void* s) {
+KilnStatus* KILN_API_CALL GetStringTensorElement(const KilnValue* value, size_t s_len, size_t index,
+                                                 void* s) {
   return Guard("GetStringTensorElement", [&] {
     const Tensor& t = UnwrapStringTensor(value, "value");
     CheckIndex(t, index);
@@ -129,7 +128,7 @@ KilnStatus* KILN_API_CALL GetStringTensorElement(const KilnValue* value, size_t 
                                         std::to_string(e.size()));
     }
     if (s == nullptr && !e.empty()) ThrowInvalidArgument("s", "is NULL");
-    if (!e.empty()) std::memcpy(s, e.data(), e.size());
+    if (!e.empty()) e.copy(static_cast<char*>(s), e.size());
   });
 }
 

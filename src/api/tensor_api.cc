@@ -46,7 +46,8 @@ Tensor& UnwrapNumericTensor(const KilnValue* value, const char* argument) {
 }
 
 void Publish(std::unique_ptr<Tensor> tensor, KilnValue** out) {
-  auto value = std::unique_ptr<KilnValue>(new KilnValue{std::shared_ptr<Tensor>(std::move(tensor))});
+  auto value =
+      std::unique_ptr<KilnValue>(new KilnValue{std::shared_ptr<Tensor>(std::move(tensor))});
   api::Publish(std::move(value), out);
 }
 
@@ -177,8 +178,8 @@ template <class T>
 void CheckRankArray(const T* array, size_t len, size_t rank, const char* argument,
                     const char* len_argument) {
   if (len < rank) {
-    ThrowInvalidArgument(len_argument, std::to_string(len) + " is less than the rank, " +
-                                           std::to_string(rank));
+    ThrowInvalidArgument(len_argument,
+                         std::to_string(len) + " is less than the rank, " + std::to_string(rank));
   }
   if (array == nullptr && rank != 0) ThrowInvalidArgument(argument, "is NULL");
 }
@@ -210,8 +211,8 @@ KilnStatus* KILN_API_CALL GetTensorShapeElementCount(const KilnTensorTypeAndShap
     CheckOut(out, "out");
     const std::optional<size_t> count = i.shape.ElementCount();
     if (!count) {
-      ThrowInvalidArgument("info", "shape " + i.shape.ToString() +
-                                       " has a dimension not known until run time");
+      ThrowInvalidArgument(
+          "info", "shape " + i.shape.ToString() + " has a dimension not known until run time");
     }
     *out = *count;
   });
@@ -221,6 +222,8 @@ void KILN_API_CALL ReleaseTensorTypeAndShapeInfo(KilnTensorTypeAndShapeInfo* inf
   Release(info, "ReleaseTensorTypeAndShapeInfo");
 }
 
-void KILN_API_CALL ReleaseValue(KilnValue* value) { Release(value, "ReleaseValue"); }
+void KILN_API_CALL ReleaseValue(KilnValue* value) {
+  Release(value, "ReleaseValue");
+}
 
 }  // namespace kiln::api

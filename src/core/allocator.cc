@@ -5,18 +5,20 @@
 
 namespace kiln {
 
-bool MemoryInfo::IsCpu() const noexcept { return std::strcmp(name, kCpuMemoryInfo.name) == 0; }
+bool MemoryInfo::IsCpu() const noexcept {
+  return std::strcmp(name, kCpuMemoryInfo.name) == 0;
+}
 
 bool MemoryInfo::SameMemory(const MemoryInfo& other) const noexcept {
   return std::strcmp(name, other.name) == 0 && id == other.id && mem_type == other.mem_type;
 }
 
 void* CpuAlignedAlloc(size_t bytes) noexcept {
-  return ::operator new(bytes == 0 ? 1 : bytes, std::align_val_t{kTensorAlignment}, std::nothrow);
+  return ::operator new (bytes == 0 ? 1 : bytes, std::align_val_t{kTensorAlignment}, std::nothrow);
 }
 
 void CpuAlignedFree(void* p) noexcept {
-  ::operator delete(p, std::align_val_t{kTensorAlignment}, std::nothrow);
+  ::operator delete (p, std::align_val_t{kTensorAlignment}, std::nothrow);
 }
 
 namespace {

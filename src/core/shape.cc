@@ -29,8 +29,8 @@ Shape Shape::FromUser(const char* argument, const int64_t* dims, size_t rank) {
   }
   Shape shape(std::vector<int64_t>(dims, dims + rank));
   if (!shape.ElementCount()) {
-    ThrowInvalidArgument(argument, "the product of the dimensions " + shape.ToString() +
-                                       " overflows size_t");
+    ThrowInvalidArgument(argument,
+                         "the product of the dimensions " + shape.ToString() + " overflows size_t");
   }
   return shape;
 }

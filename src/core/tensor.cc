@@ -46,8 +46,8 @@ std::unique_ptr<Tensor> Tensor::Allocate(DataType type, Shape shape,
   if (sizes.bytes == 0) return t;
   void* p = allocator->Alloc(sizes.bytes);
   if (p == nullptr) {
-    throw Error(ErrorCode::kOutOfMemory, "the allocator could not provide " +
-                                             std::to_string(sizes.bytes) + " bytes");
+    throw Error(ErrorCode::kOutOfMemory,
+                "the allocator could not provide " + std::to_string(sizes.bytes) + " bytes");
   }
   if (reinterpret_cast<uintptr_t>(p) % kTensorAlignment != 0) {
     allocator->Free(p);

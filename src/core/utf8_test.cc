@@ -18,12 +18,12 @@ TEST(Utf8, ReportsTheFirstBadByte) {
     std::string text;
     size_t offset;
   } cases[] = {
-      {"ab\xFF", 2},                // not a lead byte
-      {"a\xC3", 1},                 // truncated
-      {"\xC0\xAF", 0},              // overlong '/'
-      {"xx\xED\xA0\x80", 2},        // surrogate U+D800
-      {"\xF4\x90\x80\x80", 0},      // past U+10FFFF
-      {"ok\xE2\x28\xA1", 2},        // bad continuation
+      {"ab\xFF", 2},            // not a lead byte
+      {"a\xC3", 1},             // truncated
+      {"\xC0\xAF", 0},          // overlong '/'
+      {"xx\xED\xA0\x80", 2},    // surrogate U+D800
+      {"\xF4\x90\x80\x80", 0},  // past U+10FFFF
+      {"ok\xE2\x28\xA1", 2},    // bad continuation
   };
   for (const auto& c : cases) {
     size_t bad = 999;

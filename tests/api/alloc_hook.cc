@@ -50,9 +50,15 @@ void Arm(long n, bool sticky) {
   g_sticky = sticky;
   g_armed = true;
 }
-void Disarm() { g_armed = false; }
-long Injected() { return g_injected; }
-long Live() { return g_live; }
+void Disarm() {
+  g_armed = false;
+}
+long Injected() {
+  return g_injected;
+}
+long Live() {
+  return g_live;
+}
 
 }  // namespace kiln_test::alloc_hook
 
@@ -75,7 +81,9 @@ void* operator new[](std::size_t size, std::align_val_t a) {
   if (void* p = Allocate(size, static_cast<std::size_t>(a))) return p;
   throw std::bad_alloc();
 }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size, 0); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  return Allocate(size, 0);
+}
 void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
   return Allocate(size, 0);
 }
@@ -85,17 +93,39 @@ void* operator new(std::size_t size, std::align_val_t a, const std::nothrow_t&) 
 void* operator new[](std::size_t size, std::align_val_t a, const std::nothrow_t&) noexcept {
   return Allocate(size, static_cast<std::size_t>(a));
 }
-void operator delete(void* p) noexcept { Deallocate(p); }
-void operator delete[](void* p) noexcept { Deallocate(p); }
-void operator delete(void* p, std::size_t) noexcept { Deallocate(p); }
-void operator delete[](void* p, std::size_t) noexcept { Deallocate(p); }
-void operator delete(void* p, std::align_val_t) noexcept { Deallocate(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { Deallocate(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { Deallocate(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { Deallocate(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { Deallocate(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { Deallocate(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { Deallocate(p); }
+void operator delete(void* p) noexcept {
+  Deallocate(p);
+}
+void operator delete[](void* p) noexcept {
+  Deallocate(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  Deallocate(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  Deallocate(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+  Deallocate(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+  Deallocate(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+  Deallocate(p);
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
+  Deallocate(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  Deallocate(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  Deallocate(p);
+}
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  Deallocate(p);
+}
 void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
   Deallocate(p);
 }

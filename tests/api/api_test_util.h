@@ -31,8 +31,7 @@ inline void ExpectError(KilnStatus* status, KilnErrorCode code, const char* entr
   api().ReleaseStatus(status);
   EXPECT_EQ(got, code) << message;
   EXPECT_EQ(message.rfind(std::string(entry) + ": ", 0), 0u) << message;
-  EXPECT_NE(message.find(std::string("argument '") + argument + "'"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find(std::string("argument '") + argument + "'"), std::string::npos) << message;
 }
 
 // Asserts success; on failure prints the message.

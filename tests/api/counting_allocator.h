@@ -27,7 +27,9 @@ class CountingAllocator {
   void Misalign(bool on) { misalign_ = on; }
 
  private:
-  static CountingAllocator* Self(KilnAllocator* a) { return reinterpret_cast<CountingAllocator*>(a); }
+  static CountingAllocator* Self(KilnAllocator* a) {
+    return reinterpret_cast<CountingAllocator*>(a);
+  }
   static void* KILN_API_CALL AllocThunk(KilnAllocator* a, size_t size) {
     CountingAllocator* self = Self(a);
     ++self->calls_;

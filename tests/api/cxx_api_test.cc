@@ -152,7 +152,7 @@ TEST(CxxException, CarriesCodeAndMessageAndCopies) {
   const kiln::Exception e(KILN_NO_SUCHFILE, std::string("model.onnx: not found"));
   EXPECT_EQ(e.code(), KILN_NO_SUCHFILE);
   EXPECT_STREQ(e.what(), "model.onnx: not found");
-  const kiln::Exception copy = e;
+  const kiln::Exception copy = e;  // NOLINT(performance-unnecessary-copy-initialization): tested
   EXPECT_EQ(copy.code(), KILN_NO_SUCHFILE);
   EXPECT_STREQ(copy.what(), "model.onnx: not found");
   EXPECT_STREQ(kiln::Exception(KILN_FAIL, static_cast<const char*>(nullptr)).what(), "");

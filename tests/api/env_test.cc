@@ -38,8 +38,8 @@ TEST(Env, CreateAndRelease) {
 TEST(Env, CustomLoggerReceivesMessagesAtOrAboveItsLevel) {
   Log log;
   KilnEnv* env = nullptr;
-  ExpectOk(api().CreateEnvWithCustomLogger(&Record, &log, KILN_LOGGING_LEVEL_WARNING, "my-app",
-                                           &env));
+  ExpectOk(
+      api().CreateEnvWithCustomLogger(&Record, &log, KILN_LOGGING_LEVEL_WARNING, "my-app", &env));
   TriggerWarning();
   api().ReleaseEnv(env);
   ASSERT_EQ(log.lines.size(), 1u);
@@ -47,8 +47,8 @@ TEST(Env, CustomLoggerReceivesMessagesAtOrAboveItsLevel) {
       << log.lines[0];
 
   Log quiet;
-  ExpectOk(api().CreateEnvWithCustomLogger(&Record, &quiet, KILN_LOGGING_LEVEL_ERROR, "quiet",
-                                           &env));
+  ExpectOk(
+      api().CreateEnvWithCustomLogger(&Record, &quiet, KILN_LOGGING_LEVEL_ERROR, "quiet", &env));
   TriggerWarning();
   api().ReleaseEnv(env);
   EXPECT_TRUE(quiet.lines.empty());
@@ -76,8 +76,8 @@ TEST(Env, BadArgumentsLeaveOutUntouched) {
   KilnEnv* env = Sentinel<KilnEnv>();
   ExpectError(api().CreateEnv(static_cast<KilnLoggingLevel>(5), "x", &env), KILN_INVALID_ARGUMENT,
               "CreateEnv", "min_severity");
-  ExpectError(api().CreateEnv(static_cast<KilnLoggingLevel>(-1), "x", &env),
-              KILN_INVALID_ARGUMENT, "CreateEnv", "min_severity");
+  ExpectError(api().CreateEnv(static_cast<KilnLoggingLevel>(-1), "x", &env), KILN_INVALID_ARGUMENT,
+              "CreateEnv", "min_severity");
   ExpectError(api().CreateEnv(KILN_LOGGING_LEVEL_INFO, nullptr, &env), KILN_INVALID_ARGUMENT,
               "CreateEnv", "log_id");
   ExpectError(api().CreateEnv(KILN_LOGGING_LEVEL_INFO, "bad \xFF utf-8", &env),
@@ -87,14 +87,13 @@ TEST(Env, BadArgumentsLeaveOutUntouched) {
   Log log;
   ExpectError(api().CreateEnvWithCustomLogger(nullptr, &log, KILN_LOGGING_LEVEL_INFO, "x", &env),
               KILN_INVALID_ARGUMENT, "CreateEnvWithCustomLogger", "logging_function");
-  ExpectError(api().CreateEnvWithCustomLogger(&Record, &log, static_cast<KilnLoggingLevel>(9), "x",
-                                              &env),
-              KILN_INVALID_ARGUMENT, "CreateEnvWithCustomLogger", "min_severity");
-  ExpectError(api().CreateEnvWithCustomLogger(&Record, &log, KILN_LOGGING_LEVEL_INFO, nullptr,
-                                              &env),
-              KILN_INVALID_ARGUMENT, "CreateEnvWithCustomLogger", "log_id");
-  ExpectError(api().CreateEnvWithCustomLogger(&Record, &log, KILN_LOGGING_LEVEL_INFO, "x",
-                                              nullptr),
+  ExpectError(
+      api().CreateEnvWithCustomLogger(&Record, &log, static_cast<KilnLoggingLevel>(9), "x", &env),
+      KILN_INVALID_ARGUMENT, "CreateEnvWithCustomLogger", "min_severity");
+  ExpectError(
+      api().CreateEnvWithCustomLogger(&Record, &log, KILN_LOGGING_LEVEL_INFO, nullptr, &env),
+      KILN_INVALID_ARGUMENT, "CreateEnvWithCustomLogger", "log_id");
+  ExpectError(api().CreateEnvWithCustomLogger(&Record, &log, KILN_LOGGING_LEVEL_INFO, "x", nullptr),
               KILN_INVALID_ARGUMENT, "CreateEnvWithCustomLogger", "out");
   EXPECT_EQ(env, Sentinel<KilnEnv>());
   EXPECT_TRUE(log.lines.empty());

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Link checks on the built libkiln.so (DESIGN.md §3 rule 1).
-#   link_checks.sh exports|defs|soname LIBRARY
+#   link_checks.sh exports|defs|no-static-init|soname LIBRARY
 set -euo pipefail
 check=$1
 lib=$2
@@ -17,6 +17,11 @@ case "$check" in
     out=$(ldd -r "$lib" 2>&1)
     echo "$out"
     if echo "$out" | grep -q 'undefined symbol'; then echo "FAIL: undefined symbols"; exit 1; fi
+    ;;
+  no-static-init)
+    # Nothing runs at load time (DESIGN.md §3 rule 10): no dynamic initialisers of globals.
+    init=$(nm "$lib" | grep -E '_GLOBAL__sub_I_|_GLOBAL__I_' || true)
+    [ -z "$init" ] || { echo "FAIL: static initialisers: $init"; exit 1; }
     ;;
   soname)
     soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')

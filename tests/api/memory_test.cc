@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "api_test_util.h"
@@ -15,8 +16,8 @@ namespace {
 
 TEST(MemoryInfo, CpuInfoGetters) {
   for (KilnAllocatorType at : {KILN_DEVICE_ALLOCATOR, KILN_ARENA_ALLOCATOR}) {
-    for (KilnMemType mt : {KILN_MEM_TYPE_CPU_INPUT, KILN_MEM_TYPE_CPU_OUTPUT,
-                           KILN_MEM_TYPE_DEFAULT}) {
+    for (KilnMemType mt :
+         {KILN_MEM_TYPE_CPU_INPUT, KILN_MEM_TYPE_CPU_OUTPUT, KILN_MEM_TYPE_DEFAULT}) {
       KilnMemoryInfo* info = nullptr;
       ExpectOk(api().CreateCpuMemoryInfo(at, mt, &info));
       const char* name = nullptr;
@@ -55,13 +56,12 @@ TEST(MemoryInfo, BadArgumentsLeaveOutUntouched) {
   KilnMemoryInfo* info = Sentinel<KilnMemoryInfo>();
   ExpectError(api().CreateCpuMemoryInfo(KILN_INVALID_ALLOCATOR, KILN_MEM_TYPE_DEFAULT, &info),
               KILN_INVALID_ARGUMENT, "CreateCpuMemoryInfo", "allocator_type");
-  ExpectError(api().CreateCpuMemoryInfo(static_cast<KilnAllocatorType>(2), KILN_MEM_TYPE_DEFAULT,
-                                        &info),
-              KILN_INVALID_ARGUMENT, "CreateCpuMemoryInfo", "allocator_type");
+  ExpectError(
+      api().CreateCpuMemoryInfo(static_cast<KilnAllocatorType>(2), KILN_MEM_TYPE_DEFAULT, &info),
+      KILN_INVALID_ARGUMENT, "CreateCpuMemoryInfo", "allocator_type");
   ExpectError(api().CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, static_cast<KilnMemType>(1), &info),
               KILN_INVALID_ARGUMENT, "CreateCpuMemoryInfo", "mem_type");
-  ExpectError(api().CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, static_cast<KilnMemType>(-3),
-                                        &info),
+  ExpectError(api().CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, static_cast<KilnMemType>(-3), &info),
               KILN_INVALID_ARGUMENT, "CreateCpuMemoryInfo", "mem_type");
   EXPECT_EQ(info, Sentinel<KilnMemoryInfo>());
 }
@@ -120,7 +120,9 @@ TEST(Allocator, UserAllocatorIsCalled) {
 }
 
 const KilnMemoryInfo* g_user_info = nullptr;
-const KilnMemoryInfo* KILN_API_CALL UserInfo(const KilnAllocator*) { return g_user_info; }
+const KilnMemoryInfo* KILN_API_CALL UserInfo(const KilnAllocator*) {
+  return g_user_info;
+}
 
 TEST(Allocator, UserAllocatorInfoCallback) {
   CountingAllocator counting;
@@ -164,6 +166,21 @@ TEST(Allocator, MalformedAllocatorsAreRejected) {
   api().ReleaseEnv(env);
   EXPECT_EQ(p, Sentinel<void>());
   EXPECT_EQ(counting.live(), 0);
+}
+
+void* KILN_API_CALL ThrowingAlloc(KilnAllocator*, size_t) {
+  throw std::runtime_error("allocator exploded");
+}
+
+TEST(Allocator, ExceptionFromAUserCallbackBecomesAStatus) {
+  CountingAllocator counting;
+  counting.get()->Alloc = &ThrowingAlloc;
+  void* p = Sentinel<void>();
+  KilnStatus* s = api().AllocatorAlloc(counting.get(), 8, &p);
+  EXPECT_EQ(api().GetErrorCode(s), KILN_RUNTIME_EXCEPTION);
+  EXPECT_STREQ(api().GetErrorMessage(s), "AllocatorAlloc: allocator exploded");
+  api().ReleaseStatus(s);
+  EXPECT_EQ(p, Sentinel<void>());
 }
 
 TEST(Allocator, UserAllocatorOutOfMemory) {

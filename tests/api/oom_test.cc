@@ -23,10 +23,10 @@ namespace {
 // A caller's KilnAllocator whose memory comes through the hooked operator new, so its
 // allocations fail along with Kiln's.
 void* KILN_API_CALL HookedAlloc(KilnAllocator*, size_t size) {
-  return ::operator new(size, std::align_val_t{64}, std::nothrow);
+  return ::operator new (size, std::align_val_t{64}, std::nothrow);
 }
 void KILN_API_CALL HookedFree(KilnAllocator*, void* p) {
-  ::operator delete(p, std::align_val_t{64});
+  ::operator delete (p, std::align_val_t{64});
 }
 KilnAllocator g_hooked{KILN_API_VERSION, &HookedAlloc, &HookedFree, nullptr};
 
@@ -130,7 +130,9 @@ std::vector<OomCase> Cases() {
          return s;
        }},
       {"AllocatorGetInfo",
-       [](Objects& b, Outs& o, Made&) { return api().AllocatorGetInfo(b.allocator, &o.const_info); }},
+       [](Objects& b, Outs& o, Made&) {
+         return api().AllocatorGetInfo(b.allocator, &o.const_info);
+       }},
       {"CreateTensorAsValue",
        [](Objects& b, Outs& o, Made& m) {
          KilnStatus* s =
@@ -153,7 +155,9 @@ std::vector<OomCase> Cases() {
       {"GetTensorSizeInBytes",
        [](Objects& b, Outs& o, Made&) { return api().GetTensorSizeInBytes(b.value, &o.size); }},
       {"GetTensorMemoryInfo",
-       [](Objects& b, Outs& o, Made&) { return api().GetTensorMemoryInfo(b.value, &o.const_info); }},
+       [](Objects& b, Outs& o, Made&) {
+         return api().GetTensorMemoryInfo(b.value, &o.const_info);
+       }},
       {"GetTensorTypeAndShape",
        [](Objects& b, Outs& o, Made& m) {
          KilnStatus* s = api().GetTensorTypeAndShape(b.value, &o.shape);
@@ -173,7 +177,9 @@ std::vector<OomCase> Cases() {
       {"GetSymbolicDimensions",
        [](Objects& b, Outs& o, Made&) { return api().GetSymbolicDimensions(b.shape, o.names, 2); }},
       {"GetTensorShapeElementCount",
-       [](Objects& b, Outs& o, Made&) { return api().GetTensorShapeElementCount(b.shape, &o.size); }},
+       [](Objects& b, Outs& o, Made&) {
+         return api().GetTensorShapeElementCount(b.shape, &o.size);
+       }},
       {"ReleaseTensorTypeAndShapeInfo",
        [](Objects& b, Outs&, Made&) {
          api().ReleaseTensorTypeAndShapeInfo(b.shape);
@@ -182,7 +188,7 @@ std::vector<OomCase> Cases() {
        }},
       {"FillStringTensor",
        [](Objects& b, Outs&, Made&) {
-         const char* s[] = {"one", "two", "a string long enough to need the heap",
+         const char* s[] = {"one",  "two",  "a string long enough to need the heap",
                             "four", "five", "a second string long enough to need the heap"};
          return api().FillStringTensor(b.strings, s, 6);
        }},
@@ -192,7 +198,9 @@ std::vector<OomCase> Cases() {
                                               3);
        }},
       {"GetStringTensorDataLength",
-       [](Objects& b, Outs& o, Made&) { return api().GetStringTensorDataLength(b.strings, &o.size); }},
+       [](Objects& b, Outs& o, Made&) {
+         return api().GetStringTensorDataLength(b.strings, &o.size);
+       }},
       {"GetStringTensorContent",
        [](Objects& b, Outs& o, Made&) {
          return api().GetStringTensorContent(b.strings, o.bytes, 4, o.offsets, 6);
@@ -202,7 +210,9 @@ std::vector<OomCase> Cases() {
          return api().GetStringTensorElementLength(b.strings, 0, &o.size);
        }},
       {"GetStringTensorElement",
-       [](Objects& b, Outs& o, Made&) { return api().GetStringTensorElement(b.strings, 4, 0, o.bytes); }},
+       [](Objects& b, Outs& o, Made&) {
+         return api().GetStringTensorElement(b.strings, 4, 0, o.bytes);
+       }},
       {"ReleaseValue",
        [](Objects& b, Outs&, Made&) {
          api().ReleaseValue(b.value);
@@ -284,17 +294,21 @@ void RunAll(bool sticky) {
     if (r.injected > 0) std::printf("  %-32s %ld injected failures\n", entry.c_str(), r.injected);
   }
   // The hook must reach inside the library: these entries cannot work without allocating.
-  for (const char* entry : {"CreateStatus", "CreateEnv", "CreateEnvWithCustomLogger",
-                            "CreateCpuMemoryInfo", "AllocatorAlloc", "CreateTensorAsValue",
-                            "CreateTensorWithDataAsValue", "GetTensorTypeAndShape",
-                            "FillStringTensor", "FillStringTensorElement"}) {
+  for (const char* entry :
+       {"CreateStatus", "CreateEnv", "CreateEnvWithCustomLogger", "CreateCpuMemoryInfo",
+        "AllocatorAlloc", "CreateTensorAsValue", "CreateTensorWithDataAsValue",
+        "GetTensorTypeAndShape", "FillStringTensor", "FillStringTensorElement"}) {
     EXPECT_GT(results[entry].injected, 0) << entry << " saw no injected failure";
   }
 }
 
-TEST(FailureInjection, NthAllocationFails) { RunAll(/*sticky=*/false); }
+TEST(FailureInjection, NthAllocationFails) {
+  RunAll(/*sticky=*/false);
+}
 
-TEST(FailureInjection, NthAndEveryLaterAllocationFail) { RunAll(/*sticky=*/true); }
+TEST(FailureInjection, NthAndEveryLaterAllocationFail) {
+  RunAll(/*sticky=*/true);
+}
 
 }  // namespace
 }  // namespace kiln_test

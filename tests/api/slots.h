@@ -11,45 +11,45 @@
 #include "kiln/kiln_c_api.h"
 
 // X(name, returns_status)
-#define KILN_TEST_SLOTS(X)                 \
-  X(CreateStatus, false)                   \
-  X(GetErrorCode, false)                   \
-  X(GetErrorMessage, false)                \
-  X(ReleaseStatus, false)                  \
-  X(CreateEnv, true)                       \
-  X(CreateEnvWithCustomLogger, true)       \
-  X(ReleaseEnv, false)                     \
-  X(CreateCpuMemoryInfo, true)             \
-  X(MemoryInfoGetName, true)               \
-  X(MemoryInfoGetId, true)                 \
-  X(MemoryInfoGetMemType, true)            \
-  X(MemoryInfoGetType, true)               \
-  X(MemoryInfoEquals, true)                \
-  X(ReleaseMemoryInfo, false)              \
-  X(GetAllocatorWithDefaultOptions, true)  \
-  X(AllocatorAlloc, true)                  \
-  X(AllocatorFree, true)                   \
-  X(AllocatorGetInfo, true)                \
-  X(CreateTensorAsValue, true)             \
-  X(CreateTensorWithDataAsValue, true)     \
-  X(GetValueType, true)                    \
-  X(IsTensor, true)                        \
-  X(GetTensorMutableData, true)            \
-  X(GetTensorSizeInBytes, true)            \
-  X(GetTensorMemoryInfo, true)             \
-  X(GetTensorTypeAndShape, true)           \
-  X(GetTensorElementType, true)            \
-  X(GetDimensionsCount, true)              \
-  X(GetDimensions, true)                   \
-  X(GetSymbolicDimensions, true)           \
-  X(GetTensorShapeElementCount, true)      \
-  X(ReleaseTensorTypeAndShapeInfo, false)  \
-  X(FillStringTensor, true)                \
-  X(FillStringTensorElement, true)         \
-  X(GetStringTensorDataLength, true)       \
-  X(GetStringTensorContent, true)          \
-  X(GetStringTensorElementLength, true)    \
-  X(GetStringTensorElement, true)          \
+#define KILN_TEST_SLOTS(X)                \
+  X(CreateStatus, false)                  \
+  X(GetErrorCode, false)                  \
+  X(GetErrorMessage, false)               \
+  X(ReleaseStatus, false)                 \
+  X(CreateEnv, true)                      \
+  X(CreateEnvWithCustomLogger, true)      \
+  X(ReleaseEnv, false)                    \
+  X(CreateCpuMemoryInfo, true)            \
+  X(MemoryInfoGetName, true)              \
+  X(MemoryInfoGetId, true)                \
+  X(MemoryInfoGetMemType, true)           \
+  X(MemoryInfoGetType, true)              \
+  X(MemoryInfoEquals, true)               \
+  X(ReleaseMemoryInfo, false)             \
+  X(GetAllocatorWithDefaultOptions, true) \
+  X(AllocatorAlloc, true)                 \
+  X(AllocatorFree, true)                  \
+  X(AllocatorGetInfo, true)               \
+  X(CreateTensorAsValue, true)            \
+  X(CreateTensorWithDataAsValue, true)    \
+  X(GetValueType, true)                   \
+  X(IsTensor, true)                       \
+  X(GetTensorMutableData, true)           \
+  X(GetTensorSizeInBytes, true)           \
+  X(GetTensorMemoryInfo, true)            \
+  X(GetTensorTypeAndShape, true)          \
+  X(GetTensorElementType, true)           \
+  X(GetDimensionsCount, true)             \
+  X(GetDimensions, true)                  \
+  X(GetSymbolicDimensions, true)          \
+  X(GetTensorShapeElementCount, true)     \
+  X(ReleaseTensorTypeAndShapeInfo, false) \
+  X(FillStringTensor, true)               \
+  X(FillStringTensorElement, true)        \
+  X(GetStringTensorDataLength, true)      \
+  X(GetStringTensorContent, true)         \
+  X(GetStringTensorElementLength, true)   \
+  X(GetStringTensorElement, true)         \
   X(ReleaseValue, false)
 
 namespace kiln_test {

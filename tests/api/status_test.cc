@@ -56,8 +56,7 @@ TEST(Status, ReleasedStatusIsReportedNotRead) {
   KilnStatus* s = api().CreateStatus(KILN_FAIL, "gone");
   api().ReleaseStatus(s);
   EXPECT_EQ(api().GetErrorCode(s), KILN_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(api().GetErrorMessage(s)).find("not a live KilnStatus"),
-            std::string::npos);
+  EXPECT_NE(std::string(api().GetErrorMessage(s)).find("not a live KilnStatus"), std::string::npos);
   testing::internal::CaptureStderr();
   api().ReleaseStatus(s);  // a second release is ignored, and said so
   EXPECT_NE(testing::internal::GetCapturedStderr().find("ReleaseStatus"), std::string::npos);

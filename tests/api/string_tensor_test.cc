@@ -31,8 +31,12 @@ TEST(StringTensor, FreshTensorHoldsEmptyStrings) {
 
 TEST(StringTensor, FillAndReadBack) {
   TestTensor t(KILN_ELEMENT_TYPE_STRING);
-  const char* in[] = {"kiln", "", "caf\xC3\xA9", "\xF0\x9F\x94\xA5 fire",
-                      "a string long enough to leave the small-string buffer", "z"};
+  const char* in[] = {"kiln",
+                      "",
+                      "caf\xC3\xA9",
+                      "\xF0\x9F\x94\xA5 fire",
+                      "a string long enough to leave the small-string buffer",
+                      "z"};
   ExpectOk(api().FillStringTensor(t.get(), in, 6));
   EXPECT_EQ(ReadAll(t.get(), 6), std::vector<std::string>(in, in + 6));
   ExpectOk(api().FillStringTensorElement(t.get(), "replaced", 1));

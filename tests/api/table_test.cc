@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,18 @@ TEST(ApiTable, SlotListMatchesTheStruct) {
   for (size_t i = 0; i < count; ++i) {
     EXPECT_EQ(kSlots[i].offset, i * sizeof(void*)) << kSlots[i].name << " moved";
   }
+}
+
+// DESIGN.md §3 rule 4: every handle type a Create… or Get… entry hands out has a Release… entry.
+TEST(ApiTable, EveryOwnedHandleTypeHasARelease) {
+  const std::set<std::string> names = SlotNames(false);
+  for (const char* release : {"ReleaseStatus", "ReleaseEnv", "ReleaseMemoryInfo",
+                              "ReleaseTensorTypeAndShapeInfo", "ReleaseValue"}) {
+    EXPECT_EQ(names.count(release), 1u) << release;
+  }
+  size_t releases = 0;
+  for (const std::string& n : names) releases += n.rfind("Release", 0) == 0 ? 1 : 0;
+  EXPECT_EQ(releases, 5u) << "a new handle type needs its Release entry listed here";
 }
 
 TEST(ApiTable, EverySlotIsFilled) {

@@ -93,8 +93,8 @@ TEST(Tensor, TypeAndShapeInfo) {
 
 TEST(Tensor, ScalarAndEmptyTensors) {
   KilnValue* scalar = nullptr;
-  ExpectOk(api().CreateTensorAsValue(DefaultAllocator(), nullptr, 0, KILN_ELEMENT_TYPE_DOUBLE,
-                                     &scalar));
+  ExpectOk(
+      api().CreateTensorAsValue(DefaultAllocator(), nullptr, 0, KILN_ELEMENT_TYPE_DOUBLE, &scalar));
   size_t bytes = 0;
   ExpectOk(api().GetTensorSizeInBytes(scalar, &bytes));
   EXPECT_EQ(bytes, 8u);
@@ -130,29 +130,31 @@ TEST(Tensor, ValueKind) {
 TEST(Tensor, CreateRejectsBadShapesAndTypes) {
   KilnValue* v = Sentinel<KilnValue>();
   const int64_t negative[] = {2, -1};
-  ExpectError(api().CreateTensorAsValue(DefaultAllocator(), negative, 2, KILN_ELEMENT_TYPE_FLOAT,
-                                        &v),
-              KILN_INVALID_ARGUMENT, "CreateTensorAsValue", "shape");
+  ExpectError(
+      api().CreateTensorAsValue(DefaultAllocator(), negative, 2, KILN_ELEMENT_TYPE_FLOAT, &v),
+      KILN_INVALID_ARGUMENT, "CreateTensorAsValue", "shape");
   const int64_t overflow[] = {int64_t{1} << 40, int64_t{1} << 40};
-  ExpectError(api().CreateTensorAsValue(DefaultAllocator(), overflow, 2, KILN_ELEMENT_TYPE_UINT8,
-                                        &v),
-              KILN_INVALID_ARGUMENT, "CreateTensorAsValue", "shape");
+  ExpectError(
+      api().CreateTensorAsValue(DefaultAllocator(), overflow, 2, KILN_ELEMENT_TYPE_UINT8, &v),
+      KILN_INVALID_ARGUMENT, "CreateTensorAsValue", "shape");
   const int64_t byte_overflow[] = {int64_t{1} << 62};  // the count fits, the bytes do not
-  ExpectError(api().CreateTensorAsValue(DefaultAllocator(), byte_overflow, 1,
-                                        KILN_ELEMENT_TYPE_FLOAT, &v),
-              KILN_INVALID_ARGUMENT, "CreateTensorAsValue", "shape");
-  ExpectError(api().CreateTensorAsValue(DefaultAllocator(), nullptr, 2, KILN_ELEMENT_TYPE_FLOAT, &v),
-              KILN_INVALID_ARGUMENT, "CreateTensorAsValue", "shape");
+  ExpectError(
+      api().CreateTensorAsValue(DefaultAllocator(), byte_overflow, 1, KILN_ELEMENT_TYPE_FLOAT, &v),
+      KILN_INVALID_ARGUMENT, "CreateTensorAsValue", "shape");
+  ExpectError(
+      api().CreateTensorAsValue(DefaultAllocator(), nullptr, 2, KILN_ELEMENT_TYPE_FLOAT, &v),
+      KILN_INVALID_ARGUMENT, "CreateTensorAsValue", "shape");
   const int64_t ok[] = {2};
   for (int bad : {0, 27, -1, 1000}) {
-    ExpectError(api().CreateTensorAsValue(DefaultAllocator(), ok, 1,
-                                          static_cast<KilnElementType>(bad), &v),
-                KILN_INVALID_ARGUMENT, "CreateTensorAsValue", "element_type");
+    ExpectError(
+        api().CreateTensorAsValue(DefaultAllocator(), ok, 1, static_cast<KilnElementType>(bad), &v),
+        KILN_INVALID_ARGUMENT, "CreateTensorAsValue", "element_type");
   }
   ExpectError(api().CreateTensorAsValue(nullptr, ok, 1, KILN_ELEMENT_TYPE_FLOAT, &v),
               KILN_INVALID_ARGUMENT, "CreateTensorAsValue", "allocator");
-  ExpectError(api().CreateTensorAsValue(DefaultAllocator(), ok, 1, KILN_ELEMENT_TYPE_FLOAT, nullptr),
-              KILN_INVALID_ARGUMENT, "CreateTensorAsValue", "out");
+  ExpectError(
+      api().CreateTensorAsValue(DefaultAllocator(), ok, 1, KILN_ELEMENT_TYPE_FLOAT, nullptr),
+      KILN_INVALID_ARGUMENT, "CreateTensorAsValue", "out");
   EXPECT_EQ(v, Sentinel<KilnValue>());
 }
 
@@ -212,7 +214,8 @@ TEST(Tensor, WrapsTheCallersBufferWithoutCopying) {
   uint8_t nibbles[3] = {0x21, 0x43, 0x05};  // five int4 values
   const int64_t five[] = {5};
   info = NewCpuInfo();
-  ExpectOk(api().CreateTensorWithDataAsValue(info, nibbles, 3, five, 1, KILN_ELEMENT_TYPE_INT4, &v));
+  ExpectOk(
+      api().CreateTensorWithDataAsValue(info, nibbles, 3, five, 1, KILN_ELEMENT_TYPE_INT4, &v));
   size_t bytes = 0;
   ExpectOk(api().GetTensorSizeInBytes(v, &bytes));
   EXPECT_EQ(bytes, 3u);
@@ -226,9 +229,9 @@ TEST(Tensor, WrapRejectsMismatchedBuffers) {
   const int64_t shape[] = {2, 3};
   KilnValue* v = Sentinel<KilnValue>();
   for (size_t len : {sizeof buffer - 1, sizeof buffer + 4, size_t{0}}) {
-    ExpectError(api().CreateTensorWithDataAsValue(info, buffer, len, shape, 2,
-                                                  KILN_ELEMENT_TYPE_FLOAT, &v),
-                KILN_INVALID_ARGUMENT, "CreateTensorWithDataAsValue", "data_len");
+    ExpectError(
+        api().CreateTensorWithDataAsValue(info, buffer, len, shape, 2, KILN_ELEMENT_TYPE_FLOAT, &v),
+        KILN_INVALID_ARGUMENT, "CreateTensorWithDataAsValue", "data_len");
   }
   ExpectError(api().CreateTensorWithDataAsValue(info, nullptr, sizeof buffer, shape, 2,
                                                 KILN_ELEMENT_TYPE_FLOAT, &v),
