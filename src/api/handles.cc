@@ -1,5 +1,6 @@
 #include "api/handles.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <deque>
@@ -32,19 +33,23 @@ struct Registry {
 // Built on first use and never destroyed (handles may be released from static destructors).
 // Returns nullptr when it cannot be built yet (out of memory); a later call tries again.
 Registry* GetRegistry(bool create) noexcept {
-  static std::mutex build_mutex;  // constexpr-constructed, trivially destructible on glibc
-  static Registry* instance = nullptr;
+  static std::atomic<Registry*> instance{nullptr};  // constant-initialised
+  Registry* r = instance.load(std::memory_order_acquire);
+  if (r != nullptr || !create) return r;
+  static std::mutex build_mutex;
   std::lock_guard<std::mutex> lock(build_mutex);
-  if (instance == nullptr && create) {
+  r = instance.load(std::memory_order_relaxed);
+  if (r == nullptr) {
     try {
-      auto* r = new Registry();
+      r = new Registry();
       r->handles.reserve(64);
-      instance = r;
     } catch (...) {
+      delete r;
       return nullptr;
     }
+    instance.store(r, std::memory_order_release);
   }
-  return instance;
+  return r;
 }
 
 }  // namespace
