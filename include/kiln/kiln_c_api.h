@@ -39,7 +39,8 @@
  *   KILN_INVALID_ARGUMENT rather than a crash (best effort: a released handle whose address was
  *   reused by a new object of the same type cannot be told apart from it).
  * - Strings are UTF-8; dimensions are int64_t; counts and byte sizes are size_t.
- * - Handles may be released in any order: objects keep what they need alive.
+ * - Handles may be released in any order: objects keep what they need alive. A handle must not be
+ *   released while another thread is still using it.
  *
  * The header is C99; it is also valid C++.
  */
@@ -220,7 +221,8 @@ typedef struct KilnApi {
   /**
    * Creates a status, e.g. for a user callback to report an error.
    *
-   * @param[in] code  The error code; a value this library does not know is stored as KILN_FAIL.
+   * @param[in] code  The error code; KILN_OK (a status is always an error) and values this
+   *                  library does not know are stored as KILN_FAIL.
    * @param[in] msg   UTF-8 message, copied; NULL is taken as "".
    * @return An owned status, released with ReleaseStatus. If its memory cannot be allocated the
    *         result is a shared status with code KILN_OUT_OF_MEMORY (also released with

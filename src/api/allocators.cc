@@ -29,7 +29,15 @@ class UserAllocator final : public Allocator {
   UserAllocator(KilnAllocator* allocator, const MemoryInfo& info)
       : allocator_(allocator), info_(info) {}
   void* Alloc(size_t bytes) override { return allocator_->Alloc(allocator_, bytes); }
-  void Free(void* p) noexcept override { allocator_->Free(allocator_, p); }
+  void Free(void* p) noexcept override {
+    try {
+      allocator_->Free(allocator_, p);
+    } catch (...) {
+      // Free has no way to report; a C++ caller's callback that throws must not abort.
+      LogProcess(LogLevel::kError, "kiln.api", KILN_LOCATION,
+                 "a caller's KilnAllocator Free callback threw an exception; ignored");
+    }
+  }
   const MemoryInfo& Info() const noexcept override { return info_; }
 
  private:

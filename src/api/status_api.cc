@@ -17,7 +17,7 @@ bool IsLiveStatus(const KilnStatus* status) noexcept {
 KilnStatus* KILN_API_CALL CreateStatus(KilnErrorCode code, const char* msg) {
   const int v = EnumValue(code);
   const KilnErrorCode known =
-      v >= KILN_OK && v <= KILN_TERMINATED ? static_cast<KilnErrorCode>(v) : KILN_FAIL;
+      v > KILN_OK && v <= KILN_TERMINATED ? static_cast<KilnErrorCode>(v) : KILN_FAIL;
   return MakeStatus(known, nullptr, msg == nullptr ? "" : msg);
 }
 

@@ -1,5 +1,6 @@
 #include "core/allocator.h"
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -14,6 +15,9 @@ bool MemoryInfo::SameMemory(const MemoryInfo& other) const noexcept {
 }
 
 void* CpuAlignedAlloc(size_t bytes) noexcept {
+  // No object may exceed PTRDIFF_MAX bytes; past that, the aligned operator new's rounding up to
+  // the alignment can even wrap around to a tiny block.
+  if (bytes > static_cast<size_t>(PTRDIFF_MAX)) return nullptr;
   return ::operator new (bytes == 0 ? 1 : bytes, std::align_val_t{kTensorAlignment}, std::nothrow);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
+#include <shared_mutex>
 #include <utility>
 #include <vector>
 
@@ -31,8 +32,11 @@ void WriteStderr(LogLevel level, const char* category, const char* id, const cha
                message);
 }
 
+// Logging takes the lock shared, so concurrent messages (and a callback that takes a lock of the
+// caller's own while another thread logs) do not wait on each other; attaching and detaching take
+// it exclusively, so once DetachProcessLogger returns the logger is never called again.
 struct ProcessLoggers {
-  std::mutex mutex;
+  std::shared_mutex mutex;
   std::vector<const Logger*> loggers;
 };
 
@@ -63,14 +67,14 @@ void Logger::Log(LogLevel level, const char* category, const char* location,
 
 void AttachProcessLogger(const Logger* logger) {
   ProcessLoggers& p = Process();
-  std::lock_guard<std::mutex> lock(p.mutex);
+  std::unique_lock<std::shared_mutex> lock(p.mutex);
   p.loggers.push_back(logger);
 }
 
 void DetachProcessLogger(const Logger* logger) noexcept {
   try {
     ProcessLoggers& p = Process();
-    std::lock_guard<std::mutex> lock(p.mutex);
+    std::unique_lock<std::shared_mutex> lock(p.mutex);
     p.loggers.erase(std::remove(p.loggers.begin(), p.loggers.end(), logger), p.loggers.end());
   } catch (...) {
     // Process() could not be built, so no logger was ever attached.
@@ -81,7 +85,7 @@ void LogProcess(LogLevel level, const char* category, const char* location,
                 const char* message) noexcept {
   try {
     ProcessLoggers& p = Process();
-    std::lock_guard<std::mutex> lock(p.mutex);
+    std::shared_lock<std::shared_mutex> lock(p.mutex);
     if (!p.loggers.empty()) {
       p.loggers.front()->Log(level, category, location, message);
       return;

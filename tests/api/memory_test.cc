@@ -96,13 +96,17 @@ TEST(Allocator, DefaultAllocatorIsAlignedAndUsable) {
 TEST(Allocator, ImpossibleSizeIsOutOfMemory) {
   KilnAllocator* a = nullptr;
   ExpectOk(api().GetAllocatorWithDefaultOptions(&a));
-  void* p = Sentinel<void>();
-  KilnStatus* s = api().AllocatorAlloc(a, std::numeric_limits<size_t>::max() - 4096, &p);
-  ASSERT_NE(s, nullptr);
-  EXPECT_EQ(api().GetErrorCode(s), KILN_OUT_OF_MEMORY);
-  EXPECT_EQ(std::string(api().GetErrorMessage(s)).rfind("AllocatorAlloc: ", 0), 0u);
-  api().ReleaseStatus(s);
-  EXPECT_EQ(p, Sentinel<void>());
+  const size_t max = std::numeric_limits<size_t>::max();
+  // The last few sizes are where rounding up to the alignment would wrap around.
+  for (size_t size : {max - 4096, max - 63, max - 10, max}) {
+    void* p = Sentinel<void>();
+    KilnStatus* s = api().AllocatorAlloc(a, size, &p);
+    ASSERT_NE(s, nullptr) << size;
+    EXPECT_EQ(api().GetErrorCode(s), KILN_OUT_OF_MEMORY);
+    EXPECT_EQ(std::string(api().GetErrorMessage(s)).rfind("AllocatorAlloc: ", 0), 0u);
+    api().ReleaseStatus(s);
+    EXPECT_EQ(p, Sentinel<void>());
+  }
 }
 
 TEST(Allocator, UserAllocatorIsCalled) {
@@ -181,6 +185,25 @@ TEST(Allocator, ExceptionFromAUserCallbackBecomesAStatus) {
   EXPECT_STREQ(api().GetErrorMessage(s), "AllocatorAlloc: allocator exploded");
   api().ReleaseStatus(s);
   EXPECT_EQ(p, Sentinel<void>());
+}
+
+void KILN_API_CALL ThrowingFree(KilnAllocator*, void* p) {
+  std::free(p);
+  throw std::runtime_error("free exploded");
+}
+
+TEST(Allocator, ThrowingFreeCallbackIsLoggedNotFatal) {
+  KilnAllocator throwing{KILN_API_VERSION,
+                         [](KilnAllocator*, size_t size) -> void* {
+                           return std::aligned_alloc(64, (size + 63) / 64 * 64);
+                         },
+                         &ThrowingFree, nullptr};
+  const int64_t shape[] = {8};
+  KilnValue* v = nullptr;
+  ExpectOk(api().CreateTensorAsValue(&throwing, shape, 1, KILN_ELEMENT_TYPE_FLOAT, &v));
+  testing::internal::CaptureStderr();
+  api().ReleaseValue(v);  // the process goes on
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("Free callback threw"), std::string::npos);
 }
 
 TEST(Allocator, UserAllocatorOutOfMemory) {

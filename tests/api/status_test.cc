@@ -9,13 +9,19 @@ namespace kiln_test {
 namespace {
 
 TEST(Status, CarriesCodeAndMessage) {
-  for (int code = KILN_OK; code <= KILN_TERMINATED; ++code) {
+  for (int code = KILN_FAIL; code <= KILN_TERMINATED; ++code) {
     KilnStatus* s = api().CreateStatus(static_cast<KilnErrorCode>(code), "caf\xC3\xA9 failed");
     ASSERT_NE(s, nullptr);
     EXPECT_EQ(api().GetErrorCode(s), code);
     EXPECT_STREQ(api().GetErrorMessage(s), "caf\xC3\xA9 failed");
     api().ReleaseStatus(s);
   }
+}
+
+TEST(Status, OkIsNotAnErrorCodeAndIsStoredAsFail) {
+  KilnStatus* s = api().CreateStatus(KILN_OK, "a status is always an error");
+  EXPECT_EQ(api().GetErrorCode(s), KILN_FAIL);
+  api().ReleaseStatus(s);
 }
 
 TEST(Status, UnknownCodeIsStoredAsFail) {

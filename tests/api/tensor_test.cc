@@ -159,13 +159,25 @@ TEST(Tensor, CreateRejectsBadShapesAndTypes) {
 }
 
 TEST(Tensor, HugeAllocationIsOutOfMemory) {
-  const int64_t shape[] = {int64_t{1} << 60};
-  KilnValue* v = Sentinel<KilnValue>();
-  KilnStatus* s =
-      api().CreateTensorAsValue(DefaultAllocator(), shape, 1, KILN_ELEMENT_TYPE_UINT8, &v);
-  EXPECT_EQ(api().GetErrorCode(s), KILN_OUT_OF_MEMORY);
-  api().ReleaseStatus(s);
-  EXPECT_EQ(v, Sentinel<KilnValue>());
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  const struct {
+    std::vector<int64_t> shape;
+    KilnElementType type;
+  } cases[] = {
+      {{int64_t{1} << 60}, KILN_ELEMENT_TYPE_UINT8},
+      {{max, 2}, KILN_ELEMENT_TYPE_UINT8},  // 2^64-2 bytes: fits size_t, near its end
+      {{max}, KILN_ELEMENT_TYPE_INT16},
+      {{(int64_t{1} << 62) - 1}, KILN_ELEMENT_TYPE_FLOAT},
+      {{(int64_t{1} << 59) - 1}, KILN_ELEMENT_TYPE_STRING},
+  };
+  for (const auto& c : cases) {
+    KilnValue* v = Sentinel<KilnValue>();
+    KilnStatus* s =
+        api().CreateTensorAsValue(DefaultAllocator(), c.shape.data(), c.shape.size(), c.type, &v);
+    EXPECT_EQ(api().GetErrorCode(s), KILN_OUT_OF_MEMORY) << c.shape[0];
+    api().ReleaseStatus(s);
+    EXPECT_EQ(v, Sentinel<KilnValue>());
+  }
 }
 
 TEST(Tensor, UserAllocatorOwnsTheMemoryUntilRelease) {
