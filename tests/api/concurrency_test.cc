@@ -20,6 +20,7 @@ TEST(Concurrency, ThreadsCreateUseAndReleaseHandlesIndependently) {
   KilnAllocator* allocator = nullptr;
   ExpectOk(api().GetAllocatorWithDefaultOptions(&allocator));
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int r = 0; r < kRounds; ++r) {
@@ -39,7 +40,7 @@ TEST(Concurrency, ThreadsCreateUseAndReleaseHandlesIndependently) {
         ok = ok && api().GetTensorTypeAndShape(v, &info) == nullptr;
         size_t count = 0;
         ok = ok && api().GetTensorShapeElementCount(info, &count) == nullptr &&
-             count == static_cast<size_t>((t + 1) * (r % 7 + 1));
+             count == static_cast<size_t>(t + 1) * static_cast<size_t>(r % 7 + 1);
         char back[64] = {};
         size_t len = 0;
         ok = ok && api().GetStringTensorElementLength(s, 0, &len) == nullptr &&
