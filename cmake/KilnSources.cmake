@@ -1,4 +1,6 @@
-# The library's sources, one list: libkiln.so and libkiln.a are both built from it.
+# The library's sources, one list: libkiln.so and libkiln.a are both built from it. Unit tests
+# that sit beside their sources are listed in KILN_UNIT_TEST_SOURCES. Each kernel family keeps
+# its own list in src/kernels/cpu/<family>/sources.cmake.
 set(KILN_SOURCES
   src/api/allocators.cc
   src/api/api_table.cc
@@ -15,5 +17,24 @@ set(KILN_SOURCES
   src/core/logging.cc
   src/core/shape.cc
   src/core/tensor.cc
+  src/core/thread_pool.cc
   src/core/utf8.cc
+  src/ir/graph.cc
+  src/kernels/cpu/cpu_kernels.cc
+  src/kernels/kernel.cc
+  src/kernels/registry.cc
 )
+
+set(KILN_UNIT_TEST_SOURCES
+  src/core/data_type_test.cc
+  src/core/float16_test.cc
+  src/core/shape_test.cc
+  src/core/tensor_test.cc
+  src/core/thread_pool_test.cc
+  src/core/utf8_test.cc
+  src/ir/graph_test.cc
+)
+
+foreach(family controlflow elementwise linalg nn reduce rnn tensor)
+  include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/${family}/sources.cmake)
+endforeach()

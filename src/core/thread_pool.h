@@ -1,0 +1,59 @@
+// The intra-op thread pool: a fixed set of workers plus the calling thread, work handed out in
+// chunks from a shared counter so a stalled thread does not hold the others back.
+//
+//   kiln::ThreadPool pool(2);  // the caller and one worker
+//   pool.ParallelFor(rows, 16, [&](size_t begin, size_t end) { /* rows [begin, end) */ });
+#ifndef KILN_CORE_THREAD_POOL_H_
+#define KILN_CORE_THREAD_POOL_H_
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace kiln {
+
+class ThreadPool {
+ public:
+  // `threads` counts the caller: 1 runs everything inline. Values below 1 mean 1.
+  explicit ThreadPool(int threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const noexcept { return static_cast<int>(workers_.size()) + 1; }
+
+  // Calls fn(begin, end) over [0, n) in chunks of at least `grain` items, on the caller and the
+  // workers, and returns when every chunk is done. Safe to call from several threads at once and
+  // from inside fn. If fn throws, the remaining chunks are skipped and the first exception is
+  // rethrown here. Makes no heap allocation.
+  template <typename F>
+  void ParallelFor(size_t n, size_t grain, F&& fn) {
+    if (n == 0) return;
+    if (grain == 0) grain = 1;
+    if (workers_.empty() || n <= grain) {
+      fn(size_t{0}, n);
+      return;
+    }
+    auto thunk = [](void* ctx, size_t b, size_t e) { (*static_cast<F*>(ctx))(b, e); };
+    Run(n, grain, thunk, static_cast<void*>(&fn));
+  }
+
+ private:
+  struct Job;
+  void Run(size_t n, size_t grain, void (*fn)(void*, size_t, size_t), void* ctx);
+  static void Work(Job& job) noexcept;
+  void WorkerLoop() noexcept;
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<Job*> jobs_;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace kiln
+
+#endif  // KILN_CORE_THREAD_POOL_H_

@@ -1,0 +1,160 @@
+// The in-memory model: a Graph of Nodes and Values. No protobuf beyond src/onnx; the loader builds
+// this, the optimizer rewrites it, the planner reads it.
+//
+//   kiln::ir::Graph g;
+//   kiln::ir::Value* x = g.AddValue("x");
+//   g.inputs().push_back(x);
+//   kiln::ir::Node* relu = g.AddNode("relu0", "Relu", "");
+//   g.Connect(relu, {x}, {g.AddValue("y")});
+#ifndef KILN_IR_GRAPH_H_
+#define KILN_IR_GRAPH_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/data_type.h"
+#include "core/shape.h"
+#include "core/tensor.h"
+#include "ir/attribute.h"
+
+namespace kiln::ir {
+
+class Node;
+
+// What a value holds. Sequences, optionals and maps carry the element type of their tensors.
+enum class ValueKind : int { kUnknown = 0, kTensor = 1, kSequence = 2, kOptional = 3, kMap = 4 };
+
+// Static type knowledge: the element type (kUndefined when unknown) and the shape, when its rank is
+// known (dimensions -1 where unknown, with symbolic names where the model gives them).
+struct TypeInfo {
+  ValueKind kind = ValueKind::kUnknown;
+  DataType elem = DataType::kUndefined;
+  std::optional<Shape> shape;
+  // For kSequence/kOptional: the type of the contained value.
+  std::shared_ptr<const TypeInfo> contained;
+};
+
+// A named edge. One producer (a node, or none for graph inputs, initializers and values captured
+// from an enclosing graph) and any number of consumers.
+class Value {
+ public:
+  explicit Value(std::string name) : name_(std::move(name)) {}
+  const std::string& name() const noexcept { return name_; }
+  TypeInfo& type() noexcept { return type_; }
+  const TypeInfo& type() const noexcept { return type_; }
+  Node* producer() const noexcept { return producer_; }
+  const std::vector<Node*>& consumers() const noexcept { return consumers_; }
+  // The constant data when the value is an initializer; null otherwise.
+  const std::shared_ptr<const Tensor>& initializer() const noexcept { return initializer_; }
+  void set_initializer(std::shared_ptr<const Tensor> t) { initializer_ = std::move(t); }
+  // True for a name a subgraph reads from an enclosing graph.
+  bool is_outer() const noexcept { return outer_; }
+  void set_outer(bool outer) noexcept { outer_ = outer; }
+
+ private:
+  friend class Graph;
+  std::string name_;
+  TypeInfo type_;
+  Node* producer_ = nullptr;
+  std::vector<Node*> consumers_;
+  std::shared_ptr<const Tensor> initializer_;
+  bool outer_ = false;
+};
+
+class Node {
+ public:
+  Node(std::string name, std::string op_type, std::string domain)
+      : name_(std::move(name)), op_type_(std::move(op_type)), domain_(std::move(domain)) {}
+  const std::string& name() const noexcept { return name_; }
+  const std::string& op_type() const noexcept { return op_type_; }
+  // "" for the default ONNX domain (also written "ai.onnx" in models).
+  const std::string& domain() const noexcept { return domain_; }
+  // The opset version of domain() the model imports; set by the loader.
+  int64_t opset() const noexcept { return opset_; }
+  void set_opset(int64_t v) noexcept { opset_ = v; }
+  // nullptr entries are optional inputs/outputs left out (an empty name in ONNX).
+  const std::vector<Value*>& inputs() const noexcept { return inputs_; }
+  const std::vector<Value*>& outputs() const noexcept { return outputs_; }
+  std::vector<Attribute>& attributes() noexcept { return attributes_; }
+  const std::vector<Attribute>& attributes() const noexcept { return attributes_; }
+  const Attribute* FindAttribute(const std::string& name) const noexcept;
+  // "node 'conv1' (Conv)" for messages; "node #3 (Conv)" style is produced by the loader when a
+  // node has no name, so the name is never empty after loading.
+  std::string Describe() const;
+
+ private:
+  friend class Graph;
+  std::string name_;
+  std::string op_type_;
+  std::string domain_;
+  int64_t opset_ = 0;
+  std::vector<Value*> inputs_;
+  std::vector<Value*> outputs_;
+  std::vector<Attribute> attributes_;
+};
+
+class Graph {
+ public:
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  std::string& name() noexcept { return name_; }
+  const std::string& name() const noexcept { return name_; }
+
+  // Creates a value; the name must be new in this graph (throws kInvalidGraph otherwise).
+  Value* AddValue(const std::string& name);
+  // The value named `name` in this graph, or nullptr.
+  Value* FindValue(const std::string& name) const noexcept;
+  Node* AddNode(std::string name, std::string op_type, std::string domain);
+  // Sets the node's inputs and outputs and records producer/consumer links. An output that
+  // already has a producer is an error (kInvalidGraph, naming both nodes).
+  void Connect(Node* node, std::vector<Value*> inputs, std::vector<Value*> outputs);
+
+  std::vector<Value*>& inputs() noexcept { return inputs_; }
+  const std::vector<Value*>& inputs() const noexcept { return inputs_; }
+  std::vector<Value*>& outputs() noexcept { return outputs_; }
+  const std::vector<Value*>& outputs() const noexcept { return outputs_; }
+  // In the order they were added; TopologicalOrder() gives an executable one.
+  const std::vector<std::unique_ptr<Node>>& nodes() const noexcept { return nodes_; }
+  const std::vector<std::unique_ptr<Value>>& values() const noexcept { return values_; }
+  // Names this graph reads from enclosing graphs (subgraphs of If/Loop/Scan), in first-use order.
+  std::vector<Value*>& captures() noexcept { return captures_; }
+  const std::vector<Value*>& captures() const noexcept { return captures_; }
+
+  // Nodes in an order where every producer comes before its consumers. Throws kInvalidGraph
+  // naming a node on the cycle when there is one.
+  std::vector<Node*> TopologicalOrder() const;
+
+ private:
+  std::string name_;
+  std::vector<std::unique_ptr<Value>> values_;
+  std::unordered_map<std::string, Value*> by_name_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<Value*> inputs_;
+  std::vector<Value*> outputs_;
+  std::vector<Value*> captures_;
+};
+
+// A loaded model: the main graph and what the ModelProto says about itself.
+struct Model {
+  int64_t ir_version = 0;
+  // Imported opset per domain ("" is the default ONNX domain).
+  std::map<std::string, int64_t> opsets;
+  std::string producer_name;
+  std::string producer_version;
+  std::string domain;
+  int64_t model_version = 0;
+  std::string doc_string;
+  std::map<std::string, std::string> metadata;
+  std::shared_ptr<Graph> graph;
+};
+
+}  // namespace kiln::ir
+
+#endif  // KILN_IR_GRAPH_H_

@@ -1,0 +1,10 @@
+// The controlflow family's entries in the kernel registry.
+#include "kernels/cpu/families.h"
+
+namespace kiln::cpu {
+
+std::span<const KernelDef> ControlFlowKernels() {
+  return {};
+}
+
+}  // namespace kiln::cpu

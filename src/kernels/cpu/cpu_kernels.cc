@@ -1,0 +1,22 @@
+// The one table of CPU kernels: every family is added here and nowhere else.
+#include "kernels/cpu/families.h"
+#include "kernels/registry.h"
+
+namespace kiln {
+
+const KernelRegistry& CpuKernels() {
+  static const KernelRegistry* const registry = [] {
+    auto* r = new KernelRegistry();  // never destroyed: no exit-time destructor (DESIGN §3.10)
+    r->Add(cpu::ElementwiseKernels());
+    r->Add(cpu::LinalgKernels());
+    r->Add(cpu::NnKernels());
+    r->Add(cpu::TensorKernels());
+    r->Add(cpu::ReduceKernels());
+    r->Add(cpu::RnnKernels());
+    r->Add(cpu::ControlFlowKernels());
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace kiln

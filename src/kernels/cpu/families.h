@@ -1,0 +1,22 @@
+// The CPU kernel families. Each family keeps its KernelDef list in its own folder; cpu_kernels.cc
+// gathers them into the registry.
+#ifndef KILN_KERNELS_CPU_FAMILIES_H_
+#define KILN_KERNELS_CPU_FAMILIES_H_
+
+#include <span>
+
+#include "kernels/registry.h"
+
+namespace kiln::cpu {
+
+std::span<const KernelDef> ElementwiseKernels();  // elementwise/: math, activations, logic, Cast
+std::span<const KernelDef> LinalgKernels();       // linalg/: MatMul, Gemm, Einsum
+std::span<const KernelDef> NnKernels();           // nn/: Conv, pooling, normalization, Softmax
+std::span<const KernelDef> TensorKernels();       // tensor/: shape and data movement
+std::span<const KernelDef> ReduceKernels();       // reduce/: Reduce*, ArgMax/Min, TopK, CumSum
+std::span<const KernelDef> RnnKernels();          // rnn/: LSTM, GRU, RNN
+std::span<const KernelDef> ControlFlowKernels();  // controlflow/: If, Loop, Scan
+
+}  // namespace kiln::cpu
+
+#endif  // KILN_KERNELS_CPU_FAMILIES_H_

@@ -1,0 +1,10 @@
+// The nn family's entries in the kernel registry.
+#include "kernels/cpu/families.h"
+
+namespace kiln::cpu {
+
+std::span<const KernelDef> NnKernels() {
+  return {};
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,10 @@
+// The reduce family's entries in the kernel registry.
+#include "kernels/cpu/families.h"
+
+namespace kiln::cpu {
+
+std::span<const KernelDef> ReduceKernels() {
+  return {};
+}
+
+}  // namespace kiln::cpu

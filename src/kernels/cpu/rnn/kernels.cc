@@ -1,0 +1,10 @@
+// The rnn family's entries in the kernel registry.
+#include "kernels/cpu/families.h"
+
+namespace kiln::cpu {
+
+std::span<const KernelDef> RnnKernels() {
+  return {};
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,16 @@
+#include <gtest/gtest.h>
+
+#include "kernels/test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+TEST(IdentityKernel, CopiesValuesTypeAndShape) {
+  auto out = NodeTest("Identity", 16).Input<int64_t>({2, 2}, {1, 2, 3, 4}).Run();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0]->shape(), Shape({2, 2}));
+  EXPECT_EQ(Values<int64_t>(*out[0]), (std::vector<int64_t>{1, 2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace kiln::testing

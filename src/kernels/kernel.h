@@ -1,0 +1,145 @@
+// What a kernel sees. A kernel is created once per node from a KernelInfo (attributes parsed,
+// constant weights pre-packed) and then computes many times, possibly from several threads at
+// once, through a KernelContext. Kernels never see the graph.
+//
+//   class Relu final : public kiln::Kernel {
+//    public:
+//     void Compute(kiln::KernelContext& ctx) const override {
+//       const kiln::Tensor& x = ctx.Input(0);
+//       kiln::Tensor& y = ctx.Output(0, x.type(), x.shape());
+//       ...
+//     }
+//   };
+#ifndef KILN_KERNELS_KERNEL_H_
+#define KILN_KERNELS_KERNEL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/tensor.h"
+#include "core/thread_pool.h"
+
+namespace kiln {
+
+namespace ir {
+class Node;
+class Graph;
+}  // namespace ir
+
+// A node as a kernel may know it: name, op, opset, attributes, constant inputs, static types.
+class KernelInfo {
+ public:
+  explicit KernelInfo(const ir::Node& node) : node_(node) {}
+
+  const std::string& name() const noexcept;
+  const std::string& op_type() const noexcept;
+  const std::string& domain() const noexcept;
+  int64_t opset() const noexcept;
+  size_t input_count() const noexcept;
+  size_t output_count() const noexcept;
+  // False for an optional input left out (empty name) or past the end.
+  bool HasInput(size_t i) const noexcept;
+  bool HasOutput(size_t i) const noexcept;
+  // The input's data when it is an initializer (constant for the session's life), else nullptr.
+  const Tensor* ConstantInput(size_t i) const noexcept;
+  // The input's element type when known before running, else DataType::kUndefined.
+  DataType InputType(size_t i) const noexcept;
+
+  bool HasAttribute(const char* name) const noexcept;
+  // Each getter returns `fallback` when the attribute is absent and throws kInvalidGraph, naming
+  // the node and the attribute, when it is present with another type.
+  int64_t GetInt(const char* name, int64_t fallback) const;
+  float GetFloat(const char* name, float fallback) const;
+  std::string GetString(const char* name, const std::string& fallback) const;
+  std::vector<int64_t> GetInts(const char* name, std::vector<int64_t> fallback = {}) const;
+  std::vector<float> GetFloats(const char* name, std::vector<float> fallback = {}) const;
+  std::vector<std::string> GetStrings(const char* name,
+                                      std::vector<std::string> fallback = {}) const;
+  // nullptr when absent.
+  std::shared_ptr<const Tensor> GetTensor(const char* name) const;
+  std::shared_ptr<const ir::Graph> GetGraph(const char* name) const;
+  // Throws kInvalidGraph "node 'n' (Op): attribute 'name' is required" when absent.
+  int64_t RequireInt(const char* name) const;
+
+  // Throws Error(code, "node 'n' (Op): " + what).
+  [[noreturn]] void Fail(ErrorCode code, const std::string& what) const;
+
+  const ir::Node& node() const noexcept { return node_; }
+
+ private:
+  const ir::Node& node_;
+};
+
+// Gives a kernel its output tensors. The executor decides where the memory comes from.
+class OutputAllocator {
+ public:
+  virtual ~OutputAllocator() = default;
+  // Returns a tensor of exactly this type and shape for output `index`, owned by the allocator;
+  // throws on failure.
+  virtual Tensor& Allocate(size_t index, DataType type, const Shape& shape) = 0;
+};
+
+// Runs a subgraph attribute (If/Loop/Scan bodies) with the given inputs; implemented by the
+// executor.
+class SubgraphRunner {
+ public:
+  virtual ~SubgraphRunner() = default;
+  virtual std::vector<std::shared_ptr<Tensor>> RunSubgraph(
+      const ir::Graph& graph, const std::vector<std::shared_ptr<const Tensor>>& inputs) = 0;
+};
+
+class KernelContext {
+ public:
+  KernelContext(const KernelInfo& info, std::span<const Tensor* const> inputs,
+                std::span<Tensor*> outputs, OutputAllocator& allocator, ThreadPool& threads,
+                SubgraphRunner* subgraphs = nullptr)
+      : info_(info),
+        inputs_(inputs),
+        outputs_(outputs),
+        allocator_(allocator),
+        threads_(threads),
+        subgraphs_(subgraphs) {}
+
+  const KernelInfo& info() const noexcept { return info_; }
+  size_t input_count() const noexcept { return inputs_.size(); }
+  size_t output_count() const noexcept { return outputs_.size(); }
+  // nullptr for an optional input left out.
+  const Tensor* OptionalInput(size_t i) const noexcept {
+    return i < inputs_.size() ? inputs_[i] : nullptr;
+  }
+  // Throws kInvalidArgument naming the node when input i is missing.
+  const Tensor& Input(size_t i) const;
+  // Allocates output i (once). Throws if the output was already allocated.
+  Tensor& Output(size_t i, DataType type, const Shape& shape);
+  // Whether the graph uses output i (optional outputs may be left out).
+  bool WantsOutput(size_t i) const noexcept { return info_.HasOutput(i); }
+  ThreadPool& threads() noexcept { return threads_; }
+  // Throws kNotImplemented when the executor gave no runner.
+  SubgraphRunner& subgraphs() const;
+  // The outputs allocated so far (for the executor).
+  std::span<Tensor*> outputs() noexcept { return outputs_; }
+
+ private:
+  const KernelInfo& info_;
+  std::span<const Tensor* const> inputs_;
+  std::span<Tensor*> outputs_;
+  OutputAllocator& allocator_;
+  ThreadPool& threads_;
+  SubgraphRunner* subgraphs_;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Must not modify the kernel: one kernel serves concurrent runs.
+  virtual void Compute(KernelContext& ctx) const = 0;
+};
+
+}  // namespace kiln
+
+#endif  // KILN_KERNELS_KERNEL_H_

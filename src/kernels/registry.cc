@@ -1,0 +1,44 @@
+#include "kernels/registry.h"
+
+#include <algorithm>
+
+namespace kiln {
+namespace {
+
+std::string Key(std::string_view domain, std::string_view op_type) {
+  if (domain == "ai.onnx") domain = "";
+  std::string key(domain);
+  key += ':';
+  key += op_type;
+  return key;
+}
+
+}  // namespace
+
+void KernelRegistry::Add(std::span<const KernelDef> defs) {
+  for (const KernelDef& d : defs) by_op_[Key(d.domain, d.op_type)].push_back(&d);
+}
+
+const KernelDef* KernelRegistry::Find(std::string_view domain, std::string_view op_type,
+                                      int64_t opset) const {
+  auto it = by_op_.find(Key(domain, op_type));
+  if (it == by_op_.end()) return nullptr;
+  for (const KernelDef* d : it->second) {
+    if (opset >= d->since && opset <= d->until) return d;
+  }
+  return nullptr;
+}
+
+bool KernelRegistry::Knows(std::string_view domain, std::string_view op_type) const {
+  return by_op_.count(Key(domain, op_type)) != 0;
+}
+
+std::vector<std::string> KernelRegistry::OpNames() const {
+  std::vector<std::string> names;
+  names.reserve(by_op_.size());
+  for (const auto& [key, defs] : by_op_) names.push_back(key);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace kiln

@@ -1,0 +1,166 @@
+#include "kernels/test_util.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "kernels/registry.h"
+
+namespace kiln::testing {
+namespace {
+
+class HeapOutputs final : public OutputAllocator {
+ public:
+  explicit HeapOutputs(size_t n) : tensors_(n) {}
+  Tensor& Allocate(size_t index, DataType type, const Shape& shape) override {
+    tensors_.at(index) = Tensor::Allocate(type, shape, CpuAllocator());
+    return *tensors_[index];
+  }
+  std::vector<std::shared_ptr<Tensor>> Take() { return std::move(tensors_); }
+
+ private:
+  std::vector<std::shared_ptr<Tensor>> tensors_;
+};
+
+}  // namespace
+
+NodeTest::NodeTest(std::string op_type, int64_t opset, std::string domain)
+    : op_type_(std::move(op_type)), domain_(std::move(domain)), opset_(opset) {}
+
+NodeTest& NodeTest::Attr(const std::string& name, int64_t v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kInt;
+  a.i = v;
+  attrs_.push_back(std::move(a));
+  return *this;
+}
+
+NodeTest& NodeTest::Attr(const std::string& name, float v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kFloat;
+  a.f = v;
+  attrs_.push_back(std::move(a));
+  return *this;
+}
+
+NodeTest& NodeTest::Attr(const std::string& name, const std::string& v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kString;
+  a.s = v;
+  attrs_.push_back(std::move(a));
+  return *this;
+}
+
+NodeTest& NodeTest::Attr(const std::string& name, std::vector<int64_t> v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kInts;
+  a.ints = std::move(v);
+  attrs_.push_back(std::move(a));
+  return *this;
+}
+
+NodeTest& NodeTest::Attr(const std::string& name, std::vector<float> v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kFloats;
+  a.floats = std::move(v);
+  attrs_.push_back(std::move(a));
+  return *this;
+}
+
+NodeTest& NodeTest::Attr(const std::string& name, std::vector<std::string> v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kStrings;
+  a.strings = std::move(v);
+  attrs_.push_back(std::move(a));
+  return *this;
+}
+
+NodeTest& NodeTest::Attr(const std::string& name, std::shared_ptr<const Tensor> v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kTensor;
+  a.t = std::move(v);
+  attrs_.push_back(std::move(a));
+  return *this;
+}
+
+NodeTest& NodeTest::Attr(const std::string& name, std::shared_ptr<const ir::Graph> v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kGraph;
+  a.g = std::move(v);
+  attrs_.push_back(std::move(a));
+  return *this;
+}
+
+NodeTest& NodeTest::Input(std::shared_ptr<const Tensor> t, bool constant) {
+  inputs_.push_back(std::move(t));
+  constant_.push_back(constant);
+  return *this;
+}
+
+NodeTest& NodeTest::MissingInput() {
+  inputs_.push_back(nullptr);
+  constant_.push_back(false);
+  return *this;
+}
+
+NodeTest& NodeTest::Outputs(size_t n, std::vector<size_t> missing) {
+  outputs_ = n;
+  missing_outputs_ = std::move(missing);
+  return *this;
+}
+
+std::vector<std::shared_ptr<Tensor>> NodeTest::Run(int threads) {
+  ir::Graph g;
+  std::vector<ir::Value*> ins;
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (inputs_[i] == nullptr) {
+      ins.push_back(nullptr);
+      continue;
+    }
+    ir::Value* v = g.AddValue("in" + std::to_string(i));
+    v->type().kind = ir::ValueKind::kTensor;
+    v->type().elem = inputs_[i]->type();
+    if (constant_[i]) {
+      v->set_initializer(inputs_[i]);
+      v->type().shape = inputs_[i]->shape();
+    } else {
+      g.inputs().push_back(v);
+    }
+    ins.push_back(v);
+  }
+  std::vector<ir::Value*> outs;
+  for (size_t i = 0; i < outputs_; ++i) {
+    const bool missing =
+        std::find(missing_outputs_.begin(), missing_outputs_.end(), i) != missing_outputs_.end();
+    outs.push_back(missing ? nullptr : g.AddValue("out" + std::to_string(i)));
+  }
+  ir::Node* node = g.AddNode("test_node", op_type_, domain_);
+  node->set_opset(opset_);
+  node->attributes() = attrs_;
+  g.Connect(node, ins, outs);
+
+  const KernelDef* def = CpuKernels().Find(domain_, op_type_, opset_);
+  if (def == nullptr) {
+    throw Error(ErrorCode::kNotImplemented,
+                "no kernel for " + op_type_ + " at opset " + std::to_string(opset_));
+  }
+  KernelInfo info(*node);
+  std::unique_ptr<Kernel> kernel = def->create(info);
+  std::vector<const Tensor*> in_ptrs;
+  for (const auto& t : inputs_) in_ptrs.push_back(t.get());
+  std::vector<Tensor*> out_ptrs(outputs_, nullptr);
+  HeapOutputs allocator(outputs_);
+  ThreadPool pool(threads);
+  KernelContext ctx(info, in_ptrs, out_ptrs, allocator, pool);
+  kernel->Compute(ctx);
+  return allocator.Take();
+}
+
+}  // namespace kiln::testing
