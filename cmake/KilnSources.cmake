@@ -20,6 +20,7 @@ set(KILN_SOURCES
   src/core/thread_pool.cc
   src/core/utf8.cc
   src/ir/graph.cc
+  src/kernels/cpu/common.cc
   src/kernels/cpu/cpu_kernels.cc
   src/kernels/kernel.cc
   src/kernels/registry.cc
