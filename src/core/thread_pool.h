@@ -11,6 +11,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace kiln {
@@ -37,8 +38,9 @@ class ThreadPool {
       fn(size_t{0}, n);
       return;
     }
-    auto thunk = [](void* ctx, size_t b, size_t e) { (*static_cast<F*>(ctx))(b, e); };
-    Run(n, grain, thunk, static_cast<void*>(&fn));
+    using Fn = std::remove_reference_t<F>;
+    auto thunk = [](void* ctx, size_t b, size_t e) { (*static_cast<Fn*>(ctx))(b, e); };
+    Run(n, grain, thunk, const_cast<void*>(static_cast<const void*>(&fn)));
   }
 
  private:
