@@ -20,6 +20,12 @@ set(KILN_SOURCES
   src/core/thread_pool.cc
   src/core/utf8.cc
   src/ir/graph.cc
+  src/onnx/loader.cc
+  src/onnx/tensor_proto.cc
+  src/runtime/executor.cc
+  src/runtime/options.cc
+  src/runtime/plan.cc
+  src/runtime/session.cc
   src/kernels/cpu/common.cc
   src/kernels/cpu/cpu_kernels.cc
   src/kernels/kernel.cc
@@ -34,6 +40,7 @@ set(KILN_UNIT_TEST_SOURCES
   src/core/thread_pool_test.cc
   src/core/utf8_test.cc
   src/ir/graph_test.cc
+  src/onnx/loader_test.cc
 )
 
 foreach(family controlflow elementwise linalg nn reduce rnn tensor)

@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   cmake g++ ninja-build ccache  # build
   libgtest-dev libgmock-dev     # tests
+  libprotobuf-dev protobuf-compiler libonnx-dev  # the ONNX loader (src/onnx)
+  python3-torch python3-torchvision python3-sklearn python3-onnx python3-numpy  # demo and model tests: export only
   doxygen                       # make docs (part of make test)
   binutils                      # nm, readelf for the link checks
   clang-format clang-tidy       # style checks

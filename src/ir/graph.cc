@@ -78,7 +78,8 @@ Node* Graph::AddNode(std::string name, std::string op_type, std::string domain) 
   return nodes_.back().get();
 }
 
-void Graph::Connect(Node* node, std::vector<Value*> inputs, std::vector<Value*> outputs) {
+void Graph::Connect(Node* node, std::vector<Value*> inputs, std::vector<Value*> outputs,
+                    std::vector<Value*> implicit_inputs) {
   for (Value* out : outputs) {
     if (out == nullptr) continue;
     if (out->producer_ != nullptr) {
@@ -94,11 +95,13 @@ void Graph::Connect(Node* node, std::vector<Value*> inputs, std::vector<Value*> 
   for (Value* in : inputs) {
     if (in != nullptr) in->consumers_.push_back(node);
   }
+  for (Value* in : implicit_inputs) in->consumers_.push_back(node);
   for (Value* out : outputs) {
     if (out != nullptr) out->producer_ = node;
   }
   node->inputs_ = std::move(inputs);
   node->outputs_ = std::move(outputs);
+  node->implicit_inputs_ = std::move(implicit_inputs);
 }
 
 std::vector<Node*> Graph::TopologicalOrder() const {
@@ -109,6 +112,9 @@ std::vector<Node*> Graph::TopologicalOrder() const {
     size_t count = 0;
     for (const Value* in : n->inputs_) {
       if (in != nullptr && in->producer_ != nullptr) ++count;
+    }
+    for (const Value* in : n->implicit_inputs_) {
+      if (in->producer_ != nullptr) ++count;
     }
     pending[n.get()] = count;
     if (count == 0) ready.push_back(n.get());

@@ -80,6 +80,9 @@ class Node {
   // nullptr entries are optional inputs/outputs left out (an empty name in ONNX).
   const std::vector<Value*>& inputs() const noexcept { return inputs_; }
   const std::vector<Value*>& outputs() const noexcept { return outputs_; }
+  // Values of this graph that the node's subgraphs read (captured names): dependencies that are
+  // not inputs of the kernel.
+  const std::vector<Value*>& implicit_inputs() const noexcept { return implicit_inputs_; }
   std::vector<Attribute>& attributes() noexcept { return attributes_; }
   const std::vector<Attribute>& attributes() const noexcept { return attributes_; }
   const Attribute* FindAttribute(const std::string& name) const noexcept;
@@ -95,6 +98,7 @@ class Node {
   int64_t opset_ = 0;
   std::vector<Value*> inputs_;
   std::vector<Value*> outputs_;
+  std::vector<Value*> implicit_inputs_;
   std::vector<Attribute> attributes_;
 };
 
@@ -112,9 +116,10 @@ class Graph {
   // The value named `name` in this graph, or nullptr.
   Value* FindValue(const std::string& name) const noexcept;
   Node* AddNode(std::string name, std::string op_type, std::string domain);
-  // Sets the node's inputs and outputs and records producer/consumer links. An output that
-  // already has a producer is an error (kInvalidGraph, naming both nodes).
-  void Connect(Node* node, std::vector<Value*> inputs, std::vector<Value*> outputs);
+  // Sets the node's inputs, outputs and implicit inputs and records producer/consumer links. An
+  // output that already has a producer is an error (kInvalidGraph, naming both nodes).
+  void Connect(Node* node, std::vector<Value*> inputs, std::vector<Value*> outputs,
+               std::vector<Value*> implicit_inputs = {});
 
   std::vector<Value*>& inputs() noexcept { return inputs_; }
   const std::vector<Value*>& inputs() const noexcept { return inputs_; }
@@ -151,6 +156,7 @@ struct Model {
   std::string domain;
   int64_t model_version = 0;
   std::string doc_string;
+  std::string graph_doc_string;
   std::map<std::string, std::string> metadata;
   std::shared_ptr<Graph> graph;
 };

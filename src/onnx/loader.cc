@@ -1,0 +1,400 @@
+#include "onnx/loader.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <climits>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "onnx/tensor_proto.h"
+
+namespace kiln::onnx {
+namespace {
+
+[[noreturn]] void BadGraph(const std::string& msg) {
+  throw Error(ErrorCode::kInvalidGraph, msg);
+}
+
+std::string NormalDomain(const std::string& d) {
+  return d == "ai.onnx" ? std::string() : d;
+}
+
+// Converts graphs, keeping the chain of enclosing graphs for names a subgraph captures.
+class GraphBuilder {
+ public:
+  GraphBuilder(const ir::Model& model, std::string model_dir)
+      : model_(model), model_dir_(std::move(model_dir)) {}
+
+  std::shared_ptr<ir::Graph> Build(const ::onnx::GraphProto& proto, const std::string& where,
+                                   const std::vector<const ir::Graph*>& scopes);
+
+ private:
+  ir::TypeInfo ConvertType(const ::onnx::TypeProto& t, const std::string& what, int depth);
+  ir::Attribute ConvertAttribute(const ::onnx::AttributeProto& a, const std::string& node,
+                                 const std::vector<const ir::Graph*>& scopes);
+  ir::Value* Resolve(ir::Graph& g, const std::string& name,
+                     const std::vector<const ir::Graph*>& scopes);
+
+  const ir::Model& model_;
+  std::string model_dir_;
+};
+
+ir::TypeInfo GraphBuilder::ConvertType(const ::onnx::TypeProto& t, const std::string& what,
+                                       int depth) {
+  if (depth > 16) BadGraph(what + ": type nests deeper than 16 levels");
+  ir::TypeInfo info;
+  switch (t.value_case()) {
+    case ::onnx::TypeProto::kTensorType:
+    case ::onnx::TypeProto::kSparseTensorType: {
+      const bool sparse = t.value_case() == ::onnx::TypeProto::kSparseTensorType;
+      const int32_t elem =
+          sparse ? t.sparse_tensor_type().elem_type() : t.tensor_type().elem_type();
+      const bool has_shape =
+          sparse ? t.sparse_tensor_type().has_shape() : t.tensor_type().has_shape();
+      const auto& shape = sparse ? t.sparse_tensor_type().shape() : t.tensor_type().shape();
+      info.kind = ir::ValueKind::kTensor;
+      if (elem != 0 && !IsKnownDataType(elem)) {
+        throw Error(ErrorCode::kInvalidProtobuf,
+                    what + ": element type " + std::to_string(elem) + " is not known");
+      }
+      info.elem = static_cast<DataType>(elem);
+      if (has_shape) {
+        std::vector<int64_t> dims;
+        std::vector<std::string> symbols;
+        for (const auto& d : shape.dim()) {
+          if (d.has_dim_value()) {
+            if (d.dim_value() < 0) {
+              BadGraph(what + ": dimension " + std::to_string(dims.size()) + " is negative");
+            }
+            dims.push_back(d.dim_value());
+            symbols.emplace_back();
+          } else {
+            dims.push_back(-1);
+            symbols.push_back(d.has_dim_param() ? d.dim_param() : std::string());
+          }
+        }
+        info.shape = Shape(std::move(dims), std::move(symbols));
+      }
+      break;
+    }
+    case ::onnx::TypeProto::kSequenceType:
+      info.kind = ir::ValueKind::kSequence;
+      if (t.sequence_type().has_elem_type()) {
+        info.contained = std::make_shared<ir::TypeInfo>(
+            ConvertType(t.sequence_type().elem_type(), what, depth + 1));
+      }
+      break;
+    case ::onnx::TypeProto::kOptionalType:
+      info.kind = ir::ValueKind::kOptional;
+      if (t.optional_type().has_elem_type()) {
+        info.contained = std::make_shared<ir::TypeInfo>(
+            ConvertType(t.optional_type().elem_type(), what, depth + 1));
+      }
+      break;
+    case ::onnx::TypeProto::kMapType:
+      info.kind = ir::ValueKind::kMap;
+      break;
+    default:
+      break;
+  }
+  return info;
+}
+
+ir::Attribute GraphBuilder::ConvertAttribute(const ::onnx::AttributeProto& a,
+                                             const std::string& node,
+                                             const std::vector<const ir::Graph*>& scopes) {
+  ir::Attribute out;
+  out.name = a.name();
+  const std::string what = node + ": attribute '" + a.name() + "'";
+  if (a.name().empty()) BadGraph(node + ": an attribute has no name");
+  if (!a.ref_attr_name().empty()) {
+    BadGraph(what + " refers to a function attribute outside a function");
+  }
+  int type = a.type();
+  if (type == 0) {  // IR 1-2 models may leave the type out: infer it from the field that is set
+    if (a.has_f())
+      type = 1;
+    else if (a.has_i())
+      type = 2;
+    else if (a.has_s())
+      type = 3;
+    else if (a.has_t())
+      type = 4;
+    else if (a.has_g())
+      type = 5;
+    else if (a.floats_size() > 0)
+      type = 6;
+    else if (a.ints_size() > 0)
+      type = 7;
+    else if (a.strings_size() > 0)
+      type = 8;
+    else if (a.tensors_size() > 0)
+      type = 9;
+    else if (a.graphs_size() > 0)
+      type = 10;
+  }
+  if (type < 1 || type > 14)
+    BadGraph(what + " has no valid type (" + std::to_string(a.type()) + ")");
+  out.type = static_cast<ir::AttrType>(type);
+  switch (out.type) {
+    case ir::AttrType::kFloat:
+      out.f = a.f();
+      break;
+    case ir::AttrType::kInt:
+      out.i = a.i();
+      break;
+    case ir::AttrType::kString:
+      out.s = a.s();
+      break;
+    case ir::AttrType::kTensor:
+      if (!a.has_t()) BadGraph(what + " is of type tensor but holds none");
+      out.t = TensorFromProto(a.t(), what, model_dir_);
+      break;
+    case ir::AttrType::kGraph:
+      if (!a.has_g()) BadGraph(what + " is of type graph but holds none");
+      out.g = Build(a.g(), what, scopes);
+      break;
+    case ir::AttrType::kFloats:
+      out.floats.assign(a.floats().begin(), a.floats().end());
+      break;
+    case ir::AttrType::kInts:
+      out.ints.assign(a.ints().begin(), a.ints().end());
+      break;
+    case ir::AttrType::kStrings:
+      out.strings.assign(a.strings().begin(), a.strings().end());
+      break;
+    case ir::AttrType::kTensors:
+      for (int i = 0; i < a.tensors_size(); ++i) {
+        out.tensors.push_back(
+            TensorFromProto(a.tensors(i), what + " tensor " + std::to_string(i), model_dir_));
+      }
+      break;
+    case ir::AttrType::kGraphs:
+      for (const auto& g : a.graphs()) out.graphs.push_back(Build(g, what, scopes));
+      break;
+    default:  // sparse tensors and type protos: kept as their type only; kernels reject them
+      break;
+  }
+  return out;
+}
+
+ir::Value* GraphBuilder::Resolve(ir::Graph& g, const std::string& name,
+                                 const std::vector<const ir::Graph*>& scopes) {
+  if (ir::Value* v = g.FindValue(name)) return v;
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+    if (const ir::Value* outer = (*it)->FindValue(name)) {
+      ir::Value* v = g.AddValue(name);
+      v->set_outer(true);
+      v->type() = outer->type();
+      g.captures().push_back(v);
+      return v;
+    }
+  }
+  return nullptr;
+}
+
+std::shared_ptr<ir::Graph> GraphBuilder::Build(const ::onnx::GraphProto& proto,
+                                               const std::string& where,
+                                               const std::vector<const ir::Graph*>& scopes) {
+  if (scopes.size() > 32) BadGraph(where + ": subgraphs nest deeper than 32 levels");
+  auto g = std::make_shared<ir::Graph>();
+  g->name() = proto.name();
+  const std::string in_graph = scopes.empty() ? "" : " in the subgraph of " + where;
+
+  for (const auto& init : proto.initializer()) {
+    if (init.name().empty()) BadGraph("an initializer" + in_graph + " has no name");
+    const std::string what = "initializer '" + init.name() + "'";
+    ir::Value* v = g->AddValue(init.name());
+    v->set_initializer(TensorFromProto(init, what, model_dir_));
+    v->type().kind = ir::ValueKind::kTensor;
+    v->type().elem = v->initializer()->type();
+    v->type().shape = v->initializer()->shape();
+  }
+  if (proto.sparse_initializer_size() > 0) {
+    throw Error(ErrorCode::kNotImplemented, "sparse initializers are not supported");
+  }
+  for (const auto& in : proto.input()) {
+    if (in.name().empty()) BadGraph("a graph input" + in_graph + " has no name");
+    if (ir::Value* v = g->FindValue(in.name())) {
+      if (v->initializer() == nullptr) BadGraph("graph input '" + in.name() + "' is listed twice");
+      continue;  // an initializer also listed as an input (IR < 4): a constant here
+    }
+    ir::Value* v = g->AddValue(in.name());
+    v->type() = ConvertType(in.type(), "graph input '" + in.name() + "'", 0);
+    g->inputs().push_back(v);
+  }
+
+  // Node outputs first, so nodes may appear in any order and a cycle is found, not assumed away.
+  std::vector<std::string> node_names;
+  for (int n = 0; n < proto.node_size(); ++n) {
+    const auto& np = proto.node(n);
+    std::string name = np.name().empty() ? "#" + std::to_string(n) : np.name();
+    node_names.push_back(name);
+    for (const auto& out : np.output()) {
+      if (out.empty()) continue;
+      if (g->FindValue(out) != nullptr) {
+        const ir::Value* existing = g->FindValue(out);
+        BadGraph("node '" + name + "' (" + np.op_type() + ") output '" + out + "' is already " +
+                 (existing->initializer() ? "an initializer"
+                  : existing->producer()  ? "produced by another node"
+                                          : "a graph input or another node's output"));
+      }
+      g->AddValue(out);
+    }
+  }
+  for (const auto& vi : proto.value_info()) {
+    if (ir::Value* v = g->FindValue(vi.name())) {
+      if (v->initializer() == nullptr)
+        v->type() = ConvertType(vi.type(), "value_info '" + vi.name() + "'", 0);
+    }
+  }
+
+  std::vector<const ir::Graph*> inner_scopes = scopes;
+  inner_scopes.push_back(g.get());
+  for (int n = 0; n < proto.node_size(); ++n) {
+    const auto& np = proto.node(n);
+    const std::string domain = NormalDomain(np.domain());
+    ir::Node* node = g->AddNode(node_names[n], np.op_type(), domain);
+    const std::string desc = node->Describe();
+    if (np.op_type().empty()) BadGraph("node '" + node_names[n] + "' has no op_type");
+    auto opset = model_.opsets.find(domain);
+    if (opset == model_.opsets.end()) {
+      BadGraph(desc + " uses domain '" + np.domain() + "', which the model does not import");
+    }
+    node->set_opset(opset->second);
+    std::vector<ir::Value*> inputs;
+    for (int i = 0; i < np.input_size(); ++i) {
+      const std::string& in = np.input(i);
+      if (in.empty()) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      ir::Value* v = Resolve(*g, in, scopes);
+      if (v == nullptr) {
+        BadGraph(desc + " input " + std::to_string(i) + " '" + in +
+                 "' is not a graph input, an initializer or any node's output");
+      }
+      inputs.push_back(v);
+    }
+    std::vector<ir::Value*> outputs;
+    for (const auto& out : np.output())
+      outputs.push_back(out.empty() ? nullptr : g->FindValue(out));
+    std::vector<ir::Value*> implicit;
+    for (const auto& a : np.attribute()) {
+      for (const ir::Attribute& seen : node->attributes()) {
+        if (seen.name == a.name()) BadGraph(desc + ": attribute '" + a.name() + "' is given twice");
+      }
+      node->attributes().push_back(ConvertAttribute(a, desc, inner_scopes));
+      std::vector<const ir::Graph*> subgraphs;
+      const ir::Attribute& attr = node->attributes().back();
+      if (attr.g) subgraphs.push_back(attr.g.get());
+      for (const auto& sg : attr.graphs) subgraphs.push_back(sg.get());
+      for (const ir::Graph* sg : subgraphs) {
+        for (const ir::Value* c : sg->captures()) {
+          ir::Value* v = Resolve(*g, c->name(), scopes);  // present: the subgraph resolved it
+          if (std::find(implicit.begin(), implicit.end(), v) == implicit.end()) {
+            implicit.push_back(v);
+          }
+        }
+      }
+    }
+    g->Connect(node, std::move(inputs), std::move(outputs), std::move(implicit));
+  }
+
+  for (const auto& out : proto.output()) {
+    ir::Value* v = Resolve(*g, out.name(), scopes);
+    if (v == nullptr) {
+      BadGraph("graph output '" + out.name() + "'" + in_graph +
+               " is not produced by any node, initializer or input");
+    }
+    if (out.has_type()) {
+      ir::TypeInfo declared = ConvertType(out.type(), "graph output '" + out.name() + "'", 0);
+      if (v->initializer() == nullptr && v->type().kind == ir::ValueKind::kUnknown) {
+        v->type() = std::move(declared);
+      }
+    }
+    g->outputs().push_back(v);
+  }
+  g->TopologicalOrder();  // throws on a cycle
+  return g;
+}
+
+ir::Model Convert(const ::onnx::ModelProto& proto, const std::string& model_dir) {
+  ir::Model m;
+  m.ir_version = proto.ir_version();
+  if (m.ir_version < kMinIrVersion) {
+    throw Error(ErrorCode::kInvalidProtobuf,
+                "IR version " + std::to_string(m.ir_version) + " is older than Kiln reads (" +
+                    std::to_string(kMinIrVersion) + " to " + std::to_string(kMaxIrVersion) + ")");
+  }
+  if (m.ir_version > kMaxIrVersion) {
+    throw Error(ErrorCode::kNotImplemented,
+                "IR version " + std::to_string(m.ir_version) + " is newer than Kiln reads (" +
+                    std::to_string(kMinIrVersion) + " to " + std::to_string(kMaxIrVersion) + ")");
+  }
+  for (const auto& op : proto.opset_import()) {
+    const std::string domain = NormalDomain(op.domain());
+    if (op.version() < 1) {
+      throw Error(ErrorCode::kInvalidGraph, "opset import of domain '" + op.domain() +
+                                                "' has version " + std::to_string(op.version()));
+    }
+    if (!m.opsets.emplace(domain, op.version()).second) {
+      throw Error(ErrorCode::kInvalidGraph, "domain '" + op.domain() + "' is imported twice");
+    }
+  }
+  if (m.opsets.empty()) throw Error(ErrorCode::kInvalidGraph, "the model imports no opset");
+  if (!proto.has_graph()) throw Error(ErrorCode::kInvalidGraph, "the model has no graph");
+  if (proto.functions_size() > 0) {
+    throw Error(ErrorCode::kNotImplemented, "model-local functions are not supported yet");
+  }
+  m.producer_name = proto.producer_name();
+  m.producer_version = proto.producer_version();
+  m.domain = proto.domain();
+  m.model_version = proto.model_version();
+  m.doc_string = proto.doc_string();
+  for (const auto& kv : proto.metadata_props()) m.metadata[kv.key()] = kv.value();
+  GraphBuilder builder(m, model_dir);
+  m.graph = builder.Build(proto.graph(), "the main graph", {});
+  m.graph_doc_string = proto.graph().doc_string();
+  return m;
+}
+
+}  // namespace
+
+ir::Model LoadModelBytes(const void* data, size_t size, const std::string& model_dir) {
+  if (size > static_cast<size_t>(INT_MAX)) {
+    throw Error(ErrorCode::kInvalidProtobuf,
+                "the model is " + std::to_string(size) +
+                    " bytes; a protobuf is at most 2 GiB (store large weights as external data)");
+  }
+  ::onnx::ModelProto proto;
+  google::protobuf::io::CodedInputStream in(static_cast<const uint8_t*>(data),
+                                            static_cast<int>(size));
+  in.SetRecursionLimit(200);
+  if (!proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+    throw Error(ErrorCode::kInvalidProtobuf, "the bytes are not a valid ONNX ModelProto");
+  }
+  return Convert(proto, model_dir);
+}
+
+ir::Model LoadModelFile(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::path(path), ec)) {
+    throw Error(ErrorCode::kNoSuchFile, "'" + path + "' is not a readable file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorCode::kNoSuchFile, "cannot open '" + path + "'");
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  return LoadModelBytes(bytes.data(), bytes.size(), dir.string());
+}
+
+}  // namespace kiln::onnx

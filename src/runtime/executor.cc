@@ -1,0 +1,306 @@
+#include "runtime/executor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "core/error.h"
+#include "core/float16.h"
+
+namespace kiln::runtime {
+namespace {
+
+class FrameOutputs final : public OutputAllocator {
+ public:
+  FrameOutputs(const GraphPlan::Step& step, std::vector<std::shared_ptr<const Tensor>>& slots,
+               std::vector<std::shared_ptr<Tensor>>& owned, const std::shared_ptr<Allocator>& a)
+      : step_(step), slots_(slots), owned_(owned), allocator_(a) {}
+
+  Tensor& Allocate(size_t index, DataType type, const Shape& shape) override {
+    std::shared_ptr<Tensor> t = Tensor::Allocate(type, shape, allocator_);
+    const int slot = index < step_.outputs.size() ? step_.outputs[index] : -1;
+    if (slot < 0) {
+      spare_.push_back(t);  // an output the graph leaves out: dropped after the step
+    } else {
+      owned_[slot] = t;
+      slots_[slot] = t;
+    }
+    return *t;
+  }
+
+ private:
+  const GraphPlan::Step& step_;
+  std::vector<std::shared_ptr<const Tensor>>& slots_;
+  std::vector<std::shared_ptr<Tensor>>& owned_;
+  const std::shared_ptr<Allocator>& allocator_;
+  std::vector<std::shared_ptr<Tensor>> spare_;
+};
+
+template <typename T, typename ToDouble>
+bool AllFinite(const Tensor& t, ToDouble to_double) {
+  const T* p = static_cast<const T*>(t.data());
+  for (size_t i = 0; i < t.element_count(); ++i) {
+    if (!std::isfinite(to_double(p[i]))) return false;
+  }
+  return true;
+}
+
+bool IsFinite(const Tensor& t) {
+  switch (t.type()) {
+    case DataType::kFloat:
+      return AllFinite<float>(t, [](float v) { return double{v}; });
+    case DataType::kDouble:
+      return AllFinite<double>(t, [](double v) { return v; });
+    case DataType::kFloat16:
+      return AllFinite<Float16>(t, [](Float16 v) { return double{v.ToFloat()}; });
+    case DataType::kBfloat16:
+      return AllFinite<BFloat16>(t, [](BFloat16 v) { return double{v.ToFloat()}; });
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+Profiler::Profiler() : origin_(std::chrono::steady_clock::now()) {}
+
+int64_t Profiler::NowUs() const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                               origin_)
+      .count();
+}
+
+void Profiler::Record(Event e) {
+  std::lock_guard<std::mutex> lock(mu_);
+  events_.push_back(std::move(e));
+}
+
+namespace {
+std::string JsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+void Profiler::WriteJson(const std::string& path) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::ofstream out(path);
+  if (!out) throw Error(ErrorCode::kFail, "cannot write the profile to '" + path + "'");
+  out << "[\n";
+  for (size_t i = 0; i < events_.size(); ++i) {
+    const Event& e = events_[i];
+    out << "{\"name\":\"" << JsonEscape(e.name)
+        << "\",\"cat\":\"node\",\"ph\":\"X\",\"ts\":" << e.start_us << ",\"dur\":" << e.duration_us
+        << ",\"pid\":1,\"tid\":" << e.thread << ",\"args\":{\"op_type\":\"" << JsonEscape(e.op_type)
+        << "\"}}" << (i + 1 < events_.size() ? ",\n" : "\n");
+  }
+  out << "]\n";
+  if (!out) throw Error(ErrorCode::kFail, "writing the profile to '" + path + "' failed");
+}
+
+Frame::Frame(const GraphPlan& plan, const Frame* parent, RunContext& run)
+    : plan_(plan),
+      parent_(parent),
+      run_(run),
+      slots_(plan.slot_count()),
+      owned_(plan.slot_count()) {
+  for (const auto& [slot, t] : plan.constants()) slots_[slot] = t;
+  for (const auto& [slot, name] : plan.captures()) slots_[slot] = LookupCaptured(name);
+}
+
+std::shared_ptr<const Tensor> Frame::LookupCaptured(const std::string& name) const {
+  for (const Frame* f = parent_; f != nullptr; f = f->parent_) {
+    const int s = f->plan_.SlotNamed(name);
+    if (s >= 0 && f->slots_[s] != nullptr) return f->slots_[s];
+  }
+  throw Error(ErrorCode::kEngineError, "captured value '" + name + "' is not available");
+}
+
+void Frame::SetInput(size_t i, std::shared_ptr<const Tensor> t) {
+  slots_[plan_.input_slots().at(i)] = std::move(t);
+}
+
+void Frame::RunStep(const GraphPlan::Step& step) {
+  const ir::Node& node = *step.node;
+  if (run_.terminate != nullptr && run_.terminate->load(std::memory_order_relaxed)) {
+    throw Error(ErrorCode::kTerminated,
+                "the run was terminated (RunOptions) before " + node.Describe());
+  }
+  const Tensor* inputs[16];
+  std::vector<const Tensor*> many;
+  const Tensor** in = inputs;
+  if (step.inputs.size() > 16) {
+    many.resize(step.inputs.size());
+    in = many.data();
+  }
+  for (size_t i = 0; i < step.inputs.size(); ++i) {
+    const int s = step.inputs[i];
+    in[i] = s < 0 ? nullptr : slots_[s].get();
+    if (s >= 0 && in[i] == nullptr) {
+      throw Error(ErrorCode::kEngineError,
+                  node.Describe() + ": input " + std::to_string(i) + " has not been computed");
+    }
+  }
+  Tensor* outs[16] = {};
+  std::vector<Tensor*> many_outs;
+  Tensor** out = outs;
+  if (step.outputs.size() > 16) {
+    many_outs.assign(step.outputs.size(), nullptr);
+    out = many_outs.data();
+  }
+  FrameOutputs allocator(step, slots_, owned_, run_.allocator);
+  KernelContext ctx(*step.info, std::span<const Tensor* const>(in, step.inputs.size()),
+                    std::span<Tensor*>(out, step.outputs.size()), allocator, run_.threads, this);
+  const int64_t start = run_.profiler != nullptr ? run_.profiler->NowUs() : 0;
+  current_ = &step;
+  try {
+    step.kernel->Compute(ctx);
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    if (what.rfind("node '", 0) == 0) throw;
+    throw Error(e.code(), node.Describe() + ": " + what);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(ErrorCode::kRuntimeException, node.Describe() + ": " + e.what());
+  }
+  if (run_.profiler != nullptr) {
+    run_.profiler->Record({node.name(), node.op_type(), start, run_.profiler->NowUs() - start,
+                           std::hash<std::thread::id>()(std::this_thread::get_id())});
+  }
+  for (size_t i = 0; i < step.outputs.size(); ++i) {
+    const int s = step.outputs[i];
+    if (s >= 0 && slots_[s] == nullptr) {
+      throw Error(ErrorCode::kEngineError,
+                  node.Describe() + ": the kernel did not produce output " + std::to_string(i));
+    }
+    if (s >= 0 && run_.check_finite && !IsFinite(*slots_[s])) {
+      throw Error(ErrorCode::kRuntimeException,
+                  node.Describe() + ": output " + std::to_string(i) + " '" +
+                      node.outputs()[i]->name() +
+                      "' holds NaN or infinity (kiln.run.check_finite)");
+    }
+  }
+  for (int s : step.release) {
+    slots_[s].reset();
+    owned_[s].reset();
+  }
+}
+
+void Frame::Execute() {
+  for (size_t i = 0; i < plan_.input_slots().size(); ++i) {
+    if (slots_[plan_.input_slots()[i]] == nullptr) {
+      throw Error(ErrorCode::kEngineError,
+                  "graph input '" + plan_.graph().inputs()[i]->name() + "' was not set");
+    }
+  }
+  for (const GraphPlan::Step& step : plan_.steps()) RunStep(step);
+}
+
+std::shared_ptr<Tensor> Frame::TakeOutput(size_t i) {
+  const int s = plan_.output_slots().at(i);
+  if (owned_[s] != nullptr && owned_[s].use_count() == 2) {
+    // Held only by owned_ and slots_; an output listed twice is copied the second time.
+    std::shared_ptr<Tensor> t = std::move(owned_[s]);
+    return t;
+  }
+  if (slots_[s] == nullptr) {
+    throw Error(ErrorCode::kEngineError, "graph output " + std::to_string(i) + " was not computed");
+  }
+  return CopyTensor(*slots_[s], run_.allocator);
+}
+
+std::vector<std::shared_ptr<Tensor>> Frame::RunSubgraph(
+    const ir::Graph& graph, const std::vector<std::shared_ptr<const Tensor>>& inputs) {
+  if (current_ == nullptr) throw Error(ErrorCode::kEngineError, "no step is running");
+  const GraphPlan& sub = plan_.Subplan(graph);
+  if (inputs.size() != sub.input_slots().size()) {
+    throw Error(ErrorCode::kInvalidGraph, current_->node->Describe() + ": its subgraph takes " +
+                                              std::to_string(sub.input_slots().size()) +
+                                              " inputs, given " + std::to_string(inputs.size()));
+  }
+  Frame child(sub, this, run_);
+  for (size_t i = 0; i < inputs.size(); ++i) child.SetInput(i, inputs[i]);
+  child.Execute();
+  std::vector<std::shared_ptr<Tensor>> outputs;
+  outputs.reserve(sub.output_slots().size());
+  for (size_t i = 0; i < sub.output_slots().size(); ++i) outputs.push_back(child.TakeOutput(i));
+  return outputs;
+}
+
+std::shared_ptr<Tensor> CopyTensor(const Tensor& t, const std::shared_ptr<Allocator>& allocator) {
+  std::shared_ptr<Tensor> copy = Tensor::Allocate(t.type(), t.shape(), allocator);
+  if (t.type() == DataType::kString) {
+    for (size_t i = 0; i < t.element_count(); ++i) copy->strings()[i] = t.strings()[i];
+  } else if (t.byte_size() != 0) {
+    std::memcpy(copy->data(), t.data(), t.byte_size());
+  }
+  return copy;
+}
+
+CachingAllocator::~CachingAllocator() {
+  for (const Block& b : free_) CpuAlignedFree(b.p);
+}
+
+void* CachingAllocator::Alloc(size_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = std::lower_bound(free_.begin(), free_.end(), bytes,
+                               [](const Block& b, size_t n) { return b.bytes < n; });
+    if (it != free_.end() && (it->bytes <= 2 * bytes || it->bytes <= 4096)) {
+      Block b = *it;
+      live_.push_back(b);  // may throw before anything changed
+      free_.erase(it);
+      return b.p;
+    }
+  }
+  void* p = CpuAlignedAlloc(bytes);
+  if (p == nullptr) return nullptr;
+  try {
+    std::lock_guard<std::mutex> lock(mu_);
+    live_.push_back({p, bytes});
+  } catch (...) {
+    CpuAlignedFree(p);
+    return nullptr;
+  }
+  return p;
+}
+
+void CachingAllocator::Free(void* p) noexcept {
+  if (p == nullptr) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = std::find_if(live_.begin(), live_.end(), [&](const Block& b) { return b.p == p; });
+  if (it == live_.end()) return;  // not ours: cannot happen through Tensor
+  const Block b = *it;
+  *it = live_.back();
+  live_.pop_back();
+  try {
+    free_.insert(std::lower_bound(free_.begin(), free_.end(), b.bytes,
+                                  [](const Block& x, size_t n) { return x.bytes < n; }),
+                 b);
+  } catch (...) {
+    CpuAlignedFree(b.p);  // no room to remember it: give it back
+  }
+}
+
+const MemoryInfo& CachingAllocator::Info() const noexcept {
+  static constexpr MemoryInfo kInfo{"Cpu", 0, MemType::kDefault, AllocatorType::kArena};
+  return kInfo;
+}
+
+}  // namespace kiln::runtime

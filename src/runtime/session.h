@@ -1,0 +1,70 @@
+// A loaded, planned model ready to run. Run is safe from many threads at once: every run has its
+// own frame; the plan and kernels are shared and read-only.
+//
+//   auto s = std::make_shared<kiln::runtime::Session>(kiln::onnx::LoadModelFile(path), options);
+//   std::vector<std::shared_ptr<kiln::Tensor>> outs(1);
+//   s->Run(run_options, {"x"}, {x}, {"y"}, outs);
+#ifndef KILN_RUNTIME_SESSION_H_
+#define KILN_RUNTIME_SESSION_H_
+
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "ir/graph.h"
+#include "runtime/executor.h"
+#include "runtime/options.h"
+#include "runtime/plan.h"
+
+namespace kiln::runtime {
+
+class Session {
+ public:
+  struct IoDesc {
+    std::string name;
+    ir::TypeInfo type;
+  };
+
+  // Plans the model: creates every kernel. Throws kNotImplemented for an unsupported op,
+  // kInvalidGraph for a graph the kernels reject.
+  Session(ir::Model model, SessionOptions options);
+  ~Session();
+
+  const std::vector<IoDesc>& inputs() const noexcept { return inputs_; }
+  const std::vector<IoDesc>& outputs() const noexcept { return outputs_; }
+  const ir::Model& model() const noexcept { return model_; }
+  const SessionOptions& options() const noexcept { return options_; }
+
+  // Runs with the named inputs and returns the named outputs. `results` has one entry per
+  // output name: an entry the caller set is filled in place (its type and shape must match what
+  // the model produces); a null entry receives a new tensor. On failure nothing in `results`
+  // changes, the caller's tensors included. Throws kInvalidArgument for bad names, types or
+  // shapes, kTerminated when `run` asks to stop.
+  void Run(const RunOptions& run, std::span<const std::string> input_names,
+           std::span<const std::shared_ptr<Tensor>> inputs,
+           std::span<const std::string> output_names,
+           std::vector<std::shared_ptr<Tensor>>& results) const;
+
+  // Writes the profile collected since creation to "<prefix>_<n>.json" and returns the path.
+  // Throws kInvalidArgument when profiling is off.
+  std::string EndProfiling();
+
+ private:
+  void CheckInput(const IoDesc& desc, const Tensor& t) const;
+
+  ir::Model model_;
+  SessionOptions options_;
+  std::unique_ptr<GraphPlan> plan_;
+  std::vector<IoDesc> inputs_;
+  std::vector<IoDesc> outputs_;
+  std::unique_ptr<ThreadPool> threads_;
+  std::shared_ptr<Allocator> allocator_;
+  std::unique_ptr<Profiler> profiler_;
+};
+
+}  // namespace kiln::runtime
+
+#endif  // KILN_RUNTIME_SESSION_H_
