@@ -3,10 +3,14 @@
 # its own list in src/kernels/cpu/<family>/sources.cmake.
 set(KILN_SOURCES
   src/api/allocators.cc
+  src/api/arguments.cc
   src/api/api_table.cc
   src/api/env_api.cc
   src/api/handles.cc
   src/api/memory_api.cc
+  src/api/run_api.cc
+  src/api/session_api.cc
+  src/api/session_options_api.cc
   src/api/status.cc
   src/api/status_api.cc
   src/api/string_tensor_api.cc

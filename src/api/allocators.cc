@@ -1,5 +1,6 @@
 #include "api/allocators.h"
 
+#include <cstring>
 #include <string>
 
 #include "api/handles.h"
@@ -87,6 +88,16 @@ std::shared_ptr<Allocator> AdaptAllocator(KilnAllocator* allocator, const char* 
                                        " memory; only CPU memory is supported");
   }
   return std::make_shared<UserAllocator>(allocator, info->info);
+}
+
+char* CopyString(KilnAllocator* allocator, const std::string& text) {
+  auto* p = static_cast<char*>(allocator->Alloc(allocator, text.size() + 1));
+  if (p == nullptr) {
+    throw Error(ErrorCode::kOutOfMemory,
+                "the allocator could not provide " + std::to_string(text.size() + 1) + " bytes");
+  }
+  std::memcpy(p, text.c_str(), text.size() + 1);
+  return p;
 }
 
 }  // namespace kiln::api

@@ -6,6 +6,7 @@
 #define KILN_API_ALLOCATORS_H_
 
 #include <memory>
+#include <string>
 
 #include "core/allocator.h"
 #include "kiln/kiln_c_api.h"
@@ -24,6 +25,10 @@ const KilnMemoryInfo* AllocatorInfo(const KilnAllocator* allocator, const char* 
 
 // An engine Allocator drawing from a checked KilnAllocator (which must outlive it).
 std::shared_ptr<Allocator> AdaptAllocator(KilnAllocator* allocator, const char* argument);
+
+// Copies `text` (NUL-terminated) into memory from a checked `allocator`. Throws
+// KILN_OUT_OF_MEMORY when the allocator returns NULL.
+char* CopyString(KilnAllocator* allocator, const std::string& text);
 
 }  // namespace kiln::api
 

@@ -54,6 +54,40 @@ constexpr KilnApi kApiV1 = {
     .GetStringTensorElementLength = &GetStringTensorElementLength,
     .GetStringTensorElement = &GetStringTensorElement,
     .ReleaseValue = &ReleaseValue,
+    .CreateSessionOptions = &CreateSessionOptions,
+    .CloneSessionOptions = &CloneSessionOptions,
+    .SetIntraOpNumThreads = &SetIntraOpNumThreads,
+    .SetSessionGraphOptimizationLevel = &SetSessionGraphOptimizationLevel,
+    .SetSessionLogSeverityLevel = &SetSessionLogSeverityLevel,
+    .SetSessionLogId = &SetSessionLogId,
+    .EnableProfiling = &EnableProfiling,
+    .DisableProfiling = &DisableProfiling,
+    .AddFreeDimensionOverrideByName = &AddFreeDimensionOverrideByName,
+    .AddSessionConfigEntry = &AddSessionConfigEntry,
+    .ReleaseSessionOptions = &ReleaseSessionOptions,
+    .CreateSession = &CreateSession,
+    .CreateSessionFromArray = &CreateSessionFromArray,
+    .SessionGetInputCount = &SessionGetInputCount,
+    .SessionGetOutputCount = &SessionGetOutputCount,
+    .SessionGetInputName = &SessionGetInputName,
+    .SessionGetOutputName = &SessionGetOutputName,
+    .SessionGetInputValueType = &SessionGetInputValueType,
+    .SessionGetOutputValueType = &SessionGetOutputValueType,
+    .CreateSessionInputTensorInfo = &CreateSessionInputTensorInfo,
+    .CreateSessionOutputTensorInfo = &CreateSessionOutputTensorInfo,
+    .SessionGetModelMetadataString = &SessionGetModelMetadataString,
+    .SessionGetModelVersion = &SessionGetModelVersion,
+    .SessionGetCustomMetadataKeys = &SessionGetCustomMetadataKeys,
+    .SessionLookupCustomMetadata = &SessionLookupCustomMetadata,
+    .SessionEndProfiling = &SessionEndProfiling,
+    .ReleaseSession = &ReleaseSession,
+    .CreateRunOptions = &CreateRunOptions,
+    .RunOptionsSetRunTag = &RunOptionsSetRunTag,
+    .RunOptionsSetRunLogSeverityLevel = &RunOptionsSetRunLogSeverityLevel,
+    .RunOptionsSetTerminate = &RunOptionsSetTerminate,
+    .RunOptionsUnsetTerminate = &RunOptionsUnsetTerminate,
+    .ReleaseRunOptions = &ReleaseRunOptions,
+    .Run = &Run,
 };
 
 // ---- Pins: a shipped slot never moves ----------------------------------------------------------
@@ -98,8 +132,43 @@ KILN_PIN_SLOT(GetStringTensorContent, 35);
 KILN_PIN_SLOT(GetStringTensorElementLength, 36);
 KILN_PIN_SLOT(GetStringTensorElement, 37);
 KILN_PIN_SLOT(ReleaseValue, 38);
+KILN_PIN_SLOT(CreateSessionOptions, 39);
+KILN_PIN_SLOT(CloneSessionOptions, 40);
+KILN_PIN_SLOT(SetIntraOpNumThreads, 41);
+KILN_PIN_SLOT(SetSessionGraphOptimizationLevel, 42);
+KILN_PIN_SLOT(SetSessionLogSeverityLevel, 43);
+KILN_PIN_SLOT(SetSessionLogId, 44);
+KILN_PIN_SLOT(EnableProfiling, 45);
+KILN_PIN_SLOT(DisableProfiling, 46);
+KILN_PIN_SLOT(AddFreeDimensionOverrideByName, 47);
+KILN_PIN_SLOT(AddSessionConfigEntry, 48);
+KILN_PIN_SLOT(ReleaseSessionOptions, 49);
+KILN_PIN_SLOT(CreateSession, 50);
+KILN_PIN_SLOT(CreateSessionFromArray, 51);
+KILN_PIN_SLOT(SessionGetInputCount, 52);
+KILN_PIN_SLOT(SessionGetOutputCount, 53);
+KILN_PIN_SLOT(SessionGetInputName, 54);
+KILN_PIN_SLOT(SessionGetOutputName, 55);
+KILN_PIN_SLOT(SessionGetInputValueType, 56);
+KILN_PIN_SLOT(SessionGetOutputValueType, 57);
+KILN_PIN_SLOT(CreateSessionInputTensorInfo, 58);
+KILN_PIN_SLOT(CreateSessionOutputTensorInfo, 59);
+KILN_PIN_SLOT(SessionGetModelMetadataString, 60);
+KILN_PIN_SLOT(SessionGetModelVersion, 61);
+KILN_PIN_SLOT(SessionGetCustomMetadataKeys, 62);
+KILN_PIN_SLOT(SessionLookupCustomMetadata, 63);
+KILN_PIN_SLOT(SessionEndProfiling, 64);
+KILN_PIN_SLOT(ReleaseSession, 65);
+KILN_PIN_SLOT(CreateRunOptions, 66);
+KILN_PIN_SLOT(RunOptionsSetRunTag, 67);
+KILN_PIN_SLOT(RunOptionsSetRunLogSeverityLevel, 68);
+KILN_PIN_SLOT(RunOptionsSetTerminate, 69);
+KILN_PIN_SLOT(RunOptionsUnsetTerminate, 70);
+KILN_PIN_SLOT(ReleaseRunOptions, 71);
+KILN_PIN_SLOT(Run, 72);
+
 #undef KILN_PIN_SLOT
-constexpr size_t kSlotCount = 39;
+constexpr size_t kSlotCount = 73;
 static_assert(sizeof(KilnApi) == kSlotCount * sizeof(void*), "a slot has no pin");
 
 // ---- The C enums and the engine's enums share their values ----------------------------------

@@ -77,6 +77,71 @@ KilnStatus* KILN_API_CALL GetStringTensorElementLength(const KilnValue* value, s
 KilnStatus* KILN_API_CALL GetStringTensorElement(const KilnValue* value, size_t s_len, size_t index,
                                                  void* s);
 
+// session_options_api.cc
+KilnStatus* KILN_API_CALL CreateSessionOptions(KilnSessionOptions** out);
+KilnStatus* KILN_API_CALL CloneSessionOptions(const KilnSessionOptions* options,
+                                              KilnSessionOptions** out);
+KilnStatus* KILN_API_CALL SetIntraOpNumThreads(KilnSessionOptions* options, int threads);
+KilnStatus* KILN_API_CALL SetSessionGraphOptimizationLevel(KilnSessionOptions* options,
+                                                           KilnGraphOptimizationLevel level);
+KilnStatus* KILN_API_CALL SetSessionLogSeverityLevel(KilnSessionOptions* options,
+                                                     KilnLoggingLevel severity);
+KilnStatus* KILN_API_CALL SetSessionLogId(KilnSessionOptions* options, const char* log_id);
+KilnStatus* KILN_API_CALL EnableProfiling(KilnSessionOptions* options, const char* prefix);
+KilnStatus* KILN_API_CALL DisableProfiling(KilnSessionOptions* options);
+KilnStatus* KILN_API_CALL AddFreeDimensionOverrideByName(KilnSessionOptions* options,
+                                                         const char* name, int64_t value);
+KilnStatus* KILN_API_CALL AddSessionConfigEntry(KilnSessionOptions* options, const char* key,
+                                                const char* value);
+void KILN_API_CALL ReleaseSessionOptions(KilnSessionOptions* options);
+
+// session_api.cc
+KilnStatus* KILN_API_CALL CreateSession(const KilnEnv* env, const char* path,
+                                        const KilnSessionOptions* options, KilnSession** out);
+KilnStatus* KILN_API_CALL CreateSessionFromArray(const KilnEnv* env, const void* data,
+                                                 size_t data_len, const KilnSessionOptions* options,
+                                                 KilnSession** out);
+KilnStatus* KILN_API_CALL SessionGetInputCount(const KilnSession* session, size_t* out);
+KilnStatus* KILN_API_CALL SessionGetOutputCount(const KilnSession* session, size_t* out);
+KilnStatus* KILN_API_CALL SessionGetInputName(const KilnSession* session, size_t index,
+                                              KilnAllocator* allocator, char** out);
+KilnStatus* KILN_API_CALL SessionGetOutputName(const KilnSession* session, size_t index,
+                                               KilnAllocator* allocator, char** out);
+KilnStatus* KILN_API_CALL SessionGetInputValueType(const KilnSession* session, size_t index,
+                                                   KilnValueType* out);
+KilnStatus* KILN_API_CALL SessionGetOutputValueType(const KilnSession* session, size_t index,
+                                                    KilnValueType* out);
+KilnStatus* KILN_API_CALL CreateSessionInputTensorInfo(const KilnSession* session, size_t index,
+                                                       KilnTensorTypeAndShapeInfo** out);
+KilnStatus* KILN_API_CALL CreateSessionOutputTensorInfo(const KilnSession* session, size_t index,
+                                                        KilnTensorTypeAndShapeInfo** out);
+KilnStatus* KILN_API_CALL SessionGetModelMetadataString(const KilnSession* session,
+                                                        KilnModelMetadataField field,
+                                                        KilnAllocator* allocator, char** out);
+KilnStatus* KILN_API_CALL SessionGetModelVersion(const KilnSession* session, int64_t* out);
+KilnStatus* KILN_API_CALL SessionGetCustomMetadataKeys(const KilnSession* session,
+                                                       KilnAllocator* allocator, char*** keys,
+                                                       size_t* count);
+KilnStatus* KILN_API_CALL SessionLookupCustomMetadata(const KilnSession* session,
+                                                      KilnAllocator* allocator, const char* key,
+                                                      char** out);
+KilnStatus* KILN_API_CALL SessionEndProfiling(KilnSession* session, KilnAllocator* allocator,
+                                              char** out);
+void KILN_API_CALL ReleaseSession(KilnSession* session);
+
+// run_api.cc
+KilnStatus* KILN_API_CALL CreateRunOptions(KilnRunOptions** out);
+KilnStatus* KILN_API_CALL RunOptionsSetRunTag(KilnRunOptions* options, const char* tag);
+KilnStatus* KILN_API_CALL RunOptionsSetRunLogSeverityLevel(KilnRunOptions* options,
+                                                           KilnLoggingLevel severity);
+KilnStatus* KILN_API_CALL RunOptionsSetTerminate(KilnRunOptions* options);
+KilnStatus* KILN_API_CALL RunOptionsUnsetTerminate(KilnRunOptions* options);
+void KILN_API_CALL ReleaseRunOptions(KilnRunOptions* options);
+KilnStatus* KILN_API_CALL Run(KilnSession* session, const KilnRunOptions* run_options,
+                              const char* const* input_names, const KilnValue* const* inputs,
+                              size_t input_count, const char* const* output_names,
+                              size_t output_count, KilnValue** outputs);
+
 }  // namespace kiln::api
 
 #endif  // KILN_API_ENTRIES_H_

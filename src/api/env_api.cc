@@ -2,6 +2,7 @@
 #include <memory>
 #include <string>
 
+#include "api/arguments.h"
 #include "api/entries.h"
 #include "api/handles.h"
 #include "api/status.h"
@@ -9,24 +10,6 @@
 
 namespace kiln::api {
 namespace {
-
-// By reference: copying an out-of-range enum is already undefined (see EnumValue).
-LogLevel CheckedLevel(const KilnLoggingLevel& level, const char* argument) {
-  const int v = EnumValue(level);
-  if (v < KILN_LOGGING_LEVEL_VERBOSE || v > KILN_LOGGING_LEVEL_FATAL) {
-    ThrowInvalidArgument(argument, std::to_string(v) + " is not a KilnLoggingLevel (0 to 4)");
-  }
-  return static_cast<LogLevel>(v);
-}
-
-std::string CheckedLogId(const char* log_id) {
-  if (log_id == nullptr) ThrowInvalidArgument("log_id", "is NULL");
-  size_t bad = 0;
-  if (!IsValidUtf8(log_id, &bad)) {
-    ThrowInvalidArgument("log_id", "is not valid UTF-8 (at byte " + std::to_string(bad) + ")");
-  }
-  return log_id;
-}
 
 void MakeEnv(LogLevel level, std::string log_id, LogSink sink, KilnEnv** out) {
   auto env =
@@ -47,7 +30,7 @@ KilnStatus* KILN_API_CALL CreateEnv(KilnLoggingLevel min_severity, const char* l
                                     KilnEnv** out) {
   return Guard("CreateEnv", [&] {
     const LogLevel level = CheckedLevel(min_severity, "min_severity");
-    std::string id = CheckedLogId(log_id);
+    std::string id = CheckedUtf8(log_id, "log_id");
     CheckOut(out, "out");
     MakeEnv(level, std::move(id), LogSink(), out);
   });
@@ -60,7 +43,7 @@ KilnStatus* KILN_API_CALL CreateEnvWithCustomLogger(KilnLoggingFunction logging_
   return Guard("CreateEnvWithCustomLogger", [&] {
     if (logging_function == nullptr) ThrowInvalidArgument("logging_function", "is NULL");
     const LogLevel level = CheckedLevel(min_severity, "min_severity");
-    std::string id = CheckedLogId(log_id);
+    std::string id = CheckedUtf8(log_id, "log_id");
     CheckOut(out, "out");
     LogSink sink = [logging_function, logger_param](LogLevel l, const char* category,
                                                     const char* id_text, const char* location,

@@ -66,6 +66,12 @@ const char* HandleKindName(HandleKind kind) noexcept {
       return "KilnValue";
     case HandleKind::kTensorTypeAndShapeInfo:
       return "KilnTensorTypeAndShapeInfo";
+    case HandleKind::kSessionOptions:
+      return "KilnSessionOptions";
+    case HandleKind::kSession:
+      return "KilnSession";
+    case HandleKind::kRunOptions:
+      return "KilnRunOptions";
   }
   return "unknown handle";
 }

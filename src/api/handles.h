@@ -22,6 +22,8 @@
 #include "core/shape.h"
 #include "core/tensor.h"
 #include "kiln/kiln_c_api.h"
+#include "runtime/options.h"
+#include "runtime/session.h"
 
 // ---- The structs behind the handles ----------------------------------------------------------
 
@@ -48,6 +50,19 @@ struct KilnTensorTypeAndShapeInfo {
   kiln::Shape shape;
 };
 
+struct KilnSessionOptions {
+  kiln::runtime::SessionOptions options;
+};
+
+struct KilnSession {
+  std::shared_ptr<kiln::runtime::Session> session;
+  kiln::Logger logger;  // a copy of the Env's, so the Env may go first
+};
+
+struct KilnRunOptions {
+  kiln::runtime::RunOptions options;
+};
+
 namespace kiln::api {
 
 enum class HandleKind : unsigned char {
@@ -56,6 +71,9 @@ enum class HandleKind : unsigned char {
   kMemoryInfo,
   kValue,
   kTensorTypeAndShapeInfo,
+  kSessionOptions,
+  kSession,
+  kRunOptions,
 };
 
 const char* HandleKindName(HandleKind kind) noexcept;
@@ -81,6 +99,21 @@ struct HandleTraits<KilnValue> {
 template <>
 struct HandleTraits<KilnTensorTypeAndShapeInfo> {
   static constexpr HandleKind kKind = HandleKind::kTensorTypeAndShapeInfo;
+};
+
+template <>
+struct HandleTraits<KilnSessionOptions> {
+  static constexpr HandleKind kKind = HandleKind::kSessionOptions;
+};
+
+template <>
+struct HandleTraits<KilnSession> {
+  static constexpr HandleKind kKind = HandleKind::kSession;
+};
+
+template <>
+struct HandleTraits<KilnRunOptions> {
+  static constexpr HandleKind kKind = HandleKind::kRunOptions;
 };
 
 // Every live handle's address and kind. Lookups never dereference the handle, so a released or
