@@ -15,9 +15,10 @@ build-asan: bootstrap
 	cmake --preset asan
 	cmake --build --preset asan
 
-# The bundled example: the C ABI from a C99 program.
+# The bundled demo: a C99 program classifies the held-out 8x8 digits with the CNN in
+# examples/digits through the C ABI and prints accuracy and mean latency.
 run: build
-	./build/release/examples/c/tensor_basics
+	./build/release/examples/c/digits examples/digits
 
 docs: bootstrap
 	doxygen docs/Doxyfile
