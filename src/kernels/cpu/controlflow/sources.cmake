@@ -1,4 +1,5 @@
 # The controlflow kernel family: library sources and unit tests (paths from the repository root).
 list(APPEND KILN_SOURCES
-  src/kernels/cpu/controlflow/kernels.cc)
-list(APPEND KILN_UNIT_TEST_SOURCES)
+  src/kernels/cpu/controlflow/control_flow.cc)
+list(APPEND KILN_UNIT_TEST_SOURCES
+  src/kernels/cpu/controlflow/control_flow_test.cc)

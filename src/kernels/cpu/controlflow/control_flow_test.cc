@@ -1,0 +1,121 @@
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "kernels/test_util.h"
+#include "onnx/loader.h"
+#include "runtime/session.h"
+
+namespace kiln::testing {
+namespace {
+
+void AddIdentity(::onnx::GraphProto* g, const std::string& in, const std::string& out) {
+  auto* n = g->add_node();
+  n->set_name("id_" + out);
+  n->set_op_type("Identity");
+  n->add_input(in);
+  n->add_output(out);
+}
+
+void AddTensorIo(::onnx::ValueInfoProto* vi, const std::string& name, int elem) {
+  vi->set_name(name);
+  vi->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
+}
+
+std::shared_ptr<runtime::Session> Load(const ::onnx::ModelProto& m) {
+  const std::string bytes = m.SerializeAsString();
+  return std::make_shared<runtime::Session>(
+      ::kiln::onnx::LoadModelBytes(bytes.data(), bytes.size(), ""), runtime::SessionOptions());
+}
+
+::onnx::ModelProto Model() {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* op = m.add_opset_import();
+  op->set_version(17);
+  return m;
+}
+
+TEST(ControlFlowIf, RunsTheBranchTheConditionPicksWithCapturedValues) {
+  ::onnx::ModelProto m = Model();
+  auto* g = m.mutable_graph();
+  AddTensorIo(g->add_input(), "cond", ::onnx::TensorProto::BOOL);
+  AddTensorIo(g->add_input(), "a", ::onnx::TensorProto::FLOAT);
+  AddTensorIo(g->add_input(), "b", ::onnx::TensorProto::FLOAT);
+  AddTensorIo(g->add_output(), "y", ::onnx::TensorProto::FLOAT);
+  auto* n = g->add_node();
+  n->set_name("if");
+  n->set_op_type("If");
+  n->add_input("cond");
+  n->add_output("y");
+  for (auto [attr, source] : {std::pair{"then_branch", "a"}, std::pair{"else_branch", "b"}}) {
+    auto* a = n->add_attribute();
+    a->set_name(attr);
+    a->set_type(::onnx::AttributeProto::GRAPH);
+    AddIdentity(a->mutable_g(), source, "out");
+    AddTensorIo(a->mutable_g()->add_output(), "out", ::onnx::TensorProto::FLOAT);
+  }
+  auto session = Load(m);
+  for (bool c : {true, false}) {
+    std::vector<std::shared_ptr<Tensor>> in = {MakeTensor<bool>({}, {c}),
+                                               MakeTensor<float>({2}, {1, 2}),
+                                               MakeTensor<float>({3}, {7, 8, 9})};
+    std::vector<std::string> in_names = {"cond", "a", "b"};
+    std::vector<std::string> out_names = {"y"};
+    std::vector<std::shared_ptr<Tensor>> out(1);
+    session->Run(runtime::RunOptions(), in_names, in, out_names, out);
+    EXPECT_EQ(Values<float>(*out[0]),
+              c ? (std::vector<float>{1, 2}) : (std::vector<float>{7, 8, 9}));
+  }
+}
+
+TEST(ControlFlowLoop, CarriesStateAndStacksScanOutputs) {
+  ::onnx::ModelProto m = Model();
+  auto* g = m.mutable_graph();
+  AddTensorIo(g->add_input(), "M", ::onnx::TensorProto::INT64);
+  AddTensorIo(g->add_input(), "v", ::onnx::TensorProto::FLOAT);
+  AddTensorIo(g->add_output(), "v_final", ::onnx::TensorProto::FLOAT);
+  AddTensorIo(g->add_output(), "iters", ::onnx::TensorProto::INT64);
+  auto* n = g->add_node();
+  n->set_name("loop");
+  n->set_op_type("Loop");
+  n->add_input("M");
+  n->add_input("");
+  n->add_input("v");
+  n->add_output("v_final");
+  n->add_output("iters");
+  auto* a = n->add_attribute();
+  a->set_name("body");
+  a->set_type(::onnx::AttributeProto::GRAPH);
+  auto* body = a->mutable_g();
+  AddTensorIo(body->add_input(), "i", ::onnx::TensorProto::INT64);
+  AddTensorIo(body->add_input(), "c", ::onnx::TensorProto::BOOL);
+  AddTensorIo(body->add_input(), "v_in", ::onnx::TensorProto::FLOAT);
+  AddIdentity(body, "c", "c_out");
+  AddIdentity(body, "v_in", "v_out");
+  AddIdentity(body, "i", "i_out");
+  AddTensorIo(body->add_output(), "c_out", ::onnx::TensorProto::BOOL);
+  AddTensorIo(body->add_output(), "v_out", ::onnx::TensorProto::FLOAT);
+  AddTensorIo(body->add_output(), "i_out", ::onnx::TensorProto::INT64);
+  auto session = Load(m);
+  std::vector<std::shared_ptr<Tensor>> in = {MakeTensor<int64_t>({}, {3}),
+                                             MakeTensor<float>({2}, {4, 5})};
+  std::vector<std::string> in_names = {"M", "v"};
+  std::vector<std::string> out_names = {"v_final", "iters"};
+  std::vector<std::shared_ptr<Tensor>> out(2);
+  session->Run(runtime::RunOptions(), in_names, in, out_names, out);
+  EXPECT_EQ(Values<float>(*out[0]), (std::vector<float>{4, 5}));
+  EXPECT_EQ(out[1]->shape(), Shape({3}));
+  EXPECT_EQ(Values<int64_t>(*out[1]), (std::vector<int64_t>{0, 1, 2}));
+  // A non-scalar cond is an error naming the node.
+  std::vector<std::shared_ptr<Tensor>> bad = {MakeTensor<int64_t>({2}, {3, 3}),
+                                              MakeTensor<float>({2}, {4, 5})};
+  try {
+    session->Run(runtime::RunOptions(), in_names, bad, out_names, out);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'loop' (Loop)"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kiln::testing
