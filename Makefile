@@ -1,6 +1,6 @@
 # Kiln's front door. `make run` and `make test` work on a fresh machine: they install what is
 # missing (scripts/bootstrap.sh), build, and run.
-.PHONY: all bootstrap build build-asan run test docs format clean
+.PHONY: all bootstrap build build-asan build-fuzz run test docs format clean
 
 all: build
 
@@ -15,6 +15,10 @@ build-asan: bootstrap
 	cmake --preset asan
 	cmake --build --preset asan
 
+build-fuzz: bootstrap
+	cmake --preset fuzz
+	cmake --build --preset fuzz
+
 # The bundled demo: a C99 program classifies the held-out 8x8 digits with the CNN in
 # examples/digits through the C ABI and prints accuracy and mean latency.
 run: build
@@ -23,10 +27,11 @@ run: build
 docs: bootstrap
 	doxygen docs/Doxyfile
 
-# Every test: the release build (unit, contract, link checks, examples, Doxygen) and the whole
-# suite again under ASan+LSan+UBSan. The last line is the combined count.
-test: build build-asan
-	@scripts/run_tests.sh release asan
+# Every test: the release build (unit, contract, link checks, examples, models, Doxygen), the
+# whole suite again under ASan+LSan+UBSan, and the loader fuzzer (Clang) for a short while. The
+# last line is the combined count.
+test: build build-asan build-fuzz
+	@scripts/run_tests.sh release asan fuzz
 
 format:
 	git ls-files '*.h' '*.cc' '*.c' | xargs clang-format -i

@@ -11,6 +11,7 @@ packages=(
   doxygen                       # make docs (part of make test)
   binutils                      # nm, readelf for the link checks
   clang-format clang-tidy       # style checks
+  clang libclang-rt-14-dev      # the asan preset: Clang sanitizers and libFuzzer
 )
 
 missing=()

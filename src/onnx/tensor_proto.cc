@@ -50,9 +50,15 @@ ExternalRef ParseExternal(const ::onnx::TensorProto& proto, const std::string& w
   return ref;
 }
 
-// Reads `bytes` bytes of external data into `dst`, refusing any path that leaves `model_dir`.
-void ReadExternal(const ::onnx::TensorProto& proto, const std::string& what,
-                  const std::string& model_dir, void* dst, size_t bytes) {
+struct ExternalSource {
+  std::filesystem::path file;
+  uint64_t offset;
+};
+
+// Finds and checks external data before anything is allocated for it: the path must stay inside
+// `model_dir` and the file must hold `bytes` bytes at the offset.
+ExternalSource LocateExternal(const ::onnx::TensorProto& proto, const std::string& what,
+                              const std::string& model_dir, size_t bytes) {
   namespace fs = std::filesystem;
   const ExternalRef ref = ParseExternal(proto, what);
   if (model_dir.empty()) {
@@ -96,19 +102,53 @@ void ReadExternal(const ::onnx::TensorProto& proto, const std::string& what,
                   " bytes; offset " + std::to_string(ref.offset) + " + " + std::to_string(bytes) +
                   " bytes runs past its end");
   }
-  in.seekg(static_cast<std::streamoff>(ref.offset));
-  in.read(static_cast<char*>(dst), static_cast<std::streamsize>(bytes));
-  if (!in) {
-    throw Error(ErrorCode::kNoSuchFile,
-                what + ": reading external data '" + ref.location + "' failed");
-  }
+  return {file, ref.offset};
 }
 
-template <typename Field>
-void CheckCount(const std::string& what, const Field& field, size_t want, const char* name) {
-  if (static_cast<size_t>(field.size()) != want) {
-    Bad(what, std::string(name) + " holds " + std::to_string(field.size()) +
-                  " values but its dims need " + std::to_string(want));
+void ReadExternal(const ExternalSource& src, const std::string& what, void* dst, size_t bytes) {
+  std::ifstream in(src.file, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(src.offset));
+  in.read(static_cast<char*>(dst), static_cast<std::streamsize>(bytes));
+  if (!in) throw Error(ErrorCode::kNoSuchFile, what + ": reading external data failed");
+}
+
+// How many entries the typed field for `type` must hold for `count` elements (`bytes` packed
+// bytes for the sub-byte types); its name; and in `have` how many it holds.
+std::pair<size_t, const char*> TypedFieldSize(const ::onnx::TensorProto& p, DataType type,
+                                              size_t count, size_t bytes, size_t* have) {
+  switch (type) {
+    case DataType::kFloat:
+      *have = p.float_data_size();
+      return {count, "float_data"};
+    case DataType::kComplex64:
+      *have = p.float_data_size();
+      return {count * 2, "float_data"};
+    case DataType::kDouble:
+      *have = p.double_data_size();
+      return {count, "double_data"};
+    case DataType::kComplex128:
+      *have = p.double_data_size();
+      return {count * 2, "double_data"};
+    case DataType::kInt64:
+      *have = p.int64_data_size();
+      return {count, "int64_data"};
+    case DataType::kUint32:
+    case DataType::kUint64:
+      *have = p.uint64_data_size();
+      return {count, "uint64_data"};
+    case DataType::kString:
+      *have = p.string_data_size();
+      return {count, "string_data"};
+    case DataType::kInt4:
+    case DataType::kUint4:
+    case DataType::kFloat4E2M1:
+    case DataType::kInt2:
+    case DataType::kUint2:
+      *have = p.int32_data_size();
+      return {bytes, "int32_data (packed bytes)"};
+    default:
+      *have = p.int32_data_size();
+      return {count, "int32_data"};
   }
 }
 
@@ -125,14 +165,12 @@ void FromInt32Data(const ::onnx::TensorProto& p, DataType type, size_t count,
   const auto& f = p.int32_data();
   switch (type) {
     case DataType::kInt32:
-      CheckCount(what, f, count, "int32_data");
       CopyField<int32_t>(f, t.data());
       return;
     case DataType::kInt16:
     case DataType::kUint16:
     case DataType::kFloat16:
     case DataType::kBfloat16:
-      CheckCount(what, f, count, "int32_data");
       CopyField<uint16_t>(f, t.data());
       return;
     case DataType::kInt8:
@@ -143,7 +181,6 @@ void FromInt32Data(const ::onnx::TensorProto& p, DataType type, size_t count,
     case DataType::kFloat8E5M2:
     case DataType::kFloat8E5M2FNUZ:
     case DataType::kFloat8E8M0:
-      CheckCount(what, f, count, "int32_data");
       CopyField<uint8_t>(f, t.data());
       if (type == DataType::kBool) {
         auto* b = static_cast<uint8_t*>(t.data());
@@ -155,7 +192,6 @@ void FromInt32Data(const ::onnx::TensorProto& p, DataType type, size_t count,
     case DataType::kFloat4E2M1:
     case DataType::kInt2:
     case DataType::kUint2:
-      CheckCount(what, f, t.byte_size(), "int32_data (packed bytes)");
       CopyField<uint8_t>(f, t.data());
       return;
     default:
@@ -186,13 +222,15 @@ std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& p, const std:
   if (!shape.ElementCount() || !StorageBytes(type, *shape.ElementCount())) {
     Bad(what, "dims " + shape.ToString() + " overflow the address space");
   }
-  std::shared_ptr<Tensor> t = Tensor::Allocate(type, shape, CpuAllocator());
-  const size_t count = t->element_count();
-  const size_t bytes = t->byte_size();
-
+  const size_t count = *shape.ElementCount();
+  const size_t bytes = type == DataType::kString ? 0 : *StorageBytes(type, count);
+  // Every size is checked against the data before anything is allocated, so a small corrupt
+  // file cannot make Kiln reserve gigabytes.
   if (p.data_location() == ::onnx::TensorProto::EXTERNAL) {
     if (type == DataType::kString) Bad(what, "string tensors cannot use external data");
-    ReadExternal(p, what, model_dir, t->data(), bytes);
+    const ExternalSource src = LocateExternal(p, what, model_dir, bytes);
+    std::shared_ptr<Tensor> t = Tensor::Allocate(type, shape, CpuAllocator());
+    ReadExternal(src, what, t->data(), bytes);
     return t;
   }
   if (p.has_raw_data()) {
@@ -202,40 +240,40 @@ std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& p, const std:
                     shape.ToString() + " of " + DataTypeName(type) + " needs " +
                     std::to_string(bytes));
     }
+    std::shared_ptr<Tensor> t = Tensor::Allocate(type, shape, CpuAllocator());
     if (bytes != 0) std::memcpy(t->data(), p.raw_data().data(), bytes);
     return t;
   }
+  size_t have = 0;
+  const auto [want, field] = TypedFieldSize(p, type, count, bytes, &have);
+  if (have != want) {
+    Bad(what, std::string(field) + " holds " + std::to_string(have) + " values but its dims need " +
+                  std::to_string(want));
+  }
+  std::shared_ptr<Tensor> t = Tensor::Allocate(type, shape, CpuAllocator());
   switch (type) {
     case DataType::kFloat:
-      CheckCount(what, p.float_data(), count, "float_data");
       CopyField<float>(p.float_data(), t->data());
       break;
     case DataType::kComplex64:
-      CheckCount(what, p.float_data(), count * 2, "float_data");
       CopyField<float>(p.float_data(), t->data());
       break;
     case DataType::kDouble:
-      CheckCount(what, p.double_data(), count, "double_data");
       CopyField<double>(p.double_data(), t->data());
       break;
     case DataType::kComplex128:
-      CheckCount(what, p.double_data(), count * 2, "double_data");
       CopyField<double>(p.double_data(), t->data());
       break;
     case DataType::kInt64:
-      CheckCount(what, p.int64_data(), count, "int64_data");
       CopyField<int64_t>(p.int64_data(), t->data());
       break;
     case DataType::kUint32:
-      CheckCount(what, p.uint64_data(), count, "uint64_data");
       CopyField<uint32_t>(p.uint64_data(), t->data());
       break;
     case DataType::kUint64:
-      CheckCount(what, p.uint64_data(), count, "uint64_data");
       CopyField<uint64_t>(p.uint64_data(), t->data());
       break;
     case DataType::kString:
-      CheckCount(what, p.string_data(), count, "string_data");
       for (size_t i = 0; i < count; ++i) t->strings()[i] = p.string_data(static_cast<int>(i));
       break;
     default:
