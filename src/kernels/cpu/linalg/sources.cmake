@@ -2,4 +2,5 @@
 list(APPEND KILN_SOURCES
   src/kernels/cpu/linalg/gemm.cc
   src/kernels/cpu/linalg/kernels.cc)
-list(APPEND KILN_UNIT_TEST_SOURCES)
+list(APPEND KILN_UNIT_TEST_SOURCES
+  src/kernels/cpu/linalg/gemm_test.cc)
