@@ -32,6 +32,9 @@ constexpr size_t kDepthBlock = 256;  // kc
 constexpr size_t kRowBlock = 96;     // mc, a multiple of kMr
 constexpr size_t kColBlock = 1024;   // nc, a multiple of kNr
 
+// Multiply-adds below which a product runs on the calling thread alone.
+constexpr double kMinParallelWork = 65536;
+
 constexpr size_t CeilDiv(size_t a, size_t b) {
   return (a + b - 1) / b;
 }
@@ -365,6 +368,8 @@ void Gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, T alpha, con
     return;
   }
   const GemmArgs<T> g{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc};
+  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  if (work < kMinParallelWork) pool = nullptr;
   if (m <= kThin) return ThinRows(g, pool);
   if (n <= kThin) return ThinCols(g, pool);
 
