@@ -1,10 +1,25 @@
 // The linalg family's entries in the kernel registry.
 #include "kernels/cpu/families.h"
+#include "kernels/cpu/linalg/linalg_kernels.h"
 
 namespace kiln::cpu {
+namespace {
+
+// Each kernel branches on the opset where the versions in its range differ.
+constexpr KernelDef kDefs[] = {
+    {"", "MatMul", 1, kLatestOpset, MakeMatMul},
+    {"", "Gemm", 1, kLatestOpset, MakeGemm},
+    {"", "Einsum", 12, kLatestOpset, MakeEinsum},
+    {"", "Softmax", 1, kLatestOpset, MakeSoftmax},
+    {"", "LogSoftmax", 1, kLatestOpset, MakeLogSoftmax},
+    {"", "Hardmax", 1, kLatestOpset, MakeHardmax},
+    {"", "LayerNormalization", 17, kLatestOpset, MakeLayerNormalization},
+};
+
+}  // namespace
 
 std::span<const KernelDef> LinalgKernels() {
-  return {};
+  return kDefs;
 }
 
 }  // namespace kiln::cpu

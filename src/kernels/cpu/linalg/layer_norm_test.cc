@@ -1,0 +1,124 @@
+// LayerNormalization: the outputs Y, Mean and InvStdDev (reference values from the ONNX reference
+// implementation's formula in numpy), axes, epsilon, Scale and B broadcasting per row and across
+// rows, 16-bit floats, empty inputs and the errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu/linalg/linalg_test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+std::vector<double> PowRamp() {  // arange(12) ** 1.5, shaped [2,3,2]
+  std::vector<double> v(12);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::pow(static_cast<double>(i), 1.5);
+  return v;
+}
+
+TEST(LinalgLayerNormalization, LastAxisWithMeanAndInvStdDev) {
+  auto out = NodeTest("LayerNormalization", 17)
+                 .Input<float>({2, 4}, {1, 2, 3, 4, 2, 2, 2, 6})
+                 .Input<float>({4}, {1, 0.5f, 2, -1})
+                 .Input<float>({4}, {0, 1, 0, 0.5f})
+                 .Outputs(3)
+                 .Run();
+  EXPECT_EQ(out[0]->shape(), Shape({2, 4}));
+  ExpectNear<float>(*out[0],
+                    {-1.34163542f, 0.77639410f, 0.89442361f, -0.84163542f, -0.57734931f,
+                     0.71132535f, -1.15469861f, -1.23204792f},
+                    1e-5);
+  EXPECT_EQ(out[1]->shape(), Shape({2, 1}));
+  EXPECT_EQ(out[1]->type(), DataType::kFloat);
+  ExpectNear<float>(*out[1], {2.5f, 3.0f}, 1e-6);
+  EXPECT_EQ(out[2]->shape(), Shape({2, 1}));
+  ExpectNear<float>(*out[2], {0.89442361f, 0.57734931f}, 1e-6);
+}
+
+TEST(LinalgLayerNormalization, EarlierAxisAndEpsilon) {
+  std::vector<double> scale = {0.5, 1, 1.5, 2, 2.5, 3};
+  auto out = NodeTest("LayerNormalization", 17)
+                 .Attr("axis", int64_t{1})
+                 .Attr("epsilon", 0.1f)
+                 .Input<double>({2, 3, 2}, PowRamp())
+                 .Input<double>({3, 2}, scale)
+                 .Outputs(3, {1})
+                 .Run();
+  ExpectNear<double>(
+      *out[0],
+      {-0.596960586005237, -0.939939697304124, -0.7133296196519926, 0.2516105662150601,
+       2.094826564100816, 4.93703412100421, -0.7011407895116676, -0.8897925909588702,
+       -0.5088858833710836, 0.4937128804747442, 2.1662670278177476, 4.55390452259537},
+      1e-6);
+  EXPECT_EQ(out[1], nullptr);
+  EXPECT_EQ(out[2]->shape(), Shape({2, 1, 1}));
+  ExpectNear<float>(*out[2], {0.25398147f, 0.13404290f}, 1e-6);
+}
+
+TEST(LinalgLayerNormalization, ScaleThatVariesAcrossRows) {
+  // Scale [2,1,2] differs between the outer rows; B is a scalar.
+  auto out = NodeTest("LayerNormalization", 23)
+                 .Input<double>({2, 3, 2}, PowRamp())
+                 .Input<double>({2, 1, 2}, {1, 2, 3, 4})
+                 .Input<double>({}, {0.5})
+                 .Run();
+  ExpectNear<double>(
+      *out[0],
+      {-0.49998000059997993, 2.49996000119996, -0.4999964324912838, 2.499992864982568,
+       -0.4999980226587092, 2.4999960453174204, -2.4999958954183596, 4.499994527224484,
+       -2.4999968618446067, 4.499995815792816, -2.499997459840509, 4.499996613120667},
+      1e-5);
+}
+
+TEST(LinalgLayerNormalization, HalfTypesAndEmptyRows) {
+  std::vector<Float16> x = {Float16::FromFloat(1), Float16::FromFloat(3)};
+  std::vector<Float16> s = {Float16::FromFloat(2), Float16::FromFloat(2)};
+  auto out = NodeTest("LayerNormalization", 17)
+                 .Attr("epsilon", 0.0f)
+                 .Input<Float16>({1, 2}, x)
+                 .Input<Float16>({2}, s)
+                 .Run();
+  const std::vector<Float16> y = Values<Float16>(*out[0]);
+  EXPECT_EQ(y[0].ToFloat(), -2.0f);
+  EXPECT_EQ(y[1].ToFloat(), 2.0f);
+
+  auto empty = NodeTest("LayerNormalization", 17)
+                   .Input<float>({0, 4}, {})
+                   .Input<float>({4}, {1, 1, 1, 1})
+                   .Outputs(2)
+                   .Run();
+  EXPECT_EQ(empty[0]->shape(), Shape({0, 4}));
+  EXPECT_EQ(empty[1]->shape(), Shape({0, 1}));
+}
+
+TEST(LinalgLayerNormalization, RejectsBadInputs) {
+  ExpectError(NodeTest("LayerNormalization", 17)
+                  .Input<float>({2, 2}, {1, 2, 3, 4})
+                  .Input<double>({2}, {1, 1}),
+              ErrorCode::kInvalidArgument, "LayerNormalization",
+              "input 'Scale' is double but input 'X' is float");
+  ExpectError(NodeTest("LayerNormalization", 17)
+                  .Input<float>({2, 2}, {1, 2, 3, 4})
+                  .Input<float>({2}, {1, 1})
+                  .Input<float>({3}, {1, 1, 1}),
+              ErrorCode::kInvalidArgument, "LayerNormalization",
+              "input 'B' has shape [3], which does not broadcast to [2,2]");
+  ExpectError(NodeTest("LayerNormalization", 17)
+                  .Attr("axis", int64_t{-3})
+                  .Input<float>({2, 2}, {1, 2, 3, 4})
+                  .Input<float>({2}, {1, 1}),
+              ErrorCode::kInvalidArgument, "LayerNormalization",
+              "axis -3 is out of range for rank 2");
+  ExpectError(NodeTest("LayerNormalization", 17)
+                  .Attr("stash_type", int64_t{16})
+                  .Input<float>({2}, {1, 2})
+                  .Input<float>({2}, {1, 1}),
+              ErrorCode::kNotImplemented, "LayerNormalization", "stash_type 16 is not supported");
+  ExpectError(
+      NodeTest("LayerNormalization", 17).Input<int32_t>({2}, {1, 2}).Input<int32_t>({2}, {1, 1}),
+      ErrorCode::kNotImplemented, "LayerNormalization", "int32");
+}
+
+}  // namespace
+}  // namespace kiln::testing

@@ -1,0 +1,86 @@
+// Helpers the linalg kernels share: batched matrix products in every element type the family
+// computes in, float copies of 16-bit float data, numpy broadcasting of batch dimensions and
+// unidirectional broadcasting of a tensor to a shape.
+//
+//   kiln::cpu::BatchedMatMul<float>(false, false, m, n, k, a, a_offsets, b, b_offsets, c, pool);
+#ifndef KILN_KERNELS_CPU_LINALG_LINALG_UTIL_H_
+#define KILN_KERNELS_CPU_LINALG_LINALG_UTIL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "core/float16.h"
+#include "core/tensor.h"
+#include "core/thread_pool.h"
+#include "kernels/kernel.h"
+
+namespace kiln::cpu {
+
+// The unsigned type integer products and sums of T are computed in: they wrap modulo 2^bits like
+// the hardware, without signed overflow, and converting back to T keeps the low bits.
+template <typename T>
+using WrapType = std::conditional_t<sizeof(T) <= 4, uint32_t, uint64_t>;
+
+template <typename T>
+constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+
+// For each batch i: C_i = op(A_i) · op(B_i), where A_i starts at a + a_offsets[i] and is m×k
+// row-major (k×m when trans_a), B_i starts at b + b_offsets[i] and is k×n (n×k when trans_b), and
+// C_i = c + i·m·n is m×n. float and double go through cpu::Gemm; integer types (int32, int64,
+// uint32, uint64) multiply and add with wrapping. The offset spans have the same length.
+template <typename T>
+void BatchedMatMul(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const T* a,
+                   std::span<const size_t> a_offsets, const T* b, std::span<const size_t> b_offsets,
+                   T* c, ThreadPool& pool);
+
+// Float16 / BFloat16 data as floats, and back (round to nearest even).
+template <typename T>
+std::vector<float> ToFloats(const T* p, size_t count) {
+  std::vector<float> out(count);
+  for (size_t i = 0; i < count; ++i) out[i] = p[i].ToFloat();
+  return out;
+}
+template <typename T>
+void FromFloats(const float* src, size_t count, T* dst) {
+  for (size_t i = 0; i < count; ++i) dst[i] = T::FromFloat(src[i]);
+}
+
+// Numpy broadcasting of two dimension lists (right-aligned, equal or 1). Returns false when some
+// pair differs and neither is 1.
+bool BroadcastDims(const std::vector<int64_t>& x, const std::vector<int64_t>& y,
+                   std::vector<int64_t>* out);
+
+// Element offsets into a row-major tensor of dimensions `dims` for every index of `out_dims`, in
+// row-major order, where `dims` (right-aligned, no longer than out_dims) broadcasts to out_dims:
+// dimensions of size 1 repeat.
+std::vector<size_t> BroadcastOffsets(const std::vector<int64_t>& dims,
+                                     const std::vector<int64_t>& out_dims);
+
+// Throws kInvalidArgument naming input `name` and both shapes unless `t` broadcasts
+// unidirectionally (numpy rules, t's dimensions right-aligned) to `target`.
+void CheckBroadcastable(const KernelInfo& info, const Tensor& t, const char* name,
+                        const std::vector<int64_t>& target);
+
+// The values of T data of dimensions `dims`, converted to Acc and broadcast to `target` (which
+// `dims` broadcasts to, right-aligned), in row-major order.
+template <typename T, typename Acc>
+std::vector<Acc> BroadcastValues(const T* data, const std::vector<int64_t>& dims,
+                                 const std::vector<int64_t>& target) {
+  const std::vector<size_t> offsets = BroadcastOffsets(dims, target);
+  std::vector<Acc> out(offsets.size());
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    if constexpr (kIsHalf<T>) {
+      out[i] = static_cast<Acc>(data[offsets[i]].ToFloat());
+    } else {
+      out[i] = static_cast<Acc>(data[offsets[i]]);
+    }
+  }
+  return out;
+}
+
+}  // namespace kiln::cpu
+
+#endif  // KILN_KERNELS_CPU_LINALG_LINALG_UTIL_H_

@@ -1,0 +1,138 @@
+// Softmax, LogSoftmax and Hardmax: opset 13+ along one axis (contiguous and strided), opsets
+// 1–12 over the block coerced to 2-D at axis, negative axes, numerical stability, Hardmax ties and
+// NaN, 16-bit floats, empty inputs and the axis and type errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels/cpu/linalg/linalg_test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+const std::vector<float> k2x3 = {1, 2, 3, -1, 0, 5};
+
+// 0.5·arange(12) − 2, shaped [2,3,2].
+std::vector<double> Ramp() {
+  std::vector<double> v(12);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = 0.5 * static_cast<double>(i) - 2;
+  return v;
+}
+
+TEST(LinalgSoftmax, NormalisesTheLastAxisFromOpset13) {
+  auto out = NodeTest("Softmax", 13).Input<float>({2, 3}, k2x3).Run();
+  EXPECT_EQ(out[0]->shape(), Shape({2, 3}));
+  ExpectNear<float>(*out[0],
+                    {0.09003057f, 0.24472847f, 0.66524096f, 0.00245611f, 0.00667641f, 0.99086747f},
+                    1e-6);
+}
+
+TEST(LinalgSoftmax, StridedAxisFromOpset13) {
+  auto out =
+      NodeTest("Softmax", 13).Attr("axis", int64_t{1}).Input<double>({2, 3, 2}, Ramp()).Run();
+  const double a = 0.09003057317038043, b = 0.24472847105479767, c = 0.6652409557748218;
+  ExpectNear<double>(*out[0], {a, a, b, b, c, c, a, a, b, b, c, c}, 1e-12);
+  auto negative =
+      NodeTest("Softmax", 18).Attr("axis", int64_t{-2}).Input<double>({2, 3, 2}, Ramp()).Run();
+  ExpectNear<double>(*negative[0], {a, a, b, b, c, c, a, a, b, b, c, c}, 1e-12);
+}
+
+TEST(LinalgSoftmax, CoercesTo2DBeforeOpset13) {
+  const std::vector<double> row = {0.033990202807025804, 0.05604037036335464, 0.09239495063597586,
+                                   0.15233352041882178,  0.2511555153551437,  0.4140854404196781};
+  std::vector<double> both = row;
+  both.insert(both.end(), row.begin(), row.end());
+  auto by_default = NodeTest("Softmax", 11).Input<double>({2, 3, 2}, Ramp()).Run();
+  ExpectNear<double>(*by_default[0], both, 1e-12);
+  auto negative =
+      NodeTest("Softmax", 11).Attr("axis", int64_t{-2}).Input<double>({2, 3, 2}, Ramp()).Run();
+  ExpectNear<double>(*negative[0], both, 1e-12);
+  auto whole =
+      NodeTest("Softmax", 1).Attr("axis", int64_t{0}).Input<double>({2, 3, 2}, Ramp()).Run();
+  ExpectNear<double>(
+      *whole[0],
+      {0.0016120150476057803, 0.0026577634976763295, 0.004381911211109336, 0.0072245502200753205,
+       0.011911269619079474, 0.01963836358202054, 0.03237818775942003, 0.05338260686567831,
+       0.08801303942486655, 0.14510897019874647, 0.2392442457360643, 0.3944470768376576},
+      1e-12);
+}
+
+TEST(LinalgSoftmax, StableForLargeInputsAndParallelRows) {
+  auto out = NodeTest("Softmax", 13).Input<float>({2}, {1000, 1001}).Run();
+  ExpectNear<float>(*out[0], {0.26894142f, 0.73105858f}, 1e-6);
+
+  std::vector<float> x(4000 * 7);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i));
+  auto rows = NodeTest("Softmax", 13).Input<float>({4000, 7}, x).Run(2);
+  const std::vector<float> y = Values<float>(*rows[0]);
+  for (size_t r = 0; r < 4000; ++r) {
+    float sum = 0;
+    for (size_t j = 0; j < 7; ++j) sum += y[r * 7 + j];
+    ASSERT_NEAR(sum, 1.0f, 1e-5) << r;
+  }
+}
+
+TEST(LinalgSoftmax, HalfTypesAndEmptyInput) {
+  std::vector<Float16> h = {Float16::FromFloat(0), Float16::FromFloat(0)};
+  auto out = NodeTest("Softmax", 13).Input<Float16>({2}, h).Run();
+  EXPECT_EQ(Values<Float16>(*out[0])[1].ToFloat(), 0.5f);
+  std::vector<BFloat16> b = {BFloat16::FromFloat(1), BFloat16::FromFloat(1)};
+  auto bf = NodeTest("LogSoftmax", 13).Input<BFloat16>({1, 2}, b).Run();
+  EXPECT_NEAR(Values<BFloat16>(*bf[0])[0].ToFloat(), -0.6931472f, 4e-3);
+
+  auto empty = NodeTest("Softmax", 13).Input<float>({0, 3}, {}).Run();
+  EXPECT_EQ(empty[0]->shape(), Shape({0, 3}));
+}
+
+TEST(LinalgSoftmax, NaNFillsItsRow) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto out = NodeTest("Softmax", 13).Input<float>({2, 2}, {nan, 1, 0, 0}).Run();
+  const std::vector<float> y = Values<float>(*out[0]);
+  EXPECT_TRUE(std::isnan(y[0]) && std::isnan(y[1]));
+  EXPECT_EQ(y[2], 0.5f);
+}
+
+TEST(LinalgSoftmax, RejectsBadAxisRankAndType) {
+  ExpectError(NodeTest("Softmax", 13).Attr("axis", int64_t{2}).Input<float>({2, 3}, k2x3),
+              ErrorCode::kInvalidArgument, "Softmax", "axis 2 is out of range for rank 2");
+  ExpectError(NodeTest("LogSoftmax", 11).Input<float>({}, {1}), ErrorCode::kInvalidArgument,
+              "LogSoftmax", "axis 1 is out of range for rank 0");
+  ExpectError(NodeTest("Hardmax", 13).Input<int32_t>({2}, {1, 2}), ErrorCode::kNotImplemented,
+              "Hardmax", "int32");
+}
+
+TEST(LinalgLogSoftmax, NormalisesInLogSpace) {
+  auto out = NodeTest("LogSoftmax", 13).Input<float>({2, 3}, k2x3).Run();
+  ExpectNear<float>(
+      *out[0], {-2.40760596f, -1.40760596f, -0.40760596f, -6.00917448f, -5.00917448f, -0.00917448f},
+      1e-5);
+  auto coerced = NodeTest("LogSoftmax", 1).Input<float>({1, 2, 1}, {3, 3}).Run();
+  ExpectNear<float>(*coerced[0], {-0.69314718f, -0.69314718f}, 1e-6);
+  auto large = NodeTest("LogSoftmax", 13).Input<double>({2}, {-1000, 0}).Run();
+  ExpectNear<double>(*large[0], {-1000, 0}, 1e-12);
+}
+
+TEST(LinalgHardmax, MarksTheFirstMaximum) {
+  auto out = NodeTest("Hardmax", 13).Input<float>({2, 3}, {1, 3, 3, -1, 5, 0}).Run();
+  EXPECT_EQ(Values<float>(*out[0]), (std::vector<float>{0, 1, 0, 0, 1, 0}));
+  auto strided =
+      NodeTest("Hardmax", 13).Attr("axis", int64_t{0}).Input<float>({2, 2}, {1, 7, 4, 2}).Run();
+  EXPECT_EQ(Values<float>(*strided[0]), (std::vector<float>{0, 1, 1, 0}));
+}
+
+TEST(LinalgHardmax, CoercesTo2DBeforeOpset13) {
+  // Opset 11, axis 1 of [2,2,2]: one maximum in each flattened row of 4.
+  auto out = NodeTest("Hardmax", 11).Input<double>({2, 2, 2}, {1, 2, 4, 3, 9, 0, 0, 9}).Run();
+  EXPECT_EQ(Values<double>(*out[0]), (std::vector<double>{0, 0, 1, 0, 1, 0, 0, 0}));
+}
+
+TEST(LinalgHardmax, NaNCountsAsTheMaximum) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto out = NodeTest("Hardmax", 13).Input<float>({4}, {1, nan, 5, nan}).Run();
+  EXPECT_EQ(Values<float>(*out[0]), (std::vector<float>{0, 1, 0, 0}));
+}
+
+}  // namespace
+}  // namespace kiln::testing
