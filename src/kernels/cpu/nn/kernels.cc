@@ -1,10 +1,18 @@
 // The nn family's entries in the kernel registry.
 #include "kernels/cpu/families.h"
+#include "kernels/cpu/nn/nn_kernels.h"
 
 namespace kiln::cpu {
+namespace {
+
+constexpr KernelDef kDefs[] = {
+    {"", "Conv", 1, kLatestOpset, MakeConv},
+};
+
+}  // namespace
 
 std::span<const KernelDef> NnKernels() {
-  return {};
+  return kDefs;
 }
 
 }  // namespace kiln::cpu
