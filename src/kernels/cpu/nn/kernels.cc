@@ -7,6 +7,7 @@ namespace {
 
 constexpr KernelDef kDefs[] = {
     {"", "Conv", 1, kLatestOpset, MakeConv},
+    {"", "ConvTranspose", 1, kLatestOpset, MakeConvTranspose},
 };
 
 }  // namespace
