@@ -8,6 +8,12 @@ namespace {
 constexpr KernelDef kDefs[] = {
     {"", "Conv", 1, kLatestOpset, MakeConv},
     {"", "ConvTranspose", 1, kLatestOpset, MakeConvTranspose},
+    {"", "MaxPool", 1, kLatestOpset, MakeMaxPool},
+    {"", "AveragePool", 1, kLatestOpset, MakeAveragePool},
+    {"", "LpPool", 1, kLatestOpset, MakeLpPool},
+    {"", "GlobalAveragePool", 1, kLatestOpset, MakeGlobalAveragePool},
+    {"", "GlobalMaxPool", 1, kLatestOpset, MakeGlobalMaxPool},
+    {"", "GlobalLpPool", 1, kLatestOpset, MakeGlobalLpPool},
 };
 
 }  // namespace

@@ -2,9 +2,13 @@
 list(APPEND KILN_SOURCES
   src/kernels/cpu/nn/conv.cc
   src/kernels/cpu/nn/conv_transpose.cc
+  src/kernels/cpu/nn/global_pool.cc
   src/kernels/cpu/nn/kernels.cc
   src/kernels/cpu/nn/nn_types.cc
+  src/kernels/cpu/nn/pool.cc
   src/kernels/cpu/nn/window.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/nn/conv_test.cc
-  src/kernels/cpu/nn/conv_transpose_test.cc)
+  src/kernels/cpu/nn/conv_transpose_test.cc
+  src/kernels/cpu/nn/global_pool_test.cc
+  src/kernels/cpu/nn/pool_test.cc)
