@@ -14,6 +14,10 @@ constexpr KernelDef kDefs[] = {
     {"", "GlobalAveragePool", 1, kLatestOpset, MakeGlobalAveragePool},
     {"", "GlobalMaxPool", 1, kLatestOpset, MakeGlobalMaxPool},
     {"", "GlobalLpPool", 1, kLatestOpset, MakeGlobalLpPool},
+    {"", "BatchNormalization", 1, kLatestOpset, MakeBatchNormalization},
+    {"", "InstanceNormalization", 1, kLatestOpset, MakeInstanceNormalization},
+    {"", "LRN", 1, kLatestOpset, MakeLrn},
+    {"", "LpNormalization", 1, kLatestOpset, MakeLpNormalization},
 };
 
 }  // namespace

@@ -36,11 +36,12 @@ void RequireOpsetForType(const KernelInfo& info, const char* name, DataType type
   }
 }
 
-void RequireSameType(const KernelInfo& info, const char* name, const Tensor& t, DataType want) {
+void RequireSameType(const KernelInfo& info, const char* name, const Tensor& t, DataType want,
+                     const char* reference) {
   if (t.type() != want) {
     info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + name + "' has type " +
-                                               DataTypeName(t.type()) + " but input 'X' has " +
-                                               DataTypeName(want));
+                                               DataTypeName(t.type()) + " but input '" + reference +
+                                               "' has " + DataTypeName(want));
   }
 }
 

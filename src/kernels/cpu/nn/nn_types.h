@@ -84,8 +84,9 @@ void ConvertValues(const From* src, To* dst, size_t n) {
 void RequireOpsetForType(const KernelInfo& info, const char* name, DataType type,
                          DataType restricted, int64_t since);
 
-// Throws kInvalidArgument unless input `name` has element type `want` (that of input 'X').
-void RequireSameType(const KernelInfo& info, const char* name, const Tensor& t, DataType want);
+// Throws kInvalidArgument unless input `name` has element type `want`, that of input `reference`.
+void RequireSameType(const KernelInfo& info, const char* name, const Tensor& t, DataType want,
+                     const char* reference = "X");
 
 }  // namespace kiln::cpu::nn
 
