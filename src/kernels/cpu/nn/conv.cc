@@ -1,0 +1,215 @@
+// Conv (opsets 1–23: versions 1, 11 and 22, which differ only in documentation and, from 22, the
+// bfloat16 type): 1-D, 2-D, 3-D (any spatial rank), group, dilations, strides, pads, auto_pad,
+// optional bias, kernel_shape inferred from W. float and double through im2col + cpu::Gemm, with a
+// direct path for depthwise convolution; float16 and bfloat16 through float.
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/nn/nn_kernels.h"
+#include "kernels/cpu/nn/nn_types.h"
+#include "kernels/cpu/nn/window.h"
+#include "kernels/cpu/types.h"
+
+namespace kiln::cpu {
+namespace {
+
+using nn::WindowGeometry;
+
+// The sizes of one Conv call.
+struct ConvProblem {
+  size_t batch = 0;
+  size_t channels = 0;  // C
+  size_t features = 0;  // M
+  size_t groups = 1;
+  size_t group_channels = 0;  // C / group
+  size_t group_features = 0;  // M / group
+  WindowGeometry window;
+};
+
+// Direct convolution where each group has one input channel: output feature m reads input channel
+// m / (M / C).
+template <typename T>
+void DepthwiseConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* y,
+                   ThreadPool& pool) {
+  const WindowGeometry& g = p.window;
+  const int64_t s = g.stride.back();
+  const size_t planes = p.batch * p.features;
+  const size_t grain = std::max<size_t>(1, 4096 / std::max<size_t>(1, g.out_size * g.kernel_size));
+  pool.ParallelFor(planes, grain, [&](size_t begin, size_t end) {
+    for (size_t plane = begin; plane < end; ++plane) {
+      const size_t n = plane / p.features;
+      const size_t m = plane % p.features;
+      const T* src = x + (n * p.channels + m / p.group_features) * g.in_size;
+      const T* wm = w + m * g.kernel_size;
+      T* dst = y + plane * g.out_size;
+      std::fill(dst, dst + g.out_size, b != nullptr ? b[m] : T(0));
+      for (size_t tap = 0; tap < g.kernel_size; ++tap) {
+        const T wv = wm[tap];
+        nn::ForEachTapRow(g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
+          T* row = dst + out_offset;
+          for (int64_t o = lo; o < hi; ++o) row[o] += wv * src[in_base + o * s];
+        });
+      }
+    }
+  });
+}
+
+template <typename T>
+void RunConv(const KernelInfo& info, const ConvProblem& p, const T* x, const T* w, const T* b, T* y,
+             ThreadPool& pool) {
+  const WindowGeometry& g = p.window;
+  if (g.out_size == 0 || p.batch == 0 || p.features == 0) return;
+  if (p.groups > 1 && p.group_channels == 1) {
+    DepthwiseConv(p, x, w, b, y, pool);
+    return;
+  }
+  const size_t k = p.group_channels * g.kernel_size;
+  std::vector<T> col;
+  if (!g.IsPointwise()) {
+    size_t col_size;
+    if (__builtin_mul_overflow(k, g.out_size, &col_size)) {
+      info.Fail(ErrorCode::kInvalidArgument, "the im2col buffer size overflows size_t");
+    }
+    col.resize(col_size);
+  }
+  for (size_t n = 0; n < p.batch; ++n) {
+    for (size_t grp = 0; grp < p.groups; ++grp) {
+      const T* xg = x + (n * p.channels + grp * p.group_channels) * g.in_size;
+      const T* wg = w + grp * p.group_features * k;
+      T* yg = y + (n * p.features + grp * p.group_features) * g.out_size;
+      const T* bmat = xg;
+      if (!col.empty()) {
+        nn::Im2Col(xg, p.group_channels, g, col.data(), pool);
+        bmat = col.data();
+      }
+      Gemm<T>(false, false, p.group_features, g.out_size, k, T(1), wg, k, bmat, g.out_size, T(0),
+              yg, g.out_size, &pool);
+    }
+  }
+  if (b != nullptr) {
+    pool.ParallelFor(p.batch * p.features, 16, [&](size_t begin, size_t end) {
+      for (size_t plane = begin; plane < end; ++plane) {
+        const T bias = b[plane % p.features];
+        T* dst = y + plane * g.out_size;
+        for (size_t i = 0; i < g.out_size; ++i) dst[i] += bias;
+      }
+    });
+  }
+}
+
+class Conv final : public Kernel {
+ public:
+  explicit Conv(const KernelInfo& info)
+      : attrs_(nn::ReadWindowAttrs(info, {.kernel_required = false})),
+        group_(info.GetInt("group", 1)) {
+    if (group_ < 1) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "attribute 'group' is " + std::to_string(group_) + "; it must be positive");
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& x = ctx.Input(0);
+    const Tensor& w = ctx.Input(1);
+    const Tensor* b = ctx.OptionalInput(2);
+    nn::RequireOpsetForType(info, "X", x.type(), DataType::kBfloat16, 22);
+    nn::RequireSameType(info, "W", w, x.type());
+    if (b != nullptr) nn::RequireSameType(info, "B", *b, x.type());
+
+    const ConvProblem p = Check(info, x.shape(), w.shape(), b);
+    std::vector<int64_t> y_dims = {x.shape().dims()[0], w.shape().dims()[0]};
+    y_dims.insert(y_dims.end(), p.window.out.begin(), p.window.out.end());
+    Tensor& y = ctx.Output(0, x.type(), Shape(std::move(y_dims)));
+    if (y.element_count() == 0) return;
+
+    Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* bias = b != nullptr ? static_cast<const T*>(b->data()) : nullptr;
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        RunConv(info, p, static_cast<const T*>(x.data()), static_cast<const T*>(w.data()), bias,
+                static_cast<T*>(y.data()), ctx.threads());
+      } else {
+        std::vector<float> xf(x.element_count()), wf(w.element_count()), yf(y.element_count());
+        std::vector<float> bf(b != nullptr ? b->element_count() : 0);
+        nn::ConvertValues(static_cast<const T*>(x.data()), xf.data(), xf.size());
+        nn::ConvertValues(static_cast<const T*>(w.data()), wf.data(), wf.size());
+        nn::ConvertValues(bias, bf.data(), bf.size());
+        RunConv<float>(info, p, xf.data(), wf.data(), b != nullptr ? bf.data() : nullptr, yf.data(),
+                       ctx.threads());
+        nn::ConvertValues(yf.data(), static_cast<T*>(y.data()), yf.size());
+      }
+    });
+  }
+
+ private:
+  ConvProblem Check(const KernelInfo& info, const Shape& x, const Shape& w, const Tensor* b) const {
+    if (x.rank() < 3) {
+      info.Fail(ErrorCode::kInvalidArgument, "input 'X' has shape " + x.ToString() +
+                                                 "; it needs rank 3 or more (N, C, spatial...)");
+    }
+    if (w.rank() != x.rank()) {
+      info.Fail(ErrorCode::kInvalidArgument, "input 'W' has shape " + w.ToString() +
+                                                 " but input 'X' has shape " + x.ToString() +
+                                                 "; W needs the same rank (M, C/group, kernel...)");
+    }
+    const int64_t c = x.dims()[1];
+    const int64_t m = w.dims()[0];
+    if (c % group_ != 0) {
+      info.Fail(ErrorCode::kInvalidArgument, "input 'X' has " + std::to_string(c) +
+                                                 " channels, which attribute 'group' " +
+                                                 std::to_string(group_) + " does not divide");
+    }
+    if (w.dims()[1] != c / group_) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "input 'W' has shape " + w.ToString() + " with " + std::to_string(w.dims()[1]) +
+                    " input channels per group, but input 'X' " + x.ToString() + " has " +
+                    std::to_string(c) + " channels in " + std::to_string(group_) +
+                    " groups (needs " + std::to_string(c / group_) + ")");
+    }
+    if (m % group_ != 0) {
+      info.Fail(ErrorCode::kInvalidArgument, "input 'W' has " + std::to_string(m) +
+                                                 " output channels, which attribute 'group' " +
+                                                 std::to_string(group_) + " does not divide");
+    }
+    std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
+    if (!attrs_.kernel_shape.empty() && attrs_.kernel_shape != kernel) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "attribute 'kernel_shape' does not match input 'W' " + w.ToString());
+    }
+    for (size_t d = 0; d < kernel.size(); ++d) {
+      if (kernel[d] == 0) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "input 'W' has shape " + w.ToString() + "; kernel sizes must be positive");
+      }
+    }
+    if (b != nullptr && (b->shape().rank() != 1 || b->shape().dims()[0] != m)) {
+      info.Fail(ErrorCode::kInvalidArgument, "input 'B' has shape " + b->shape().ToString() +
+                                                 "; expected [" + std::to_string(m) +
+                                                 "] (one bias per output channel of W)");
+    }
+    ConvProblem p;
+    p.window = nn::ResolveWindow(info, attrs_, x, kernel, false);
+    p.batch = static_cast<size_t>(x.dims()[0]);
+    p.channels = static_cast<size_t>(c);
+    p.features = static_cast<size_t>(m);
+    p.groups = static_cast<size_t>(group_);
+    p.group_channels = p.channels / p.groups;
+    p.group_features = p.features / p.groups;
+    return p;
+  }
+
+  nn::WindowAttrs attrs_;
+  int64_t group_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeConv(const KernelInfo& info) {
+  return Make<Conv>(info);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,93 @@
+// Element-type helpers for the nn kernels: the type arithmetic runs in (float for Float16 and
+// BFloat16), conversions to and from it, and the per-opset type checks.
+//
+//   using Acc = nn::AccOf<T>;
+//   Acc v = nn::Load(x[i]);
+//   y[i] = nn::Store<T>(v * 2);
+#ifndef KILN_KERNELS_CPU_NN_NN_TYPES_H_
+#define KILN_KERNELS_CPU_NN_NN_TYPES_H_
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/float16.h"
+#include "core/tensor.h"
+#include "kernels/kernel.h"
+
+namespace kiln::cpu::nn {
+
+template <typename T>
+struct AccTraits {
+  using type = T;
+};
+template <>
+struct AccTraits<Float16> {
+  using type = float;
+};
+template <>
+struct AccTraits<BFloat16> {
+  using type = float;
+};
+
+// The type arithmetic on T runs in.
+template <typename T>
+using AccOf = typename AccTraits<T>::type;
+
+template <typename T>
+AccOf<T> Load(T v) noexcept {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+    return v.ToFloat();
+  } else {
+    return v;
+  }
+}
+
+template <typename T>
+T Store(AccOf<T> v) noexcept {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+    return T::FromFloat(v);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+template <typename T>
+bool IsNan(T v) noexcept {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(v);
+  } else {
+    return false;
+  }
+}
+
+// The values of a float, double, float16 or bfloat16 tensor as double; throws kInvalidArgument
+// naming input `name` for another type.
+std::vector<double> ReadAsDouble(const KernelInfo& info, const Tensor& t, const char* name);
+
+// Copies n values between element types through AccOf (Float16/BFloat16 <-> float).
+template <typename From, typename To>
+void ConvertValues(const From* src, To* dst, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<From, Float16> || std::is_same_v<From, BFloat16>) {
+      dst[i] = Store<To>(src[i].ToFloat());
+    } else {
+      dst[i] = Store<To>(static_cast<AccOf<To>>(src[i]));
+    }
+  }
+}
+
+// Throws kInvalidArgument when input `name` has element type `type` and the node's opset is below
+// `since`, the first opset whose type constraint lists it.
+void RequireOpsetForType(const KernelInfo& info, const char* name, DataType type,
+                         DataType restricted, int64_t since);
+
+// Throws kInvalidArgument unless input `name` has element type `want`, that of input `reference`.
+void RequireSameType(const KernelInfo& info, const char* name, const Tensor& t, DataType want,
+                     const char* reference = "X");
+
+}  // namespace kiln::cpu::nn
+
+#endif  // KILN_KERNELS_CPU_NN_NN_TYPES_H_

@@ -1,0 +1,285 @@
+// Windowed pooling, any spatial rank:
+//   MaxPool (opsets 1–23: versions 1, 8 (storage_order, optional int64 Indices output), 10
+//     (ceil_mode, dilations), 11, 12 (int8, uint8), 22 (bfloat16));
+//   AveragePool (versions 1, 7 (count_include_pad), 10 (ceil_mode), 11, 19 (dilations), 22);
+//   LpPool (versions 1 (float p), 2 (int p), 11, 18 (ceil_mode, dilations), 22).
+// Types: float, double, float16 and bfloat16 (through float); MaxPool also int8 and uint8.
+// MaxPool ignores NaN unless the whole window is NaN and takes the first maximum in row-major
+// window order. A window lying entirely in the padding is an error for MaxPool and for
+// AveragePool without count_include_pad (it has no element to take); LpPool gives 0 there.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/nn/nn_kernels.h"
+#include "kernels/cpu/nn/nn_types.h"
+#include "kernels/cpu/nn/window.h"
+#include "kernels/cpu/types.h"
+
+namespace kiln::cpu {
+namespace {
+
+using nn::WindowGeometry;
+
+enum class PoolKind { kMax, kAverage, kLp };
+
+// For each window position, the number of taps inside the input (`inside`) and inside the
+// padded input (`padded`), as the product of the per-axis counts.
+struct WindowCounts {
+  std::vector<double> inside;
+  std::vector<double> padded;
+  bool any_empty = false;
+};
+
+WindowCounts CountTaps(const WindowGeometry& g) {
+  WindowCounts counts{{1.0}, {1.0}, false};
+  for (size_t d = 0; d < g.rank(); ++d) {
+    std::vector<double> inside_d(static_cast<size_t>(g.out[d])), padded_d(inside_d.size());
+    for (int64_t o = 0; o < g.out[d]; ++o) {
+      int64_t inside = 0, padded = 0;
+      for (int64_t k = 0; k < g.kernel[d]; ++k) {
+        const int64_t x = o * g.stride[d] - g.pad_begin[d] + k * g.dilation[d];
+        inside += (x >= 0 && x < g.in[d]) ? 1 : 0;
+        padded += (x >= -g.pad_begin[d] && x < g.in[d] + g.pad_end[d]) ? 1 : 0;
+      }
+      if (inside == 0) counts.any_empty = true;
+      inside_d[static_cast<size_t>(o)] = static_cast<double>(inside);
+      padded_d[static_cast<size_t>(o)] = static_cast<double>(padded);
+    }
+    const auto expand = [](const std::vector<double>& outer, const std::vector<double>& inner) {
+      std::vector<double> r;
+      r.reserve(outer.size() * inner.size());
+      for (double a : outer) {
+        for (double b : inner) r.push_back(a * b);
+      }
+      return r;
+    };
+    counts.inside = expand(counts.inside, inside_d);
+    counts.padded = expand(counts.padded, padded_d);
+  }
+  return counts;
+}
+
+// Converts a row-major offset within one image plane to the column-major one.
+int64_t ColumnMajor(const WindowGeometry& g, int64_t offset) {
+  int64_t result = 0;
+  int64_t column_stride = 1;
+  for (size_t d = 0; d < g.rank(); ++d) {
+    result += offset / static_cast<int64_t>(g.in_strides[d]) % g.in[d] * column_stride;
+    column_stride *= g.in[d];
+  }
+  return result;
+}
+
+struct PoolParams {
+  PoolKind kind;
+  bool count_include_pad = false;
+  bool column_major_indices = false;
+  double p = 2.0;
+};
+
+template <typename T>
+void MaxPoolPlanes(const WindowGeometry& g, size_t planes, const PoolParams& params, const T* x,
+                   T* y, int64_t* indices, ThreadPool& pool) {
+  using Acc = nn::AccOf<T>;
+  const int64_t s = g.stride.back();
+  const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, g.out_size * g.kernel_size));
+  pool.ParallelFor(planes, grain, [&](size_t begin, size_t end) {
+    std::vector<Acc> best(g.out_size);
+    std::vector<int64_t> arg(g.out_size);
+    for (size_t plane = begin; plane < end; ++plane) {
+      const T* src = x + plane * g.in_size;
+      std::fill(arg.begin(), arg.end(), int64_t{-1});
+      for (size_t tap = 0; tap < g.kernel_size; ++tap) {
+        nn::ForEachTapRow(g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
+          Acc* b = best.data() + out_offset;
+          int64_t* a = arg.data() + out_offset;
+          for (int64_t o = lo; o < hi; ++o) {
+            const int64_t at = in_base + o * s;
+            const Acc v = nn::Load(src[at]);
+            if (a[o] < 0 || v > b[o] || (nn::IsNan(b[o]) && !nn::IsNan(v))) {
+              b[o] = v;
+              a[o] = at;
+            }
+          }
+        });
+      }
+      T* dst = y + plane * g.out_size;
+      for (size_t i = 0; i < g.out_size; ++i) dst[i] = nn::Store<T>(best[i]);
+      if (indices != nullptr) {
+        const auto base = static_cast<int64_t>(plane * g.in_size);
+        int64_t* idx = indices + plane * g.out_size;
+        for (size_t i = 0; i < g.out_size; ++i) {
+          idx[i] = base + (params.column_major_indices ? ColumnMajor(g, arg[i]) : arg[i]);
+        }
+      }
+    }
+  });
+}
+
+// AveragePool and LpPool: a sum over the window of x or |x|^p, then divided or raised to 1/p.
+template <typename T>
+void SumPoolPlanes(const WindowGeometry& g, size_t planes, const PoolParams& params,
+                   const std::vector<double>& divisor, const T* x, T* y, ThreadPool& pool) {
+  using Acc = nn::AccOf<T>;
+  const int64_t s = g.stride.back();
+  const Acc p = static_cast<Acc>(params.p);
+  const bool lp = params.kind == PoolKind::kLp;
+  const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, g.out_size * g.kernel_size));
+  pool.ParallelFor(planes, grain, [&](size_t begin, size_t end) {
+    std::vector<Acc> sum(g.out_size);
+    for (size_t plane = begin; plane < end; ++plane) {
+      const T* src = x + plane * g.in_size;
+      std::fill(sum.begin(), sum.end(), Acc(0));
+      for (size_t tap = 0; tap < g.kernel_size; ++tap) {
+        nn::ForEachTapRow(g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
+          Acc* acc = sum.data() + out_offset;
+          if (!lp) {
+            for (int64_t o = lo; o < hi; ++o) acc[o] += nn::Load(src[in_base + o * s]);
+          } else if (p == Acc(2)) {
+            for (int64_t o = lo; o < hi; ++o) {
+              const Acc v = nn::Load(src[in_base + o * s]);
+              acc[o] += v * v;
+            }
+          } else {
+            for (int64_t o = lo; o < hi; ++o) {
+              acc[o] += std::pow(std::abs(nn::Load(src[in_base + o * s])), p);
+            }
+          }
+        });
+      }
+      T* dst = y + plane * g.out_size;
+      for (size_t i = 0; i < g.out_size; ++i) {
+        Acc v;
+        if (!lp) {
+          v = sum[i] / static_cast<Acc>(divisor[i]);
+        } else if (p == Acc(2)) {
+          v = std::sqrt(sum[i]);
+        } else if (p == Acc(1)) {
+          v = sum[i];
+        } else {
+          v = std::pow(sum[i], Acc(1) / p);
+        }
+        dst[i] = nn::Store<T>(v);
+      }
+    }
+  });
+}
+
+class Pool final : public Kernel {
+ public:
+  Pool(const KernelInfo& info, PoolKind kind) : kind_(kind) {
+    const int64_t opset = info.opset();
+    nn::WindowOptions options{.kernel_required = true};
+    switch (kind) {
+      case PoolKind::kMax:
+        options.dilations = opset >= 10;
+        options.ceil_mode = opset >= 10;
+        break;
+      case PoolKind::kAverage:
+        options.dilations = opset >= 19;
+        options.ceil_mode = opset >= 10;
+        break;
+      case PoolKind::kLp:
+        options.dilations = opset >= 18;
+        options.ceil_mode = opset >= 18;
+        break;
+    }
+    attrs_ = nn::ReadWindowAttrs(info, options);
+    params_.kind = kind;
+    if (kind == PoolKind::kAverage && opset >= 7) {
+      params_.count_include_pad = info.GetInt("count_include_pad", 0) != 0;
+    }
+    if (kind == PoolKind::kMax) {
+      if (opset < 8 && info.output_count() > 1) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "output 'Indices' exists from opset 8 (this node is opset " +
+                      std::to_string(opset) + ")");
+      }
+      const int64_t order = opset >= 8 ? info.GetInt("storage_order", 0) : 0;
+      if (order != 0 && order != 1) {
+        info.Fail(ErrorCode::kInvalidArgument, "attribute 'storage_order' is " +
+                                                   std::to_string(order) +
+                                                   "; expected 0 (row major) or 1 (column major)");
+      }
+      params_.column_major_indices = order == 1;
+    }
+    if (kind == PoolKind::kLp) {
+      params_.p = opset >= 2 ? static_cast<double>(info.GetInt("p", 2))
+                             : static_cast<double>(info.GetFloat("p", 2.0f));
+      if (!(params_.p > 0)) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "attribute 'p' is " + std::to_string(params_.p) + "; it must be positive");
+      }
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& x = ctx.Input(0);
+    nn::RequireOpsetForType(info, "X", x.type(), DataType::kBfloat16, 22);
+    if (kind_ == PoolKind::kMax) {
+      nn::RequireOpsetForType(info, "X", x.type(), DataType::kInt8, 12);
+      nn::RequireOpsetForType(info, "X", x.type(), DataType::kUint8, 12);
+    }
+    const WindowGeometry g = nn::ResolveWindow(info, attrs_, x.shape(), attrs_.kernel_shape, true);
+    std::vector<int64_t> y_dims = {x.shape().dims()[0], x.shape().dims()[1]};
+    y_dims.insert(y_dims.end(), g.out.begin(), g.out.end());
+    const size_t planes = static_cast<size_t>(y_dims[0] * y_dims[1]);
+
+    const WindowCounts counts = CountTaps(g);
+    const bool needs_element =
+        kind_ == PoolKind::kMax || (kind_ == PoolKind::kAverage && !params_.count_include_pad);
+    if (needs_element && counts.any_empty && planes != 0) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "a window lies entirely in the padding (attribute 'pads' or auto_pad, input 'X' " +
+                    x.shape().ToString() + "): it has no element to pool");
+    }
+
+    Tensor& y = ctx.Output(0, x.type(), Shape(y_dims));
+    Tensor* indices = nullptr;
+    if (kind_ == PoolKind::kMax && ctx.WantsOutput(1)) {
+      indices = &ctx.Output(1, DataType::kInt64, Shape(y_dims));
+    }
+    if (y.element_count() == 0) return;
+
+    if (kind_ == PoolKind::kMax) {
+      Dispatch<float, double, Float16, BFloat16, int8_t, uint8_t>(x.type(), info, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        MaxPoolPlanes(
+            g, planes, params_, static_cast<const T*>(x.data()), static_cast<T*>(y.data()),
+            indices != nullptr ? static_cast<int64_t*>(indices->data()) : nullptr, ctx.threads());
+      });
+      return;
+    }
+    const std::vector<double>& divisor = params_.count_include_pad ? counts.padded : counts.inside;
+    Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      SumPoolPlanes(g, planes, params_, divisor, static_cast<const T*>(x.data()),
+                    static_cast<T*>(y.data()), ctx.threads());
+    });
+  }
+
+ private:
+  PoolKind kind_;
+  nn::WindowAttrs attrs_;
+  PoolParams params_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeMaxPool(const KernelInfo& info) {
+  return std::make_unique<Pool>(info, PoolKind::kMax);
+}
+
+std::unique_ptr<Kernel> MakeAveragePool(const KernelInfo& info) {
+  return std::make_unique<Pool>(info, PoolKind::kAverage);
+}
+
+std::unique_ptr<Kernel> MakeLpPool(const KernelInfo& info) {
+  return std::make_unique<Pool>(info, PoolKind::kLp);
+}
+
+}  // namespace kiln::cpu
