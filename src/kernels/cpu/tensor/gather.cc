@@ -40,7 +40,8 @@ class Gather final : public Kernel {
     std::vector<int64_t> out(d.begin(), d.begin() + static_cast<ptrdiff_t>(axis));
     out.insert(out.end(), ind.shape().dims().begin(), ind.shape().dims().end());
     out.insert(out.end(), d.begin() + static_cast<ptrdiff_t>(axis) + 1, d.end());
-    Tensor& y = ctx.Output(0, x.type(), CheckedShape(info, std::move(out), "output shape"));
+    Tensor& y =
+        ctx.Output(0, x.type(), CheckedShape(info, x.type(), std::move(out), "output shape"));
     if (y.element_count() == 0) return;
     const size_t outer = Product(d, 0, axis);
     const size_t inner = Product(d, axis + 1, d.size());
@@ -168,7 +169,8 @@ class GatherND final : public Kernel {
     }
     std::vector<int64_t> out(id.begin(), id.end() - 1);
     out.insert(out.end(), d.begin() + b + k, d.end());
-    Tensor& y = ctx.Output(0, x.type(), CheckedShape(info, std::move(out), "output shape"));
+    Tensor& y =
+        ctx.Output(0, x.type(), CheckedShape(info, x.type(), std::move(out), "output shape"));
     if (y.element_count() == 0) return;
     const size_t slice = Product(d, ub + uk, d.size());
     const size_t tuples = indices.size() / uk;

@@ -90,8 +90,9 @@ class ConstantOfShape final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument,
                 "input 'input' must be 1-D, not shape " + s.shape().ToString());
     }
-    Tensor& y = ctx.Output(0, value_->type(),
-                           CheckedShape(info, ReadInts(info, s, "input"), "requested shape"));
+    Tensor& y = ctx.Output(
+        0, value_->type(),
+        CheckedShape(info, value_->type(), ReadInts(info, s, "input"), "requested shape"));
     DispatchStorage(value_->type(), info, [&](auto tag) {
       using E = typename decltype(tag)::type;
       std::fill_n(DataAs<E>(y), y.element_count(), *DataAs<E>(*value_));
@@ -149,7 +150,8 @@ class Range final : public Kernel {
       if (d == T(0)) info.Fail(ErrorCode::kInvalidArgument, "input 'delta' is 0");
       const int64_t n = RangeCount<T>(s, *DataAs<T>(limit), d);
       if (n < 0) info.Fail(ErrorCode::kInvalidArgument, "the range has too many elements");
-      Tensor& y = ctx.Output(0, start.type(), CheckedShape(info, {n}, "output shape"));
+      Tensor& y =
+          ctx.Output(0, start.type(), CheckedShape(info, start.type(), {n}, "output shape"));
       T* out = DataAs<T>(y);
       if constexpr (std::is_integral_v<T>) {
         for (int64_t i = 0; i < n; ++i) {
@@ -261,7 +263,8 @@ class OneHot final : public Kernel {
     std::vector<int64_t> out(id.begin(), id.end());
     out.insert(out.begin() + static_cast<ptrdiff_t>(axis), depth);
     const std::vector<int64_t> indices = ReadAsInt64(info, ind, INT64_MIN);
-    Tensor& y = ctx.Output(0, values.type(), CheckedShape(info, std::move(out), "output shape"));
+    Tensor& y = ctx.Output(0, values.type(),
+                           CheckedShape(info, values.type(), std::move(out), "output shape"));
     const size_t inner = Product(id, axis, id.size());
     const auto udepth = static_cast<size_t>(depth);
     DispatchStorage(values.type(), info, [&](auto tag) {

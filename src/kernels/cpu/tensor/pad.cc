@@ -98,7 +98,7 @@ class Pad final : public Kernel {
                                                    " in a mode other than constant");
       }
     }
-    Tensor& y = ctx.Output(0, x.type(), CheckedShape(info, out, "output shape"));
+    Tensor& y = ctx.Output(0, x.type(), CheckedShape(info, x.type(), out, "output shape"));
     if (y.element_count() == 0) return;
     if (rank == 0) {
       CopyTensor(x, y);

@@ -151,7 +151,8 @@ class Tile final : public Kernel {
       view.insert(view.end(), {repeats[k], in[k]});
       view_strides.insert(view_strides.end(), {0, strides[k]});
     }
-    Tensor& y = ctx.Output(0, x.type(), CheckedShape(info, std::move(out), "output shape"));
+    Tensor& y =
+        ctx.Output(0, x.type(), CheckedShape(info, x.type(), std::move(out), "output shape"));
     StridedCopyTensor(info, ctx.threads(), x, y, view, view_strides, 0);
   }
 

@@ -13,4 +13,13 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/tensor/transpose.cc
   src/kernels/cpu/tensor/trilu_nonzero.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
-  src/kernels/cpu/tensor/identity_test.cc)
+  src/kernels/cpu/tensor/concat_split_test.cc
+  src/kernels/cpu/tensor/gather_test.cc
+  src/kernels/cpu/tensor/generate_test.cc
+  src/kernels/cpu/tensor/identity_test.cc
+  src/kernels/cpu/tensor/pad_test.cc
+  src/kernels/cpu/tensor/reshape_test.cc
+  src/kernels/cpu/tensor/scatter_test.cc
+  src/kernels/cpu/tensor/slice_test.cc
+  src/kernels/cpu/tensor/transpose_test.cc
+  src/kernels/cpu/tensor/trilu_nonzero_test.cc)

@@ -7,7 +7,8 @@
 
 namespace kiln::cpu {
 
-Shape CheckedShape(const KernelInfo& info, std::vector<int64_t> dims, const char* what) {
+Shape CheckedShape(const KernelInfo& info, DataType type, std::vector<int64_t> dims,
+                   const char* what) {
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 0) {
       info.Fail(ErrorCode::kInvalidArgument, std::string(what) + " " + DimsText(dims) +
@@ -16,7 +17,8 @@ Shape CheckedShape(const KernelInfo& info, std::vector<int64_t> dims, const char
     }
   }
   Shape shape(std::move(dims));
-  if (!shape.ElementCount()) {
+  const std::optional<size_t> count = shape.ElementCount();
+  if (!count || !StorageBytes(type, *count)) {
     info.Fail(ErrorCode::kInvalidArgument,
               std::string(what) + " " + shape.ToString() + " has too many elements");
   }

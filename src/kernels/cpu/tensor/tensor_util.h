@@ -66,9 +66,10 @@ E* DataAs(Tensor& t) {
   return static_cast<E*>(t.data());
 }
 
-// A shape for an output: every dimension >= 0 and the element count fits in size_t; otherwise
-// throws kInvalidArgument naming the node and `what`.
-Shape CheckedShape(const KernelInfo& info, std::vector<int64_t> dims, const char* what);
+// A shape for an output of `type`: every dimension >= 0 and the storage size fits in size_t;
+// otherwise throws kInvalidArgument naming the node and `what`.
+Shape CheckedShape(const KernelInfo& info, DataType type, std::vector<int64_t> dims,
+                   const char* what);
 
 // a * b for non-negative a, b; throws kInvalidArgument naming `what` on overflow of int64.
 int64_t CheckedMul(const KernelInfo& info, int64_t a, int64_t b, const char* what);
