@@ -35,6 +35,8 @@ constexpr KernelDef kDefs[] = {
     {"", "Trilu", 14, kLatestOpset, MakeTrilu},
     {"", "NonZero", 9, kLatestOpset, MakeNonZero},
     {"", "Pad", 1, kLatestOpset, MakePad},
+    {"", "Resize", 10, kLatestOpset, MakeResize},
+    {"", "Upsample", 7, 9, MakeUpsample},
 };
 
 }  // namespace

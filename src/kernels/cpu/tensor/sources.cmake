@@ -7,6 +7,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/tensor/kernels.cc
   src/kernels/cpu/tensor/pad.cc
   src/kernels/cpu/tensor/reshape.cc
+  src/kernels/cpu/tensor/resize.cc
   src/kernels/cpu/tensor/scatter.cc
   src/kernels/cpu/tensor/slice.cc
   src/kernels/cpu/tensor/tensor_util.cc
@@ -19,6 +20,7 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/tensor/identity_test.cc
   src/kernels/cpu/tensor/pad_test.cc
   src/kernels/cpu/tensor/reshape_test.cc
+  src/kernels/cpu/tensor/resize_test.cc
   src/kernels/cpu/tensor/scatter_test.cc
   src/kernels/cpu/tensor/slice_test.cc
   src/kernels/cpu/tensor/transpose_test.cc

@@ -35,7 +35,9 @@ std::unique_ptr<Kernel> MakeEyeLike(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeOneHot(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeTrilu(const KernelInfo& info);  // trilu_nonzero.cc
 std::unique_ptr<Kernel> MakeNonZero(const KernelInfo& info);
-std::unique_ptr<Kernel> MakePad(const KernelInfo& info);  // pad.cc
+std::unique_ptr<Kernel> MakePad(const KernelInfo& info);     // pad.cc
+std::unique_ptr<Kernel> MakeResize(const KernelInfo& info);  // resize.cc
+std::unique_ptr<Kernel> MakeUpsample(const KernelInfo& info);
 
 }  // namespace kiln::cpu
 
