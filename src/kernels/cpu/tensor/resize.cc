@@ -1,0 +1,552 @@
+// Resize 10–23 and Upsample 7–9 (Upsample 10 is deprecated and not registered).
+//   Upsample 7 (`scales` attribute), Upsample 9 and Resize 10 (scales input): modes nearest
+//     (asymmetric coordinates; floor when growing, ceil when shrinking, as the ONNX tests of
+//     Resize 10 expect) and linear (asymmetric).
+//   Resize 11+: inputs roi, scales, sizes; modes nearest (every nearest_mode), n-D linear and
+//     cubic (cubic_coeff_a, exclude_outside); every coordinate_transformation_mode
+//     (tf_half_pixel_for_nn only at 11–12, half_pixel_symmetric from 19); extrapolation_value
+//     for tf_crop_and_resize. 18+: axes, keep_aspect_ratio_policy and antialias (linear and
+//     cubic, widened filters when downsampling, as the ONNX reference does).
+// Output sizes from scales are floor(input * scale), as ONNX Runtime and the ONNX reference
+// compute them. Nearest copies elements of the numeric types, bool and string; linear and cubic
+// compute in double over the numeric types (integer results truncated toward zero and
+// saturated).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/cpu/common.h"
+#include "kernels/cpu/tensor/tensor_kernels.h"
+#include "kernels/cpu/tensor/tensor_util.h"
+
+namespace kiln::cpu {
+namespace {
+
+enum class Variant { kUpsample7, kScalesInput, kResize11 };
+enum class Mode { kNearest, kLinear, kCubic };
+enum class Coordinates {
+  kHalfPixel,
+  kHalfPixelSymmetric,
+  kPytorchHalfPixel,
+  kAlignCorners,
+  kAsymmetric,
+  kTfHalfPixelForNn,
+  kTfCropAndResize
+};
+// kFloorUpCeilDown: before Resize 11, floor where the axis grows and ceil where it shrinks
+// (what the ONNX tests of Resize 10 expect, and ONNX Runtime does).
+enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kFloorUpCeilDown };
+enum class AspectPolicy { kStretch, kNotLarger, kNotSmaller };
+
+// The input positions and weights each output index of one axis reads.
+struct AxisTaps {
+  size_t taps = 1;               // per output index
+  std::vector<int64_t> index;    // out * taps, clamped to the input
+  std::vector<double> weight;    // out * taps
+  std::vector<uint8_t> outside;  // per output index: tf_crop_and_resize extrapolates
+};
+
+double CubicWeight(double x, double a) {
+  x = std::fabs(x);
+  if (x <= 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < 2) return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  return 0;
+}
+
+class Resize final : public Kernel {
+ public:
+  Resize(const KernelInfo& info, Variant variant)
+      : variant_(variant), upsample_only_(info.op_type() == "Upsample") {
+    const std::string mode = info.GetString("mode", "nearest");
+    if (mode == "nearest") {
+      mode_ = Mode::kNearest;
+    } else if (mode == "linear") {
+      mode_ = Mode::kLinear;
+    } else if (mode == "cubic" && variant == Variant::kResize11) {
+      mode_ = Mode::kCubic;
+    } else {
+      info.Fail(ErrorCode::kInvalidArgument, "mode '" + mode + "' is not supported");
+    }
+    if (variant != Variant::kResize11) {
+      coordinates_ = Coordinates::kAsymmetric;
+      nearest_ = Nearest::kFloorUpCeilDown;
+      if (variant == Variant::kUpsample7) {
+        if (!info.HasAttribute("scales")) {
+          info.Fail(ErrorCode::kInvalidGraph, "attribute 'scales' is required");
+        }
+        for (float s : info.GetFloats("scales")) upsample_scales_.push_back(s);
+      }
+      return;
+    }
+    const int64_t opset = info.opset();
+    coordinates_ = ParseCoordinates(info, opset);
+    nearest_ = ParseNearest(info);
+    cubic_a_ = info.GetFloat("cubic_coeff_a", -0.75f);
+    exclude_outside_ = info.GetInt("exclude_outside", 0) != 0;
+    extrapolation_ = info.GetFloat("extrapolation_value", 0.0f);
+    if (opset >= 18) {
+      antialias_ = info.GetInt("antialias", 0) != 0;
+      has_axes_ = info.HasAttribute("axes");
+      axes_ = info.GetInts("axes");
+      const std::string policy = info.GetString("keep_aspect_ratio_policy", "stretch");
+      if (policy == "stretch") {
+        policy_ = AspectPolicy::kStretch;
+      } else if (policy == "not_larger") {
+        policy_ = AspectPolicy::kNotLarger;
+      } else if (policy == "not_smaller") {
+        policy_ = AspectPolicy::kNotSmaller;
+      } else {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "keep_aspect_ratio_policy '" + policy + "' is not supported");
+      }
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& x = ctx.Input(0);
+    const std::vector<int64_t>& in = x.shape().dims();
+    const size_t rank = in.size();
+    std::vector<double> scales(rank, 1.0);
+    std::vector<int64_t> out = in;
+    std::vector<double> roi_start(rank, 0.0);
+    std::vector<double> roi_end(rank, 1.0);
+    Sizes(ctx, x, scales, out, roi_start, roi_end);
+    Tensor& y = ctx.Output(0, x.type(), CheckedShape(info, x.type(), out, "output shape"));
+    if (y.element_count() == 0) return;
+    if (x.element_count() == 0) {
+      info.Fail(
+          ErrorCode::kInvalidArgument,
+          "cannot resize the empty input " + x.shape().ToString() + " to " + y.shape().ToString());
+    }
+    std::vector<AxisTaps> axes(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      axes[d] = Taps(in[d], out[d], scales[d], roi_start[d], roi_end[d]);
+    }
+    if (mode_ == Mode::kNearest) {
+      Dispatch<KILN_NUMERIC_TYPES, bool, std::string>(x.type(), info, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        Run<T>(ctx, x, y, axes);
+      });
+    } else {
+      Dispatch<KILN_NUMERIC_TYPES>(x.type(), info, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        Run<T>(ctx, x, y, axes);
+      });
+    }
+  }
+
+ private:
+  static Coordinates ParseCoordinates(const KernelInfo& info, int64_t opset) {
+    const std::string c = info.GetString("coordinate_transformation_mode", "half_pixel");
+    if (c == "half_pixel") return Coordinates::kHalfPixel;
+    if (c == "pytorch_half_pixel") return Coordinates::kPytorchHalfPixel;
+    if (c == "align_corners") return Coordinates::kAlignCorners;
+    if (c == "asymmetric") return Coordinates::kAsymmetric;
+    if (c == "tf_crop_and_resize") return Coordinates::kTfCropAndResize;
+    if (c == "tf_half_pixel_for_nn" && opset < 13) return Coordinates::kTfHalfPixelForNn;
+    if (c == "half_pixel_symmetric" && opset >= 19) return Coordinates::kHalfPixelSymmetric;
+    info.Fail(ErrorCode::kInvalidArgument, "coordinate_transformation_mode '" + c +
+                                               "' is not supported at opset " +
+                                               std::to_string(opset));
+  }
+
+  static Nearest ParseNearest(const KernelInfo& info) {
+    const std::string n = info.GetString("nearest_mode", "round_prefer_floor");
+    if (n == "round_prefer_floor") return Nearest::kRoundPreferFloor;
+    if (n == "round_prefer_ceil") return Nearest::kRoundPreferCeil;
+    if (n == "floor") return Nearest::kFloor;
+    if (n == "ceil") return Nearest::kCeil;
+    info.Fail(ErrorCode::kInvalidArgument, "nearest_mode '" + n + "' is not supported");
+  }
+
+  // Fills the per-axis scales and output sizes (and roi for tf_crop_and_resize) from the
+  // attribute or inputs of this variant.
+  void Sizes(KernelContext& ctx, const Tensor& x, std::vector<double>& scales,
+             std::vector<int64_t>& out, std::vector<double>& roi_start,
+             std::vector<double>& roi_end) const {
+    const KernelInfo& info = ctx.info();
+    const std::vector<int64_t>& in = x.shape().dims();
+    const size_t rank = in.size();
+    std::vector<size_t> axes;
+    if (has_axes_) {
+      std::vector<bool> seen(rank, false);
+      for (int64_t a : axes_) {
+        const size_t axis = NormalizeAxis(info, a, rank, "axes entry");
+        if (seen[axis])
+          info.Fail(ErrorCode::kInvalidArgument, "axes " + DimsText(axes_) + " repeat an axis");
+        seen[axis] = true;
+        axes.push_back(axis);
+      }
+    } else {
+      for (size_t d = 0; d < rank; ++d) axes.push_back(d);
+    }
+    const Tensor* scales_input = nullptr;
+    const Tensor* sizes_input = nullptr;
+    if (variant_ == Variant::kScalesInput) {
+      scales_input = &ctx.Input(1);
+    } else if (variant_ == Variant::kResize11) {
+      scales_input = ctx.OptionalInput(2);
+      sizes_input = ctx.OptionalInput(3);
+      if (scales_input != nullptr && scales_input->element_count() == 0) scales_input = nullptr;
+      if (sizes_input != nullptr && sizes_input->element_count() == 0) sizes_input = nullptr;
+      if ((scales_input == nullptr) == (sizes_input == nullptr)) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "exactly one of the inputs 'scales' and 'sizes' must be given");
+      }
+      if (coordinates_ == Coordinates::kTfCropAndResize) ReadRoi(ctx, axes, roi_start, roi_end);
+    }
+    std::vector<double> given;
+    if (variant_ == Variant::kUpsample7) {
+      given = upsample_scales_;
+    } else if (scales_input != nullptr) {
+      given = ReadFloats(info, *scales_input, "scales");
+    }
+    if (sizes_input == nullptr) {
+      if (given.size() != axes.size()) {
+        info.Fail(ErrorCode::kInvalidArgument, "scales has " + std::to_string(given.size()) +
+                                                   " entries for " + std::to_string(axes.size()) +
+                                                   " axes of input " + x.shape().ToString());
+      }
+      for (size_t i = 0; i < axes.size(); ++i) {
+        const double s = given[i];
+        if (!(s > 0) || !std::isfinite(s) || (upsample_only_ && s < 1)) {
+          info.Fail(ErrorCode::kInvalidArgument,
+                    "scale " + std::to_string(s) + " for axis " + std::to_string(axes[i]) +
+                        (upsample_only_ ? " must be >= 1" : " must be positive and finite"));
+        }
+        scales[axes[i]] = s;
+        out[axes[i]] = OutputDim(info, static_cast<double>(in[axes[i]]) * s);
+      }
+      return;
+    }
+    const std::vector<int64_t> sizes = ReadInts(info, *sizes_input, "sizes");
+    if (sizes.size() != axes.size()) {
+      info.Fail(ErrorCode::kInvalidArgument, "sizes has " + std::to_string(sizes.size()) +
+                                                 " entries for " + std::to_string(axes.size()) +
+                                                 " axes of input " + x.shape().ToString());
+    }
+    for (size_t i = 0; i < axes.size(); ++i) {
+      if (sizes[i] < 0) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "sizes " + DimsText(sizes) + " has a negative entry");
+      }
+      const auto d = static_cast<double>(in[axes[i]]);
+      scales[axes[i]] = d > 0 ? static_cast<double>(sizes[i]) / d : 1.0;
+      out[axes[i]] = sizes[i];
+    }
+    if (policy_ != AspectPolicy::kStretch && !axes.empty()) {
+      double scale = scales[axes[0]];
+      for (size_t axis : axes) {
+        scale = policy_ == AspectPolicy::kNotLarger ? std::min(scale, scales[axis])
+                                                    : std::max(scale, scales[axis]);
+      }
+      for (size_t axis : axes) {
+        scales[axis] = scale;
+        out[axis] = OutputDim(info, std::floor(scale * static_cast<double>(in[axis]) + 0.5));
+      }
+    }
+  }
+
+  static int64_t OutputDim(const KernelInfo& info, double v) {
+    const double d = std::floor(v);
+    if (!(d >= 0) || d > 4.0e18) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "an output dimension of " + std::to_string(v) + " is out of range");
+    }
+    return static_cast<int64_t>(d);
+  }
+
+  static std::vector<double> ReadFloats(const KernelInfo& info, const Tensor& t, const char* what) {
+    std::vector<double> v(t.element_count());
+    if (t.shape().rank() != 1 && t.element_count() != 0) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                std::string("input '") + what + "' must be 1-D, not shape " + t.shape().ToString());
+    }
+    bool ok = false;
+    if (t.type() == DataType::kFloat || t.type() == DataType::kDouble ||
+        t.type() == DataType::kFloat16) {
+      Dispatch<float, double, Float16>(t.type(), info, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        for (size_t i = 0; i < v.size(); ++i) {
+          if constexpr (std::is_same_v<T, Float16>) {
+            v[i] = DataAs<T>(t)[i].ToFloat();
+          } else {
+            v[i] = static_cast<double>(DataAs<T>(t)[i]);
+          }
+        }
+      });
+      ok = true;
+    }
+    if (!ok) {
+      info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + what +
+                                                 "' must be float, double or float16, not " +
+                                                 DataTypeName(t.type()));
+    }
+    return v;
+  }
+
+  void ReadRoi(KernelContext& ctx, const std::vector<size_t>& axes, std::vector<double>& start,
+               std::vector<double>& end) const {
+    const Tensor* roi = ctx.OptionalInput(1);
+    const std::vector<double> v =
+        roi == nullptr ? std::vector<double>{} : ReadFloats(ctx.info(), *roi, "roi");
+    if (v.size() != 2 * axes.size()) {
+      ctx.info().Fail(ErrorCode::kInvalidArgument, "tf_crop_and_resize needs input 'roi' with " +
+                                                       std::to_string(2 * axes.size()) +
+                                                       " entries, not " + std::to_string(v.size()));
+    }
+    for (size_t i = 0; i < axes.size(); ++i) {
+      start[axes[i]] = v[i];
+      end[axes[i]] = v[i + axes.size()];
+    }
+  }
+
+  // The input coordinate of output index xo. As in the ONNX reference and ONNX Runtime, the
+  // resized length in these formulas is scale * length_original, which may be fractional
+  // (ONNX issue 2462); only half_pixel_symmetric also uses the integer output length `out`.
+  double Original(int64_t xo, int64_t in, int64_t out, double scale, double start,
+                  double end) const {
+    const auto x = static_cast<double>(xo);
+    const auto len_in = static_cast<double>(in);
+    const double len_out = scale * len_in;
+    switch (coordinates_) {
+      case Coordinates::kHalfPixel:
+        return (x + 0.5) / scale - 0.5;
+      case Coordinates::kHalfPixelSymmetric: {
+        const double adjustment = static_cast<double>(out) / len_out;
+        const double offset = len_in / 2 * (1 - adjustment);
+        return offset + (x + 0.5) / scale - 0.5;
+      }
+      case Coordinates::kPytorchHalfPixel:
+        return len_out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+      case Coordinates::kAlignCorners:
+        return len_out > 1 ? x * (len_in - 1) / (len_out - 1) : 0.0;
+      case Coordinates::kAsymmetric:
+        return x / scale;
+      case Coordinates::kTfHalfPixelForNn:
+        return (x + 0.5) / scale;
+      case Coordinates::kTfCropAndResize:
+        return len_out > 1 ? start * (len_in - 1) + x * (end - start) * (len_in - 1) / (len_out - 1)
+                           : 0.5 * (start + end) * (len_in - 1);
+    }
+    return 0.0;
+  }
+
+  AxisTaps Taps(int64_t in, int64_t out, double scale, double start, double end) const {
+    AxisTaps t;
+    // Filter support: 1 (nearest), 2 (linear), 4 (cubic), wider when antialiasing a shrink.
+    const double filter_scale = antialias_ ? std::min(scale, 1.0) : 1.0;
+    int64_t first = 0;  // offset of the first tap from floor(x)
+    if (mode_ == Mode::kLinear) {
+      first = static_cast<int64_t>(std::floor(-1.0 / filter_scale)) + 1;
+      t.taps = static_cast<size_t>(2 - 2 * first);
+    } else if (mode_ == Mode::kCubic) {
+      first = static_cast<int64_t>(std::floor(-2.0 / filter_scale)) + 1;
+      t.taps = static_cast<size_t>(2 - 2 * first);
+    }
+    const auto n = static_cast<size_t>(out);
+    t.index.resize(n * t.taps);
+    t.weight.resize(n * t.taps);
+    t.outside.assign(n, 0);
+    const double limit = static_cast<double>(in) + static_cast<double>(t.taps) + 4;
+    for (size_t o = 0; o < n; ++o) {
+      double x = Original(static_cast<int64_t>(o), in, out, scale, start, end);
+      if (coordinates_ == Coordinates::kTfCropAndResize &&
+          (x < 0 || x > static_cast<double>(in - 1))) {
+        t.outside[o] = 1;
+      }
+      x = std::clamp(x, -limit, limit);
+      int64_t* idx = &t.index[o * t.taps];
+      double* w = &t.weight[o * t.taps];
+      auto floor_x = static_cast<int64_t>(std::floor(x));
+      double ratio = x - static_cast<double>(floor_x);
+      if (mode_ == Mode::kNearest) {
+        int64_t i = floor_x;
+        if (ratio != 0) {
+          switch (nearest_) {
+            case Nearest::kRoundPreferFloor:
+              i += ratio <= 0.5 ? 0 : 1;
+              break;
+            case Nearest::kRoundPreferCeil:
+              i += ratio < 0.5 ? 0 : 1;
+              break;
+            case Nearest::kFloor:
+              break;
+            case Nearest::kCeil:
+              i += 1;
+              break;
+            case Nearest::kFloorUpCeilDown:
+              i += scale < 1 ? 1 : 0;
+              break;
+          }
+        }
+        idx[0] = std::clamp<int64_t>(i, 0, in - 1);
+        w[0] = 1.0;
+        continue;
+      }
+      if (ratio == 0) {  // the reference takes the ratio in (0, 1]
+        floor_x -= 1;
+        ratio = 1;
+      }
+      double sum = 0;
+      for (size_t k = 0; k < t.taps; ++k) {
+        const int64_t offset = first + static_cast<int64_t>(k);
+        const int64_t i = floor_x + offset;
+        const double distance = static_cast<double>(offset) - ratio;
+        double weight;
+        if (mode_ == Mode::kLinear) {
+          weight = antialias_ ? std::max(0.0, 1 - std::fabs(distance * filter_scale))
+                              : (offset == 0 ? 1 - ratio : ratio);
+        } else {
+          weight = CubicWeight(distance * filter_scale, cubic_a_);
+        }
+        if (exclude_outside_ && (i < 0 || i >= in)) weight = 0;
+        idx[k] = std::clamp<int64_t>(i, 0, in - 1);
+        w[k] = weight;
+        sum += weight;
+      }
+      if ((antialias_ || exclude_outside_) && sum != 0) {
+        for (size_t k = 0; k < t.taps; ++k) w[k] /= sum;
+      }
+    }
+    return t;
+  }
+
+  template <typename T>
+  static T FromDouble(double v) {
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      return T::FromFloat(static_cast<float>(v));
+    } else if constexpr (std::is_integral_v<T>) {
+      if (std::isnan(v)) return T(0);
+      const double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+      const double hi = static_cast<double>(std::numeric_limits<T>::max());
+      if (v <= lo) return std::numeric_limits<T>::lowest();
+      if (v >= hi) return std::numeric_limits<T>::max();
+      return static_cast<T>(v);
+    } else {
+      return static_cast<T>(v);
+    }
+  }
+
+  template <typename T>
+  static double ToDouble(const T& v) {
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      return v.ToFloat();
+    } else {
+      return static_cast<double>(v);
+    }
+  }
+
+  template <typename T>
+  T Extrapolation() const {
+    if constexpr (std::is_same_v<T, std::string>) {
+      return std::string();
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return extrapolation_ != 0;
+    } else {
+      return FromDouble<T>(extrapolation_);
+    }
+  }
+
+  template <typename T>
+  void Run(KernelContext& ctx, const Tensor& x, Tensor& y,
+           const std::vector<AxisTaps>& axes) const {
+    const std::vector<int64_t>& out = y.shape().dims();
+    const size_t rank = out.size();
+    const std::vector<int64_t> strides = SignedStrides(x.shape().dims());
+    const T* src = DataAs<T>(x);
+    T* dst = DataAs<T>(y);
+    const T extrapolation = Extrapolation<T>();
+    if (rank == 0) {
+      dst[0] = src[0];
+      return;
+    }
+    const auto inner = static_cast<size_t>(out[rank - 1]);
+    const size_t rows = y.element_count() / inner;
+    const AxisTaps& last = axes[rank - 1];
+    const int64_t last_stride = strides[rank - 1];
+    ctx.threads().ParallelFor(rows, std::max<size_t>(1, 4096 / inner), [&](size_t b, size_t e) {
+      // The (offset, weight) pairs the outer axes of one row read.
+      std::vector<int64_t> offsets;
+      std::vector<double> weights;
+      std::vector<int64_t> next_offsets;
+      std::vector<double> next_weights;
+      for (size_t row = b; row < e; ++row) {
+        offsets.assign(1, 0);
+        weights.assign(1, 1.0);
+        bool outside = false;
+        size_t rest = row;
+        for (size_t d = rank - 1; d-- > 0;) {
+          const size_t o = rest % static_cast<size_t>(out[d]);
+          rest /= static_cast<size_t>(out[d]);
+          const AxisTaps& a = axes[d];
+          outside = outside || a.outside[o] != 0;
+          next_offsets.clear();
+          next_weights.clear();
+          for (size_t k = 0; k < a.taps; ++k) {
+            const double w = a.weight[o * a.taps + k];
+            if (w == 0) continue;
+            for (size_t p = 0; p < offsets.size(); ++p) {
+              next_offsets.push_back(offsets[p] + a.index[o * a.taps + k] * strides[d]);
+              next_weights.push_back(weights[p] * w);
+            }
+          }
+          offsets.swap(next_offsets);
+          weights.swap(next_weights);
+        }
+        T* row_out = dst + row * inner;
+        for (size_t j = 0; j < inner; ++j) {
+          if (outside || last.outside[j] != 0) {
+            row_out[j] = extrapolation;
+            continue;
+          }
+          if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
+            row_out[j] = src[offsets[0] + last.index[j] * last_stride];
+          } else if (mode_ == Mode::kNearest) {
+            row_out[j] = src[offsets[0] + last.index[j] * last_stride];
+          } else {
+            double acc = 0;
+            for (size_t k = 0; k < last.taps; ++k) {
+              const double w = last.weight[j * last.taps + k];
+              if (w == 0) continue;
+              const int64_t base = last.index[j * last.taps + k] * last_stride;
+              for (size_t p = 0; p < offsets.size(); ++p) {
+                acc += weights[p] * w * ToDouble(src[offsets[p] + base]);
+              }
+            }
+            row_out[j] = FromDouble<T>(acc);
+          }
+        }
+      }
+    });
+  }
+
+  Variant variant_;
+  bool upsample_only_;  // Upsample: scales >= 1
+  Mode mode_ = Mode::kNearest;
+  Coordinates coordinates_ = Coordinates::kHalfPixel;
+  Nearest nearest_ = Nearest::kRoundPreferFloor;
+  AspectPolicy policy_ = AspectPolicy::kStretch;
+  double cubic_a_ = -0.75;
+  bool exclude_outside_ = false;
+  bool antialias_ = false;
+  double extrapolation_ = 0.0;
+  bool has_axes_ = false;
+  std::vector<int64_t> axes_;
+  std::vector<double> upsample_scales_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeUpsample(const KernelInfo& info) {
+  return std::make_unique<Resize>(info,
+                                  info.opset() < 9 ? Variant::kUpsample7 : Variant::kScalesInput);
+}
+std::unique_ptr<Kernel> MakeResize(const KernelInfo& info) {
+  return std::make_unique<Resize>(info,
+                                  info.opset() < 11 ? Variant::kScalesInput : Variant::kResize11);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,298 @@
+// Expected values come from the numpy reference of the ONNX backend tests (interpolate_nd), and
+// for antialias and half_pixel_symmetric from a port of the newer ONNX reference.
+#include <gtest/gtest.h>
+
+#include "kernels/cpu/tensor/tensor_test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+using F = std::vector<float>;
+using I64 = std::vector<int64_t>;
+
+std::shared_ptr<Tensor> Data44() {
+  return MakeTensor<float>({1, 1, 4, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+}
+std::shared_ptr<Tensor> Data22() {
+  return MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4});
+}
+
+void ExpectNear(const Tensor& t, const F& expected, float tolerance = 1e-4f) {
+  const F got = Values<float>(t);
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], tolerance) << i;
+}
+
+NodeTest WithScales(NodeTest test, std::shared_ptr<Tensor> x, const F& scales) {
+  return test.Input(x).MissingInput().Input<float>({static_cast<int64_t>(scales.size())}, scales);
+}
+NodeTest WithSizes(NodeTest test, std::shared_ptr<Tensor> x, const I64& sizes) {
+  return test.Input(x).MissingInput().MissingInput().Input<int64_t>(
+      {static_cast<int64_t>(sizes.size())}, sizes);
+}
+
+TEST(TensorResize, NearestUpsampleDefault) {
+  auto out = WithScales(NodeTest("Resize", 13), Data22(), {1, 1, 2, 3}).Run();
+  EXPECT_EQ(out[0]->shape(), Shape({1, 1, 4, 6}));
+  EXPECT_EQ(Values<float>(*out[0]),
+            (F{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}));
+}
+
+TEST(TensorResize, NearestModes) {
+  auto floor_align = WithSizes(NodeTest("Resize", 13)
+                                   .Attr("coordinate_transformation_mode", "align_corners")
+                                   .Attr("nearest_mode", "floor"),
+                               Data22(), {1, 1, 3, 3})
+                         .Run();
+  EXPECT_EQ(Values<float>(*floor_align[0]), (F{1, 1, 2, 1, 1, 2, 3, 3, 4}));
+  auto ceil_half =
+      WithSizes(NodeTest("Resize", 11).Attr("nearest_mode", "ceil"), Data22(), {1, 1, 3, 3}).Run();
+  EXPECT_EQ(Values<float>(*ceil_half[0]), (F{1, 2, 2, 3, 4, 4, 3, 4, 4}));
+  auto prefer_ceil = WithSizes(NodeTest("Resize", 19)
+                                   .Attr("coordinate_transformation_mode", "asymmetric")
+                                   .Attr("nearest_mode", "round_prefer_ceil"),
+                               Data44(), {1, 1, 3, 5})
+                         .Run();
+  EXPECT_EQ(Values<float>(*prefer_ceil[0]), (F{1, 2, 3, 3, 4, 5, 6, 7, 7, 8, 13, 14, 15, 15, 16}));
+  auto down = WithSizes(NodeTest("Resize", 13), Data44(), {1, 1, 3, 3}).Run();
+  EXPECT_EQ(Values<float>(*down[0]), (F{1, 2, 4, 5, 6, 8, 13, 14, 16}));
+}
+
+TEST(TensorResize, NearestCopiesStringsAndInts) {
+  auto s = WithScales(NodeTest("Resize", 13), MakeTensor<std::string>({2}, {"a", "b"}), {2}).Run();
+  EXPECT_EQ(Values<std::string>(*s[0]), (std::vector<std::string>{"a", "a", "b", "b"}));
+  auto i = WithScales(NodeTest("Resize", 18), MakeTensor<int64_t>({2}, {7, 9}), {1.5f}).Run();
+  EXPECT_EQ(Values<int64_t>(*i[0]), (I64{7, 7, 9}));
+}
+
+TEST(TensorResize, LinearHalfPixel) {
+  auto out =
+      WithScales(NodeTest("Resize", 13).Attr("mode", "linear"), Data22(), {1, 1, 2, 2}).Run();
+  ExpectNear(*out[0], {1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f, 2.5f, 2.5f, 2.75f, 3.25f, 3.5f, 3,
+                       3.25f, 3.75f, 4});
+}
+
+TEST(TensorResize, LinearAlignCornersAndPytorchHalfPixel) {
+  auto align = WithScales(NodeTest("Resize", 11)
+                              .Attr("mode", "linear")
+                              .Attr("coordinate_transformation_mode", "align_corners"),
+                          Data44(), {1, 1, 0.6f, 0.6f})
+                   .Run();
+  // The fractional resized length 4 * 0.6 = 2.4 enters the formula (ONNX issue 2462).
+  ExpectNear(*align[0], {1, 3.142857f, 9.571428f, 11.71428f});
+  auto pytorch = WithSizes(NodeTest("Resize", 13)
+                               .Attr("mode", "linear")
+                               .Attr("coordinate_transformation_mode", "pytorch_half_pixel"),
+                           Data44(), {1, 1, 3, 2})
+                     .Run();
+  ExpectNear(*pytorch[0], {2.166667f, 4.166667f, 7.5f, 9.5f, 12.83333f, 14.83333f});
+}
+
+TEST(TensorResize, LinearOneDimensionAndTypes) {
+  auto d = WithSizes(NodeTest("Resize", 13).Attr("mode", "linear"),
+                     MakeTensor<double>({5}, {0, 10, 20, 30, 40}), {2})
+               .Run();
+  EXPECT_EQ(Values<double>(*d[0]), (std::vector<double>{7.5, 32.5}));
+  auto u8 = WithSizes(NodeTest("Resize", 13).Attr("mode", "linear"),
+                      MakeTensor<uint8_t>({5}, {0, 10, 20, 30, 40}), {2})
+                .Run();
+  EXPECT_EQ(Values<uint8_t>(*u8[0]), (std::vector<uint8_t>{7, 32}));
+  auto h = WithSizes(NodeTest("Resize", 13).Attr("mode", "linear"),
+                     MakeTensor<Float16>({2}, {Float16::FromFloat(0), Float16::FromFloat(1)}), {4})
+               .Run();
+  EXPECT_FLOAT_EQ(Values<Float16>(*h[0])[1].ToFloat(), 0.25f);
+}
+
+TEST(TensorResize, CubicDefaultAndAsymmetric) {
+  auto down =
+      WithScales(NodeTest("Resize", 13).Attr("mode", "cubic"), Data44(), {1, 1, 0.8f, 0.8f}).Run();
+  ExpectNear(*down[0], {1.471191f, 2.78125f, 4.082519f, 6.711426f, 8.021484f, 9.322754f, 11.9165f,
+                        13.22656f, 14.52783f});
+  auto asym = WithScales(NodeTest("Resize", 13)
+                             .Attr("mode", "cubic")
+                             .Attr("coordinate_transformation_mode", "asymmetric"),
+                         Data44(), {1, 1, 2, 2})
+                  .Run(2);
+  const F row0 = {1, 1.40625f, 2, 2.5f, 3, 3.59375f, 4, 4.09375f};
+  const F row7 = {13.375f, 13.78125f, 14.375f, 14.875f, 15.375f, 15.96875f, 16.375f, 16.46875f};
+  const F got = Values<float>(*asym[0]);
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_NEAR(got[i], row0[i], 1e-4f);
+    EXPECT_NEAR(got[56 + i], row7[i], 1e-4f);
+  }
+}
+
+TEST(TensorResize, CubicCoefficientAndExcludeOutside) {
+  auto out = WithScales(NodeTest("Resize", 13)
+                            .Attr("mode", "cubic")
+                            .Attr("cubic_coeff_a", -0.5f)
+                            .Attr("exclude_outside", int64_t{1}),
+                        Data44(), {1, 1, 2, 2})
+                 .Run();
+  const F got = Values<float>(*out[0]);
+  const F row0 = {0.5588235f, 0.814942f, 1.356982f, 1.897059f,
+                  2.397059f,  2.937135f, 3.479176f, 3.735294f};
+  for (size_t i = 0; i < 8; ++i) EXPECT_NEAR(got[i], row0[i], 1e-4f);
+  EXPECT_NEAR(got[63], 16.44118f, 1e-4f);
+  EXPECT_NEAR(got[27], 7.25f, 1e-4f);
+}
+
+TEST(TensorResize, TfCropAndResizeExtrapolates) {
+  auto out = NodeTest("Resize", 13)
+                 .Attr("mode", "linear")
+                 .Attr("coordinate_transformation_mode", "tf_crop_and_resize")
+                 .Attr("extrapolation_value", 10.0f)
+                 .Input(Data44())
+                 .Input<float>({8}, {0, 0, 0.4f, 0.6f, 1, 1, 1.2f, 1.7f})
+                 .MissingInput()
+                 .Input<int64_t>({4}, {1, 1, 3, 3})
+                 .Run();
+  ExpectNear(*out[0], {7.6f, 10, 10, 12.4f, 10, 10, 10, 10, 10});
+  ExpectError(
+      WithSizes(NodeTest("Resize", 13).Attr("coordinate_transformation_mode", "tf_crop_and_resize"),
+                Data44(), {1, 1, 3, 3}),
+      ErrorCode::kInvalidArgument, "'roi'");
+}
+
+TEST(TensorResize, HalfPixelSymmetricFromOpset19) {
+  auto out = WithScales(NodeTest("Resize", 19)
+                            .Attr("mode", "linear")
+                            .Attr("coordinate_transformation_mode", "half_pixel_symmetric"),
+                        Data22(), {1, 1, 2.6f, 2.6f})
+                 .Run();
+  EXPECT_EQ(out[0]->shape(), Shape({1, 1, 5, 5}));
+  ExpectNear(*out[0], {1,         1.115385f, 1.5f,      1.884615f, 2,         1.230769f, 1.346154f,
+                       1.730769f, 2.115385f, 2.230769f, 2,         2.115385f, 2.5f,      2.884615f,
+                       3,         2.769231f, 2.884615f, 3.269231f, 3.653846f, 3.769231f, 3,
+                       3.115385f, 3.5f,      3.884615f, 4});
+  ExpectError(
+      WithScales(
+          NodeTest("Resize", 18).Attr("coordinate_transformation_mode", "half_pixel_symmetric"),
+          Data22(), {1, 1, 2, 2}),
+      ErrorCode::kInvalidArgument, "half_pixel_symmetric");
+}
+
+TEST(TensorResize, TfHalfPixelForNnOnlyAtOpset11) {
+  auto out =
+      WithScales(
+          NodeTest("Resize", 11).Attr("coordinate_transformation_mode", "tf_half_pixel_for_nn"),
+          MakeTensor<float>({4}, {1, 2, 3, 4}), {0.5f})
+          .Run();
+  EXPECT_EQ(Values<float>(*out[0]), (F{2, 4}));  // x = (o + 0.5) * 2 -> 1, 3
+  ExpectError(
+      WithScales(
+          NodeTest("Resize", 13).Attr("coordinate_transformation_mode", "tf_half_pixel_for_nn"),
+          Data22(), {1, 1, 2, 2}),
+      ErrorCode::kInvalidArgument, "tf_half_pixel_for_nn");
+}
+
+TEST(TensorResize, Antialias) {
+  auto linear =
+      WithScales(NodeTest("Resize", 18).Attr("mode", "linear").Attr("antialias", int64_t{1}),
+                 Data44(), {1, 1, 0.6f, 0.6f})
+          .Run();
+  ExpectNear(*linear[0], {2.875f, 4.5f, 9.375f, 11});
+  auto cubic =
+      WithScales(NodeTest("Resize", 18).Attr("mode", "cubic").Attr("antialias", int64_t{1}),
+                 Data44(), {1, 1, 0.6f, 0.6f})
+          .Run();
+  ExpectNear(*cubic[0], {2.518072f, 4.285886f, 9.589329f, 11.35714f});
+  auto wide =
+      WithScales(NodeTest("Resize", 18).Attr("mode", "linear").Attr("antialias", int64_t{1}),
+                 MakeTensor<float>({10}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}), {0.3f})
+          .Run();
+  ExpectNear(*wide[0], {2.313433f, 5.5f, 8.686567f});
+}
+
+TEST(TensorResize, AxesAndKeepAspectRatio) {
+  auto axes = WithScales(NodeTest("Resize", 18).Attr("axes", I64{2, 3}), Data22(), {2, 3}).Run();
+  EXPECT_EQ(axes[0]->shape(), Shape({1, 1, 4, 6}));
+  auto last = WithSizes(NodeTest("Resize", 18).Attr("mode", "linear").Attr("axes", I64{-1}),
+                        MakeTensor<float>({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}), {1})
+                  .Run();
+  EXPECT_EQ(Values<float>(*last[0]), (F{2.5f, 6.5f}));
+  auto not_larger = WithSizes(NodeTest("Resize", 18)
+                                  .Attr("axes", I64{2, 3})
+                                  .Attr("keep_aspect_ratio_policy", "not_larger"),
+                              Data44(), {3, 2})
+                        .Run();
+  EXPECT_EQ(not_larger[0]->shape(), Shape({1, 1, 2, 2}));
+  EXPECT_EQ(Values<float>(*not_larger[0]), (F{1, 3, 9, 11}));
+  auto not_smaller = WithSizes(NodeTest("Resize", 18)
+                                   .Attr("axes", I64{2, 3})
+                                   .Attr("keep_aspect_ratio_policy", "not_smaller"),
+                               Data44(), {3, 2})
+                         .Run();
+  EXPECT_EQ(not_smaller[0]->shape(), Shape({1, 1, 3, 3}));
+  EXPECT_EQ(Values<float>(*not_smaller[0]), (F{1, 2, 4, 5, 6, 8, 13, 14, 16}));
+}
+
+TEST(TensorResize, Opset10ScalesInput) {
+  auto x = MakeTensor<float>({1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  auto down = NodeTest("Resize", 10).Input(x).Input<float>({4}, {1, 1, 0.6f, 0.6f}).Run();
+  EXPECT_EQ(Values<float>(*down[0]), (F{1, 3}));
+  auto linear = NodeTest("Resize", 10)
+                    .Attr("mode", "linear")
+                    .Input(x)
+                    .Input<float>({4}, {1, 1, 0.6f, 0.6f})
+                    .Run();
+  ExpectNear(*linear[0], {1, 2.6666665f});
+  auto up = NodeTest("Resize", 10)
+                .Attr("mode", "linear")
+                .Input(Data22())
+                .Input<float>({4}, {1, 1, 2, 2})
+                .Run();
+  ExpectNear(*up[0], {1, 1.5f, 2, 2, 2, 2.5f, 3, 3, 3, 3.5f, 4, 4, 3, 3.5f, 4, 4});
+}
+
+TEST(TensorResize, Errors) {
+  ExpectError(NodeTest("Resize", 13).Input(Data22()), ErrorCode::kInvalidArgument,
+              "exactly one of the inputs 'scales' and 'sizes'");
+  ExpectError(WithScales(NodeTest("Resize", 13), Data22(), {1, 2}), ErrorCode::kInvalidArgument,
+              "scales has 2 entries");
+  ExpectError(WithScales(NodeTest("Resize", 13), Data22(), {1, 1, 0, 1}),
+              ErrorCode::kInvalidArgument, "must be positive");
+  ExpectError(WithScales(NodeTest("Resize", 13), Data22(), {1, 1, 1e30f, 1e30f}),
+              ErrorCode::kInvalidArgument, "out of range");
+  ExpectError(WithSizes(NodeTest("Resize", 13), Data22(), {1, 1, -1, 2}),
+              ErrorCode::kInvalidArgument, "negative");
+  ExpectError(WithSizes(NodeTest("Resize", 13), MakeTensor<float>({0}, {}), {2}),
+              ErrorCode::kInvalidArgument, "empty input");
+  ExpectError(WithScales(NodeTest("Resize", 13).Attr("mode", "area"), Data22(), {1, 1, 2, 2}),
+              ErrorCode::kInvalidArgument, "mode 'area'");
+  ExpectError(
+      WithScales(NodeTest("Resize", 13).Attr("nearest_mode", "round"), Data22(), {1, 1, 2, 2}),
+      ErrorCode::kInvalidArgument, "nearest_mode 'round'");
+  ExpectError(WithScales(NodeTest("Resize", 13).Attr("mode", "linear"),
+                         MakeTensor<std::string>({1}, {"a"}), {2}),
+              ErrorCode::kNotImplemented, "string");
+  ExpectError(WithSizes(NodeTest("Resize", 18).Attr("keep_aspect_ratio_policy", "fit"), Data22(),
+                        {1, 1, 2, 2}),
+              ErrorCode::kInvalidArgument, "keep_aspect_ratio_policy 'fit'");
+  ExpectError(WithScales(NodeTest("Resize", 18).Attr("axes", I64{3, -1}), Data22(), {2, 2}),
+              ErrorCode::kInvalidArgument, "repeat");
+  ExpectError(
+      NodeTest("Resize", 13).Input(Data22()).MissingInput().Input<int64_t>({4}, {1, 1, 2, 2}),
+      ErrorCode::kInvalidArgument, "'scales' must be float");
+}
+
+TEST(TensorUpsample, NearestAndLinear) {
+  auto v9 = NodeTest("Upsample", 9).Input(Data22()).Input<float>({4}, {1, 1, 2, 3}).Run();
+  EXPECT_EQ(Values<float>(*v9[0]),
+            (F{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}));
+  auto v7 = NodeTest("Upsample", 7)
+                .Attr("mode", "linear")
+                .Attr("scales", F{1, 1, 2, 2})
+                .Input(Data22())
+                .Run();
+  ExpectNear(*v7[0], {1, 1.5f, 2, 2, 2, 2.5f, 3, 3, 3, 3.5f, 4, 4, 3, 3.5f, 4, 4});
+  ExpectError(NodeTest("Upsample", 9).Input(Data22()).Input<float>({4}, {1, 1, 0.5f, 1}),
+              ErrorCode::kInvalidArgument, "must be >= 1");
+  ExpectError(NodeTest("Upsample", 7).Input(Data22()), ErrorCode::kInvalidGraph, "'scales'");
+  ExpectError(
+      NodeTest("Upsample", 7).Attr("mode", "cubic").Attr("scales", F{1, 1, 2, 2}).Input(Data22()),
+      ErrorCode::kInvalidArgument, "mode 'cubic'");
+}
+
+}  // namespace
+}  // namespace kiln::testing

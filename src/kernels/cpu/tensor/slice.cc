@@ -1,0 +1,172 @@
+// Strided views of the input, over every element type (strings copied as std::string; sub-byte
+// types rejected):
+//   Slice 1–23 (1–9: starts/ends/axes attributes; 10+: starts, ends, axes, steps inputs with
+//     negative steps; starts and ends clamped as the spec says)
+//   Tile 1–23 (1–5: tiles and axis inputs; 6+: repeats input)
+#include <algorithm>
+
+#include "kernels/cpu/common.h"
+#include "kernels/cpu/tensor/tensor_kernels.h"
+#include "kernels/cpu/tensor/tensor_util.h"
+
+namespace kiln::cpu {
+namespace {
+
+class Slice final : public Kernel {
+ public:
+  explicit Slice(const KernelInfo& info) : from_attributes_(info.opset() < 10) {
+    if (from_attributes_) {
+      for (const char* name : {"starts", "ends"}) {
+        if (!info.HasAttribute(name)) {
+          info.Fail(ErrorCode::kInvalidGraph, std::string("attribute '") + name + "' is required");
+        }
+      }
+      starts_ = info.GetInts("starts");
+      ends_ = info.GetInts("ends");
+      has_axes_ = info.HasAttribute("axes");
+      axes_ = info.GetInts("axes");
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& x = ctx.Input(0);
+    std::vector<int64_t> starts = starts_;
+    std::vector<int64_t> ends = ends_;
+    std::vector<int64_t> axes = axes_;
+    std::vector<int64_t> steps;
+    bool has_axes = has_axes_;
+    if (!from_attributes_) {
+      starts = Read1D(ctx, 1, "starts");
+      ends = Read1D(ctx, 2, "ends");
+      has_axes = ctx.OptionalInput(3) != nullptr;
+      if (has_axes) axes = Read1D(ctx, 3, "axes");
+      if (ctx.OptionalInput(4) != nullptr) steps = Read1D(ctx, 4, "steps");
+    }
+    const size_t n = starts.size();
+    if (ends.size() != n || (has_axes && axes.size() != n) ||
+        (!steps.empty() && steps.size() != n)) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "starts " + DimsText(starts) + ", ends " + DimsText(ends) +
+                    (has_axes ? ", axes " + DimsText(axes) : std::string()) +
+                    (steps.empty() ? std::string() : ", steps " + DimsText(steps)) +
+                    " differ in length");
+    }
+    const std::vector<int64_t>& in = x.shape().dims();
+    const std::vector<int64_t> strides = SignedStrides(in);
+    std::vector<int64_t> out = in;
+    std::vector<int64_t> src_strides = strides;
+    std::vector<bool> seen(in.size(), false);
+    int64_t offset = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t axis = NormalizeAxis(info, has_axes ? axes[i] : static_cast<int64_t>(i),
+                                        in.size(), "axes entry");
+      if (seen[axis]) {
+        info.Fail(ErrorCode::kInvalidArgument, "axes " + DimsText(axes) + " repeat an axis");
+      }
+      seen[axis] = true;
+      const int64_t step = steps.empty() ? 1 : steps[i];
+      if (step == 0)
+        info.Fail(ErrorCode::kInvalidArgument, "steps " + DimsText(steps) + " has a 0");
+      const int64_t dim = in[axis];
+      int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
+      int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
+      int64_t count = 0;
+      if (dim == 0) {
+        count = 0;
+      } else if (step > 0) {
+        start = std::clamp<int64_t>(start, 0, dim);
+        end = std::clamp<int64_t>(end, 0, dim);
+        if (end > start) {
+          count = static_cast<int64_t>(
+              (static_cast<uint64_t>(end - start) - 1) / static_cast<uint64_t>(step) + 1);
+        }
+      } else {
+        start = std::clamp<int64_t>(start, 0, dim - 1);
+        end = std::clamp<int64_t>(end, -1, dim - 1);
+        if (start > end) {
+          const uint64_t magnitude = uint64_t{0} - static_cast<uint64_t>(step);
+          count = static_cast<int64_t>((static_cast<uint64_t>(start - end) - 1) / magnitude + 1);
+        }
+      }
+      out[axis] = count;
+      if (count > 0) offset += start * strides[axis];
+      src_strides[axis] = count > 1 ? strides[axis] * step : 0;
+    }
+    Tensor& y = ctx.Output(0, x.type(), Shape(std::move(out)));
+    StridedCopyTensor(info, ctx.threads(), x, y, y.shape().dims(), src_strides, offset);
+  }
+
+ private:
+  static std::vector<int64_t> Read1D(KernelContext& ctx, size_t i, const char* what) {
+    const Tensor& t = ctx.Input(i);
+    if (t.shape().rank() != 1) {
+      ctx.info().Fail(
+          ErrorCode::kInvalidArgument,
+          std::string("input '") + what + "' must be 1-D, not shape " + t.shape().ToString());
+    }
+    return ReadInts(ctx.info(), t, what);
+  }
+
+  bool from_attributes_;
+  bool has_axes_ = false;
+  std::vector<int64_t> starts_;
+  std::vector<int64_t> ends_;
+  std::vector<int64_t> axes_;
+};
+
+class Tile final : public Kernel {
+ public:
+  explicit Tile(const KernelInfo& info) : with_axis_(info.opset() < 6) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& x = ctx.Input(0);
+    const std::vector<int64_t>& in = x.shape().dims();
+    std::vector<int64_t> repeats(in.size(), 1);
+    if (with_axis_) {
+      const int64_t tiles = ReadScalarInt(info, ctx.Input(1), "tiles");
+      const size_t axis = NormalizeAxis(info, ReadScalarInt(info, ctx.Input(2), "axis"), in.size());
+      repeats[axis] = tiles;
+    } else {
+      const Tensor& r = ctx.Input(1);
+      repeats = ReadInts(info, r, "repeats");
+      if (r.shape().rank() != 1 || repeats.size() != in.size()) {
+        info.Fail(ErrorCode::kInvalidArgument, "input 'repeats' has shape " + r.shape().ToString() +
+                                                   " for input " + x.shape().ToString());
+      }
+    }
+    // The output seen as [repeats_0, in_0, repeats_1, in_1, ...] reads the input with stride 0
+    // along each repeats_k.
+    const std::vector<int64_t> strides = SignedStrides(in);
+    std::vector<int64_t> out(in.size());
+    std::vector<int64_t> view;
+    std::vector<int64_t> view_strides;
+    for (size_t k = 0; k < in.size(); ++k) {
+      if (repeats[k] < 0) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "repeats " + DimsText(repeats) + " has a negative entry");
+      }
+      out[k] = CheckedMul(info, in[k], repeats[k], "output dimension");
+      view.insert(view.end(), {repeats[k], in[k]});
+      view_strides.insert(view_strides.end(), {0, strides[k]});
+    }
+    Tensor& y =
+        ctx.Output(0, x.type(), CheckedShape(info, x.type(), std::move(out), "output shape"));
+    StridedCopyTensor(info, ctx.threads(), x, y, view, view_strides, 0);
+  }
+
+ private:
+  bool with_axis_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeSlice(const KernelInfo& info) {
+  return Make<Slice>(info);
+}
+std::unique_ptr<Kernel> MakeTile(const KernelInfo& info) {
+  return Make<Tile>(info);
+}
+
+}  // namespace kiln::cpu

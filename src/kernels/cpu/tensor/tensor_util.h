@@ -1,0 +1,143 @@
+// Helpers shared by the tensor family: dispatch on storage size (the ops here only move
+// elements), checked shape arithmetic and a strided copy.
+//
+//   DispatchStorage(x.type(), info, [&](auto tag) {
+//     using E = typename decltype(tag)::type;  // uint8_t … Bytes16, or std::string
+//     StridedCopy(ctx.threads(), x_data, y_data, out_dims, src_strides, 0);
+//   });
+#ifndef KILN_KERNELS_CPU_TENSOR_TENSOR_UTIL_H_
+#define KILN_KERNELS_CPU_TENSOR_TENSOR_UTIL_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "kernels/cpu/types.h"
+#include "kernels/kernel.h"
+
+namespace kiln::cpu {
+
+// A 16-byte element (complex128) moved as a whole.
+struct Bytes16 {
+  uint64_t lo;
+  uint64_t hi;
+};
+
+// Calls fn(TypeTag<E>{}) with E an unsigned integer (or Bytes16) of the element's size, or
+// std::string for string tensors. Sub-byte types (int4, uint4, int2, uint2, float4) throw
+// kNotImplemented naming the node and the type.
+template <typename F>
+void DispatchStorage(DataType type, const KernelInfo& info, F&& fn) {
+  if (type == DataType::kString) {
+    fn(TypeTag<std::string>{});
+    return;
+  }
+  switch (BitsPerElement(type)) {
+    case 8:
+      fn(TypeTag<uint8_t>{});
+      return;
+    case 16:
+      fn(TypeTag<uint16_t>{});
+      return;
+    case 32:
+      fn(TypeTag<uint32_t>{});
+      return;
+    case 64:
+      fn(TypeTag<uint64_t>{});
+      return;
+    case 128:
+      fn(TypeTag<Bytes16>{});
+      return;
+    default:
+      info.Fail(ErrorCode::kNotImplemented,
+                std::string("element type ") + DataTypeName(type) + " is not supported");
+  }
+}
+
+template <typename E>
+const E* DataAs(const Tensor& t) {
+  return static_cast<const E*>(t.data());
+}
+template <typename E>
+E* DataAs(Tensor& t) {
+  return static_cast<E*>(t.data());
+}
+
+// A shape for an output of `type`: every dimension >= 0 and the storage size fits in size_t;
+// otherwise throws kInvalidArgument naming the node and `what`.
+Shape CheckedShape(const KernelInfo& info, DataType type, std::vector<int64_t> dims,
+                   const char* what);
+
+// a * b for non-negative a, b; throws kInvalidArgument naming `what` on overflow of int64.
+int64_t CheckedMul(const KernelInfo& info, int64_t a, int64_t b, const char* what);
+
+// Product of dims[begin, end) as size_t (the dims belong to a tensor that exists, so it fits).
+size_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end);
+
+// "[1,2,3]" for messages.
+std::string DimsText(const std::vector<int64_t>& dims);
+
+// Copies all elements of src into dst (same type and element count).
+void CopyTensor(const Tensor& src, Tensor& dst);
+
+// dst[i] = src[offset + sum_d index_d(i) * src_strides[d]] for every output position i in
+// row-major order over out_dims. Strides may be negative or zero.
+template <typename E>
+void StridedCopy(ThreadPool& threads, const E* src, E* dst, const std::vector<int64_t>& out_dims,
+                 const std::vector<int64_t>& src_strides, int64_t offset) {
+  const size_t rank = out_dims.size();
+  if (rank == 0) {
+    dst[0] = src[offset];
+    return;
+  }
+  const size_t inner = static_cast<size_t>(out_dims[rank - 1]);
+  const int64_t inner_stride = src_strides[rank - 1];
+  const size_t rows = Product(out_dims, 0, rank - 1);
+  if (inner == 0 || rows == 0) return;
+  const size_t grain = std::max<size_t>(1, 16384 / inner);
+  threads.ParallelFor(rows, grain, [&](size_t begin, size_t end) {
+    std::vector<int64_t> index(rank - 1, 0);
+    int64_t base = offset;
+    size_t rest = begin;
+    for (size_t d = rank - 1; d-- > 0;) {
+      const auto dim = static_cast<size_t>(out_dims[d]);
+      index[d] = static_cast<int64_t>(rest % dim);
+      rest /= dim;
+      base += index[d] * src_strides[d];
+    }
+    for (size_t row = begin; row < end; ++row) {
+      E* out = dst + row * inner;
+      const E* in = src + base;
+      if (inner_stride == 1) {
+        std::copy_n(in, inner, out);
+      } else {
+        for (size_t j = 0; j < inner; ++j) out[j] = in[static_cast<int64_t>(j) * inner_stride];
+      }
+      for (size_t d = rank - 1; d-- > 0;) {
+        base += src_strides[d];
+        if (++index[d] < out_dims[d]) break;
+        base -= index[d] * src_strides[d];
+        index[d] = 0;
+      }
+    }
+  });
+}
+
+// StridedCopy over tensors of any storage type.
+void StridedCopyTensor(const KernelInfo& info, ThreadPool& threads, const Tensor& src, Tensor& dst,
+                       const std::vector<int64_t>& out_dims,
+                       const std::vector<int64_t>& src_strides, int64_t offset);
+
+// Row-major strides of dims as int64.
+std::vector<int64_t> SignedStrides(const std::vector<int64_t>& dims);
+
+// The single integer of a scalar or one-element int32/int64 tensor; throws kInvalidArgument
+// naming `what` otherwise.
+int64_t ReadScalarInt(const KernelInfo& info, const Tensor& t, const char* what);
+
+}  // namespace kiln::cpu
+
+#endif  // KILN_KERNELS_CPU_TENSOR_TENSOR_UTIL_H_

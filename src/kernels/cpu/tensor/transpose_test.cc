@@ -1,0 +1,112 @@
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "kernels/cpu/tensor/tensor_test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+using I64 = std::vector<int64_t>;
+
+std::vector<float> Iota(size_t n) {
+  std::vector<float> v(n);
+  std::iota(v.begin(), v.end(), 0.0f);
+  return v;
+}
+
+TEST(TensorTranspose, Permutes) {
+  auto out =
+      NodeTest("Transpose", 13).Attr("perm", I64{1, 0, 2}).Input<float>({2, 3, 4}, Iota(24)).Run();
+  EXPECT_EQ(out[0]->shape(), Shape({3, 2, 4}));
+  EXPECT_EQ(Values<float>(*out[0]),
+            (std::vector<float>{0,  1,  2,  3,  12, 13, 14, 15, 4,  5,  6,  7,
+                                16, 17, 18, 19, 8,  9,  10, 11, 20, 21, 22, 23}));
+}
+
+TEST(TensorTranspose, DefaultReversesAxesInParallel) {
+  auto out = NodeTest("Transpose", 1).Input<float>({2, 3, 4}, Iota(24)).Run(3);
+  EXPECT_EQ(out[0]->shape(), Shape({4, 3, 2}));
+  EXPECT_EQ(Values<float>(*out[0]),
+            (std::vector<float>{0, 12, 4, 16, 8,  20, 1, 13, 5, 17, 9,  21,
+                                2, 14, 6, 18, 10, 22, 3, 15, 7, 19, 11, 23}));
+}
+
+TEST(TensorTranspose, StringsAndScalars) {
+  auto s = NodeTest("Transpose", 21).Input<std::string>({2, 1}, {"a", "b"}).Run();
+  EXPECT_EQ(s[0]->shape(), Shape({1, 2}));
+  EXPECT_EQ(Values<std::string>(*s[0]), (std::vector<std::string>{"a", "b"}));
+  auto scalar = NodeTest("Transpose", 13).Input<int8_t>({}, {5}).Run();
+  EXPECT_EQ(Values<int8_t>(*scalar[0]), (std::vector<int8_t>{5}));
+}
+
+TEST(TensorTranspose, Float16AndEmpty) {
+  auto h = NodeTest("Transpose", 13)
+               .Input<Float16>({1, 2}, {Float16::FromFloat(1.5f), Float16::FromFloat(-2)})
+               .Run();
+  EXPECT_EQ(h[0]->shape(), Shape({2, 1}));
+  EXPECT_FLOAT_EQ(Values<Float16>(*h[0])[1].ToFloat(), -2.0f);
+  EXPECT_EQ(NodeTest("Transpose", 13).Input<float>({0, 3}, {}).Run()[0]->shape(), Shape({3, 0}));
+}
+
+TEST(TensorTranspose, BadPerm) {
+  auto x = MakeTensor<float>({2, 3}, Iota(6));
+  ExpectError(NodeTest("Transpose", 13).Attr("perm", I64{0}).Input(x), ErrorCode::kInvalidArgument,
+              "perm [0]");
+  ExpectError(NodeTest("Transpose", 13).Attr("perm", I64{0, 0}).Input(x),
+              ErrorCode::kInvalidArgument, "not a permutation");
+  ExpectError(NodeTest("Transpose", 13).Attr("perm", I64{0, 2}).Input(x),
+              ErrorCode::kInvalidArgument, "not a permutation");
+}
+
+TEST(TensorTranspose, SubByteTypesAreNotImplemented) {
+  auto t = Tensor::Allocate(DataType::kInt4, Shape({2}), CpuAllocator());
+  ExpectError(NodeTest("Transpose", 21).Input(std::shared_ptr<const Tensor>(std::move(t))),
+              ErrorCode::kNotImplemented, "int4");
+}
+
+TEST(TensorDepthToSpace, DcrAndCrd) {
+  auto x = MakeTensor<float>({1, 8, 1, 2}, Iota(16));
+  auto dcr = NodeTest("DepthToSpace", 13).Attr("blocksize", int64_t{2}).Input(x).Run();
+  EXPECT_EQ(dcr[0]->shape(), Shape({1, 2, 2, 4}));
+  EXPECT_EQ(Values<float>(*dcr[0]),
+            (std::vector<float>{0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15}));
+  auto crd =
+      NodeTest("DepthToSpace", 11).Attr("blocksize", int64_t{2}).Attr("mode", "CRD").Input(x).Run();
+  EXPECT_EQ(Values<float>(*crd[0]),
+            (std::vector<float>{0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15}));
+  // Before opset 11 there is no mode: always DCR.
+  auto v1 = NodeTest("DepthToSpace", 1).Attr("blocksize", int64_t{2}).Input(x).Run();
+  EXPECT_EQ(Values<float>(*v1[0]), Values<float>(*dcr[0]));
+}
+
+TEST(TensorDepthToSpace, Errors) {
+  auto x = MakeTensor<float>({1, 6, 1, 1}, Iota(6));
+  ExpectError(NodeTest("DepthToSpace", 13).Attr("blocksize", int64_t{2}).Input(x),
+              ErrorCode::kInvalidArgument, "not divisible");
+  ExpectError(NodeTest("DepthToSpace", 13).Attr("blocksize", int64_t{0}).Input(x),
+              ErrorCode::kInvalidArgument, "blocksize");
+  ExpectError(NodeTest("DepthToSpace", 13).Input(x), ErrorCode::kInvalidGraph, "blocksize");
+  ExpectError(
+      NodeTest("DepthToSpace", 13).Attr("blocksize", int64_t{1}).Attr("mode", "XYZ").Input(x),
+      ErrorCode::kInvalidArgument, "mode 'XYZ'");
+  ExpectError(NodeTest("DepthToSpace", 13).Attr("blocksize", int64_t{1}).Input<float>({6}, Iota(6)),
+              ErrorCode::kInvalidArgument, "rank 4");
+}
+
+TEST(TensorSpaceToDepth, MovesBlocksToChannels) {
+  auto out = NodeTest("SpaceToDepth", 13)
+                 .Attr("blocksize", int64_t{2})
+                 .Input<float>({1, 1, 4, 4}, Iota(16))
+                 .Run();
+  EXPECT_EQ(out[0]->shape(), Shape({1, 4, 2, 2}));
+  EXPECT_EQ(Values<float>(*out[0]),
+            (std::vector<float>{0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15}));
+  ExpectError(NodeTest("SpaceToDepth", 1)
+                  .Attr("blocksize", int64_t{3})
+                  .Input<float>({1, 1, 4, 4}, Iota(16)),
+              ErrorCode::kInvalidArgument, "not divisible by blocksize 3");
+}
+
+}  // namespace
+}  // namespace kiln::testing
