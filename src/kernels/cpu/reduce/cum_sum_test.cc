@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "kernels/cpu/reduce/test_errors.h"
+#include "kernels/test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+const std::vector<float> kX = {1, 2, 3, 4, 5, 6};  // [2,3]
+
+std::vector<float> CumSum14(int64_t axis, int64_t exclusive, int64_t reverse) {
+  auto out = NodeTest("CumSum", 14)
+                 .Attr("exclusive", exclusive)
+                 .Attr("reverse", reverse)
+                 .Input<float>({2, 3}, kX)
+                 .Input<int64_t>({}, {axis})
+                 .Run();
+  EXPECT_EQ(out[0]->shape(), Shape({2, 3}));
+  return Values<float>(*out[0]);
+}
+
+TEST(ReduceCumSum, AxesAndModesMatchNumpy) {
+  EXPECT_EQ(CumSum14(0, 0, 0), (std::vector<float>{1, 2, 3, 5, 7, 9}));
+  EXPECT_EQ(CumSum14(1, 0, 0), (std::vector<float>{1, 3, 6, 4, 9, 15}));
+  EXPECT_EQ(CumSum14(-1, 1, 0), (std::vector<float>{0, 1, 3, 0, 4, 9}));
+  EXPECT_EQ(CumSum14(1, 0, 1), (std::vector<float>{6, 5, 3, 15, 11, 6}));
+  EXPECT_EQ(CumSum14(1, 1, 1), (std::vector<float>{5, 3, 0, 11, 6, 0}));
+}
+
+TEST(ReduceCumSum, Opset11IntegerAxisTensorAndWrap) {
+  auto out = NodeTest("CumSum", 11)
+                 .Input<int32_t>({3}, {std::numeric_limits<int32_t>::max(), 1, 1})
+                 .Input<int32_t>({1}, {0})
+                 .Run(2);
+  EXPECT_EQ(Values<int32_t>(*out[0]),
+            (std::vector<int32_t>{std::numeric_limits<int32_t>::max(),
+                                  std::numeric_limits<int32_t>::min(),
+                                  std::numeric_limits<int32_t>::min() + 1}));
+}
+
+TEST(ReduceCumSum, Float16FromOpset14) {
+  std::vector<Float16> h;
+  for (float v : {2048.0f, 1.0f, 1.0f}) h.push_back(Float16::FromFloat(v));
+  auto out = NodeTest("CumSum", 14).Input<Float16>({3}, h).Input<int64_t>({}, {0}).Run();
+  auto v = Values<Float16>(*out[0]);
+  EXPECT_EQ(v[2].ToFloat(), 2050.0f);
+  ExpectNodeError(NodeTest("CumSum", 11).Input<Float16>({3}, h).Input<int64_t>({}, {0}),
+                  ErrorCode::kNotImplemented, "element type float16");
+}
+
+TEST(ReduceCumSum, EmptyInput) {
+  auto out = NodeTest("CumSum", 14).Input<double>({0, 4}, {}).Input<int64_t>({}, {1}).Run();
+  EXPECT_EQ(out[0]->shape(), Shape({0, 4}));
+}
+
+TEST(ReduceCumSumErrors, BadAxis) {
+  ExpectNodeError(NodeTest("CumSum", 14).Input<float>({2, 3}, kX).Input<int64_t>({}, {2}),
+                  ErrorCode::kInvalidArgument, "axis 2 is out of range for rank 2");
+  ExpectNodeError(NodeTest("CumSum", 14).Input<float>({2, 3}, kX).Input<int64_t>({2}, {0, 1}),
+                  ErrorCode::kInvalidArgument, "input 'axis' must hold one value");
+  ExpectNodeError(NodeTest("CumSum", 14).Input<float>({2, 3}, kX).Input<float>({}, {0}),
+                  ErrorCode::kInvalidArgument, "input 'axis' must be int64 or int32");
+}
+
+}  // namespace
+}  // namespace kiln::testing

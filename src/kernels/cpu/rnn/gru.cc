@@ -1,0 +1,131 @@
+// GRU: opsets 1 (output_sequence accepted and ignored), 3 (linear_before_reset), 7, 14–23
+// (layout). Directions forward, reverse and bidirectional; activations f, g per direction with
+// activation_alpha/beta; clip; optional B, sequence_lens, initial_h; outputs Y and Y_h each
+// optional. Types: float, double, Float16 and BFloat16 (computed in float). Gate order z, r, h as
+// in the spec. X·Wᵀ for all steps is one Gemm; each step is one Gemm with linear_before_reset,
+// two without (the candidate's recurrence needs rₜ first). Past a batch entry's sequence length
+// Y is 0; a length of 0 gives Y_h = 0 (as ONNX Runtime).
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/rnn/rnn_common.h"
+#include "kernels/cpu/rnn/rnn_kernels.h"
+
+namespace kiln::cpu {
+namespace {
+
+using rnn::Activation;
+using rnn::Work;
+
+template <typename W>
+void GruDirection(Work<W>& work, size_t dir, bool reverse, const Activation* act, W clip,
+                  bool linear_before_reset, ThreadPool& pool) {
+  const rnn::Dims& d = work.d;
+  const size_t h = d.hidden;
+  const size_t h3 = 3 * h;
+  const W* w = work.in[rnn::kW] + dir * h3 * d.input;
+  const W* r = work.in[rnn::kR] + dir * h3 * h;
+  const W* b = work.in[rnn::kB] == nullptr ? nullptr : work.in[rnn::kB] + dir * 2 * h3;
+
+  std::vector<W> gx(d.seq * d.batch * h3);
+  Gemm<W>(false, true, d.seq * d.batch, h3, d.input, W(1), work.in[rnn::kX], d.input, w, d.input,
+          W(0), gx.data(), h3, &pool);
+  std::vector<W> wb(h3, W(0));
+  std::vector<W> rb(h3, W(0));
+  if (b != nullptr) {
+    std::copy(b, b + h3, wb.begin());
+    std::copy(b + h3, b + 2 * h3, rb.begin());
+  }
+  std::vector<W> hs = rnn::InitialState(work, rnn::kInitialH, dir);
+
+  // Hₜ₋₁·R[zrh]ᵀ with linear_before_reset, else Hₜ₋₁·R[zr]ᵀ then (rₜ ⊙ Hₜ₋₁)·Rhᵀ.
+  const size_t rec_cols = linear_before_reset ? h3 : 2 * h;
+  std::vector<W> rec(d.batch * rec_cols);
+  std::vector<W> reset_h(linear_before_reset ? 0 : d.batch * h);
+  std::vector<W> rec_h(linear_before_reset ? 0 : d.batch * h);
+  const size_t grain = std::max<size_t>(1, 4096 / (h3 + 1));
+  auto active = [&](size_t n, size_t step) { return static_cast<int64_t>(step) < work.lens[n]; };
+  auto x_row = [&](size_t n, size_t step) {
+    return gx.data() + (rnn::TimeIndex(reverse, work.lens[n], step) * d.batch + n) * h3;
+  };
+
+  for (size_t step = 0; step < rnn::MaxLength(work.lens); ++step) {
+    Gemm<W>(false, true, d.batch, rec_cols, h, W(1), hs.data(), h, r, h, W(0), rec.data(), rec_cols,
+            &pool);
+    // z and r in place of their recurrence terms.
+    pool.ParallelFor(d.batch, grain, [&](size_t begin, size_t end) {
+      for (size_t n = begin; n < end; ++n) {
+        if (!active(n, step)) continue;
+        W* zr = rec.data() + n * rec_cols;
+        const W* xg = x_row(n, step);
+        for (size_t j = 0; j < 2 * h; ++j) zr[j] += xg[j] + wb[j] + rb[j];
+        rnn::Clip(clip, zr, 2 * h);
+        rnn::Apply(act[0], zr, 2 * h);
+        if (!linear_before_reset) {
+          const W* hn = hs.data() + n * h;
+          for (size_t j = 0; j < h; ++j) reset_h[n * h + j] = zr[h + j] * hn[j];
+        }
+      }
+    });
+    if (!linear_before_reset) {
+      Gemm<W>(false, true, d.batch, h, h, W(1), reset_h.data(), h, r + 2 * h * h, h, W(0),
+              rec_h.data(), h, &pool);
+    }
+    pool.ParallelFor(d.batch, grain, [&](size_t begin, size_t end) {
+      std::vector<W> cand(h);
+      for (size_t n = begin; n < end; ++n) {
+        if (!active(n, step)) continue;
+        const W* z = rec.data() + n * rec_cols;
+        const W* rg = z + h;
+        const W* xh = x_row(n, step) + 2 * h;
+        const W* wbh = wb.data() + 2 * h;
+        const W* rbh = rb.data() + 2 * h;
+        if (linear_before_reset) {
+          const W* hr = z + 2 * h;
+          for (size_t j = 0; j < h; ++j) cand[j] = xh[j] + wbh[j] + rg[j] * (hr[j] + rbh[j]);
+        } else {
+          const W* hr = rec_h.data() + n * h;
+          for (size_t j = 0; j < h; ++j) cand[j] = xh[j] + wbh[j] + hr[j] + rbh[j];
+        }
+        rnn::Clip(clip, cand.data(), h);
+        rnn::Apply(act[1], cand.data(), h);
+        W* hn = hs.data() + n * h;
+        for (size_t j = 0; j < h; ++j) hn[j] = (W(1) - z[j]) * cand[j] + z[j] * hn[j];
+        rnn::StoreStep(work, dir, rnn::TimeIndex(reverse, work.lens[n], step), n, hn);
+      }
+    });
+  }
+  rnn::StoreFinalState(work, dir, hs, work.y_h);
+}
+
+class Gru final : public Kernel {
+ public:
+  explicit Gru(const KernelInfo& info)
+      : attrs_(rnn::ParseAttributes(info, {"Sigmoid", "Tanh"})),
+        linear_before_reset_(info.opset() >= 3 && info.GetInt("linear_before_reset", 0) != 0) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const rnn::Dims d = rnn::CheckInputs(ctx, attrs_, 3, false);
+    rnn::RunWithWork(ctx, attrs_, d, false, [&](auto& work) {
+      using W = typename std::remove_reference_t<decltype(work)>::value_type;
+      for (size_t dir = 0; dir < d.dirs; ++dir) {
+        const bool reverse = dir == 1 || attrs_.reverse_only;
+        GruDirection<W>(work, dir, reverse, attrs_.activations.data() + 2 * dir,
+                        static_cast<W>(attrs_.clip), linear_before_reset_, ctx.threads());
+      }
+    });
+  }
+
+ private:
+  rnn::Attributes attrs_;
+  bool linear_before_reset_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeGru(const KernelInfo& info) {
+  return Make<Gru>(info);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,123 @@
+// LSTM: opsets 1 (output_sequence accepted and ignored), 7, 14–23 (layout). Directions forward,
+// reverse and bidirectional; activations f, g, h per direction with activation_alpha/beta; clip;
+// input_forget; optional B, sequence_lens, initial_h, initial_c, P (peepholes); outputs Y, Y_h,
+// Y_c each optional. Types: float, double, Float16 and BFloat16 (computed in float). Gate order
+// i, o, f, c as in the spec. X·Wᵀ for all steps is one Gemm, Hₜ₋₁·Rᵀ one Gemm per step. Past a
+// batch entry's sequence length Y is 0; a length of 0 gives Y_h = Y_c = 0 (as ONNX Runtime).
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/rnn/rnn_common.h"
+#include "kernels/cpu/rnn/rnn_kernels.h"
+
+namespace kiln::cpu {
+namespace {
+
+using rnn::Activation;
+using rnn::Work;
+
+template <typename W>
+void LstmDirection(Work<W>& work, size_t dir, bool reverse, const Activation* act, W clip,
+                   bool input_forget, ThreadPool& pool) {
+  const rnn::Dims& d = work.d;
+  const size_t h = d.hidden;
+  const size_t h4 = 4 * h;
+  const W* w = work.in[rnn::kW] + dir * h4 * d.input;
+  const W* r = work.in[rnn::kR] + dir * h4 * h;
+  const W* b = work.in[rnn::kB] == nullptr ? nullptr : work.in[rnn::kB] + dir * 2 * h4;
+  const W* peep = work.in[rnn::kP] == nullptr ? nullptr : work.in[rnn::kP] + dir * 3 * h;
+
+  // Xₜ·Wᵀ for every step and batch entry: [seq·batch, 4h].
+  std::vector<W> gx(d.seq * d.batch * h4);
+  Gemm<W>(false, true, d.seq * d.batch, h4, d.input, W(1), work.in[rnn::kX], d.input, w, d.input,
+          W(0), gx.data(), h4, &pool);
+  std::vector<W> bias(h4, W(0));
+  if (b != nullptr) {
+    for (size_t j = 0; j < h4; ++j) bias[j] = b[j] + b[h4 + j];
+  }
+  std::vector<W> hs = rnn::InitialState(work, rnn::kInitialH, dir);
+  std::vector<W> cs = rnn::InitialState(work, rnn::kInitialC, dir);
+
+  std::vector<W> gates(d.batch * h4);
+  for (size_t step = 0; step < rnn::MaxLength(work.lens); ++step) {
+    Gemm<W>(false, true, d.batch, h4, h, W(1), hs.data(), h, r, h, W(0), gates.data(), h4, &pool);
+    pool.ParallelFor(d.batch, std::max<size_t>(1, 4096 / (h4 + 1)), [&](size_t begin, size_t end) {
+      std::vector<W> cell(h);
+      for (size_t n = begin; n < end; ++n) {
+        const int64_t len = work.lens[n];
+        if (static_cast<int64_t>(step) >= len) continue;
+        const size_t t = rnn::TimeIndex(reverse, len, step);
+        W* g = gates.data() + n * h4;
+        const W* xg = gx.data() + (t * d.batch + n) * h4;
+        for (size_t j = 0; j < h4; ++j) g[j] += xg[j] + bias[j];
+        W* gi = g;
+        W* go = g + h;
+        W* gf = g + 2 * h;
+        W* gc = g + 3 * h;
+        W* c = cs.data() + n * h;
+        W* hn = hs.data() + n * h;
+        if (peep != nullptr) {
+          for (size_t j = 0; j < h; ++j) {
+            gi[j] += peep[j] * c[j];
+            gf[j] += peep[2 * h + j] * c[j];
+          }
+        }
+        rnn::Clip(clip, gi, h);
+        rnn::Apply(act[0], gi, h);
+        if (input_forget) {
+          for (size_t j = 0; j < h; ++j) gf[j] = W(1) - gi[j];
+        } else {
+          rnn::Clip(clip, gf, h);
+          rnn::Apply(act[0], gf, h);
+        }
+        rnn::Clip(clip, gc, h);
+        rnn::Apply(act[1], gc, h);
+        for (size_t j = 0; j < h; ++j) c[j] = gf[j] * c[j] + gi[j] * gc[j];
+        if (peep != nullptr) {
+          for (size_t j = 0; j < h; ++j) go[j] += peep[h + j] * c[j];
+        }
+        rnn::Clip(clip, go, h);
+        rnn::Apply(act[0], go, h);
+        std::copy(c, c + h, cell.begin());
+        rnn::Apply(act[2], cell.data(), h);
+        for (size_t j = 0; j < h; ++j) hn[j] = go[j] * cell[j];
+        rnn::StoreStep(work, dir, t, n, hn);
+      }
+    });
+  }
+  rnn::StoreFinalState(work, dir, hs, work.y_h);
+  rnn::StoreFinalState(work, dir, cs, work.y_c);
+}
+
+class Lstm final : public Kernel {
+ public:
+  explicit Lstm(const KernelInfo& info)
+      : attrs_(rnn::ParseAttributes(info, {"Sigmoid", "Tanh", "Tanh"})),
+        input_forget_(info.GetInt("input_forget", 0) != 0) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const rnn::Dims d = rnn::CheckInputs(ctx, attrs_, 4, true);
+    rnn::RunWithWork(ctx, attrs_, d, true, [&](auto& work) {
+      using W = typename std::remove_reference_t<decltype(work)>::value_type;
+      for (size_t dir = 0; dir < d.dirs; ++dir) {
+        const bool reverse = dir == 1 || attrs_.reverse_only;
+        LstmDirection<W>(work, dir, reverse, attrs_.activations.data() + 3 * dir,
+                         static_cast<W>(attrs_.clip), input_forget_, ctx.threads());
+      }
+    });
+  }
+
+ private:
+  rnn::Attributes attrs_;
+  bool input_forget_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeLstm(const KernelInfo& info) {
+  return Make<Lstm>(info);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,278 @@
+// What LSTM, GRU and RNN share: the activation functions, the common attributes (direction,
+// hidden_size, activations with their alpha/beta, clip, layout), the checks on the common inputs,
+// and the driver that converts the inputs to the computation type (float for Float16/BFloat16)
+// in layout 0, runs the op and writes Y, Y_h (and Y_c) back in the node's type and layout.
+#ifndef KILN_KERNELS_CPU_RNN_RNN_COMMON_H_
+#define KILN_KERNELS_CPU_RNN_RNN_COMMON_H_
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/float16.h"
+#include "kernels/cpu/types.h"
+#include "kernels/kernel.h"
+
+namespace kiln::cpu::rnn {
+
+enum class ActivationKind {
+  kRelu,
+  kTanh,
+  kSigmoid,
+  kAffine,
+  kLeakyRelu,
+  kThresholdedRelu,
+  kScaledTanh,
+  kHardSigmoid,
+  kElu,
+  kSoftsign,
+  kSoftplus,
+};
+
+struct Activation {
+  ActivationKind kind;
+  float alpha;
+  float beta;
+};
+
+// v[i] = act(v[i]) for i < n; the switch is outside the loops.
+template <typename W>
+void Apply(const Activation& act, W* v, size_t n) {
+  const W a = static_cast<W>(act.alpha);
+  const W b = static_cast<W>(act.beta);
+  switch (act.kind) {
+    case ActivationKind::kRelu:
+      for (size_t i = 0; i < n; ++i) v[i] = v[i] > W(0) ? v[i] : W(0);
+      break;
+    case ActivationKind::kTanh:
+      for (size_t i = 0; i < n; ++i) v[i] = std::tanh(v[i]);
+      break;
+    case ActivationKind::kSigmoid:
+      for (size_t i = 0; i < n; ++i) {
+        const W e = std::exp(-std::abs(v[i]));  // never overflows
+        v[i] = v[i] >= W(0) ? W(1) / (W(1) + e) : e / (W(1) + e);
+      }
+      break;
+    case ActivationKind::kAffine:
+      for (size_t i = 0; i < n; ++i) v[i] = a * v[i] + b;
+      break;
+    case ActivationKind::kLeakyRelu:
+      for (size_t i = 0; i < n; ++i) v[i] = v[i] >= W(0) ? v[i] : a * v[i];
+      break;
+    case ActivationKind::kThresholdedRelu:
+      for (size_t i = 0; i < n; ++i) v[i] = v[i] >= a ? v[i] : W(0);
+      break;
+    case ActivationKind::kScaledTanh:
+      for (size_t i = 0; i < n; ++i) v[i] = a * std::tanh(b * v[i]);
+      break;
+    case ActivationKind::kHardSigmoid:
+      for (size_t i = 0; i < n; ++i) v[i] = std::min(std::max(a * v[i] + b, W(0)), W(1));
+      break;
+    case ActivationKind::kElu:
+      for (size_t i = 0; i < n; ++i) v[i] = v[i] >= W(0) ? v[i] : a * std::expm1(v[i]);
+      break;
+    case ActivationKind::kSoftsign:
+      for (size_t i = 0; i < n; ++i) v[i] = v[i] / (W(1) + std::abs(v[i]));
+      break;
+    case ActivationKind::kSoftplus:
+      for (size_t i = 0; i < n; ++i) {
+        v[i] = v[i] > W(0) ? v[i] + std::log1p(std::exp(-v[i])) : std::log1p(std::exp(v[i]));
+      }
+      break;
+  }
+}
+
+// Clamps v[i] to [-clip, clip] when clip > 0.
+template <typename W>
+void Clip(W clip, W* v, size_t n) {
+  if (clip <= W(0)) return;
+  for (size_t i = 0; i < n; ++i) v[i] = std::min(std::max(v[i], -clip), clip);
+}
+
+struct Attributes {
+  size_t num_directions = 1;
+  bool reverse_only = false;  // direction = "reverse"
+  int64_t hidden_size = -1;   // -1: taken from R
+  // `per_direction` activations for the forward (or only) direction, then the reverse one's.
+  std::vector<Activation> activations;
+  float clip = 0;            // 0: no clipping
+  bool batch_major = false;  // layout = 1
+};
+
+// Parses the shared attributes; `defaults` are one direction's activations (LSTM: Sigmoid, Tanh,
+// Tanh). Throws kInvalidGraph naming the attribute for a bad direction, activation, clip or
+// layout.
+Attributes ParseAttributes(const KernelInfo& info, const std::vector<std::string>& defaults);
+
+// The problem's sizes, in layout 0 terms.
+struct Dims {
+  size_t seq = 0;
+  size_t batch = 0;
+  size_t input = 0;
+  size_t hidden = 0;
+  size_t dirs = 1;
+};
+
+// Input positions shared by the three ops; LSTM adds initial_c and P.
+enum Input : size_t { kX = 0, kW, kR, kB, kSeqLens, kInitialH, kInitialC, kP, kInputCount };
+
+// Checks X, W, R, B, sequence_lens and initial_h (and, for LSTM, initial_c and P) against each
+// other: ranks, shapes, matching element types and sequence_lens values. `gates` is 4 for LSTM,
+// 3 for GRU, 1 for RNN. Throws kInvalidArgument naming the input.
+Dims CheckInputs(const KernelContext& ctx, const Attributes& attrs, size_t gates, bool lstm);
+
+// The values of a (checked) sequence_lens tensor.
+std::vector<int64_t> ReadSequenceLens(const Tensor& t);
+
+// The working copy of one run: inputs as W in layout 0 (nullptr for one left out), the sequence
+// lengths, and the outputs in layout 0 ([seq, dirs, batch, hidden] and [dirs, batch, hidden]).
+template <typename W>
+struct Work {
+  using value_type = W;
+  Dims d;
+  std::array<const W*, kInputCount> in{};
+  std::vector<int64_t> lens;  // per batch entry
+  std::vector<W> y;           // empty when Y is not wanted
+  std::vector<W> y_h;
+  std::vector<W> y_c;
+  std::array<std::vector<W>, kInputCount> storage;
+};
+
+// dst[j][i][k] = src[i][j][k] for src of shape [a, b, inner] (or a plain copy when !swap),
+// converting between the element types.
+template <typename From, typename To>
+void CopyConvert(const From* src, size_t a, size_t b, size_t inner, bool swap, To* dst) {
+  auto convert = [](From v) -> To {
+    if constexpr (std::is_same_v<From, To>) {
+      return v;
+    } else if constexpr (std::is_same_v<From, Float16> || std::is_same_v<From, BFloat16>) {
+      return static_cast<To>(v.ToFloat());
+    } else if constexpr (std::is_same_v<To, Float16> || std::is_same_v<To, BFloat16>) {
+      return To::FromFloat(static_cast<float>(v));
+    } else {
+      return static_cast<To>(v);
+    }
+  };
+  for (size_t i = 0; i < a; ++i) {
+    for (size_t j = 0; j < b; ++j) {
+      const From* s = src + (i * b + j) * inner;
+      To* t = dst + (swap ? j * a + i : i * b + j) * inner;
+      for (size_t k = 0; k < inner; ++k) t[k] = convert(s[k]);
+    }
+  }
+}
+
+// Runs fn(Work<W>&) for the node's element type (W = T for float and double, float for the
+// 16-bit floats) and writes the wanted outputs: Y, Y_h and, when `cell_output`, Y_c.
+template <typename F>
+void RunWithWork(KernelContext& ctx, const Attributes& attrs, const Dims& d, bool cell_output,
+                 F&& fn) {
+  const Tensor& x = ctx.Input(kX);
+  Dispatch<float, double, Float16, BFloat16>(x.type(), ctx.info(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using W = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    Work<W> work;
+    work.d = d;
+    for (size_t i = 0; i < kInputCount; ++i) {
+      const Tensor* t = ctx.OptionalInput(i);
+      if (i == kSeqLens || t == nullptr || (i >= kInitialC && !cell_output)) continue;
+      const T* data = static_cast<const T*>(t->data());
+      // X [batch, seq, input] and the initial states [batch, dirs, hidden] swap under layout 1.
+      const bool swap = attrs.batch_major && (i == kX || i == kInitialH || i == kInitialC);
+      if constexpr (std::is_same_v<T, W>) {
+        if (!swap) {
+          work.in[i] = data;
+          continue;
+        }
+      }
+      const auto& dims = t->shape().dims();
+      const size_t a = static_cast<size_t>(dims[0]);
+      const size_t b = dims.size() > 1 ? static_cast<size_t>(dims[1]) : 1;
+      const size_t inner = a * b == 0 ? 0 : t->element_count() / (a * b);
+      work.storage[i].resize(t->element_count());
+      CopyConvert(data, a, b, inner, swap, work.storage[i].data());
+      work.in[i] = work.storage[i].data();
+    }
+    work.lens.assign(d.batch, static_cast<int64_t>(d.seq));
+    if (const Tensor* lens = ctx.OptionalInput(kSeqLens)) {
+      work.lens = ReadSequenceLens(*lens);
+    }
+    const size_t state = d.dirs * d.batch * d.hidden;
+    if (ctx.WantsOutput(0)) work.y.assign(d.seq * state, W(0));
+    work.y_h.assign(state, W(0));
+    if (cell_output) work.y_c.assign(state, W(0));
+
+    fn(work);
+
+    const auto seq = static_cast<int64_t>(d.seq);
+    const auto dirs = static_cast<int64_t>(d.dirs);
+    const auto batch = static_cast<int64_t>(d.batch);
+    const auto hidden = static_cast<int64_t>(d.hidden);
+    const bool swap = attrs.batch_major;
+    if (ctx.WantsOutput(0)) {
+      const Shape shape =
+          swap ? Shape({batch, seq, dirs, hidden}) : Shape({seq, dirs, batch, hidden});
+      Tensor& y = ctx.Output(0, x.type(), shape);
+      CopyConvert(work.y.data(), d.seq * d.dirs, d.batch, d.hidden, swap,
+                  static_cast<T*>(y.data()));
+    }
+    const Shape state_shape = swap ? Shape({batch, dirs, hidden}) : Shape({dirs, batch, hidden});
+    if (ctx.WantsOutput(1)) {
+      Tensor& y_h = ctx.Output(1, x.type(), state_shape);
+      CopyConvert(work.y_h.data(), d.dirs, d.batch, d.hidden, swap, static_cast<T*>(y_h.data()));
+    }
+    if (cell_output && ctx.WantsOutput(2)) {
+      Tensor& y_c = ctx.Output(2, x.type(), state_shape);
+      CopyConvert(work.y_c.data(), d.dirs, d.batch, d.hidden, swap, static_cast<T*>(y_c.data()));
+    }
+  });
+}
+
+// The time index that step `step` of a sequence of `len` steps reads and writes.
+inline size_t TimeIndex(bool reverse, int64_t len, size_t step) {
+  return reverse ? static_cast<size_t>(len) - 1 - step : step;
+}
+
+// Direction `dir`'s initial state ([batch, hidden]) from input `input`, or zeros without it.
+template <typename W>
+std::vector<W> InitialState(const Work<W>& work, size_t input, size_t dir) {
+  const size_t state = work.d.batch * work.d.hidden;
+  std::vector<W> out(state, W(0));
+  if (const W* init = work.in[input])
+    std::copy(init + dir * state, init + (dir + 1) * state, out.begin());
+  return out;
+}
+
+// The longest sequence length (0 for an empty batch).
+inline size_t MaxLength(const std::vector<int64_t>& lens) {
+  return lens.empty() ? 0 : static_cast<size_t>(*std::max_element(lens.begin(), lens.end()));
+}
+
+// Copies direction `dir`'s last state ([batch, hidden]) into `out` ([dirs, batch, hidden]),
+// leaving 0 for batch entries of length 0.
+template <typename W>
+void StoreFinalState(const Work<W>& work, size_t dir, const std::vector<W>& state,
+                     std::vector<W>& out) {
+  const size_t h = work.d.hidden;
+  for (size_t n = 0; n < work.d.batch; ++n) {
+    if (work.lens[n] == 0) continue;
+    std::copy(state.data() + n * h, state.data() + (n + 1) * h,
+              out.data() + (dir * work.d.batch + n) * h);
+  }
+}
+
+// Writes batch entry n's hidden state of time index t into Y when Y is wanted.
+template <typename W>
+void StoreStep(Work<W>& work, size_t dir, size_t t, size_t n, const W* hn) {
+  if (work.y.empty()) return;
+  const Dims& d = work.d;
+  std::copy(hn, hn + d.hidden, work.y.data() + ((t * d.dirs + dir) * d.batch + n) * d.hidden);
+}
+
+}  // namespace kiln::cpu::rnn
+
+#endif  // KILN_KERNELS_CPU_RNN_RNN_COMMON_H_
