@@ -6,6 +6,7 @@
 // "bij,bjk->bik" or "bhqd,bhkd->bhqk"); the result is permuted to the output order. Types: float
 // and double; Float16 and BFloat16 through float; the integer types with wrapping arithmetic.
 #include <algorithm>
+#include <limits>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -53,16 +54,26 @@ std::vector<int> Concat(std::initializer_list<const std::vector<int>*> parts) {
   return out;
 }
 
-size_t Product(const std::vector<int64_t>& dims) {
+// The element count of `dims`; fails, naming the node, when it does not fit in size_t.
+size_t Count(const KernelInfo& info, const std::vector<int64_t>& dims) {
+  if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return 0;
   size_t n = 1;
-  for (int64_t d : dims) n *= static_cast<size_t>(d);
+  for (int64_t d : dims) {
+    const auto u = static_cast<size_t>(d);
+    if (n > std::numeric_limits<size_t>::max() / u) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "an intermediate result of shape " + Shape(dims).ToString() + " is too large");
+    }
+    n *= u;
+  }
   return n;
 }
 
-// Calls fn(offset) for every index of `dims` in row-major order, the offset being Σ index·stride.
+// Calls fn(offset) for the `count` indices of `dims` in row-major order, the offset being
+// Σ index·stride.
 template <typename F>
-void ForEachOffset(const std::vector<int64_t>& dims, const std::vector<size_t>& strides, F&& fn) {
-  const size_t count = Product(dims);
+void ForEachOffset(const std::vector<int64_t>& dims, const std::vector<size_t>& strides,
+                   size_t count, F&& fn) {
   std::vector<int64_t> index(dims.size(), 0);
   size_t offset = 0;
   for (size_t i = 0; i < count; ++i) {
@@ -81,7 +92,8 @@ void ForEachOffset(const std::vector<int64_t>& dims, const std::vector<size_t>& 
 // x laid out with the dimensions `out_labels` (distinct labels of x, in any order): the labels of
 // x not listed are summed over, and a label x repeats walks its diagonal.
 template <typename C>
-Operand<C> Rearrange(const Operand<C>& x, const std::vector<int>& out_labels) {
+Operand<C> Rearrange(const KernelInfo& info, const Operand<C>& x,
+                     const std::vector<int>& out_labels) {
   const std::vector<size_t> strides = Strides(x.dims);
   // The step along a label is the sum of the strides of its occurrences.
   auto step = [&](int label) {
@@ -107,15 +119,18 @@ Operand<C> Rearrange(const Operand<C>& x, const std::vector<int>& out_labels) {
     sum_dims.push_back(x.dims[d]);
     sum_steps.push_back(step(label));
   }
-  std::vector<size_t> sum_offsets;
-  ForEachOffset(sum_dims, sum_steps, [&](size_t o) { sum_offsets.push_back(o); });
-
   Operand<C> out;
   out.labels = out_labels;
   out.dims = out_dims;
-  out.storage.resize(Product(out_dims));
+  const size_t count = Count(info, out_dims);
+  if (count == 0) return out;
+  // With a non-empty result the summed part is no larger than x.
+  std::vector<size_t> sum_offsets;
+  ForEachOffset(sum_dims, sum_steps, Count(info, sum_dims),
+                [&](size_t o) { sum_offsets.push_back(o); });
+  out.storage.resize(count);
   C* dst = out.storage.data();
-  ForEachOffset(out_dims, out_steps, [&](size_t base) {
+  ForEachOffset(out_dims, out_steps, count, [&](size_t base) {
     C sum = C(0);
     for (size_t o : sum_offsets) sum += x.data[base + o];
     *dst++ = sum;
@@ -127,7 +142,8 @@ Operand<C> Rearrange(const Operand<C>& x, const std::vector<int>& out_labels) {
 // The product of x and y summed over their shared labels that `keep` (indexed by label) does not
 // hold, with dimensions [shared kept labels (broadcast), x's own labels, y's own labels].
 template <typename C>
-Operand<C> Contract(Operand<C> x, Operand<C> y, const std::vector<bool>& keep, ThreadPool& pool) {
+Operand<C> Contract(const KernelInfo& info, Operand<C> x, Operand<C> y,
+                    const std::vector<bool>& keep, ThreadPool& pool) {
   // A label summed here that only one side has, or that one side has with size 1 (broadcast), is
   // summed on each side first: Σ_k x·y_k = x·Σ_k y_k.
   auto contractible = [&](const Operand<C>& self, const Operand<C>& other, int label) {
@@ -142,8 +158,8 @@ Operand<C> Contract(Operand<C> x, Operand<C> y, const std::vector<bool>& keep, T
   for (int label : y.labels) {
     if (contractible(y, x, label)) y_labels.push_back(label);
   }
-  if (x_labels != x.labels) x = Rearrange(x, x_labels);
-  if (y_labels != y.labels) y = Rearrange(y, y_labels);
+  if (x_labels != x.labels) x = Rearrange(info, x, x_labels);
+  if (y_labels != y.labels) y = Rearrange(info, y, y_labels);
 
   std::vector<int> batch;
   std::vector<int> depth;
@@ -168,39 +184,45 @@ Operand<C> Contract(Operand<C> x, Operand<C> y, const std::vector<bool>& keep, T
   if (x.labels == Concat({&batch, &depth, &rows}) && !depth.empty() && !rows.empty()) {
     trans_a = true;
   } else if (x.labels != Concat({&batch, &rows, &depth})) {
-    x = Rearrange(x, Concat({&batch, &rows, &depth}));
+    x = Rearrange(info, x, Concat({&batch, &rows, &depth}));
   }
   if (y.labels == Concat({&batch, &cols, &depth}) && !depth.empty() && !cols.empty()) {
     trans_b = true;
   } else if (y.labels != Concat({&batch, &depth, &cols})) {
-    y = Rearrange(y, Concat({&batch, &depth, &cols}));
+    y = Rearrange(info, y, Concat({&batch, &depth, &cols}));
   }
 
-  size_t m = 1;
-  size_t n = 1;
-  size_t k = 1;
-  for (int label : rows) m *= static_cast<size_t>(x.SizeOf(label));
-  for (int label : cols) n *= static_cast<size_t>(y.SizeOf(label));
-  for (int label : depth) k *= static_cast<size_t>(x.SizeOf(label));
   std::vector<int64_t> x_batch;
   std::vector<int64_t> y_batch;
   for (int label : batch) {
     x_batch.push_back(x.SizeOf(label));
     y_batch.push_back(y.SizeOf(label));
   }
-  std::vector<int64_t> out_batch;
-  BroadcastDims(x_batch, y_batch, &out_batch);
+  Operand<C> out;
+  out.labels = Concat({&batch, &rows, &cols});
+  BroadcastDims(x_batch, y_batch, &out.dims);
+  size_t m = 1;
+  size_t n = 1;
+  size_t k = 1;
+  for (int label : rows) {
+    m *= static_cast<size_t>(x.SizeOf(label));
+    out.dims.push_back(x.SizeOf(label));
+  }
+  for (int label : cols) {
+    n *= static_cast<size_t>(y.SizeOf(label));
+    out.dims.push_back(y.SizeOf(label));
+  }
+  for (int label : depth) k *= static_cast<size_t>(x.SizeOf(label));
+  const size_t count = Count(info, out.dims);
+  if (count == 0) return out;
+  // With a non-empty result, the batch count (at most the result's size) fits.
+  const std::vector<int64_t> out_batch(out.dims.begin(),
+                                       out.dims.begin() + static_cast<ptrdiff_t>(batch.size()));
   std::vector<size_t> a_offsets = BroadcastOffsets(x_batch, out_batch);
   std::vector<size_t> b_offsets = BroadcastOffsets(y_batch, out_batch);
   for (size_t& o : a_offsets) o *= m * k;
   for (size_t& o : b_offsets) o *= k * n;
-
-  Operand<C> out;
-  out.labels = Concat({&batch, &rows, &cols});
-  out.dims = out_batch;
-  for (int label : rows) out.dims.push_back(x.SizeOf(label));
-  for (int label : cols) out.dims.push_back(y.SizeOf(label));
-  out.storage.resize(Product(out.dims));
+  out.storage.resize(count);
   BatchedMatMul<C>(trans_a, trans_b, m, n, k, x.data, a_offsets, y.data, b_offsets,
                    out.storage.data(), pool);
   out.data = out.storage.data();
@@ -244,7 +266,7 @@ void Evaluate(KernelContext& ctx, const EinsumLabels& labels, DataType type) {
         elsewhere = j != i && Has(ops[j].labels, label);
       if (elsewhere) needed.push_back(label);
     }
-    if (needed != ops[i].labels) ops[i] = Rearrange(ops[i], needed);
+    if (needed != ops[i].labels) ops[i] = Rearrange(ctx.info(), ops[i], needed);
   }
 
   Operand<C> result = std::move(ops[0]);
@@ -254,9 +276,9 @@ void Evaluate(KernelContext& ctx, const EinsumLabels& labels, DataType type) {
     for (size_t j = i + 1; j < count; ++j) {
       for (int label : ops[j].labels) keep[static_cast<size_t>(label)] = true;
     }
-    result = Contract(std::move(result), std::move(ops[i]), keep, ctx.threads());
+    result = Contract(ctx.info(), std::move(result), std::move(ops[i]), keep, ctx.threads());
   }
-  if (result.labels != labels.output) result = Rearrange(result, labels.output);
+  if (result.labels != labels.output) result = Rearrange(ctx.info(), result, labels.output);
 
   Tensor& y = ctx.Output(0, type, Shape(result.dims));
   T* out = static_cast<T*>(y.data());
@@ -276,7 +298,6 @@ class Einsum final : public Kernel {
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
-    if (ctx.input_count() == 0) info.Fail(ErrorCode::kInvalidArgument, "Einsum needs an input");
     const DataType type = ctx.Input(0).type();
     std::vector<std::vector<int64_t>> dims;
     for (size_t i = 0; i < ctx.input_count(); ++i) {

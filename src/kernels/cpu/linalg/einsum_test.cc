@@ -149,6 +149,19 @@ TEST(LinalgEinsum, EmptyDimensions) {
             (std::vector<float>{}));
 }
 
+TEST(LinalgEinsum, HugeEmptyOperands) {
+  const int64_t big = int64_t{1} << 40;
+  ExpectError(NodeTest("Einsum", 12)
+                  .Attr("equation", "ij,jk->ik")
+                  .Input<float>({big, 0}, {})
+                  .Input<float>({0, big}, {}),
+              ErrorCode::kInvalidArgument, "Einsum",
+              "an intermediate result of shape [1099511627776,1099511627776] is too large");
+  EXPECT_EQ(Einsum("ij->", {{{0, big}, {}}}, Shape(std::vector<int64_t>{})),
+            (std::vector<float>{0}));
+  EXPECT_EQ(Einsum("ijk->k", {{{big, big, 0}, {}}}, Shape({0})), (std::vector<float>{}));
+}
+
 TEST(LinalgEinsum, RejectsBadEquations) {
   auto einsum = [](const std::string& equation) {
     NodeTest t("Einsum", 12);

@@ -3,7 +3,8 @@
 // op(B) into strips of kNr columns, and a register-blocked micro-kernel multiplies one A strip by
 // one B strip into a kMr×kNr block of accumulators. The micro-kernel is plain C++ whose inner loop
 // runs over kNr contiguous columns, which the compiler turns into SSE2 vectors; kNr is two vectors
-// wide, so a wider target only needs a wider kNr.
+// wide, so a wider target only needs a wider kNr. Products with at most kThin rows or columns
+// (matrix-vector shapes) skip the packing and stream the large operand once.
 #include "kernels/cpu/linalg/gemm.h"
 
 #include <algorithm>

@@ -13,8 +13,9 @@ namespace kiln::cpu {
 
 // C = alpha · op(A) · op(B) + beta · C where op(X) is X or Xᵀ. Row-major: A is m×k (k×m when
 // trans_a) with row stride lda, B is k×n (n×k when trans_b) with row stride ldb, C is m×n with
-// row stride ldc. When beta is 0, C is not read (it may hold NaN). `pool` may be null (one
-// thread). Defined for float and double.
+// row stride ldc. When beta is 0, C is not read (it may hold NaN); when alpha is 0 or k is 0,
+// C = beta · C and A and B are not read. `pool` may be null (one thread); small products run on
+// the calling thread alone. Defined for float and double.
 template <typename T>
 void Gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, T alpha, const T* a, size_t lda,
           const T* b, size_t ldb, T beta, T* c, size_t ldc, ThreadPool* pool);

@@ -174,6 +174,11 @@ TEST(LinalgGemm, RejectsBadShapesAndTypes) {
   ExpectError(
       NodeTest("Gemm", 13).Input<float>({2, 3}, kA).Input<double>({3, 2}, {1, -1, 2, 0, 0, 3}),
       ErrorCode::kInvalidArgument, "Gemm", "input 'B' is double but input 'A' is float");
+  ExpectError(NodeTest("Gemm", 13)
+                  .Input<float>({2, 3}, kA)
+                  .Input<float>({3, 2}, kB)
+                  .Input<int32_t>({1}, {1}),
+              ErrorCode::kInvalidArgument, "Gemm", "input 'C' is int32 but input 'A' is float");
   ExpectError(NodeTest("Gemm", 13).Input<int8_t>({1, 1}, {1}).Input<int8_t>({1, 1}, {1}),
               ErrorCode::kNotImplemented, "Gemm", "int8");
 }

@@ -66,7 +66,8 @@ class LayerNormalization final : public Kernel {
     if (ctx.WantsOutput(2)) {
       inv_std_out = static_cast<float*>(ctx.Output(2, DataType::kFloat, Shape(stats_dims)).data());
     }
-    if (rows == 0) return;
+    // With an empty X, `rows` may have wrapped unless an allocated Mean or InvStdDev holds it.
+    if (rows == 0 || (width == 0 && mean_out == nullptr && inv_std_out == nullptr)) return;
 
     Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;

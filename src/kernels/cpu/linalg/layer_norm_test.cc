@@ -92,6 +92,14 @@ TEST(LinalgLayerNormalization, HalfTypesAndEmptyRows) {
   EXPECT_EQ(empty[1]->shape(), Shape({0, 1}));
 }
 
+TEST(LinalgLayerNormalization, EmptyInputWithHugeDimensions) {
+  // 3^39 · 5 rows overflows size_t; the input is empty, so there is nothing to do.
+  const int64_t big = 4052555153018976267;  // 3^39
+  auto out =
+      NodeTest("LayerNormalization", 17).Input<float>({big, 5, 0}, {}).Input<float>({1}, {1}).Run();
+  EXPECT_EQ(out[0]->shape(), Shape({big, 5, 0}));
+}
+
 TEST(LinalgLayerNormalization, RejectsBadInputs) {
   ExpectError(NodeTest("LayerNormalization", 17)
                   .Input<float>({2, 2}, {1, 2, 3, 4})

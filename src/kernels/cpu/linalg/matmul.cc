@@ -16,9 +16,26 @@ struct MatMulPlan {
   size_t m = 0;
   size_t n = 0;
   size_t k = 0;
+  std::vector<int64_t> a_batch;  // A's dimensions before its last two (after promotion)
+  std::vector<int64_t> b_batch;
+  std::vector<int64_t> batch;  // the two broadcast
   std::vector<int64_t> out_dims;
-  std::vector<size_t> a_offsets;  // where each batch's matrix starts, one entry per batch
-  std::vector<size_t> b_offsets;
+
+  // Where each batch's matrix starts in A and B. Called once the output is known to be non-empty,
+  // so the batch count (at most the output's element count) fits. When B is one matrix, A's
+  // batches are consecutive rows of one tall product instead.
+  void Layout(std::vector<size_t>* a_offsets, std::vector<size_t>* b_offsets) {
+    if (b_batch.empty()) {
+      for (int64_t d : a_batch) m *= static_cast<size_t>(d);
+      *a_offsets = {0};
+      *b_offsets = {0};
+      return;
+    }
+    *a_offsets = BroadcastOffsets(a_batch, batch);
+    *b_offsets = BroadcastOffsets(b_batch, batch);
+    for (size_t& o : *a_offsets) o *= m * k;
+    for (size_t& o : *b_offsets) o *= k * n;
+  }
 };
 
 MatMulPlan Plan(const KernelInfo& info, const Shape& a_shape, const Shape& b_shape) {
@@ -53,21 +70,12 @@ MatMulPlan Plan(const KernelInfo& info, const Shape& a_shape, const Shape& b_sha
   plan.m = static_cast<size_t>(a[a.size() - 2]);
   plan.k = static_cast<size_t>(a.back());
   plan.n = static_cast<size_t>(b.back());
+  plan.a_batch = a_batch;
+  plan.b_batch = b_batch;
+  plan.batch = batch;
   plan.out_dims = batch;
   if (!a_vector) plan.out_dims.push_back(a[a.size() - 2]);
   if (!b_vector) plan.out_dims.push_back(b.back());
-
-  if (b_batch.empty()) {
-    // B is one matrix: A's batches are consecutive rows of one tall product.
-    for (int64_t d : a_batch) plan.m *= static_cast<size_t>(d);
-    plan.a_offsets = {0};
-    plan.b_offsets = {0};
-    return plan;
-  }
-  plan.a_offsets = BroadcastOffsets(a_batch, batch);
-  plan.b_offsets = BroadcastOffsets(b_batch, batch);
-  for (size_t& o : plan.a_offsets) o *= plan.m * plan.k;
-  for (size_t& o : plan.b_offsets) o *= plan.k * plan.n;
   return plan;
 }
 
@@ -83,9 +91,12 @@ class MatMul final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument, std::string("input 'A' is ") + DataTypeName(a.type()) +
                                                  " but input 'B' is " + DataTypeName(b.type()));
     }
-    const MatMulPlan plan = Plan(info, a.shape(), b.shape());
+    MatMulPlan plan = Plan(info, a.shape(), b.shape());
     Tensor& y = ctx.Output(0, a.type(), Shape(plan.out_dims));
     if (y.element_count() == 0) return;
+    std::vector<size_t> a_offsets;
+    std::vector<size_t> b_offsets;
+    plan.Layout(&a_offsets, &b_offsets);
     Dispatch<float, double, int32_t, int64_t, uint32_t, uint64_t, Float16, BFloat16>(
         a.type(), info, [&](auto tag) {
           using T = typename decltype(tag)::type;
@@ -95,12 +106,12 @@ class MatMul final : public Kernel {
             const std::vector<float> bf =
                 ToFloats(static_cast<const T*>(b.data()), b.element_count());
             std::vector<float> yf(y.element_count());
-            BatchedMatMul<float>(false, false, plan.m, plan.n, plan.k, af.data(), plan.a_offsets,
-                                 bf.data(), plan.b_offsets, yf.data(), ctx.threads());
+            BatchedMatMul<float>(false, false, plan.m, plan.n, plan.k, af.data(), a_offsets,
+                                 bf.data(), b_offsets, yf.data(), ctx.threads());
             FromFloats(yf.data(), yf.size(), static_cast<T*>(y.data()));
           } else {
             BatchedMatMul<T>(false, false, plan.m, plan.n, plan.k, static_cast<const T*>(a.data()),
-                             plan.a_offsets, static_cast<const T*>(b.data()), plan.b_offsets,
+                             a_offsets, static_cast<const T*>(b.data()), b_offsets,
                              static_cast<T*>(y.data()), ctx.threads());
           }
         });

@@ -163,6 +163,23 @@ TEST(LinalgMatMul, EmptyDimensions) {
   EXPECT_EQ(no_batch[0]->shape(), Shape({0, 2, 2}));
 }
 
+TEST(LinalgMatMul, HugeEmptyOperandsDoNotOverflow) {
+  const int64_t big = int64_t{1} << 40;
+  // [2^40, 0] x [0, 2^40] would be 2^80 elements: the output allocation refuses it.
+  try {
+    NodeTest("MatMul", 13).Input<float>({big, 0}, {}).Input<float>({0, big}, {}).Run();
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
+  }
+  // Batch dimensions whose product overflows, with an empty result.
+  auto out = NodeTest("MatMul", 13)
+                 .Input<float>({big, big, 0, 2}, {})
+                 .Input<float>({big, 1, 2, 0}, {})
+                 .Run();
+  EXPECT_EQ(out[0]->shape(), Shape({big, big, 0, 0}));
+}
+
 TEST(LinalgMatMul, RejectsBadShapesAndTypes) {
   ExpectError(NodeTest("MatMul", 13).Input<float>({}, {1}).Input<float>({1}, {1}),
               ErrorCode::kInvalidArgument, "MatMul", "rank 1 or more");
