@@ -113,5 +113,30 @@ TEST(TensorSplit, Errors) {
               ErrorCode::kInvalidArgument, "negative");
 }
 
+TEST(TensorConcat, NeedsAnInput) {
+  ExpectError(NodeTest("Concat", 13).Attr("axis", int64_t{0}), ErrorCode::kInvalidArgument,
+              "at least one input");
+}
+
+TEST(TensorSplit, NumOutputsMustBePositive) {
+  ExpectError(NodeTest("Split", 18).Attr("num_outputs", int64_t{0}).Input<float>({2}, {1, 2}),
+              ErrorCode::kInvalidArgument, "must be positive");
+}
+
+TEST(TensorConcat, LargeParallel) {
+  std::vector<float> a(64 * 500, 1.0f);
+  std::vector<float> b(64 * 300, 2.0f);
+  auto out = NodeTest("Concat", 13)
+                 .Attr("axis", int64_t{1})
+                 .Input<float>({64, 500}, a)
+                 .Input<float>({64, 300}, b)
+                 .Run(4);
+  const std::vector<float> y = Values<float>(*out[0]);
+  for (size_t r = 0; r < 64; ++r) {
+    ASSERT_EQ(y[r * 800 + 499], 1.0f);
+    ASSERT_EQ(y[r * 800 + 500], 2.0f);
+  }
+}
+
 }  // namespace
 }  // namespace kiln::testing

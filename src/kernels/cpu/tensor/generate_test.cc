@@ -179,5 +179,18 @@ TEST(TensorOneHot, Errors) {
               ErrorCode::kInvalidArgument, "too many elements");
 }
 
+TEST(TensorConstantOfShape, ShapeMustBe1D) {
+  ExpectError(NodeTest("ConstantOfShape", 9).Input<int64_t>({1, 1}, {2}),
+              ErrorCode::kInvalidArgument, "must be 1-D");
+}
+
+TEST(TensorOneHot, DepthMustBeOneValue) {
+  ExpectError(NodeTest("OneHot", 11)
+                  .Input<int64_t>({1}, {0})
+                  .Input<int64_t>({2}, {2, 3})
+                  .Input<float>({2}, {0, 1}),
+              ErrorCode::kInvalidArgument, "'depth' must hold one value");
+}
+
 }  // namespace
 }  // namespace kiln::testing

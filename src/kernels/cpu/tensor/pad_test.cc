@@ -100,5 +100,14 @@ TEST(TensorPad, Errors) {
               ErrorCode::kInvalidArgument, "axes entry 3");
 }
 
+TEST(TensorPad, AxesMustNotRepeat) {
+  ExpectError(NodeTest("Pad", 18)
+                  .Input<float>({2}, {1, 2})
+                  .Input<int64_t>({4}, {1, 1, 1, 1})
+                  .MissingInput()
+                  .Input<int64_t>({2}, {0, -1}),
+              ErrorCode::kInvalidArgument, "repeat");
+}
+
 }  // namespace
 }  // namespace kiln::testing

@@ -169,5 +169,10 @@ TEST(TensorSize, CountsElements) {
   EXPECT_EQ(Values<int64_t>(*NodeTest("Size", 1).Input<float>({0, 3}, {}).Run()[0]), (I64{0}));
 }
 
+TEST(TensorSqueeze, AxesInputMustBe1D) {
+  ExpectError(NodeTest("Squeeze", 13).Input<float>({1, 1}, {1}).Input<int64_t>({1, 1}, {0}),
+              ErrorCode::kInvalidArgument, "'axes' must be 1-D");
+}
+
 }  // namespace
 }  // namespace kiln::testing

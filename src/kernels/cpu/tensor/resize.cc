@@ -264,26 +264,22 @@ class Resize final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument,
                 std::string("input '") + what + "' must be 1-D, not shape " + t.shape().ToString());
     }
-    bool ok = false;
-    if (t.type() == DataType::kFloat || t.type() == DataType::kDouble ||
-        t.type() == DataType::kFloat16) {
-      Dispatch<float, double, Float16>(t.type(), info, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        for (size_t i = 0; i < v.size(); ++i) {
-          if constexpr (std::is_same_v<T, Float16>) {
-            v[i] = DataAs<T>(t)[i].ToFloat();
-          } else {
-            v[i] = static_cast<double>(DataAs<T>(t)[i]);
-          }
-        }
-      });
-      ok = true;
-    }
-    if (!ok) {
+    if (t.type() != DataType::kFloat && t.type() != DataType::kDouble &&
+        t.type() != DataType::kFloat16) {
       info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + what +
                                                  "' must be float, double or float16, not " +
                                                  DataTypeName(t.type()));
     }
+    Dispatch<float, double, Float16>(t.type(), info, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      for (size_t i = 0; i < v.size(); ++i) {
+        if constexpr (std::is_same_v<T, Float16>) {
+          v[i] = DataAs<T>(t)[i].ToFloat();
+        } else {
+          v[i] = static_cast<double>(DataAs<T>(t)[i]);
+        }
+      }
+    });
     return v;
   }
 

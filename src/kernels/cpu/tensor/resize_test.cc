@@ -294,5 +294,28 @@ TEST(TensorUpsample, NearestAndLinear) {
       ErrorCode::kInvalidArgument, "mode 'cubic'");
 }
 
+TEST(TensorResize, SizesAndRoiChecks) {
+  ExpectError(WithSizes(NodeTest("Resize", 13), Data22(), {2, 2}), ErrorCode::kInvalidArgument,
+              "sizes has 2 entries");
+  ExpectError(NodeTest("Resize", 13)
+                  .Attr("coordinate_transformation_mode", "tf_crop_and_resize")
+                  .Input(Data22())
+                  .Input<float>({2, 4}, {0, 0, 0, 0, 1, 1, 1, 1})
+                  .MissingInput()
+                  .Input<int64_t>({4}, {1, 1, 2, 2}),
+              ErrorCode::kInvalidArgument, "'roi' must be 1-D");
+}
+
+TEST(TensorResize, ThreadsGiveTheSameResult) {
+  std::vector<float> x(3 * 40 * 50);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101);
+  auto run = [&](int threads) {
+    return Values<float>(*WithScales(NodeTest("Resize", 13).Attr("mode", "cubic"),
+                                     MakeTensor<float>({3, 40, 50}, x), {1, 1.7f, 0.55f})
+                              .Run(threads)[0]);
+  };
+  EXPECT_EQ(run(1), run(4));
+}
+
 }  // namespace
 }  // namespace kiln::testing

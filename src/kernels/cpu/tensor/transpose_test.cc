@@ -108,5 +108,25 @@ TEST(TensorSpaceToDepth, MovesBlocksToChannels) {
               ErrorCode::kInvalidArgument, "not divisible by blocksize 3");
 }
 
+TEST(TensorTranspose, LargeParallelMatchesNaive) {
+  const int64_t a = 7, b = 300, c = 13;
+  std::vector<float> x(static_cast<size_t>(a * b * c));
+  std::iota(x.begin(), x.end(), 0.0f);
+  auto out = NodeTest("Transpose", 13)
+                 .Attr("perm", std::vector<int64_t>{2, 0, 1})
+                 .Input<float>({a, b, c}, x)
+                 .Run(4);
+  ASSERT_EQ(out[0]->shape(), Shape({c, a, b}));
+  const std::vector<float> y = Values<float>(*out[0]);
+  for (int64_t k = 0; k < c; ++k) {
+    for (int64_t i = 0; i < a; ++i) {
+      for (int64_t j = 0; j < b; ++j) {
+        ASSERT_EQ(y[static_cast<size_t>((k * a + i) * b + j)],
+                  x[static_cast<size_t>((i * b + j) * c + k)]);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kiln::testing
