@@ -88,7 +88,6 @@ class ArgReduceKernel final : public Kernel {
       }
     }
     Tensor& y = ctx.Output(0, DataType::kInt64, Shape(out_dims));
-    if (y.element_count() == 0) return;
     const auto n = static_cast<size_t>(dims[axis]);
     auto* ys = static_cast<int64_t*>(y.data());
     Dispatch<KILN_FLOAT_TYPES, KILN_INT_TYPES>(x.type(), info, [&](auto tag) {

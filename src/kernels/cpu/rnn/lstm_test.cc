@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -294,6 +295,28 @@ TEST(RnnLstm, ActivationNamesIgnoreCaseAndOpset1SpellsForwardFoward) {
                    .Run();
   auto plain = SmallLstm(7).Outputs(2, {0}).Run();
   EXPECT_EQ(Values<float>(*lower[1]), Values<float>(*plain[1]));
+}
+
+TEST(RnnLstm, ThreadCountDoesNotChangeResults) {
+  const int64_t seq = 5, batch = 40, input = 7, hidden = 64;
+  auto values = [](size_t n, double phase) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(0.3 * std::sin(0.7 * i + phase));
+    return v;
+  };
+  auto run = [&](int threads) {
+    return NodeTest("LSTM", 14)
+        .Attr("direction", "bidirectional")
+        .Input<float>({seq, batch, input}, values(seq * batch * input, 0.1))
+        .Input<float>({2, 4 * hidden, input}, values(2 * 4 * hidden * input, 0.2))
+        .Input<float>({2, 4 * hidden, hidden}, values(2 * 4 * hidden * hidden, 0.3))
+        .Input<float>({2, 8 * hidden}, values(2 * 8 * hidden, 0.4))
+        .Outputs(3)
+        .Run(threads);
+  };
+  auto one = run(1);
+  auto four = run(4);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(Values<float>(*one[i]), Values<float>(*four[i]));
 }
 
 TEST(RnnLstm, EmptyBatch) {
