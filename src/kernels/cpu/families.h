@@ -10,11 +10,11 @@
 namespace kiln::cpu {
 
 std::span<const KernelDef> ElementwiseKernels();  // elementwise/: math, activations, logic, Cast
-std::span<const KernelDef> LinalgKernels();       // linalg/: MatMul, Gemm, Einsum
-std::span<const KernelDef> NnKernels();           // nn/: Conv, pooling, normalization, Softmax
-std::span<const KernelDef> TensorKernels();       // tensor/: shape and data movement
-std::span<const KernelDef> ReduceKernels();       // reduce/: Reduce*, ArgMax/Min, TopK, CumSum
-std::span<const KernelDef> RnnKernels();          // rnn/: LSTM, GRU, RNN
+std::span<const KernelDef> LinalgKernels();  // linalg/: MatMul, Gemm, Einsum, Softmax, LayerNorm
+std::span<const KernelDef> NnKernels();      // nn/: Conv, pooling, BatchNorm, InstanceNorm
+std::span<const KernelDef> TensorKernels();  // tensor/: shape and data movement
+std::span<const KernelDef> ReduceKernels();  // reduce/: Reduce*, ArgMax/Min, TopK, CumSum
+std::span<const KernelDef> RnnKernels();     // rnn/: LSTM, GRU, RNN
 std::span<const KernelDef> ControlFlowKernels();  // controlflow/: If, Loop, Scan
 
 }  // namespace kiln::cpu
