@@ -8,8 +8,8 @@ src=$1
 work=$2
 mode=${3:-}
 rm -rf "$work"
-mkdir -p "$work/include/kiln"
-cp "$src"/include/kiln/*.h "$work/include/kiln/"
+mkdir -p "$work/include"
+cp -r "$src/include/kiln" "$work/include/"
 sed 's|^OUTPUT_DIRECTORY .*|OUTPUT_DIRECTORY = out|' "$src/docs/Doxyfile" > "$work/Doxyfile"
 cd "$work"
 if [ "$mode" = "--mutant" ]; then

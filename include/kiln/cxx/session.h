@@ -1,0 +1,652 @@
+/**
+ * @file
+ * Kiln C++ wrapper: sessions. kiln::SessionOptions configure a kiln::Session, which loads a
+ * model once and runs it any number of times, from any number of threads; kiln::RunOptions
+ * configure single runs.
+ *
+ * @code
+ *   #include <kiln/kiln_cxx_api.h>
+ *
+ *   kiln::Env env(KILN_LOGGING_LEVEL_WARNING, "my-app");
+ *   kiln::SessionOptions options = kiln::SessionOptions::Create();
+ *   options.SetIntraOpNumThreads(1);
+ *   kiln::Session session = kiln::Session::Create(env, "model.onnx", options);
+ *   std::vector<float> pixels(64);
+ *   kiln::MemoryInfo cpu =
+ *       kiln::MemoryInfo::CreateCpu(KILN_DEVICE_ALLOCATOR, KILN_MEM_TYPE_DEFAULT);
+ *   std::vector<kiln::Value> inputs;
+ *   inputs.push_back(kiln::Value::CreateTensor(cpu, pixels.data(), pixels.size(), {1, 1, 8, 8}));
+ *   std::vector<kiln::Value> outputs = session.Run({"image"}, inputs, {"logits"});
+ *   const float* logits = outputs[0].data<float>();
+ * @endcode
+ */
+#ifndef KILN_CXX_SESSION_H_
+#define KILN_CXX_SESSION_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <kiln/cxx/core.h>
+#include <kiln/cxx/env.h>
+#include <kiln/cxx/memory.h>
+#include <kiln/cxx/value.h>
+
+namespace kiln {
+
+/// @cond INTERNAL
+namespace detail {
+
+// Owns memory Kiln returned through `allocator` (a string or an array) and frees it, also when an
+// exception unwinds.
+class AllocatedMemory {
+ public:
+  explicit AllocatedMemory(KilnAllocator* allocator) noexcept : allocator_(allocator) {}
+  AllocatedMemory(const AllocatedMemory&) = delete;
+  AllocatedMemory& operator=(const AllocatedMemory&) = delete;
+  ~AllocatedMemory() {
+    if (p_ != nullptr) Api().ReleaseStatus(Api().AllocatorFree(allocator_, p_));
+  }
+  void** out() noexcept { return &p_; }
+  void* get() const noexcept { return p_; }
+
+ private:
+  KilnAllocator* allocator_;
+  void* p_ = nullptr;
+};
+
+// Owns an array of strings Kiln returned through `allocator`, and each string in it.
+class AllocatedStrings {
+ public:
+  explicit AllocatedStrings(KilnAllocator* allocator) noexcept : allocator_(allocator) {}
+  AllocatedStrings(const AllocatedStrings&) = delete;
+  AllocatedStrings& operator=(const AllocatedStrings&) = delete;
+  ~AllocatedStrings() {
+    if (strings_ == nullptr) return;
+    for (size_t i = 0; i < count_; ++i) {
+      Api().ReleaseStatus(Api().AllocatorFree(allocator_, strings_[i]));
+    }
+    Api().ReleaseStatus(Api().AllocatorFree(allocator_, strings_));
+  }
+  char*** out() noexcept { return &strings_; }
+  size_t* count() noexcept { return &count_; }
+  std::vector<std::string> Copy() const {
+    return strings_ == nullptr ? std::vector<std::string>()
+                               : std::vector<std::string>(strings_, strings_ + count_);
+  }
+
+ private:
+  KilnAllocator* allocator_;
+  char** strings_ = nullptr;
+  size_t count_ = 0;
+};
+
+// Calls `entry(allocator, char** out)` and returns a copy of the string it allocated.
+template <typename F>
+std::string AllocatedString(F&& entry) {
+  KilnAllocator* allocator = Allocator::Default().get();
+  AllocatedMemory s(allocator);
+  ThrowOnError(entry(allocator, reinterpret_cast<char**>(s.out())));
+  return s.get() == nullptr ? std::string() : std::string(static_cast<const char*>(s.get()));
+}
+
+}  // namespace detail
+/// @endcond
+
+/**
+ * Owned KilnSessionOptions: how a session is created. A plain value: each session copies it, so
+ * changing options afterwards does not affect sessions already made. An empty object (holding
+ * NULL) stands for the defaults wherever options are taken.
+ */
+class SessionOptions : public Handle<KilnSessionOptions> {
+ public:
+  /** Holds NULL: passed to Session::Create, it means the defaults. */
+  SessionOptions() noexcept = default;
+
+  /**
+   * Takes ownership of session options.
+   *
+   * @param options  The options (may be NULL).
+   */
+  explicit SessionOptions(KilnSessionOptions* options) noexcept : Handle(options) {}
+
+  /**
+   * Creates options with the defaults: one intra-op thread per hardware thread, optimization
+   * level KILN_GRAPH_OPTIMIZATION_ALL, log severity WARNING, no profiling
+   * (KilnApi::CreateSessionOptions).
+   *
+   * @return The owned options.
+   * @throws Exception  KILN_OUT_OF_MEMORY.
+   */
+  static SessionOptions Create() {
+    KilnSessionOptions* options = nullptr;
+    ThrowOnError(Api().CreateSessionOptions(&options));
+    return SessionOptions(options);
+  }
+
+  /**
+   * Copies these options (KilnApi::CloneSessionOptions).
+   *
+   * @return The owned copy.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle, KILN_OUT_OF_MEMORY.
+   */
+  SessionOptions Clone() const {
+    KilnSessionOptions* options = nullptr;
+    ThrowOnError(Api().CloneSessionOptions(get(), &options));
+    return SessionOptions(options);
+  }
+
+  /**
+   * Sets how many threads (the calling thread included) a session uses inside each operator
+   * (KilnApi::SetIntraOpNumThreads).
+   *
+   * @param threads  1 to 1024, or 0 for one per hardware thread.
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT (out of range, empty handle).
+   */
+  SessionOptions& SetIntraOpNumThreads(int threads) {
+    ThrowOnError(Api().SetIntraOpNumThreads(get(), threads));
+    return *this;
+  }
+
+  /**
+   * Sets how much the session may rewrite the graph
+   * (KilnApi::SetSessionGraphOptimizationLevel).
+   *
+   * @param level  A KilnGraphOptimizationLevel (0 to 3).
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT (out of range, empty handle).
+   */
+  SessionOptions& SetGraphOptimizationLevel(KilnGraphOptimizationLevel level) {
+    ThrowOnError(Api().SetSessionGraphOptimizationLevel(get(), level));
+    return *this;
+  }
+
+  /**
+   * Sets the least severity the session logs (KilnApi::SetSessionLogSeverityLevel).
+   *
+   * @param severity  A KilnLoggingLevel (0 to 4).
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT (out of range, empty handle).
+   */
+  SessionOptions& SetLogSeverityLevel(KilnLoggingLevel severity) {
+    ThrowOnError(Api().SetSessionLogSeverityLevel(get(), severity));
+    return *this;
+  }
+
+  /**
+   * Sets the id the session's log messages carry (KilnApi::SetSessionLogId).
+   *
+   * @param log_id  UTF-8 without NUL bytes, copied.
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT (invalid UTF-8, a NUL byte, empty handle),
+   *                    KILN_OUT_OF_MEMORY.
+   */
+  SessionOptions& SetLogId(const std::string& log_id) {
+    detail::CheckNoNul(log_id, "kiln::SessionOptions::SetLogId", "argument 'log_id'");
+    ThrowOnError(Api().SetSessionLogId(get(), log_id.c_str()));
+    return *this;
+  }
+
+  /**
+   * Turns profiling on: Session::EndProfiling then writes a Chrome trace-event JSON file named
+   * "<prefix>_<time>_<n>.json" (KilnApi::EnableProfiling).
+   *
+   * @param prefix  A non-empty UTF-8 path prefix without NUL bytes, copied.
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT (empty prefix, a NUL byte, empty handle),
+   *                    KILN_OUT_OF_MEMORY.
+   */
+  SessionOptions& EnableProfiling(const std::string& prefix) {
+    detail::CheckNoNul(prefix, "kiln::SessionOptions::EnableProfiling", "argument 'prefix'");
+    ThrowOnError(Api().EnableProfiling(get(), prefix.c_str()));
+    return *this;
+  }
+
+  /**
+   * Turns profiling off, the default (KilnApi::DisableProfiling).
+   *
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle.
+   */
+  SessionOptions& DisableProfiling() {
+    ThrowOnError(Api().DisableProfiling(get()));
+    return *this;
+  }
+
+  /**
+   * Fixes a named free dimension (an ONNX dim_param such as "batch") of the model's inputs
+   * (KilnApi::AddFreeDimensionOverrideByName).
+   *
+   * @param name   The dimension's name: non-empty UTF-8 without NUL bytes.
+   * @param value  Its value, >= 0.
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY.
+   */
+  SessionOptions& AddFreeDimensionOverrideByName(const std::string& name, int64_t value) {
+    detail::CheckNoNul(name, "kiln::SessionOptions::AddFreeDimensionOverrideByName",
+                       "argument 'name'");
+    ThrowOnError(Api().AddFreeDimensionOverrideByName(get(), name.c_str(), value));
+    return *this;
+  }
+
+  /**
+   * Sets a configuration entry; the keys are listed at KilnApi::AddSessionConfigEntry.
+   *
+   * @param key    A known key, without NUL bytes.
+   * @param value  A value the key accepts, without NUL bytes.
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT naming the key or value, KILN_OUT_OF_MEMORY.
+   */
+  SessionOptions& AddConfigEntry(const std::string& key, const std::string& value) {
+    detail::CheckNoNul(key, "kiln::SessionOptions::AddConfigEntry", "argument 'key'");
+    detail::CheckNoNul(value, "kiln::SessionOptions::AddConfigEntry", "argument 'value'");
+    ThrowOnError(Api().AddSessionConfigEntry(get(), key.c_str(), value.c_str()));
+    return *this;
+  }
+};
+
+/**
+ * Owned KilnRunOptions: a tag, a log severity and a terminate flag for one or more runs. An
+ * empty object (holding NULL) stands for the defaults in Session::Run.
+ */
+class RunOptions : public Handle<KilnRunOptions> {
+ public:
+  /** Holds NULL: passed to Session::Run, it means the defaults. */
+  RunOptions() noexcept = default;
+
+  /**
+   * Takes ownership of run options.
+   *
+   * @param options  The options (may be NULL).
+   */
+  explicit RunOptions(KilnRunOptions* options) noexcept : Handle(options) {}
+
+  /**
+   * Creates run options: no tag, log severity WARNING, not terminated
+   * (KilnApi::CreateRunOptions).
+   *
+   * @return The owned options.
+   * @throws Exception  KILN_OUT_OF_MEMORY.
+   */
+  static RunOptions Create() {
+    KilnRunOptions* options = nullptr;
+    ThrowOnError(Api().CreateRunOptions(&options));
+    return RunOptions(options);
+  }
+
+  /**
+   * Sets the tag a run's log messages carry (KilnApi::RunOptionsSetRunTag).
+   *
+   * @param tag  UTF-8 without NUL bytes, copied.
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY.
+   */
+  RunOptions& SetRunTag(const std::string& tag) {
+    detail::CheckNoNul(tag, "kiln::RunOptions::SetRunTag", "argument 'tag'");
+    ThrowOnError(Api().RunOptionsSetRunTag(get(), tag.c_str()));
+    return *this;
+  }
+
+  /**
+   * Sets the least severity a run logs (KilnApi::RunOptionsSetRunLogSeverityLevel).
+   *
+   * @param severity  A KilnLoggingLevel (0 to 4).
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT.
+   */
+  RunOptions& SetRunLogSeverityLevel(KilnLoggingLevel severity) {
+    ThrowOnError(Api().RunOptionsSetRunLogSeverityLevel(get(), severity));
+    return *this;
+  }
+
+  /**
+   * Asks every run using these options to stop: a run in progress stops before its next node
+   * and throws KILN_TERMINATED; a new run throws it at once. Safe to call from any thread while
+   * runs are in progress (KilnApi::RunOptionsSetTerminate).
+   *
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle.
+   */
+  RunOptions& SetTerminate() {
+    ThrowOnError(Api().RunOptionsSetTerminate(get()));
+    return *this;
+  }
+
+  /**
+   * Clears the terminate request (KilnApi::RunOptionsUnsetTerminate).
+   *
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle.
+   */
+  RunOptions& UnsetTerminate() {
+    ThrowOnError(Api().RunOptionsUnsetTerminate(get()));
+    return *this;
+  }
+};
+
+/**
+ * An owned KilnSession: a loaded model, ready to run from any number of threads at once. Values
+ * it returns stay valid after it is destroyed.
+ */
+class Session : public Handle<KilnSession> {
+ public:
+  /** Holds NULL. */
+  Session() noexcept = default;
+
+  /**
+   * Takes ownership of a session.
+   *
+   * @param session  The session (may be NULL).
+   */
+  explicit Session(KilnSession* session) noexcept : Handle(session) {}
+
+  /**
+   * Loads a model file and prepares it to run (KilnApi::CreateSession).
+   *
+   * @param env      The environment whose logger the session uses; it may be destroyed first.
+   * @param path     UTF-8 path of an .onnx file, without NUL bytes.
+   * @param options  Options; an empty SessionOptions means the defaults.
+   * @return The owned session.
+   * @throws Exception  KILN_NO_SUCHFILE, KILN_INVALID_PROTOBUF, KILN_INVALID_GRAPH,
+   *                    KILN_NOT_IMPLEMENTED (an op Kiln does not run, named),
+   * KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY.
+   */
+  static Session Create(const Env& env, const std::string& path,
+                        const SessionOptions& options = SessionOptions()) {
+    detail::CheckNoNul(path, "kiln::Session::Create", "argument 'path'");
+    KilnSession* session = nullptr;
+    ThrowOnError(Api().CreateSession(env.get(), path.c_str(), options.get(), &session));
+    return Session(session);
+  }
+
+  /**
+   * Loads a serialized model from memory (KilnApi::CreateSessionFromArray). The bytes are copied
+   * as needed: they may be freed once this returns. Such a model cannot use external data.
+   *
+   * @param env      The environment whose logger the session uses.
+   * @param data     The ModelProto bytes.
+   * @param size     Their count (at most 2 GiB).
+   * @param options  Options; an empty SessionOptions means the defaults.
+   * @return The owned session.
+   * @throws Exception  As for Create.
+   */
+  static Session CreateFromBytes(const Env& env, const void* data, size_t size,
+                                 const SessionOptions& options = SessionOptions()) {
+    KilnSession* session = nullptr;
+    ThrowOnError(Api().CreateSessionFromArray(env.get(), data, size, options.get(), &session));
+    return Session(session);
+  }
+
+  /**
+   * How many inputs the model takes, initializers excluded (KilnApi::SessionGetInputCount).
+   *
+   * @return The count.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle.
+   */
+  size_t input_count() const {
+    size_t count = 0;
+    ThrowOnError(Api().SessionGetInputCount(get(), &count));
+    return count;
+  }
+
+  /**
+   * How many outputs the model gives (KilnApi::SessionGetOutputCount).
+   *
+   * @return The count.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle.
+   */
+  size_t output_count() const {
+    size_t count = 0;
+    ThrowOnError(Api().SessionGetOutputCount(get(), &count));
+    return count;
+  }
+
+  /**
+   * The name of an input (KilnApi::SessionGetInputName).
+   *
+   * @param index  0 to input_count() - 1.
+   * @return A copy of the UTF-8 name.
+   * @throws Exception  KILN_INVALID_ARGUMENT (index out of range, empty handle),
+   *                    KILN_OUT_OF_MEMORY.
+   */
+  std::string input_name(size_t index) const {
+    return detail::AllocatedString([&](KilnAllocator* allocator, char** out) {
+      return Api().SessionGetInputName(get(), index, allocator, out);
+    });
+  }
+
+  /**
+   * The name of an output (KilnApi::SessionGetOutputName).
+   *
+   * @param index  0 to output_count() - 1.
+   * @return A copy of the UTF-8 name.
+   * @throws Exception  KILN_INVALID_ARGUMENT (index out of range, empty handle),
+   *                    KILN_OUT_OF_MEMORY.
+   */
+  std::string output_name(size_t index) const {
+    return detail::AllocatedString([&](KilnAllocator* allocator, char** out) {
+      return Api().SessionGetOutputName(get(), index, allocator, out);
+    });
+  }
+
+  /**
+   * The names of every input, in the model's order.
+   *
+   * @return One UTF-8 name per input.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle, KILN_OUT_OF_MEMORY.
+   */
+  std::vector<std::string> input_names() const {
+    std::vector<std::string> names(input_count());
+    for (size_t i = 0; i < names.size(); ++i) names[i] = input_name(i);
+    return names;
+  }
+
+  /**
+   * The names of every output, in the model's order.
+   *
+   * @return One UTF-8 name per output.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle, KILN_OUT_OF_MEMORY.
+   */
+  std::vector<std::string> output_names() const {
+    std::vector<std::string> names(output_count());
+    for (size_t i = 0; i < names.size(); ++i) names[i] = output_name(i);
+    return names;
+  }
+
+  /**
+   * What kind of value an input is (KilnApi::SessionGetInputValueType).
+   *
+   * @param index  0 to input_count() - 1.
+   * @return The kind; KILN_VALUE_TYPE_UNKNOWN when the model leaves it out.
+   * @throws Exception  KILN_INVALID_ARGUMENT (index out of range, empty handle).
+   */
+  KilnValueType input_value_type(size_t index) const {
+    KilnValueType type = KILN_VALUE_TYPE_UNKNOWN;
+    ThrowOnError(Api().SessionGetInputValueType(get(), index, &type));
+    return type;
+  }
+
+  /**
+   * What kind of value an output is (KilnApi::SessionGetOutputValueType).
+   *
+   * @param index  0 to output_count() - 1.
+   * @return The kind; KILN_VALUE_TYPE_UNKNOWN when the model leaves it out.
+   * @throws Exception  KILN_INVALID_ARGUMENT (index out of range, empty handle).
+   */
+  KilnValueType output_value_type(size_t index) const {
+    KilnValueType type = KILN_VALUE_TYPE_UNKNOWN;
+    ThrowOnError(Api().SessionGetOutputValueType(get(), index, &type));
+    return type;
+  }
+
+  /**
+   * The element type and shape of an input tensor, or of the tensors in a sequence or optional
+   * input (KilnApi::CreateSessionInputTensorInfo). Unknown dimensions are -1 with their symbolic
+   * names in TensorTypeAndShapeInfo::symbolic_shape; an unknown rank gives no dimensions.
+   *
+   * @param index  0 to input_count() - 1.
+   * @return An owned snapshot.
+   * @throws Exception  KILN_INVALID_ARGUMENT (index out of range, empty handle),
+   *                    KILN_OUT_OF_MEMORY.
+   */
+  TensorTypeAndShapeInfo input_tensor_info(size_t index) const {
+    KilnTensorTypeAndShapeInfo* info = nullptr;
+    ThrowOnError(Api().CreateSessionInputTensorInfo(get(), index, &info));
+    return TensorTypeAndShapeInfo(info);
+  }
+
+  /**
+   * The element type and shape of an output tensor, as for input_tensor_info
+   * (KilnApi::CreateSessionOutputTensorInfo).
+   *
+   * @param index  0 to output_count() - 1.
+   * @return An owned snapshot.
+   * @throws Exception  KILN_INVALID_ARGUMENT (index out of range, empty handle),
+   *                    KILN_OUT_OF_MEMORY.
+   */
+  TensorTypeAndShapeInfo output_tensor_info(size_t index) const {
+    KilnTensorTypeAndShapeInfo* info = nullptr;
+    ThrowOnError(Api().CreateSessionOutputTensorInfo(get(), index, &info));
+    return TensorTypeAndShapeInfo(info);
+  }
+
+  /**
+   * One string of the model's metadata (KilnApi::SessionGetModelMetadataString).
+   *
+   * @param field  Which string: producer name, graph name, description, ...
+   * @return A copy of the UTF-8 string; "" when the model leaves it out.
+   * @throws Exception  KILN_INVALID_ARGUMENT (unknown field, empty handle), KILN_OUT_OF_MEMORY.
+   */
+  std::string metadata_string(KilnModelMetadataField field) const {
+    return detail::AllocatedString([&](KilnAllocator* allocator, char** out) {
+      return Api().SessionGetModelMetadataString(get(), field, allocator, out);
+    });
+  }
+
+  /**
+   * The model's version (KilnApi::SessionGetModelVersion).
+   *
+   * @return ModelProto.model_version; 0 when absent.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle.
+   */
+  int64_t model_version() const {
+    int64_t version = 0;
+    ThrowOnError(Api().SessionGetModelVersion(get(), &version));
+    return version;
+  }
+
+  /**
+   * The keys of the model's custom metadata, ModelProto.metadata_props
+   * (KilnApi::SessionGetCustomMetadataKeys).
+   *
+   * @return Copies of the UTF-8 keys, sorted.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle, KILN_OUT_OF_MEMORY.
+   */
+  std::vector<std::string> custom_metadata_keys() const {
+    KilnAllocator* allocator = Allocator::Default().get();
+    detail::AllocatedStrings keys(allocator);
+    ThrowOnError(Api().SessionGetCustomMetadataKeys(get(), allocator, keys.out(), keys.count()));
+    return keys.Copy();
+  }
+
+  /**
+   * The value of a custom metadata key (KilnApi::SessionLookupCustomMetadata).
+   *
+   * @param key  The key: UTF-8 without NUL bytes.
+   * @return A copy of the value; std::nullopt when the model has no such key.
+   * @throws Exception  KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY.
+   */
+  std::optional<std::string> custom_metadata(const std::string& key) const {
+    detail::CheckNoNul(key, "kiln::Session::custom_metadata", "argument 'key'");
+    KilnAllocator* allocator = Allocator::Default().get();
+    detail::AllocatedMemory value(allocator);
+    ThrowOnError(Api().SessionLookupCustomMetadata(get(), allocator, key.c_str(),
+                                                   reinterpret_cast<char**>(value.out())));
+    if (value.get() == nullptr) return std::nullopt;
+    return std::string(static_cast<const char*>(value.get()));
+  }
+
+  /**
+   * Writes the profile recorded so far (KilnApi::SessionEndProfiling).
+   *
+   * @return The path of the Chrome trace-event JSON file written.
+   * @throws Exception  KILN_INVALID_ARGUMENT when profiling is off, KILN_FAIL when the file
+   *                    cannot be written, KILN_OUT_OF_MEMORY.
+   */
+  std::string EndProfiling() {
+    return detail::AllocatedString([&](KilnAllocator* allocator, char** out) {
+      return Api().SessionEndProfiling(get(), allocator, out);
+    });
+  }
+
+  /**
+   * Runs the model (KilnApi::Run). Safe to call from many threads at once.
+   *
+   * @param run_options   Options; an empty RunOptions means the defaults.
+   * @param input_names   One name per input value: every model input exactly once.
+   * @param inputs        The input tensors, in the order of @p input_names.
+   * @param output_names  The outputs wanted (at least one), each a model output.
+   * @return One new value per name in @p output_names, in that order.
+   * @throws Exception  KILN_INVALID_ARGUMENT (the two input lists differ in length, a NUL byte in
+   *                    a name, an unknown, missing or repeated name, a wrong element type or
+   *                    shape), KILN_TERMINATED, KILN_NOT_IMPLEMENTED, KILN_ENGINE_ERROR or
+   *                    KILN_RUNTIME_EXCEPTION naming the node that failed, KILN_OUT_OF_MEMORY.
+   */
+  std::vector<Value> Run(const RunOptions& run_options, const std::vector<std::string>& input_names,
+                         const std::vector<Value>& inputs,
+                         const std::vector<std::string>& output_names) const {
+    if (input_names.size() != inputs.size()) {
+      throw Exception(KILN_INVALID_ARGUMENT,
+                      "kiln::Session::Run: " + std::to_string(input_names.size()) +
+                          " input names but " + std::to_string(inputs.size()) + " input values");
+    }
+    std::vector<const char*> c_input_names;
+    std::vector<const KilnValue*> c_inputs;
+    c_input_names.reserve(inputs.size());
+    c_inputs.reserve(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      detail::CheckNoNul(input_names[i], "kiln::Session::Run",
+                         "entry " + std::to_string(i) + " of argument 'input_names'");
+      c_input_names.push_back(input_names[i].c_str());
+      c_inputs.push_back(inputs[i].get());
+    }
+    std::vector<const char*> c_output_names;
+    c_output_names.reserve(output_names.size());
+    for (size_t i = 0; i < output_names.size(); ++i) {
+      detail::CheckNoNul(output_names[i], "kiln::Session::Run",
+                         "entry " + std::to_string(i) + " of argument 'output_names'");
+      c_output_names.push_back(output_names[i].c_str());
+    }
+    // Everything that can throw is done before the run, so its outputs cannot leak.
+    std::vector<KilnValue*> c_outputs(output_names.size(), nullptr);
+    std::vector<Value> outputs;
+    outputs.reserve(output_names.size());
+    ThrowOnError(Api().Run(get(), run_options.get(), c_input_names.data(), c_inputs.data(),
+                           c_inputs.size(), c_output_names.data(), c_output_names.size(),
+                           c_outputs.data()));
+    for (KilnValue* v : c_outputs) outputs.emplace_back(v);
+    return outputs;
+  }
+
+  /**
+   * Runs the model with the default run options (KilnApi::Run).
+   *
+   * @param input_names   One name per input value: every model input exactly once.
+   * @param inputs        The input tensors, in the order of @p input_names.
+   * @param output_names  The outputs wanted (at least one), each a model output.
+   * @return One new value per name in @p output_names, in that order.
+   * @throws Exception  As for the overload taking RunOptions.
+   */
+  std::vector<Value> Run(const std::vector<std::string>& input_names,
+                         const std::vector<Value>& inputs,
+                         const std::vector<std::string>& output_names) const {
+    return Run(RunOptions(), input_names, inputs, output_names);
+  }
+};
+
+}  // namespace kiln
+
+#endif  // KILN_CXX_SESSION_H_

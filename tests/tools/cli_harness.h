@@ -1,0 +1,51 @@
+// Running the `kiln` binary from tests, and reading the JSON it prints.
+//
+//   CliResult r = RunKiln({"info", model, "--json"});
+//   EXPECT_EQ(r.status, 0) << r.err;
+//   JsonValue j = ParseJson(r.out);
+//   j.At("inputs").items[0].At("name").text;
+#ifndef KILN_TESTS_TOOLS_CLI_HARNESS_H_
+#define KILN_TESTS_TOOLS_CLI_HARNESS_H_
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln::test {
+
+// What a finished `kiln` process left: its exit status (-1 when it did not exit normally, e.g.
+// killed by a signal) and everything it wrote to stdout and stderr.
+struct CliResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the `kiln` binary (KILN_CLI_PATH, set by the build) with `args`, no shell involved.
+CliResult RunKiln(const std::vector<std::string>& args);
+
+// A fresh, empty folder for one test, under the build tree's temporary folder; removed and
+// recreated on each call with the same name.
+std::filesystem::path TestDir(const std::string& name);
+
+// A parsed JSON value: enough of JSON for checking the tool's output.
+struct JsonValue {
+  enum Kind { kNull, kBool, kNumber, kString, kArray, kObject } kind = kNull;
+  bool flag = false;
+  double number = 0;
+  std::string text;
+  std::vector<JsonValue> items;
+  std::vector<std::pair<std::string, JsonValue>> members;  // in document order
+
+  bool Has(const std::string& key) const;
+  // The member `key` of an object; throws std::runtime_error when there is none.
+  const JsonValue& At(const std::string& key) const;
+};
+
+// Parses one JSON document (surrounding whitespace allowed); throws std::runtime_error.
+JsonValue ParseJson(const std::string& text);
+
+}  // namespace kiln::test
+
+#endif  // KILN_TESTS_TOOLS_CLI_HARNESS_H_

@@ -1,0 +1,151 @@
+// kiln bench MODEL [--threads N] [--warmup W] [--iters K] [--json]
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <numeric>
+
+#include "commands.h"
+#include "inputs.h"
+#include "json.h"
+
+namespace kiln::cli {
+namespace {
+
+constexpr char kUsage[] =
+    R"(usage: kiln bench MODEL [--threads N] [--warmup W] [--iters K] [--json] [options]
+
+Times a model: session creation, the first run, then W warm-up runs and K timed runs on the
+same inputs (random unless given with --input).
+
+Options:
+  --threads N         intra-op threads (default 0: one per hardware thread)
+  --warmup W          untimed runs after the first (default 5)
+  --iters K           timed runs, at least 1 (default 50)
+  --json              print one JSON object with the keys load_ms, first_run_ms, min_ms,
+                      median_ms, p90_ms, mean_ms, iters, threads, peak_rss_mb
+  --input NAME=FILE   an input's value, as for 'kiln run' (repeatable)
+  --optimization L    graph optimization level: 0-3 or disable, basic, extended, all
+                      (default 3)
+  --seed S            seed of the random inputs (default 0)
+  -h, --help          print this help
+)";
+
+constexpr OptionSpec kOptions[] = {{"--threads", true, false}, {"--warmup", true, false},
+                                   {"--iters", true, false},   {"--json", false, false},
+                                   {"--input", true, true},    {"--optimization", true, false},
+                                   {"--seed", true, false}};
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+struct Result {
+  double load_ms = 0, first_run_ms = 0, min_ms = 0, median_ms = 0, p90_ms = 0, mean_ms = 0;
+  int64_t iters = 0;
+  int threads = 0;
+  double peak_rss_mb = 0;
+};
+
+// Order statistics of the timed runs: min, median (the mean of the middle two for an even
+// count), p90 by nearest rank, mean.
+void Summarise(std::vector<double> times, Result& r) {
+  std::sort(times.begin(), times.end());
+  const size_t n = times.size();
+  r.min_ms = times.front();
+  r.median_ms = n % 2 == 1 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  const size_t rank = (9 * n + 9) / 10;  // ceil(0.9 n)
+  r.p90_ms = times[rank - 1];
+  r.mean_ms = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(n);
+}
+
+double PeakRssMb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+void PrintJson(const Result& r) {
+  std::cout << "{\"load_ms\": " << JsonNumber(r.load_ms)
+            << ", \"first_run_ms\": " << JsonNumber(r.first_run_ms)
+            << ", \"min_ms\": " << JsonNumber(r.min_ms)
+            << ", \"median_ms\": " << JsonNumber(r.median_ms)
+            << ", \"p90_ms\": " << JsonNumber(r.p90_ms)
+            << ", \"mean_ms\": " << JsonNumber(r.mean_ms) << ", \"iters\": " << r.iters
+            << ", \"threads\": " << r.threads
+            << ", \"peak_rss_mb\": " << JsonNumber(r.peak_rss_mb, 1) << "}\n";
+}
+
+void PrintText(const std::string& model, int64_t warmup, const Result& r) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "model        %s\n"
+                "threads      %d\n"
+                "load         %.3f ms\n"
+                "first run    %.3f ms\n"
+                "timed runs   %lld (after %lld warm-up)\n"
+                "  min        %.3f ms\n"
+                "  median     %.3f ms\n"
+                "  p90        %.3f ms\n"
+                "  mean       %.3f ms\n"
+                "peak RSS     %.1f MiB\n",
+                model.c_str(), r.threads, r.load_ms, r.first_run_ms,
+                static_cast<long long>(r.iters), static_cast<long long>(warmup), r.min_ms,
+                r.median_ms, r.p90_ms, r.mean_ms, r.peak_rss_mb);
+  std::cout << buf;
+}
+
+}  // namespace
+
+int BenchCommand(std::span<const std::string> argv) {
+  const Args args = ParseArgs("bench", argv, kOptions);
+  if (args.help) {
+    std::cout << kUsage;
+    return 0;
+  }
+  const std::string model = ModelArgument(args, "bench");
+  const SessionConfig config = ParseSessionConfig(args);
+  const int64_t warmup = ParseInt("--warmup", args.Value("--warmup", "5"), 0, 1000000);
+  const int64_t iters = ParseInt("--iters", args.Value("--iters", "50"), 1, 1000000);
+  const std::vector<InputSpec> specs = ParseInputSpecs(args.Values("--input"));
+  const uint64_t seed = ParseUint64("--seed", args.Value("--seed", "0"));
+
+  const kiln::Env env(KILN_LOGGING_LEVEL_WARNING, "kiln-bench");
+  Result r;
+  r.iters = iters;
+  r.threads = EffectiveThreads(config);
+  const Clock::time_point load_start = Clock::now();
+  const kiln::Session session = OpenSession(env, model, config);
+  r.load_ms = MsSince(load_start);
+  const Inputs in = PrepareInputs(session, specs, seed);
+  const std::vector<std::string> output_names = session.output_names();
+  // One run, timed from the call until its outputs are released.
+  const auto run_once = [&] {
+    const Clock::time_point start = Clock::now();
+    try {
+      session.Run(in.names, in.values, output_names);
+    } catch (const kiln::Exception& e) {
+      throw Error(std::string("the run failed: ") + e.what());
+    }
+    return MsSince(start);
+  };
+  r.first_run_ms = run_once();
+  for (int64_t i = 0; i < warmup; ++i) run_once();
+  std::vector<double> times;
+  times.reserve(static_cast<size_t>(iters));
+  for (int64_t i = 0; i < iters; ++i) times.push_back(run_once());
+  Summarise(std::move(times), r);
+  r.peak_rss_mb = PeakRssMb();
+  if (args.Has("--json")) {
+    PrintJson(r);
+  } else {
+    PrintText(model, warmup, r);
+  }
+  return 0;
+}
+
+}  // namespace kiln::cli
