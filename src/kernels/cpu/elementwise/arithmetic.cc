@@ -134,16 +134,17 @@ class Arithmetic final : public Kernel {
     DispatchList(NumericTypes{}, a.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
       op_.template Validate<T>(info);
-      if (!ctx.WantsOutput(0)) return;
-      Tensor& y = ctx.Output(0, a.type(), Shape(shapes.out));
-      if (y.element_count() == 0) return;
+      const Shape out(shapes.out);
       const T* pb = static_cast<const T*>(b.data());
       if constexpr (Op::kIntegerDivision && std::is_integral_v<T>) {
-        if (ContainsZero(pb, b.element_count())) {
+        // Only a divisor that meets a dividend counts: none does when the output is empty.
+        if (out.ElementCount() != std::optional<size_t>(0) && ContainsZero(pb, b.element_count())) {
           info.Fail(ErrorCode::kInvalidArgument,
                     "input 'B' contains 0, and integer division by zero is undefined");
         }
       }
+      if (!ctx.WantsOutput(0)) return;
+      Tensor& y = ctx.Output(0, a.type(), out);
       const BroadcastPlan plan(shapes.out, {&shapes.a, &shapes.b});
       RunBinary(ctx.threads(), plan, static_cast<const T*>(a.data()), pb, static_cast<T*>(y.data()),
                 [this](T p, T q) { return Store<T>(op_(Load(p), Load(q))); });

@@ -54,7 +54,7 @@ TEST(ElementwiseAdd, HalfTypesComputeInFloat) {
 }
 
 TEST(ElementwiseAdd, ManyThreadsMatchOneThread) {
-  std::vector<float> a(300 * 200), b(200);
+  std::vector<float> a(size_t{300} * 200), b(200);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 97);
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) * 0.5f;
   auto out = NodeTest("Add", 14).Input<float>({300, 200}, a).Input<float>({200}, b).Run(4);

@@ -1,3 +1,5 @@
+// Broadcast shapes (numpy and legacy) and the BroadcastPlan's dimension collapsing; see
+// broadcast.h.
 #include "kernels/cpu/elementwise/broadcast.h"
 
 #include "core/shape.h"

@@ -81,7 +81,9 @@ TEST(ElementwiseCast, StringToNumbers) {
           .Attr("to", To(DataType::kFloat))
           .Input<std::string>({8}, {"3.14", "1e-5", "1E8", "+INF", "inf", "-Inf", "NaN", " 2.5 "})
           .Run();
-  ExpectAllNear(Values<float>(*f[0]), {3.14, 1e-5, 1e8, INFINITY, INFINITY, -INFINITY, NAN, 2.5});
+  const double inf = std::numeric_limits<double>::infinity();
+  ExpectAllNear(Values<float>(*f[0]),
+                {3.14, 1e-5, 1e8, inf, inf, -inf, std::numeric_limits<double>::quiet_NaN(), 2.5});
   auto big = NodeTest("Cast", 13)
                  .Attr("to", To(DataType::kFloat))
                  .Input<std::string>({2}, {"1e50", "-1e-50"})

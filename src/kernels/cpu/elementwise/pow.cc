@@ -38,7 +38,7 @@ T IntegerPow(const KernelInfo& info, T base, E exponent) {
       return 0;
     }
   }
-  auto e = static_cast<uint64_t>(exponent);
+  auto e = static_cast<uint64_t>(static_cast<std::make_unsigned_t<E>>(exponent));  // >= 0 here
   T result = 1;
   T square = base;
   while (e != 0) {

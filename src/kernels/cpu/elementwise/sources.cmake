@@ -19,4 +19,5 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/elementwise/clip_variadic_test.cc
   src/kernels/cpu/elementwise/expand_test.cc
   src/kernels/cpu/elementwise/logic_test.cc
+  src/kernels/cpu/elementwise/numeric_test.cc
   src/kernels/cpu/elementwise/unary_math_test.cc)

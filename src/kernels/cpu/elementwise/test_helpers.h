@@ -57,6 +57,7 @@ void ExpectAllNear(const std::vector<T>& actual, const std::vector<double>& expe
 template <typename H>
 std::vector<H> Halves(const std::vector<float>& values) {
   std::vector<H> out;
+  out.reserve(values.size());
   for (float v : values) out.push_back(H::FromFloat(v));
   return out;
 }
@@ -64,6 +65,7 @@ std::vector<H> Halves(const std::vector<float>& values) {
 template <typename H>
 std::vector<float> Floats(const Tensor& t) {
   std::vector<float> out;
+  out.reserve(t.element_count());
   for (H h : Values<H>(t)) out.push_back(h.ToFloat());
   return out;
 }

@@ -13,18 +13,21 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-std::vector<float> RunFloat(const char* op, int opset, std::vector<float> x) {
+std::vector<float> RunFloat(const char* op, int opset, const std::vector<float>& x) {
   const auto n = static_cast<int64_t>(x.size());
   auto out = NodeTest(op, opset).Input<float>({n}, x).Run();
   EXPECT_EQ(out[0]->shape(), Shape({n}));
   return Values<float>(*out[0]);
 }
 
-const std::vector<float> kX = {-2.0f, -0.5f, 0.0f, 0.75f, 3.0f};
+// The inputs the reference values below were computed for.
+std::vector<float> Sample() {
+  return {-2.0f, -0.5f, 0.0f, 0.75f, 3.0f};
+}
 
 TEST(ElementwiseUnaryMath, ExpLogSqrtReciprocal) {
-  ExpectAllNear(RunFloat("Exp", 13, kX), {0.1353352814912796, 0.6065306663513184, 1.0,
-                                          2.117000102996826, 20.08553695678711});
+  ExpectAllNear(RunFloat("Exp", 13, Sample()), {0.1353352814912796, 0.6065306663513184, 1.0,
+                                                2.117000102996826, 20.08553695678711});
   ExpectAllNear(RunFloat("Log", 13, {0.5f, 1, 2, 10}),
                 {-0.6931471824645996, 0.0, 0.6931471824645996, 2.3025851249694824});
   ExpectAllNear(RunFloat("Sqrt", 13, {0, 0.25f, 2, 9}), {0.0, 0.5, 1.4142135381698608, 3.0});
@@ -35,14 +38,14 @@ TEST(ElementwiseUnaryMath, ExpLogSqrtReciprocal) {
 }
 
 TEST(ElementwiseUnaryMath, Trigonometry) {
-  ExpectAllNear(RunFloat("Tanh", 13, kX), {-0.9640275835990906, -0.46211719512939453, 0.0,
-                                           0.6351490020751953, 0.9950547814369202});
-  ExpectAllNear(RunFloat("Sin", 7, kX), {-0.9092974066734314, -0.4794255495071411, 0.0,
-                                         0.681638777256012, 0.14112000167369843});
-  ExpectAllNear(RunFloat("Cos", 22, kX), {-0.41614681482315063, 0.8775825500488281, 1.0,
-                                          0.7316888570785522, -0.9899924993515015});
-  ExpectAllNear(RunFloat("Erf", 13, kX), {-0.9953222650189527, -0.5204998778130465, 0.0,
-                                          0.7111556336535151, 0.9999779095030014});
+  ExpectAllNear(RunFloat("Tanh", 13, Sample()), {-0.9640275835990906, -0.46211719512939453, 0.0,
+                                                 0.6351490020751953, 0.9950547814369202});
+  ExpectAllNear(RunFloat("Sin", 7, Sample()), {-0.9092974066734314, -0.4794255495071411, 0.0,
+                                               0.681638777256012, 0.14112000167369843});
+  ExpectAllNear(RunFloat("Cos", 22, Sample()), {-0.41614681482315063, 0.8775825500488281, 1.0,
+                                                0.7316888570785522, -0.9899924993515015});
+  ExpectAllNear(RunFloat("Erf", 13, Sample()), {-0.9953222650189527, -0.5204998778130465, 0.0,
+                                                0.7111556336535151, 0.9999779095030014});
 }
 
 TEST(ElementwiseUnaryMath, FloorCeilRound) {
