@@ -247,7 +247,7 @@ TEST(NnConvTranspose, RejectsBadShapes) {
       [] {
         Bad(1, {1, 1, 3}, {1, 1, 2}).Attr("pads", std::vector<int64_t>{2, 2}).Run();
       },
-      ErrorCode::kInvalidArgument, {"'pads'", "output size 0"});
+      ErrorCode::kInvalidArgument, {"'pads'", "no output", "full size 4, padding 4"});
 }
 
 TEST(NnConvTranspose, RejectsBadAttributes) {

@@ -227,7 +227,7 @@ class Pool final : public Kernel {
     const WindowGeometry g = nn::ResolveWindow(info, attrs_, x.shape(), attrs_.kernel_shape, true);
     std::vector<int64_t> y_dims = {x.shape().dims()[0], x.shape().dims()[1]};
     y_dims.insert(y_dims.end(), g.out.begin(), g.out.end());
-    const size_t planes = static_cast<size_t>(y_dims[0] * y_dims[1]);
+    const size_t planes = static_cast<size_t>(y_dims[0]) * static_cast<size_t>(y_dims[1]);
 
     const WindowCounts counts = CountTaps(g);
     const bool needs_element =

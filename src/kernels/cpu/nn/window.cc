@@ -199,7 +199,7 @@ WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, c
                         Join(attrs.pads) + ")");
         }
         const bool ceil = honour_ceil_mode && attrs.ceil_mode;
-        g.out[d] = (padded - extent + (ceil ? s - 1 : 0)) / s + 1;
+        g.out[d] = CheckedAdd(info, padded - extent, ceil ? s - 1 : 0, "the output size") / s + 1;
         // A window that would start in the end padding is dropped.
         if (ceil && (g.out[d] - 1) * s >= in + g.pad_begin[d]) --g.out[d];
         break;

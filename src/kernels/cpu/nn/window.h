@@ -83,7 +83,7 @@ WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, c
 
 // a / b rounded up, for b > 0 and any a.
 inline int64_t CeilDiv(int64_t a, int64_t b) noexcept {
-  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+  return a >= 0 ? a / b + (a % b != 0 ? 1 : 0) : -((-a) / b);
 }
 
 // a + b and a * b for sizes, throwing kInvalidArgument naming `what` on overflow.
