@@ -161,6 +161,27 @@ TEST(NnMaxPool, AutoPad) {
   EXPECT_EQ(MaxPoolAutoPad("VALID"), (std::vector<float>{0.0f, 0.875f, 0.25f, 1.0f}));
 }
 
+TEST(NnMaxPool, AutoPadValidWithCeilMode) {
+  // 5 elements, kernel 2, stride 2: the third window starts inside the input and is kept.
+  auto out = NodeTest("MaxPool", 12)
+                 .Attr("kernel_shape", Ints{2})
+                 .Attr("strides", Ints{2})
+                 .Attr("auto_pad", "VALID")
+                 .Attr("ceil_mode", int64_t{1})
+                 .Input<float>({1, 1, 5}, Pattern(5))
+                 .Run();
+  EXPECT_EQ(Values<float>(*out[0]), (std::vector<float>{-0.125f, 0.75f, 0.375f}));
+  ExpectError(
+      [] {
+        NodeTest("MaxPool", 12)
+            .Attr("kernel_shape", Ints{3})
+            .Attr("auto_pad", "VALID")
+            .Input<float>({1, 1, 2}, Pattern(2))
+            .Run();
+      },
+      ErrorCode::kInvalidArgument, {"kernel extent 3", "auto_pad VALID"});
+}
+
 TEST(NnMaxPool, NanIsIgnoredUnlessTheWholeWindowIsNan) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   auto out = NodeTest("MaxPool", 12)
