@@ -6,8 +6,8 @@
 // s * (in - 1) + output_padding + ((k - 1) * d + 1) - out (0 when negative; pads are never
 // negative). SAME_UPPER puts the odd element at the end and SAME_LOWER at the beginning, as the
 // auto_pad documentation says in every version (the opset-1 equations state the opposite split and
-// contradict it). With output_shape and auto_pad NOTSET the odd element goes at the end before
-// opset 11 and at the beginning from opset 11, as each version's equations give.
+// contradict it). With output_shape and auto_pad NOTSET or VALID the odd element goes at the end
+// before opset 11 and at the beginning from opset 11, as each version's equations give.
 #include <algorithm>
 #include <string>
 #include <type_traits>
@@ -220,7 +220,7 @@ class ConvTranspose final : public Kernel {
                                          : CheckedMul(info, g.out[d], s, "the output size");
         const int64_t total = full > g.in[d] ? full - g.in[d] : 0;
         const bool odd_first = attrs_.auto_pad == nn::AutoPad::kSameLower ||
-                               (attrs_.auto_pad == nn::AutoPad::kNotSet && odd_padding_first_);
+                               (attrs_.auto_pad != nn::AutoPad::kSameUpper && odd_padding_first_);
         g.pad_begin[d] = odd_first ? total - total / 2 : total / 2;
         g.pad_end[d] = total - g.pad_begin[d];
       } else {
@@ -252,7 +252,7 @@ class ConvTranspose final : public Kernel {
   int64_t group_;
   std::vector<int64_t> output_padding_;
   std::vector<int64_t> output_shape_;
-  bool odd_padding_first_;  // output_shape with auto_pad NOTSET: odd padding at the beginning
+  bool odd_padding_first_;  // output_shape, auto_pad NOTSET or VALID: odd padding at the beginning
 };
 
 }  // namespace

@@ -103,8 +103,9 @@ TEST(NnConvTranspose, ThreeD) {
 // The full output of X [1,1,3] (Pattern) and W [1,1,3] (Pattern step 5), stride 2: 7 elements.
 constexpr float kFull1D[] = {1.0f, 0.375f, -0.125f, 0.046875f, -0.78125f, -0.28125f, 0.1875f};
 
-std::vector<float> OutputShape1D(int64_t opset, int64_t size) {
+std::vector<float> OutputShape1D(int64_t opset, int64_t size, const char* auto_pad = "NOTSET") {
   auto out = NodeTest("ConvTranspose", opset)
+                 .Attr("auto_pad", auto_pad)
                  .Attr("strides", std::vector<int64_t>{2})
                  .Attr("output_shape", std::vector<int64_t>{size})
                  .Input<float>({1, 1, 3}, Pattern(3))
@@ -124,6 +125,13 @@ TEST(NnConvTranspose, OutputShapeOddPaddingSideDependsOnOpset) {
   }
   ExpectNear(OutputShape1D(1, 6), v1, 1e-6);
   ExpectNear(OutputShape1D(11, 6), v11, 1e-6);
+  ExpectNear(OutputShape1D(1, 6, "VALID"), v1, 1e-6);
+  ExpectNear(OutputShape1D(11, 6, "VALID"), v11, 1e-6);
+  // SAME_UPPER puts it at the end and SAME_LOWER at the beginning in every version.
+  ExpectNear(OutputShape1D(1, 6, "SAME_UPPER"), v1, 1e-6);
+  ExpectNear(OutputShape1D(11, 6, "SAME_UPPER"), v1, 1e-6);
+  ExpectNear(OutputShape1D(1, 6, "SAME_LOWER"), v11, 1e-6);
+  ExpectNear(OutputShape1D(22, 6, "SAME_LOWER"), v11, 1e-6);
 }
 
 TEST(NnConvTranspose, OutputShapeLargerThanFullGetsOnlyBias) {
