@@ -12,37 +12,39 @@ namespace {
 using nn_test::ExpectError;
 using nn_test::ExpectNear;
 using nn_test::Pattern;
+using nn_test::Vec;
 
-const std::vector<float> kScale = {0.5f, -1.0f, 2.0f};
-const std::vector<float> kBias = {0.25f, 0.0f, -0.5f};
-const std::vector<float> kMean = {0.125f, -0.25f, 0.0f};
-const std::vector<float> kVar = {0.5f, 1.0f, 0.25f};
-const std::vector<float> kWant = {-0.5454872f, 0.07322507f,  0.6919373f, -0.1919373f,  -0.6249969f,
-                                  0.6249969f,  -0.2499988f,  -1.124994f, -1.99997f,    1.49996f,
-                                  -3.49994f,   -9.9997e-06f, 0.8687122f, -0.01516239f, 0.6035499f,
-                                  -0.2803248f, -0.4999975f,  0.7499963f, -0.1249994f,  -0.999995f,
-                                  -2.49996f,   0.99997f,     -3.99993f,  -0.5f};
+constexpr float kScale[] = {0.5f, -1.0f, 2.0f};
+constexpr float kBias[] = {0.25f, 0.0f, -0.5f};
+constexpr float kMean[] = {0.125f, -0.25f, 0.0f};
+constexpr float kVar[] = {0.5f, 1.0f, 0.25f};
+constexpr float kWant[] = {-0.5454872f, 0.07322507f,  0.6919373f, -0.1919373f,  -0.6249969f,
+                           0.6249969f,  -0.2499988f,  -1.124994f, -1.99997f,    1.49996f,
+                           -3.49994f,   -9.9997e-06f, 0.8687122f, -0.01516239f, 0.6035499f,
+                           -0.2803248f, -0.4999975f,  0.7499963f, -0.1249994f,  -0.999995f,
+                           -2.49996f,   0.99997f,     -3.99993f,  -0.5f};
 
 NodeTest Spatial(int64_t opset) {
   NodeTest t("BatchNormalization", opset);
   t.Input<float>({2, 3, 2, 2}, Pattern(24))
-      .Input<float>({3}, kScale, true)
-      .Input<float>({3}, kBias, true)
-      .Input<float>({3}, kMean, true)
-      .Input<float>({3}, kVar, true);
+      .Input<float>({3}, Vec(kScale), true)
+      .Input<float>({3}, Vec(kBias), true)
+      .Input<float>({3}, Vec(kMean), true)
+      .Input<float>({3}, Vec(kVar), true);
   return t;
 }
 
 TEST(NnBatchNormalization, EveryVersionInInferenceMode) {
   for (int64_t opset : {6, 7, 9, 14, 15}) {
     SCOPED_TRACE(opset);
-    ExpectNear(Values<float>(*Spatial(opset).Run()[0]), kWant, 1e-5);
+    ExpectNear(Values<float>(*Spatial(opset).Run()[0]), Vec(kWant), 1e-5);
   }
   auto v1 = Spatial(1)
                 .Attr("consumed_inputs", std::vector<int64_t>{0, 0, 0, 1, 1})
                 .Attr("is_test", int64_t{1});
-  ExpectNear(Values<float>(*v1.Run()[0]), kWant, 1e-5);
-  ExpectNear(Values<float>(*Spatial(15).Attr("training_mode", int64_t{0}).Run(2)[0]), kWant, 1e-5);
+  ExpectNear(Values<float>(*v1.Run()[0]), Vec(kWant), 1e-5);
+  ExpectNear(Values<float>(*Spatial(15).Attr("training_mode", int64_t{0}).Run(2)[0]), Vec(kWant),
+             1e-5);
 }
 
 TEST(NnBatchNormalization, Epsilon) {
@@ -106,23 +108,23 @@ TEST(NnBatchNormalization, MixedParameterTypes) {
                  .Input<Float16>({3}, {Float16::FromFloat(0.5f), Float16::FromFloat(1.0f),
                                        Float16::FromFloat(0.25f)})
                  .Run();
-  ExpectNear(Values<float>(*v15[0]), kWant, 1e-5);
+  ExpectNear(Values<float>(*v15[0]), Vec(kWant), 1e-5);
   auto v14 = NodeTest("BatchNormalization", 14)
                  .Input<float>({2, 3, 2, 2}, Pattern(24))
-                 .Input<float>({3}, kScale)
-                 .Input<float>({3}, kBias)
+                 .Input<float>({3}, Vec(kScale))
+                 .Input<float>({3}, Vec(kBias))
                  .Input<double>({3}, {0.125, -0.25, 0.0})
                  .Input<double>({3}, {0.5, 1.0, 0.25})
                  .Run();
-  ExpectNear(Values<float>(*v14[0]), kWant, 1e-5);
+  ExpectNear(Values<float>(*v14[0]), Vec(kWant), 1e-5);
   ExpectError(
       [] {
         NodeTest("BatchNormalization", 14)
             .Input<float>({2, 3, 2, 2}, Pattern(24))
             .Input<double>({3}, {0.5, -1.0, 2.0})
-            .Input<float>({3}, kBias)
-            .Input<float>({3}, kMean)
-            .Input<float>({3}, kVar)
+            .Input<float>({3}, Vec(kBias))
+            .Input<float>({3}, Vec(kMean))
+            .Input<float>({3}, Vec(kVar))
             .Run();
       },
       ErrorCode::kInvalidArgument, {"'scale'", "double", "'X'"});
@@ -130,9 +132,9 @@ TEST(NnBatchNormalization, MixedParameterTypes) {
       [] {
         NodeTest("BatchNormalization", 15)
             .Input<float>({2, 3, 2, 2}, Pattern(24))
-            .Input<float>({3}, kScale)
-            .Input<float>({3}, kBias)
-            .Input<float>({3}, kMean)
+            .Input<float>({3}, Vec(kScale))
+            .Input<float>({3}, Vec(kBias))
+            .Input<float>({3}, Vec(kMean))
             .Input<double>({3}, {0.5, 1.0, 0.25})
             .Run();
       },
@@ -141,54 +143,45 @@ TEST(NnBatchNormalization, MixedParameterTypes) {
       [] {
         NodeTest("BatchNormalization", 9)
             .Input<float>({2, 3, 2, 2}, Pattern(24))
-            .Input<float>({3}, kScale)
-            .Input<float>({3}, kBias)
+            .Input<float>({3}, Vec(kScale))
+            .Input<float>({3}, Vec(kBias))
             .Input<double>({3}, {0.125, -0.25, 0.0})
-            .Input<float>({3}, kVar)
+            .Input<float>({3}, Vec(kVar))
             .Run();
       },
       ErrorCode::kInvalidArgument, {"'mean'", "double", "'X'"});
 }
 
 TEST(NnBatchNormalization, Float16DoubleAndBFloat16) {
-  std::vector<Float16> xh;
-  for (float v : Pattern(24)) xh.push_back(Float16::FromFloat(v));
-  auto h = [](const std::vector<float>& v) {
-    std::vector<Float16> r;
-    for (float f : v) r.push_back(Float16::FromFloat(f));
-    return r;
-  };
+  const std::vector<Float16> xh = nn_test::Cast<Float16>(Pattern(24));
+  const auto h = [](const std::vector<float>& v) { return nn_test::Cast<Float16>(v); };
   auto out = NodeTest("BatchNormalization", 9)
                  .Input<Float16>({2, 3, 2, 2}, xh)
-                 .Input<Float16>({3}, h(kScale))
-                 .Input<Float16>({3}, h(kBias))
-                 .Input<Float16>({3}, h(kMean))
-                 .Input<Float16>({3}, h(kVar))
+                 .Input<Float16>({3}, h(Vec(kScale)))
+                 .Input<Float16>({3}, h(Vec(kBias)))
+                 .Input<Float16>({3}, h(Vec(kMean)))
+                 .Input<Float16>({3}, h(Vec(kVar)))
                  .Run();
-  std::vector<float> got;
-  for (Float16 v : Values<Float16>(*out[0])) got.push_back(v.ToFloat());
-  ExpectNear(got, kWant, 4e-3);
+  const std::vector<float> got = nn_test::ToFloat(Values<Float16>(*out[0]));
+  ExpectNear(got, Vec(kWant), 4e-3);
 
-  const auto d = [](const std::vector<float>& v) {
-    return std::vector<double>(v.begin(), v.end());
-  };
+  const auto d = [](const std::vector<float>& v) { return nn_test::Cast<double>(v); };
   auto dd = NodeTest("BatchNormalization", 7)
                 .Input<double>({2, 3, 2, 2}, d(Pattern(24)))
-                .Input<double>({3}, d(kScale))
-                .Input<double>({3}, d(kBias))
-                .Input<double>({3}, d(kMean))
-                .Input<double>({3}, d(kVar))
+                .Input<double>({3}, d(Vec(kScale)))
+                .Input<double>({3}, d(Vec(kBias)))
+                .Input<double>({3}, d(Vec(kMean)))
+                .Input<double>({3}, d(Vec(kVar)))
                 .Run();
-  ExpectNear(Values<double>(*dd[0]), d(kWant), 1e-6);
+  ExpectNear(Values<double>(*dd[0]), d(Vec(kWant)), 1e-6);
 
-  std::vector<BFloat16> xb;
-  for (float v : Pattern(24)) xb.push_back(BFloat16::FromFloat(v));
+  const std::vector<BFloat16> xb = nn_test::Cast<BFloat16>(Pattern(24));
   auto bf = NodeTest("BatchNormalization", 15)
                 .Input<BFloat16>({2, 3, 2, 2}, xb)
-                .Input<float>({3}, kScale)
-                .Input<float>({3}, kBias)
-                .Input<float>({3}, kMean)
-                .Input<float>({3}, kVar)
+                .Input<float>({3}, Vec(kScale))
+                .Input<float>({3}, Vec(kBias))
+                .Input<float>({3}, Vec(kMean))
+                .Input<float>({3}, Vec(kVar))
                 .Run();
   EXPECT_NEAR(Values<BFloat16>(*bf[0])[0].ToFloat(), kWant[0], 1e-2);
   ExpectError(
@@ -218,7 +211,7 @@ TEST(NnBatchNormalization, TrainingIsNotImplemented) {
   ExpectError([] { Spatial(15).Outputs(3).Run(); }, ErrorCode::kInvalidArgument,
               {"'running_mean'", "training_mode=1"});
   // Outputs declared but left out do not ask for training.
-  ExpectNear(Values<float>(*Spatial(9).Outputs(5, {1, 2, 3, 4}).Run()[0]), kWant, 1e-5);
+  ExpectNear(Values<float>(*Spatial(9).Outputs(5, {1, 2, 3, 4}).Run()[0]), Vec(kWant), 1e-5);
 }
 
 TEST(NnBatchNormalization, RejectsBadShapes) {
@@ -226,10 +219,10 @@ TEST(NnBatchNormalization, RejectsBadShapes) {
       [] {
         NodeTest("BatchNormalization", 15)
             .Input<float>({2, 3, 2, 2}, Pattern(24))
-            .Input<float>({3}, kScale)
+            .Input<float>({3}, Vec(kScale))
             .Input<float>({2}, {0.0f, 0.0f})
-            .Input<float>({3}, kMean)
-            .Input<float>({3}, kVar)
+            .Input<float>({3}, Vec(kMean))
+            .Input<float>({3}, Vec(kVar))
             .Run();
       },
       ErrorCode::kInvalidArgument, {"'B'", "[2]", "expected [3]"});
@@ -237,10 +230,10 @@ TEST(NnBatchNormalization, RejectsBadShapes) {
       [] {
         NodeTest("BatchNormalization", 15)
             .Input<float>({3}, {1, 2, 3})
-            .Input<float>({3}, kScale)
-            .Input<float>({3}, kBias)
-            .Input<float>({3}, kMean)
-            .Input<float>({3}, kVar)
+            .Input<float>({3}, Vec(kScale))
+            .Input<float>({3}, Vec(kBias))
+            .Input<float>({3}, Vec(kMean))
+            .Input<float>({3}, Vec(kVar))
             .Run();
       },
       ErrorCode::kInvalidArgument, {"'X'", "rank 2"});
@@ -248,9 +241,9 @@ TEST(NnBatchNormalization, RejectsBadShapes) {
       [] {
         NodeTest("BatchNormalization", 15)
             .Input<float>({1, 3}, {1, 2, 3})
-            .Input<float>({3}, kScale)
-            .Input<float>({3}, kBias)
-            .Input<float>({3}, kMean)
+            .Input<float>({3}, Vec(kScale))
+            .Input<float>({3}, Vec(kBias))
+            .Input<float>({3}, Vec(kMean))
             .Run();
       },
       ErrorCode::kInvalidArgument, {"input 4"});
@@ -267,10 +260,10 @@ TEST(NnBatchNormalization, RankTwoAndEmptyBatch) {
   ExpectNear(Values<float>(*out[0]), {1.0f, 3.0f, 5.0f, 4.0f, 6.0f, 8.0f}, 1e-4);
   auto empty = NodeTest("BatchNormalization", 15)
                    .Input<float>({0, 3, 2}, {})
-                   .Input<float>({3}, kScale)
-                   .Input<float>({3}, kBias)
-                   .Input<float>({3}, kMean)
-                   .Input<float>({3}, kVar)
+                   .Input<float>({3}, Vec(kScale))
+                   .Input<float>({3}, Vec(kBias))
+                   .Input<float>({3}, Vec(kMean))
+                   .Input<float>({3}, Vec(kVar))
                    .Run();
   EXPECT_EQ(empty[0]->shape(), Shape({0, 3, 2}));
 }

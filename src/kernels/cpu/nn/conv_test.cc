@@ -12,6 +12,7 @@ namespace {
 using nn_test::ExpectError;
 using nn_test::ExpectNear;
 using nn_test::Pattern;
+using nn_test::Vec;
 
 std::vector<float> Iota(size_t n) {
   std::vector<float> v(n);
@@ -98,7 +99,7 @@ TEST(NnConv, ThreeD) {
              1e-6);
 }
 
-const std::vector<float> kDepthwise = {
+constexpr float kDepthwise[] = {
     0.390625f,  -2.25f,     -2.34375f,  0.28125f,   -0.875f,    -2.15625f,  -0.390625f, -0.03125f,
     -1.703125f, -1.71875f,  1.109375f,  -0.109375f, -2.71875f,  0.984375f,  0.5625f,    -2.03125f,
     -2.078125f, 0.734375f,  0.359375f,  -0.78125f,  -0.296875f, 1.03125f,   -1.140625f, -1.078125f,
@@ -129,7 +130,7 @@ TEST(NnConv, DepthwiseWithChannelMultiplier) {
                  .Input<float>({6}, Pattern(6, 3))
                  .Run();
   EXPECT_EQ(out[0]->shape(), Shape({2, 6, 3, 3}));
-  ExpectNear(Values<float>(*out[0]), kDepthwise, 1e-6);
+  ExpectNear(Values<float>(*out[0]), Vec(kDepthwise), 1e-6);
 }
 
 TEST(NnConv, DepthwiseThreadedMatches) {
@@ -138,23 +139,22 @@ TEST(NnConv, DepthwiseThreadedMatches) {
                  .Input<float>({6, 1, 3, 3}, Pattern(54, 5))
                  .Input<float>({6}, Pattern(6, 3))
                  .Run(3);
-  ExpectNear(Values<float>(*out[0]), kDepthwise, 1e-6);
+  ExpectNear(Values<float>(*out[0]), Vec(kDepthwise), 1e-6);
 }
 
 TEST(NnConv, DepthwiseDouble) {
   std::vector<float> xf = Pattern(150), wf = Pattern(54, 5), bf = Pattern(6, 3);
   auto out = DepthwiseTest()
-                 .Input<double>({2, 3, 5, 5}, std::vector<double>(xf.begin(), xf.end()))
-                 .Input<double>({6, 1, 3, 3}, std::vector<double>(wf.begin(), wf.end()))
-                 .Input<double>({6}, std::vector<double>(bf.begin(), bf.end()))
+                 .Input<double>({2, 3, 5, 5}, nn_test::Cast<double>(xf))
+                 .Input<double>({6, 1, 3, 3}, nn_test::Cast<double>(wf))
+                 .Input<double>({6}, nn_test::Cast<double>(bf))
                  .Run();
-  ExpectNear(Values<double>(*out[0]), std::vector<double>(kDepthwise.begin(), kDepthwise.end()),
-             1e-12);
+  ExpectNear(Values<double>(*out[0]), nn_test::Cast<double>(Vec(kDepthwise)), 1e-12);
 }
 
 TEST(NnConv, AutoPadSameUpperAndLower) {
-  auto run = [](const char* mode, std::vector<int64_t> x_shape, size_t w_step,
-                std::vector<int64_t> w_shape, std::vector<int64_t> strides) {
+  auto run = [](const char* mode, const std::vector<int64_t>& x_shape, size_t w_step,
+                const std::vector<int64_t>& w_shape, const std::vector<int64_t>& strides) {
     const size_t xn = static_cast<size_t>(x_shape[2] * x_shape[3]);
     const size_t wn = static_cast<size_t>(w_shape[2] * w_shape[3]);
     return NodeTest("Conv", 11)
@@ -213,23 +213,20 @@ TEST(NnConv, PointwiseWithBias) {
 }
 
 TEST(NnConv, Float16AndBFloat16ThroughFloat) {
-  std::vector<Float16> x, w;
-  for (float v : Pattern(12)) x.push_back(Float16::FromFloat(v));
-  for (float v : Pattern(6, 5)) w.push_back(Float16::FromFloat(v));
+  const std::vector<Float16> x = nn_test::Cast<Float16>(Pattern(12));
+  const std::vector<Float16> w = nn_test::Cast<Float16>(Pattern(6, 5));
   auto out = NodeTest("Conv", 11)
                  .Input<Float16>({1, 3, 2, 2}, x)
                  .Input<Float16>({2, 3, 1, 1}, w)
                  .Input<Float16>({2}, {Float16::FromFloat(1.0f), Float16::FromFloat(-1.0f)})
                  .Run();
-  std::vector<float> got;
-  for (Float16 h : Values<Float16>(*out[0])) got.push_back(h.ToFloat());
+  const std::vector<float> got = nn_test::ToFloat(Values<Float16>(*out[0]));
   ExpectNear(
       got, {1.765625f, 1.578125f, 0.0625f, 1.203125f, -2.109375f, -0.5625f, -0.34375f, -1.984375f},
       1e-6);
 
-  std::vector<BFloat16> xb, wb;
-  for (float v : Pattern(12)) xb.push_back(BFloat16::FromFloat(v));
-  for (float v : Pattern(6, 5)) wb.push_back(BFloat16::FromFloat(v));
+  const std::vector<BFloat16> xb = nn_test::Cast<BFloat16>(Pattern(12));
+  const std::vector<BFloat16> wb = nn_test::Cast<BFloat16>(Pattern(6, 5));
   auto bf = NodeTest("Conv", 22)
                 .Input<BFloat16>({1, 3, 2, 2}, xb)
                 .Input<BFloat16>({2, 3, 1, 1}, wb)
@@ -254,7 +251,8 @@ TEST(NnConv, EmptyBatchGivesEmptyOutput) {
   EXPECT_EQ(out[0]->shape(), Shape({0, 2, 2, 2}));
 }
 
-NodeTest BadConv(int64_t group, std::vector<int64_t> x_shape, std::vector<int64_t> w_shape) {
+NodeTest BadConv(int64_t group, const std::vector<int64_t>& x_shape,
+                 const std::vector<int64_t>& w_shape) {
   size_t xn = 1, wn = 1;
   for (int64_t d : x_shape) xn *= static_cast<size_t>(d);
   for (int64_t d : w_shape) wn *= static_cast<size_t>(d);

@@ -6,8 +6,8 @@
 // s * (in - 1) + output_padding + ((k - 1) * d + 1) - out (0 when negative; pads are never
 // negative). SAME_UPPER puts the odd element at the end and SAME_LOWER at the beginning, as the
 // auto_pad documentation says in every version (the opset-1 equations state the opposite split and
-// contradict it). With output_shape and auto_pad NOTSET the odd element goes at the end before
-// opset 11 and at the beginning from opset 11, as each version's equations give.
+// contradict it). With output_shape and auto_pad NOTSET or VALID the odd element goes at the end
+// before opset 11 and at the beginning from opset 11, as each version's equations give.
 #include <algorithm>
 #include <string>
 #include <type_traits>
@@ -210,16 +210,17 @@ class ConvTranspose final : public Kernel {
                       std::to_string(d) + "; it must be less than the stride or the dilation");
       }
       const int64_t extent = CheckedMul(info, kernel[d] - 1, g.dilation[d], "the kernel extent");
-      const int64_t full = CheckedAdd(info, CheckedMul(info, s, g.out[d] - 1, "the output size"),
-                                      adj + extent + 1, "the output size");
+      const int64_t full =
+          CheckedAdd(info, CheckedMul(info, s, g.out[d] - 1, "the output size"),
+                     CheckedAdd(info, extent, adj + 1, "the output size"), "the output size");
       const bool same =
           attrs_.auto_pad == nn::AutoPad::kSameUpper || attrs_.auto_pad == nn::AutoPad::kSameLower;
       if (!output_shape_.empty() || same) {
         g.in[d] = !output_shape_.empty() ? output_shape_[output_shape_.size() - rank + d]
                                          : CheckedMul(info, g.out[d], s, "the output size");
-        const int64_t total = std::max<int64_t>(0, full - g.in[d]);
+        const int64_t total = full > g.in[d] ? full - g.in[d] : 0;
         const bool odd_first = attrs_.auto_pad == nn::AutoPad::kSameLower ||
-                               (attrs_.auto_pad == nn::AutoPad::kNotSet && odd_padding_first_);
+                               (attrs_.auto_pad != nn::AutoPad::kSameUpper && odd_padding_first_);
         g.pad_begin[d] = odd_first ? total - total / 2 : total / 2;
         g.pad_end[d] = total - g.pad_begin[d];
       } else {
@@ -227,13 +228,14 @@ class ConvTranspose final : public Kernel {
           g.pad_begin[d] = attrs_.pads[d];
           g.pad_end[d] = attrs_.pads[d + rank];
         }
-        g.in[d] = full - g.pad_begin[d] - g.pad_end[d];
-        if (g.in[d] < 1) {
-          info.Fail(ErrorCode::kInvalidArgument, "attribute 'pads' leaves output size " +
-                                                     std::to_string(g.in[d]) +
-                                                     " along spatial axis " + std::to_string(d) +
-                                                     " for input 'X' " + x.ToString());
+        const int64_t padding = CheckedAdd(info, g.pad_begin[d], g.pad_end[d], "the padding");
+        if (full <= padding) {
+          info.Fail(ErrorCode::kInvalidArgument,
+                    "attribute 'pads' leaves no output along spatial axis " + std::to_string(d) +
+                        " (full size " + std::to_string(full) + ", padding " +
+                        std::to_string(padding) + ") for input 'X' " + x.ToString());
         }
+        g.in[d] = full - padding;
       }
     }
     g.Finish();
@@ -250,7 +252,7 @@ class ConvTranspose final : public Kernel {
   int64_t group_;
   std::vector<int64_t> output_padding_;
   std::vector<int64_t> output_shape_;
-  bool odd_padding_first_;  // output_shape with auto_pad NOTSET: odd padding at the beginning
+  bool odd_padding_first_;  // output_shape, auto_pad NOTSET or VALID: odd padding at the beginning
 };
 
 }  // namespace

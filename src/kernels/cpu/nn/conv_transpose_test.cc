@@ -12,6 +12,7 @@ namespace {
 using nn_test::ExpectError;
 using nn_test::ExpectNear;
 using nn_test::Pattern;
+using nn_test::Vec;
 
 TEST(NnConvTranspose, TwoChannelsOfOnes) {
   std::vector<float> x(9);
@@ -100,11 +101,11 @@ TEST(NnConvTranspose, ThreeD) {
 }
 
 // The full output of X [1,1,3] (Pattern) and W [1,1,3] (Pattern step 5), stride 2: 7 elements.
-const std::vector<float> kFull1D = {1.0f,      0.375f,    -0.125f, 0.046875f,
-                                    -0.78125f, -0.28125f, 0.1875f};
+constexpr float kFull1D[] = {1.0f, 0.375f, -0.125f, 0.046875f, -0.78125f, -0.28125f, 0.1875f};
 
-std::vector<float> OutputShape1D(int64_t opset, int64_t size) {
+std::vector<float> OutputShape1D(int64_t opset, int64_t size, const char* auto_pad = "NOTSET") {
   auto out = NodeTest("ConvTranspose", opset)
+                 .Attr("auto_pad", auto_pad)
                  .Attr("strides", std::vector<int64_t>{2})
                  .Attr("output_shape", std::vector<int64_t>{size})
                  .Input<float>({1, 1, 3}, Pattern(3))
@@ -117,20 +118,25 @@ std::vector<float> OutputShape1D(int64_t opset, int64_t size) {
 
 TEST(NnConvTranspose, OutputShapeOddPaddingSideDependsOnOpset) {
   // Total padding 7 - 6 = 1: at the end before opset 11, at the beginning from opset 11.
-  std::vector<float> v1, v11;
+  std::vector<float> v1(6), v11(6);
   for (size_t i = 0; i < 6; ++i) {
-    v1.push_back(kFull1D[i] + 0.5f);
-    v11.push_back(kFull1D[i + 1] + 0.5f);
+    v1[i] = kFull1D[i] + 0.5f;
+    v11[i] = kFull1D[i + 1] + 0.5f;
   }
   ExpectNear(OutputShape1D(1, 6), v1, 1e-6);
   ExpectNear(OutputShape1D(11, 6), v11, 1e-6);
+  ExpectNear(OutputShape1D(1, 6, "VALID"), v1, 1e-6);
+  ExpectNear(OutputShape1D(11, 6, "VALID"), v11, 1e-6);
+  // SAME_UPPER puts it at the end and SAME_LOWER at the beginning in every version.
+  ExpectNear(OutputShape1D(1, 6, "SAME_UPPER"), v1, 1e-6);
+  ExpectNear(OutputShape1D(11, 6, "SAME_UPPER"), v1, 1e-6);
+  ExpectNear(OutputShape1D(1, 6, "SAME_LOWER"), v11, 1e-6);
+  ExpectNear(OutputShape1D(22, 6, "SAME_LOWER"), v11, 1e-6);
 }
 
 TEST(NnConvTranspose, OutputShapeLargerThanFullGetsOnlyBias) {
-  std::vector<float> want;
-  for (float v : kFull1D) want.push_back(v + 0.5f);
-  want.push_back(0.5f);
-  want.push_back(0.5f);
+  std::vector<float> want(9, 0.5f);
+  for (size_t i = 0; i < 7; ++i) want[i] += kFull1D[i];
   ExpectNear(OutputShape1D(11, 9), want, 1e-6);
 }
 
@@ -141,11 +147,11 @@ TEST(NnConvTranspose, OutputShapeWithBatchAndChannels) {
                  .Input<float>({1, 1, 3}, Pattern(3))
                  .Input<float>({1, 1, 3}, Pattern(3, 5))
                  .Run();
-  ExpectNear(Values<float>(*out[0]), kFull1D, 1e-6);
+  ExpectNear(Values<float>(*out[0]), Vec(kFull1D), 1e-6);
 }
 
 // The full 7x7 output of X [1,1,3,3] and W [1,1,3,3] (step 5), strides 2.
-const std::vector<float> kFull2D = {
+constexpr float kFull2D[] = {
     1.0f,     0.375f,  -0.125f,    0.046875f,  -0.78125f,  -0.28125f,  0.1875f,
     -0.875f,  0.625f,  -0.109375f, 0.078125f,  0.65625f,   -0.46875f,  0.0f,
     -0.125f,  1.0625f, -0.328125f, -0.03125f,  1.46875f,   -0.328125f, -0.40625f,
@@ -155,9 +161,9 @@ const std::vector<float> kFull2D = {
     0.0f,     0.0f,    0.546875f,  -0.765625f, -0.453125f, 0.328125f,  0.09375f};
 
 std::vector<float> Crop6(size_t offset) {
-  std::vector<float> v;
+  std::vector<float> v(36);
   for (size_t r = 0; r < 6; ++r) {
-    for (size_t c = 0; c < 6; ++c) v.push_back(kFull2D[(r + offset) * 7 + c + offset]);
+    for (size_t c = 0; c < 6; ++c) v[r * 6 + c] = kFull2D[(r + offset) * 7 + c + offset];
   }
   return v;
 }
@@ -185,7 +191,7 @@ TEST(NnConvTranspose, AutoPadValidGivesTheFullOutput) {
                  .Input<float>({1, 1, 3, 3}, Pattern(9))
                  .Input<float>({1, 1, 3, 3}, Pattern(9, 5))
                  .Run();
-  ExpectNear(Values<float>(*out[0]), kFull2D, 1e-6);
+  ExpectNear(Values<float>(*out[0]), Vec(kFull2D), 1e-6);
 }
 
 TEST(NnConvTranspose, PointwiseDoubleAndFloat16) {
@@ -193,26 +199,25 @@ TEST(NnConvTranspose, PointwiseDoubleAndFloat16) {
                                    -0.296875f, -1.71875f, -1.28125f, -0.046875f};
   std::vector<float> xf = Pattern(12), wf = Pattern(6, 5);
   auto d = NodeTest("ConvTranspose", 11)
-               .Input<double>({1, 3, 2, 2}, std::vector<double>(xf.begin(), xf.end()))
-               .Input<double>({3, 2, 1, 1}, std::vector<double>(wf.begin(), wf.end()))
+               .Input<double>({1, 3, 2, 2}, nn_test::Cast<double>(xf))
+               .Input<double>({3, 2, 1, 1}, nn_test::Cast<double>(wf))
                .Input<double>({2}, {1.0, -1.0})
                .Run();
-  ExpectNear(Values<double>(*d[0]), std::vector<double>(want.begin(), want.end()), 1e-12);
+  ExpectNear(Values<double>(*d[0]), nn_test::Cast<double>(want), 1e-12);
 
-  std::vector<Float16> xh, wh;
-  for (float v : xf) xh.push_back(Float16::FromFloat(v));
-  for (float v : wf) wh.push_back(Float16::FromFloat(v));
+  const std::vector<Float16> xh = nn_test::Cast<Float16>(xf);
+  const std::vector<Float16> wh = nn_test::Cast<Float16>(wf);
   auto h = NodeTest("ConvTranspose", 11)
                .Input<Float16>({1, 3, 2, 2}, xh)
                .Input<Float16>({3, 2, 1, 1}, wh)
                .Input<Float16>({2}, {Float16::FromFloat(1.0f), Float16::FromFloat(-1.0f)})
                .Run();
-  std::vector<float> got;
-  for (Float16 v : Values<Float16>(*h[0])) got.push_back(v.ToFloat());
+  const std::vector<float> got = nn_test::ToFloat(Values<Float16>(*h[0]));
   ExpectNear(got, want, 1e-6);
 }
 
-NodeTest Bad(int64_t group, std::vector<int64_t> x_shape, std::vector<int64_t> w_shape) {
+NodeTest Bad(int64_t group, const std::vector<int64_t>& x_shape,
+             const std::vector<int64_t>& w_shape) {
   size_t xn = 1, wn = 1;
   for (int64_t d : x_shape) xn *= static_cast<size_t>(d);
   for (int64_t d : w_shape) wn *= static_cast<size_t>(d);
@@ -247,7 +252,7 @@ TEST(NnConvTranspose, RejectsBadShapes) {
       [] {
         Bad(1, {1, 1, 3}, {1, 1, 2}).Attr("pads", std::vector<int64_t>{2, 2}).Run();
       },
-      ErrorCode::kInvalidArgument, {"'pads'", "output size 0"});
+      ErrorCode::kInvalidArgument, {"'pads'", "no output", "full size 4, padding 4"});
 }
 
 TEST(NnConvTranspose, RejectsBadAttributes) {

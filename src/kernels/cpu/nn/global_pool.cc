@@ -68,7 +68,7 @@ class GlobalPool final : public Kernel {
     std::vector<int64_t> y_dims(shape.rank(), 1);
     y_dims[0] = shape.dims()[0];
     y_dims[1] = shape.dims()[1];
-    const size_t planes = static_cast<size_t>(y_dims[0] * y_dims[1]);
+    const size_t planes = static_cast<size_t>(y_dims[0]) * static_cast<size_t>(y_dims[1]);
     size_t plane_size = 1;
     for (size_t d = 2; d < shape.rank(); ++d) plane_size *= static_cast<size_t>(shape.dims()[d]);
     if (plane_size == 0 && planes != 0 && kind_ != GlobalKind::kLp) {

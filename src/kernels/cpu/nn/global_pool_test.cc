@@ -75,12 +75,10 @@ TEST(NnGlobalPool, MaxIgnoresNanUnlessAllNan) {
 }
 
 TEST(NnGlobalPool, Float16AndBFloat16) {
-  std::vector<Float16> h;
-  for (float v : Pattern(24)) h.push_back(Float16::FromFloat(v));
+  const std::vector<Float16> h = nn_test::Cast<Float16>(Pattern(24));
   auto out = NodeTest("GlobalAveragePool", 1).Input<Float16>({2, 3, 2, 2}, h).Run();
   EXPECT_EQ(Values<Float16>(*out[0])[0].ToFloat(), -0.21875f);
-  std::vector<BFloat16> b;
-  for (float v : Pattern(24)) b.push_back(BFloat16::FromFloat(v));
+  const std::vector<BFloat16> b = nn_test::Cast<BFloat16>(Pattern(24));
   auto bf = NodeTest("GlobalMaxPool", 22).Input<BFloat16>({2, 3, 2, 2}, b).Run();
   EXPECT_EQ(Values<BFloat16>(*bf[0])[3].ToFloat(), 1.0f);
   ExpectError(

@@ -11,9 +11,11 @@
 
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.h"
+#include "core/float16.h"
 
 namespace kiln::nn_test {
 
@@ -23,6 +25,36 @@ inline std::vector<float> Pattern(size_t n, size_t step = 7) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * step) % 17) / 8.0f - 1.0f;
   return v;
+}
+
+// The values of a constant array as a vector.
+template <size_t N>
+std::vector<float> Vec(const float (&values)[N]) {
+  return std::vector<float>(values, values + N);
+}
+
+// Float values as T (Float16, BFloat16 or a built-in arithmetic type).
+template <typename T>
+std::vector<T> Cast(const std::vector<float>& v) {
+  std::vector<T> r;
+  r.reserve(v.size());
+  for (float f : v) {
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      r.push_back(T::FromFloat(f));
+    } else {
+      r.push_back(static_cast<T>(f));
+    }
+  }
+  return r;
+}
+
+// Float16 or BFloat16 values as float.
+template <typename T>
+std::vector<float> ToFloat(const std::vector<T>& v) {
+  std::vector<float> r;
+  r.reserve(v.size());
+  for (T h : v) r.push_back(h.ToFloat());
+  return r;
 }
 
 template <typename T>

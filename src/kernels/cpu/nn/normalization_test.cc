@@ -13,8 +13,9 @@ namespace {
 using nn_test::ExpectError;
 using nn_test::ExpectNear;
 using nn_test::Pattern;
+using nn_test::Vec;
 
-const std::vector<float> kInstance = {
+constexpr float kInstance[] = {
     -1.213916f,  0.1640426f,  1.542001f,   -0.4265109f, 0.9514473f,  -1.017064f,
     0.1914805f,  1.010754f,   -0.1596368f, 0.6596368f,  -0.5107541f, 0.3085195f,
     -1.873655f,  1.718414f,   -0.7960345f, 2.796034f,   0.2815862f,  3.873655f,
@@ -30,20 +31,19 @@ TEST(NnInstanceNormalization, EveryVersion) {
         .Input<float>({3}, {1.0f, 0.5f, -2.0f})
         .Input<float>({3}, {0.0f, 0.25f, 1.0f});
     if (opset == 1) t.Attr("consumed_inputs", std::vector<int64_t>{0, 0, 0});
-    ExpectNear(Values<float>(*t.Run(opset == 6 ? 3 : 1)[0]), kInstance, 1e-5);
+    ExpectNear(Values<float>(*t.Run(opset == 6 ? 3 : 1)[0]), Vec(kInstance), 1e-5);
   }
 }
 
 TEST(NnInstanceNormalization, DoubleFloat16AndEpsilon) {
   const std::vector<float> xf = Pattern(36);
   auto d = NodeTest("InstanceNormalization", 6)
-               .Input<double>({2, 3, 2, 3}, std::vector<double>(xf.begin(), xf.end()))
+               .Input<double>({2, 3, 2, 3}, nn_test::Cast<double>(xf))
                .Input<double>({3}, {1.0, 0.5, -2.0})
                .Input<double>({3}, {0.0, 0.25, 1.0})
                .Run();
-  ExpectNear(Values<double>(*d[0]), std::vector<double>(kInstance.begin(), kInstance.end()), 1e-5);
-  std::vector<Float16> xh;
-  for (float v : xf) xh.push_back(Float16::FromFloat(v));
+  ExpectNear(Values<double>(*d[0]), nn_test::Cast<double>(Vec(kInstance)), 1e-5);
+  const std::vector<Float16> xh = nn_test::Cast<Float16>(xf);
   auto h =
       NodeTest("InstanceNormalization", 6)
           .Input<Float16>({2, 3, 2, 3}, xh)
@@ -52,9 +52,8 @@ TEST(NnInstanceNormalization, DoubleFloat16AndEpsilon) {
           .Input<Float16>(
               {3}, {Float16::FromFloat(0.0f), Float16::FromFloat(0.25f), Float16::FromFloat(1.0f)})
           .Run();
-  std::vector<float> got;
-  for (Float16 v : Values<Float16>(*h[0])) got.push_back(v.ToFloat());
-  ExpectNear(got, kInstance, 4e-3);
+  const std::vector<float> got = nn_test::ToFloat(Values<Float16>(*h[0]));
+  ExpectNear(got, Vec(kInstance), 4e-3);
   // Variance 1 with epsilon 3: (x - mean) / 2.
   auto eps = NodeTest("InstanceNormalization", 6)
                  .Attr("epsilon", 3.0f)
@@ -158,11 +157,10 @@ TEST(NnLrn, DefaultsDoubleAndBFloat16) {
   auto d = NodeTest("LRN", 1)
                .Attr("size", int64_t{3})
                .Attr("alpha", 0.5f)
-               .Input<double>({1, 5, 2, 2}, std::vector<double>(xf.begin(), xf.end()))
+               .Input<double>({1, 5, 2, 2}, nn_test::Cast<double>(xf))
                .Run();
   EXPECT_NEAR(Values<double>(*d[0])[0], -0.8776296, 1e-6);
-  std::vector<BFloat16> xb;
-  for (float v : xf) xb.push_back(BFloat16::FromFloat(v));
+  const std::vector<BFloat16> xb = nn_test::Cast<BFloat16>(xf);
   auto b = NodeTest("LRN", 13).Attr("size", int64_t{3}).Input<BFloat16>({1, 5, 2, 2}, xb).Run();
   EXPECT_NEAR(Values<BFloat16>(*b[0])[0].ToFloat(), -1.0f, 1e-2);
   ExpectError(

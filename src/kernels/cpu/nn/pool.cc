@@ -9,7 +9,6 @@
 // AveragePool without count_include_pad (it has no element to take); LpPool gives 0 there.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -33,20 +32,24 @@ struct WindowCounts {
   bool any_empty = false;
 };
 
+// The number of k in [0, kernel) with lo <= base + k * dilation < hi.
+int64_t TapsWithin(int64_t base, int64_t dilation, int64_t kernel, int64_t lo, int64_t hi) {
+  const int64_t first = std::max<int64_t>(0, nn::CeilDiv(lo - base, dilation));
+  const int64_t end = std::min(kernel, nn::CeilDiv(hi - base, dilation));
+  return std::max<int64_t>(0, end - first);
+}
+
 WindowCounts CountTaps(const WindowGeometry& g) {
   WindowCounts counts{{1.0}, {1.0}, false};
   for (size_t d = 0; d < g.rank(); ++d) {
     std::vector<double> inside_d(static_cast<size_t>(g.out[d])), padded_d(inside_d.size());
     for (int64_t o = 0; o < g.out[d]; ++o) {
-      int64_t inside = 0, padded = 0;
-      for (int64_t k = 0; k < g.kernel[d]; ++k) {
-        const int64_t x = o * g.stride[d] - g.pad_begin[d] + k * g.dilation[d];
-        inside += (x >= 0 && x < g.in[d]) ? 1 : 0;
-        padded += (x >= -g.pad_begin[d] && x < g.in[d] + g.pad_end[d]) ? 1 : 0;
-      }
+      const int64_t base = o * g.stride[d] - g.pad_begin[d];
+      const int64_t inside = TapsWithin(base, g.dilation[d], g.kernel[d], 0, g.in[d]);
       if (inside == 0) counts.any_empty = true;
       inside_d[static_cast<size_t>(o)] = static_cast<double>(inside);
-      padded_d[static_cast<size_t>(o)] = static_cast<double>(padded);
+      padded_d[static_cast<size_t>(o)] = static_cast<double>(
+          TapsWithin(base, g.dilation[d], g.kernel[d], -g.pad_begin[d], g.in[d] + g.pad_end[d]));
     }
     const auto expand = [](const std::vector<double>& outer, const std::vector<double>& inner) {
       std::vector<double> r;
@@ -227,16 +230,7 @@ class Pool final : public Kernel {
     const WindowGeometry g = nn::ResolveWindow(info, attrs_, x.shape(), attrs_.kernel_shape, true);
     std::vector<int64_t> y_dims = {x.shape().dims()[0], x.shape().dims()[1]};
     y_dims.insert(y_dims.end(), g.out.begin(), g.out.end());
-    const size_t planes = static_cast<size_t>(y_dims[0] * y_dims[1]);
-
-    const WindowCounts counts = CountTaps(g);
-    const bool needs_element =
-        kind_ == PoolKind::kMax || (kind_ == PoolKind::kAverage && !params_.count_include_pad);
-    if (needs_element && counts.any_empty && planes != 0) {
-      info.Fail(ErrorCode::kInvalidArgument,
-                "a window lies entirely in the padding (attribute 'pads' or auto_pad, input 'X' " +
-                    x.shape().ToString() + "): it has no element to pool");
-    }
+    const size_t planes = static_cast<size_t>(y_dims[0]) * static_cast<size_t>(y_dims[1]);
 
     Tensor& y = ctx.Output(0, x.type(), Shape(y_dims));
     Tensor* indices = nullptr;
@@ -244,6 +238,15 @@ class Pool final : public Kernel {
       indices = &ctx.Output(1, DataType::kInt64, Shape(y_dims));
     }
     if (y.element_count() == 0) return;
+    // Counted once the output exists, so its size is known to be reasonable.
+    const WindowCounts counts = CountTaps(g);
+    const bool needs_element =
+        kind_ == PoolKind::kMax || (kind_ == PoolKind::kAverage && !params_.count_include_pad);
+    if (needs_element && counts.any_empty) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "a window lies entirely in the padding (attribute 'pads' or auto_pad, input 'X' " +
+                    x.shape().ToString() + "): it has no element to pool");
+    }
 
     if (kind_ == PoolKind::kMax) {
       Dispatch<float, double, Float16, BFloat16, int8_t, uint8_t>(x.type(), info, [&](auto tag) {

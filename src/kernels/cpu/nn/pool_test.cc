@@ -77,8 +77,9 @@ TEST(NnMaxPool, StorageOrderColumnMajorIndices) {
   EXPECT_EQ(Values<int64_t>(*col[1]), (Ints{1, 10, 5, 10, 12, 22, 17, 22}));
 }
 
-std::vector<float> Pool1D(const char* op, int64_t opset, std::vector<float> x, Ints kernel,
-                          Ints strides, Ints pads, int64_t ceil_mode) {
+std::vector<float> Pool1D(const char* op, int64_t opset, const std::vector<float>& x,
+                          const Ints& kernel, const Ints& strides, const Ints& pads,
+                          int64_t ceil_mode) {
   const auto n = static_cast<int64_t>(x.size());
   NodeTest t(op, opset);
   t.Attr("kernel_shape", kernel).Attr("strides", strides).Input<float>({1, 1, n}, x);
@@ -122,7 +123,7 @@ TEST(NnMaxPool, Dilations) {
 }
 
 TEST(NnMaxPool, ThreeD) {
-  std::vector<float> x = Pattern(2 * 3 * 4 * 4 * 4, 5);
+  const std::vector<float> x = Pattern(size_t{2} * 3 * 4 * 4 * 4, 5);
   auto out = NodeTest("MaxPool", 22)
                  .Attr("kernel_shape", Ints{2, 3, 2})
                  .Attr("strides", Ints{2, 1, 2})
@@ -158,6 +159,27 @@ TEST(NnMaxPool, AutoPad) {
   EXPECT_EQ(MaxPoolAutoPad("SAME_LOWER"), (std::vector<float>{-1.0f, 0.75f, 0.375f, -0.75f, 1.0f,
                                                               0.625f, -0.5f, 0.375f, 0.875f}));
   EXPECT_EQ(MaxPoolAutoPad("VALID"), (std::vector<float>{0.0f, 0.875f, 0.25f, 1.0f}));
+}
+
+TEST(NnMaxPool, AutoPadValidWithCeilMode) {
+  // 5 elements, kernel 2, stride 2: the third window starts inside the input and is kept.
+  auto out = NodeTest("MaxPool", 12)
+                 .Attr("kernel_shape", Ints{2})
+                 .Attr("strides", Ints{2})
+                 .Attr("auto_pad", "VALID")
+                 .Attr("ceil_mode", int64_t{1})
+                 .Input<float>({1, 1, 5}, Pattern(5))
+                 .Run();
+  EXPECT_EQ(Values<float>(*out[0]), (std::vector<float>{-0.125f, 0.75f, 0.375f}));
+  ExpectError(
+      [] {
+        NodeTest("MaxPool", 12)
+            .Attr("kernel_shape", Ints{3})
+            .Attr("auto_pad", "VALID")
+            .Input<float>({1, 1, 2}, Pattern(2))
+            .Run();
+      },
+      ErrorCode::kInvalidArgument, {"kernel extent 3", "auto_pad VALID"});
 }
 
 TEST(NnMaxPool, NanIsIgnoredUnlessTheWholeWindowIsNan) {
@@ -215,21 +237,19 @@ TEST(NnMaxPool, Int8AndUint8FromOpset12) {
 }
 
 TEST(NnMaxPool, Float16AndDouble) {
-  std::vector<Float16> h;
-  for (float v : Pattern(32)) h.push_back(Float16::FromFloat(v));
+  const std::vector<Float16> h = nn_test::Cast<Float16>(Pattern(32));
   auto out = NodeTest("MaxPool", 1)
                  .Attr("kernel_shape", Ints{2, 2})
                  .Attr("strides", Ints{2, 2})
                  .Input<Float16>({1, 2, 4, 4}, h)
                  .Run();
-  std::vector<float> got;
-  for (Float16 v : Values<Float16>(*out[0])) got.push_back(v.ToFloat());
+  const std::vector<float> got = nn_test::ToFloat(Values<Float16>(*out[0]));
   EXPECT_EQ(got, (std::vector<float>{0.375f, 0.875f, 1.0f, 0.625f, 0.375f, 0.75f, 1.0f, 0.625f}));
   const std::vector<float> xf = Pattern(32);
   auto d = NodeTest("MaxPool", 12)
                .Attr("kernel_shape", Ints{2, 2})
                .Attr("strides", Ints{2, 2})
-               .Input<double>({1, 2, 4, 4}, std::vector<double>(xf.begin(), xf.end()))
+               .Input<double>({1, 2, 4, 4}, nn_test::Cast<double>(xf))
                .Run();
   EXPECT_EQ(Values<double>(*d[0]),
             (std::vector<double>{0.375, 0.875, 1.0, 0.625, 0.375, 0.75, 1.0, 0.625}));
@@ -379,21 +399,19 @@ TEST(NnAveragePool, ThreeDDoubleAndBFloat16) {
                .Attr("kernel_shape", Ints{2, 2, 2})
                .Attr("strides", Ints{1, 2, 1})
                .Attr("pads", Ints{1, 0, 0, 0, 1, 1})
-               .Input<double>({2, 2, 3, 4, 3}, std::vector<double>(xf.begin(), xf.end()))
+               .Input<double>({2, 2, 3, 4, 3}, nn_test::Cast<double>(xf))
                .Run(2);
   EXPECT_EQ(d[0]->shape(), Shape({2, 2, 3, 2, 3}));
-  ExpectNear(Values<double>(*d[0]), std::vector<double>(want.begin(), want.end()), 1e-12);
+  ExpectNear(Values<double>(*d[0]), nn_test::Cast<double>(want), 1e-12);
 
-  std::vector<BFloat16> xb;
-  for (float v : xf) xb.push_back(BFloat16::FromFloat(v));
+  const std::vector<BFloat16> xb = nn_test::Cast<BFloat16>(xf);
   auto b = NodeTest("AveragePool", 22)
                .Attr("kernel_shape", Ints{2, 2, 2})
                .Attr("strides", Ints{1, 2, 1})
                .Attr("pads", Ints{1, 0, 0, 0, 1, 1})
                .Input<BFloat16>({2, 2, 3, 4, 3}, xb)
                .Run();
-  std::vector<float> got;
-  for (BFloat16 v : Values<BFloat16>(*b[0])) got.push_back(v.ToFloat());
+  const std::vector<float> got = nn_test::ToFloat(Values<BFloat16>(*b[0]));
   ExpectNear(got, want, 1e-2);
   ExpectError(
       [&] {

@@ -174,17 +174,9 @@ WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, c
         g.pad_end[d] = total - g.pad_begin[d];
         break;
       }
-      case AutoPad::kValid:
-        if (in < extent) {
-          info.Fail(ErrorCode::kInvalidArgument, "the kernel extent " + std::to_string(extent) +
-                                                     " along spatial axis " + std::to_string(d) +
-                                                     " is larger than input 'X' " + x.ToString() +
-                                                     " (auto_pad VALID)");
-        }
-        g.out[d] = (in - extent) / s + 1;
-        break;
+      case AutoPad::kValid:  // no padding
       case AutoPad::kNotSet: {
-        if (!attrs.pads.empty()) {
+        if (attrs.auto_pad == AutoPad::kNotSet && !attrs.pads.empty()) {
           g.pad_begin[d] = attrs.pads[d];
           g.pad_end[d] = attrs.pads[d + rank];
         }
@@ -196,10 +188,11 @@ WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, c
                     "the kernel extent " + std::to_string(extent) + " along spatial axis " +
                         std::to_string(d) + " is larger than the padded input (" +
                         std::to_string(padded) + ": input 'X' " + x.ToString() + ", pads " +
-                        Join(attrs.pads) + ")");
+                        Join(attrs.pads) + ", auto_pad " + info.GetString("auto_pad", "NOTSET") +
+                        ")");
         }
         const bool ceil = honour_ceil_mode && attrs.ceil_mode;
-        g.out[d] = (padded - extent + (ceil ? s - 1 : 0)) / s + 1;
+        g.out[d] = CheckedAdd(info, padded - extent, ceil ? s - 1 : 0, "the output size") / s + 1;
         // A window that would start in the end padding is dropped.
         if (ceil && (g.out[d] - 1) * s >= in + g.pad_begin[d]) --g.out[d];
         break;

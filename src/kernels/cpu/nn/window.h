@@ -72,18 +72,20 @@ struct WindowGeometry {
 };
 
 // Resolves the attributes for input shape `x` ([N, C, spatial...]) and kernel `kernel` (one size
-// per spatial axis). Output sizes follow the ONNX formulas: explicit pads give floor((in + pads -
-// ((k - 1) * d + 1)) / s) + 1, or the ceil of it when `ceil_mode` is honoured, in which case a last
-// window that would start in the end padding is dropped; SAME_UPPER and SAME_LOWER give ceil(in /
-// s) with the padding split evenly (the odd one at the end for SAME_UPPER, at the beginning for
-// SAME_LOWER); VALID gives ceil((in - ((k - 1) * d + 1) + 1) / s). Throws kInvalidArgument naming
-// input 'X' or the attribute when the ranks disagree or the kernel does not fit the padded input.
+// per spatial axis). With extent = (k - 1) * d + 1, explicit pads (none for VALID) give
+// floor((in + pads - extent) / s) + 1, or the ceil of it when `ceil_mode` is honoured, in which
+// case a last window that would start in the end padding is dropped. SAME_UPPER and SAME_LOWER
+// give ceil(in / s) with the padding split evenly (the odd one at the end for SAME_UPPER, at the
+// beginning for SAME_LOWER). VALID with ceil_mode follows ONNX shape inference, the ONNX reference
+// implementation and ONNX Runtime, not the pooling documentation's ceil((in - extent + 1) / s),
+// which would ignore ceil_mode. Throws kInvalidArgument naming input 'X' or the attribute when the
+// ranks disagree or the kernel does not fit the padded input.
 WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, const Shape& x,
                              const std::vector<int64_t>& kernel, bool honour_ceil_mode);
 
 // a / b rounded up, for b > 0 and any a.
 inline int64_t CeilDiv(int64_t a, int64_t b) noexcept {
-  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+  return a >= 0 ? a / b + (a % b != 0 ? 1 : 0) : -((-a) / b);
 }
 
 // a + b and a * b for sizes, throwing kInvalidArgument naming `what` on overflow.
