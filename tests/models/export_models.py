@@ -3,7 +3,7 @@
 
     /usr/bin/python3 tests/models/export_models.py OUTDIR --opset {13,17} [--only NAME]
 
-NAME is one of resnet18, mobilenet_v2, bert_tiny, gpt_tiny. For each model this writes
+NAME is one of resnet18, mobilenet_v2, bert_tiny, gpt_tiny, vit_tiny. For each model this writes
 OUTDIR/<name>_op<opset>/: model.onnx, input_<i>.npy (graph input order), output_<i>.npy (torch's
 float32 eval-mode outputs, graph output order) and meta.json {"inputs": [...], "outputs": [...]}.
 Batch 1. Weights and inputs depend only on the model's seed, not on the opset, so both opsets
@@ -24,7 +24,7 @@ import torch
 import torchvision
 from torch import nn
 
-SEEDS = {"resnet18": 1, "mobilenet_v2": 2, "bert_tiny": 3, "gpt_tiny": 4}
+SEEDS = {"resnet18": 1, "mobilenet_v2": 2, "bert_tiny": 3, "gpt_tiny": 4, "vit_tiny": 5}
 VOCAB, HIDDEN, HEADS, LAYERS, INTER, MAX_POS, SEQ = 1000, 64, 4, 2, 128, 32, 16
 
 
@@ -141,6 +141,14 @@ def build(name, opset):
         model = torchvision.models.mobilenet_v2(weights=None)
         recompute_batchnorm(model, gen)
         return model, (torch.randn(1, 3, 224, 224, generator=gen),), ["input"], ["logits"]
+    if name == "vit_tiny":
+        # torchvision's ViT (patch embedding Conv, class token, encoder blocks with
+        # nn.MultiheadAttention, erf GELU, LayerNorm), at a size a test can run in milliseconds.
+        model = torchvision.models.VisionTransformer(
+            image_size=32, patch_size=8, num_layers=2, num_heads=4, hidden_dim=64, mlp_dim=128,
+            num_classes=10)
+        nn.init.normal_(model.heads.head.weight, std=0.5)  # torchvision zero-initialises it
+        return model.eval(), (torch.randn(1, 3, 32, 32, generator=gen),), ["input"], ["logits"]
     ids = torch.randint(0, VOCAB, (1, SEQ), generator=gen, dtype=torch.int64)
     if name == "bert_tiny":
         mask = torch.ones(1, SEQ, dtype=torch.int64)
