@@ -1,4 +1,5 @@
 // Entries: CreateRunOptions … ReleaseRunOptions, Run (slots 66-72).
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -94,6 +95,15 @@ KilnStatus* KILN_API_CALL Run(KilnSession* session, const KilnRunOptions* run_op
         const std::string arg = "outputs[" + std::to_string(i) + "]";
         results[i] = Unwrap(outputs[i], arg.c_str()).tensor;
       }
+    }
+    // A run logs at the more verbose of the session's and the run's levels.
+    const LogLevel level = std::min(s.logger.min_level(), ro.log_level);
+    if (level <= LogLevel::kVerbose) {
+      const std::string message = "run" + (ro.tag.empty() ? std::string() : " '" + ro.tag + "'") +
+                                  ": " + std::to_string(input_count) + " inputs, " +
+                                  std::to_string(output_count) + " outputs";
+      Logger(level, s.logger.id(), s.logger.sink())
+          .Log(LogLevel::kVerbose, "kiln.run", KILN_LOCATION, message.c_str());
     }
     s.session->Run(ro, in_names, in_values, out_names, results);
     // New values for the empty slots; published only once all of them exist.

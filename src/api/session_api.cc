@@ -16,8 +16,16 @@ namespace {
 void MakeSession(const KilnEnv& env, ir::Model model, const KilnSessionOptions* options,
                  KilnSession** out) {
   runtime::SessionOptions o = options != nullptr ? options->options : runtime::SessionOptions();
+  // The session logs through the Env's sink, at its own level and under its own id.
+  Logger logger(o.log_level, o.log_id.empty() ? env.logger.id() : o.log_id, env.logger.sink());
+  const size_t nodes = model.graph->nodes().size();
   auto session = std::make_shared<runtime::Session>(std::move(model), std::move(o));
-  Publish(std::unique_ptr<KilnSession>(new KilnSession{std::move(session), env.logger}), out);
+  const std::string message = "session created: " + std::to_string(nodes) + " nodes, " +
+                              std::to_string(session->inputs().size()) + " inputs, " +
+                              std::to_string(session->outputs().size()) + " outputs";
+  logger.Log(LogLevel::kInfo, "kiln.session", KILN_LOCATION, message.c_str());
+  Publish(std::unique_ptr<KilnSession>(new KilnSession{std::move(session), std::move(logger)}),
+          out);
 }
 
 const KilnSessionOptions* CheckedOptions(const KilnSessionOptions* options) {

@@ -28,6 +28,7 @@ class Logger {
 
   LogLevel min_level() const noexcept { return min_level_; }
   const std::string& id() const noexcept { return id_; }
+  const LogSink& sink() const noexcept { return sink_; }
 
   // Drops messages below min_level(); never throws.
   void Log(LogLevel level, const char* category, const char* location,
