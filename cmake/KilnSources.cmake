@@ -45,6 +45,7 @@ set(KILN_UNIT_TEST_SOURCES
   src/core/utf8_test.cc
   src/ir/graph_test.cc
   src/onnx/loader_test.cc
+  src/runtime/session_test.cc
 )
 
 foreach(family controlflow elementwise linalg nn reduce rnn tensor)
