@@ -689,7 +689,8 @@ typedef struct KilnApi {
   KILN_SLOT(KilnStatus*, SetIntraOpNumThreads, (KilnSessionOptions * options, int threads));
 
   /**
-   * Sets how much the session may rewrite the graph.
+   * Sets how much the session may rewrite the graph. This version records the level but runs
+   * no rewriting pass at any level yet.
    *
    * @param[in,out] options  The options.
    * @param[in]     level    A KilnGraphOptimizationLevel (0 to 3).
