@@ -38,6 +38,7 @@ TEST(ThreadPool, ManyCallersAndNestedCalls) {
   ThreadPool pool(3);
   std::atomic<size_t> total{0};
   std::vector<std::thread> callers;
+  callers.reserve(4);
   for (int c = 0; c < 4; ++c) {
     callers.emplace_back([&] {
       for (int round = 0; round < 50; ++round) {

@@ -77,18 +77,21 @@ std::string KernelInfo::GetString(const char* name, const std::string& fallback)
 
 std::vector<int64_t> KernelInfo::GetInts(const char* name, std::vector<int64_t> fallback) const {
   const ir::Attribute* a = Typed(*this, name, ir::AttrType::kInts);
-  return a == nullptr ? std::move(fallback) : a->ints;
+  if (a == nullptr) return fallback;
+  return a->ints;
 }
 
 std::vector<float> KernelInfo::GetFloats(const char* name, std::vector<float> fallback) const {
   const ir::Attribute* a = Typed(*this, name, ir::AttrType::kFloats);
-  return a == nullptr ? std::move(fallback) : a->floats;
+  if (a == nullptr) return fallback;
+  return a->floats;
 }
 
 std::vector<std::string> KernelInfo::GetStrings(const char* name,
                                                 std::vector<std::string> fallback) const {
   const ir::Attribute* a = Typed(*this, name, ir::AttrType::kStrings);
-  return a == nullptr ? std::move(fallback) : a->strings;
+  if (a == nullptr) return fallback;
+  return a->strings;
 }
 
 std::shared_ptr<const Tensor> KernelInfo::GetTensor(const char* name) const {

@@ -240,7 +240,9 @@ std::shared_ptr<ir::Graph> GraphBuilder::Build(const ::onnx::GraphProto& proto,
       if (out.empty()) continue;
       if (g->FindValue(out) != nullptr) {
         const ir::Value* existing = g->FindValue(out);
-        BadGraph("node '" + name + "' (" + np.op_type() + ") output '" + out + "' is already " +
+        std::string what = "node '" + name;
+        what += "' (" + np.op_type() + ") output '";
+        BadGraph(what + out + "' is already " +
                  (existing->initializer() ? "an initializer"
                   : existing->producer()  ? "produced by another node"
                                           : "a graph input or another node's output"));
@@ -277,8 +279,9 @@ std::shared_ptr<ir::Graph> GraphBuilder::Build(const ::onnx::GraphProto& proto,
       }
       ir::Value* v = Resolve(*g, in, scopes);
       if (v == nullptr) {
-        BadGraph(desc + " input " + std::to_string(i) + " '" + in +
-                 "' is not a graph input, an initializer or any node's output");
+        std::string what = desc + " input " + std::to_string(i);
+        what += " '" + in;
+        BadGraph(what + "' is not a graph input, an initializer or any node's output");
       }
       inputs.push_back(v);
     }

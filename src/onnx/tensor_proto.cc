@@ -253,14 +253,10 @@ std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& p, const std:
   std::shared_ptr<Tensor> t = Tensor::Allocate(type, shape, CpuAllocator());
   switch (type) {
     case DataType::kFloat:
-      CopyField<float>(p.float_data(), t->data());
-      break;
-    case DataType::kComplex64:
+    case DataType::kComplex64:  // real and imaginary parts interleaved
       CopyField<float>(p.float_data(), t->data());
       break;
     case DataType::kDouble:
-      CopyField<double>(p.double_data(), t->data());
-      break;
     case DataType::kComplex128:
       CopyField<double>(p.double_data(), t->data());
       break;

@@ -20,8 +20,10 @@ void SessionOptions::AddConfig(const std::string& key, const std::string& value)
   for (const ConfigKey& k : KnownConfigKeys()) {
     if (key == k.key) {
       if (value != "0" && value != "1") {
-        ThrowInvalidArgument("value", "'" + value + "' is not valid for config key '" + key +
-                                          "' (accepted: " + k.values + ")");
+        std::string what = "'" + value;
+        what += "' is not valid for config key '" + key;
+        what += std::string("' (accepted: ") + k.values + ")";
+        ThrowInvalidArgument("value", what);
       }
       config[key] = value;
       return;

@@ -157,7 +157,7 @@ std::string Session::EndProfiling() {
   if (profiler_ == nullptr) ThrowInvalidArgument("session", "profiling is not enabled");
   static std::atomic<int> counter{0};
   const auto now = std::chrono::system_clock::now().time_since_epoch();
-  const std::string path =
+  std::string path =
       options_.profile_prefix + "_" +
       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count()) + "_" +
       std::to_string(counter.fetch_add(1)) + ".json";

@@ -65,6 +65,7 @@ TEST(SessionConcurrency, EightThreadsOnOneSessionGetTheSingleThreadResults) {
   std::vector<std::vector<float>> got(kThreads);
   std::vector<std::string> errors(kThreads);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       try {
