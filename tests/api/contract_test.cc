@@ -189,6 +189,256 @@ std::vector<Case> NullCases() {
        [](Objects& b, Outs&) { return api().GetStringTensorElementLength(b.strings, 0, nullptr); }},
       {"GetStringTensorElement", "value",
        [](Objects&, Outs& o) { return api().GetStringTensorElement(nullptr, 4, 0, o.bytes); }},
+      // ---- Session options
+      {"CreateSessionOptions", "out",
+       [](Objects&, Outs&) { return api().CreateSessionOptions(nullptr); }},
+      {"CloneSessionOptions", "options",
+       [](Objects&, Outs& o) { return api().CloneSessionOptions(nullptr, &o.session_options); }},
+      {"CloneSessionOptions", "out",
+       [](Objects& b, Outs&) { return api().CloneSessionOptions(b.session_options, nullptr); }},
+      {"SetIntraOpNumThreads", "options",
+       [](Objects&, Outs&) { return api().SetIntraOpNumThreads(nullptr, 2); }},
+      {"SetSessionGraphOptimizationLevel", "options",
+       [](Objects&, Outs&) {
+         return api().SetSessionGraphOptimizationLevel(nullptr, KILN_GRAPH_OPTIMIZATION_BASIC);
+       }},
+      {"SetSessionLogSeverityLevel", "options",
+       [](Objects&, Outs&) {
+         return api().SetSessionLogSeverityLevel(nullptr, KILN_LOGGING_LEVEL_INFO);
+       }},
+      {"SetSessionLogId", "options",
+       [](Objects&, Outs&) { return api().SetSessionLogId(nullptr, "id"); }},
+      {"SetSessionLogId", "log_id",
+       [](Objects& b, Outs&) { return api().SetSessionLogId(b.session_options, nullptr); }},
+      {"EnableProfiling", "options",
+       [](Objects& b, Outs&) { return api().EnableProfiling(nullptr, b.profile_prefix.c_str()); }},
+      {"EnableProfiling", "prefix",
+       [](Objects& b, Outs&) { return api().EnableProfiling(b.session_options, nullptr); }},
+      {"DisableProfiling", "options",
+       [](Objects&, Outs&) { return api().DisableProfiling(nullptr); }},
+      {"AddFreeDimensionOverrideByName", "options",
+       [](Objects&, Outs&) { return api().AddFreeDimensionOverrideByName(nullptr, "batch", 1); }},
+      {"AddFreeDimensionOverrideByName", "name",
+       [](Objects& b, Outs&) {
+         return api().AddFreeDimensionOverrideByName(b.session_options, nullptr, 1);
+       }},
+      {"AddSessionConfigEntry", "options",
+       [](Objects&, Outs&) {
+         return api().AddSessionConfigEntry(nullptr, "kiln.arena.enable", "1");
+       }},
+      {"AddSessionConfigEntry", "key",
+       [](Objects& b, Outs&) {
+         return api().AddSessionConfigEntry(b.session_options, nullptr, "1");
+       }},
+      {"AddSessionConfigEntry", "value",
+       [](Objects& b, Outs&) {
+         return api().AddSessionConfigEntry(b.session_options, "kiln.arena.enable", nullptr);
+       }},
+      // ---- Sessions
+      {"CreateSession", "env",
+       [](Objects& b, Outs& o) {
+         return api().CreateSession(nullptr, b.model_path.c_str(), nullptr, &o.session);
+       }},
+      {"CreateSession", "path",
+       [](Objects& b, Outs& o) {
+         return api().CreateSession(b.env, nullptr, nullptr, &o.session);
+       }},
+      {"CreateSession", "out",
+       [](Objects& b, Outs&) {
+         return api().CreateSession(b.env, b.model_path.c_str(), nullptr, nullptr);
+       }},
+      {"CreateSessionFromArray", "env",
+       [](Objects& b, Outs& o) {
+         return api().CreateSessionFromArray(nullptr, b.model.data(), b.model.size(), nullptr,
+                                             &o.session);
+       }},
+      {"CreateSessionFromArray", "data",
+       [](Objects& b, Outs& o) {
+         return api().CreateSessionFromArray(b.env, nullptr, b.model.size(), nullptr, &o.session);
+       }},
+      {"CreateSessionFromArray", "out",
+       [](Objects& b, Outs&) {
+         return api().CreateSessionFromArray(b.env, b.model.data(), b.model.size(), nullptr,
+                                             nullptr);
+       }},
+      {"SessionGetInputCount", "session",
+       [](Objects&, Outs& o) { return api().SessionGetInputCount(nullptr, &o.size); }},
+      {"SessionGetInputCount", "out",
+       [](Objects& b, Outs&) { return api().SessionGetInputCount(b.session, nullptr); }},
+      {"SessionGetOutputCount", "session",
+       [](Objects&, Outs& o) { return api().SessionGetOutputCount(nullptr, &o.size); }},
+      {"SessionGetOutputCount", "out",
+       [](Objects& b, Outs&) { return api().SessionGetOutputCount(b.session, nullptr); }},
+      {"SessionGetInputName", "session",
+       [](Objects& b, Outs& o) {
+         return api().SessionGetInputName(nullptr, 0, b.allocator, &o.string);
+       }},
+      {"SessionGetInputName", "allocator",
+       [](Objects& b, Outs& o) {
+         return api().SessionGetInputName(b.session, 0, nullptr, &o.string);
+       }},
+      {"SessionGetInputName", "out",
+       [](Objects& b, Outs&) {
+         return api().SessionGetInputName(b.session, 0, b.allocator, nullptr);
+       }},
+      {"SessionGetOutputName", "session",
+       [](Objects& b, Outs& o) {
+         return api().SessionGetOutputName(nullptr, 0, b.allocator, &o.string);
+       }},
+      {"SessionGetOutputName", "allocator",
+       [](Objects& b, Outs& o) {
+         return api().SessionGetOutputName(b.session, 0, nullptr, &o.string);
+       }},
+      {"SessionGetOutputName", "out",
+       [](Objects& b, Outs&) {
+         return api().SessionGetOutputName(b.session, 0, b.allocator, nullptr);
+       }},
+      {"SessionGetInputValueType", "session",
+       [](Objects&, Outs& o) { return api().SessionGetInputValueType(nullptr, 0, &o.value_type); }},
+      {"SessionGetInputValueType", "out",
+       [](Objects& b, Outs&) { return api().SessionGetInputValueType(b.session, 0, nullptr); }},
+      {"SessionGetOutputValueType", "session",
+       [](Objects&, Outs& o) {
+         return api().SessionGetOutputValueType(nullptr, 0, &o.value_type);
+       }},
+      {"SessionGetOutputValueType", "out",
+       [](Objects& b, Outs&) { return api().SessionGetOutputValueType(b.session, 0, nullptr); }},
+      {"CreateSessionInputTensorInfo", "session",
+       [](Objects&, Outs& o) { return api().CreateSessionInputTensorInfo(nullptr, 0, &o.shape); }},
+      {"CreateSessionInputTensorInfo", "out",
+       [](Objects& b, Outs&) { return api().CreateSessionInputTensorInfo(b.session, 0, nullptr); }},
+      {"CreateSessionOutputTensorInfo", "session",
+       [](Objects&, Outs& o) { return api().CreateSessionOutputTensorInfo(nullptr, 0, &o.shape); }},
+      {"CreateSessionOutputTensorInfo", "out",
+       [](Objects& b, Outs&) {
+         return api().CreateSessionOutputTensorInfo(b.session, 0, nullptr);
+       }},
+      {"SessionGetModelMetadataString", "session",
+       [](Objects& b, Outs& o) {
+         return api().SessionGetModelMetadataString(nullptr, KILN_METADATA_PRODUCER_NAME,
+                                                    b.allocator, &o.string);
+       }},
+      {"SessionGetModelMetadataString", "allocator",
+       [](Objects& b, Outs& o) {
+         return api().SessionGetModelMetadataString(b.session, KILN_METADATA_PRODUCER_NAME, nullptr,
+                                                    &o.string);
+       }},
+      {"SessionGetModelMetadataString", "out",
+       [](Objects& b, Outs&) {
+         return api().SessionGetModelMetadataString(b.session, KILN_METADATA_PRODUCER_NAME,
+                                                    b.allocator, nullptr);
+       }},
+      {"SessionGetModelVersion", "session",
+       [](Objects&, Outs& o) { return api().SessionGetModelVersion(nullptr, &o.version); }},
+      {"SessionGetModelVersion", "out",
+       [](Objects& b, Outs&) { return api().SessionGetModelVersion(b.session, nullptr); }},
+      {"SessionGetCustomMetadataKeys", "session",
+       [](Objects& b, Outs& o) {
+         return api().SessionGetCustomMetadataKeys(nullptr, b.allocator, &o.strings, &o.size);
+       }},
+      {"SessionGetCustomMetadataKeys", "allocator",
+       [](Objects& b, Outs& o) {
+         return api().SessionGetCustomMetadataKeys(b.session, nullptr, &o.strings, &o.size);
+       }},
+      {"SessionGetCustomMetadataKeys", "keys",
+       [](Objects& b, Outs& o) {
+         return api().SessionGetCustomMetadataKeys(b.session, b.allocator, nullptr, &o.size);
+       }},
+      {"SessionGetCustomMetadataKeys", "count",
+       [](Objects& b, Outs& o) {
+         return api().SessionGetCustomMetadataKeys(b.session, b.allocator, &o.strings, nullptr);
+       }},
+      {"SessionLookupCustomMetadata", "session",
+       [](Objects& b, Outs& o) {
+         return api().SessionLookupCustomMetadata(nullptr, b.allocator, models::kKeys[0],
+                                                  &o.string);
+       }},
+      {"SessionLookupCustomMetadata", "allocator",
+       [](Objects& b, Outs& o) {
+         return api().SessionLookupCustomMetadata(b.session, nullptr, models::kKeys[0], &o.string);
+       }},
+      {"SessionLookupCustomMetadata", "key",
+       [](Objects& b, Outs& o) {
+         return api().SessionLookupCustomMetadata(b.session, b.allocator, nullptr, &o.string);
+       }},
+      {"SessionLookupCustomMetadata", "out",
+       [](Objects& b, Outs&) {
+         return api().SessionLookupCustomMetadata(b.session, b.allocator, models::kKeys[0],
+                                                  nullptr);
+       }},
+      {"SessionEndProfiling", "session",
+       [](Objects& b, Outs& o) {
+         return api().SessionEndProfiling(nullptr, b.allocator, &o.string);
+       }},
+      {"SessionEndProfiling", "allocator",
+       [](Objects& b, Outs& o) {
+         return api().SessionEndProfiling(b.session, nullptr, &o.string);
+       }},
+      {"SessionEndProfiling", "out",
+       [](Objects& b, Outs&) {
+         return api().SessionEndProfiling(b.session, b.allocator, nullptr);
+       }},
+      // ---- Running
+      {"CreateRunOptions", "out", [](Objects&, Outs&) { return api().CreateRunOptions(nullptr); }},
+      {"RunOptionsSetRunTag", "options",
+       [](Objects&, Outs&) { return api().RunOptionsSetRunTag(nullptr, "tag"); }},
+      {"RunOptionsSetRunTag", "tag",
+       [](Objects& b, Outs&) { return api().RunOptionsSetRunTag(b.run_options, nullptr); }},
+      {"RunOptionsSetRunLogSeverityLevel", "options",
+       [](Objects&, Outs&) {
+         return api().RunOptionsSetRunLogSeverityLevel(nullptr, KILN_LOGGING_LEVEL_INFO);
+       }},
+      {"RunOptionsSetTerminate", "options",
+       [](Objects&, Outs&) { return api().RunOptionsSetTerminate(nullptr); }},
+      {"RunOptionsUnsetTerminate", "options",
+       [](Objects&, Outs&) { return api().RunOptionsUnsetTerminate(nullptr); }},
+      {"Run", "session",
+       [](Objects& b, Outs& o) {
+         const char* in[] = {"x"};
+         const char* out[] = {"y"};
+         return api().Run(nullptr, b.run_options, in, &b.x, 1, out, 1, o.outputs);
+       }},
+      {"Run", "input_names",
+       [](Objects& b, Outs& o) {
+         const char* out[] = {"y"};
+         return api().Run(b.session, b.run_options, nullptr, &b.x, 1, out, 1, o.outputs);
+       }},
+      {"Run", "input_names",  // an entry of the array
+       [](Objects& b, Outs& o) {
+         const char* in[] = {nullptr};
+         const char* out[] = {"y"};
+         return api().Run(b.session, b.run_options, in, &b.x, 1, out, 1, o.outputs);
+       }},
+      {"Run", "inputs",
+       [](Objects& b, Outs& o) {
+         const char* in[] = {"x"};
+         const char* out[] = {"y"};
+         return api().Run(b.session, b.run_options, in, nullptr, 1, out, 1, o.outputs);
+       }},
+      {"Run", "inputs",  // an entry of the array
+       [](Objects& b, Outs& o) {
+         const char* in[] = {"x"};
+         const KilnValue* inputs[] = {nullptr};
+         const char* out[] = {"y"};
+         return api().Run(b.session, b.run_options, in, inputs, 1, out, 1, o.outputs);
+       }},
+      {"Run", "output_names",
+       [](Objects& b, Outs& o) {
+         const char* in[] = {"x"};
+         return api().Run(b.session, b.run_options, in, &b.x, 1, nullptr, 1, o.outputs);
+       }},
+      {"Run", "output_names",  // an entry of the array
+       [](Objects& b, Outs& o) {
+         const char* in[] = {"x"};
+         const char* out[] = {nullptr};
+         return api().Run(b.session, b.run_options, in, &b.x, 1, out, 1, o.outputs);
+       }},
+      {"Run", "outputs",
+       [](Objects& b, Outs&) {
+         const char* in[] = {"x"};
+         const char* out[] = {"y"};
+         return api().Run(b.session, b.run_options, in, &b.x, 1, out, 1, nullptr);
+       }},
   };
 }
 
@@ -203,6 +453,18 @@ std::vector<Case> HandleCases(bool stale) {
   };
   auto as_shape = [stale](Objects& b) -> const KilnTensorTypeAndShapeInfo* {
     return stale ? b.stale_shape : reinterpret_cast<const KilnTensorTypeAndShapeInfo*>(b.info);
+  };
+  auto as_env = [stale](Objects& b) -> const KilnEnv* {
+    return stale ? b.stale_env : reinterpret_cast<const KilnEnv*>(b.session);
+  };
+  auto as_session_options = [stale](Objects& b) -> KilnSessionOptions* {
+    return stale ? b.stale_session_options : reinterpret_cast<KilnSessionOptions*>(b.run_options);
+  };
+  auto as_session = [stale](Objects& b) -> KilnSession* {
+    return stale ? b.stale_session : reinterpret_cast<KilnSession*>(b.session_options);
+  };
+  auto as_run_options = [stale](Objects& b) -> KilnRunOptions* {
+    return stale ? b.stale_run_options : reinterpret_cast<KilnRunOptions*>(b.session);
   };
   std::vector<Case> cases = {
       {"MemoryInfoGetName", "info",
@@ -266,6 +528,146 @@ std::vector<Case> HandleCases(bool stale) {
        [=](Objects& b, Outs& o) {
          return api().GetStringTensorElement(as_value(b), 4, 0, o.bytes);
        }},
+      // ---- Session options
+      {"CloneSessionOptions", "options",
+       [=](Objects& b, Outs& o) {
+         return api().CloneSessionOptions(as_session_options(b), &o.session_options);
+       }},
+      {"SetIntraOpNumThreads", "options",
+       [=](Objects& b, Outs&) { return api().SetIntraOpNumThreads(as_session_options(b), 2); }},
+      {"SetSessionGraphOptimizationLevel", "options",
+       [=](Objects& b, Outs&) {
+         return api().SetSessionGraphOptimizationLevel(as_session_options(b),
+                                                       KILN_GRAPH_OPTIMIZATION_BASIC);
+       }},
+      {"SetSessionLogSeverityLevel", "options",
+       [=](Objects& b, Outs&) {
+         return api().SetSessionLogSeverityLevel(as_session_options(b), KILN_LOGGING_LEVEL_INFO);
+       }},
+      {"SetSessionLogId", "options",
+       [=](Objects& b, Outs&) { return api().SetSessionLogId(as_session_options(b), "id"); }},
+      {"EnableProfiling", "options",
+       [=](Objects& b, Outs&) {
+         return api().EnableProfiling(as_session_options(b), b.profile_prefix.c_str());
+       }},
+      {"DisableProfiling", "options",
+       [=](Objects& b, Outs&) { return api().DisableProfiling(as_session_options(b)); }},
+      {"AddFreeDimensionOverrideByName", "options",
+       [=](Objects& b, Outs&) {
+         return api().AddFreeDimensionOverrideByName(as_session_options(b), "batch", 1);
+       }},
+      {"AddSessionConfigEntry", "options",
+       [=](Objects& b, Outs&) {
+         return api().AddSessionConfigEntry(as_session_options(b), "kiln.arena.enable", "1");
+       }},
+      // ---- Sessions
+      {"CreateSession", "env",
+       [=](Objects& b, Outs& o) {
+         return api().CreateSession(as_env(b), b.model_path.c_str(), nullptr, &o.session);
+       }},
+      {"CreateSession", "options",
+       [=](Objects& b, Outs& o) {
+         return api().CreateSession(b.env, b.model_path.c_str(), as_session_options(b), &o.session);
+       }},
+      {"CreateSessionFromArray", "env",
+       [=](Objects& b, Outs& o) {
+         return api().CreateSessionFromArray(as_env(b), b.model.data(), b.model.size(), nullptr,
+                                             &o.session);
+       }},
+      {"CreateSessionFromArray", "options",
+       [=](Objects& b, Outs& o) {
+         return api().CreateSessionFromArray(b.env, b.model.data(), b.model.size(),
+                                             as_session_options(b), &o.session);
+       }},
+      {"SessionGetInputCount", "session",
+       [=](Objects& b, Outs& o) { return api().SessionGetInputCount(as_session(b), &o.size); }},
+      {"SessionGetOutputCount", "session",
+       [=](Objects& b, Outs& o) { return api().SessionGetOutputCount(as_session(b), &o.size); }},
+      {"SessionGetInputName", "session",
+       [=](Objects& b, Outs& o) {
+         return api().SessionGetInputName(as_session(b), 0, b.allocator, &o.string);
+       }},
+      {"SessionGetOutputName", "session",
+       [=](Objects& b, Outs& o) {
+         return api().SessionGetOutputName(as_session(b), 0, b.allocator, &o.string);
+       }},
+      {"SessionGetInputValueType", "session",
+       [=](Objects& b, Outs& o) {
+         return api().SessionGetInputValueType(as_session(b), 0, &o.value_type);
+       }},
+      {"SessionGetOutputValueType", "session",
+       [=](Objects& b, Outs& o) {
+         return api().SessionGetOutputValueType(as_session(b), 0, &o.value_type);
+       }},
+      {"CreateSessionInputTensorInfo", "session",
+       [=](Objects& b, Outs& o) {
+         return api().CreateSessionInputTensorInfo(as_session(b), 0, &o.shape);
+       }},
+      {"CreateSessionOutputTensorInfo", "session",
+       [=](Objects& b, Outs& o) {
+         return api().CreateSessionOutputTensorInfo(as_session(b), 0, &o.shape);
+       }},
+      {"SessionGetModelMetadataString", "session",
+       [=](Objects& b, Outs& o) {
+         return api().SessionGetModelMetadataString(as_session(b), KILN_METADATA_PRODUCER_NAME,
+                                                    b.allocator, &o.string);
+       }},
+      {"SessionGetModelVersion", "session",
+       [=](Objects& b, Outs& o) {
+         return api().SessionGetModelVersion(as_session(b), &o.version);
+       }},
+      {"SessionGetCustomMetadataKeys", "session",
+       [=](Objects& b, Outs& o) {
+         return api().SessionGetCustomMetadataKeys(as_session(b), b.allocator, &o.strings, &o.size);
+       }},
+      {"SessionLookupCustomMetadata", "session",
+       [=](Objects& b, Outs& o) {
+         return api().SessionLookupCustomMetadata(as_session(b), b.allocator, models::kKeys[0],
+                                                  &o.string);
+       }},
+      {"SessionEndProfiling", "session",
+       [=](Objects& b, Outs& o) {
+         return api().SessionEndProfiling(as_session(b), b.allocator, &o.string);
+       }},
+      // ---- Running
+      {"RunOptionsSetRunTag", "options",
+       [=](Objects& b, Outs&) { return api().RunOptionsSetRunTag(as_run_options(b), "tag"); }},
+      {"RunOptionsSetRunLogSeverityLevel", "options",
+       [=](Objects& b, Outs&) {
+         return api().RunOptionsSetRunLogSeverityLevel(as_run_options(b), KILN_LOGGING_LEVEL_INFO);
+       }},
+      {"RunOptionsSetTerminate", "options",
+       [=](Objects& b, Outs&) { return api().RunOptionsSetTerminate(as_run_options(b)); }},
+      {"RunOptionsUnsetTerminate", "options",
+       [=](Objects& b, Outs&) { return api().RunOptionsUnsetTerminate(as_run_options(b)); }},
+      {"Run", "session",
+       [=](Objects& b, Outs& o) {
+         const char* in[] = {"x"};
+         const char* out[] = {"y"};
+         return api().Run(as_session(b), b.run_options, in, &b.x, 1, out, 1, o.outputs);
+       }},
+      {"Run", "run_options",
+       [=](Objects& b, Outs& o) {
+         const char* in[] = {"x"};
+         const char* out[] = {"y"};
+         return api().Run(b.session, as_run_options(b), in, &b.x, 1, out, 1, o.outputs);
+       }},
+      {"Run", "inputs[0]",
+       [=](Objects& b, Outs& o) {
+         const char* in[] = {"x"};
+         const KilnValue* inputs[] = {as_value(b)};
+         const char* out[] = {"y"};
+         return api().Run(b.session, b.run_options, in, inputs, 1, out, 1, o.outputs);
+       }},
+      {"Run", "outputs[0]",
+       [=](Objects& b, Outs&) {
+         const char* in[] = {"x"};
+         const char* out[] = {"y"};
+         KilnValue* outputs[] = {as_value(b)};
+         KilnStatus* s = api().Run(b.session, b.run_options, in, &b.x, 1, out, 1, outputs);
+         EXPECT_EQ(outputs[0], as_value(b)) << "a failed Run replaced a caller's slot";
+         return s;
+       }},
   };
   if (!stale) {
     // A KilnAllocator is the caller's struct, so only Kiln's own handles can be told apart from
@@ -283,6 +685,29 @@ std::vector<Case> HandleCases(bool stale) {
     cases.push_back({"CreateTensorAsValue", "allocator", [=](Objects& b, Outs& o) {
                        return api().CreateTensorAsValue(env_as_allocator(b), b.dims, 2,
                                                         KILN_ELEMENT_TYPE_FLOAT, &o.value);
+                     }});
+    cases.push_back({"SessionGetInputName", "allocator", [=](Objects& b, Outs& o) {
+                       return api().SessionGetInputName(b.session, 0, env_as_allocator(b),
+                                                        &o.string);
+                     }});
+    cases.push_back({"SessionGetOutputName", "allocator", [=](Objects& b, Outs& o) {
+                       return api().SessionGetOutputName(b.session, 0, env_as_allocator(b),
+                                                         &o.string);
+                     }});
+    cases.push_back({"SessionGetModelMetadataString", "allocator", [=](Objects& b, Outs& o) {
+                       return api().SessionGetModelMetadataString(
+                           b.session, KILN_METADATA_PRODUCER_NAME, env_as_allocator(b), &o.string);
+                     }});
+    cases.push_back({"SessionGetCustomMetadataKeys", "allocator", [=](Objects& b, Outs& o) {
+                       return api().SessionGetCustomMetadataKeys(b.session, env_as_allocator(b),
+                                                                 &o.strings, &o.size);
+                     }});
+    cases.push_back({"SessionLookupCustomMetadata", "allocator", [=](Objects& b, Outs& o) {
+                       return api().SessionLookupCustomMetadata(b.session, env_as_allocator(b),
+                                                                models::kKeys[0], &o.string);
+                     }});
+    cases.push_back({"SessionEndProfiling", "allocator", [=](Objects& b, Outs& o) {
+                       return api().SessionEndProfiling(b.session, env_as_allocator(b), &o.string);
                      }});
   }
   return cases;
@@ -318,8 +743,12 @@ TEST(Contract, EveryEntryRejectsNullPointers) {
 
 // Entries whose arguments include no handle.
 std::set<std::string> NoHandleArgument() {
-  return {"CreateEnv", "CreateEnvWithCustomLogger", "CreateCpuMemoryInfo",
-          "GetAllocatorWithDefaultOptions"};
+  return {"CreateEnv",
+          "CreateEnvWithCustomLogger",
+          "CreateCpuMemoryInfo",
+          "GetAllocatorWithDefaultOptions",
+          "CreateSessionOptions",
+          "CreateRunOptions"};
 }
 
 TEST(Contract, EveryHandleArgumentRejectsAHandleOfAnotherType) {
@@ -348,6 +777,9 @@ TEST(Contract, EveryReleaseAcceptsNullAndIgnoresForeignHandles) {
   api().ReleaseMemoryInfo(nullptr);
   api().ReleaseTensorTypeAndShapeInfo(nullptr);
   api().ReleaseValue(nullptr);
+  api().ReleaseSessionOptions(nullptr);
+  api().ReleaseSession(nullptr);
+  api().ReleaseRunOptions(nullptr);
   Objects b;
   // Each of these is logged as ignored (env_test.cc checks the message); b.env, the first live
   // Env, drops anything below FATAL, so nothing is printed here.
@@ -356,10 +788,16 @@ TEST(Contract, EveryReleaseAcceptsNullAndIgnoresForeignHandles) {
   api().ReleaseMemoryInfo(reinterpret_cast<KilnMemoryInfo*>(b.value));
   api().ReleaseTensorTypeAndShapeInfo(reinterpret_cast<KilnTensorTypeAndShapeInfo*>(b.value));
   api().ReleaseValue(reinterpret_cast<KilnValue*>(b.env));
+  api().ReleaseSessionOptions(reinterpret_cast<KilnSessionOptions*>(b.session));
+  api().ReleaseSession(reinterpret_cast<KilnSession*>(b.run_options));
+  api().ReleaseRunOptions(reinterpret_cast<KilnRunOptions*>(b.session_options));
   api().ReleaseEnv(b.stale_env);
   api().ReleaseMemoryInfo(b.stale_info);
   api().ReleaseTensorTypeAndShapeInfo(b.stale_shape);
   api().ReleaseValue(b.stale_value);
+  api().ReleaseSessionOptions(b.stale_session_options);
+  api().ReleaseSession(b.stale_session);
+  api().ReleaseRunOptions(b.stale_run_options);
   // Everything is still alive and usable.
   int is_tensor = 0;
   ExpectOk(api().IsTensor(b.value, &is_tensor));
@@ -369,6 +807,14 @@ TEST(Contract, EveryReleaseAcceptsNullAndIgnoresForeignHandles) {
   size_t rank = 0;
   ExpectOk(api().GetDimensionsCount(b.shape, &rank));
   EXPECT_EQ(rank, 2u);
+  ExpectOk(api().SetIntraOpNumThreads(b.session_options, 1));
+  ExpectOk(api().RunOptionsSetRunTag(b.run_options, "still alive"));
+  const char* in[] = {"x"};
+  const char* out[] = {"y"};
+  KilnValue* y = nullptr;
+  ExpectOk(api().Run(b.session, b.run_options, in, &b.x, 1, out, 1, &y));
+  EXPECT_NE(y, nullptr);
+  api().ReleaseValue(y);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "api_test_util.h"
+#include "test_models.h"
 
 namespace kiln_test {
 
@@ -17,13 +18,28 @@ struct Objects {
   KilnValue* value = nullptr;
   KilnValue* strings = nullptr;
   KilnTensorTypeAndShapeInfo* shape = nullptr;
+  KilnSessionOptions* session_options = nullptr;  // one intra-op thread, profiling on
+  KilnSession* session = nullptr;                 // models::Identity(), from session_options
+  KilnSession* two_outputs = nullptr;             // models::TwoOutputs(), from session_options
+  KilnRunOptions* run_options = nullptr;
+  KilnValue* x = nullptr;     // float [3, 2]: an input for `session` (and a for `two_outputs`)
+  KilnValue* b_in = nullptr;  // int64 [3]: input b of `two_outputs`
+  KilnValue* y = nullptr;     // float [3, 2]: a caller's output tensor for `session`
   KilnEnv* stale_env = nullptr;
   KilnMemoryInfo* stale_info = nullptr;
   KilnValue* stale_value = nullptr;
   KilnTensorTypeAndShapeInfo* stale_shape = nullptr;
+  KilnSessionOptions* stale_session_options = nullptr;
+  KilnSession* stale_session = nullptr;
+  KilnRunOptions* stale_run_options = nullptr;
   void* block = nullptr;  // from `allocator`
   float data[6] = {};
   int64_t dims[2] = {2, 3};
+  int64_t x_dims[2] = {3, 2};
+  int64_t b_dims[1] = {3};
+  const std::string model = models::Identity();
+  const std::string& model_path = models::IdentityModelPath();
+  const std::string profile_prefix = models::ScratchDir().path() + "/profile";
 
   Objects() {
     ExpectOk(api().CreateEnv(KILN_LOGGING_LEVEL_FATAL, "contract", &env));
@@ -33,17 +49,43 @@ struct Objects {
     ExpectOk(api().CreateTensorAsValue(allocator, dims, 2, KILN_ELEMENT_TYPE_STRING, &strings));
     ExpectOk(api().GetTensorTypeAndShape(value, &shape));
     ExpectOk(api().AllocatorAlloc(allocator, 32, &block));
+    ExpectOk(api().CreateSessionOptions(&session_options));
+    ExpectOk(api().SetIntraOpNumThreads(session_options, 1));
+    ExpectOk(api().EnableProfiling(session_options, profile_prefix.c_str()));
+    ExpectOk(
+        api().CreateSessionFromArray(env, model.data(), model.size(), session_options, &session));
+    const std::string two = models::TwoOutputs();
+    ExpectOk(
+        api().CreateSessionFromArray(env, two.data(), two.size(), session_options, &two_outputs));
+    ExpectOk(api().CreateRunOptions(&run_options));
+    ExpectOk(api().CreateTensorAsValue(allocator, x_dims, 2, KILN_ELEMENT_TYPE_FLOAT, &x));
+    ExpectOk(api().CreateTensorAsValue(allocator, b_dims, 1, KILN_ELEMENT_TYPE_INT64, &b_in));
+    ExpectOk(api().CreateTensorAsValue(allocator, x_dims, 2, KILN_ELEMENT_TYPE_FLOAT, &y));
     // Released last, so no live object above can reuse their addresses.
     ExpectOk(api().CreateEnv(KILN_LOGGING_LEVEL_FATAL, "stale", &stale_env));
     ExpectOk(api().CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, KILN_MEM_TYPE_DEFAULT, &stale_info));
     ExpectOk(api().CreateTensorAsValue(allocator, dims, 2, KILN_ELEMENT_TYPE_FLOAT, &stale_value));
     ExpectOk(api().GetTensorTypeAndShape(value, &stale_shape));
+    ExpectOk(api().CloneSessionOptions(session_options, &stale_session_options));
+    ExpectOk(api().CreateSessionFromArray(env, model.data(), model.size(), session_options,
+                                          &stale_session));
+    ExpectOk(api().CreateRunOptions(&stale_run_options));
     api().ReleaseEnv(stale_env);
     api().ReleaseMemoryInfo(stale_info);
     api().ReleaseValue(stale_value);
     api().ReleaseTensorTypeAndShapeInfo(stale_shape);
+    api().ReleaseSessionOptions(stale_session_options);
+    api().ReleaseSession(stale_session);
+    api().ReleaseRunOptions(stale_run_options);
   }
   ~Objects() {
+    api().ReleaseValue(y);
+    api().ReleaseValue(b_in);
+    api().ReleaseValue(x);
+    api().ReleaseRunOptions(run_options);
+    api().ReleaseSession(two_outputs);
+    api().ReleaseSession(session);
+    api().ReleaseSessionOptions(session_options);
     ExpectOk(api().AllocatorFree(allocator, block));
     api().ReleaseTensorTypeAndShapeInfo(shape);
     api().ReleaseValue(strings);
@@ -76,6 +118,13 @@ struct Outs {
   char bytes[4] = {'#', '#', '#', '#'};
   size_t offsets[6] = {kSizeSentinel, kSizeSentinel, kSizeSentinel,
                        kSizeSentinel, kSizeSentinel, kSizeSentinel};
+  KilnSessionOptions* session_options = Sentinel<KilnSessionOptions>();
+  KilnSession* session = Sentinel<KilnSession>();
+  KilnRunOptions* run_options = Sentinel<KilnRunOptions>();
+  char* string = Sentinel<char>();
+  char** strings = Sentinel<char*>();
+  int64_t version = int64_t{0x5e5e5e5e};
+  KilnValue* outputs[2] = {nullptr, nullptr};  // Run's slots: empty ones must stay empty
 
   bool Untouched() const {
     const Outs fresh;
@@ -86,7 +135,10 @@ struct Outs {
            size == fresh.size && shape == fresh.shape && element_type == fresh.element_type &&
            dims[0] == -5 && dims[1] == -5 && names[0] == fresh.names[0] &&
            names[1] == fresh.names[1] && std::string(bytes, 4) == "####" &&
-           offsets[0] == kSizeSentinel && offsets[5] == kSizeSentinel;
+           offsets[0] == kSizeSentinel && offsets[5] == kSizeSentinel &&
+           session_options == fresh.session_options && session == fresh.session &&
+           run_options == fresh.run_options && string == fresh.string && strings == fresh.strings &&
+           version == fresh.version && outputs[0] == nullptr && outputs[1] == nullptr;
   }
 };
 

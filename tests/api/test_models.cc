@@ -1,0 +1,130 @@
+#include "test_models.h"
+
+#include <onnx/onnx_pb.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <vector>
+
+namespace kiln_test::models {
+namespace {
+
+::onnx::ModelProto NewModel() {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(17);
+  return m;
+}
+
+// Declares a tensor input or output. A negative dimension is the symbolic dimension "batch".
+void Declare(::onnx::ValueInfoProto* vi, const char* name, int32_t elem_type,
+             std::initializer_list<int64_t> dims) {
+  vi->set_name(name);
+  auto* t = vi->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(elem_type);
+  auto* shape = t->mutable_shape();
+  for (int64_t d : dims) {
+    if (d < 0) {
+      shape->add_dim()->set_dim_param("batch");
+    } else {
+      shape->add_dim()->set_dim_value(d);
+    }
+  }
+}
+
+void AddNode(::onnx::GraphProto* g, const char* name, const char* op_type, const char* domain,
+             const char* input, const char* output) {
+  auto* n = g->add_node();
+  n->set_name(name);
+  n->set_op_type(op_type);
+  n->set_domain(domain);
+  n->add_input(input);
+  n->add_output(output);
+}
+
+}  // namespace
+
+std::string Identity() {
+  ::onnx::ModelProto m = NewModel();
+  m.set_producer_name(kProducerName);
+  m.set_producer_version(kProducerVersion);
+  m.set_domain(kDomain);
+  m.set_doc_string(kDescription);
+  m.set_model_version(kModelVersion);
+  for (size_t i = 0; i < 2; ++i) {
+    auto* kv = m.add_metadata_props();
+    kv->set_key(kKeys[i]);
+    kv->set_value(kValues[i]);
+  }
+  auto* g = m.mutable_graph();
+  g->set_name(kGraphName);
+  g->set_doc_string(kGraphDescription);
+  AddNode(g, kNodeName, "Identity", "", "x", "y");
+  Declare(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {-1, 2});
+  Declare(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {-1, 2});
+  return m.SerializeAsString();
+}
+
+std::string TwoOutputs() {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  g->set_name("two_outputs");
+  AddNode(g, "copy_a", "Identity", "", "a", "a_copy");
+  AddNode(g, "copy_b", "Identity", "", "b", "b_copy");
+  Declare(g->add_input(), "a", ::onnx::TensorProto::FLOAT, {-1, 2});
+  Declare(g->add_input(), "b", ::onnx::TensorProto::INT64, {3});
+  Declare(g->add_output(), "a_copy", ::onnx::TensorProto::FLOAT, {-1, 2});
+  Declare(g->add_output(), "b_copy", ::onnx::TensorProto::INT64, {3});
+  return m.SerializeAsString();
+}
+
+std::string UnknownOp() {
+  ::onnx::ModelProto m = NewModel();
+  auto* op = m.add_opset_import();
+  op->set_domain(kUnknownOpDomain);
+  op->set_version(kUnknownOpOpset);
+  auto* g = m.mutable_graph();
+  g->set_name("unknown_op");
+  AddNode(g, kUnknownOpNode, kUnknownOpType, kUnknownOpDomain, "x", "y");
+  Declare(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {-1, 2});
+  Declare(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {-1, 2});
+  return m.SerializeAsString();
+}
+
+TempDir::TempDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "kiln_api_test_XXXXXX").string();
+  std::vector<char> buffer(pattern.begin(), pattern.end());
+  buffer.push_back('\0');
+  if (mkdtemp(buffer.data()) == nullptr) throw std::runtime_error("mkdtemp failed: " + pattern);
+  path_ = buffer.data();
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::string TempDir::Write(const std::string& name, const std::string& bytes) const {
+  const std::string file = (std::filesystem::path(path_) / name).string();
+  std::ofstream out(file, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + file);
+  return file;
+}
+
+const TempDir& ScratchDir() {
+  static const TempDir dir;
+  return dir;
+}
+
+const std::string& IdentityModelPath() {
+  static const std::string path = ScratchDir().Write("identity.onnx", Identity());
+  return path;
+}
+
+}  // namespace kiln_test::models

@@ -1,0 +1,65 @@
+// Serialized ONNX models for the C ABI tests, built with ONNX's own protobuf classes. Only the
+// Identity kernel is relied on.
+//
+//   const std::string bytes = kiln_test::models::Identity();
+//   api().CreateSessionFromArray(env, bytes.data(), bytes.size(), nullptr, &session);
+#ifndef KILN_TESTS_API_TEST_MODELS_H_
+#define KILN_TESTS_API_TEST_MODELS_H_
+
+#include <cstdint>
+#include <string>
+
+namespace kiln_test::models {
+
+// What Identity() declares, for the tests to compare against.
+inline constexpr const char* kProducerName = "kiln-api-tests";
+inline constexpr const char* kProducerVersion = "3.1.4";
+inline constexpr const char* kDomain = "org.kiln.tests";
+inline constexpr const char* kDescription = "y is x: the API tests' model";
+inline constexpr const char* kGraphName = "identity_graph";
+inline constexpr const char* kGraphDescription = "one Identity node";
+inline constexpr int64_t kModelVersion = 42;
+inline constexpr const char* kNodeName = "copy_x";  // the Identity node
+// metadata_props, in the order the model lists them (not sorted).
+inline constexpr const char* kKeys[] = {"zeta.owner", "alpha.license"};
+inline constexpr const char* kValues[] = {"the kiln team", "Apache-2.0"};
+
+// y = Identity(x); x and y are float [batch, 2] with dim_param "batch". Metadata as above.
+std::string Identity();
+
+// Inputs a: float [batch, 2] and b: int64 [3]; outputs a_copy = Identity(a) (node "copy_a") and
+// b_copy = Identity(b) (node "copy_b"). No metadata.
+std::string TwoOutputs();
+
+// kUnknownOpNode (op kUnknownOpType of domain kUnknownOpDomain, opset kUnknownOpOpset) reads x
+// and writes y: a model Kiln can parse but not run.
+inline constexpr const char* kUnknownOpNode = "mystery_node";
+inline constexpr const char* kUnknownOpType = "Frobnicate";
+inline constexpr const char* kUnknownOpDomain = "com.example.kiln";
+inline constexpr int64_t kUnknownOpOpset = 7;
+std::string UnknownOp();
+
+// A new folder under the system's temporary folder, removed with its contents on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // Writes `bytes` to the file `name` in the folder and returns its path.
+  std::string Write(const std::string& name, const std::string& bytes) const;
+
+ private:
+  std::string path_;
+};
+
+// A folder for the whole test process (removed at exit), made on first use.
+const TempDir& ScratchDir();
+
+// Identity() written to a file in ScratchDir() (once per process).
+const std::string& IdentityModelPath();
+
+}  // namespace kiln_test::models
+
+#endif  // KILN_TESTS_API_TEST_MODELS_H_
