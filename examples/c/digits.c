@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
   }
   snprintf(path, sizeof path, "%s/expected.txt", dir);
   expected = fopen(path, "r");
-  if (expected == NULL || fscanf(expected, "correct %u %u", &expected_correct, &expected_count) != 2) {
+  if (expected == NULL ||
+      fscanf(expected, "correct %u %u", &expected_correct, &expected_count) != 2) {
     fprintf(stderr, "digits: cannot read %s\n", path);
     return 1;
   }
@@ -99,8 +100,8 @@ int main(int argc, char** argv) {
     float* scores = NULL;
     double start;
     int best = 0, k;
-    check(api->CreateTensorWithDataAsValue(cpu, pixels + (size_t)i * 64, 64 * sizeof(float),
-                                           shape, 4, KILN_ELEMENT_TYPE_FLOAT, &image),
+    check(api->CreateTensorWithDataAsValue(cpu, pixels + (size_t)i * 64, 64 * sizeof(float), shape,
+                                           4, KILN_ELEMENT_TYPE_FLOAT, &image),
           "CreateTensorWithDataAsValue");
     start = now_ms();
     check(api->Run(session, NULL, &input_name, (const KilnValue* const*)&image, 1, &output_name, 1,
@@ -116,8 +117,9 @@ int main(int argc, char** argv) {
     api->ReleaseValue(image);
   }
 
-  printf("digits: %u of %u held-out digits correct, accuracy %.6f (recorded at training: %u of %u)\n",
-         correct, count, (double)correct / count, expected_correct, expected_count);
+  printf(
+      "digits: %u of %u held-out digits correct, accuracy %.6f (recorded at training: %u of %u)\n",
+      correct, count, (double)correct / count, expected_correct, expected_count);
   printf("digits: mean latency %.4f ms per digit (batch 1, 1 thread)\n", total_ms / count);
 
   api->ReleaseMemoryInfo(cpu);

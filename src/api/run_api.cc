@@ -105,13 +105,16 @@ KilnStatus* KILN_API_CALL Run(KilnSession* session, const KilnRunOptions* run_op
       Logger(level, s.logger.id(), s.logger.sink())
           .Log(LogLevel::kVerbose, "kiln.run", KILN_LOCATION, message.c_str());
     }
-    s.session->Run(ro, in_names, in_values, out_names, results);
-    // New values for the empty slots; published only once all of them exist.
+    std::vector<std::shared_ptr<Tensor>> produced =
+        s.session->Compute(ro, in_names, in_values, out_names, results);
+    // New values for the empty slots, registered before anything is written anywhere, so an
+    // allocation failing here leaves the caller's slots and tensors untouched.
     std::vector<std::unique_ptr<KilnValue>> made(output_count);
     for (size_t i = 0; i < output_count; ++i) {
-      if (outputs[i] == nullptr) made[i] = std::unique_ptr<KilnValue>(new KilnValue{results[i]});
+      if (outputs[i] == nullptr) made[i] = std::unique_ptr<KilnValue>(new KilnValue{produced[i]});
     }
     std::vector<KilnValue*> registered;
+    registered.reserve(output_count);  // so push_back below cannot throw
     try {
       for (size_t i = 0; i < output_count; ++i) {
         if (made[i] != nullptr) {
@@ -123,6 +126,8 @@ KilnStatus* KILN_API_CALL Run(KilnSession* session, const KilnRunOptions* run_op
       for (KilnValue* v : registered) registry::Remove(v, HandleKind::kValue);
       throw;
     }
+    // Nothing below can fail.
+    runtime::Session::WriteInPlace(results, produced);
     for (size_t i = 0; i < output_count; ++i) {
       if (made[i] != nullptr) outputs[i] = made[i].release();
     }

@@ -233,10 +233,12 @@ KilnStatus* KILN_API_CALL SessionGetCustomMetadataKeys(const KilnSession* sessio
     if (array == nullptr) throw Error(ErrorCode::kOutOfMemory, "the allocator returned NULL");
     size_t made = 0;
     try {
-      for (const auto& kv : metadata) array[made++] = CopyString(allocator, kv.first), (void)0;
+      for (const auto& kv : metadata) {
+        array[made] = CopyString(allocator, kv.first);
+        ++made;  // only once the copy exists
+      }
     } catch (...) {
-      // `made` was bumped before a copy that threw; that slot holds nothing.
-      for (size_t i = 0; i + 1 < made; ++i) allocator->Free(allocator, array[i]);
+      for (size_t i = 0; i < made; ++i) allocator->Free(allocator, array[i]);
       allocator->Free(allocator, array);
       throw;
     }

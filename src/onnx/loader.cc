@@ -1,5 +1,6 @@
 #include "onnx/loader.h"
 
+#include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/onnx_pb.h>
 
@@ -376,14 +377,17 @@ ir::Model LoadModelBytes(const void* data, size_t size, const std::string& model
                 "the model is " + std::to_string(size) +
                     " bytes; a protobuf is at most 2 GiB (store large weights as external data)");
   }
-  ::onnx::ModelProto proto;
+  // On an arena every message is freed with the arena, also when parsing stops half way because
+  // an allocation failed (libprotobuf can drop a half-built sub-message on that path).
+  google::protobuf::Arena arena;
+  auto* proto = google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
   google::protobuf::io::CodedInputStream in(static_cast<const uint8_t*>(data),
                                             static_cast<int>(size));
   in.SetRecursionLimit(200);
-  if (!proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+  if (!proto->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
     throw Error(ErrorCode::kInvalidProtobuf, "the bytes are not a valid ONNX ModelProto");
   }
-  return Convert(proto, model_dir);
+  return Convert(*proto, model_dir);
 }
 
 ir::Model LoadModelFile(const std::string& path) {

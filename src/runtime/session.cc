@@ -81,10 +81,10 @@ void Session::CheckInput(const IoDesc& desc, const Tensor& t) const {
   }
 }
 
-void Session::Run(const RunOptions& run, std::span<const std::string> input_names,
-                  std::span<const std::shared_ptr<Tensor>> inputs,
-                  std::span<const std::string> output_names,
-                  std::vector<std::shared_ptr<Tensor>>& results) const {
+std::vector<std::shared_ptr<Tensor>> Session::Compute(
+    const RunOptions& run, std::span<const std::string> input_names,
+    std::span<const std::shared_ptr<Tensor>> inputs, std::span<const std::string> output_names,
+    std::span<const std::shared_ptr<Tensor>> given) const {
   const std::vector<ir::Value*>& graph_inputs = model_.graph->inputs();
   std::vector<std::shared_ptr<const Tensor>> fed(graph_inputs.size());
   for (size_t i = 0; i < input_names.size(); ++i) {
@@ -115,8 +115,8 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
     }
     out_index[i] = k;
   }
-  if (results.size() != output_names.size()) {
-    throw Error(ErrorCode::kEngineError, "results and output_names differ in length");
+  if (given.size() != output_names.size()) {
+    throw Error(ErrorCode::kEngineError, "given outputs and output_names differ in length");
   }
 
   RunContext ctx{*threads_, allocator_, &run.terminate, profiler_.get(),
@@ -128,28 +128,41 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
   std::vector<std::shared_ptr<Tensor>> produced(output_names.size());
   for (size_t i = 0; i < output_names.size(); ++i) {
     produced[i] = frame.TakeOutput(out_index[i]);
-    const Tensor* given = results[i].get();
-    if (given != nullptr &&
-        (given->type() != produced[i]->type() || given->shape() != produced[i]->shape())) {
+    const Tensor* target = given[i].get();
+    if (target != nullptr &&
+        (target->type() != produced[i]->type() || target->shape() != produced[i]->shape())) {
       ThrowInvalidArgument("outputs", "output '" + output_names[i] + "' was given a " +
-                                          TypeText(given->type(), given->shape()) +
+                                          TypeText(target->type(), target->shape()) +
                                           " tensor but the model produced " +
                                           TypeText(produced[i]->type(), produced[i]->shape()));
     }
-    if (given != nullptr && given->type() == DataType::kString) {
+    if (target != nullptr && target->type() == DataType::kString) {
       throw Error(ErrorCode::kNotImplemented,
                   "output '" + output_names[i] + "': string outputs cannot be written in place");
     }
   }
-  // Everything succeeded: only now touch the caller's tensors.
-  for (size_t i = 0; i < output_names.size(); ++i) {
-    if (results[i] != nullptr) {
-      if (produced[i]->byte_size() != 0) {
-        std::memcpy(results[i]->data(), produced[i]->data(), produced[i]->byte_size());
-      }
-    } else {
-      results[i] = std::move(produced[i]);
+  return produced;
+}
+
+void Session::WriteInPlace(std::span<const std::shared_ptr<Tensor>> given,
+                           std::span<const std::shared_ptr<Tensor>> produced) noexcept {
+  for (size_t i = 0; i < given.size(); ++i) {
+    if (given[i] != nullptr && produced[i]->byte_size() != 0) {
+      std::memcpy(given[i]->data(), produced[i]->data(), produced[i]->byte_size());
     }
+  }
+}
+
+void Session::Run(const RunOptions& run, std::span<const std::string> input_names,
+                  std::span<const std::shared_ptr<Tensor>> inputs,
+                  std::span<const std::string> output_names,
+                  std::vector<std::shared_ptr<Tensor>>& results) const {
+  std::vector<std::shared_ptr<Tensor>> produced =
+      Compute(run, input_names, inputs, output_names, results);
+  // Everything succeeded: only now touch the caller's tensors.
+  WriteInPlace(results, produced);
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i] == nullptr) results[i] = std::move(produced[i]);
   }
 }
 

@@ -38,11 +38,22 @@ class Session {
   const ir::Model& model() const noexcept { return model_; }
   const SessionOptions& options() const noexcept { return options_; }
 
-  // Runs with the named inputs and returns the named outputs. `results` has one entry per
-  // output name: an entry the caller set is filled in place (its type and shape must match what
-  // the model produces); a null entry receives a new tensor. On failure nothing in `results`
-  // changes, the caller's tensors included. Throws kInvalidArgument for bad names, types or
-  // shapes, kTerminated when `run` asks to stop.
+  // Runs with the named inputs and returns one new tensor per output name. `given` has one entry
+  // per output name: a tensor the caller wants the output written into (its type and shape are
+  // checked against what the model produced; it is not written here, see WriteInPlace), or null.
+  // Throws kInvalidArgument for bad names, types or shapes, kTerminated when `run` asks to stop.
+  std::vector<std::shared_ptr<Tensor>> Compute(
+      const RunOptions& run, std::span<const std::string> input_names,
+      std::span<const std::shared_ptr<Tensor>> inputs, std::span<const std::string> output_names,
+      std::span<const std::shared_ptr<Tensor>> given) const;
+
+  // Copies produced[i] into given[i] for every non-null given[i]. Cannot fail: Compute checked
+  // types and shapes, and string outputs are never written in place.
+  static void WriteInPlace(std::span<const std::shared_ptr<Tensor>> given,
+                           std::span<const std::shared_ptr<Tensor>> produced) noexcept;
+
+  // Compute, then WriteInPlace; null entries of `results` receive the new tensors. On failure
+  // nothing in `results` changes, the caller's tensors included.
   void Run(const RunOptions& run, std::span<const std::string> input_names,
            std::span<const std::shared_ptr<Tensor>> inputs,
            std::span<const std::string> output_names,

@@ -30,6 +30,17 @@ void KILN_API_CALL HookedFree(KilnAllocator*, void* p) {
 }
 KilnAllocator g_hooked{KILN_API_VERSION, &HookedAlloc, &HookedFree, nullptr};
 
+// Frees memory an entry returned through g_hooked.
+std::function<void()> FreeHooked(void* p) {
+  return [p] { ExpectOk(api().AllocatorFree(&g_hooked, p)); };
+}
+
+float* Data(KilnValue* v) {
+  void* p = nullptr;
+  ExpectOk(api().GetTensorMutableData(v, &p));
+  return static_cast<float*>(p);
+}
+
 void KILN_API_CALL NoLog(void*, KilnLoggingLevel, const char*, const char*, const char*,
                          const char*) {}
 
@@ -37,10 +48,15 @@ void KILN_API_CALL NoLog(void*, KilnLoggingLevel, const char*, const char*, cons
 // `made` to be released afterwards. Fixture objects it consumes are set to NULL in `b`.
 struct Made {
   std::vector<std::function<void()>> releases;
+  KilnValue* slots[2] = {nullptr, nullptr};  // Run's output slots, for `verify`
 };
 struct OomCase {
   const char* entry;
   std::function<KilnStatus*(Objects& b, Outs& o, Made& made)> call;
+  std::function<void(Objects& b)> setup = nullptr;  // run before arming, when set
+  // Run after disarming, before `made` is released: what is wrong (a static string), or NULL.
+  // Kept apart from the call so that a failed check never allocates while the hook is armed.
+  std::function<const char*(Objects& b, Made& made, bool failed)> verify = nullptr;
 };
 
 std::vector<OomCase> Cases() {
@@ -219,6 +235,231 @@ std::vector<OomCase> Cases() {
          b.value = nullptr;
          return static_cast<KilnStatus*>(nullptr);
        }},
+      // ---- Session options
+      {"CreateSessionOptions",
+       [](Objects&, Outs& o, Made& m) {
+         KilnStatus* s = api().CreateSessionOptions(&o.session_options);
+         if (s == nullptr) {
+           m.releases.push_back([p = o.session_options] { api().ReleaseSessionOptions(p); });
+         }
+         return s;
+       }},
+      {"CloneSessionOptions",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().CloneSessionOptions(b.session_options, &o.session_options);
+         if (s == nullptr) {
+           m.releases.push_back([p = o.session_options] { api().ReleaseSessionOptions(p); });
+         }
+         return s;
+       },
+       [](Objects& b) {
+         // Something in every field, so the copy has to allocate.
+         ExpectOk(
+             api().SetSessionLogId(b.session_options, "a log id long enough to need the heap"));
+         ExpectOk(api().AddFreeDimensionOverrideByName(b.session_options, "batch", 3));
+         ExpectOk(api().AddSessionConfigEntry(b.session_options, "kiln.run.check_finite", "1"));
+       }},
+      {"SetIntraOpNumThreads",
+       [](Objects& b, Outs&, Made&) { return api().SetIntraOpNumThreads(b.session_options, 2); }},
+      {"SetSessionGraphOptimizationLevel",
+       [](Objects& b, Outs&, Made&) {
+         return api().SetSessionGraphOptimizationLevel(b.session_options,
+                                                       KILN_GRAPH_OPTIMIZATION_EXTENDED);
+       }},
+      {"SetSessionLogSeverityLevel",
+       [](Objects& b, Outs&, Made&) {
+         return api().SetSessionLogSeverityLevel(b.session_options, KILN_LOGGING_LEVEL_VERBOSE);
+       }},
+      {"SetSessionLogId",
+       [](Objects& b, Outs&, Made&) {
+         return api().SetSessionLogId(b.session_options, "a log id long enough to need the heap");
+       }},
+      {"EnableProfiling",
+       [](Objects& b, Outs&, Made&) {
+         return api().EnableProfiling(b.session_options, b.profile_prefix.c_str());
+       }},
+      {"DisableProfiling",
+       [](Objects& b, Outs&, Made&) { return api().DisableProfiling(b.session_options); }},
+      {"AddFreeDimensionOverrideByName",
+       [](Objects& b, Outs&, Made&) {
+         return api().AddFreeDimensionOverrideByName(
+             b.session_options, "a dimension name long enough to need the heap", 4);
+       }},
+      {"AddSessionConfigEntry",
+       [](Objects& b, Outs&, Made&) {
+         return api().AddSessionConfigEntry(b.session_options, "kiln.run.check_finite", "1");
+       }},
+      {"ReleaseSessionOptions",
+       [](Objects& b, Outs&, Made&) {
+         api().ReleaseSessionOptions(b.session_options);
+         b.session_options = nullptr;
+         return static_cast<KilnStatus*>(nullptr);
+       }},
+      // ---- Sessions
+      {"CreateSession",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s =
+             api().CreateSession(b.env, b.model_path.c_str(), b.session_options, &o.session);
+         if (s == nullptr) m.releases.push_back([p = o.session] { api().ReleaseSession(p); });
+         return s;
+       }},
+      {"CreateSessionFromArray",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().CreateSessionFromArray(b.env, b.model.data(), b.model.size(),
+                                                      b.session_options, &o.session);
+         if (s == nullptr) m.releases.push_back([p = o.session] { api().ReleaseSession(p); });
+         return s;
+       }},
+      {"SessionGetInputCount",
+       [](Objects& b, Outs& o, Made&) { return api().SessionGetInputCount(b.session, &o.size); }},
+      {"SessionGetOutputCount",
+       [](Objects& b, Outs& o, Made&) { return api().SessionGetOutputCount(b.session, &o.size); }},
+      {"SessionGetInputName",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().SessionGetInputName(b.session, 0, &g_hooked, &o.string);
+         if (s == nullptr) m.releases.push_back(FreeHooked(o.string));
+         return s;
+       }},
+      {"SessionGetOutputName",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().SessionGetOutputName(b.session, 0, &g_hooked, &o.string);
+         if (s == nullptr) m.releases.push_back(FreeHooked(o.string));
+         return s;
+       }},
+      {"SessionGetInputValueType",
+       [](Objects& b, Outs& o, Made&) {
+         return api().SessionGetInputValueType(b.session, 0, &o.value_type);
+       }},
+      {"SessionGetOutputValueType",
+       [](Objects& b, Outs& o, Made&) {
+         return api().SessionGetOutputValueType(b.session, 0, &o.value_type);
+       }},
+      {"CreateSessionInputTensorInfo",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().CreateSessionInputTensorInfo(b.session, 0, &o.shape);
+         if (s == nullptr) {
+           m.releases.push_back([i = o.shape] { api().ReleaseTensorTypeAndShapeInfo(i); });
+         }
+         return s;
+       }},
+      {"CreateSessionOutputTensorInfo",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().CreateSessionOutputTensorInfo(b.session, 0, &o.shape);
+         if (s == nullptr) {
+           m.releases.push_back([i = o.shape] { api().ReleaseTensorTypeAndShapeInfo(i); });
+         }
+         return s;
+       }},
+      {"SessionGetModelMetadataString",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().SessionGetModelMetadataString(b.session, KILN_METADATA_DESCRIPTION,
+                                                             &g_hooked, &o.string);
+         if (s == nullptr) m.releases.push_back(FreeHooked(o.string));
+         return s;
+       }},
+      {"SessionGetModelVersion",
+       [](Objects& b, Outs& o, Made&) {
+         return api().SessionGetModelVersion(b.session, &o.version);
+       }},
+      {"SessionGetCustomMetadataKeys",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s =
+             api().SessionGetCustomMetadataKeys(b.session, &g_hooked, &o.strings, &o.size);
+         if (s == nullptr) {
+           m.releases.push_back([keys = o.strings, n = o.size] {
+             for (size_t i = 0; i < n; ++i) FreeHooked(keys[i])();
+             FreeHooked(keys)();
+           });
+         }
+         return s;
+       }},
+      {"SessionLookupCustomMetadata",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s =
+             api().SessionLookupCustomMetadata(b.session, &g_hooked, models::kKeys[1], &o.string);
+         if (s == nullptr) m.releases.push_back(FreeHooked(o.string));
+         return s;
+       }},
+      {"SessionEndProfiling",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().SessionEndProfiling(b.session, &g_hooked, &o.string);
+         if (s == nullptr) {
+           m.releases.push_back([p = o.string] {
+             std::remove(p);
+             FreeHooked(p)();
+           });
+         }
+         return s;
+       }},
+      {"ReleaseSession",
+       [](Objects& b, Outs&, Made&) {
+         api().ReleaseSession(b.session);
+         b.session = nullptr;
+         return static_cast<KilnStatus*>(nullptr);
+       }},
+      // ---- Running
+      {"CreateRunOptions",
+       [](Objects&, Outs& o, Made& m) {
+         KilnStatus* s = api().CreateRunOptions(&o.run_options);
+         if (s == nullptr)
+           m.releases.push_back([p = o.run_options] { api().ReleaseRunOptions(p); });
+         return s;
+       }},
+      {"RunOptionsSetRunTag",
+       [](Objects& b, Outs&, Made&) {
+         return api().RunOptionsSetRunTag(b.run_options, "a run tag long enough to need the heap");
+       }},
+      {"RunOptionsSetRunLogSeverityLevel",
+       [](Objects& b, Outs&, Made&) {
+         return api().RunOptionsSetRunLogSeverityLevel(b.run_options, KILN_LOGGING_LEVEL_VERBOSE);
+       }},
+      {"RunOptionsSetTerminate",
+       [](Objects& b, Outs&, Made&) { return api().RunOptionsSetTerminate(b.run_options); }},
+      {"RunOptionsUnsetTerminate",
+       [](Objects& b, Outs&, Made&) { return api().RunOptionsUnsetTerminate(b.run_options); }},
+      {"ReleaseRunOptions",
+       [](Objects& b, Outs&, Made&) {
+         api().ReleaseRunOptions(b.run_options);
+         b.run_options = nullptr;
+         return static_cast<KilnStatus*>(nullptr);
+       }},
+      {"Run",  // into a new value
+       [](Objects& b, Outs& o, Made& m) {
+         const char* in[] = {"x"};
+         const char* out[] = {"y"};
+         KilnStatus* s = api().Run(b.session, b.run_options, in, &b.x, 1, out, 1, o.outputs);
+         if (s == nullptr) m.releases.push_back([v = o.outputs[0]] { api().ReleaseValue(v); });
+         return s;
+       }},
+      {"Run",  // into a caller's tensor and a new value at once
+       [](Objects& b, Outs&, Made& m) {
+         const char* in[] = {"a", "b"};
+         const KilnValue* inputs[] = {b.x, b.b_in};
+         const char* out[] = {"a_copy", "b_copy"};
+         m.slots[0] = b.y;
+         KilnStatus* s = api().Run(b.two_outputs, b.run_options, in, inputs, 2, out, 2, m.slots);
+         if (s == nullptr) m.releases.push_back([v = m.slots[1]] { api().ReleaseValue(v); });
+         return s;
+       },
+       [](Objects& b) {
+         float* x = Data(b.x);
+         float* y = Data(b.y);
+         for (int i = 0; i < 6; ++i) {
+           x[i] = static_cast<float>(i) + 0.5f;
+           y[i] = -1.0f;
+         }
+       },
+       [](Objects& b, Made& m, bool failed) -> const char* {
+         if (m.slots[0] != b.y) return "Run replaced a caller's tensor in its slot";
+         const float* y = Data(b.y);
+         for (int i = 0; i < 6; ++i) {
+           if (failed && y[i] != -1.0f) return "a failed Run wrote a caller's tensor";
+           if (!failed && y[i] != static_cast<float>(i) + 0.5f) return "Run gave wrong values";
+         }
+         if (failed && m.slots[1] != nullptr) return "a failed Run filled an empty slot";
+         if (!failed && m.slots[1] == nullptr) return "Run left an empty slot empty";
+         return nullptr;
+       }},
   };
 }
 
@@ -227,18 +468,30 @@ struct Result {
   long injected = 0;  // attempts in which a failure was injected
 };
 
-// Runs one case until it succeeds with no failure injected. Returns what it saw.
+// Failures recorded so far in the running test.
+int FailureCount() {
+  const testing::TestResult* r = testing::UnitTest::GetInstance()->current_test_info()->result();
+  int failures = 0;
+  for (int i = 0; i < r->total_part_count(); ++i) failures += r->GetTestPartResult(i).failed();
+  return failures;
+}
+
+// Runs one case until it succeeds with no failure injected, or until it fails a check (then the
+// next case still runs). Returns what it saw.
 Result RunUntilSuccess(const OomCase& c, bool sticky) {
   Result result;
+  const int failures_before = FailureCount();
   for (long n = 1; n < 100000; ++n) {
     const long baseline = alloc_hook::Live();
     KilnStatus* status = nullptr;
     long injected = 0;
+    const char* wrong = nullptr;
     {
       Objects b;
       Outs o;
       Made made;
       made.releases.reserve(4);  // the call runs armed: recording what it made must not allocate
+      if (c.setup) c.setup(b);
       alloc_hook::Arm(n, sticky);
       status = c.call(b, o, made);
       alloc_hook::Disarm();
@@ -251,13 +504,15 @@ Result RunUntilSuccess(const OomCase& c, bool sticky) {
         EXPECT_TRUE(o.Untouched()) << c.entry << " wrote an out-parameter and failed, n=" << n;
         api().ReleaseStatus(status);
       }
+      if (c.verify) wrong = c.verify(b, made, status != nullptr);
       for (auto& release : made.releases) release();
     }
     ++result.attempts;
     if (injected > 0) ++result.injected;
     EXPECT_EQ(alloc_hook::Live(), baseline) << c.entry << " leaked at n=" << n;
+    EXPECT_EQ(wrong, nullptr) << c.entry << " n=" << n << ": " << wrong;
     if (status == nullptr && injected == 0) return result;
-    if (testing::Test::HasFailure()) return result;
+    if (FailureCount() != failures_before) return result;
   }
   ADD_FAILURE() << c.entry << " never succeeded";
   return result;
@@ -274,9 +529,14 @@ void RunAll(bool sticky) {
       Objects b;
       Outs o;
       Made made;
-      if (KilnStatus* s = c.call(b, o, made)) {
+      if (c.setup) c.setup(b);
+      KilnStatus* s = c.call(b, o, made);
+      if (s != nullptr) {
         ADD_FAILURE() << c.entry << ": " << api().GetErrorMessage(s);
         api().ReleaseStatus(s);
+      }
+      if (const char* wrong = c.verify ? c.verify(b, made, s != nullptr) : nullptr) {
+        ADD_FAILURE() << c.entry << ": " << wrong;
       }
       for (auto& release : made.releases) release();
     }
@@ -294,10 +554,35 @@ void RunAll(bool sticky) {
     if (r.injected > 0) std::printf("  %-32s %ld injected failures\n", entry.c_str(), r.injected);
   }
   // The hook must reach inside the library: these entries cannot work without allocating.
-  for (const char* entry :
-       {"CreateStatus", "CreateEnv", "CreateEnvWithCustomLogger", "CreateCpuMemoryInfo",
-        "AllocatorAlloc", "CreateTensorAsValue", "CreateTensorWithDataAsValue",
-        "GetTensorTypeAndShape", "FillStringTensor", "FillStringTensorElement"}) {
+  for (const char* entry : {"CreateStatus",
+                            "CreateEnv",
+                            "CreateEnvWithCustomLogger",
+                            "CreateCpuMemoryInfo",
+                            "AllocatorAlloc",
+                            "CreateTensorAsValue",
+                            "CreateTensorWithDataAsValue",
+                            "GetTensorTypeAndShape",
+                            "FillStringTensor",
+                            "FillStringTensorElement",
+                            "CreateSessionOptions",
+                            "CloneSessionOptions",
+                            "SetSessionLogId",
+                            "EnableProfiling",
+                            "AddFreeDimensionOverrideByName",
+                            "AddSessionConfigEntry",
+                            "CreateSession",
+                            "CreateSessionFromArray",
+                            "SessionGetInputName",
+                            "SessionGetOutputName",
+                            "CreateSessionInputTensorInfo",
+                            "CreateSessionOutputTensorInfo",
+                            "SessionGetModelMetadataString",
+                            "SessionGetCustomMetadataKeys",
+                            "SessionLookupCustomMetadata",
+                            "SessionEndProfiling",
+                            "CreateRunOptions",
+                            "RunOptionsSetRunTag",
+                            "Run"}) {
     EXPECT_GT(results[entry].injected, 0) << entry << " saw no injected failure";
   }
 }

@@ -470,6 +470,24 @@ TEST_F(SessionTest, CustomMetadataKeysAreSorted) {
   EXPECT_EQ(count, 0u);
 }
 
+// Kiln must free the keys it already copied when a later one cannot be allocated.
+TEST_F(SessionTest, CustomMetadataKeysFreeWhatWasCopiedWhenAnAllocationFails) {
+  SessionPtr s = Load(env_.get(), identity_);
+  for (int fail_from = 1; fail_from <= 3; ++fail_from) {  // the array, the first key, the second
+    SCOPED_TRACE(fail_from);
+    CountingAllocator counting;
+    counting.FailFrom(fail_from);
+    char** keys = Sentinel<char*>();
+    size_t count = kSizeSentinel;
+    KilnStatus* st = api().SessionGetCustomMetadataKeys(s.get(), counting.get(), &keys, &count);
+    EXPECT_EQ(api().GetErrorCode(st), KILN_OUT_OF_MEMORY) << api().GetErrorMessage(st);
+    api().ReleaseStatus(st);
+    EXPECT_EQ(keys, Sentinel<char*>());
+    EXPECT_EQ(count, kSizeSentinel);
+    EXPECT_EQ(counting.live(), 0) << "blocks leaked";
+  }
+}
+
 TEST_F(SessionTest, LookupCustomMetadata) {
   SessionPtr s = Load(env_.get(), identity_);
   KilnAllocator* allocator = DefaultAllocator();
