@@ -82,7 +82,8 @@ TEST_F(CxxSession, DescribesInputsOutputsAndMetadata) {
 
   ExpectKilnError([&] { s.input_name(2); }, KILN_INVALID_ARGUMENT, "index");
   ExpectKilnError([&] { s.output_tensor_info(4); }, KILN_INVALID_ARGUMENT, "index");
-  ExpectKilnError([&] { s.metadata_string(static_cast<KilnModelMetadataField>(99)); },
+  // 7: within the enum's range of values (so no undefined behaviour), but not a field.
+  ExpectKilnError([&] { s.metadata_string(static_cast<KilnModelMetadataField>(7)); },
                   KILN_INVALID_ARGUMENT, "field");
   ExpectKilnError([&] { s.custom_metadata(std::string("a\0b", 3)); }, KILN_INVALID_ARGUMENT, "NUL");
 }
