@@ -102,9 +102,9 @@ class JsonParser {
       ++pos_;
       if (Take('}')) return v;
       do {
-        std::string key = String();
+        v.keys.push_back(String());
         Expect(':');
-        v.members.emplace_back(std::move(key), Value());
+        v.values.push_back(Value());
       } while (Take(','));
       Expect('}');
     } else if (c == '[') {
@@ -140,15 +140,15 @@ class JsonParser {
 }  // namespace
 
 bool JsonValue::Has(const std::string& key) const {
-  for (const auto& [k, v] : members) {
+  for (const std::string& k : keys) {
     if (k == key) return true;
   }
   return false;
 }
 
 const JsonValue& JsonValue::At(const std::string& key) const {
-  for (const auto& [k, v] : members) {
-    if (k == key) return v;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] == key) return values[i];
   }
   throw std::runtime_error("no JSON member '" + key + "'");
 }
@@ -158,7 +158,7 @@ JsonValue ParseJson(const std::string& text) {
 }
 
 std::filesystem::path TestDir(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::path(KILN_TEST_TMP_DIR) / name;
+  std::filesystem::path dir = std::filesystem::path(KILN_TEST_TMP_DIR) / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
@@ -173,6 +173,7 @@ CliResult RunKiln(const std::vector<std::string>& args) {
   std::vector<std::string> argv_storage = {KILN_CLI_PATH};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(argv_storage.size() + 1);
   for (std::string& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
 

@@ -8,7 +8,6 @@
 #define KILN_TESTS_TOOLS_CLI_HARNESS_H_
 
 #include <filesystem>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -36,7 +35,8 @@ struct JsonValue {
   double number = 0;
   std::string text;
   std::vector<JsonValue> items;
-  std::vector<std::pair<std::string, JsonValue>> members;  // in document order
+  std::vector<std::string> keys;  // an object's keys, in document order
+  std::vector<JsonValue> values;  // the value of each key
 
   bool Has(const std::string& key) const;
   // The member `key` of an object; throws std::runtime_error when there is none.

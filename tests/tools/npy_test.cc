@@ -77,7 +77,7 @@ TEST(Npy, EverySupportedDtype) {
 TEST(Npy, Rejections) {
   const std::string floats = Bytes(std::vector<float>{1, 2});
   ExpectNpyError("", "not a .npy file");
-  ExpectNpyError("\x93NUMPZ\x01\x00", "not a .npy file");
+  ExpectNpyError(std::string("\x93NUMPZ\x01\x00", 8), "not a .npy file");
   std::string v = NpyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", floats);
   v[7] = 1;
   ExpectNpyError(v, "format version 1.1");

@@ -21,7 +21,7 @@ std::string Data(const kiln::Value& v) {
   return n == 0 ? std::string() : std::string(v.data<char>(), n);
 }
 
-onnx::TensorProto Proto(int type, std::vector<int64_t> dims) {
+onnx::TensorProto Proto(int type, const std::vector<int64_t>& dims) {
   onnx::TensorProto p;
   p.set_data_type(type);
   for (const int64_t d : dims) p.add_dims(d);

@@ -4,6 +4,13 @@
 #include <cstdlib>
 
 namespace kiln::cli {
+namespace {
+
+std::string UnknownOption(const std::string& command, const std::string& name) {
+  return "'kiln " + command + "' has no option '" + name + "'";
+}
+
+}  // namespace
 
 bool Args::Has(const std::string& name) const {
   for (const auto& [n, v] : options) {
@@ -51,9 +58,7 @@ Args ParseArgs(const std::string& command, std::span<const std::string> argv,
     for (const OptionSpec& s : specs) {
       if (name == s.name) spec = &s;
     }
-    if (spec == nullptr) {
-      throw UsageError("'kiln " + command + "' has no option '" + name + "'");
-    }
+    if (spec == nullptr) throw UsageError(UnknownOption(command, name));
     std::string value;
     if (spec->takes_value) {
       if (eq != std::string::npos) {
