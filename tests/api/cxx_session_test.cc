@@ -8,8 +8,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "../tools/test_models.h"
 #include "kiln/kiln_cxx_api.h"
-#include "test_models.h"
 
 namespace {
 
