@@ -93,6 +93,44 @@ void Dispatch(DataType type, const KernelInfo& info, F&& fn) {
   }
 }
 
+// A 16-byte element (complex128) moved as a whole.
+struct Bytes16 {
+  uint64_t lo;
+  uint64_t hi;
+};
+
+// Calls fn(TypeTag<E>{}) with E an unsigned integer (or Bytes16) of the element's size, or
+// std::string for string tensors. For kernels that only move elements (one instantiation per size).
+// Sub-byte types (int4, uint4, int2, uint2, float4) throw kNotImplemented naming the node and the
+// type.
+template <typename F>
+void DispatchStorage(DataType type, const KernelInfo& info, F&& fn) {
+  if (type == DataType::kString) {
+    fn(TypeTag<std::string>{});
+    return;
+  }
+  switch (BitsPerElement(type)) {
+    case 8:
+      fn(TypeTag<uint8_t>{});
+      return;
+    case 16:
+      fn(TypeTag<uint16_t>{});
+      return;
+    case 32:
+      fn(TypeTag<uint32_t>{});
+      return;
+    case 64:
+      fn(TypeTag<uint64_t>{});
+      return;
+    case 128:
+      fn(TypeTag<Bytes16>{});
+      return;
+    default:
+      info.Fail(ErrorCode::kNotImplemented,
+                std::string("element type ") + DataTypeName(type) + " is not supported");
+  }
+}
+
 // Groups for Dispatch<…>: spell them out at the call site with these aliases' packs.
 #define KILN_FLOAT_TYPES float, double, ::kiln::Float16, ::kiln::BFloat16
 #define KILN_INT_TYPES int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t

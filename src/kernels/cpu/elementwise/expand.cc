@@ -34,7 +34,7 @@ class Expand final : public Kernel {
       }
     }
     BroadcastInto(info, out, x.shape().dims(), "input");
-    DispatchBySize(x.type(), info, [&](auto tag) {
+    DispatchStorage(x.type(), info, [&](auto tag) {
       using U = typename decltype(tag)::type;
       if (!ctx.WantsOutput(0)) return;
       Tensor& y = ctx.Output(0, x.type(), Shape(out));

@@ -30,34 +30,6 @@ void DispatchList(TypeList<Ts...>, DataType type, const KernelInfo& info, F&& fn
   Dispatch<Ts...>(type, info, std::forward<F>(fn));
 }
 
-// Calls fn(TypeTag<U>{}) with U the unsigned integer of the element size of `type`, or
-// std::string for kString, for kernels that only move elements (one instantiation per size).
-// Throws kNotImplemented naming the node and the type for sub-byte and 16-byte types.
-template <typename F>
-void DispatchBySize(DataType type, const KernelInfo& info, F&& fn) {
-  if (type == DataType::kString) {
-    fn(TypeTag<std::string>{});
-    return;
-  }
-  switch (BitsPerElement(type)) {
-    case 8:
-      fn(TypeTag<uint8_t>{});
-      return;
-    case 16:
-      fn(TypeTag<uint16_t>{});
-      return;
-    case 32:
-      fn(TypeTag<uint32_t>{});
-      return;
-    case 64:
-      fn(TypeTag<uint64_t>{});
-      return;
-    default:
-      info.Fail(ErrorCode::kNotImplemented,
-                std::string("element type ") + DataTypeName(type) + " is not supported");
-  }
-}
-
 // How elements of type T are read and written: bool tensors as bytes (any nonzero byte is true),
 // so a caller's buffer holding 2 is not undefined behaviour.
 template <typename T>

@@ -153,7 +153,7 @@ class Where final : public Kernel {
     std::vector<int64_t> out = cond.shape().dims();
     BroadcastInto(info, out, x.shape().dims(), "X");
     BroadcastInto(info, out, y.shape().dims(), "Y");
-    DispatchBySize(x.type(), info, [&](auto tag) {
+    DispatchStorage(x.type(), info, [&](auto tag) {
       using U = typename decltype(tag)::type;
       if (!ctx.WantsOutput(0)) return;
       Tensor& z = ctx.Output(0, x.type(), Shape(out));

@@ -1,5 +1,5 @@
-// Helpers shared by the tensor family: dispatch on storage size (the ops here only move
-// elements), checked shape arithmetic and a strided copy.
+// Helpers shared by the tensor family: checked shape arithmetic and a strided copy (dispatch on
+// storage size is cpu::DispatchStorage in kernels/cpu/types.h).
 //
 //   DispatchStorage(x.type(), info, [&](auto tag) {
 //     using E = typename decltype(tag)::type;  // uint8_t … Bytes16, or std::string
@@ -19,43 +19,6 @@
 #include "kernels/kernel.h"
 
 namespace kiln::cpu {
-
-// A 16-byte element (complex128) moved as a whole.
-struct Bytes16 {
-  uint64_t lo;
-  uint64_t hi;
-};
-
-// Calls fn(TypeTag<E>{}) with E an unsigned integer (or Bytes16) of the element's size, or
-// std::string for string tensors. Sub-byte types (int4, uint4, int2, uint2, float4) throw
-// kNotImplemented naming the node and the type.
-template <typename F>
-void DispatchStorage(DataType type, const KernelInfo& info, F&& fn) {
-  if (type == DataType::kString) {
-    fn(TypeTag<std::string>{});
-    return;
-  }
-  switch (BitsPerElement(type)) {
-    case 8:
-      fn(TypeTag<uint8_t>{});
-      return;
-    case 16:
-      fn(TypeTag<uint16_t>{});
-      return;
-    case 32:
-      fn(TypeTag<uint32_t>{});
-      return;
-    case 64:
-      fn(TypeTag<uint64_t>{});
-      return;
-    case 128:
-      fn(TypeTag<Bytes16>{});
-      return;
-    default:
-      info.Fail(ErrorCode::kNotImplemented,
-                std::string("element type ") + DataTypeName(type) + " is not supported");
-  }
-}
 
 template <typename E>
 const E* DataAs(const Tensor& t) {
