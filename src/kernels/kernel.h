@@ -121,8 +121,6 @@ class KernelContext {
   ThreadPool& threads() noexcept { return threads_; }
   // Throws kNotImplemented when the executor gave no runner.
   SubgraphRunner& subgraphs() const;
-  // The outputs allocated so far (for the executor).
-  std::span<Tensor*> outputs() noexcept { return outputs_; }
 
  private:
   const KernelInfo& info_;

@@ -1,7 +1,5 @@
 #include "kernels/registry.h"
 
-#include <algorithm>
-
 namespace kiln {
 namespace {
 
@@ -31,14 +29,6 @@ const KernelDef* KernelRegistry::Find(std::string_view domain, std::string_view 
 
 bool KernelRegistry::Knows(std::string_view domain, std::string_view op_type) const {
   return by_op_.count(Key(domain, op_type)) != 0;
-}
-
-std::vector<std::string> KernelRegistry::OpNames() const {
-  std::vector<std::string> names;
-  names.reserve(by_op_.size());
-  for (const auto& [key, defs] : by_op_) names.push_back(key);
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 }  // namespace kiln

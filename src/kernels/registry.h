@@ -49,8 +49,6 @@ class KernelRegistry {
   const KernelDef* Find(std::string_view domain, std::string_view op_type, int64_t opset) const;
   // Whether any opset of the op is registered (to tell an unknown op from an unsupported opset).
   bool Knows(std::string_view domain, std::string_view op_type) const;
-  // Every registered op as "domain:op" (for listings and tests).
-  std::vector<std::string> OpNames() const;
 
  private:
   std::unordered_map<std::string, std::vector<const KernelDef*>> by_op_;

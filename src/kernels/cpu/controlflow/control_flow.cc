@@ -138,14 +138,14 @@ class Loop final : public Kernel {
       const size_t o = carried_ + i;
       if (!ctx.WantsOutput(o)) continue;
       std::vector<int64_t> dims{static_cast<int64_t>(scanned[i].size())};
-      DataType type = DataType::kFloat;
+      // With no iteration the element type is the body's declared one (float when undeclared).
+      DataType type = body_->outputs()[1 + o]->type().elem;
       if (!scanned[i].empty()) {
         const Shape& each = scanned[i][0]->shape();
         dims.insert(dims.end(), each.dims().begin(), each.dims().end());
         type = scanned[i][0]->type();
-      } else {
-        type = body_->outputs()[1 + o]->type().elem;
-        if (type == DataType::kUndefined) type = DataType::kFloat;
+      } else if (type == DataType::kUndefined) {
+        type = DataType::kFloat;
       }
       Tensor& out = ctx.Output(o, type, Shape(dims));
       size_t offset = 0;
