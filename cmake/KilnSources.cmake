@@ -48,6 +48,7 @@ set(KILN_UNIT_TEST_SOURCES
   src/runtime/session_test.cc
 )
 
+include(${CMAKE_CURRENT_LIST_DIR}/../src/infer/sources.cmake)
 foreach(family controlflow elementwise linalg nn reduce rnn tensor)
   include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/${family}/sources.cmake)
 endforeach()
