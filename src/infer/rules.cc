@@ -1,3 +1,4 @@
+// FindRule: the table of every family's rules.
 #include "infer/rules.h"
 
 #include <string>
@@ -6,26 +7,11 @@
 namespace kiln::infer {
 namespace {
 
-void SameAsInput(InferenceContext& ctx) {
-  const TensorFacts* x = ctx.Input(0);
-  if (x == nullptr) return;
-  ctx.SetOutput(0, x->type, x->shape);
-}
-
-constexpr RuleDef kSameAsInput[] = {
-    {"Abs", SameAsInput},      {"Ceil", SameAsInput},        {"Elu", SameAsInput},
-    {"Erf", SameAsInput},      {"Exp", SameAsInput},         {"Floor", SameAsInput},
-    {"Gelu", SameAsInput},     {"HardSigmoid", SameAsInput}, {"HardSwish", SameAsInput},
-    {"Identity", SameAsInput}, {"LeakyRelu", SameAsInput},   {"Log", SameAsInput},
-    {"Neg", SameAsInput},      {"Reciprocal", SameAsInput},  {"Relu", SameAsInput},
-    {"Sigmoid", SameAsInput},  {"Softplus", SameAsInput},    {"Sqrt", SameAsInput},
-    {"Tanh", SameAsInput},
-};
-
 const std::unordered_map<std::string, Rule>& Table() {
   static const std::unordered_map<std::string, Rule> table = [] {
     std::unordered_map<std::string, Rule> t;
-    for (std::span<const RuleDef> list : {SameAsInputRules()}) {
+    for (std::span<const RuleDef> list : {ElementwiseRules(), LinalgRules(), NnRules(),
+                                          ReduceRules(), ShapeRules(), TensorRules()}) {
       for (const RuleDef& d : list) t.emplace(d.op_type, d.rule);
     }
     return t;
@@ -34,10 +20,6 @@ const std::unordered_map<std::string, Rule>& Table() {
 }
 
 }  // namespace
-
-std::span<const RuleDef> SameAsInputRules() noexcept {
-  return kSameAsInput;
-}
 
 Rule FindRule(std::string_view domain, std::string_view op_type) noexcept {
   if (!domain.empty() && domain != "ai.onnx") return nullptr;

@@ -13,8 +13,12 @@ struct RuleDef {
   Rule rule;
 };
 
-// Ops whose outputs have their first input's type and shape.
-std::span<const RuleDef> SameAsInputRules() noexcept;
+std::span<const RuleDef> ElementwiseRules() noexcept;  // elementwise_rules.cc
+std::span<const RuleDef> LinalgRules() noexcept;       // linalg_rules.cc
+std::span<const RuleDef> NnRules() noexcept;           // nn_rules.cc
+std::span<const RuleDef> ReduceRules() noexcept;       // reduce_rules.cc
+std::span<const RuleDef> ShapeRules() noexcept;        // shape_rules.cc
+std::span<const RuleDef> TensorRules() noexcept;       // tensor_rules.cc
 
 }  // namespace kiln::infer
 

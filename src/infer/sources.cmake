@@ -1,5 +1,18 @@
 # Static shape and type inference rules: library sources and unit tests (paths from the
 # repository root).
 list(APPEND KILN_SOURCES
-  src/infer/rules.cc)
-list(APPEND KILN_UNIT_TEST_SOURCES)
+  src/infer/elementwise_rules.cc
+  src/infer/linalg_rules.cc
+  src/infer/nn_rules.cc
+  src/infer/reduce_rules.cc
+  src/infer/rule_util.cc
+  src/infer/rules.cc
+  src/infer/shape_rules.cc
+  src/infer/tensor_rules.cc)
+list(APPEND KILN_UNIT_TEST_SOURCES
+  src/infer/elementwise_rules_test.cc
+  src/infer/linalg_rules_test.cc
+  src/infer/nn_rules_test.cc
+  src/infer/reduce_rules_test.cc
+  src/infer/shape_rules_test.cc
+  src/infer/tensor_rules_test.cc)
