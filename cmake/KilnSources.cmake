@@ -27,6 +27,7 @@ set(KILN_SOURCES
   src/onnx/loader.cc
   src/onnx/tensor_proto.cc
   src/runtime/executor.cc
+  src/runtime/inference.cc
   src/runtime/options.cc
   src/runtime/plan.cc
   src/runtime/session.cc

@@ -8,22 +8,57 @@
 #include "api/entries.h"
 #include "api/handles.h"
 #include "api/status.h"
+#include "core/utf8.h"
 
 namespace kiln::api {
 namespace {
 
-std::vector<std::string> CheckedNames(const char* const* names, size_t count,
-                                      const char* argument) {
+// What one Run call needs besides its arguments. Kept per thread and reused, so a steady-state
+// run with caller-given outputs allocates nothing here once the names have been seen.
+struct RunScratch {
+  std::vector<std::string> input_names;
+  std::vector<std::string> output_names;
+  std::vector<std::shared_ptr<Tensor>> inputs;
+  std::vector<std::shared_ptr<Tensor>> results;
+  std::vector<std::unique_ptr<KilnValue>> made;
+
+  void Clear() noexcept {
+    inputs.clear();  // drops the references, keeps the capacity
+    results.clear();
+    made.clear();
+  }
+};
+
+// Copies the checked names into `out`, reusing its strings' storage.
+void CheckNames(const char* const* names, size_t count, const char* argument,
+                std::vector<std::string>& out) {
   if (names == nullptr) ThrowInvalidArgument(argument, "is NULL");
-  std::vector<std::string> out;
-  out.reserve(count);
+  out.resize(count);
   for (size_t i = 0; i < count; ++i) {
     if (names[i] == nullptr) {
       ThrowInvalidArgument(argument, "entry " + std::to_string(i) + " is NULL");
     }
-    out.push_back(CheckedUtf8(names[i], argument));
+    size_t bad = 0;
+    if (!IsValidUtf8(names[i], &bad)) {
+      ThrowInvalidArgument(argument, "entry " + std::to_string(i) +
+                                         " is not valid UTF-8 (at byte " + std::to_string(bad) +
+                                         ")");
+    }
+    out[i].assign(names[i]);
   }
-  return out;
+}
+
+// Entry i of an array of value handles; the "inputs[3]" name is only built for a message.
+template <class V>
+V& UnwrapEntry(V* value, const char* argument, size_t i) {
+  if (value == nullptr) {
+    ThrowInvalidArgument(argument, "entry " + std::to_string(i) + " is NULL");
+  }
+  if (registry::Find(value) != HandleKind::kValue) {
+    const std::string entry = std::string(argument) + "[" + std::to_string(i) + "]";
+    CheckHandle(value, HandleKind::kValue, entry.c_str());
+  }
+  return *value;
 }
 
 }  // namespace
@@ -69,32 +104,31 @@ KilnStatus* KILN_API_CALL Run(KilnSession* session, const KilnRunOptions* run_op
                               const char* const* input_names, const KilnValue* const* inputs,
                               size_t input_count, const char* const* output_names,
                               size_t output_count, KilnValue** outputs) {
+  thread_local RunScratch scratch;
   return Guard("Run", [&] {
+    struct ClearOnExit {
+      RunScratch& s;
+      ~ClearOnExit() { s.Clear(); }
+    } clear_on_exit{scratch};
     const auto& s = Unwrap(session, "session");
     static const runtime::RunOptions kDefaults;
     const runtime::RunOptions& ro =
         run_options != nullptr ? Unwrap(run_options, "run_options").options : kDefaults;
-    const std::vector<std::string> in_names =
-        input_count == 0 ? std::vector<std::string>()
-                         : CheckedNames(input_names, input_count, "input_names");
-    std::vector<std::shared_ptr<Tensor>> in_values;
+    if (input_count == 0) {
+      scratch.input_names.clear();
+    } else {
+      CheckNames(input_names, input_count, "input_names", scratch.input_names);
+    }
     if (input_count != 0 && inputs == nullptr) ThrowInvalidArgument("inputs", "is NULL");
     for (size_t i = 0; i < input_count; ++i) {
-      if (inputs[i] == nullptr)
-        ThrowInvalidArgument("inputs", "entry " + std::to_string(i) + " is NULL");
-      const std::string arg = "inputs[" + std::to_string(i) + "]";
-      in_values.push_back(Unwrap(inputs[i], arg.c_str()).tensor);
+      scratch.inputs.push_back(UnwrapEntry(inputs[i], "inputs", i).tensor);
     }
     if (output_count == 0) ThrowInvalidArgument("output_count", "is 0");
-    const std::vector<std::string> out_names =
-        CheckedNames(output_names, output_count, "output_names");
+    CheckNames(output_names, output_count, "output_names", scratch.output_names);
     if (outputs == nullptr) ThrowInvalidArgument("outputs", "is NULL");
-    std::vector<std::shared_ptr<Tensor>> results(output_count);
     for (size_t i = 0; i < output_count; ++i) {
-      if (outputs[i] != nullptr) {
-        const std::string arg = "outputs[" + std::to_string(i) + "]";
-        results[i] = Unwrap(outputs[i], arg.c_str()).tensor;
-      }
+      scratch.results.push_back(
+          outputs[i] == nullptr ? nullptr : UnwrapEntry(outputs[i], "outputs", i).tensor);
     }
     // A run logs at the more verbose of the session's and the run's levels.
     const LogLevel level = std::min(s.logger.min_level(), ro.log_level);
@@ -105,31 +139,29 @@ KilnStatus* KILN_API_CALL Run(KilnSession* session, const KilnRunOptions* run_op
       Logger(level, s.logger.id(), s.logger.sink())
           .Log(LogLevel::kVerbose, "kiln.run", KILN_LOCATION, message.c_str());
     }
-    std::vector<std::shared_ptr<Tensor>> produced =
-        s.session->Compute(ro, in_names, in_values, out_names, results);
-    // New values for the empty slots, registered before anything is written anywhere, so an
-    // allocation failing here leaves the caller's slots and tensors untouched.
-    std::vector<std::unique_ptr<KilnValue>> made(output_count);
-    for (size_t i = 0; i < output_count; ++i) {
-      if (outputs[i] == nullptr) made[i] = std::unique_ptr<KilnValue>(new KilnValue{produced[i]});
-    }
-    std::vector<KilnValue*> registered;
-    registered.reserve(output_count);  // so push_back below cannot throw
+    // Handles for the empty slots are made and registered before the run, so nothing can fail
+    // once the run has written the caller's tensors.
+    scratch.made.resize(output_count);
+    size_t registered = 0;
     try {
       for (size_t i = 0; i < output_count; ++i) {
-        if (made[i] != nullptr) {
-          registry::Add(made[i].get(), HandleKind::kValue);
-          registered.push_back(made[i].get());
-        }
+        if (outputs[i] != nullptr) continue;
+        scratch.made[i] = std::make_unique<KilnValue>();
+        registry::Add(scratch.made[i].get(), HandleKind::kValue);
+        registered = i + 1;
       }
+      s.session->Run(ro, scratch.input_names, scratch.inputs, scratch.output_names,
+                     scratch.results);
     } catch (...) {
-      for (KilnValue* v : registered) registry::Remove(v, HandleKind::kValue);
+      for (size_t i = 0; i < registered; ++i) {
+        if (scratch.made[i] != nullptr) registry::Remove(scratch.made[i].get(), HandleKind::kValue);
+      }
       throw;
     }
-    // Nothing below can fail.
-    runtime::Session::WriteInPlace(results, produced);
     for (size_t i = 0; i < output_count; ++i) {
-      if (made[i] != nullptr) outputs[i] = made[i].release();
+      if (scratch.made[i] == nullptr) continue;
+      scratch.made[i]->tensor = std::move(scratch.results[i]);
+      outputs[i] = scratch.made[i].release();
     }
   });
 }

@@ -124,14 +124,14 @@ const Tensor& KernelContext::Input(size_t i) const {
   return *t;
 }
 
-Tensor& KernelContext::Output(size_t i, DataType type, const Shape& shape) {
+Tensor& KernelContext::Output(size_t i, DataType type, std::span<const int64_t> dims) {
   if (i >= outputs_.size()) {
     info_.Fail(ErrorCode::kInvalidGraph, "output " + std::to_string(i) + " does not exist");
   }
   if (outputs_[i] != nullptr) {
     info_.Fail(ErrorCode::kEngineError, "output " + std::to_string(i) + " allocated twice");
   }
-  Tensor& t = allocator_.Allocate(i, type, shape);
+  Tensor& t = allocator_.Allocate(i, type, dims);
   outputs_[i] = &t;
   return t;
 }
@@ -139,6 +139,26 @@ Tensor& KernelContext::Output(size_t i, DataType type, const Shape& shape) {
 SubgraphRunner& KernelContext::subgraphs() const {
   if (subgraphs_ == nullptr) info_.Fail(ErrorCode::kNotImplemented, "subgraphs cannot run here");
   return *subgraphs_;
+}
+
+}  // namespace kiln
+
+namespace kiln {
+
+HeapScratch::~HeapScratch() {
+  for (void* p : blocks_) CpuAlignedFree(p);
+}
+
+void* HeapScratch::Get(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  blocks_.reserve(blocks_.size() + 1);
+  void* p = CpuAlignedAlloc(bytes);
+  if (p == nullptr) {
+    throw Error(ErrorCode::kOutOfMemory,
+                "cannot allocate " + std::to_string(bytes) + " bytes of scratch memory");
+  }
+  blocks_.push_back(p);
+  return p;
 }
 
 }  // namespace kiln

@@ -14,8 +14,10 @@
 #define KILN_KERNELS_KERNEL_H_
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -75,13 +77,32 @@ class KernelInfo {
   const ir::Node& node_;
 };
 
-// Gives a kernel its output tensors. The executor decides where the memory comes from.
+// Gives a kernel its output tensors and scratch memory. The executor decides where the memory
+// comes from (a planned arena, a caching allocator, the heap).
 class OutputAllocator {
  public:
   virtual ~OutputAllocator() = default;
-  // Returns a tensor of exactly this type and shape for output `index`, owned by the allocator;
-  // throws on failure.
-  virtual Tensor& Allocate(size_t index, DataType type, const Shape& shape) = 0;
+  // Returns a zero-filled tensor of exactly this type and shape for output `index`, owned by the
+  // allocator; throws on failure (kInvalidArgument for a negative dimension or a size that
+  // overflows, kOutOfMemory).
+  virtual Tensor& Allocate(size_t index, DataType type, std::span<const int64_t> dims) = 0;
+  // `bytes` of uninitialised memory, 64-byte aligned, valid until the kernel's Compute returns.
+  // Safe to call from several threads at once. Throws kOutOfMemory.
+  virtual void* Scratch(size_t bytes) = 0;
+};
+
+// Scratch memory from the heap, freed when this object goes: for allocators that do not plan.
+class HeapScratch {
+ public:
+  HeapScratch() = default;
+  HeapScratch(const HeapScratch&) = delete;
+  HeapScratch& operator=(const HeapScratch&) = delete;
+  ~HeapScratch();
+  void* Get(size_t bytes);
+
+ private:
+  std::mutex mu_;
+  std::vector<void*> blocks_;
 };
 
 // Runs a subgraph attribute (If/Loop/Scan bodies) with the given inputs; implemented by the
@@ -114,8 +135,20 @@ class KernelContext {
   }
   // Throws kInvalidArgument naming the node when input i is missing.
   const Tensor& Input(size_t i) const;
-  // Allocates output i (once). Throws if the output was already allocated.
-  Tensor& Output(size_t i, DataType type, const Shape& shape);
+  // Allocates output i (once), zero-filled. Throws if the output was already allocated.
+  Tensor& Output(size_t i, DataType type, const Shape& shape) {
+    return Output(i, type, std::span<const int64_t>(shape.dims()));
+  }
+  // The same from dimensions a kernel keeps on its stack: with a planned output, no heap.
+  Tensor& Output(size_t i, DataType type, std::span<const int64_t> dims);
+  // `count` uninitialised elements of T, 64-byte aligned, valid until Compute returns; safe from
+  // several threads at once. Throws kOutOfMemory (also when the size overflows).
+  template <typename T>
+  T* Scratch(size_t count) {
+    if (count > SIZE_MAX / sizeof(T))
+      throw Error(ErrorCode::kOutOfMemory, "scratch size overflows");
+    return static_cast<T*>(allocator_.Scratch(count * sizeof(T)));
+  }
   // Whether the graph uses output i (optional outputs may be left out).
   bool WantsOutput(size_t i) const noexcept { return info_.HasOutput(i); }
   ThreadPool& threads() noexcept { return threads_; }

@@ -11,14 +11,17 @@ namespace {
 class HeapOutputs final : public OutputAllocator {
  public:
   explicit HeapOutputs(size_t n) : tensors_(n) {}
-  Tensor& Allocate(size_t index, DataType type, const Shape& shape) override {
-    tensors_.at(index) = Tensor::Allocate(type, shape, CpuAllocator());
+  Tensor& Allocate(size_t index, DataType type, std::span<const int64_t> dims) override {
+    tensors_.at(index) = Tensor::Allocate(
+        type, Shape(std::vector<int64_t>(dims.begin(), dims.end())), CpuAllocator());
     return *tensors_[index];
   }
+  void* Scratch(size_t bytes) override { return scratch_.Get(bytes); }
   std::vector<std::shared_ptr<Tensor>> Take() { return std::move(tensors_); }
 
  private:
   std::vector<std::shared_ptr<Tensor>> tensors_;
+  HeapScratch scratch_;
 };
 
 }  // namespace

@@ -13,32 +13,6 @@
 namespace kiln::runtime {
 namespace {
 
-class FrameOutputs final : public OutputAllocator {
- public:
-  FrameOutputs(const GraphPlan::Step& step, std::vector<std::shared_ptr<const Tensor>>& slots,
-               std::vector<std::shared_ptr<Tensor>>& owned, const std::shared_ptr<Allocator>& a)
-      : step_(step), slots_(slots), owned_(owned), allocator_(a) {}
-
-  Tensor& Allocate(size_t index, DataType type, const Shape& shape) override {
-    std::shared_ptr<Tensor> t = Tensor::Allocate(type, shape, allocator_);
-    const int slot = index < step_.outputs.size() ? step_.outputs[index] : -1;
-    if (slot < 0) {
-      spare_.push_back(t);  // an output the graph leaves out: dropped after the step
-    } else {
-      owned_[slot] = t;
-      slots_[slot] = t;
-    }
-    return *t;
-  }
-
- private:
-  const GraphPlan::Step& step_;
-  std::vector<std::shared_ptr<const Tensor>>& slots_;
-  std::vector<std::shared_ptr<Tensor>>& owned_;
-  const std::shared_ptr<Allocator>& allocator_;
-  std::vector<std::shared_ptr<Tensor>> spare_;
-};
-
 template <typename T, typename ToDouble>
 bool AllFinite(const Tensor& t, ToDouble to_double) {
   const T* p = static_cast<const T*>(t.data());
@@ -113,14 +87,135 @@ void Profiler::WriteJson(const std::string& path) const {
   if (!out) throw Error(ErrorCode::kFail, "writing the profile to '" + path + "' failed");
 }
 
+class Frame::StepOutputs final : public OutputAllocator {
+ public:
+  StepOutputs(Frame& frame, const GraphPlan::Step& step) : frame_(frame), step_(step) {}
+
+  Tensor& Allocate(size_t index, DataType type, std::span<const int64_t> dims) override {
+    const int slot = index < step_.outputs.size() ? step_.outputs[index] : -1;
+    if (slot >= 0) {
+      if (Tensor* planned = frame_.Planned(slot, type, dims)) {
+        if (planned->byte_size() != 0) std::memset(planned->data(), 0, planned->byte_size());
+        frame_.owned_[slot] = frame_.planned_[slot];
+        frame_.slots_[slot] = frame_.planned_[slot];
+        return *planned;
+      }
+    }
+    std::shared_ptr<Tensor> t = Tensor::Allocate(
+        type, Shape(std::vector<int64_t>(dims.begin(), dims.end())), frame_.run_->allocator);
+    if (slot < 0) {
+      spare_.push_back(t);  // an output the graph leaves out: dropped after the step
+    } else {
+      frame_.owned_[slot] = t;
+      frame_.slots_[slot] = t;
+    }
+    return *t;
+  }
+
+  void* Scratch(size_t bytes) override { return frame_.scratch_.Get(bytes); }
+
+ private:
+  Frame& frame_;
+  const GraphPlan::Step& step_;
+  std::vector<std::shared_ptr<Tensor>> spare_;
+};
+
 Frame::Frame(const GraphPlan& plan, const Frame* parent, RunContext& run)
     : plan_(plan),
       parent_(parent),
-      run_(run),
+      run_(&run),
       slots_(plan.slot_count()),
       owned_(plan.slot_count()) {
   for (const auto& [slot, t] : plan.constants()) slots_[slot] = t;
   for (const auto& [slot, name] : plan.captures()) slots_[slot] = LookupCaptured(name);
+  if (plan.arena_bytes() == 0) return;
+  arena_allocator_ = run.allocator;
+  arena_ = arena_allocator_->Alloc(plan.arena_bytes());
+  if (arena_ == nullptr) {
+    throw Error(ErrorCode::kOutOfMemory, "cannot allocate the run's arena of " +
+                                             std::to_string(plan.arena_bytes()) + " bytes");
+  }
+  try {
+    planned_.resize(plan.slot_count());
+    for (size_t s = 0; s < plan.slot_count(); ++s) {
+      const int64_t offset = plan.ArenaOffset(static_cast<int>(s));
+      if (offset < 0) continue;
+      const infer::TensorFacts& f = plan.Facts(static_cast<int>(s));
+      const size_t bytes = *StorageBytes(f.type, *f.shape->ElementCount());
+      planned_[s] = Tensor::Wrap(f.type, *f.shape, static_cast<char*>(arena_) + offset, bytes,
+                                 arena_allocator_->Info());
+    }
+  } catch (...) {
+    arena_allocator_->Free(arena_);
+    throw;
+  }
+}
+
+Frame::~Frame() {
+  slots_.clear();
+  owned_.clear();
+  planned_.clear();
+  if (arena_ != nullptr) arena_allocator_->Free(arena_);
+}
+
+void Frame::Clear() noexcept {
+  current_ = nullptr;
+  for (auto& s : slots_) s.reset();
+  for (auto& o : owned_) o.reset();
+}
+
+void Frame::Reset(RunContext& run) {
+  run_ = &run;
+  for (const auto& [slot, t] : plan_.constants()) slots_[slot] = t;
+  for (const auto& [slot, name] : plan_.captures()) slots_[slot] = LookupCaptured(name);
+}
+
+Tensor* Frame::Planned(int slot, DataType type, std::span<const int64_t> dims) const {
+  if (planned_.empty()) return nullptr;
+  Tensor* t = planned_[static_cast<size_t>(slot)].get();
+  if (t == nullptr || t->type() != type || !std::ranges::equal(t->shape().dims(), dims)) {
+    return nullptr;
+  }
+  return t;
+}
+
+ScratchArena::~ScratchArena() {
+  for (void* p : overflow_) CpuAlignedFree(p);
+  CpuAlignedFree(block_);
+}
+
+void* ScratchArena::Get(size_t bytes) {
+  constexpr size_t kAlign = 64;
+  if (bytes > SIZE_MAX - kAlign) throw Error(ErrorCode::kOutOfMemory, "scratch size overflows");
+  bytes = (bytes + kAlign - 1) / kAlign * kAlign;
+  std::lock_guard<std::mutex> lock(mu_);
+  void* p = nullptr;
+  if (bytes <= capacity_ - used_) {
+    p = static_cast<char*>(block_) + used_;
+  } else {
+    overflow_.reserve(overflow_.size() + 1);
+    p = CpuAlignedAlloc(bytes);
+    if (p == nullptr) {
+      throw Error(ErrorCode::kOutOfMemory,
+                  "cannot allocate " + std::to_string(bytes) + " bytes of scratch memory");
+    }
+    overflow_.push_back(p);
+  }
+  used_ = bytes > SIZE_MAX - used_ ? SIZE_MAX : used_ + bytes;
+  peak_ = std::max(peak_, used_);
+  return p;
+}
+
+void ScratchArena::EndStep() noexcept {
+  for (void* p : overflow_) CpuAlignedFree(p);
+  overflow_.clear();
+  used_ = 0;
+  if (peak_ > capacity_) {
+    // The step needed more than the block: grow it once, so the next run fits.
+    CpuAlignedFree(block_);
+    block_ = CpuAlignedAlloc(peak_);
+    capacity_ = block_ != nullptr ? peak_ : 0;
+  }
 }
 
 std::shared_ptr<const Tensor> Frame::LookupCaptured(const std::string& name) const {
@@ -135,9 +230,21 @@ void Frame::SetInput(size_t i, std::shared_ptr<const Tensor> t) {
   slots_[plan_.input_slots().at(i)] = std::move(t);
 }
 
+bool Frame::HasInput(size_t i) const {
+  return slots_[plan_.input_slots().at(i)] != nullptr;
+}
+
+const Tensor& Frame::Output(size_t i) const {
+  const Tensor* t = slots_[plan_.output_slots().at(i)].get();
+  if (t == nullptr) {
+    throw Error(ErrorCode::kEngineError, "graph output " + std::to_string(i) + " was not computed");
+  }
+  return *t;
+}
+
 void Frame::RunStep(const GraphPlan::Step& step) {
   const ir::Node& node = *step.node;
-  if (run_.terminate != nullptr && run_.terminate->load(std::memory_order_relaxed)) {
+  if (run_->terminate != nullptr && run_->terminate->load(std::memory_order_relaxed)) {
     throw Error(ErrorCode::kTerminated,
                 "the run was terminated (RunOptions) before " + node.Describe());
   }
@@ -163,10 +270,10 @@ void Frame::RunStep(const GraphPlan::Step& step) {
     many_outs.assign(step.outputs.size(), nullptr);
     out = many_outs.data();
   }
-  FrameOutputs allocator(step, slots_, owned_, run_.allocator);
+  StepOutputs allocator(*this, step);
   KernelContext ctx(*step.info, std::span<const Tensor* const>(in, step.inputs.size()),
-                    std::span<Tensor*>(out, step.outputs.size()), allocator, run_.threads, this);
-  const int64_t start = run_.profiler != nullptr ? run_.profiler->NowUs() : 0;
+                    std::span<Tensor*>(out, step.outputs.size()), allocator, run_->threads, this);
+  const int64_t start = run_->profiler != nullptr ? run_->profiler->NowUs() : 0;
   current_ = &step;
   try {
     step.kernel->Compute(ctx);
@@ -179,9 +286,9 @@ void Frame::RunStep(const GraphPlan::Step& step) {
   } catch (const std::exception& e) {
     throw Error(ErrorCode::kRuntimeException, node.Describe() + ": " + e.what());
   }
-  if (run_.profiler != nullptr) {
-    run_.profiler->Record({node.name(), node.op_type(), start, run_.profiler->NowUs() - start,
-                           std::hash<std::thread::id>()(std::this_thread::get_id())});
+  if (run_->profiler != nullptr) {
+    run_->profiler->Record({node.name(), node.op_type(), start, run_->profiler->NowUs() - start,
+                            std::hash<std::thread::id>()(std::this_thread::get_id())});
   }
   for (size_t i = 0; i < step.outputs.size(); ++i) {
     const int s = step.outputs[i];
@@ -189,13 +296,14 @@ void Frame::RunStep(const GraphPlan::Step& step) {
       throw Error(ErrorCode::kEngineError,
                   node.Describe() + ": the kernel did not produce output " + std::to_string(i));
     }
-    if (s >= 0 && run_.check_finite && !IsFinite(*slots_[s])) {
+    if (s >= 0 && run_->check_finite && !IsFinite(*slots_[s])) {
       throw Error(ErrorCode::kRuntimeException,
                   node.Describe() + ": output " + std::to_string(i) + " '" +
                       node.outputs()[i]->name() +
                       "' holds NaN or infinity (kiln.run.check_finite)");
     }
   }
+  scratch_.EndStep();
   for (int s : step.release) {
     slots_[s].reset();
     owned_[s].reset();
@@ -222,7 +330,7 @@ std::shared_ptr<Tensor> Frame::TakeOutput(size_t i) {
   if (slots_[s] == nullptr) {
     throw Error(ErrorCode::kEngineError, "graph output " + std::to_string(i) + " was not computed");
   }
-  return CopyTensor(*slots_[s], run_.allocator);
+  return CopyTensor(*slots_[s], run_->allocator);
 }
 
 std::vector<std::shared_ptr<Tensor>> Frame::RunSubgraph(
@@ -234,7 +342,7 @@ std::vector<std::shared_ptr<Tensor>> Frame::RunSubgraph(
                                               std::to_string(sub.input_slots().size()) +
                                               " inputs, given " + std::to_string(inputs.size()));
   }
-  Frame child(sub, this, run_);
+  Frame child(sub, this, *run_);
   for (size_t i = 0; i < inputs.size(); ++i) child.SetInput(i, inputs[i]);
   child.Execute();
   std::vector<std::shared_ptr<Tensor>> outputs;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -48,32 +49,77 @@ struct RunContext {
   bool check_finite = false;
 };
 
+// Kernel scratch memory for one frame: a block reused step after step. A step that needs more
+// gets extra heap blocks, and the block grows to that peak when the step ends, so a steady-state
+// run takes all its scratch from the block.
+class ScratchArena {
+ public:
+  ScratchArena() = default;
+  ScratchArena(const ScratchArena&) = delete;
+  ScratchArena& operator=(const ScratchArena&) = delete;
+  ~ScratchArena();
+  // 64-byte aligned; thread-safe. Throws kOutOfMemory.
+  void* Get(size_t bytes);
+  // Everything handed out since the last call becomes free.
+  void EndStep() noexcept;
+
+ private:
+  std::mutex mu_;
+  void* block_ = nullptr;
+  size_t capacity_ = 0;
+  size_t used_ = 0;
+  size_t peak_ = 0;
+  std::vector<void*> overflow_;
+};
+
 class Frame final : public SubgraphRunner {
  public:
+  // A frame for one invocation of `plan`. When the plan has an arena, its buffer and the tensors
+  // planned in it are made here, once: a frame kept and reused (Session keeps a pool) then runs
+  // without allocating for them. Throws kOutOfMemory when the arena cannot be allocated.
   Frame(const GraphPlan& plan, const Frame* parent, RunContext& run);
+  ~Frame() override;
+  Frame(const Frame&) = delete;
+  Frame& operator=(const Frame&) = delete;
 
+  // Binds a cleared frame to a new run and puts the constants back.
+  void Reset(RunContext& run);
+  // Drops every value of the last run (the arena stays allocated).
+  void Clear() noexcept;
   // Sets graph input i before Execute.
   void SetInput(size_t i, std::shared_ptr<const Tensor> t);
+  // Whether graph input i has been set since the last Reset.
+  bool HasInput(size_t i) const;
   // Runs every step. Throws kTerminated when asked to stop, or what a kernel throws (with the
   // node named).
   void Execute();
+  // Graph output i after Execute, owned by the frame (valid until the next Reset).
+  const Tensor& Output(size_t i) const;
   // Graph output i after Execute: a tensor this run produced (mutable, not shared with anything
-  // else), or a copy when the output is a graph input, a constant or a captured value.
+  // else), or a copy when the output is a graph input, a constant, a captured value or lives in
+  // the arena.
   std::shared_ptr<Tensor> TakeOutput(size_t i);
 
   std::vector<std::shared_ptr<Tensor>> RunSubgraph(
       const ir::Graph& graph, const std::vector<std::shared_ptr<const Tensor>>& inputs) override;
 
  private:
+  class StepOutputs;  // the OutputAllocator a step's kernel gets
   std::shared_ptr<const Tensor> LookupCaptured(const std::string& name) const;
   void RunStep(const GraphPlan::Step& step);
+  // The arena tensor of `slot` when it was planned with exactly this type and shape, else null.
+  Tensor* Planned(int slot, DataType type, std::span<const int64_t> dims) const;
 
   const GraphPlan& plan_;
   const Frame* parent_;
-  RunContext& run_;
+  RunContext* run_;
   const GraphPlan::Step* current_ = nullptr;
   std::vector<std::shared_ptr<const Tensor>> slots_;
   std::vector<std::shared_ptr<Tensor>> owned_;  // slots this run wrote
+  std::shared_ptr<Allocator> arena_allocator_;  // null when there is no arena
+  void* arena_ = nullptr;
+  std::vector<std::shared_ptr<Tensor>> planned_;  // per slot: its tensor in the arena, or null
+  ScratchArena scratch_;
 };
 
 // Makes an independent copy of a tensor (strings included) from `allocator`.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "runtime/inference.h"
 
 namespace kiln::runtime {
 namespace {
@@ -32,7 +33,8 @@ std::unique_ptr<Kernel> CreateKernel(const ir::Node& node, const KernelInfo& inf
 
 }  // namespace
 
-GraphPlan::GraphPlan(const ir::Graph& graph, const KernelRegistry& registry) : graph_(graph) {
+GraphPlan::GraphPlan(const ir::Graph& graph, const KernelRegistry& registry, PlanOptions options)
+    : graph_(graph) {
   auto slot = [&](const ir::Value* v) {
     auto [it, added] = slot_of_.emplace(v, static_cast<int>(slot_count_));
     if (added) {
@@ -49,24 +51,13 @@ GraphPlan::GraphPlan(const ir::Graph& graph, const KernelRegistry& registry) : g
   for (const ir::Value* v : graph.inputs()) input_slots_.push_back(slot(v));
   for (const ir::Value* v : graph.outputs()) output_slots_.push_back(slot(v));
 
-  std::vector<ir::Node*> order = graph.TopologicalOrder();
-  std::vector<int> last_use(slot_count_, -1);
-  for (size_t i = 0; i < order.size(); ++i) {
-    const ir::Node& node = *order[i];
+  for (ir::Node* node_ptr : graph.TopologicalOrder()) {
+    const ir::Node& node = *node_ptr;
     Step step;
     step.node = &node;
     step.info = std::make_unique<KernelInfo>(node);
-    for (const ir::Value* v : node.inputs()) {
-      step.inputs.push_back(v == nullptr ? -1 : SlotOf(v));
-      if (v != nullptr) last_use[SlotOf(v)] = static_cast<int>(i);
-    }
-    for (const ir::Value* v : node.implicit_inputs()) last_use[SlotOf(v)] = static_cast<int>(i);
-    for (const ir::Value* v : node.outputs()) {
-      step.outputs.push_back(v == nullptr ? -1 : SlotOf(v));
-      if (v != nullptr && last_use[SlotOf(v)] < static_cast<int>(i)) {
-        last_use[SlotOf(v)] = static_cast<int>(i);  // unread outputs are freed at once
-      }
-    }
+    for (const ir::Value* v : node.inputs()) step.inputs.push_back(v == nullptr ? -1 : SlotOf(v));
+    for (const ir::Value* v : node.outputs()) step.outputs.push_back(v == nullptr ? -1 : SlotOf(v));
     for (const ir::Attribute& a : node.attributes()) {
       if (a.g) subplans_.emplace(a.g.get(), std::make_unique<GraphPlan>(*a.g, registry));
       for (const auto& g : a.graphs)
@@ -74,6 +65,58 @@ GraphPlan::GraphPlan(const ir::Graph& graph, const KernelRegistry& registry) : g
     }
     step.kernel = CreateKernel(node, *step.info, registry);
     steps_.push_back(std::move(step));
+  }
+  facts_.assign(slot_count_, infer::TensorFacts{});
+  offsets_.assign(slot_count_, -1);
+  if (options.infer) Infer(options.fold_constants);
+  PlanReleases();
+  if (options.infer) PlanArena();
+}
+
+void GraphPlan::Infer(bool fold_constants) {
+  std::vector<bool> is_input(slot_count_, false);
+  for (int s : input_slots_) is_input[s] = true;
+  for (const auto& v : graph_.values()) facts_[SlotOf(v.get())] = FactsOf(v->type());
+  for (const auto& [s, t] : constants_) {
+    // An initializer that is also a graph input is only a default: the run may replace it.
+    if (!is_input[s]) facts_[s] = {t->type(), t->shape(), t};
+  }
+  std::vector<InferenceStep> view;
+  view.reserve(steps_.size());
+  for (const Step& st : steps_) {
+    view.push_back({st.node, st.info.get(), st.kernel.get(), &st.inputs, &st.outputs});
+  }
+  const std::vector<bool> folded = InferFacts(view, facts_);
+  if (!fold_constants) return;
+  std::vector<Step> kept;
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    if (!folded[k]) {
+      kept.push_back(std::move(steps_[k]));
+      continue;
+    }
+    ++folded_steps_;
+    for (int s : steps_[k].outputs) {
+      if (s >= 0) constants_.emplace_back(s, facts_[s].value);
+    }
+  }
+  steps_ = std::move(kept);
+}
+
+void GraphPlan::PlanReleases() {
+  std::vector<int> last_use(slot_count_, -1);
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const Step& step = steps_[i];
+    for (int s : step.inputs) {
+      if (s >= 0) last_use[s] = static_cast<int>(i);
+    }
+    for (const ir::Value* v : step.node->implicit_inputs()) {
+      last_use[SlotOf(v)] = static_cast<int>(i);
+    }
+    for (int s : step.outputs) {
+      if (s >= 0 && last_use[s] < static_cast<int>(i)) {
+        last_use[s] = static_cast<int>(i);  // unread outputs are freed at once
+      }
+    }
   }
   // Graph outputs, inputs, constants and captures live for the whole run.
   std::vector<bool> pinned(slot_count_, false);
@@ -84,6 +127,58 @@ GraphPlan::GraphPlan(const ir::Graph& graph, const KernelRegistry& registry) : g
   for (size_t s = 0; s < slot_count_; ++s) {
     if (!pinned[s] && last_use[s] >= 0) steps_[last_use[s]].release.push_back(static_cast<int>(s));
   }
+}
+
+void GraphPlan::PlanArena() {
+  struct Block {
+    int slot;
+    size_t first, last;  // steps during which the buffer is live
+    size_t bytes;
+    size_t offset = 0;
+  };
+  std::vector<bool> is_output(slot_count_, false);
+  for (int s : output_slots_) is_output[s] = true;
+  std::vector<Block> blocks;
+  std::vector<size_t> block_of(slot_count_, SIZE_MAX);
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    for (int s : steps_[k].outputs) {
+      if (s < 0 || !IsStatic(facts_[s]) || block_of[s] != SIZE_MAX) continue;
+      const size_t bytes = *StorageBytes(facts_[s].type, *facts_[s].shape->ElementCount());
+      constexpr size_t kAlign = 64;
+      if (bytes > SIZE_MAX - kAlign) continue;
+      block_of[s] = blocks.size();
+      // Graph outputs outlive every step; the others end where they are released.
+      blocks.push_back(
+          {s, k, is_output[s] ? steps_.size() : k, (bytes + kAlign - 1) / kAlign * kAlign});
+    }
+    for (int s : steps_[k].release) {
+      if (block_of[s] != SIZE_MAX) blocks[block_of[s]].last = k;
+    }
+  }
+  // Largest first, each at the lowest offset free during its whole life.
+  std::vector<size_t> order(blocks.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return blocks[a].bytes > blocks[b].bytes; });
+  std::vector<size_t> placed;
+  for (size_t i : order) {
+    Block& b = blocks[i];
+    std::vector<std::pair<size_t, size_t>> taken;  // [offset, end) of blocks live at the same time
+    for (size_t j : placed) {
+      const Block& o = blocks[j];
+      if (o.first <= b.last && b.first <= o.last) taken.emplace_back(o.offset, o.offset + o.bytes);
+    }
+    std::sort(taken.begin(), taken.end());
+    size_t offset = 0;
+    for (const auto& [lo, hi] : taken) {
+      if (lo >= offset + b.bytes) break;
+      offset = std::max(offset, hi);
+    }
+    b.offset = offset;
+    placed.push_back(i);
+    arena_bytes_ = std::max(arena_bytes_, offset + b.bytes);
+  }
+  for (const Block& b : blocks) offsets_[b.slot] = static_cast<int64_t>(b.offset);
 }
 
 int GraphPlan::SlotOf(const ir::Value* v) const {

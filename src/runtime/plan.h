@@ -1,5 +1,8 @@
 // A graph made runnable: nodes in topological order with their kernels created once, every value
-// given a slot, and for each step the slots whose last reader it is (freed right after it).
+// given a slot, and for each step the slots whose last reader it is (freed right after it). The
+// main graph is also inferred at load (runtime/inference.h): nodes computable from constants are
+// folded into constants, and every value whose type and shape are static gets a fixed place in
+// one arena per run, laid out by lifetime, so steady-state runs allocate nothing for it.
 #ifndef KILN_RUNTIME_PLAN_H_
 #define KILN_RUNTIME_PLAN_H_
 
@@ -8,11 +11,17 @@
 #include <unordered_map>
 #include <vector>
 
+#include "infer/infer.h"
 #include "ir/graph.h"
 #include "kernels/kernel.h"
 #include "kernels/registry.h"
 
 namespace kiln::runtime {
+
+struct PlanOptions {
+  bool infer = false;           // infer types and shapes, plan the arena
+  bool fold_constants = false;  // with infer: replace steps computable at load by constants
+};
 
 class GraphPlan {
  public:
@@ -25,9 +34,10 @@ class GraphPlan {
     std::vector<int> release;  // slots to free once this step is done
   };
 
-  // Creates a kernel for every node, here and in every subgraph. Throws kNotImplemented naming
-  // the node, its op type, domain and opset when no kernel is registered.
-  GraphPlan(const ir::Graph& graph, const KernelRegistry& registry);
+  // Creates a kernel for every node, here and in every subgraph (subgraphs are not inferred).
+  // Throws kNotImplemented naming the node, its op type, domain and opset when no kernel is
+  // registered, kInvalidGraph when inference proves a node cannot run.
+  GraphPlan(const ir::Graph& graph, const KernelRegistry& registry, PlanOptions options = {});
 
   const ir::Graph& graph() const noexcept { return graph_; }
   const std::vector<Step>& steps() const noexcept { return steps_; }
@@ -46,6 +56,15 @@ class GraphPlan {
   // The plan of a subgraph attribute of one of this graph's nodes.
   const GraphPlan& Subplan(const ir::Graph& g) const;
 
+  // What is known of a slot before running (all unknown without PlanOptions::infer).
+  const infer::TensorFacts& Facts(int slot) const { return facts_.at(static_cast<size_t>(slot)); }
+  // Where a slot's buffer lies in the run's arena, or -1 when it is allocated at run time.
+  int64_t ArenaOffset(int slot) const { return offsets_.at(static_cast<size_t>(slot)); }
+  // Bytes of the arena each run uses (0 when nothing is planned).
+  size_t arena_bytes() const noexcept { return arena_bytes_; }
+  // Steps replaced by constants at load.
+  size_t folded_steps() const noexcept { return folded_steps_; }
+
  private:
   const ir::Graph& graph_;
   std::vector<Step> steps_;
@@ -57,6 +76,14 @@ class GraphPlan {
   std::vector<int> output_slots_;
   std::vector<std::pair<int, std::string>> captures_;
   std::unordered_map<const ir::Graph*, std::unique_ptr<GraphPlan>> subplans_;
+  std::vector<infer::TensorFacts> facts_;
+  std::vector<int64_t> offsets_;
+  size_t arena_bytes_ = 0;
+  size_t folded_steps_ = 0;
+
+  void Infer(bool fold_constants);
+  void PlanReleases();
+  void PlanArena();
 };
 
 }  // namespace kiln::runtime

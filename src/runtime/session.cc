@@ -42,7 +42,10 @@ Session::Session(ir::Model model, SessionOptions options)
   }
   for (const ir::Value* v : g.inputs()) inputs_.push_back({v->name(), v->type()});
   for (const ir::Value* v : g.outputs()) outputs_.push_back({v->name(), v->type()});
-  plan_ = std::make_unique<GraphPlan>(g, CpuKernels());
+  plan_ = std::make_unique<GraphPlan>(
+      g, CpuKernels(),
+      PlanOptions{.infer = true, .fold_constants = options_.optimization_level >= 1});
+  check_finite_ = options_.ConfigFlag("kiln.run.check_finite", false);
   int threads = options_.intra_op_threads;
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads_ = std::make_unique<ThreadPool>(threads);
@@ -81,12 +84,50 @@ void Session::CheckInput(const IoDesc& desc, const Tensor& t) const {
   }
 }
 
-std::vector<std::shared_ptr<Tensor>> Session::Compute(
-    const RunOptions& run, std::span<const std::string> input_names,
-    std::span<const std::shared_ptr<Tensor>> inputs, std::span<const std::string> output_names,
-    std::span<const std::shared_ptr<Tensor>> given) const {
-  const std::vector<ir::Value*>& graph_inputs = model_.graph->inputs();
-  std::vector<std::shared_ptr<const Tensor>> fed(graph_inputs.size());
+size_t Session::OutputIndex(const std::string& name, size_t entry) const {
+  for (size_t k = 0; k < outputs_.size(); ++k) {
+    if (outputs_[k].name == name) return k;
+  }
+  ThrowInvalidArgument("output_names", "entry " + std::to_string(entry) + " '" + name +
+                                           "' is not an output of the model");
+}
+
+void Session::FrameReturn::operator()(Frame* frame) const noexcept {
+  frame->Clear();
+  std::lock_guard<std::mutex> lock(session->pool_mu_);
+  session->pool_.emplace_back(frame);  // capacity was reserved when the frame was made
+}
+
+Session::FrameLease Session::AcquireFrame(RunContext& run) const {
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (!pool_.empty()) {
+      FrameLease lease(pool_.back().release(), FrameReturn{this});
+      pool_.pop_back();
+      lease->Reset(run);
+      return lease;
+    }
+  }
+  auto frame = std::make_unique<Frame>(*plan_, nullptr, run);
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    pool_.reserve(frames_made_ + 1);
+    ++frames_made_;
+  }
+  return FrameLease(frame.release(), FrameReturn{this});
+}
+
+void Session::Run(const RunOptions& run, std::span<const std::string> input_names,
+                  std::span<const std::shared_ptr<Tensor>> inputs,
+                  std::span<const std::string> output_names,
+                  std::span<std::shared_ptr<Tensor>> results) const {
+  if (results.size() != output_names.size()) {
+    throw Error(ErrorCode::kEngineError, "results and output_names differ in length");
+  }
+  for (size_t i = 0; i < output_names.size(); ++i) OutputIndex(output_names[i], i);
+
+  RunContext ctx{*threads_, allocator_, &run.terminate, profiler_.get(), check_finite_};
+  FrameLease frame = AcquireFrame(ctx);
   for (size_t i = 0; i < input_names.size(); ++i) {
     size_t k = 0;
     while (k < inputs_.size() && inputs_[k].name != input_names[i]) ++k;
@@ -94,75 +135,47 @@ std::vector<std::shared_ptr<Tensor>> Session::Compute(
       ThrowInvalidArgument("input_names", "entry " + std::to_string(i) + " '" + input_names[i] +
                                               "' is not an input of the model");
     }
-    if (fed[k] != nullptr) {
+    if (frame->HasInput(k)) {
       ThrowInvalidArgument("input_names", "input '" + input_names[i] + "' is given twice");
     }
     CheckInput(inputs_[k], *inputs[i]);
-    fed[k] = inputs[i];
+    frame->SetInput(k, inputs[i]);
   }
-  for (size_t k = 0; k < fed.size(); ++k) {
-    if (fed[k] == nullptr) {
+  for (size_t k = 0; k < inputs_.size(); ++k) {
+    if (!frame->HasInput(k)) {
       ThrowInvalidArgument("input_names", "input '" + inputs_[k].name + "' is missing");
     }
   }
-  std::vector<size_t> out_index(output_names.size());
-  for (size_t i = 0; i < output_names.size(); ++i) {
-    size_t k = 0;
-    while (k < outputs_.size() && outputs_[k].name != output_names[i]) ++k;
-    if (k == outputs_.size()) {
-      ThrowInvalidArgument("output_names", "entry " + std::to_string(i) + " '" + output_names[i] +
-                                               "' is not an output of the model");
-    }
-    out_index[i] = k;
-  }
-  if (given.size() != output_names.size()) {
-    throw Error(ErrorCode::kEngineError, "given outputs and output_names differ in length");
-  }
+  frame->Execute();
 
-  RunContext ctx{*threads_, allocator_, &run.terminate, profiler_.get(),
-                 options_.ConfigFlag("kiln.run.check_finite", false)};
-  Frame frame(*plan_, nullptr, ctx);
-  for (size_t k = 0; k < fed.size(); ++k) frame.SetInput(k, fed[k]);
-  frame.Execute();
-
-  std::vector<std::shared_ptr<Tensor>> produced(output_names.size());
   for (size_t i = 0; i < output_names.size(); ++i) {
-    produced[i] = frame.TakeOutput(out_index[i]);
-    const Tensor* target = given[i].get();
-    if (target != nullptr &&
-        (target->type() != produced[i]->type() || target->shape() != produced[i]->shape())) {
+    const Tensor& got = frame->Output(OutputIndex(output_names[i], i));
+    const Tensor* target = results[i].get();
+    if (target != nullptr && (target->type() != got.type() || target->shape() != got.shape())) {
       ThrowInvalidArgument("outputs", "output '" + output_names[i] + "' was given a " +
                                           TypeText(target->type(), target->shape()) +
                                           " tensor but the model produced " +
-                                          TypeText(produced[i]->type(), produced[i]->shape()));
+                                          TypeText(got.type(), got.shape()));
     }
     if (target != nullptr && target->type() == DataType::kString) {
       throw Error(ErrorCode::kNotImplemented,
                   "output '" + output_names[i] + "': string outputs cannot be written in place");
     }
   }
-  return produced;
-}
-
-void Session::WriteInPlace(std::span<const std::shared_ptr<Tensor>> given,
-                           std::span<const std::shared_ptr<Tensor>> produced) noexcept {
-  for (size_t i = 0; i < given.size(); ++i) {
-    if (given[i] != nullptr && produced[i]->byte_size() != 0) {
-      std::memcpy(given[i]->data(), produced[i]->data(), produced[i]->byte_size());
-    }
+  // New tensors for the empty slots first (this may fail); only then touch the caller's tensors.
+  std::vector<std::shared_ptr<Tensor>> made;
+  for (size_t i = 0; i < output_names.size(); ++i) {
+    if (results[i] != nullptr) continue;
+    if (made.empty()) made.resize(output_names.size());
+    made[i] = frame->TakeOutput(OutputIndex(output_names[i], i));
   }
-}
-
-void Session::Run(const RunOptions& run, std::span<const std::string> input_names,
-                  std::span<const std::shared_ptr<Tensor>> inputs,
-                  std::span<const std::string> output_names,
-                  std::vector<std::shared_ptr<Tensor>>& results) const {
-  std::vector<std::shared_ptr<Tensor>> produced =
-      Compute(run, input_names, inputs, output_names, results);
-  // Everything succeeded: only now touch the caller's tensors.
-  WriteInPlace(results, produced);
-  for (size_t i = 0; i < results.size(); ++i) {
-    if (results[i] == nullptr) results[i] = std::move(produced[i]);
+  for (size_t i = 0; i < output_names.size(); ++i) {
+    if (results[i] == nullptr) {
+      results[i] = std::move(made[i]);
+      continue;
+    }
+    const Tensor& got = frame->Output(OutputIndex(output_names[i], i));
+    if (got.byte_size() != 0) std::memcpy(results[i]->data(), got.data(), got.byte_size());
   }
 }
 

@@ -2,7 +2,7 @@
 // own frame; the plan and kernels are shared and read-only.
 //
 //   auto s = std::make_shared<kiln::runtime::Session>(kiln::onnx::LoadModelFile(path), options);
-//   std::vector<std::shared_ptr<kiln::Tensor>> outs(1);
+//   std::vector<std::shared_ptr<kiln::Tensor>> outs(1);  // null: Kiln allocates
 //   s->Run(run_options, {"x"}, {x}, {"y"}, outs);
 #ifndef KILN_RUNTIME_SESSION_H_
 #define KILN_RUNTIME_SESSION_H_
@@ -38,26 +38,18 @@ class Session {
   const ir::Model& model() const noexcept { return model_; }
   const SessionOptions& options() const noexcept { return options_; }
 
-  // Runs with the named inputs and returns one new tensor per output name. `given` has one entry
-  // per output name: a tensor the caller wants the output written into (its type and shape are
-  // checked against what the model produced; it is not written here, see WriteInPlace), or null.
-  // Throws kInvalidArgument for bad names, types or shapes, kTerminated when `run` asks to stop.
-  std::vector<std::shared_ptr<Tensor>> Compute(
-      const RunOptions& run, std::span<const std::string> input_names,
-      std::span<const std::shared_ptr<Tensor>> inputs, std::span<const std::string> output_names,
-      std::span<const std::shared_ptr<Tensor>> given) const;
-
-  // Copies produced[i] into given[i] for every non-null given[i]. Cannot fail: Compute checked
-  // types and shapes, and string outputs are never written in place.
-  static void WriteInPlace(std::span<const std::shared_ptr<Tensor>> given,
-                           std::span<const std::shared_ptr<Tensor>> produced) noexcept;
-
-  // Compute, then WriteInPlace; null entries of `results` receive the new tensors. On failure
-  // nothing in `results` changes, the caller's tensors included.
+  // Runs with the named inputs. `results` has one entry per output name: a tensor the caller
+  // wants the output written into (its type and shape are checked against what the model
+  // produced), or null, which receives a new tensor. On failure nothing in `results` changes, the
+  // caller's tensors included. Throws kInvalidArgument for bad names, types or shapes,
+  // kTerminated when `run` asks to stop. Once a static-shape model has run, a run whose results
+  // are all given makes no heap allocation in the engine.
   void Run(const RunOptions& run, std::span<const std::string> input_names,
            std::span<const std::shared_ptr<Tensor>> inputs,
            std::span<const std::string> output_names,
-           std::vector<std::shared_ptr<Tensor>>& results) const;
+           std::span<std::shared_ptr<Tensor>> results) const;
+
+  const GraphPlan& plan() const noexcept { return *plan_; }
 
   // Writes the profile collected since creation to "<prefix>_<n>.json" and returns the path.
   // Throws kInvalidArgument when profiling is off.
@@ -65,6 +57,15 @@ class Session {
 
  private:
   void CheckInput(const IoDesc& desc, const Tensor& t) const;
+  size_t OutputIndex(const std::string& name, size_t entry) const;
+
+  // Frames are kept between runs (one per concurrent run), so a run reuses a frame's arena.
+  struct FrameReturn {
+    const Session* session;
+    void operator()(Frame* frame) const noexcept;
+  };
+  using FrameLease = std::unique_ptr<Frame, FrameReturn>;
+  FrameLease AcquireFrame(RunContext& run) const;
 
   ir::Model model_;
   SessionOptions options_;
@@ -74,6 +75,10 @@ class Session {
   std::unique_ptr<ThreadPool> threads_;
   std::shared_ptr<Allocator> allocator_;
   std::unique_ptr<Profiler> profiler_;
+  bool check_finite_ = false;
+  mutable std::mutex pool_mu_;
+  mutable std::vector<std::unique_ptr<Frame>> pool_;
+  mutable size_t frames_made_ = 0;
 };
 
 }  // namespace kiln::runtime

@@ -56,6 +56,9 @@ void Disarm() {
 long Injected() {
   return g_injected;
 }
+long Seen() {
+  return g_seen;
+}
 long Live() {
   return g_live;
 }

@@ -9,6 +9,7 @@ namespace kiln_test::alloc_hook {
 void Arm(long n, bool sticky);
 void Disarm();
 long Injected();  // failures injected since the last Arm()
+long Seen();      // allocations attempted since the last Arm()
 long Live();      // blocks allocated and not yet freed, process-wide
 
 }  // namespace kiln_test::alloc_hook

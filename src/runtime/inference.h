@@ -1,0 +1,44 @@
+// Static shape and type inference over a plan's steps, at load: graph inputs from their declared
+// types, initializers with their values, then each step in order — its inputs all known
+// constants: evaluated with its own kernel (so shape subgraphs like Shape→Gather→Concat→Reshape
+// become values); otherwise the op's rule (src/infer) derives what it can. Whatever stays unknown
+// is found at run time.
+#ifndef KILN_RUNTIME_INFERENCE_H_
+#define KILN_RUNTIME_INFERENCE_H_
+
+#include <span>
+#include <vector>
+
+#include "infer/infer.h"
+#include "ir/graph.h"
+
+namespace kiln::runtime {
+
+// What inference needs of one step (GraphPlan::Step without the plan).
+struct InferenceStep {
+  const ir::Node* node;
+  const KernelInfo* info;
+  const Kernel* kernel;
+  const std::vector<int>* inputs;   // slots; -1: left out
+  const std::vector<int>* outputs;  // slots; -1: left out
+};
+
+// The largest tensor constant evaluation may produce (bytes); larger ones stay unevaluated.
+inline constexpr size_t kMaxFoldedBytes = size_t{64} << 20;
+
+// Fills `facts` (one per slot; entries for inputs and initializers already set by the caller)
+// step by step. Returns, per step, whether every output it has got a value (the step can be
+// folded into constants). Throws kInvalidGraph, naming the node, when a rule proves a node cannot
+// run.
+std::vector<bool> InferFacts(std::span<const InferenceStep> steps,
+                             std::vector<infer::TensorFacts>& facts);
+
+// What a declared type says, as facts (no value).
+infer::TensorFacts FactsOf(const ir::TypeInfo& type);
+
+// Whether the facts fix a buffer: a known non-string element type and a fully static shape.
+bool IsStatic(const infer::TensorFacts& f) noexcept;
+
+}  // namespace kiln::runtime
+
+#endif  // KILN_RUNTIME_INFERENCE_H_
