@@ -15,6 +15,7 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/elementwise/activations_test.cc
   src/kernels/cpu/elementwise/arithmetic_test.cc
   src/kernels/cpu/elementwise/broadcast_test.cc
+  src/kernels/cpu/elementwise/cast_narrow_test.cc
   src/kernels/cpu/elementwise/cast_test.cc
   src/kernels/cpu/elementwise/clip_variadic_test.cc
   src/kernels/cpu/elementwise/expand_test.cc

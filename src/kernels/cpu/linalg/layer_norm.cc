@@ -1,9 +1,15 @@
 // LayerNormalization (opset 17, unchanged through 23): normalises over the dimensions from `axis`
 // (default -1) on, Y = (X - mean) / sqrt(var + epsilon) · Scale + B, with Scale and the optional B
-// broadcasting unidirectionally to X. The optional outputs Mean and InvStdDev are float (the only
-// stash_type supported is 1) with X's shape where the normalised dimensions become 1. Types:
-// float, double, Float16 and BFloat16; means and variances accumulate in double, the rest is
-// computed in float (double for double X).
+// broadcasting unidirectionally to X. Types: float, double, Float16 and BFloat16. The first stage
+// (mean, variance, normalised values) runs in the precision `stash_type` names, the type of the
+// optional outputs Mean and InvStdDev (X's shape where the normalised dimensions become 1):
+//   1 (float, default): means and variances accumulate in double, double X stays in double.
+//   16 (bfloat16): as the spec's function body, every step rounded to bfloat16: mean, mean of
+//     squares, var = mean of squares - mean², sqrt(var + epsilon), (X - mean) / that (sums
+//     accumulate in float before the mean is rounded).
+// The spec allows no other stash_type (kInvalidGraph). The second stage runs in X's type, as the
+// ONNX reference does: for Float16/BFloat16 X the normalised value, the product with Scale and the
+// sum with B are each rounded to X's type.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -24,9 +30,12 @@ class LayerNormalization final : public Kernel {
   explicit LayerNormalization(const KernelInfo& info)
       : axis_(info.GetInt("axis", -1)), epsilon_(info.GetFloat("epsilon", 1e-5f)) {
     const int64_t stash_type = info.GetInt("stash_type", 1);
-    if (stash_type != static_cast<int64_t>(DataType::kFloat)) {
-      info.Fail(ErrorCode::kNotImplemented,
-                "stash_type " + std::to_string(stash_type) + " is not supported (only 1, float)");
+    if (stash_type == static_cast<int64_t>(DataType::kBfloat16)) {
+      stash_ = DataType::kBfloat16;
+    } else if (stash_type != static_cast<int64_t>(DataType::kFloat)) {
+      info.Fail(ErrorCode::kInvalidGraph, "attribute 'stash_type' is " +
+                                              std::to_string(stash_type) +
+                                              "; it must be 1 (float) or 16 (bfloat16)");
     }
   }
 
@@ -58,14 +67,10 @@ class LayerNormalization final : public Kernel {
       }
     }
     Tensor& y = ctx.Output(0, x.type(), x.shape());
-    float* mean_out = nullptr;
-    float* inv_std_out = nullptr;
-    if (ctx.WantsOutput(1)) {
-      mean_out = static_cast<float*>(ctx.Output(1, DataType::kFloat, Shape(stats_dims)).data());
-    }
-    if (ctx.WantsOutput(2)) {
-      inv_std_out = static_cast<float*>(ctx.Output(2, DataType::kFloat, Shape(stats_dims)).data());
-    }
+    void* mean_out = nullptr;
+    void* inv_std_out = nullptr;
+    if (ctx.WantsOutput(1)) mean_out = ctx.Output(1, stash_, Shape(stats_dims)).data();
+    if (ctx.WantsOutput(2)) inv_std_out = ctx.Output(2, stash_, Shape(stats_dims)).data();
     // With an empty X, `rows` may have wrapped unless an allocated Mean or InvStdDev holds it.
     if (rows == 0 || (width == 0 && mean_out == nullptr && inv_std_out == nullptr)) return;
 
@@ -83,31 +88,42 @@ class LayerNormalization final : public Kernel {
         std::vector<double> values(width);
         for (size_t r = begin; r < end; ++r) {
           const T* src = xp + r * width;
-          double sum = 0;
           for (size_t i = 0; i < width; ++i) {
             if constexpr (kIsHalf<T>) {
               values[i] = src[i].ToFloat();
             } else {
               values[i] = src[i];
             }
-            sum += values[i];
           }
-          const double mean = sum / static_cast<double>(width);
-          double squares = 0;
-          for (size_t i = 0; i < width; ++i) squares += (values[i] - mean) * (values[i] - mean);
-          const double inv_std =
-              1.0 / std::sqrt(squares / static_cast<double>(width) + double{epsilon_});
-          if (mean_out != nullptr) mean_out[r] = static_cast<float>(mean);
-          if (inv_std_out != nullptr) inv_std_out[r] = static_cast<float>(inv_std);
+          // values become the normalised row; the statistics are stored in the stash type.
+          const auto [mean, inv_std] = stash_ == DataType::kBfloat16 ? NormalizeInBfloat16(values)
+                                                                     : NormalizeInDouble(values);
+          if (stash_ == DataType::kBfloat16) {
+            if (mean_out != nullptr) {
+              static_cast<BFloat16*>(mean_out)[r] = BFloat16::FromFloat(static_cast<float>(mean));
+            }
+            if (inv_std_out != nullptr) {
+              static_cast<BFloat16*>(inv_std_out)[r] =
+                  BFloat16::FromFloat(static_cast<float>(inv_std));
+            }
+          } else {
+            if (mean_out != nullptr) static_cast<float*>(mean_out)[r] = static_cast<float>(mean);
+            if (inv_std_out != nullptr) {
+              static_cast<float*>(inv_std_out)[r] = static_cast<float>(inv_std);
+            }
+          }
           const Acc* s = scale_values.Row(r, width);
           const Acc* b = bias_values.Row(r, width);
           T* dst = yp + r * width;
           for (size_t i = 0; i < width; ++i) {
-            Acc v = static_cast<Acc>((values[i] - mean) * inv_std) * s[i];
-            if (b != nullptr) v += b[i];
             if constexpr (kIsHalf<T>) {
+              const auto round = [](float v) { return T::FromFloat(v).ToFloat(); };
+              float v = round(round(static_cast<float>(values[i])) * s[i]);
+              if (b != nullptr) v = round(v + b[i]);
               dst[i] = T::FromFloat(v);
             } else {
+              Acc v = static_cast<Acc>(values[i]) * s[i];
+              if (b != nullptr) v += b[i];
               dst[i] = v;
             }
           }
@@ -149,8 +165,44 @@ class LayerNormalization final : public Kernel {
     return p;
   }
 
+  // Normalises `row` in place in double (two passes); returns the mean and 1 / sqrt(var + eps).
+  std::pair<double, double> NormalizeInDouble(std::vector<double>& row) const {
+    const auto width = static_cast<double>(row.size());
+    double sum = 0;
+    for (double v : row) sum += v;
+    const double mean = sum / width;
+    double squares = 0;
+    for (double v : row) squares += (v - mean) * (v - mean);
+    const double inv_std = 1.0 / std::sqrt(squares / width + double{epsilon_});
+    for (double& v : row) v = (v - mean) * inv_std;
+    return {mean, inv_std};
+  }
+
+  // Normalises `row` in place as the function body does with stash_type bfloat16: each step
+  // rounded to bfloat16. Returns the (bfloat16) mean and reciprocal of the standard deviation.
+  std::pair<double, double> NormalizeInBfloat16(std::vector<double>& row) const {
+    const auto bf = [](double v) {
+      return static_cast<double>(BFloat16::FromFloat(static_cast<float>(v)).ToFloat());
+    };
+    const auto width = static_cast<float>(row.size());
+    float sum = 0;
+    float sum_squares = 0;
+    for (double& v : row) {
+      v = bf(v);
+      sum += static_cast<float>(v);
+      sum_squares += static_cast<float>(bf(v * v));
+    }
+    const double mean = bf(sum / width);
+    const double mean_of_squares = bf(sum_squares / width);
+    const double var = bf(mean_of_squares - bf(mean * mean));
+    const double std_dev = bf(std::sqrt(bf(var + bf(epsilon_))));
+    for (double& v : row) v = bf(bf(v - mean) / std_dev);
+    return {mean, bf(1.0 / std_dev)};
+  }
+
   int64_t axis_;
   float epsilon_;
+  DataType stash_ = DataType::kFloat;
 };
 
 }  // namespace

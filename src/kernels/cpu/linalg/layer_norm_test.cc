@@ -4,12 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "kernels/cpu/linalg/linalg_test_util.h"
 
 namespace kiln::testing {
 namespace {
+
+std::vector<Float16> Halves(const std::vector<float>& values) {
+  std::vector<Float16> out;
+  for (float v : values) out.push_back(Float16::FromFloat(v));
+  return out;
+}
 
 std::vector<double> PowRamp() {  // arange(12) ** 1.5, shaped [2,3,2]
   std::vector<double> v(12);
@@ -92,6 +99,49 @@ TEST(LinalgLayerNormalization, HalfTypesAndEmptyRows) {
   EXPECT_EQ(empty[1]->shape(), Shape({0, 1}));
 }
 
+TEST(LinalgLayerNormalization, HalfSecondStageRoundsEachStep) {
+  // As the ONNX reference: the normalised value is rounded to float16, then the product with
+  // Scale, then the sum with B. Rounding once would give 0.378173828125, -2.283203125,
+  // -6.4453125 and 7.48046875 for elements 1, 3, 4 and 5.
+  auto out = NodeTest("LayerNormalization", 17)
+                 .Input<Float16>({1, 6}, Halves({-0.65380859375f, -0.129638671875f, 0.7841796875f,
+                                                 1.4931640625f, -1.2587890625f, 1.513671875f}))
+                 .Input<Float16>({6}, Halves({4.0390625f, 2.34375f, 0.79345703125f, -0.94189453125f,
+                                              4.375f, 5.87890625f}))
+                 .Input<Float16>({6}, Halves({1.8017578125f, 1.3154296875f, 0.357421875f,
+                                              -1.2080078125f, -0.00445556640625f, 0.65625f}))
+                 .Run();
+  std::vector<float> y;
+  for (Float16 h : Values<Float16>(*out[0])) y.push_back(h.ToFloat());
+  EXPECT_EQ(y, (std::vector<float>{-1.8232421875f, 0.3779296875f, 0.728515625f, -2.28125f,
+                                   -6.44140625f, 7.4765625f}));
+}
+
+TEST(LinalgLayerNormalization, StashTypeBfloat16RoundsTheFirstStage) {
+  // The function body in bfloat16: row 1 has mean 2.5, var 1.25, sqrt 1.1171875 (bfloat16), so
+  // (X - mean) / it is ±1.34375, ±0.447265625 and InvStdDev 0.89453125; row 2 has mean 3, var 3,
+  // sqrt 1.734375, InvStdDev 0.578125. Computed in float the first row would be ±1.3416355.
+  auto out = NodeTest("LayerNormalization", 17)
+                 .Attr("stash_type", int64_t{16})
+                 .Input<float>({2, 4}, {1, 2, 3, 4, 2, 2, 2, 6})
+                 .Input<float>({4}, {1, 0.5f, 2, -1})
+                 .Input<float>({4}, {0, 1, 0, 0.5f})
+                 .Outputs(3)
+                 .Run();
+  EXPECT_EQ(Values<float>(*out[0]),
+            (std::vector<float>{-1.34375f, 0.7763671875f, 0.89453125f, -0.84375f, -0.578125f,
+                                0.7109375f, -1.15625f, -1.2265625f}));
+  ASSERT_EQ(out[1]->type(), DataType::kBfloat16);
+  ASSERT_EQ(out[2]->type(), DataType::kBfloat16);
+  EXPECT_EQ(out[1]->shape(), Shape({2, 1}));
+  const std::vector<BFloat16> mean = Values<BFloat16>(*out[1]);
+  const std::vector<BFloat16> inv_std = Values<BFloat16>(*out[2]);
+  EXPECT_EQ(mean[0].ToFloat(), 2.5f);
+  EXPECT_EQ(mean[1].ToFloat(), 3.0f);
+  EXPECT_EQ(inv_std[0].ToFloat(), 0.89453125f);
+  EXPECT_EQ(inv_std[1].ToFloat(), 0.578125f);
+}
+
 TEST(LinalgLayerNormalization, EmptyInputWithHugeDimensions) {
   // 3^39 · 5 rows overflows size_t; the input is empty, so there is nothing to do.
   const int64_t big = 4052555153018976267;  // 3^39
@@ -118,11 +168,15 @@ TEST(LinalgLayerNormalization, RejectsBadInputs) {
                   .Input<float>({2}, {1, 1}),
               ErrorCode::kInvalidArgument, "LayerNormalization",
               "axis -3 is out of range for rank 2");
-  ExpectError(NodeTest("LayerNormalization", 17)
-                  .Attr("stash_type", int64_t{16})
-                  .Input<float>({2}, {1, 2})
-                  .Input<float>({2}, {1, 1}),
-              ErrorCode::kNotImplemented, "LayerNormalization", "stash_type 16 is not supported");
+  for (int64_t stash : {0, 10, 11}) {
+    ExpectError(NodeTest("LayerNormalization", 17)
+                    .Attr("stash_type", stash)
+                    .Input<float>({2}, {1, 2})
+                    .Input<float>({2}, {1, 1}),
+                ErrorCode::kInvalidGraph, "LayerNormalization",
+                "attribute 'stash_type' is " + std::to_string(stash) +
+                    "; it must be 1 (float) or 16 (bfloat16)");
+  }
   ExpectError(
       NodeTest("LayerNormalization", 17).Input<int32_t>({2}, {1, 2}).Input<int32_t>({2}, {1, 1}),
       ErrorCode::kNotImplemented, "LayerNormalization", "int32");

@@ -1,16 +1,24 @@
-// BatchNormalization in inference mode, opsets 1–23 (versions 1, 6, 7, 9, 14, 15):
-//   Y = (X - mean) / sqrt(var + epsilon) * scale + B, per channel of X [N, C, D1, ...].
+// BatchNormalization, opsets 1–23 (versions 1, 6, 7, 9, 14, 15), per channel of X [N, C, D1, ...]:
+//   inference: Y = (X - mean) / sqrt(var + epsilon) * scale + B with the given mean and var.
+//   training: the same with the batch's mean and (population) variance over N, D1, ... of each
+//     channel, and running_mean = mean * momentum + batch_mean * (1 - momentum) (likewise
+//     running_var; momentum default 0.9), as the ONNX reference computes them.
+// Training is training_mode = 1 at opsets 14 and 15 (outputs Y, running_mean, running_var, the
+// last two optional and only allowed in training), and before opset 14 a node that asks for any of
+// the outputs mean, var (the running statistics), saved_mean and saved_var (the batch mean and
+// variance); is_test = 1 (opsets 1, 6) with them is an error. A node with is_test = 0 and only the
+// Y output runs in inference mode (as ONNX Runtime does).
 // Version 1 (consumed_inputs, ignored; is_test; spatial), 6 (is_test, spatial), 7 (spatial):
-// spatial = 0 takes scale, B, mean and var per element of X's [C, D1, ...]. Training is not
-// implemented: training_mode = 1 (opsets 14, 15), or the mean/var/saved outputs before opset 14
-// (with is_test = 0 before opset 7), are kNotImplemented when the kernel is created. A node with
-// is_test = 0 and only the Y output runs in inference mode.
+// spatial = 0 takes scale, B, mean and var (and gives the statistics) per element of X's
+// [C, D1, ...].
 // Types: X float, double, float16 or bfloat16 (bfloat16 from opset 14); scale, B, mean and var of
 // X's type before opset 14, mean and var of one float type at opset 14, and scale/B of one type and
-// mean/var of one type at opset 15. float16 and bfloat16 compute in float.
+// mean/var of one type at opset 15; the statistics outputs have the type of mean. float16 and
+// bfloat16 compute in float; batch statistics accumulate in double.
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/cpu/nn/nn_kernels.h"
@@ -25,16 +33,14 @@ constexpr const char* kParamNames[] = {"scale", "B", "mean", "var"};
 class BatchNormalization final : public Kernel {
  public:
   explicit BatchNormalization(const KernelInfo& info)
-      : epsilon_(static_cast<double>(info.GetFloat("epsilon", 1e-5f))) {
+      : epsilon_(static_cast<double>(info.GetFloat("epsilon", 1e-5f))),
+        momentum_(static_cast<double>(info.GetFloat("momentum", 0.9f))) {
     const int64_t opset = info.opset();
     bool extra_outputs = false;
     for (size_t i = 1; i < info.output_count(); ++i) extra_outputs |= info.HasOutput(i);
     if (opset >= 14) {
-      if (info.GetInt("training_mode", 0) != 0) {
-        info.Fail(ErrorCode::kNotImplemented,
-                  "training_mode=1 is not implemented (inference only)");
-      }
-      if (extra_outputs) {
+      training_ = info.GetInt("training_mode", 0) != 0;
+      if (extra_outputs && !training_) {
         info.Fail(ErrorCode::kInvalidArgument,
                   "outputs 'running_mean' and 'running_var' exist only with training_mode=1");
       }
@@ -42,10 +48,8 @@ class BatchNormalization final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument,
                 "outputs mean, var, saved_mean and saved_var exist only in training mode, not "
                 "with is_test=1");
-    } else if (extra_outputs) {
-      info.Fail(ErrorCode::kNotImplemented,
-                "training mode (outputs mean, var, saved_mean, saved_var) is not implemented "
-                "(inference only)");
+    } else {
+      training_ = extra_outputs;
     }
     spatial_ = opset >= 9 || info.GetInt("spatial", 1) != 0;
   }
@@ -75,8 +79,9 @@ class BatchNormalization final : public Kernel {
     // Y = X * mul + add, per parameter element.
     std::vector<double> mul = nn::ReadAsDouble(info, *params[0], "scale");
     std::vector<double> add = nn::ReadAsDouble(info, *params[1], "B");
-    const std::vector<double> mean = nn::ReadAsDouble(info, *params[2], "mean");
-    const std::vector<double> var = nn::ReadAsDouble(info, *params[3], "var");
+    std::vector<double> mean = nn::ReadAsDouble(info, *params[2], "mean");
+    std::vector<double> var = nn::ReadAsDouble(info, *params[3], "var");
+    if (training_) Train(ctx, x, params[2]->type(), mean, var);
     for (size_t i = 0; i < mul.size(); ++i) {
       mul[i] /= std::sqrt(var[i] + epsilon_);
       add[i] -= mean[i] * mul[i];
@@ -115,6 +120,65 @@ class BatchNormalization final : public Kernel {
   }
 
  private:
+  // Training: replaces mean and var (the inputs) by the batch's statistics, writing the running
+  // statistics (and before opset 14 the saved ones) to the outputs asked for, in `stats_type`.
+  void Train(KernelContext& ctx, const Tensor& x, DataType stats_type, std::vector<double>& mean,
+             std::vector<double>& var) const {
+    const KernelInfo& info = ctx.info();
+    const size_t channels = mean.size();
+    const size_t batch = static_cast<size_t>(x.shape().dims()[0]);
+    const size_t inner = batch == 0 ? 0 : x.element_count() / batch / channels;
+    if (batch * inner == 0) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "input 'X' has shape " + x.shape().ToString() +
+                    "; training mode needs at least one value per " +
+                    (spatial_ ? "channel" : "element of [C, D1, ...]"));
+    }
+    const std::vector<double> values = nn::ReadAsDouble(info, x, "X");
+    std::vector<double> batch_mean(channels, 0.0);
+    std::vector<double> batch_var(channels, 0.0);
+    ctx.threads().ParallelFor(channels, 1, [&](size_t begin, size_t end) {
+      for (size_t c = begin; c < end; ++c) {
+        double sum = 0;
+        for (size_t n = 0; n < batch; ++n) {
+          const double* row = values.data() + (n * channels + c) * inner;
+          for (size_t i = 0; i < inner; ++i) sum += row[i];
+        }
+        const double m = sum / static_cast<double>(batch * inner);
+        double squares = 0;
+        for (size_t n = 0; n < batch; ++n) {
+          const double* row = values.data() + (n * channels + c) * inner;
+          for (size_t i = 0; i < inner; ++i) squares += (row[i] - m) * (row[i] - m);
+        }
+        batch_mean[c] = m;
+        batch_var[c] = squares / static_cast<double>(batch * inner);
+      }
+    });
+    const Shape stats_shape = ctx.Input(3).shape();
+    const auto write = [&](size_t output, const std::vector<double>& v) {
+      if (!ctx.WantsOutput(output)) return;
+      Tensor& t = ctx.Output(output, stats_type, stats_shape);
+      Dispatch<float, double, Float16, BFloat16>(stats_type, info, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        nn::ConvertValues(v.data(), static_cast<T*>(t.data()), v.size());
+      });
+    };
+    std::vector<double> running_mean(channels);
+    std::vector<double> running_var(channels);
+    for (size_t c = 0; c < channels; ++c) {
+      running_mean[c] = mean[c] * momentum_ + batch_mean[c] * (1 - momentum_);
+      running_var[c] = var[c] * momentum_ + batch_var[c] * (1 - momentum_);
+    }
+    write(1, running_mean);
+    write(2, running_var);
+    if (info.opset() < 14) {
+      write(3, batch_mean);
+      write(4, batch_var);
+    }
+    mean = std::move(batch_mean);
+    var = std::move(batch_var);
+  }
+
   static void CheckTypes(const KernelInfo& info, const Tensor& x, const Tensor* const* params) {
     const int64_t opset = info.opset();
     nn::RequireOpsetForType(info, "X", x.type(), DataType::kBfloat16, 14);
@@ -139,6 +203,8 @@ class BatchNormalization final : public Kernel {
   }
 
   double epsilon_;
+  double momentum_;
+  bool training_ = false;
   bool spatial_ = true;
 };
 

@@ -1,4 +1,5 @@
-// BatchNormalization (inference): values computed with numpy from nn_test::Pattern inputs.
+// BatchNormalization (inference and training): values computed with numpy (the ONNX reference
+// formulas) from nn_test::Pattern inputs.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -197,19 +198,122 @@ TEST(NnBatchNormalization, Float16DoubleAndBFloat16) {
       ErrorCode::kInvalidArgument, {"'X'", "bfloat16", "opset 14"});
 }
 
-TEST(NnBatchNormalization, TrainingIsNotImplemented) {
-  ExpectError([] { Spatial(14).Attr("training_mode", int64_t{1}).Run(); },
-              ErrorCode::kNotImplemented, {"training_mode"});
-  ExpectError([] { Spatial(15).Attr("training_mode", int64_t{1}).Outputs(3).Run(); },
-              ErrorCode::kNotImplemented, {"training_mode"});
-  ExpectError([] { Spatial(9).Outputs(5).Run(); }, ErrorCode::kNotImplemented, {"training"});
-  ExpectError([] { Spatial(7).Outputs(3, {1}).Run(); }, ErrorCode::kNotImplemented, {"training"});
-  ExpectError([] { Spatial(6).Outputs(5).Run(); }, ErrorCode::kNotImplemented, {"training"});
+// Training on Spatial(): the batch statistics (numpy mean and var over N, H, W) are
+// mean {-0.015625, 0.03125, -0.1875} and var {0.458740234, 0.413085938, 0.23046875}.
+constexpr float kTrainY[] = {-0.4766787f, 0.1692579f,  0.8151945f, -0.1075721f, -0.5348318f,
+                             1.410011f,   0.04862108f, -1.312769f, -1.281117f,  2.364094f,
+                             -2.84335f,   0.8018609f,  0.9997479f, 0.07698126f, 0.7229179f,
+                             -0.1998487f, -0.3403475f, 1.604495f,  0.2431054f,  -1.118285f,
+                             -1.801861f,  1.84335f,    -3.364094f, 0.2811165f};
+// mean * 0.9 + batch * 0.1 (default momentum).
+constexpr float kRunningMean[] = {0.110937497f, -0.221874994f, -0.01875f};
+constexpr float kRunningVar[] = {0.495874012f, 0.94130857f, 0.248046869f};
+
+TEST(NnBatchNormalization, TrainingModeAtOpsets14And15) {
+  for (int64_t opset : {14, 15}) {
+    SCOPED_TRACE(opset);
+    auto out = Spatial(opset).Attr("training_mode", int64_t{1}).Outputs(3).Run();
+    ExpectNear(Values<float>(*out[0]), Vec(kTrainY), 1e-5);
+    EXPECT_EQ(out[1]->shape(), Shape({3}));
+    ExpectNear(Values<float>(*out[1]), Vec(kRunningMean), 1e-6);
+    ExpectNear(Values<float>(*out[2]), Vec(kRunningVar), 1e-6);
+  }
+  // The running outputs are optional; Y still uses the batch statistics.
+  auto y_only = Spatial(15).Attr("training_mode", int64_t{1}).Run(3);
+  ExpectNear(Values<float>(*y_only[0]), Vec(kTrainY), 1e-5);
+  auto momentum =
+      Spatial(15).Attr("training_mode", int64_t{1}).Attr("momentum", 0.5f).Outputs(3, {2}).Run();
+  ExpectNear(Values<float>(*momentum[1]), {0.0546875f, -0.109375f, -0.09375f}, 1e-6);
+  EXPECT_EQ(momentum[2], nullptr);
+}
+
+TEST(NnBatchNormalization, TrainingOutputsTakeTheTypeOfMean) {
+  // Opset 15: X float16, mean and var double; rank 2 (no spatial dimensions).
+  auto out = NodeTest("BatchNormalization", 15)
+                 .Attr("training_mode", int64_t{1})
+                 .Input<Float16>(
+                     {2, 3}, {Float16::FromFloat(1), Float16::FromFloat(2), Float16::FromFloat(3),
+                              Float16::FromFloat(4), Float16::FromFloat(5), Float16::FromFloat(7)})
+                 .Input<float>({3}, {1, 1, 1})
+                 .Input<float>({3}, {0, 0, 0})
+                 .Input<double>({3}, {0, 0, 0})
+                 .Input<double>({3}, {1, 1, 1})
+                 .Outputs(3)
+                 .Run();
+  ASSERT_EQ(out[0]->type(), DataType::kFloat16);
+  std::vector<float> y;
+  for (Float16 h : Values<Float16>(*out[0])) y.push_back(h.ToFloat());
+  ExpectNear(y, {-1, -1, -1, 1, 1, 1}, 1e-3);
+  ASSERT_EQ(out[1]->type(), DataType::kDouble);
+  ASSERT_EQ(out[2]->type(), DataType::kDouble);
+  // momentum is the float 0.9f, so 1 - momentum is 0.10000002384185791 in double.
+  const double rest = 1.0 - static_cast<double>(0.9f);
+  const std::vector<double> mean = Values<double>(*out[1]);
+  const std::vector<double> var = Values<double>(*out[2]);
+  const double want_mean[] = {2.5 * rest, 3.5 * rest, 5.0 * rest};
+  const double want_var[] = {0.9f + 2.25 * rest, 0.9f + 2.25 * rest, 0.9f + 4.0 * rest};
+  ASSERT_EQ(mean.size(), 3u);
+  ASSERT_EQ(var.size(), 3u);
+  for (size_t c = 0; c < 3; ++c) {
+    EXPECT_NEAR(mean[c], want_mean[c], 1e-15) << c;
+    EXPECT_NEAR(var[c], want_var[c], 1e-15) << c;
+  }
+}
+
+TEST(NnBatchNormalization, TrainingOutputsBeforeOpset14) {
+  // Outputs mean and var are the running statistics, saved_mean and saved_var the batch's.
+  for (int64_t opset : {6, 7, 9}) {
+    SCOPED_TRACE(opset);
+    auto out = Spatial(opset).Outputs(5).Run();
+    ExpectNear(Values<float>(*out[0]), Vec(kTrainY), 1e-5);
+    ExpectNear(Values<float>(*out[1]), Vec(kRunningMean), 1e-6);
+    ExpectNear(Values<float>(*out[2]), Vec(kRunningVar), 1e-6);
+    ExpectNear(Values<float>(*out[3]), {-0.015625f, 0.03125f, -0.1875f}, 1e-7);
+    ExpectNear(Values<float>(*out[4]), {0.458740234f, 0.413085938f, 0.23046875f}, 1e-7);
+  }
+  // Any one of them asks for training; opset 1 with is_test = 0 too.
+  auto saved_mean_only = Spatial(7).Outputs(4, {1, 2}).Run();
+  ExpectNear(Values<float>(*saved_mean_only[0]), Vec(kTrainY), 1e-5);
+  ExpectNear(Values<float>(*saved_mean_only[3]), {-0.015625f, 0.03125f, -0.1875f}, 1e-7);
+  auto v1 =
+      Spatial(1).Attr("consumed_inputs", std::vector<int64_t>{0, 0, 0, 1, 1}).Outputs(3).Run();
+  ExpectNear(Values<float>(*v1[1]), Vec(kRunningMean), 1e-6);
+}
+
+TEST(NnBatchNormalization, TrainingNonSpatialPerElement) {
+  // spatial = 0 (opset 7): statistics per element of [C] over N; X [2, 3] = {1,2,3; 4,5,7}.
+  auto out = NodeTest("BatchNormalization", 7)
+                 .Attr("spatial", int64_t{0})
+                 .Input<float>({2, 3}, {1, 2, 3, 4, 5, 7})
+                 .Input<float>({3}, {1, 1, 1})
+                 .Input<float>({3}, {0, 0, 0})
+                 .Input<float>({3}, {0, 0, 0})
+                 .Input<float>({3}, {1, 1, 1})
+                 .Outputs(5)
+                 .Run();
+  ExpectNear(Values<float>(*out[0]), {-1, -1, -1, 1, 1, 1}, 1e-5);
+  ExpectNear(Values<float>(*out[3]), {2.5f, 3.5f, 5.0f}, 1e-7);
+  ExpectNear(Values<float>(*out[4]), {2.25f, 2.25f, 4.0f}, 1e-7);
+}
+
+TEST(NnBatchNormalization, TrainingErrors) {
   // Test mode has only Y.
   ExpectError([] { Spatial(6).Attr("is_test", int64_t{1}).Outputs(5).Run(); },
               ErrorCode::kInvalidArgument, {"is_test=1"});
   ExpectError([] { Spatial(15).Outputs(3).Run(); }, ErrorCode::kInvalidArgument,
               {"'running_mean'", "training_mode=1"});
+  ExpectError(
+      [] {
+        NodeTest("BatchNormalization", 15)
+            .Attr("training_mode", int64_t{1})
+            .Input<float>({0, 3}, {})
+            .Input<float>({3}, Vec(kScale))
+            .Input<float>({3}, Vec(kBias))
+            .Input<float>({3}, Vec(kMean))
+            .Input<float>({3}, Vec(kVar))
+            .Run();
+      },
+      ErrorCode::kInvalidArgument, {"'X'", "[0,3]", "at least one value per channel"});
   // Outputs declared but left out do not ask for training.
   ExpectNear(Values<float>(*Spatial(9).Outputs(5, {1, 2, 3, 4}).Run()[0]), Vec(kWant), 1e-5);
 }

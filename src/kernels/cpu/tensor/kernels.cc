@@ -24,7 +24,7 @@ constexpr KernelDef kDefs[] = {
     {"", "Gather", 1, kLatestOpset, MakeGather},
     {"", "GatherElements", 11, kLatestOpset, MakeGatherElements},
     {"", "GatherND", 11, kLatestOpset, MakeGatherND},
-    {"", "Scatter", 9, 10, MakeScatterElements},
+    {"", "Scatter", 9, kLatestOpset, MakeScatterElements},
     {"", "ScatterElements", 11, kLatestOpset, MakeScatterElements},
     {"", "ScatterND", 11, kLatestOpset, MakeScatterND},
     {"", "Constant", 1, kLatestOpset, MakeConstant},
@@ -36,7 +36,7 @@ constexpr KernelDef kDefs[] = {
     {"", "NonZero", 9, kLatestOpset, MakeNonZero},
     {"", "Pad", 1, kLatestOpset, MakePad},
     {"", "Resize", 10, kLatestOpset, MakeResize},
-    {"", "Upsample", 7, 9, MakeUpsample},
+    {"", "Upsample", 7, kLatestOpset, MakeUpsample},
 };
 
 }  // namespace

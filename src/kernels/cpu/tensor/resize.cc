@@ -1,5 +1,5 @@
-// Resize 10–23 and Upsample 7–9 (Upsample 10 is deprecated and not registered).
-//   Upsample 7 (`scales` attribute), Upsample 9 and Resize 10 (scales input): modes nearest
+// Resize 10–23 and Upsample 7–9, and Upsample 10+ (deprecated there, the same as Upsample 9).
+//   Upsample 7 (`scales` attribute), Upsample 9+ and Resize 10 (scales input): modes nearest
 //     (asymmetric coordinates; floor when growing, ceil when shrinking, as the ONNX tests of
 //     Resize 10 expect) and linear (asymmetric).
 //   Resize 11+: inputs roi, scales, sizes; modes nearest (every nearest_mode), n-D linear and

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/cpu/tensor/tensor_test_util.h"
+#include "kernels/registry.h"
 
 namespace kiln::testing {
 namespace {
@@ -292,6 +293,25 @@ TEST(TensorUpsample, NearestAndLinear) {
   ExpectError(
       NodeTest("Upsample", 7).Attr("mode", "cubic").Attr("scales", F{1, 1, 2, 2}).Input(Data22()),
       ErrorCode::kInvalidArgument, "mode 'cubic'");
+}
+
+TEST(TensorUpsample, DeprecatedOpset10AndLaterKeepUpsample9) {
+  // Upsample-10 (deprecated) reads `scales` as an input and resizes as Upsample-9 does: nearest
+  // with floor coordinates, scales below 1 refused (Resize-10 would shrink).
+  for (int opset : {10, 13, kLatestOpset}) {
+    auto out = NodeTest("Upsample", opset).Input(Data22()).Input<float>({4}, {1, 1, 2, 3}).Run();
+    EXPECT_EQ(Values<float>(*out[0]),
+              (F{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}))
+        << opset;
+  }
+  auto linear = NodeTest("Upsample", 10)
+                    .Attr("mode", "linear")
+                    .Input(Data22())
+                    .Input<float>({4}, {1, 1, 2, 2})
+                    .Run();
+  ExpectNear(*linear[0], {1, 1.5f, 2, 2, 2, 2.5f, 3, 3, 3, 3.5f, 4, 4, 3, 3.5f, 4, 4});
+  ExpectError(NodeTest("Upsample", 10).Input(Data22()).Input<float>({4}, {1, 1, 0.5f, 1}),
+              ErrorCode::kInvalidArgument, "must be >= 1");
 }
 
 TEST(TensorResize, SizesAndRoiChecks) {

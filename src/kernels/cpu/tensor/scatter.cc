@@ -2,7 +2,8 @@
 // (strings copied as std::string; sub-byte types rejected); with add/mul/max/min over the numeric
 // types (float16 and bfloat16 through float, integers wrapping). Indices are int32 or int64,
 // negative ones count from the end, any other out-of-range index is an error.
-//   Scatter 9–10 (= ScatterElements without reduction)
+//   Scatter 9–10, and Scatter 11+ (deprecated there, the same as ScatterElements-11): without
+//     reduction
 //   ScatterElements 11–23 (16+: reduction none/add/mul; 18+: max/min)
 //   ScatterND 11–23 (16+: reduction none/add/mul; 18+: max/min)
 #include <algorithm>
@@ -18,7 +19,8 @@ namespace {
 enum class Reduction { kNone, kAdd, kMul, kMax, kMin };
 
 Reduction ParseReduction(const KernelInfo& info) {
-  const std::string r = info.opset() >= 16 ? info.GetString("reduction", "none") : "none";
+  const bool has_reduction = info.opset() >= 16 && info.op_type() != "Scatter";
+  const std::string r = has_reduction ? info.GetString("reduction", "none") : "none";
   if (r == "none") return Reduction::kNone;
   if (r == "add") return Reduction::kAdd;
   if (r == "mul") return Reduction::kMul;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/cpu/tensor/tensor_test_util.h"
+#include "kernels/registry.h"
 
 namespace kiln::testing {
 namespace {
@@ -30,6 +31,26 @@ TEST(TensorScatterElements, NegativeIndexOnLastAxisAndScatter9) {
                  .Input<int32_t>({1, 1}, {7})
                  .Run();
   EXPECT_EQ(Values<int32_t>(*old[0]), (std::vector<int32_t>{7, 2, 3, 4}));
+}
+
+TEST(TensorScatterElements, DeprecatedScatter11IsScatterElementsWithoutReduction) {
+  // Scatter-11 (deprecated): ScatterElements-11 semantics, negative indices included; it has no
+  // `reduction` attribute, so one on the node is not read, at opset 16 or later either.
+  for (int opset : {11, 16, kLatestOpset}) {
+    auto out = NodeTest("Scatter", opset)
+                   .Attr("axis", int64_t{-1})
+                   .Attr("reduction", "add")
+                   .Input<int32_t>({1, 4}, {1, 2, 3, 4})
+                   .Input<int64_t>({1, 2}, {-1, 1})
+                   .Input<int32_t>({1, 2}, {9, 8})
+                   .Run();
+    EXPECT_EQ(Values<int32_t>(*out[0]), (std::vector<int32_t>{1, 8, 3, 9})) << opset;
+  }
+  ExpectError(NodeTest("Scatter", 11)
+                  .Input<float>({2}, {1, 2})
+                  .Input<int64_t>({1}, {2})
+                  .Input<float>({1}, {5}),
+              ErrorCode::kInvalidArgument, "out of range");
 }
 
 TEST(TensorScatterElements, Reductions) {

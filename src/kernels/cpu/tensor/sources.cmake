@@ -1,6 +1,7 @@
 # The tensor kernel family: library sources and unit tests (paths from the repository root).
 list(APPEND KILN_SOURCES
   src/kernels/cpu/tensor/concat_split.cc
+  src/kernels/cpu/tensor/dropout.cc
   src/kernels/cpu/tensor/gather.cc
   src/kernels/cpu/tensor/generate.cc
   src/kernels/cpu/tensor/identity.cc
@@ -15,6 +16,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/tensor/trilu_nonzero.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/tensor/concat_split_test.cc
+  src/kernels/cpu/tensor/dropout_test.cc
   src/kernels/cpu/tensor/gather_test.cc
   src/kernels/cpu/tensor/generate_test.cc
   src/kernels/cpu/tensor/identity_test.cc
