@@ -44,6 +44,7 @@ set(KILN_UNIT_TEST_SOURCES
   src/core/tensor_test.cc
   src/core/thread_pool_test.cc
   src/core/utf8_test.cc
+  src/kernels/cpu/small_vector_test.cc
   src/ir/graph_test.cc
   src/onnx/loader_test.cc
   src/runtime/session_test.cc
