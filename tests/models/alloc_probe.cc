@@ -1,8 +1,8 @@
 // kiln_alloc_probe MODEL [--require-none]: heap allocations per steady-state run of a model with
-// static input shapes. Inputs are zero-filled (valid token ids, valid indices), outputs are
-// caller-given tensors, and the global operator new/delete of this binary count
-// (tests/api/alloc_hook.cc). Prints "allocations per run: N"; with --require-none, exits 1 when N
-// is not 0.
+// static input shapes (free dimensions are fixed to 1 through free-dimension overrides). Inputs are
+// zero-filled (valid token ids, valid indices), outputs are caller-given tensors, and the global
+// operator new/delete of this binary count (tests/api/alloc_hook.cc). Prints "allocations per run:
+// N"; with --require-none, exits 1 when N is not 0.
 #include <kiln/kiln_cxx_api.h>
 
 #include <cstdio>
@@ -21,6 +21,14 @@ int Probe(const std::string& path, bool require_none) {
   kiln::Env env(KILN_LOGGING_LEVEL_WARNING, "alloc-probe");
   kiln::SessionOptions options = kiln::SessionOptions::Create();
   options.SetIntraOpNumThreads(1);
+  {
+    kiln::Session probe = kiln::Session::Create(env, path, options);
+    for (size_t i = 0; i < probe.input_count(); ++i) {
+      for (const std::string& name : probe.input_tensor_info(i).symbolic_shape()) {
+        if (!name.empty()) options.AddFreeDimensionOverrideByName(name, 1);
+      }
+    }
+  }
   kiln::Session session = kiln::Session::Create(env, path, options);
   kiln::Allocator allocator = kiln::Allocator::Default();
 
