@@ -1,0 +1,256 @@
+// Inference at load, constant folding and the per-run arena (runtime/plan.h, inference.h).
+#include "runtime/plan.h"
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "onnx/loader.h"
+#include "runtime/session.h"
+
+namespace kiln::runtime {
+namespace {
+
+void SetType(::onnx::ValueInfoProto* vi, const std::string& name, int elem,
+             const std::vector<int64_t>& dims) {
+  vi->set_name(name);
+  auto* t = vi->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(elem);
+  auto* shape = t->mutable_shape();
+  for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+}
+
+void AddInt64Initializer(::onnx::GraphProto* g, const std::string& name,
+                         const std::vector<int64_t>& dims, const std::vector<int64_t>& values) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(::onnx::TensorProto::INT64);
+  for (int64_t d : dims) t->add_dims(d);
+  for (int64_t v : values) t->add_int64_data(v);
+}
+
+::onnx::NodeProto* AddNode(::onnx::GraphProto* g, const std::string& name, const std::string& op,
+                           const std::vector<std::string>& inputs,
+                           const std::vector<std::string>& outputs) {
+  auto* n = g->add_node();
+  n->set_name(name);
+  n->set_op_type(op);
+  for (const auto& i : inputs) n->add_input(i);
+  for (const auto& o : outputs) n->add_output(o);
+  return n;
+}
+
+::onnx::ModelProto NewModel() {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  return m;
+}
+
+// y = Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])): torch's way of flattening all
+// but the first dimension of x [2,3,4].
+::onnx::ModelProto FlattenByShapeSubgraph() {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  SetType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {2, 3, 4});
+  SetType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {2, 12});
+  AddInt64Initializer(g, "zero", {}, {0});
+  AddInt64Initializer(g, "axes", {1}, {0});
+  AddInt64Initializer(g, "minus_one", {1}, {-1});
+  AddNode(g, "shape", "Shape", {"x"}, {"s"});
+  AddNode(g, "gather", "Gather", {"s", "zero"}, {"batch"});
+  AddNode(g, "unsqueeze", "Unsqueeze", {"batch", "axes"}, {"batch1"});
+  AddNode(g, "concat", "Concat", {"batch1", "minus_one"}, {"target"})
+      ->add_attribute()
+      ->CopyFrom([] {
+        ::onnx::AttributeProto a;
+        a.set_name("axis");
+        a.set_type(::onnx::AttributeProto::INT);
+        a.set_i(0);
+        return a;
+      }());
+  AddNode(g, "reshape", "Reshape", {"x", "target"}, {"r"});
+  AddNode(g, "relu", "Relu", {"r"}, {"y"});
+  return m;
+}
+
+std::unique_ptr<Session> Create(const ::onnx::ModelProto& m, int level = 3) {
+  const std::string bytes = m.SerializeAsString();
+  SessionOptions options;
+  options.optimization_level = level;
+  return std::make_unique<Session>(onnx::LoadModelBytes(bytes.data(), bytes.size(), ""), options);
+}
+
+std::vector<float> RunFloat(const Session& s, const std::string& input, const Shape& shape,
+                            const std::vector<float>& values, const std::string& output) {
+  std::shared_ptr<Tensor> x = Tensor::Allocate(DataType::kFloat, shape, CpuAllocator());
+  std::memcpy(x->data(), values.data(), values.size() * sizeof(float));
+  std::vector<std::string> in_names{input}, out_names{output};
+  std::vector<std::shared_ptr<Tensor>> in{x}, out(1);
+  s.Run(RunOptions(), in_names, in, out_names, out);
+  const float* p = static_cast<const float*>(out[0]->data());
+  return std::vector<float>(p, p + out[0]->element_count());
+}
+
+std::vector<float> Ramp(size_t n, float first) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = first + static_cast<float>(i);
+  return v;
+}
+
+TEST(PlanInference, ShapeSubgraphIsFoldedAndTheReshapeBecomesStatic) {
+  std::unique_ptr<Session> s = Create(FlattenByShapeSubgraph());
+  const GraphPlan& plan = s->plan();
+  EXPECT_EQ(plan.folded_steps(), 4u);  // Shape, Gather, Unsqueeze, Concat
+  ASSERT_EQ(plan.steps().size(), 2u);
+  EXPECT_EQ(plan.steps()[0].node->op_type(), "Reshape");
+  const infer::TensorFacts& r = plan.Facts(plan.SlotNamed("r"));
+  EXPECT_EQ(r.type, DataType::kFloat);
+  ASSERT_TRUE(r.shape.has_value());
+  EXPECT_EQ(r.shape->dims(), (std::vector<int64_t>{2, 12}));
+  EXPECT_GE(plan.ArenaOffset(plan.SlotNamed("r")), 0);
+  EXPECT_GE(plan.ArenaOffset(plan.SlotNamed("y")), 0);
+
+  const std::vector<float> x = Ramp(24, -12.0f);
+  std::vector<float> want(24);
+  for (size_t i = 0; i < 24; ++i) want[i] = x[i] > 0 ? x[i] : 0.0f;
+  EXPECT_EQ(RunFloat(*s, "x", Shape({2, 3, 4}), x, "y"), want);
+}
+
+TEST(PlanInference, LevelZeroInfersButKeepsEveryStep) {
+  std::unique_ptr<Session> s = Create(FlattenByShapeSubgraph(), 0);
+  EXPECT_EQ(s->plan().folded_steps(), 0u);
+  EXPECT_EQ(s->plan().steps().size(), 6u);
+  const infer::TensorFacts& r = s->plan().Facts(s->plan().SlotNamed("r"));
+  ASSERT_TRUE(r.shape.has_value());
+  EXPECT_EQ(r.shape->dims(), (std::vector<int64_t>{2, 12}));
+  const std::vector<float> x = Ramp(24, -3.0f);
+  EXPECT_EQ(RunFloat(*s, "x", Shape({2, 3, 4}), x, "y"),
+            RunFloat(*Create(FlattenByShapeSubgraph(), 3), "x", Shape({2, 3, 4}), x, "y"));
+}
+
+TEST(PlanInference, AStaticContradictionIsAnErrorAtLoadNamingTheNode) {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  SetType(g->add_input(), "a", ::onnx::TensorProto::FLOAT, {2, 3});
+  SetType(g->add_input(), "b", ::onnx::TensorProto::FLOAT, {4, 5});
+  SetType(g->add_output(), "c", ::onnx::TensorProto::FLOAT, {});
+  AddNode(g, "mm", "MatMul", {"a", "b"}, {"c"});
+  try {
+    Create(m);
+    ADD_FAILURE() << "created without error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidGraph) << e.what();
+    EXPECT_NE(std::string(e.what()).find("node 'mm' (MatMul)"), std::string::npos) << e.what();
+  }
+}
+
+// A chain y = relu(relu(...relu(x))) of `n` steps over float [64].
+::onnx::ModelProto ReluChain(int n) {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  SetType(g->add_input(), "v0", ::onnx::TensorProto::FLOAT, {64});
+  for (int i = 0; i < n; ++i) {
+    AddNode(g, "relu" + std::to_string(i), "Relu", {"v" + std::to_string(i)},
+            {"v" + std::to_string(i + 1)});
+  }
+  SetType(g->add_output(), "v" + std::to_string(n), ::onnx::TensorProto::FLOAT, {64});
+  return m;
+}
+
+TEST(PlanArena, BuffersAliveAtTheSameTimeNeverOverlapAndDeadOnesAreReused) {
+  // Add(v_i, v_{i-2}) keeps two values alive at once; the arena must still reuse dead ones.
+  ::onnx::ModelProto m = ReluChain(2);
+  auto* g = m.mutable_graph();
+  for (int i = 3; i <= 12; ++i) {
+    AddNode(g, "add" + std::to_string(i), "Add",
+            {"v" + std::to_string(i - 1), "v" + std::to_string(i - 2)}, {"v" + std::to_string(i)});
+  }
+  g->mutable_output(0)->set_name("v12");
+  std::unique_ptr<Session> s = Create(m);
+  const GraphPlan& plan = s->plan();
+  // Live range of each planned slot: from its step to the step that releases it.
+  struct Range {
+    size_t first, last;
+    int64_t offset;
+  };
+  std::vector<Range> ranges;
+  for (size_t k = 0; k < plan.steps().size(); ++k) {
+    for (int slot : plan.steps()[k].outputs) {
+      if (plan.ArenaOffset(slot) < 0) continue;
+      size_t last = plan.steps().size();  // graph outputs live to the end
+      for (size_t j = k; j < plan.steps().size(); ++j) {
+        for (int r : plan.steps()[j].release) {
+          if (r == slot) last = j;
+        }
+      }
+      ranges.push_back({k, last, plan.ArenaOffset(slot)});
+    }
+  }
+  ASSERT_EQ(ranges.size(), 12u);  // every intermediate and the output are planned
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    for (size_t j = i + 1; j < ranges.size(); ++j) {
+      const bool live_together =
+          ranges[i].first <= ranges[j].last && ranges[j].first <= ranges[i].last;
+      const bool disjoint = ranges[i].offset + 256 <= ranges[j].offset ||
+                            ranges[j].offset + 256 <= ranges[i].offset;  // 64 floats each
+      if (live_together) {
+        EXPECT_TRUE(disjoint) << i << " and " << j;
+      }
+    }
+  }
+  EXPECT_LT(plan.arena_bytes(), 12u * 256u) << "dead buffers are reused";
+  EXPECT_GE(plan.arena_bytes(), 3u * 256u) << "three buffers are alive at once";
+
+  std::vector<float> x = Ramp(64, -32.0f);
+  std::vector<float> v1(64), v2(64);
+  for (size_t i = 0; i < 64; ++i) v2[i] = v1[i] = x[i] > 0 ? x[i] : 0.0f;
+  std::vector<float> a = v1, b = v2;  // v_{i-2}, v_{i-1}
+  for (int i = 3; i <= 12; ++i) {
+    std::vector<float> c(64);
+    for (size_t k = 0; k < 64; ++k) c[k] = b[k] + a[k];
+    a = b;
+    b = c;
+  }
+  EXPECT_EQ(RunFloat(*s, "v0", Shape({64}), x, "v12"), b);
+  EXPECT_EQ(RunFloat(*s, "v0", Shape({64}), x, "v12"), b) << "a second run, from the pool";
+}
+
+TEST(PlanArena, AWrongDeclaredShapeFallsBackToRunTimeAllocation) {
+  ::onnx::ModelProto m = ReluChain(2);
+  // The exporter claims v1 is [5]; the run produces [64]: planned for [5], allocated at run.
+  SetType(m.mutable_graph()->add_value_info(), "v1", ::onnx::TensorProto::FLOAT, {5});
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  std::unique_ptr<Session> s = Create(m);
+  ASSERT_GE(s->plan().ArenaOffset(s->plan().SlotNamed("v1")), 0) << "planned from value_info";
+  const std::vector<float> x = Ramp(64, -10.0f);
+  std::vector<float> want(64);
+  for (size_t i = 0; i < 64; ++i) want[i] = x[i] > 0 ? x[i] : 0.0f;
+  EXPECT_EQ(RunFloat(*s, "v0", Shape({64}), x, "v2"), want);
+  EXPECT_EQ(RunFloat(*s, "v0", Shape({64}), x, "v2"), want);
+}
+
+TEST(PlanArena, FreeDimensionsLeaveTheirValuesToRunTime) {
+  ::onnx::ModelProto m = ReluChain(3);
+  auto* dim = m.mutable_graph()
+                  ->mutable_input(0)
+                  ->mutable_type()
+                  ->mutable_tensor_type()
+                  ->mutable_shape()
+                  ->mutable_dim(0);
+  dim->set_dim_param("n");
+  std::unique_ptr<Session> s = Create(m);
+  EXPECT_LT(s->plan().ArenaOffset(s->plan().SlotNamed("v1")), 0);
+  EXPECT_EQ(s->plan().arena_bytes(), 0u);
+  const std::vector<float> x = Ramp(10, -5.0f);
+  std::vector<float> want(10);
+  for (size_t i = 0; i < 10; ++i) want[i] = x[i] > 0 ? x[i] : 0.0f;
+  EXPECT_EQ(RunFloat(*s, "v0", Shape({10}), x, "v3"), want);
+}
+
+}  // namespace
+}  // namespace kiln::runtime
