@@ -47,6 +47,7 @@ set(KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/small_vector_test.cc
   src/ir/graph_test.cc
   src/onnx/loader_test.cc
+  src/runtime/executor_test.cc
   src/runtime/plan_test.cc
   src/runtime/session_test.cc
 )

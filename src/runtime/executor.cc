@@ -190,7 +190,8 @@ void* ScratchArena::Get(size_t bytes) {
   bytes = (bytes + kAlign - 1) / kAlign * kAlign;
   std::lock_guard<std::mutex> lock(mu_);
   void* p = nullptr;
-  if (bytes <= capacity_ - used_) {
+  // used_ counts heap blocks too, so it can pass capacity_ within a step.
+  if (used_ <= capacity_ && bytes <= capacity_ - used_) {
     p = static_cast<char*>(block_) + used_;
   } else {
     overflow_.reserve(overflow_.size() + 1);
