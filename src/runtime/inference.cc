@@ -147,12 +147,9 @@ std::vector<bool> InferFacts(std::span<const InferenceStep> steps,
     std::vector<infer::TensorFacts> out(step.outputs->size());
     infer::InferenceContext ctx(*step.info, in, out);
     rule(ctx);
-    // What the rule derived wins; what it left unknown keeps the model's declared value_info.
     for (size_t i = 0; i < out.size(); ++i) {
       const int s = (*step.outputs)[i];
-      if (s < 0) continue;
-      if (out[i].type != DataType::kUndefined) facts[s].type = out[i].type;
-      if (out[i].shape) facts[s].shape = std::move(out[i].shape);
+      if (s >= 0) facts[s] = std::move(out[i]);
     }
   }
   return folded;

@@ -26,14 +26,15 @@ struct InferenceStep {
 // The largest tensor constant evaluation may produce (bytes); larger ones stay unevaluated.
 inline constexpr size_t kMaxFoldedBytes = size_t{64} << 20;
 
-// Fills `facts` (one per slot; entries for inputs and initializers already set by the caller)
+// Fills `facts` (one per slot; entries for graph inputs and initializers set by the caller, the
+// rest unknown)
 // step by step. Returns, per step, whether every output it has got a value (the step can be
 // folded into constants). Throws kInvalidGraph, naming the node, when a rule proves a node cannot
 // run.
 std::vector<bool> InferFacts(std::span<const InferenceStep> steps,
                              std::vector<infer::TensorFacts>& facts);
 
-// What a declared type says, as facts (no value).
+// What a graph input's declared type says, as facts (no value).
 infer::TensorFacts FactsOf(const ir::TypeInfo& type);
 
 // Whether the facts fix a buffer: a known non-string element type and a fully static shape.

@@ -76,7 +76,12 @@ GraphPlan::GraphPlan(const ir::Graph& graph, const KernelRegistry& registry, Pla
 void GraphPlan::Infer(bool fold_constants) {
   std::vector<bool> is_input(slot_count_, false);
   for (int s : input_slots_) is_input[s] = true;
-  for (const auto& v : graph_.values()) facts_[SlotOf(v.get())] = FactsOf(v->type());
+  // Only what a run checks or cannot change is a fact: the declared types of the graph inputs
+  // (Run checks every input against them) and the initializers. A value_info is an exporter's
+  // claim and is not used: a wrong one must not change results or refuse a model.
+  for (size_t i = 0; i < input_slots_.size(); ++i) {
+    facts_[input_slots_[i]] = FactsOf(graph_.inputs()[i]->type());
+  }
   for (const auto& [s, t] : constants_) {
     // An initializer that is also a graph input is only a default: the run may replace it.
     if (!is_input[s]) facts_[s] = {t->type(), t->shape(), t};
