@@ -23,6 +23,7 @@ set(KILN_SOURCES
   src/core/tensor.cc
   src/core/thread_pool.cc
   src/core/utf8.cc
+  src/core/value.cc
   src/ir/graph.cc
   src/onnx/loader.cc
   src/onnx/tensor_proto.cc

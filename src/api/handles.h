@@ -42,7 +42,8 @@ struct KilnMemoryInfo {
 };
 
 struct KilnValue {
-  std::shared_ptr<kiln::Tensor> tensor;
+  std::shared_ptr<kiln::Tensor> tensor;  // a tensor value; null for the others
+  kiln::Value other;                     // a sequence or an optional when `tensor` is null
 };
 
 struct KilnTensorTypeAndShapeInfo {

@@ -18,13 +18,15 @@ namespace {
 struct RunScratch {
   std::vector<std::string> input_names;
   std::vector<std::string> output_names;
-  std::vector<std::shared_ptr<Tensor>> inputs;
+  std::vector<Value> inputs;
   std::vector<std::shared_ptr<Tensor>> results;
+  std::vector<Value> others;
   std::vector<std::unique_ptr<KilnValue>> made;
 
   void Clear() noexcept {
     inputs.clear();  // drops the references, keeps the capacity
     results.clear();
+    others.clear();
     made.clear();
   }
 };
@@ -121,15 +123,24 @@ KilnStatus* KILN_API_CALL Run(KilnSession* session, const KilnRunOptions* run_op
     }
     if (input_count != 0 && inputs == nullptr) ThrowInvalidArgument("inputs", "is NULL");
     for (size_t i = 0; i < input_count; ++i) {
-      scratch.inputs.push_back(UnwrapEntry(inputs[i], "inputs", i).tensor);
+      const KilnValue& v = UnwrapEntry(inputs[i], "inputs", i);
+      scratch.inputs.push_back(v.tensor != nullptr ? Value(v.tensor) : v.other);
     }
     if (output_count == 0) ThrowInvalidArgument("output_count", "is 0");
     CheckNames(output_names, output_count, "output_names", scratch.output_names);
     if (outputs == nullptr) ThrowInvalidArgument("outputs", "is NULL");
     for (size_t i = 0; i < output_count; ++i) {
-      scratch.results.push_back(
-          outputs[i] == nullptr ? nullptr : UnwrapEntry(outputs[i], "outputs", i).tensor);
+      std::shared_ptr<Tensor> given;
+      if (outputs[i] != nullptr) {
+        given = UnwrapEntry(outputs[i], "outputs", i).tensor;
+        if (given == nullptr) {
+          ThrowInvalidArgument("outputs", "entry " + std::to_string(i) +
+                                              " is not a tensor; only tensors can be written into");
+        }
+      }
+      scratch.results.push_back(std::move(given));
     }
+    scratch.others.resize(output_count);
     // A run logs at the more verbose of the session's and the run's levels.
     const LogLevel level = std::min(s.logger.min_level(), ro.log_level);
     if (level <= LogLevel::kVerbose) {
@@ -150,8 +161,8 @@ KilnStatus* KILN_API_CALL Run(KilnSession* session, const KilnRunOptions* run_op
         registry::Add(scratch.made[i].get(), HandleKind::kValue);
         registered = i + 1;
       }
-      s.session->Run(ro, scratch.input_names, scratch.inputs, scratch.output_names,
-                     scratch.results);
+      s.session->Run(ro, scratch.input_names, scratch.inputs, scratch.output_names, scratch.results,
+                     scratch.others);
     } catch (...) {
       for (size_t i = 0; i < registered; ++i) {
         if (scratch.made[i] != nullptr) registry::Remove(scratch.made[i].get(), HandleKind::kValue);
@@ -161,6 +172,7 @@ KilnStatus* KILN_API_CALL Run(KilnSession* session, const KilnRunOptions* run_op
     for (size_t i = 0; i < output_count; ++i) {
       if (scratch.made[i] == nullptr) continue;
       scratch.made[i]->tensor = std::move(scratch.results[i]);
+      scratch.made[i]->other = std::move(scratch.others[i]);
       outputs[i] = scratch.made[i].release();
     }
   });

@@ -12,7 +12,11 @@ namespace kiln::api {
 namespace {
 
 Tensor& UnwrapStringTensor(const KilnValue* value, const char* argument) {
-  Tensor& t = *Unwrap(value, argument).tensor;
+  const KilnValue& v = Unwrap(value, argument);
+  if (v.tensor == nullptr) {
+    ThrowInvalidArgument(argument, "is a " + v.other.TypeText() + ", not a string tensor");
+  }
+  Tensor& t = *v.tensor;
   if (t.type() != DataType::kString) {
     ThrowInvalidArgument(
         argument, std::string("is a ") + DataTypeName(t.type()) + " tensor, not a string tensor");

@@ -33,7 +33,10 @@ size_t CheckedBytes(DataType type, const Shape& shape, const char* argument) {
 }
 
 Tensor& UnwrapTensor(const KilnValue* value, const char* argument) {
-  return *Unwrap(value, argument).tensor;
+  const KilnValue& v = Unwrap(value, argument);
+  if (v.tensor == nullptr)
+    ThrowInvalidArgument(argument, "is a " + v.other.TypeText() + ", not a tensor");
+  return *v.tensor;
 }
 
 // The tensor of `value`, which must not hold strings.
@@ -47,7 +50,7 @@ Tensor& UnwrapNumericTensor(const KilnValue* value, const char* argument) {
 
 void Publish(std::unique_ptr<Tensor> tensor, KilnValue** out) {
   auto value =
-      std::unique_ptr<KilnValue>(new KilnValue{std::shared_ptr<Tensor>(std::move(tensor))});
+      std::unique_ptr<KilnValue>(new KilnValue{std::shared_ptr<Tensor>(std::move(tensor)), {}});
   api::Publish(std::move(value), out);
 }
 
@@ -105,17 +108,22 @@ KilnStatus* KILN_API_CALL CreateTensorWithDataAsValue(const KilnMemoryInfo* info
 
 KilnStatus* KILN_API_CALL GetValueType(const KilnValue* value, KilnValueType* out) {
   return Guard("GetValueType", [&] {
-    Unwrap(value, "value");
+    const KilnValue& v = Unwrap(value, "value");
     CheckOut(out, "out");
-    *out = KILN_VALUE_TYPE_TENSOR;
+    if (v.tensor != nullptr) {
+      *out = KILN_VALUE_TYPE_TENSOR;
+    } else {
+      *out = v.other.kind() == Value::Kind::kSequence ? KILN_VALUE_TYPE_SEQUENCE
+                                                      : KILN_VALUE_TYPE_OPTIONAL;
+    }
   });
 }
 
 KilnStatus* KILN_API_CALL IsTensor(const KilnValue* value, int* out) {
   return Guard("IsTensor", [&] {
-    Unwrap(value, "value");
+    const KilnValue& v = Unwrap(value, "value");
     CheckOut(out, "out");
-    *out = 1;
+    *out = v.tensor != nullptr ? 1 : 0;
   });
 }
 

@@ -119,9 +119,24 @@ void KernelInfo::Fail(ErrorCode code, const std::string& what) const {
 const Tensor& KernelContext::Input(size_t i) const {
   const Tensor* t = OptionalInput(i);
   if (t == nullptr) {
+    const Value* v = InputValue(i);
+    if (v != nullptr && !v->empty()) {
+      info_.Fail(ErrorCode::kInvalidArgument,
+                 "input " + std::to_string(i) + " is a " + v->TypeText() + ", not a tensor");
+    }
     info_.Fail(ErrorCode::kInvalidArgument, "input " + std::to_string(i) + " is required");
   }
   return *t;
+}
+
+void KernelContext::SetOutputValue(size_t i, Value value) {
+  if (i >= outputs_.size()) {
+    info_.Fail(ErrorCode::kInvalidGraph, "output " + std::to_string(i) + " does not exist");
+  }
+  if (outputs_[i] != nullptr) {
+    info_.Fail(ErrorCode::kEngineError, "output " + std::to_string(i) + " set twice");
+  }
+  allocator_.SetValue(i, std::move(value));
 }
 
 Tensor& KernelContext::Output(size_t i, DataType type, std::span<const int64_t> dims) {

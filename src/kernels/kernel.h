@@ -25,6 +25,7 @@
 #include "core/error.h"
 #include "core/tensor.h"
 #include "core/thread_pool.h"
+#include "core/value.h"
 
 namespace kiln {
 
@@ -89,6 +90,9 @@ class OutputAllocator {
   // `bytes` of uninitialised memory, 64-byte aligned, valid until the kernel's Compute returns.
   // Safe to call from several threads at once. Throws kOutOfMemory.
   virtual void* Scratch(size_t bytes) = 0;
+  // Sets output `index` to a value the kernel made: a sequence, an optional, or a tensor it
+  // shares (e.g. taken out of a sequence). Throws if the output was already set.
+  virtual void SetValue(size_t index, Value value) = 0;
 };
 
 // Scratch memory from the heap, freed when this object goes: for allocators that do not plan.
@@ -110,17 +114,20 @@ class HeapScratch {
 class SubgraphRunner {
  public:
   virtual ~SubgraphRunner() = default;
-  virtual std::vector<std::shared_ptr<Tensor>> RunSubgraph(
-      const ir::Graph& graph, const std::vector<std::shared_ptr<const Tensor>>& inputs) = 0;
+  virtual std::vector<Value> RunSubgraph(const ir::Graph& graph,
+                                         const std::vector<Value>& inputs) = 0;
 };
 
 class KernelContext {
  public:
+  // `values` (optional) gives every input as a Value, for kernels that take sequences or
+  // optionals; `inputs` has the tensors (nullptr where an input is not a plain tensor).
   KernelContext(const KernelInfo& info, std::span<const Tensor* const> inputs,
                 std::span<Tensor*> outputs, OutputAllocator& allocator, ThreadPool& threads,
-                SubgraphRunner* subgraphs = nullptr)
+                SubgraphRunner* subgraphs = nullptr, std::span<const Value* const> values = {})
       : info_(info),
         inputs_(inputs),
+        values_(values),
         outputs_(outputs),
         allocator_(allocator),
         threads_(threads),
@@ -133,8 +140,14 @@ class KernelContext {
   const Tensor* OptionalInput(size_t i) const noexcept {
     return i < inputs_.size() ? inputs_[i] : nullptr;
   }
-  // Throws kInvalidArgument naming the node when input i is missing.
+  // Throws kInvalidArgument naming the node when input i is missing or not a tensor.
   const Tensor& Input(size_t i) const;
+  // Input i as a value of any kind; nullptr for an input left out.
+  const Value* InputValue(size_t i) const noexcept {
+    return i < values_.size() ? values_[i] : nullptr;
+  }
+  // Sets output i to a sequence, an optional or a shared tensor (see OutputAllocator::SetValue).
+  void SetOutputValue(size_t i, Value value);
   // Allocates output i (once), zero-filled. Throws if the output was already allocated.
   Tensor& Output(size_t i, DataType type, const Shape& shape) {
     return Output(i, type, std::span<const int64_t>(shape.dims()));
@@ -158,6 +171,7 @@ class KernelContext {
  private:
   const KernelInfo& info_;
   std::span<const Tensor* const> inputs_;
+  std::span<const Value* const> values_;
   std::span<Tensor*> outputs_;
   OutputAllocator& allocator_;
   ThreadPool& threads_;

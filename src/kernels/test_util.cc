@@ -17,10 +17,19 @@ class HeapOutputs final : public OutputAllocator {
     return *tensors_[index];
   }
   void* Scratch(size_t bytes) override { return scratch_.Get(bytes); }
+  void SetValue(size_t index, Value value) override { values_.at(index) = std::move(value); }
   std::vector<std::shared_ptr<Tensor>> Take() { return std::move(tensors_); }
+  // Every output as a value: the tensors allocated and the values set.
+  std::vector<Value> TakeValues() {
+    for (size_t i = 0; i < tensors_.size(); ++i) {
+      if (tensors_[i] != nullptr) values_[i] = Value(tensors_[i]);
+    }
+    return std::move(values_);
+  }
 
  private:
   std::vector<std::shared_ptr<Tensor>> tensors_;
+  std::vector<Value> values_ = std::vector<Value>(tensors_.size());
   HeapScratch scratch_;
 };
 
@@ -102,13 +111,19 @@ NodeTest& NodeTest::Attr(const std::string& name, std::shared_ptr<const ir::Grap
 }
 
 NodeTest& NodeTest::Input(std::shared_ptr<const Tensor> t, bool constant) {
-  inputs_.push_back(std::move(t));
+  inputs_.push_back(Value(std::move(t)));
   constant_.push_back(constant);
   return *this;
 }
 
+NodeTest& NodeTest::InputValue(Value v) {
+  inputs_.push_back(std::move(v));
+  constant_.push_back(false);
+  return *this;
+}
+
 NodeTest& NodeTest::MissingInput() {
-  inputs_.push_back(nullptr);
+  inputs_.push_back(Value());
   constant_.push_back(false);
   return *this;
 }
@@ -119,20 +134,22 @@ NodeTest& NodeTest::Outputs(size_t n, std::vector<size_t> missing) {
   return *this;
 }
 
-std::vector<std::shared_ptr<Tensor>> NodeTest::Run(int threads) {
+std::vector<Value> NodeTest::RunValues(int threads) {
   ir::Graph g;
   std::vector<ir::Value*> ins;
   for (size_t i = 0; i < inputs_.size(); ++i) {
-    if (inputs_[i] == nullptr) {
+    if (inputs_[i].empty()) {
       ins.push_back(nullptr);
       continue;
     }
     ir::Value* v = g.AddValue("in" + std::to_string(i));
-    v->type().kind = ir::ValueKind::kTensor;
-    v->type().elem = inputs_[i]->type();
+    v->type().kind = inputs_[i].kind() == Value::Kind::kTensor     ? ir::ValueKind::kTensor
+                     : inputs_[i].kind() == Value::Kind::kSequence ? ir::ValueKind::kSequence
+                                                                   : ir::ValueKind::kOptional;
+    v->type().elem = inputs_[i].elem_type();
     if (constant_[i]) {
-      v->set_initializer(inputs_[i]);
-      v->type().shape = inputs_[i]->shape();
+      v->set_initializer(inputs_[i].tensor());
+      v->type().shape = inputs_[i].tensor()->shape();
     } else {
       g.inputs().push_back(v);
     }
@@ -157,13 +174,28 @@ std::vector<std::shared_ptr<Tensor>> NodeTest::Run(int threads) {
   KernelInfo info(*node);
   std::unique_ptr<Kernel> kernel = def->create(info);
   std::vector<const Tensor*> in_ptrs;
-  for (const auto& t : inputs_) in_ptrs.push_back(t.get());
+  std::vector<const Value*> value_ptrs;
+  for (const Value& v : inputs_) {
+    in_ptrs.push_back(v.kind() == Value::Kind::kTensor ? v.tensor().get() : nullptr);
+    value_ptrs.push_back(v.empty() ? nullptr : &v);
+  }
   std::vector<Tensor*> out_ptrs(outputs_, nullptr);
   HeapOutputs allocator(outputs_);
   ThreadPool pool(threads);
-  KernelContext ctx(info, in_ptrs, out_ptrs, allocator, pool);
+  KernelContext ctx(info, in_ptrs, out_ptrs, allocator, pool, nullptr, value_ptrs);
   kernel->Compute(ctx);
-  return allocator.Take();
+  return allocator.TakeValues();
+}
+
+std::vector<std::shared_ptr<Tensor>> NodeTest::Run(int threads) {
+  std::vector<Value> values = RunValues(threads);
+  std::vector<std::shared_ptr<Tensor>> tensors;
+  for (const Value& v : values) {
+    // Kernels' own outputs are fresh, unshared tensors.
+    tensors.push_back(v.kind() == Value::Kind::kTensor ? std::const_pointer_cast<Tensor>(v.tensor())
+                                                       : nullptr);
+  }
+  return tensors;
 }
 
 }  // namespace kiln::testing

@@ -65,6 +65,8 @@ class NodeTest {
   NodeTest& Input(std::vector<int64_t> shape, const std::vector<T>& values, bool constant = false) {
     return Input(MakeTensor<T>(std::move(shape), values), constant);
   }
+  // An input that is a sequence or an optional (or a tensor, as a value).
+  NodeTest& InputValue(Value v);
   // An optional input left out.
   NodeTest& MissingInput();
   // How many outputs the node has (default 1); `missing` lists ones left out.
@@ -73,13 +75,15 @@ class NodeTest {
   // Creates the kernel and runs it once with `threads` threads. Entries for outputs left out are
   // null. Throws what the kernel throws.
   std::vector<std::shared_ptr<Tensor>> Run(int threads = 1);
+  // The same, with every output as a value (sequences and optionals included).
+  std::vector<Value> RunValues(int threads = 1);
 
  private:
   std::string op_type_;
   std::string domain_;
   int64_t opset_;
   std::vector<ir::Attribute> attrs_;
-  std::vector<std::shared_ptr<const Tensor>> inputs_;  // null for a missing one
+  std::vector<Value> inputs_;  // empty for a missing one
   std::vector<bool> constant_;
   size_t outputs_ = 1;
   std::vector<size_t> missing_outputs_;

@@ -89,6 +89,7 @@ ir::TypeInfo GraphBuilder::ConvertType(const ::onnx::TypeProto& t, const std::st
       if (t.sequence_type().has_elem_type()) {
         info.contained = std::make_shared<ir::TypeInfo>(
             ConvertType(t.sequence_type().elem_type(), what, depth + 1));
+        info.elem = info.contained->elem;  // the element type of the tensors inside
       }
       break;
     case ::onnx::TypeProto::kOptionalType:
@@ -96,6 +97,7 @@ ir::TypeInfo GraphBuilder::ConvertType(const ::onnx::TypeProto& t, const std::st
       if (t.optional_type().has_elem_type()) {
         info.contained = std::make_shared<ir::TypeInfo>(
             ConvertType(t.optional_type().elem_type(), what, depth + 1));
+        info.elem = info.contained->elem;  // the element type of the tensors inside
       }
       break;
     case ::onnx::TypeProto::kMapType:

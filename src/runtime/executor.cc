@@ -97,7 +97,7 @@ class Frame::StepOutputs final : public OutputAllocator {
       if (Tensor* planned = frame_.Planned(slot, type, dims)) {
         if (planned->byte_size() != 0) std::memset(planned->data(), 0, planned->byte_size());
         frame_.owned_[slot] = frame_.planned_[slot];
-        frame_.slots_[slot] = frame_.planned_[slot];
+        frame_.slots_[slot] = Value(frame_.planned_[slot]);
         return *planned;
       }
     }
@@ -107,12 +107,21 @@ class Frame::StepOutputs final : public OutputAllocator {
       spare_.push_back(t);  // an output the graph leaves out: dropped after the step
     } else {
       frame_.owned_[slot] = t;
-      frame_.slots_[slot] = t;
+      frame_.slots_[slot] = Value(t);
     }
     return *t;
   }
 
   void* Scratch(size_t bytes) override { return frame_.scratch_.Get(bytes); }
+
+  void SetValue(size_t index, Value value) override {
+    const int slot = index < step_.outputs.size() ? step_.outputs[index] : -1;
+    if (slot < 0) return;  // an output the graph leaves out
+    if (!frame_.slots_[slot].empty()) {
+      throw Error(ErrorCode::kEngineError, "output " + std::to_string(index) + " set twice");
+    }
+    frame_.slots_[slot] = frame_.OutsideArena(std::move(value));
+  }
 
  private:
   Frame& frame_;
@@ -126,7 +135,7 @@ Frame::Frame(const GraphPlan& plan, const Frame* parent, RunContext& run)
       run_(&run),
       slots_(plan.slot_count()),
       owned_(plan.slot_count()) {
-  for (const auto& [slot, t] : plan.constants()) slots_[slot] = t;
+  for (const auto& [slot, t] : plan.constants()) slots_[slot] = Value(t);
   for (const auto& [slot, name] : plan.captures()) slots_[slot] = LookupCaptured(name);
   if (plan.arena_bytes() == 0) return;
   arena_allocator_ = run.allocator;
@@ -160,13 +169,13 @@ Frame::~Frame() {
 
 void Frame::Clear() noexcept {
   current_ = nullptr;
-  for (auto& s : slots_) s.reset();
+  for (auto& s : slots_) s = Value();
   for (auto& o : owned_) o.reset();
 }
 
 void Frame::Reset(RunContext& run) {
   run_ = &run;
-  for (const auto& [slot, t] : plan_.constants()) slots_[slot] = t;
+  for (const auto& [slot, t] : plan_.constants()) slots_[slot] = Value(t);
   for (const auto& [slot, name] : plan_.captures()) slots_[slot] = LookupCaptured(name);
 }
 
@@ -219,28 +228,55 @@ void ScratchArena::EndStep() noexcept {
   }
 }
 
-std::shared_ptr<const Tensor> Frame::LookupCaptured(const std::string& name) const {
+Value Frame::LookupCaptured(const std::string& name) const {
   for (const Frame* f = parent_; f != nullptr; f = f->parent_) {
     const int s = f->plan_.SlotNamed(name);
-    if (s >= 0 && f->slots_[s] != nullptr) return f->slots_[s];
+    if (s >= 0 && !f->slots_[s].empty()) return f->slots_[s];
   }
   throw Error(ErrorCode::kEngineError, "captured value '" + name + "' is not available");
 }
 
-void Frame::SetInput(size_t i, std::shared_ptr<const Tensor> t) {
-  slots_[plan_.input_slots().at(i)] = std::move(t);
+void Frame::SetInput(size_t i, Value v) {
+  slots_[plan_.input_slots().at(i)] = std::move(v);
 }
 
 bool Frame::HasInput(size_t i) const {
-  return slots_[plan_.input_slots().at(i)] != nullptr;
+  return !slots_[plan_.input_slots().at(i)].empty();
 }
 
-const Tensor& Frame::Output(size_t i) const {
-  const Tensor* t = slots_[plan_.output_slots().at(i)].get();
-  if (t == nullptr) {
+const Value& Frame::Output(size_t i) const {
+  const Value& v = slots_[plan_.output_slots().at(i)];
+  if (v.empty()) {
     throw Error(ErrorCode::kEngineError, "graph output " + std::to_string(i) + " was not computed");
   }
-  return *t;
+  return v;
+}
+
+Value Frame::OutsideArena(Value v) const {
+  if (arena_ == nullptr) return v;
+  auto in_arena = [&](const std::shared_ptr<const Tensor>& t) {
+    const char* p = static_cast<const char*>(t->data());
+    const char* base = static_cast<const char*>(arena_);
+    return t->byte_size() != 0 && p >= base && p < base + plan_.arena_bytes();
+  };
+  const auto heap = [&](const std::shared_ptr<const Tensor>& t) {
+    return in_arena(t) ? std::shared_ptr<const Tensor>(CopyTensor(*t, run_->allocator)) : t;
+  };
+  Value content = v.Content();
+  if (content.kind() == Value::Kind::kTensor && in_arena(content.tensor())) {
+    content = Value(heap(content.tensor()));
+  } else if (content.kind() == Value::Kind::kSequence) {
+    const auto& items = content.sequence()->tensors;
+    if (std::any_of(items.begin(), items.end(), in_arena)) {
+      auto copy = std::make_shared<TensorSequence>();
+      copy->elem_type = content.sequence()->elem_type;
+      for (const auto& t : items) copy->tensors.push_back(heap(t));
+      content = Value::FromSequence(std::move(copy));
+    }
+  } else {
+    return v;
+  }
+  return v.kind() == Value::Kind::kOptional ? Value::OptionalOf(content) : content;
 }
 
 void Frame::RunStep(const GraphPlan::Step& step) {
@@ -250,19 +286,26 @@ void Frame::RunStep(const GraphPlan::Step& step) {
                 "the run was terminated (RunOptions) before " + node.Describe());
   }
   const Tensor* inputs[16];
+  const Value* values[16];
   std::vector<const Tensor*> many;
+  std::vector<const Value*> many_values;
   const Tensor** in = inputs;
+  const Value** in_values = values;
   if (step.inputs.size() > 16) {
     many.resize(step.inputs.size());
+    many_values.resize(step.inputs.size());
     in = many.data();
+    in_values = many_values.data();
   }
   for (size_t i = 0; i < step.inputs.size(); ++i) {
     const int s = step.inputs[i];
-    in[i] = s < 0 ? nullptr : slots_[s].get();
-    if (s >= 0 && in[i] == nullptr) {
+    in_values[i] = s < 0 ? nullptr : &slots_[s];
+    in[i] = s < 0 ? nullptr : slots_[s].tensor().get();
+    if (s >= 0 && slots_[s].empty()) {
       throw Error(ErrorCode::kEngineError,
                   node.Describe() + ": input " + std::to_string(i) + " has not been computed");
     }
+    if (s >= 0 && slots_[s].kind() != Value::Kind::kTensor) in[i] = nullptr;
   }
   Tensor* outs[16] = {};
   std::vector<Tensor*> many_outs;
@@ -273,7 +316,8 @@ void Frame::RunStep(const GraphPlan::Step& step) {
   }
   StepOutputs allocator(*this, step);
   KernelContext ctx(*step.info, std::span<const Tensor* const>(in, step.inputs.size()),
-                    std::span<Tensor*>(out, step.outputs.size()), allocator, run_->threads, this);
+                    std::span<Tensor*>(out, step.outputs.size()), allocator, run_->threads, this,
+                    std::span<const Value* const>(in_values, step.inputs.size()));
   const int64_t start = run_->profiler != nullptr ? run_->profiler->NowUs() : 0;
   current_ = &step;
   try {
@@ -293,11 +337,12 @@ void Frame::RunStep(const GraphPlan::Step& step) {
   }
   for (size_t i = 0; i < step.outputs.size(); ++i) {
     const int s = step.outputs[i];
-    if (s >= 0 && slots_[s] == nullptr) {
+    if (s >= 0 && slots_[s].empty()) {
       throw Error(ErrorCode::kEngineError,
                   node.Describe() + ": the kernel did not produce output " + std::to_string(i));
     }
-    if (s >= 0 && run_->check_finite && !IsFinite(*slots_[s])) {
+    if (s >= 0 && run_->check_finite && slots_[s].kind() == Value::Kind::kTensor &&
+        !IsFinite(*slots_[s].tensor())) {
       throw Error(ErrorCode::kRuntimeException,
                   node.Describe() + ": output " + std::to_string(i) + " '" +
                       node.outputs()[i]->name() +
@@ -306,14 +351,14 @@ void Frame::RunStep(const GraphPlan::Step& step) {
   }
   scratch_.EndStep();
   for (int s : step.release) {
-    slots_[s].reset();
+    slots_[s] = Value();
     owned_[s].reset();
   }
 }
 
 void Frame::Execute() {
   for (size_t i = 0; i < plan_.input_slots().size(); ++i) {
-    if (slots_[plan_.input_slots()[i]] == nullptr) {
+    if (slots_[plan_.input_slots()[i]].empty()) {
       throw Error(ErrorCode::kEngineError,
                   "graph input '" + plan_.graph().inputs()[i]->name() + "' was not set");
     }
@@ -321,21 +366,20 @@ void Frame::Execute() {
   for (const GraphPlan::Step& step : plan_.steps()) RunStep(step);
 }
 
-std::shared_ptr<Tensor> Frame::TakeOutput(size_t i) {
+std::shared_ptr<Tensor> Frame::TakeTensorOutput(size_t i) {
   const int s = plan_.output_slots().at(i);
-  if (owned_[s] != nullptr && owned_[s].use_count() == 2) {
-    // Held only by owned_ and slots_; an output listed twice is copied the second time.
-    std::shared_ptr<Tensor> t = std::move(owned_[s]);
-    return t;
+  const Value& v = Output(i);
+  if (v.kind() != Value::Kind::kTensor) {
+    throw Error(ErrorCode::kEngineError,
+                "graph output " + std::to_string(i) + " is a " + v.TypeText() + ", not a tensor");
   }
-  if (slots_[s] == nullptr) {
-    throw Error(ErrorCode::kEngineError, "graph output " + std::to_string(i) + " was not computed");
-  }
-  return CopyTensor(*slots_[s], run_->allocator);
+  // Held only by owned_ and slots_ (not the arena, not a constant): hand it over. An output
+  // listed twice is copied the second time.
+  if (owned_[s] != nullptr && owned_[s].use_count() == 2) return std::move(owned_[s]);
+  return CopyTensor(*v.tensor(), run_->allocator);
 }
 
-std::vector<std::shared_ptr<Tensor>> Frame::RunSubgraph(
-    const ir::Graph& graph, const std::vector<std::shared_ptr<const Tensor>>& inputs) {
+std::vector<Value> Frame::RunSubgraph(const ir::Graph& graph, const std::vector<Value>& inputs) {
   if (current_ == nullptr) throw Error(ErrorCode::kEngineError, "no step is running");
   const GraphPlan& sub = plan_.Subplan(graph);
   if (inputs.size() != sub.input_slots().size()) {
@@ -346,20 +390,13 @@ std::vector<std::shared_ptr<Tensor>> Frame::RunSubgraph(
   Frame child(sub, this, *run_);
   for (size_t i = 0; i < inputs.size(); ++i) child.SetInput(i, inputs[i]);
   child.Execute();
-  std::vector<std::shared_ptr<Tensor>> outputs;
+  std::vector<Value> outputs;
   outputs.reserve(sub.output_slots().size());
-  for (size_t i = 0; i < sub.output_slots().size(); ++i) outputs.push_back(child.TakeOutput(i));
-  return outputs;
-}
-
-std::shared_ptr<Tensor> CopyTensor(const Tensor& t, const std::shared_ptr<Allocator>& allocator) {
-  std::shared_ptr<Tensor> copy = Tensor::Allocate(t.type(), t.shape(), allocator);
-  if (t.type() == DataType::kString) {
-    for (size_t i = 0; i < t.element_count(); ++i) copy->strings()[i] = t.strings()[i];
-  } else if (t.byte_size() != 0) {
-    std::memcpy(copy->data(), t.data(), t.byte_size());
+  for (size_t i = 0; i < sub.output_slots().size(); ++i) {
+    const Value& v = child.Output(i);
+    outputs.push_back(v.kind() == Value::Kind::kTensor ? Value(child.TakeTensorOutput(i)) : v);
   }
-  return copy;
+  return outputs;
 }
 
 CachingAllocator::~CachingAllocator() {

@@ -14,6 +14,7 @@
 
 #include "core/allocator.h"
 #include "core/thread_pool.h"
+#include "core/value.h"
 #include "runtime/plan.h"
 
 namespace kiln::runtime {
@@ -87,25 +88,27 @@ class Frame final : public SubgraphRunner {
   // Drops every value of the last run (the arena stays allocated).
   void Clear() noexcept;
   // Sets graph input i before Execute.
-  void SetInput(size_t i, std::shared_ptr<const Tensor> t);
+  void SetInput(size_t i, Value v);
   // Whether graph input i has been set since the last Reset.
   bool HasInput(size_t i) const;
   // Runs every step. Throws kTerminated when asked to stop, or what a kernel throws (with the
   // node named).
   void Execute();
-  // Graph output i after Execute, owned by the frame (valid until the next Reset).
-  const Tensor& Output(size_t i) const;
-  // Graph output i after Execute: a tensor this run produced (mutable, not shared with anything
-  // else), or a copy when the output is a graph input, a constant, a captured value or lives in
-  // the arena.
-  std::shared_ptr<Tensor> TakeOutput(size_t i);
+  // Graph output i after Execute, held by the frame (valid until the next Clear).
+  const Value& Output(size_t i) const;
+  // Tensor graph output i after Execute: a tensor this run produced (mutable, not shared with
+  // anything else), or a copy when the output is a graph input, a constant, a captured value or
+  // lives in the arena. Throws kEngineError when the output is not a tensor.
+  std::shared_ptr<Tensor> TakeTensorOutput(size_t i);
 
-  std::vector<std::shared_ptr<Tensor>> RunSubgraph(
-      const ir::Graph& graph, const std::vector<std::shared_ptr<const Tensor>>& inputs) override;
+  std::vector<Value> RunSubgraph(const ir::Graph& graph, const std::vector<Value>& inputs) override;
 
  private:
   class StepOutputs;  // the OutputAllocator a step's kernel gets
-  std::shared_ptr<const Tensor> LookupCaptured(const std::string& name) const;
+  Value LookupCaptured(const std::string& name) const;
+  // `v` with every tensor that lies in this frame's arena replaced by a heap copy: a sequence or
+  // an optional may outlive the arena buffer it was made from.
+  Value OutsideArena(Value v) const;
   void RunStep(const GraphPlan::Step& step);
   // The arena tensor of `slot` when it was planned with exactly this type and shape, else null.
   Tensor* Planned(int slot, DataType type, std::span<const int64_t> dims) const;
@@ -114,16 +117,13 @@ class Frame final : public SubgraphRunner {
   const Frame* parent_;
   RunContext* run_;
   const GraphPlan::Step* current_ = nullptr;
-  std::vector<std::shared_ptr<const Tensor>> slots_;
+  std::vector<Value> slots_;
   std::vector<std::shared_ptr<Tensor>> owned_;  // slots this run wrote
   std::shared_ptr<Allocator> arena_allocator_;  // null when there is no arena
   void* arena_ = nullptr;
   std::vector<std::shared_ptr<Tensor>> planned_;  // per slot: its tensor in the arena, or null
   ScratchArena scratch_;
 };
-
-// Makes an independent copy of a tensor (strings included) from `allocator`.
-std::shared_ptr<Tensor> CopyTensor(const Tensor& t, const std::shared_ptr<Allocator>& allocator);
 
 // An allocator that keeps freed blocks and hands them out again (best fit, at most twice the
 // request), so steady-state runs of a static-shape model do not go back to the system.

@@ -42,6 +42,10 @@ class FoldOutputs final : public OutputAllocator {
     return *made_[index];
   }
   void* Scratch(size_t bytes) override { return scratch_.Get(bytes); }
+  // Sequences and optionals are not folded: the evaluation is abandoned.
+  void SetValue(size_t, Value) override {
+    throw Error(ErrorCode::kNotImplemented, "only tensors are evaluated at load");
+  }
   std::vector<std::shared_ptr<Tensor>>& made() noexcept { return made_; }
 
  private:

@@ -90,8 +90,9 @@ std::vector<float> RunFloat(const Session& s, const std::string& input, const Sh
   std::shared_ptr<Tensor> x = Tensor::Allocate(DataType::kFloat, shape, CpuAllocator());
   std::memcpy(x->data(), values.data(), values.size() * sizeof(float));
   std::vector<std::string> in_names{input}, out_names{output};
-  std::vector<std::shared_ptr<Tensor>> in{x}, out(1);
-  s.Run(RunOptions(), in_names, in, out_names, out);
+  std::vector<Value> in{Value(x)}, others(1);
+  std::vector<std::shared_ptr<Tensor>> out(1);
+  s.Run(RunOptions(), in_names, in, out_names, out, others);
   const float* p = static_cast<const float*>(out[0]->data());
   return std::vector<float>(p, p + out[0]->element_count());
 }
@@ -234,8 +235,9 @@ TEST(PlanInference, AWrongValueInfoIsNotTrusted) {
   EXPECT_EQ(s->plan().folded_steps(), 0u);
   std::shared_ptr<Tensor> x = Tensor::Allocate(DataType::kFloat, Shape({64}), CpuAllocator());
   std::vector<std::string> in_names{"v0"}, out_names{"s"};
-  std::vector<std::shared_ptr<Tensor>> in{x}, out(1);
-  s->Run(RunOptions(), in_names, in, out_names, out);
+  std::vector<Value> in{Value(x)}, others(1);
+  std::vector<std::shared_ptr<Tensor>> out(1);
+  s->Run(RunOptions(), in_names, in, out_names, out, others);
   ASSERT_EQ(out[0]->element_count(), 1u);
   EXPECT_EQ(*static_cast<const int64_t*>(out[0]->data()), 64);
 }

@@ -59,25 +59,58 @@ Session::Session(ir::Model model, SessionOptions options)
 
 Session::~Session() = default;
 
-void Session::CheckInput(const IoDesc& desc, const Tensor& t) const {
-  const std::string what = "input '" + desc.name + "'";
-  if (desc.type.kind != ir::ValueKind::kTensor && desc.type.kind != ir::ValueKind::kUnknown) {
-    throw Error(ErrorCode::kNotImplemented,
-                what + " is not a tensor; only tensor inputs are supported");
+void Session::CheckInput(const IoDesc& desc, const Value& v) const {
+  // Built only for a message: a run checks every input.
+  auto what = [&] { return "input '" + desc.name + "'"; };
+  switch (desc.type.kind) {
+    case ir::ValueKind::kTensor:
+    case ir::ValueKind::kUnknown:
+      if (v.kind() != Value::Kind::kTensor) {
+        ThrowInvalidArgument("inputs", what() + " must be a tensor, not a " + v.TypeText());
+      }
+      break;
+    case ir::ValueKind::kSequence:
+    case ir::ValueKind::kOptional: {
+      // Sequence and optional types carry the element type of their tensors (ir::TypeInfo).
+      const bool sequence = desc.type.kind == ir::ValueKind::kSequence;
+      if (v.kind() != (sequence ? Value::Kind::kSequence : Value::Kind::kOptional)) {
+        ThrowInvalidArgument("inputs", what() + " must be " +
+                                           (sequence ? "a sequence" : "an optional") + ", not a " +
+                                           v.TypeText());
+      }
+      const ir::TypeInfo* inner = desc.type.contained.get();
+      if (!sequence && inner != nullptr &&
+          (inner->kind == ir::ValueKind::kSequence) !=
+              (v.contained_kind() == Value::Kind::kSequence)) {
+        ThrowInvalidArgument("inputs",
+                             what() + " must be an optional of a " +
+                                 (inner->kind == ir::ValueKind::kSequence ? "sequence" : "tensor") +
+                                 ", not a " + v.TypeText());
+      }
+      if (desc.type.elem != DataType::kUndefined && v.elem_type() != DataType::kUndefined &&
+          v.elem_type() != desc.type.elem) {
+        ThrowInvalidArgument("inputs", what() + " must hold " + DataTypeName(desc.type.elem) +
+                                           " tensors, not a " + v.TypeText());
+      }
+      return;
+    }
+    case ir::ValueKind::kMap:
+      throw Error(ErrorCode::kNotImplemented, what() + " is a map; maps are not supported");
   }
+  const Tensor& t = *v.tensor();
   if (desc.type.elem != DataType::kUndefined && desc.type.elem != t.type()) {
-    ThrowInvalidArgument("inputs", what + " must be " + DataTypeName(desc.type.elem) + ", not " +
+    ThrowInvalidArgument("inputs", what() + " must be " + DataTypeName(desc.type.elem) + ", not " +
                                        DataTypeName(t.type()));
   }
   if (!desc.type.shape) return;
   const Shape& want = *desc.type.shape;
   if (want.rank() != t.shape().rank()) {
-    ThrowInvalidArgument("inputs", what + " must have rank " + std::to_string(want.rank()) + " " +
+    ThrowInvalidArgument("inputs", what() + " must have rank " + std::to_string(want.rank()) + " " +
                                        want.ToString() + ", not " + t.shape().ToString());
   }
   for (size_t d = 0; d < want.rank(); ++d) {
     if (want.dims()[d] >= 0 && want.dims()[d] != t.shape().dims()[d]) {
-      ThrowInvalidArgument("inputs", what + " dimension " + std::to_string(d) + " must be " +
+      ThrowInvalidArgument("inputs", what() + " dimension " + std::to_string(d) + " must be " +
                                          std::to_string(want.dims()[d]) + ", not " +
                                          std::to_string(t.shape().dims()[d]));
     }
@@ -118,11 +151,11 @@ Session::FrameLease Session::AcquireFrame(RunContext& run) const {
 }
 
 void Session::Run(const RunOptions& run, std::span<const std::string> input_names,
-                  std::span<const std::shared_ptr<Tensor>> inputs,
-                  std::span<const std::string> output_names,
-                  std::span<std::shared_ptr<Tensor>> results) const {
-  if (results.size() != output_names.size()) {
-    throw Error(ErrorCode::kEngineError, "results and output_names differ in length");
+                  std::span<const Value> inputs, std::span<const std::string> output_names,
+                  std::span<std::shared_ptr<Tensor>> results, std::span<Value> others) const {
+  if (results.size() != output_names.size() || others.size() != output_names.size() ||
+      inputs.size() != input_names.size()) {
+    throw Error(ErrorCode::kEngineError, "Session::Run: lists of different lengths");
   }
   for (size_t i = 0; i < output_names.size(); ++i) OutputIndex(output_names[i], i);
 
@@ -138,7 +171,7 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
     if (frame->HasInput(k)) {
       ThrowInvalidArgument("input_names", "input '" + input_names[i] + "' is given twice");
     }
-    CheckInput(inputs_[k], *inputs[i]);
+    CheckInput(inputs_[k], inputs[i]);
     frame->SetInput(k, inputs[i]);
   }
   for (size_t k = 0; k < inputs_.size(); ++k) {
@@ -149,15 +182,21 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
   frame->Execute();
 
   for (size_t i = 0; i < output_names.size(); ++i) {
-    const Tensor& got = frame->Output(OutputIndex(output_names[i], i));
+    const Value& got = frame->Output(OutputIndex(output_names[i], i));
     const Tensor* target = results[i].get();
-    if (target != nullptr && (target->type() != got.type() || target->shape() != got.shape())) {
+    if (target == nullptr) continue;
+    if (got.kind() != Value::Kind::kTensor) {
+      ThrowInvalidArgument("outputs", "output '" + output_names[i] + "' is a " + got.TypeText() +
+                                          " and cannot be written into a tensor");
+    }
+    const Tensor& t = *got.tensor();
+    if (target->type() != t.type() || target->shape() != t.shape()) {
       ThrowInvalidArgument("outputs", "output '" + output_names[i] + "' was given a " +
                                           TypeText(target->type(), target->shape()) +
                                           " tensor but the model produced " +
-                                          TypeText(got.type(), got.shape()));
+                                          TypeText(t.type(), t.shape()));
     }
-    if (target != nullptr && target->type() == DataType::kString) {
+    if (target->type() == DataType::kString) {
       throw Error(ErrorCode::kNotImplemented,
                   "output '" + output_names[i] + "': string outputs cannot be written in place");
     }
@@ -165,17 +204,20 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
   // New tensors for the empty slots first (this may fail); only then touch the caller's tensors.
   std::vector<std::shared_ptr<Tensor>> made;
   for (size_t i = 0; i < output_names.size(); ++i) {
-    if (results[i] != nullptr) continue;
+    const size_t k = OutputIndex(output_names[i], i);
+    if (results[i] != nullptr || frame->Output(k).kind() != Value::Kind::kTensor) continue;
     if (made.empty()) made.resize(output_names.size());
-    made[i] = frame->TakeOutput(OutputIndex(output_names[i], i));
+    made[i] = frame->TakeTensorOutput(k);
   }
   for (size_t i = 0; i < output_names.size(); ++i) {
-    if (results[i] == nullptr) {
+    const Value& got = frame->Output(OutputIndex(output_names[i], i));
+    if (got.kind() != Value::Kind::kTensor) {
+      others[i] = got;
+    } else if (results[i] == nullptr) {
       results[i] = std::move(made[i]);
-      continue;
+    } else if (got.tensor()->byte_size() != 0) {
+      std::memcpy(results[i]->data(), got.tensor()->data(), got.tensor()->byte_size());
     }
-    const Tensor& got = frame->Output(OutputIndex(output_names[i], i));
-    if (got.byte_size() != 0) std::memcpy(results[i]->data(), got.data(), got.byte_size());
   }
 }
 

@@ -3,7 +3,8 @@
 //
 //   auto s = std::make_shared<kiln::runtime::Session>(kiln::onnx::LoadModelFile(path), options);
 //   std::vector<std::shared_ptr<kiln::Tensor>> outs(1);  // null: Kiln allocates
-//   s->Run(run_options, {"x"}, {x}, {"y"}, outs);
+//   std::vector<kiln::Value> others(1);                  // sequence or optional outputs
+//   s->Run(run_options, {"x"}, {kiln::Value(x)}, {"y"}, outs, others);
 #ifndef KILN_RUNTIME_SESSION_H_
 #define KILN_RUNTIME_SESSION_H_
 
@@ -38,16 +39,17 @@ class Session {
   const ir::Model& model() const noexcept { return model_; }
   const SessionOptions& options() const noexcept { return options_; }
 
-  // Runs with the named inputs. `results` has one entry per output name: a tensor the caller
-  // wants the output written into (its type and shape are checked against what the model
-  // produced), or null, which receives a new tensor. On failure nothing in `results` changes, the
-  // caller's tensors included. Throws kInvalidArgument for bad names, types or shapes,
-  // kTerminated when `run` asks to stop. Once a static-shape model has run, a run whose results
-  // are all given makes no heap allocation in the engine.
+  // Runs with the named inputs (tensors, sequences or optionals). `results` and `others` have
+  // one entry per output name. A tensor output goes to results[i]: written into the tensor the
+  // caller put there (its type and shape are checked against what the model produced), or, when
+  // results[i] is null, a new tensor. Any other output (a sequence or an optional) goes to
+  // others[i]; results[i] must then be null. On failure nothing in `results` or `others`
+  // changes, the caller's tensors included. Throws kInvalidArgument for bad names, types or
+  // shapes, kTerminated when `run` asks to stop. Once a static-shape model has run, a run whose
+  // results are all given makes no heap allocation in the engine.
   void Run(const RunOptions& run, std::span<const std::string> input_names,
-           std::span<const std::shared_ptr<Tensor>> inputs,
-           std::span<const std::string> output_names,
-           std::span<std::shared_ptr<Tensor>> results) const;
+           std::span<const Value> inputs, std::span<const std::string> output_names,
+           std::span<std::shared_ptr<Tensor>> results, std::span<Value> others) const;
 
   const GraphPlan& plan() const noexcept { return *plan_; }
 
@@ -56,7 +58,7 @@ class Session {
   std::string EndProfiling();
 
  private:
-  void CheckInput(const IoDesc& desc, const Tensor& t) const;
+  void CheckInput(const IoDesc& desc, const Value& v) const;
   size_t OutputIndex(const std::string& name, size_t entry) const;
 
   // Frames are kept between runs (one per concurrent run), so a run reuses a frame's arena.

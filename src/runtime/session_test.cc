@@ -82,9 +82,10 @@ TEST(Session, RunsAndFreesIntermediates) {
   ::onnx::ModelProto m = UnaryModel("Relu", 14);
   auto session = Create(m);
   std::vector<std::string> in_names = {"x"}, out_names = {"y"};
-  std::vector<std::shared_ptr<Tensor>> in = {testing::MakeTensor<float>({2}, {-1, 2})};
+  std::vector<Value> in = {Value(testing::MakeTensor<float>({2}, {-1, 2}))};
   std::vector<std::shared_ptr<Tensor>> out(1);
-  session->Run(RunOptions(), in_names, in, out_names, out);
+  std::vector<Value> others(1);
+  session->Run(RunOptions(), in_names, in, out_names, out, others);
   EXPECT_EQ(testing::Values<float>(*out[0]), (std::vector<float>{0, 2}));
 }
 
@@ -93,10 +94,11 @@ TEST(Session, TerminateStopsBeforeTheFirstNode) {
   RunOptions run;
   run.terminate = true;
   std::vector<std::string> in_names = {"x"}, out_names = {"y"};
-  std::vector<std::shared_ptr<Tensor>> in = {testing::MakeTensor<float>({2}, {-1, 2})};
+  std::vector<Value> in = {Value(testing::MakeTensor<float>({2}, {-1, 2}))};
   std::vector<std::shared_ptr<Tensor>> out(1);
+  std::vector<Value> others(1);
   try {
-    session->Run(run, in_names, in, out_names, out);
+    session->Run(run, in_names, in, out_names, out, others);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kTerminated);
@@ -144,7 +146,8 @@ TEST(Session, LoadsAModelOverTwoGigabytesThroughExternalData) {
   Session session(std::move(model), SessionOptions());
   std::vector<std::string> out_names = {"y"};
   std::vector<std::shared_ptr<Tensor>> out(1);
-  session.Run(RunOptions(), {}, {}, out_names, out);
+  std::vector<Value> others(1);
+  session.Run(RunOptions(), {}, {}, out_names, out, others);
   EXPECT_EQ(testing::Values<int64_t>(*out[0]), (std::vector<int64_t>{kElements}));
   fs::remove_all(dir);
 }

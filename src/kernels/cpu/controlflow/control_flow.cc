@@ -1,6 +1,6 @@
-// If (opsets 1–23) and Loop (opsets 1–23): run subgraph attributes through the executor
-// (KernelContext::subgraphs). Tensor values only; sequence and optional state is not supported
-// yet.
+// If (opsets 1–28) and Loop (opsets 1–28): run subgraph attributes through the executor
+// (KernelContext::subgraphs). Branch outputs and loop-carried state may be tensors, sequences or
+// optionals; scan outputs are tensors.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -25,6 +25,16 @@ std::shared_ptr<Tensor> Scalar(DataType type, const void* value, size_t bytes) {
   std::shared_ptr<Tensor> t = Tensor::Allocate(type, Shape(), CpuAllocator());
   std::memcpy(t->data(), value, bytes);
   return t;
+}
+
+// Output i of the node: a tensor is copied into the node's own output, anything else is shared.
+void SetOutput(KernelContext& ctx, size_t i, const Value& v) {
+  if (!ctx.WantsOutput(i)) return;
+  if (v.kind() == Value::Kind::kTensor) {
+    CopyInto(*v.tensor(), ctx.Output(i, v.tensor()->type(), v.tensor()->shape()));
+  } else {
+    ctx.SetOutputValue(i, v);
+  }
 }
 
 bool ReadBool(const KernelInfo& info, const Tensor& t, const char* what) {
@@ -54,12 +64,8 @@ class If final : public Kernel {
 
   void Compute(KernelContext& ctx) const override {
     const bool cond = ReadBool(ctx.info(), ctx.Input(0), "input 'cond'");
-    std::vector<std::shared_ptr<Tensor>> outs =
-        ctx.subgraphs().RunSubgraph(cond ? *then_ : *else_, {});
-    for (size_t i = 0; i < outs.size(); ++i) {
-      if (!ctx.WantsOutput(i)) continue;
-      CopyInto(*outs[i], ctx.Output(i, outs[i]->type(), outs[i]->shape()));
-    }
+    std::vector<Value> outs = ctx.subgraphs().RunSubgraph(cond ? *then_ : *else_, {});
+    for (size_t i = 0; i < outs.size(); ++i) SetOutput(ctx, i, outs[i]);
   }
 
  private:
@@ -102,23 +108,36 @@ class Loop final : public Kernel {
     }
     bool cond = true;
     if (const Tensor* c = ctx.OptionalInput(1)) cond = ReadBool(info, *c, "input 'cond'");
-    std::vector<std::shared_ptr<const Tensor>> state;
+    std::vector<Value> state;
     for (size_t i = 0; i < carried_; ++i) {
-      const Tensor& v = ctx.Input(2 + i);
-      state.push_back(std::shared_ptr<const Tensor>(std::shared_ptr<const Tensor>(), &v));
+      const Value* v = ctx.InputValue(2 + i);
+      if (v == nullptr || v->empty()) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "loop-carried input " + std::to_string(i) + " is required");
+      }
+      state.push_back(*v);  // shared for the length of this step, while the input lives
     }
-    std::vector<std::vector<std::shared_ptr<Tensor>>> scanned(scans_);
+    std::vector<std::vector<std::shared_ptr<const Tensor>>> scanned(scans_);
     for (int64_t trip = 0; trip < max_trips && cond; ++trip) {
-      std::vector<std::shared_ptr<const Tensor>> inputs;
-      inputs.push_back(Scalar(DataType::kInt64, &trip, sizeof trip));
+      std::vector<Value> inputs;
+      inputs.emplace_back(Scalar(DataType::kInt64, &trip, sizeof trip));
       const uint8_t c = 1;
-      inputs.push_back(Scalar(DataType::kBool, &c, 1));
+      inputs.emplace_back(Scalar(DataType::kBool, &c, 1));
       inputs.insert(inputs.end(), state.begin(), state.end());
-      std::vector<std::shared_ptr<Tensor>> outs = ctx.subgraphs().RunSubgraph(*body_, inputs);
-      cond = ReadBool(info, *outs[0], "the body's cond output");
+      std::vector<Value> outs = ctx.subgraphs().RunSubgraph(*body_, inputs);
+      if (outs[0].tensor() == nullptr) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "the body's cond output is a " + outs[0].TypeText() + ", not a tensor");
+      }
+      cond = ReadBool(info, *outs[0].tensor(), "the body's cond output");
       for (size_t i = 0; i < carried_; ++i) state[i] = outs[1 + i];
       for (size_t i = 0; i < scans_; ++i) {
-        const auto& s = outs[1 + carried_ + i];
+        if (outs[1 + carried_ + i].kind() != Value::Kind::kTensor) {
+          info.Fail(ErrorCode::kInvalidArgument, "scan output " + std::to_string(i) + " is a " +
+                                                     outs[1 + carried_ + i].TypeText() +
+                                                     ", not a tensor");
+        }
+        const std::shared_ptr<const Tensor>& s = outs[1 + carried_ + i].tensor();
         if (!scanned[i].empty() &&
             (scanned[i][0]->shape() != s->shape() || scanned[i][0]->type() != s->type())) {
           info.Fail(ErrorCode::kInvalidArgument, "scan output " + std::to_string(i) +
@@ -130,10 +149,7 @@ class Loop final : public Kernel {
         scanned[i].push_back(s);
       }
     }
-    for (size_t i = 0; i < carried_; ++i) {
-      if (ctx.WantsOutput(i))
-        CopyInto(*state[i], ctx.Output(i, state[i]->type(), state[i]->shape()));
-    }
+    for (size_t i = 0; i < carried_; ++i) SetOutput(ctx, i, state[i]);
     for (size_t i = 0; i < scans_; ++i) {
       const size_t o = carried_ + i;
       if (!ctx.WantsOutput(o)) continue;

@@ -56,13 +56,13 @@ TEST(ControlFlowIf, RunsTheBranchTheConditionPicksWithCapturedValues) {
   }
   auto session = Load(m);
   for (bool c : {true, false}) {
-    std::vector<std::shared_ptr<Tensor>> in = {MakeTensor<bool>({}, {c}),
-                                               MakeTensor<float>({2}, {1, 2}),
-                                               MakeTensor<float>({3}, {7, 8, 9})};
+    std::vector<Value> in = {MakeTensor<bool>({}, {c}), MakeTensor<float>({2}, {1, 2}),
+                             MakeTensor<float>({3}, {7, 8, 9})};
     std::vector<std::string> in_names = {"cond", "a", "b"};
     std::vector<std::string> out_names = {"y"};
     std::vector<std::shared_ptr<Tensor>> out(1);
-    session->Run(runtime::RunOptions(), in_names, in, out_names, out);
+    std::vector<Value> others(1);
+    session->Run(runtime::RunOptions(), in_names, in, out_names, out, others);
     EXPECT_EQ(Values<float>(*out[0]),
               c ? (std::vector<float>{1, 2}) : (std::vector<float>{7, 8, 9}));
   }
@@ -97,20 +97,19 @@ TEST(ControlFlowLoop, CarriesStateAndStacksScanOutputs) {
   AddTensorIo(body->add_output(), "v_out", ::onnx::TensorProto::FLOAT);
   AddTensorIo(body->add_output(), "i_out", ::onnx::TensorProto::INT64);
   auto session = Load(m);
-  std::vector<std::shared_ptr<Tensor>> in = {MakeTensor<int64_t>({}, {3}),
-                                             MakeTensor<float>({2}, {4, 5})};
+  std::vector<Value> in = {MakeTensor<int64_t>({}, {3}), MakeTensor<float>({2}, {4, 5})};
   std::vector<std::string> in_names = {"M", "v"};
   std::vector<std::string> out_names = {"v_final", "iters"};
   std::vector<std::shared_ptr<Tensor>> out(2);
-  session->Run(runtime::RunOptions(), in_names, in, out_names, out);
+  std::vector<Value> others(2);
+  session->Run(runtime::RunOptions(), in_names, in, out_names, out, others);
   EXPECT_EQ(Values<float>(*out[0]), (std::vector<float>{4, 5}));
   EXPECT_EQ(out[1]->shape(), Shape({3}));
   EXPECT_EQ(Values<int64_t>(*out[1]), (std::vector<int64_t>{0, 1, 2}));
   // A non-scalar cond is an error naming the node.
-  std::vector<std::shared_ptr<Tensor>> bad = {MakeTensor<int64_t>({2}, {3, 3}),
-                                              MakeTensor<float>({2}, {4, 5})};
+  std::vector<Value> bad = {MakeTensor<int64_t>({2}, {3, 3}), MakeTensor<float>({2}, {4, 5})};
   try {
-    session->Run(runtime::RunOptions(), in_names, bad, out_names, out);
+    session->Run(runtime::RunOptions(), in_names, bad, out_names, out, others);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("node 'loop' (Loop)"), std::string::npos) << e.what();
