@@ -13,24 +13,30 @@ size_t NormalizeAxis(const KernelInfo& info, int64_t axis, size_t rank, const ch
   return static_cast<size_t>(axis < 0 ? axis + r : axis);
 }
 
-std::vector<int64_t> ReadInts(const KernelInfo& info, const Tensor& t, const char* what) {
-  std::vector<int64_t> out(t.element_count());
-  if (t.type() == DataType::kInt64) {
-    const auto* p = static_cast<const int64_t*>(t.data());
-    out.assign(p, p + t.element_count());
-  } else if (t.type() == DataType::kInt32) {
-    const auto* p = static_cast<const int32_t*>(t.data());
-    for (size_t i = 0; i < out.size(); ++i) out[i] = p[i];
-  } else {
+void RequireIntType(const KernelInfo& info, const Tensor& t, const char* what) {
+  if (t.type() != DataType::kInt64 && t.type() != DataType::kInt32) {
     info.Fail(
         ErrorCode::kInvalidArgument,
         std::string("input '") + what + "' must be int64 or int32, not " + DataTypeName(t.type()));
   }
+}
+
+std::vector<int64_t> ReadInts(const KernelInfo& info, const Tensor& t, const char* what) {
+  RequireIntType(info, t, what);
+  std::vector<int64_t> out(t.element_count());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = IntAt(t, i);
   return out;
 }
 
-std::vector<size_t> Strides(const std::vector<int64_t>& dims) {
-  std::vector<size_t> s(dims.size(), 1);
+SmallVector<int64_t> ReadSmallInts(const KernelInfo& info, const Tensor& t, const char* what) {
+  RequireIntType(info, t, what);
+  SmallVector<int64_t> out(t.element_count());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = IntAt(t, i);
+  return out;
+}
+
+SmallVector<size_t> Strides(std::span<const int64_t> dims) {
+  SmallVector<size_t> s(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * static_cast<size_t>(dims[i]);
   return s;
 }

@@ -3,6 +3,7 @@
 // `broadcast`/`axis` attributes (and ignore `consumed_inputs`). Integer arithmetic wraps like
 // numpy; integer Div truncates toward zero; integer Mod follows Python's sign rule unless
 // fmod=1 (C's). An integer divisor of 0 is an error.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <type_traits>
@@ -134,18 +135,18 @@ class Arithmetic final : public Kernel {
     DispatchList(NumericTypes{}, a.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
       op_.template Validate<T>(info);
-      const Shape out(shapes.out);
       const T* pb = static_cast<const T*>(b.data());
       if constexpr (Op::kIntegerDivision && std::is_integral_v<T>) {
         // Only a divisor that meets a dividend counts: none does when the output is empty.
-        if (out.ElementCount() != std::optional<size_t>(0) && ContainsZero(pb, b.element_count())) {
+        const bool empty = std::find(shapes.out.begin(), shapes.out.end(), 0) != shapes.out.end();
+        if (!empty && ContainsZero(pb, b.element_count())) {
           info.Fail(ErrorCode::kInvalidArgument,
                     "input 'B' contains 0, and integer division by zero is undefined");
         }
       }
       if (!ctx.WantsOutput(0)) return;
-      Tensor& y = ctx.Output(0, a.type(), out);
-      const BroadcastPlan plan(shapes.out, {&shapes.a, &shapes.b});
+      Tensor& y = ctx.Output(0, a.type(), shapes.out.span());
+      const BroadcastPlan plan(shapes.out.span(), {shapes.a.span(), shapes.b.span()});
       RunBinary(ctx.threads(), plan, static_cast<const T*>(a.data()), pb, static_cast<T*>(y.data()),
                 [this](T p, T q) { return Store<T>(op_(Load(p), Load(q))); });
     });

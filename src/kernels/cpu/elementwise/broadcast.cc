@@ -2,15 +2,28 @@
 // broadcast.h.
 #include "kernels/cpu/elementwise/broadcast.h"
 
+#include <algorithm>
+#include <string>
+
 #include "core/shape.h"
 #include "kernels/cpu/common.h"
 
 namespace kiln::cpu {
 
-void BroadcastInto(const KernelInfo& info, std::vector<int64_t>& out,
-                   const std::vector<int64_t>& dims, const std::string& name) {
-  const std::vector<int64_t> before = out;
-  if (dims.size() > out.size()) out.insert(out.begin(), dims.size() - out.size(), 1);
+namespace {
+
+std::string Text(std::span<const int64_t> dims) {
+  return Shape(std::vector<int64_t>(dims.begin(), dims.end())).ToString();
+}
+
+}  // namespace
+
+void BroadcastInto(const KernelInfo& info, SmallVector<int64_t>& out, std::span<const int64_t> dims,
+                   const char* name) {
+  const SmallVector<int64_t> before = out;
+  if (dims.size() > out.size()) {
+    for (size_t i = out.size(); i < dims.size(); ++i) out.insert(0, 1);
+  }
   const size_t offset = out.size() - dims.size();
   for (size_t i = 0; i < dims.size(); ++i) {
     int64_t& o = out[offset + i];
@@ -20,14 +33,14 @@ void BroadcastInto(const KernelInfo& info, std::vector<int64_t>& out,
       o = d;
       continue;
     }
-    info.Fail(ErrorCode::kInvalidArgument,
-              "input '" + name + "' has shape " + Shape(dims).ToString() +
-                  ", which does not broadcast with " + Shape(before).ToString() + " (" +
-                  std::to_string(d) + " vs " + std::to_string(o) + ")");
+    info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + name + "' has shape " +
+                                               Text(dims) + ", which does not broadcast with " +
+                                               Text(before.span()) + " (" + std::to_string(d) +
+                                               " vs " + std::to_string(o) + ")");
   }
 }
 
-bool BroadcastsTo(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+bool BroadcastsTo(std::span<const int64_t> from, std::span<const int64_t> to) {
   if (from.size() > to.size()) return false;
   const size_t offset = to.size() - from.size();
   for (size_t i = 0; i < from.size(); ++i) {
@@ -36,35 +49,38 @@ bool BroadcastsTo(const std::vector<int64_t>& from, const std::vector<int64_t>& 
   return true;
 }
 
-std::vector<int64_t> LegacyBroadcastDims(const KernelInfo& info, const std::vector<int64_t>& a,
-                                         const std::vector<int64_t>& b, bool broadcast,
+SmallVector<int64_t> LegacyBroadcastDims(const KernelInfo& info, std::span<const int64_t> a,
+                                         std::span<const int64_t> b, bool broadcast,
                                          std::optional<int64_t> axis, const char* a_name,
                                          const char* b_name) {
-  const std::string shapes = std::string("input '") + b_name + "' has shape " +
-                             Shape(b).ToString() + " and '" + a_name + "' has shape " +
-                             Shape(a).ToString();
+  const auto shapes = [&] {
+    return std::string("input '") + b_name + "' has shape " + Text(b) + " and '" + a_name +
+           "' has shape " + Text(a);
+  };
   if (!broadcast) {
-    if (a != b) {
+    if (!std::equal(a.begin(), a.end(), b.begin(), b.end())) {
       info.Fail(ErrorCode::kInvalidArgument,
-                shapes + "; they must be equal unless attribute 'broadcast' is 1");
+                shapes() + "; they must be equal unless attribute 'broadcast' is 1");
     }
-    return b;
+    return SmallVector<int64_t>(b);
   }
-  std::vector<int64_t> out(a.size(), 1);
-  if (Shape(b).ElementCount() == std::optional<size_t>(1)) return out;
+  SmallVector<int64_t> out(a.size(), 1);
+  size_t b_count = 1;
+  for (int64_t d : b) b_count *= static_cast<size_t>(std::max<int64_t>(d, 0));
+  if (b_count == 1) return out;
   if (b.size() > a.size()) {
     info.Fail(ErrorCode::kInvalidArgument,
-              shapes + "; with legacy broadcasting its rank may not exceed the first input's");
+              shapes() + "; with legacy broadcasting its rank may not exceed the first input's");
   }
   const size_t start = axis ? NormalizeAxis(info, *axis, a.size()) : a.size() - b.size();
   bool fits = start + b.size() <= a.size();
   for (size_t i = 0; fits && i < b.size(); ++i) fits = b[i] == a[start + i];
   if (!fits) {
     info.Fail(ErrorCode::kInvalidArgument,
-              shapes + "; legacy broadcasting needs it to match the dimensions from axis " +
+              shapes() + "; legacy broadcasting needs it to match the dimensions from axis " +
                   std::to_string(start));
   }
-  std::copy(b.begin(), b.end(), out.begin() + static_cast<std::ptrdiff_t>(start));
+  std::copy(b.begin(), b.end(), out.begin() + start);
   return out;
 }
 
@@ -75,11 +91,11 @@ LegacyBroadcast LegacyBroadcast::FromInfo(const KernelInfo& info) {
   return legacy;
 }
 
-BinaryShapes ResolveBinaryShapes(const KernelInfo& info, const std::vector<int64_t>& a,
-                                 const std::vector<int64_t>& b,
+BinaryShapes ResolveBinaryShapes(const KernelInfo& info, std::span<const int64_t> a,
+                                 std::span<const int64_t> b,
                                  const std::optional<LegacyBroadcast>& legacy, const char* a_name,
                                  const char* b_name) {
-  BinaryShapes shapes{a, a, b};
+  BinaryShapes shapes{SmallVector<int64_t>(a), SmallVector<int64_t>(a), SmallVector<int64_t>(b)};
   if (legacy) {
     shapes.b = LegacyBroadcastDims(info, a, b, legacy->broadcast, legacy->axis, a_name, b_name);
   } else {
@@ -88,8 +104,27 @@ BinaryShapes ResolveBinaryShapes(const KernelInfo& info, const std::vector<int64
   return shapes;
 }
 
+BroadcastPlan::BroadcastPlan(std::span<const int64_t> out,
+                             std::initializer_list<std::span<const int64_t>> inputs) {
+  Init(out, std::span<const std::span<const int64_t>>(inputs.begin(), inputs.size()));
+}
+
 BroadcastPlan::BroadcastPlan(const std::vector<int64_t>& out,
                              std::initializer_list<const std::vector<int64_t>*> inputs) {
+  std::array<std::span<const int64_t>, kMaxOperands> spans;
+  size_t n = 0;
+  for (const std::vector<int64_t>* dims : inputs) {
+    if (n < kMaxOperands) spans[n] = *dims;
+    ++n;
+  }
+  if (n > kMaxOperands) {
+    throw Error(ErrorCode::kFail, "BroadcastPlan: " + std::to_string(n) + " operands");
+  }
+  Init(out, std::span<const std::span<const int64_t>>(spans.data(), n));
+}
+
+void BroadcastPlan::Init(std::span<const int64_t> out,
+                         std::span<const std::span<const int64_t>> inputs) {
   const size_t n = inputs.size();
   if (n == 0 || n > kMaxOperands) {
     throw Error(ErrorCode::kFail, "BroadcastPlan: " + std::to_string(n) + " operands");
@@ -100,27 +135,27 @@ BroadcastPlan::BroadcastPlan(const std::vector<int64_t>& out,
 
   // Each input's strides in output coordinates: 0 along broadcast dimensions.
   const size_t rank = out.size();
-  std::array<std::vector<size_t>, kMaxOperands> strides;
+  std::array<SmallVector<size_t>, kMaxOperands> strides;
   size_t k = 0;
-  for (const std::vector<int64_t>* dims : inputs) {
-    if (!BroadcastsTo(*dims, out)) {
-      throw Error(ErrorCode::kFail, "BroadcastPlan: " + Shape(*dims).ToString() +
-                                        " does not broadcast to " + Shape(out).ToString());
+  for (std::span<const int64_t> dims : inputs) {
+    if (!BroadcastsTo(dims, out)) {
+      throw Error(ErrorCode::kFail,
+                  "BroadcastPlan: " + Text(dims) + " does not broadcast to " + Text(out));
     }
     strides[k].assign(rank, 0);
-    const size_t offset = rank - dims->size();
+    const size_t offset = rank - dims.size();
     size_t stride = 1;
-    for (size_t j = dims->size(); j-- > 0;) {
-      if ((*dims)[j] != 1) strides[k][offset + j] = stride;
-      stride *= static_cast<size_t>((*dims)[j]);
+    for (size_t j = dims.size(); j-- > 0;) {
+      if (dims[j] != 1) strides[k][offset + j] = stride;
+      stride *= static_cast<size_t>(dims[j]);
     }
     ++k;
   }
 
   // Drop size-1 dimensions and merge a dimension into the one before it when every input
   // continues contiguously across the boundary (or is broadcast across both).
-  std::vector<size_t> dims;
-  std::array<std::vector<size_t>, kMaxOperands> merged;
+  SmallVector<size_t> dims;
+  std::array<SmallVector<size_t>, kMaxOperands> merged;
   for (size_t j = 0; j < rank; ++j) {
     const auto d = static_cast<size_t>(out[j]);
     if (d == 1) continue;
@@ -142,13 +177,13 @@ BroadcastPlan::BroadcastPlan(const std::vector<int64_t>& out,
     return;
   }
   inner_ = dims.back();
-  dims.pop_back();
+  dims.resize(dims.size() - 1);
   for (size_t i = 0; i < n; ++i) {
     step_[i] = merged[i].back();
-    merged[i].pop_back();
-    outer_strides_[i] = std::move(merged[i]);
+    merged[i].resize(merged[i].size() - 1);
+    outer_strides_[i] = merged[i];
   }
-  outer_dims_ = std::move(dims);
+  outer_dims_ = dims;
   rows_ = size_ / inner_;
 }
 

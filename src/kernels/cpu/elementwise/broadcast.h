@@ -2,9 +2,9 @@
 // legacy (opset < 7, axis-based) rules, and a plan that walks the output in contiguous blocks
 // with each input's offset, so inner loops run over plain pointers.
 //
-//   std::vector<int64_t> out = a.shape().dims();
+//   kiln::cpu::SmallVector<int64_t> out(a.shape().dims());
 //   kiln::cpu::BroadcastInto(info, out, b.shape().dims(), "B");  // throws if they do not fit
-//   kiln::cpu::BroadcastPlan plan(out, {&a.shape().dims(), &b.shape().dims()});
+//   kiln::cpu::BroadcastPlan plan(out.span(), {a.shape().dims(), b.shape().dims()});
 //   plan.ForEachBlock<2>(ctx.threads(), [&](size_t y_off, const std::array<size_t, 2>& in_off,
 //                                           size_t count) {
 //     // y[y_off + i] = f(a[in_off[0] + i * plan.step(0)], b[in_off[1] + i * plan.step(1)])
@@ -12,7 +12,8 @@
 //
 // The plan drops dimensions of size 1 and merges adjacent dimensions that every input walks the
 // same way, so same-shape operands become one contiguous run and a scalar operand one run with
-// step 0: those are the fast paths, with no per-element index arithmetic.
+// step 0: those are the fast paths, with no per-element index arithmetic. Shapes and plans live
+// on the stack (SmallVector): with ordinary ranks, none of this touches the heap.
 #ifndef KILN_KERNELS_CPU_ELEMENTWISE_BROADCAST_H_
 #define KILN_KERNELS_CPU_ELEMENTWISE_BROADCAST_H_
 
@@ -22,29 +23,30 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
-#include <string>
+#include <span>
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/kernel.h"
 
 namespace kiln::cpu {
 
 // Broadcasts `out` (the shape so far) with `dims`, the shape of input `name`, under numpy rules.
 // Throws kInvalidArgument naming the node, the input and the clashing dimensions.
-void BroadcastInto(const KernelInfo& info, std::vector<int64_t>& out,
-                   const std::vector<int64_t>& dims, const std::string& name);
+void BroadcastInto(const KernelInfo& info, SmallVector<int64_t>& out, std::span<const int64_t> dims,
+                   const char* name);
 
 // Whether `from` broadcasts to exactly `to` (unidirectional broadcasting).
-bool BroadcastsTo(const std::vector<int64_t>& from, const std::vector<int64_t>& to);
+bool BroadcastsTo(std::span<const int64_t> from, std::span<const int64_t> to);
 
 // The legacy broadcasting of opsets before 7 (Add-1/6, Pow-1, Equal-1, And-1, …): the output has
 // A's shape; without `broadcast` B must have A's shape; with it B is a one-element tensor or its
 // shape equals A's dimensions from `axis` on (the suffix of A when `axis` is absent). Returns B's
 // dimensions as numpy dimensions of A's rank (1 elsewhere). Throws kInvalidArgument naming the
 // node and the inputs `a_name`, `b_name`.
-std::vector<int64_t> LegacyBroadcastDims(const KernelInfo& info, const std::vector<int64_t>& a,
-                                         const std::vector<int64_t>& b, bool broadcast,
+SmallVector<int64_t> LegacyBroadcastDims(const KernelInfo& info, std::span<const int64_t> a,
+                                         std::span<const int64_t> b, bool broadcast,
                                          std::optional<int64_t> axis, const char* a_name = "A",
                                          const char* b_name = "B");
 
@@ -58,14 +60,14 @@ struct LegacyBroadcast {
 
 // The shapes a binary op computes over: the output's and each input's as the plan should see it.
 struct BinaryShapes {
-  std::vector<int64_t> out;
-  std::vector<int64_t> a;
-  std::vector<int64_t> b;
+  SmallVector<int64_t> out;
+  SmallVector<int64_t> a;
+  SmallVector<int64_t> b;
 };
 
 // Numpy broadcasting of `a` and `b`, or legacy broadcasting of b to a when `legacy` is set.
-BinaryShapes ResolveBinaryShapes(const KernelInfo& info, const std::vector<int64_t>& a,
-                                 const std::vector<int64_t>& b,
+BinaryShapes ResolveBinaryShapes(const KernelInfo& info, std::span<const int64_t> a,
+                                 std::span<const int64_t> b,
                                  const std::optional<LegacyBroadcast>& legacy,
                                  const char* a_name = "A", const char* b_name = "B");
 
@@ -78,6 +80,9 @@ class BroadcastPlan {
 
   // Each input's dims must broadcast to `out` (unidirectionally); throws kFail otherwise, which
   // is a bug in the caller: kernels check shapes first and report them properly.
+  BroadcastPlan(std::span<const int64_t> out,
+                std::initializer_list<std::span<const int64_t>> inputs);
+  // The same with the shapes as vectors.
   BroadcastPlan(const std::vector<int64_t>& out,
                 std::initializer_list<const std::vector<int64_t>*> inputs);
 
@@ -87,8 +92,10 @@ class BroadcastPlan {
   // Input k's step along the inner run: 1 (it varies) or 0 (it is broadcast).
   size_t step(size_t k) const noexcept { return step_[k]; }
   // The collapsed outer dimensions and input k's strides along them (for tests).
-  const std::vector<size_t>& outer_dims() const noexcept { return outer_dims_; }
-  const std::vector<size_t>& outer_strides(size_t k) const noexcept { return outer_strides_[k]; }
+  std::span<const size_t> outer_dims() const noexcept { return outer_dims_.span(); }
+  std::span<const size_t> outer_strides(size_t k) const noexcept {
+    return outer_strides_[k].span();
+  }
 
   // Calls fn(out_offset, in_offsets, count) for contiguous runs covering the output once, in
   // parallel on `pool`; input k's elements for the run start at in_offsets[k] and advance by
@@ -103,7 +110,7 @@ class BroadcastPlan {
     const size_t grain = per_row > 1 ? 1 : std::max<size_t>(1, kBlock / inner_);
     auto run = [&](size_t begin, size_t end) {
       const size_t rank = outer_dims_.size();
-      std::vector<size_t> index(rank);
+      SmallVector<size_t> index(rank);
       std::array<size_t, N> base{};
       size_t row = begin / per_row;
       for (size_t d = rank, rest = row; d-- > 0;) {
@@ -136,8 +143,10 @@ class BroadcastPlan {
   size_t inner_ = 1;
   size_t rows_ = 0;
   std::array<size_t, kMaxOperands> step_{};
-  std::vector<size_t> outer_dims_;
-  std::array<std::vector<size_t>, kMaxOperands> outer_strides_;
+  SmallVector<size_t> outer_dims_;
+  std::array<SmallVector<size_t>, kMaxOperands> outer_strides_;
+
+  void Init(std::span<const int64_t> out, std::span<const std::span<const int64_t>> inputs);
 };
 
 }  // namespace kiln::cpu

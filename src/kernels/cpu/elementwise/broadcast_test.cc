@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "core/thread_pool.h"
@@ -21,60 +23,69 @@ class ElementwiseBroadcast : public ::testing::Test {
   KernelInfo info_{node_};
 };
 
+// The dimensions of a SmallVector, for comparisons.
+template <typename T>
+std::vector<T> Vec(std::span<const T> s) {
+  return std::vector<T>(s.begin(), s.end());
+}
+
 TEST_F(ElementwiseBroadcast, NumpyShapes) {
-  Dims out = {2, 1, 4};
-  cpu::BroadcastInto(info_, out, {3, 1}, "B");
-  EXPECT_EQ(out, (Dims{2, 3, 4}));
+  cpu::SmallVector<int64_t> out = {2, 1, 4};
+  cpu::BroadcastInto(info_, out, Dims{3, 1}, "B");
+  EXPECT_EQ(Vec(out.span()), (Dims{2, 3, 4}));
   out = {5};
-  cpu::BroadcastInto(info_, out, {2, 1, 1}, "B");
-  EXPECT_EQ(out, (Dims{2, 1, 5}));
+  cpu::BroadcastInto(info_, out, Dims{2, 1, 1}, "B");
+  EXPECT_EQ(Vec(out.span()), (Dims{2, 1, 5}));
   out = {};
-  cpu::BroadcastInto(info_, out, {0, 3}, "B");
-  EXPECT_EQ(out, (Dims{0, 3}));
+  cpu::BroadcastInto(info_, out, Dims{0, 3}, "B");
+  EXPECT_EQ(Vec(out.span()), (Dims{0, 3}));
   out = {1, 3};
-  cpu::BroadcastInto(info_, out, {0, 1}, "B");
-  EXPECT_EQ(out, (Dims{0, 3}));
+  cpu::BroadcastInto(info_, out, Dims{0, 1}, "B");
+  EXPECT_EQ(Vec(out.span()), (Dims{0, 3}));
 }
 
 TEST_F(ElementwiseBroadcast, NumpyMismatchNamesInputAndShapes) {
-  Dims out = {2, 3};
-  ExpectError([&] { cpu::BroadcastInto(info_, out, {4}, "B"); }, ErrorCode::kInvalidArgument,
+  cpu::SmallVector<int64_t> out = {2, 3};
+  ExpectError([&] { cpu::BroadcastInto(info_, out, Dims{4}, "B"); }, ErrorCode::kInvalidArgument,
               {"node 'bc' (Add)", "'B'", "[4]", "[2,3]"});
 }
 
 TEST_F(ElementwiseBroadcast, Unidirectional) {
-  EXPECT_TRUE(cpu::BroadcastsTo({3, 1}, {2, 3, 4}));
-  EXPECT_TRUE(cpu::BroadcastsTo({}, {2, 3}));
-  EXPECT_FALSE(cpu::BroadcastsTo({2, 3, 4}, {3, 4}));
-  EXPECT_FALSE(cpu::BroadcastsTo({3, 2}, {3, 4}));
+  EXPECT_TRUE(cpu::BroadcastsTo(Dims{3, 1}, Dims{2, 3, 4}));
+  EXPECT_TRUE(cpu::BroadcastsTo(Dims{}, Dims{2, 3}));
+  EXPECT_FALSE(cpu::BroadcastsTo(Dims{2, 3, 4}, Dims{3, 4}));
+  EXPECT_FALSE(cpu::BroadcastsTo(Dims{3, 2}, Dims{3, 4}));
 }
 
 TEST_F(ElementwiseBroadcast, LegacySuffixAxisAndSingleElement) {
   const Dims a = {2, 3, 4, 5};
-  EXPECT_EQ(cpu::LegacyBroadcastDims(info_, a, {4, 5}, true, std::nullopt), (Dims{1, 1, 4, 5}));
-  EXPECT_EQ(cpu::LegacyBroadcastDims(info_, a, {3, 4}, true, 1), (Dims{1, 3, 4, 1}));
-  EXPECT_EQ(cpu::LegacyBroadcastDims(info_, a, {2}, true, 0), (Dims{2, 1, 1, 1}));
-  EXPECT_EQ(cpu::LegacyBroadcastDims(info_, a, {1, 1}, true, std::nullopt), (Dims{1, 1, 1, 1}));
-  EXPECT_EQ(cpu::LegacyBroadcastDims(info_, a, {}, true, std::nullopt), (Dims{1, 1, 1, 1}));
-  EXPECT_EQ(cpu::LegacyBroadcastDims(info_, a, a, false, std::nullopt), a);
+  auto legacy = [&](const Dims& b, bool broadcast, std::optional<int64_t> axis) {
+    return Vec(cpu::LegacyBroadcastDims(info_, a, b, broadcast, axis).span());
+  };
+  EXPECT_EQ(legacy({4, 5}, true, std::nullopt), (Dims{1, 1, 4, 5}));
+  EXPECT_EQ(legacy({3, 4}, true, 1), (Dims{1, 3, 4, 1}));
+  EXPECT_EQ(legacy({2}, true, 0), (Dims{2, 1, 1, 1}));
+  EXPECT_EQ(legacy({1, 1}, true, std::nullopt), (Dims{1, 1, 1, 1}));
+  EXPECT_EQ(legacy({}, true, std::nullopt), (Dims{1, 1, 1, 1}));
+  EXPECT_EQ(legacy(a, false, std::nullopt), a);
 }
 
 TEST_F(ElementwiseBroadcast, LegacyErrors) {
   const Dims a = {2, 3, 4};
-  ExpectError([&] { cpu::LegacyBroadcastDims(info_, a, {4}, false, std::nullopt); },
+  ExpectError([&] { cpu::LegacyBroadcastDims(info_, a, Dims{4}, false, std::nullopt); },
               ErrorCode::kInvalidArgument, {"node 'bc' (Add)", "'B'", "[4]", "'broadcast'"});
-  ExpectError([&] { cpu::LegacyBroadcastDims(info_, a, {3}, true, std::nullopt); },
+  ExpectError([&] { cpu::LegacyBroadcastDims(info_, a, Dims{3}, true, std::nullopt); },
               ErrorCode::kInvalidArgument, {"'B'", "[3]", "axis 2"});
   ExpectError(
       [&] {
-        cpu::LegacyBroadcastDims(info_, a, {3, 4}, true, 2);
+        cpu::LegacyBroadcastDims(info_, a, Dims{3, 4}, true, 2);
       },
       ErrorCode::kInvalidArgument, {"'B'", "axis 2"});
-  ExpectError([&] { cpu::LegacyBroadcastDims(info_, a, {3}, true, 5); },
+  ExpectError([&] { cpu::LegacyBroadcastDims(info_, a, Dims{3}, true, 5); },
               ErrorCode::kInvalidArgument, {"axis 5 is out of range"});
   ExpectError(
       [&] {
-        cpu::LegacyBroadcastDims(info_, {3}, {2, 3}, true, std::nullopt);
+        cpu::LegacyBroadcastDims(info_, Dims{3}, Dims{2, 3}, true, std::nullopt);
       },
       ErrorCode::kInvalidArgument, {"rank"});
 }
@@ -108,9 +119,19 @@ TEST_F(ElementwiseBroadcast, PlanMergesAndDropsDimensions) {
   EXPECT_EQ(plan.inner(), 20u);
   EXPECT_EQ(plan.step(0), 1u);
   EXPECT_EQ(plan.step(1), 0u);
-  EXPECT_EQ(plan.outer_dims(), (std::vector<size_t>{2, 3}));
-  EXPECT_EQ(plan.outer_strides(0), (std::vector<size_t>{60, 20}));
-  EXPECT_EQ(plan.outer_strides(1), (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(Vec(plan.outer_dims()), (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(Vec(plan.outer_strides(0)), (std::vector<size_t>{60, 20}));
+  EXPECT_EQ(Vec(plan.outer_strides(1)), (std::vector<size_t>{0, 1}));
+}
+
+TEST_F(ElementwiseBroadcast, PlanFromSpansMatchesPlanFromVectors) {
+  const Dims x = {2, 3, 4, 5};
+  const cpu::SmallVector<int64_t> c = {1, 3, 1, 1};
+  const BroadcastPlan plan(std::span<const int64_t>(x), {x, c.span()});
+  EXPECT_EQ(plan.inner(), 20u);
+  EXPECT_EQ(plan.step(1), 0u);
+  EXPECT_EQ(Vec(plan.outer_dims()), (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(Vec(plan.outer_strides(1)), (std::vector<size_t>{0, 1}));
 }
 
 TEST_F(ElementwiseBroadcast, PlanEmptyOutputVisitsNothing) {

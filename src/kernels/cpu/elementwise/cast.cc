@@ -398,12 +398,12 @@ void RunNarrowCast(KernelContext& ctx, const Tensor& x, Tensor& y, const CastOpt
   }
   const size_t n = x.element_count();
   ctx.threads().ParallelFor((n + kChunk - 1) / kChunk, 16, [&](size_t first, size_t last) {
-    std::vector<Wide> values(kChunk);
+    Wide values[kChunk];
     for (size_t c = first; c < last; ++c) {
       const size_t begin = c * kChunk;
       const size_t end = std::min(n, begin + kChunk);
-      ReadWide(info, x, begin, end, values.data());
-      WriteWide(info, y, begin, end, values.data(), options);
+      ReadWide(info, x, begin, end, values);
+      WriteWide(info, y, begin, end, values, options);
     }
   });
 }

@@ -25,7 +25,7 @@ class Expand final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument,
                 "input 'shape' must be 1-D, but has shape " + shape.shape().ToString());
     }
-    std::vector<int64_t> out = ReadInts(info, shape, "shape");
+    SmallVector<int64_t> out = ReadSmallInts(info, shape, "shape");
     for (size_t i = 0; i < out.size(); ++i) {
       if (out[i] < 0) {
         info.Fail(ErrorCode::kInvalidArgument, "input 'shape' holds " + std::to_string(out[i]) +
@@ -37,8 +37,8 @@ class Expand final : public Kernel {
     DispatchStorage(x.type(), info, [&](auto tag) {
       using U = typename decltype(tag)::type;
       if (!ctx.WantsOutput(0)) return;
-      Tensor& y = ctx.Output(0, x.type(), Shape(out));
-      RunBroadcastCopy(ctx.threads(), BroadcastPlan(out, {&x.shape().dims()}),
+      Tensor& y = ctx.Output(0, x.type(), out.span());
+      RunBroadcastCopy(ctx.threads(), BroadcastPlan(out.span(), {x.shape().dims()}),
                        static_cast<const U*>(x.data()), static_cast<U*>(y.data()));
     });
   }

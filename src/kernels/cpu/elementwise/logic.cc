@@ -107,8 +107,8 @@ class Predicate final : public Kernel {
       using T = typename decltype(tag)::type;
       using S = Storage<T>;
       if (!ctx.WantsOutput(0)) return;
-      Tensor& y = ctx.Output(0, DataType::kBool, Shape(shapes.out));
-      const BroadcastPlan plan(shapes.out, {&shapes.a, &shapes.b});
+      Tensor& y = ctx.Output(0, DataType::kBool, shapes.out.span());
+      const BroadcastPlan plan(shapes.out.span(), {shapes.a.span(), shapes.b.span()});
       RunBinary(ctx.threads(), plan, static_cast<const S*>(a.data()),
                 static_cast<const S*>(b.data()), static_cast<bool*>(y.data()),
                 [](const S& p, const S& q) { return Op{}(Value<T>(p), Value<T>(q)); });
@@ -150,14 +150,15 @@ class Where final : public Kernel {
     const Tensor& y = ctx.Input(2);
     RequireBool(info, cond, "condition");
     RequireSameType(info, x, "X", y, "Y");
-    std::vector<int64_t> out = cond.shape().dims();
+    SmallVector<int64_t> out(cond.shape().dims());
     BroadcastInto(info, out, x.shape().dims(), "X");
     BroadcastInto(info, out, y.shape().dims(), "Y");
     DispatchStorage(x.type(), info, [&](auto tag) {
       using U = typename decltype(tag)::type;
       if (!ctx.WantsOutput(0)) return;
-      Tensor& z = ctx.Output(0, x.type(), Shape(out));
-      const BroadcastPlan plan(out, {&cond.shape().dims(), &x.shape().dims(), &y.shape().dims()});
+      Tensor& z = ctx.Output(0, x.type(), out.span());
+      const BroadcastPlan plan(out.span(),
+                               {cond.shape().dims(), x.shape().dims(), y.shape().dims()});
       RunTernary(ctx.threads(), plan, static_cast<const uint8_t*>(cond.data()),
                  static_cast<const U*>(x.data()), static_cast<const U*>(y.data()),
                  static_cast<U*>(z.data()),

@@ -83,8 +83,8 @@ class Pow final : public Kernel {
       DispatchList(NumericTypes{}, y.type(), info, [&](auto exponent_tag) {
         using E = typename decltype(exponent_tag)::type;
         if (!ctx.WantsOutput(0)) return;
-        Tensor& z = ctx.Output(0, x.type(), Shape(shapes.out));
-        const BroadcastPlan plan(shapes.out, {&shapes.a, &shapes.b});
+        Tensor& z = ctx.Output(0, x.type(), shapes.out.span());
+        const BroadcastPlan plan(shapes.out.span(), {shapes.a.span(), shapes.b.span()});
         RunBinary(ctx.threads(), plan, static_cast<const T*>(x.data()),
                   static_cast<const E*>(y.data()), static_cast<T*>(z.data()),
                   [&info](T b, E e) { return PowElement(info, b, e); });

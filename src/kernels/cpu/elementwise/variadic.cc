@@ -3,6 +3,7 @@
 // `consumed_inputs` is ignored). Min and Max propagate NaN like numpy. Float16/BFloat16 compute
 // in float and are stored after each input.
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -60,9 +61,11 @@ struct MeanOp {
   }
 };
 
-std::string DataName(size_t i) {
-  return "data_" + std::to_string(i);
-}
+// "data_<i>", the name of input i, in a stack buffer.
+struct DataName {
+  char text[32];
+  explicit DataName(size_t i) { std::snprintf(text, sizeof(text), "data_%zu", i); }
+};
 
 template <typename Op>
 class Variadic final : public Kernel {
@@ -73,40 +76,41 @@ class Variadic final : public Kernel {
     const KernelInfo& info = ctx.info();
     const size_t n = ctx.input_count();
     if (n == 0) info.Fail(ErrorCode::kInvalidArgument, "needs at least one input");
-    std::vector<const Tensor*> inputs(n);
-    for (size_t i = 0; i < n; ++i) inputs[i] = &ctx.Input(i);
-    const Tensor& first = *inputs[0];
-    std::vector<int64_t> out = first.shape().dims();
+    auto input = [&](size_t i) -> const Tensor& { return ctx.Input(i); };
+    const Tensor& first = input(0);
+    SmallVector<int64_t> out(first.shape().dims());
     for (size_t i = 1; i < n; ++i) {
-      const std::string name = DataName(i);
-      RequireSameType(info, first, "data_0", *inputs[i], name.c_str());
+      const DataName name(i);
+      RequireSameType(info, first, "data_0", input(i), name.text);
       if (broadcasts_) {
-        BroadcastInto(info, out, inputs[i]->shape().dims(), name);
-      } else if (inputs[i]->shape() != first.shape()) {
+        BroadcastInto(info, out, input(i).shape().dims(), name.text);
+      } else if (input(i).shape() != first.shape()) {
         info.Fail(ErrorCode::kInvalidArgument,
-                  "input '" + name + "' has shape " + inputs[i]->shape().ToString() +
-                      " but 'data_0' has shape " + first.shape().ToString() +
+                  std::string("input '") + name.text + "' has shape " +
+                      input(i).shape().ToString() + " but 'data_0' has shape " +
+                      first.shape().ToString() +
                       "; inputs must have the same shape before opset 8");
       }
     }
     DispatchList(typename Op::Types{}, first.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if (!ctx.WantsOutput(0)) return;
-      Tensor& y = ctx.Output(0, first.type(), Shape(out));
+      Tensor& y = ctx.Output(0, first.type(), out.span());
       T* py = static_cast<T*>(y.data());
-      auto data = [&](size_t i) { return static_cast<const T*>(inputs[i]->data()); };
+      auto data = [&](size_t i) { return static_cast<const T*>(input(i).data()); };
       const Op op;
       auto combine = [&op](T a, T b) { return Store<T>(op(Load(a), Load(b))); };
       if (n == 1) {
-        RunBroadcastCopy(ctx.threads(), BroadcastPlan(out, {&first.shape().dims()}), data(0), py);
+        RunBroadcastCopy(ctx.threads(), BroadcastPlan(out.span(), {first.shape().dims()}), data(0),
+                         py);
       } else {
         RunBinary(ctx.threads(),
-                  BroadcastPlan(out, {&first.shape().dims(), &inputs[1]->shape().dims()}), data(0),
-                  data(1), py, combine);
+                  BroadcastPlan(out.span(), {first.shape().dims(), input(1).shape().dims()}),
+                  data(0), data(1), py, combine);
       }
       for (size_t i = 2; i < n; ++i) {
-        RunBinary(ctx.threads(), BroadcastPlan(out, {&out, &inputs[i]->shape().dims()}), py,
-                  data(i), py, combine);
+        RunBinary(ctx.threads(), BroadcastPlan(out.span(), {out.span(), input(i).shape().dims()}),
+                  py, data(i), py, combine);
       }
       if constexpr (Op::kMean) {
         const auto count = static_cast<ComputeType<T>>(n);

@@ -72,9 +72,9 @@ size_t Count(const KernelInfo& info, const std::vector<int64_t>& dims) {
 // Calls fn(offset) for the `count` indices of `dims` in row-major order, the offset being
 // Σ index·stride.
 template <typename F>
-void ForEachOffset(const std::vector<int64_t>& dims, const std::vector<size_t>& strides,
-                   size_t count, F&& fn) {
-  std::vector<int64_t> index(dims.size(), 0);
+void ForEachOffset(std::span<const int64_t> dims, std::span<const size_t> strides, size_t count,
+                   F&& fn) {
+  SmallVector<int64_t> index(dims.size(), 0);
   size_t offset = 0;
   for (size_t i = 0; i < count; ++i) {
     fn(offset);
@@ -94,7 +94,7 @@ void ForEachOffset(const std::vector<int64_t>& dims, const std::vector<size_t>& 
 template <typename C>
 Operand<C> Rearrange(const KernelInfo& info, const Operand<C>& x,
                      const std::vector<int>& out_labels) {
-  const std::vector<size_t> strides = Strides(x.dims);
+  const SmallVector<size_t> strides = Strides(x.dims);
   // The step along a label is the sum of the strides of its occurrences.
   auto step = [&](int label) {
     size_t s = 0;
@@ -200,7 +200,9 @@ Operand<C> Contract(const KernelInfo& info, Operand<C> x, Operand<C> y,
   }
   Operand<C> out;
   out.labels = Concat({&batch, &rows, &cols});
-  BroadcastDims(x_batch, y_batch, &out.dims);
+  SmallVector<int64_t> out_batch_dims;
+  BroadcastDims(x_batch, y_batch, &out_batch_dims);
+  out.dims = out_batch_dims.ToVector();
   size_t m = 1;
   size_t n = 1;
   size_t k = 1;

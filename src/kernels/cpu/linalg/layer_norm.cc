@@ -12,14 +12,15 @@
 // sum with B are each rounded to X's type.
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/linalg/linalg_kernels.h"
 #include "kernels/cpu/linalg/linalg_util.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/types.h"
 
 namespace kiln::cpu {
@@ -57,7 +58,7 @@ class LayerNormalization final : public Kernel {
     const size_t axis = NormalizeAxis(info, axis_, dims.size());
     size_t rows = 1;
     size_t width = 1;
-    std::vector<int64_t> stats_dims = dims;
+    SmallVector<int64_t> stats_dims(dims);
     for (size_t d = 0; d < dims.size(); ++d) {
       if (d < axis) {
         rows *= static_cast<size_t>(dims[d]);
@@ -69,23 +70,23 @@ class LayerNormalization final : public Kernel {
     Tensor& y = ctx.Output(0, x.type(), x.shape());
     void* mean_out = nullptr;
     void* inv_std_out = nullptr;
-    if (ctx.WantsOutput(1)) mean_out = ctx.Output(1, stash_, Shape(stats_dims)).data();
-    if (ctx.WantsOutput(2)) inv_std_out = ctx.Output(2, stash_, Shape(stats_dims)).data();
+    if (ctx.WantsOutput(1)) mean_out = ctx.Output(1, stash_, stats_dims.span()).data();
+    if (ctx.WantsOutput(2)) inv_std_out = ctx.Output(2, stash_, stats_dims.span()).data();
     // With an empty X, `rows` may have wrapped unless an allocated Mean or InvStdDev holds it.
     if (rows == 0 || (width == 0 && mean_out == nullptr && inv_std_out == nullptr)) return;
 
     Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
-      const std::vector<int64_t> row_dims(dims.begin() + static_cast<ptrdiff_t>(axis), dims.end());
-      const Parameter<Acc> scale_values = Expand<T, Acc>(scale, dims, row_dims);
+      const std::span<const int64_t> row_dims = std::span<const int64_t>(dims).subspan(axis);
+      const Parameter<Acc> scale_values = Expand<T, Acc>(ctx, scale, dims, row_dims);
       const Parameter<Acc> bias_values =
-          bias != nullptr ? Expand<T, Acc>(*bias, dims, row_dims) : Parameter<Acc>{};
+          bias != nullptr ? Expand<T, Acc>(ctx, *bias, dims, row_dims) : Parameter<Acc>{};
       const T* xp = static_cast<const T*>(x.data());
       T* yp = static_cast<T*>(y.data());
       const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(width, 1));
       ctx.threads().ParallelFor(rows, grain, [&](size_t begin, size_t end) {
-        std::vector<double> values(width);
+        const std::span<double> values(ctx.Scratch<double>(width), width);
         for (size_t r = begin; r < end; ++r) {
           const T* src = xp + r * width;
           for (size_t i = 0; i < width; ++i) {
@@ -136,17 +137,17 @@ class LayerNormalization final : public Kernel {
   // Scale or B broadcast to one row (when it is the same for every row) or to all of X.
   template <typename Acc>
   struct Parameter {
-    std::vector<Acc> values;
+    const Acc* values = nullptr;  // scratch memory
     bool per_row = true;
     const Acc* Row(size_t r, size_t width) const {
-      if (values.empty()) return nullptr;
-      return per_row ? values.data() : values.data() + r * width;
+      if (values == nullptr) return nullptr;
+      return per_row ? values : values + r * width;
     }
   };
 
   template <typename T, typename Acc>
-  static Parameter<Acc> Expand(const Tensor& t, const std::vector<int64_t>& x_dims,
-                               const std::vector<int64_t>& row_dims) {
+  static Parameter<Acc> Expand(KernelContext& ctx, const Tensor& t, std::span<const int64_t> x_dims,
+                               std::span<const int64_t> row_dims) {
     const std::vector<int64_t>& dims = t.shape().dims();
     // The dimensions of t that line up with the row dimensions of X; the rest must all be 1 for
     // one row of values to serve every row.
@@ -156,17 +157,19 @@ class LayerNormalization final : public Kernel {
     Parameter<Acc> p;
     p.per_row = per_row;
     const T* data = static_cast<const T*>(t.data());
-    if (per_row) {
-      const std::vector<int64_t> tail(dims.end() - static_cast<ptrdiff_t>(kept), dims.end());
-      p.values = BroadcastValues<T, Acc>(data, tail, row_dims);
-    } else {
-      p.values = BroadcastValues<T, Acc>(data, dims, x_dims);
-    }
+    const std::span<const int64_t> source =
+        per_row ? std::span<const int64_t>(dims).last(kept) : std::span<const int64_t>(dims);
+    const std::span<const int64_t> target = per_row ? row_dims : x_dims;
+    size_t count = 1;
+    for (int64_t d : target) count *= static_cast<size_t>(d);
+    Acc* values = ctx.Scratch<Acc>(count);
+    BroadcastValuesInto<T, Acc>(data, source, target, values);
+    p.values = values;
     return p;
   }
 
   // Normalises `row` in place in double (two passes); returns the mean and 1 / sqrt(var + eps).
-  std::pair<double, double> NormalizeInDouble(std::vector<double>& row) const {
+  std::pair<double, double> NormalizeInDouble(std::span<double> row) const {
     const auto width = static_cast<double>(row.size());
     double sum = 0;
     for (double v : row) sum += v;
@@ -180,7 +183,7 @@ class LayerNormalization final : public Kernel {
 
   // Normalises `row` in place as the function body does with stash_type bfloat16: each step
   // rounded to bfloat16. Returns the (bfloat16) mean and reciprocal of the standard deviation.
-  std::pair<double, double> NormalizeInBfloat16(std::vector<double>& row) const {
+  std::pair<double, double> NormalizeInBfloat16(std::span<double> row) const {
     const auto bf = [](double v) {
       return static_cast<double>(BFloat16::FromFloat(static_cast<float>(v)).ToFloat());
     };

@@ -43,24 +43,31 @@ void BatchedMatMul(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, con
     const double row_work = work / static_cast<double>(std::max<size_t>(m, 1));
     const auto grain = static_cast<size_t>(std::max(1.0, kMinParallelWork / row_work));
     pool.ParallelFor(batches * m, grain, [&](size_t begin, size_t end) {
-      std::vector<W> acc(n);
+      // Each row of C in blocks of columns, summed on the stack (the order over p is unchanged).
+      constexpr size_t kColumns = 256;
+      W acc[kColumns];
       for (size_t r = begin; r < end; ++r) {
         const size_t batch = r / m;
         const size_t i = r % m;
         const T* ab = a + a_offsets[batch];
         const T* bb = b + b_offsets[batch];
-        std::fill(acc.begin(), acc.end(), W(0));
-        for (size_t p = 0; p < k; ++p) {
-          const auto av = static_cast<W>(trans_a ? ab[p * m + i] : ab[i * k + p]);
-          if (trans_b) {
-            for (size_t j = 0; j < n; ++j) acc[j] += av * static_cast<W>(bb[j * k + p]);
-          } else {
-            const T* brow = bb + p * n;
-            for (size_t j = 0; j < n; ++j) acc[j] += av * static_cast<W>(brow[j]);
-          }
-        }
         T* crow = c + r * n;
-        for (size_t j = 0; j < n; ++j) crow[j] = static_cast<T>(acc[j]);
+        for (size_t j0 = 0; j0 < n; j0 += kColumns) {
+          const size_t width = std::min(kColumns, n - j0);
+          std::fill(acc, acc + width, W(0));
+          for (size_t p = 0; p < k; ++p) {
+            const auto av = static_cast<W>(trans_a ? ab[p * m + i] : ab[i * k + p]);
+            if (trans_b) {
+              for (size_t j = 0; j < width; ++j) {
+                acc[j] += av * static_cast<W>(bb[(j0 + j) * k + p]);
+              }
+            } else {
+              const T* brow = bb + p * n + j0;
+              for (size_t j = 0; j < width; ++j) acc[j] += av * static_cast<W>(brow[j]);
+            }
+          }
+          for (size_t j = 0; j < width; ++j) crow[j0 + j] = static_cast<T>(acc[j]);
+        }
       }
     });
   }
@@ -78,8 +85,8 @@ KILN_INSTANTIATE_BATCHED_MATMUL(uint32_t)
 KILN_INSTANTIATE_BATCHED_MATMUL(uint64_t)
 #undef KILN_INSTANTIATE_BATCHED_MATMUL
 
-bool BroadcastDims(const std::vector<int64_t>& x, const std::vector<int64_t>& y,
-                   std::vector<int64_t>* out) {
+bool BroadcastDims(std::span<const int64_t> x, std::span<const int64_t> y,
+                   SmallVector<int64_t>* out) {
   const size_t rank = std::max(x.size(), y.size());
   out->assign(rank, 1);
   for (size_t i = 0; i < rank; ++i) {
@@ -91,10 +98,10 @@ bool BroadcastDims(const std::vector<int64_t>& x, const std::vector<int64_t>& y,
   return true;
 }
 
-std::vector<size_t> BroadcastOffsets(const std::vector<int64_t>& dims,
-                                     const std::vector<int64_t>& out_dims) {
+void BroadcastOffsetsInto(std::span<const int64_t> dims, std::span<const int64_t> out_dims,
+                          size_t* offsets) {
   const size_t rank = out_dims.size();
-  std::vector<size_t> stride(rank, 0);  // source stride per output dimension; 0 repeats
+  SmallVector<size_t> stride(rank, 0);  // source stride per output dimension; 0 repeats
   size_t step = 1;
   for (size_t i = 0; i < dims.size(); ++i) {
     const auto d = static_cast<size_t>(dims[dims.size() - 1 - i]);
@@ -103,8 +110,7 @@ std::vector<size_t> BroadcastOffsets(const std::vector<int64_t>& dims,
   }
   size_t count = 1;
   for (int64_t d : out_dims) count *= static_cast<size_t>(d);
-  std::vector<size_t> offsets(count);
-  std::vector<int64_t> index(rank, 0);
+  SmallVector<int64_t> index(rank, 0);
   size_t offset = 0;
   for (size_t i = 0; i < count; ++i) {
     offsets[i] = offset;
@@ -117,11 +123,19 @@ std::vector<size_t> BroadcastOffsets(const std::vector<int64_t>& dims,
       index[d] = 0;
     }
   }
+}
+
+std::vector<size_t> BroadcastOffsets(std::span<const int64_t> dims,
+                                     std::span<const int64_t> out_dims) {
+  size_t count = 1;
+  for (int64_t d : out_dims) count *= static_cast<size_t>(d);
+  std::vector<size_t> offsets(count);
+  BroadcastOffsetsInto(dims, out_dims, offsets.data());
   return offsets;
 }
 
 void CheckBroadcastable(const KernelInfo& info, const Tensor& t, const char* name,
-                        const std::vector<int64_t>& target) {
+                        std::span<const int64_t> target) {
   const std::vector<int64_t>& dims = t.shape().dims();
   bool ok = dims.size() <= target.size();
   for (size_t i = 0; ok && i < dims.size(); ++i) {
@@ -131,7 +145,8 @@ void CheckBroadcastable(const KernelInfo& info, const Tensor& t, const char* nam
   if (!ok) {
     info.Fail(ErrorCode::kInvalidArgument,
               std::string("input '") + name + "' has shape " + t.shape().ToString() +
-                  ", which does not broadcast to " + Shape(target).ToString());
+                  ", which does not broadcast to " +
+                  Shape(std::vector<int64_t>(target.begin(), target.end())).ToString());
   }
 }
 

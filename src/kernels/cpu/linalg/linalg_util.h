@@ -15,6 +15,7 @@
 #include "core/float16.h"
 #include "core/tensor.h"
 #include "core/thread_pool.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/kernel.h"
 
 namespace kiln::cpu {
@@ -38,9 +39,13 @@ void BatchedMatMul(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, con
 
 // Float16 / BFloat16 data as floats, and back (round to nearest even).
 template <typename T>
+void ToFloats(const T* p, size_t count, float* out) {
+  for (size_t i = 0; i < count; ++i) out[i] = p[i].ToFloat();
+}
+template <typename T>
 std::vector<float> ToFloats(const T* p, size_t count) {
   std::vector<float> out(count);
-  for (size_t i = 0; i < count; ++i) out[i] = p[i].ToFloat();
+  ToFloats(p, count, out.data());
   return out;
 }
 template <typename T>
@@ -50,34 +55,67 @@ void FromFloats(const float* src, size_t count, T* dst) {
 
 // Numpy broadcasting of two dimension lists (right-aligned, equal or 1). Returns false when some
 // pair differs and neither is 1.
-bool BroadcastDims(const std::vector<int64_t>& x, const std::vector<int64_t>& y,
-                   std::vector<int64_t>* out);
+bool BroadcastDims(std::span<const int64_t> x, std::span<const int64_t> y,
+                   SmallVector<int64_t>* out);
 
 // Element offsets into a row-major tensor of dimensions `dims` for every index of `out_dims`, in
 // row-major order, where `dims` (right-aligned, no longer than out_dims) broadcasts to out_dims:
-// dimensions of size 1 repeat.
-std::vector<size_t> BroadcastOffsets(const std::vector<int64_t>& dims,
-                                     const std::vector<int64_t>& out_dims);
+// dimensions of size 1 repeat. `offsets` holds one entry per element of out_dims.
+void BroadcastOffsetsInto(std::span<const int64_t> dims, std::span<const int64_t> out_dims,
+                          size_t* offsets);
+// The same as a new vector.
+std::vector<size_t> BroadcastOffsets(std::span<const int64_t> dims,
+                                     std::span<const int64_t> out_dims);
 
 // Throws kInvalidArgument naming input `name` and both shapes unless `t` broadcasts
 // unidirectionally (numpy rules, t's dimensions right-aligned) to `target`.
 void CheckBroadcastable(const KernelInfo& info, const Tensor& t, const char* name,
-                        const std::vector<int64_t>& target);
+                        std::span<const int64_t> target);
 
 // The values of T data of dimensions `dims`, converted to Acc and broadcast to `target` (which
-// `dims` broadcasts to, right-aligned), in row-major order.
+// `dims` broadcasts to, right-aligned), in row-major order, written to `out` (one entry per
+// element of target).
+template <typename T, typename Acc>
+void BroadcastValuesInto(const T* data, std::span<const int64_t> dims,
+                         std::span<const int64_t> target, Acc* out) {
+  // The source stride of each target dimension (0 where it repeats) and an odometer over target.
+  const size_t rank = target.size();
+  SmallVector<size_t> stride(rank, 0);
+  size_t step = 1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const auto d = static_cast<size_t>(dims[dims.size() - 1 - i]);
+    stride[rank - 1 - i] = d == 1 ? 0 : step;
+    step *= d;
+  }
+  size_t count = 1;
+  for (int64_t d : target) count *= static_cast<size_t>(d);
+  SmallVector<int64_t> index(rank, 0);
+  size_t offset = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if constexpr (kIsHalf<T>) {
+      out[i] = static_cast<Acc>(data[offset].ToFloat());
+    } else {
+      out[i] = static_cast<Acc>(data[offset]);
+    }
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < target[d]) {
+        offset += stride[d];
+        break;
+      }
+      offset -= stride[d] * static_cast<size_t>(target[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
+// The same as a new vector.
 template <typename T, typename Acc>
 std::vector<Acc> BroadcastValues(const T* data, const std::vector<int64_t>& dims,
                                  const std::vector<int64_t>& target) {
-  const std::vector<size_t> offsets = BroadcastOffsets(dims, target);
-  std::vector<Acc> out(offsets.size());
-  for (size_t i = 0; i < offsets.size(); ++i) {
-    if constexpr (kIsHalf<T>) {
-      out[i] = static_cast<Acc>(data[offsets[i]].ToFloat());
-    } else {
-      out[i] = static_cast<Acc>(data[offsets[i]]);
-    }
-  }
+  size_t count = 1;
+  for (int64_t d : target) count *= static_cast<size_t>(d);
+  std::vector<Acc> out(count);
+  BroadcastValuesInto<T, Acc>(data, dims, target, out.data());
   return out;
 }
 

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
-#include <vector>
 
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/linalg/linalg_kernels.h"
@@ -110,10 +109,10 @@ class Normalization final : public Kernel {
       T* yp = static_cast<T*>(y.data());
       const size_t grain = std::max<size_t>(1, 16384 / block);
       ctx.threads().ParallelFor(outer, grain, [&](size_t begin, size_t end) {
-        std::vector<Acc> values(block);
-        std::vector<Acc> max(inner);
-        std::vector<Acc> sum(inner);
-        std::vector<size_t> arg(inner);
+        Acc* values = ctx.Scratch<Acc>(block);
+        Acc* max = ctx.Scratch<Acc>(inner);
+        Acc* sum = ctx.Scratch<Acc>(inner);
+        size_t* arg = ctx.Scratch<size_t>(inner);
         for (size_t o = begin; o < end; ++o) {
           const T* src = xp + o * block;
           for (size_t i = 0; i < block; ++i) {
@@ -123,7 +122,7 @@ class Normalization final : public Kernel {
               values[i] = src[i];
             }
           }
-          NormalizeBlock<kNorm>(values.data(), len, inner, max.data(), sum.data(), arg.data());
+          NormalizeBlock<kNorm>(values, len, inner, max, sum, arg);
           T* dst = yp + o * block;
           for (size_t i = 0; i < block; ++i) {
             if constexpr (kIsHalf<T>) {

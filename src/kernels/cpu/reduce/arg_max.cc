@@ -2,12 +2,14 @@
 // float, double, Float16, BFloat16 (compared as float) and the 8- to 64-bit integers; the output
 // is int64. As in numpy, NaN counts as the extreme value for both (the first NaN wins, the last
 // with select_last_index). Reducing over an empty axis is an error.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/reduce/numeric.h"
 #include "kernels/cpu/reduce/reduce_kernels.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/types.h"
 
 namespace kiln::cpu {
@@ -30,30 +32,30 @@ bool Better(A v, A best) {
 
 // y[o, i] = arg best over k of x[o, k, i] for x viewed as [outer, n, inner].
 template <bool kMax, bool kLast, typename T>
-void ArgReduce(const T* x, size_t outer, size_t n, size_t inner, int64_t* y, ThreadPool& pool) {
+void ArgReduce(KernelContext& ctx, const T* x, size_t outer, size_t n, size_t inner, int64_t* y) {
   using A = ComputeType<T>;
-  pool.ParallelFor(outer, std::max<size_t>(1, (size_t{1} << 15) / (n * inner + 1)),
-                   [&](size_t begin, size_t end) {
-                     std::vector<A> best(inner);
-                     for (size_t o = begin; o < end; ++o) {
-                       const T* xo = x + o * n * inner;
-                       int64_t* yo = y + o * inner;
-                       for (size_t i = 0; i < inner; ++i) {
-                         best[i] = Load(xo[i]);
-                         yo[i] = 0;
-                       }
-                       for (size_t k = 1; k < n; ++k) {
-                         const T* row = xo + k * inner;
-                         for (size_t i = 0; i < inner; ++i) {
-                           const A v = Load(row[i]);
-                           if (Better<kMax, kLast>(v, best[i])) {
-                             best[i] = v;
-                             yo[i] = static_cast<int64_t>(k);
-                           }
-                         }
-                       }
-                     }
-                   });
+  ctx.threads().ParallelFor(outer, std::max<size_t>(1, (size_t{1} << 15) / (n * inner + 1)),
+                            [&](size_t begin, size_t end) {
+                              A* best = ctx.Scratch<A>(inner);
+                              for (size_t o = begin; o < end; ++o) {
+                                const T* xo = x + o * n * inner;
+                                int64_t* yo = y + o * inner;
+                                for (size_t i = 0; i < inner; ++i) {
+                                  best[i] = Load(xo[i]);
+                                  yo[i] = 0;
+                                }
+                                for (size_t k = 1; k < n; ++k) {
+                                  const T* row = xo + k * inner;
+                                  for (size_t i = 0; i < inner; ++i) {
+                                    const A v = Load(row[i]);
+                                    if (Better<kMax, kLast>(v, best[i])) {
+                                      best[i] = v;
+                                      yo[i] = static_cast<int64_t>(k);
+                                    }
+                                  }
+                                }
+                              }
+                            });
 }
 
 template <bool kMax>
@@ -77,7 +79,7 @@ class ArgReduceKernel final : public Kernel {
     }
     size_t outer = 1;
     size_t inner = 1;
-    std::vector<int64_t> out_dims;
+    SmallVector<int64_t> out_dims;
     for (size_t i = 0; i < dims.size(); ++i) {
       if (i < axis) outer *= static_cast<size_t>(dims[i]);
       if (i > axis) inner *= static_cast<size_t>(dims[i]);
@@ -87,16 +89,16 @@ class ArgReduceKernel final : public Kernel {
         out_dims.push_back(1);
       }
     }
-    Tensor& y = ctx.Output(0, DataType::kInt64, Shape(out_dims));
+    Tensor& y = ctx.Output(0, DataType::kInt64, out_dims.span());
     const auto n = static_cast<size_t>(dims[axis]);
     auto* ys = static_cast<int64_t*>(y.data());
     Dispatch<KILN_FLOAT_TYPES, KILN_INT_TYPES>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* xs = static_cast<const T*>(x.data());
       if (select_last_index_) {
-        ArgReduce<kMax, true>(xs, outer, n, inner, ys, ctx.threads());
+        ArgReduce<kMax, true>(ctx, xs, outer, n, inner, ys);
       } else {
-        ArgReduce<kMax, false>(xs, outer, n, inner, ys, ctx.threads());
+        ArgReduce<kMax, false>(ctx, xs, outer, n, inner, ys);
       }
     });
   }

@@ -1,6 +1,7 @@
 // CumSum: opsets 11–23 (exclusive, reverse; the axis is input 1, an int32 or int64 scalar or
 // one-element 1-D tensor). Types: float, double, int32, int64, uint32, uint64, and from opset 14
 // Float16 and BFloat16 (summed in float, rounded at each output). Integer sums wrap.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -19,26 +20,26 @@ using reduce::WrapAdd;
 
 // y along the middle dimension of x viewed as [outer, n, inner].
 template <typename T>
-void RunCumSum(const T* x, size_t outer, size_t n, size_t inner, bool exclusive, bool reverse, T* y,
-               ThreadPool& pool) {
+void RunCumSum(KernelContext& ctx, const T* x, size_t outer, size_t n, size_t inner, bool exclusive,
+               bool reverse, T* y) {
   using A = ComputeType<T>;
-  pool.ParallelFor(outer, std::max<size_t>(1, (size_t{1} << 15) / (n * inner + 1)),
-                   [&](size_t begin, size_t end) {
-                     std::vector<A> sum(inner);
-                     for (size_t o = begin; o < end; ++o) {
-                       sum.assign(inner, A(0));
-                       for (size_t step = 0; step < n; ++step) {
-                         const size_t k = reverse ? n - 1 - step : step;
-                         const T* xs = x + (o * n + k) * inner;
-                         T* ys = y + (o * n + k) * inner;
-                         for (size_t i = 0; i < inner; ++i) {
-                           const A next = WrapAdd(sum[i], Load(xs[i]));
-                           ys[i] = Store<T>(exclusive ? sum[i] : next);
-                           sum[i] = next;
-                         }
-                       }
-                     }
-                   });
+  ctx.threads().ParallelFor(outer, std::max<size_t>(1, (size_t{1} << 15) / (n * inner + 1)),
+                            [&](size_t begin, size_t end) {
+                              A* sum = ctx.Scratch<A>(inner);
+                              for (size_t o = begin; o < end; ++o) {
+                                std::fill_n(sum, inner, A(0));
+                                for (size_t step = 0; step < n; ++step) {
+                                  const size_t k = reverse ? n - 1 - step : step;
+                                  const T* xs = x + (o * n + k) * inner;
+                                  T* ys = y + (o * n + k) * inner;
+                                  for (size_t i = 0; i < inner; ++i) {
+                                    const A next = WrapAdd(sum[i], Load(xs[i]));
+                                    ys[i] = Store<T>(exclusive ? sum[i] : next);
+                                    sum[i] = next;
+                                  }
+                                }
+                              }
+                            });
 }
 
 class CumSum final : public Kernel {
@@ -52,13 +53,13 @@ class CumSum final : public Kernel {
     const KernelInfo& info = ctx.info();
     const Tensor& x = ctx.Input(0);
     const Tensor& axis_tensor = ctx.Input(1);
-    const std::vector<int64_t> axis_values = ReadInts(info, axis_tensor, "axis");
-    if (axis_values.size() != 1 || axis_tensor.shape().rank() > 1) {
+    RequireIntType(info, axis_tensor, "axis");
+    if (axis_tensor.element_count() != 1 || axis_tensor.shape().rank() > 1) {
       info.Fail(ErrorCode::kInvalidArgument,
                 "input 'axis' must hold one value, not shape " + axis_tensor.shape().ToString());
     }
     const std::vector<int64_t>& dims = x.shape().dims();
-    const size_t axis = NormalizeAxis(info, axis_values[0], dims.size());
+    const size_t axis = NormalizeAxis(info, IntAt(axis_tensor, 0), dims.size());
     size_t outer = 1;
     size_t inner = 1;
     for (size_t i = 0; i < dims.size(); ++i) {
@@ -69,8 +70,8 @@ class CumSum final : public Kernel {
     Tensor& y = ctx.Output(0, x.type(), x.shape());
     auto run = [&](auto tag) {
       using T = typename decltype(tag)::type;
-      RunCumSum<T>(static_cast<const T*>(x.data()), outer, n, inner, exclusive_, reverse_,
-                   static_cast<T*>(y.data()), ctx.threads());
+      RunCumSum<T>(ctx, static_cast<const T*>(x.data()), outer, n, inner, exclusive_, reverse_,
+                   static_cast<T*>(y.data()));
     };
     if (halves_) {
       Dispatch<float, double, int32_t, int64_t, uint32_t, uint64_t, Float16, BFloat16>(x.type(),

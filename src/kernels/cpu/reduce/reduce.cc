@@ -7,8 +7,10 @@
 // Reducing an empty set gives the ONNX identity: 0 for the sums, 1 for the product, -inf (the
 // type's minimum) for Max, +inf (the maximum) for Min, -inf for the logs, NaN (0 for integers)
 // for Mean.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/reduce/numeric.h"
 #include "kernels/cpu/reduce/reduce_kernels.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/types.h"
 
 namespace kiln::cpu {
@@ -32,19 +35,19 @@ enum class ReduceOp { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSum
 // reduced or both kept merged): outer dimensions walked with an odometer and one contiguous
 // innermost run.
 struct Plan {
-  std::vector<size_t> dims;         // outer dimensions, outermost first
-  std::vector<size_t> in_strides;   // of each outer dimension in the input
-  std::vector<size_t> out_strides;  // in the output; 0 for a reduced dimension
+  SmallVector<size_t> dims;         // outer dimensions, outermost first
+  SmallVector<size_t> in_strides;   // of each outer dimension in the input
+  SmallVector<size_t> out_strides;  // in the output; 0 for a reduced dimension
   size_t inner = 1;                 // length of the innermost run
   bool inner_reduced = false;       // whether the run folds into one output or maps onto many
   size_t out_count = 1;
   size_t reduce_count = 1;  // input elements per output
 };
 
-Plan MakePlan(const std::vector<int64_t>& dims, const std::vector<bool>& reduced) {
+Plan MakePlan(std::span<const int64_t> dims, std::span<const bool> reduced) {
   Plan p;
-  std::vector<size_t> sizes;
-  std::vector<bool> flags;
+  SmallVector<size_t> sizes;
+  SmallVector<bool> flags;
   for (size_t i = 0; i < dims.size(); ++i) {
     const auto d = static_cast<size_t>(dims[i]);
     (reduced[i] ? p.reduce_count : p.out_count) *= d;
@@ -60,7 +63,7 @@ Plan MakePlan(const std::vector<int64_t>& dims, const std::vector<bool>& reduced
   p.inner = sizes.back();
   p.inner_reduced = flags.back();
   const size_t outer = sizes.size() - 1;
-  p.dims.assign(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(outer));
+  p.dims.assign(sizes.begin(), sizes.begin() + outer);
   p.in_strides.resize(outer);
   p.out_strides.resize(outer);
   size_t in_stride = p.inner;
@@ -83,7 +86,7 @@ void Walk(const Plan& p, size_t begin, size_t end, F&& block) {
     block(size_t{0}, size_t{0});
     return;
   }
-  std::vector<size_t> idx(nd, 0);
+  SmallVector<size_t> idx(nd, 0);
   idx[0] = begin;
   size_t in = begin * p.in_strides[0];
   size_t out = begin * p.out_strides[0];
@@ -192,20 +195,21 @@ T StoreResult(A v) {
 }
 
 template <ReduceOp kOp, typename T>
-void RunReduce(const Plan& p, const T* x, size_t x_count, T* y, ThreadPool& pool) {
+void RunReduce(KernelContext& ctx, const Plan& p, const T* x, size_t x_count, T* y) {
   using A = Acc<kOp, T>;
-  std::vector<A> acc(p.out_count);
+  ThreadPool& pool = ctx.threads();
+  A* acc = ctx.Scratch<A>(p.out_count);
   const bool has_input = x_count != 0;
-  auto fill = [&](A v) { acc.assign(p.out_count, v); };
+  auto fill = [&](A v) { std::fill_n(acc, p.out_count, v); };
   if constexpr (kOp == ReduceOp::kMax || kOp == ReduceOp::kMin) {
     fill(kOp == ReduceOp::kMax ? Lowest<A>() : Highest<A>());
     if (has_input) {
       if constexpr (kOp == ReduceOp::kMax) {
         Accumulate(
-            p, x, acc.data(), [](A a, A v, size_t) { return MaxStep(a, v); }, pool);
+            p, x, acc, [](A a, A v, size_t) { return MaxStep(a, v); }, pool);
       } else {
         Accumulate(
-            p, x, acc.data(), [](A a, A v, size_t) { return MinStep(a, v); }, pool);
+            p, x, acc, [](A a, A v, size_t) { return MinStep(a, v); }, pool);
       }
     }
     for (size_t i = 0; i < p.out_count; ++i) y[i] = Store<T>(acc[i]);
@@ -214,15 +218,15 @@ void RunReduce(const Plan& p, const T* x, size_t x_count, T* y, ThreadPool& pool
     fill(Lowest<A>());
     if (has_input) {
       Accumulate(
-          p, x, acc.data(), [](A a, A v, size_t) { return MaxStep(a, v); }, pool);
+          p, x, acc, [](A a, A v, size_t) { return MaxStep(a, v); }, pool);
     }
-    std::vector<A> shift(p.out_count);
+    A* shift = ctx.Scratch<A>(p.out_count);
     for (size_t i = 0; i < p.out_count; ++i) shift[i] = std::isfinite(acc[i]) ? acc[i] : A(0);
     fill(A(0));
     if (has_input) {
-      const A* s = shift.data();
+      const A* s = shift;
       Accumulate(
-          p, x, acc.data(), [s](A a, A v, size_t o) { return a + std::exp(v - s[o]); }, pool);
+          p, x, acc, [s](A a, A v, size_t o) { return a + std::exp(v - s[o]); }, pool);
     }
     for (size_t i = 0; i < p.out_count; ++i) {
       y[i] = StoreResult<T>(static_cast<A>(std::log(acc[i]) + shift[i]));
@@ -242,7 +246,7 @@ void RunReduce(const Plan& p, const T* x, size_t x_count, T* y, ThreadPool& pool
           return WrapAdd(a, v);
         }
       };
-      Accumulate(p, x, acc.data(), step, pool);
+      Accumulate(p, x, acc, step, pool);
     }
     for (size_t i = 0; i < p.out_count; ++i) {
       A v = acc[i];
@@ -259,39 +263,39 @@ void RunReduce(const Plan& p, const T* x, size_t x_count, T* y, ThreadPool& pool
 }
 
 template <typename T>
-void RunTyped(ReduceOp op, const Plan& p, const Tensor& x, Tensor& y, ThreadPool& pool) {
+void RunTyped(KernelContext& ctx, ReduceOp op, const Plan& p, const Tensor& x, Tensor& y) {
   const T* xs = static_cast<const T*>(x.data());
   T* ys = static_cast<T*>(y.data());
   const size_t n = x.element_count();
   if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int8_t> ||
                 std::is_same_v<T, uint8_t>) {
     if (op == ReduceOp::kMax) {
-      RunReduce<ReduceOp::kMax>(p, xs, n, ys, pool);
+      RunReduce<ReduceOp::kMax>(ctx, p, xs, n, ys);
     } else {
-      RunReduce<ReduceOp::kMin>(p, xs, n, ys, pool);
+      RunReduce<ReduceOp::kMin>(ctx, p, xs, n, ys);
     }
   } else {
     switch (op) {
       case ReduceOp::kSum:
-        return RunReduce<ReduceOp::kSum>(p, xs, n, ys, pool);
+        return RunReduce<ReduceOp::kSum>(ctx, p, xs, n, ys);
       case ReduceOp::kMean:
-        return RunReduce<ReduceOp::kMean>(p, xs, n, ys, pool);
+        return RunReduce<ReduceOp::kMean>(ctx, p, xs, n, ys);
       case ReduceOp::kMax:
-        return RunReduce<ReduceOp::kMax>(p, xs, n, ys, pool);
+        return RunReduce<ReduceOp::kMax>(ctx, p, xs, n, ys);
       case ReduceOp::kMin:
-        return RunReduce<ReduceOp::kMin>(p, xs, n, ys, pool);
+        return RunReduce<ReduceOp::kMin>(ctx, p, xs, n, ys);
       case ReduceOp::kProd:
-        return RunReduce<ReduceOp::kProd>(p, xs, n, ys, pool);
+        return RunReduce<ReduceOp::kProd>(ctx, p, xs, n, ys);
       case ReduceOp::kL1:
-        return RunReduce<ReduceOp::kL1>(p, xs, n, ys, pool);
+        return RunReduce<ReduceOp::kL1>(ctx, p, xs, n, ys);
       case ReduceOp::kL2:
-        return RunReduce<ReduceOp::kL2>(p, xs, n, ys, pool);
+        return RunReduce<ReduceOp::kL2>(ctx, p, xs, n, ys);
       case ReduceOp::kLogSum:
-        return RunReduce<ReduceOp::kLogSum>(p, xs, n, ys, pool);
+        return RunReduce<ReduceOp::kLogSum>(ctx, p, xs, n, ys);
       case ReduceOp::kLogSumExp:
-        return RunReduce<ReduceOp::kLogSumExp>(p, xs, n, ys, pool);
+        return RunReduce<ReduceOp::kLogSumExp>(ctx, p, xs, n, ys);
       case ReduceOp::kSumSquare:
-        return RunReduce<ReduceOp::kSumSquare>(p, xs, n, ys, pool);
+        return RunReduce<ReduceOp::kSumSquare>(ctx, p, xs, n, ys);
     }
   }
 }
@@ -315,17 +319,17 @@ class Reduce final : public Kernel {
     const std::vector<int64_t>& dims = x.shape().dims();
     const size_t rank = dims.size();
 
-    std::vector<int64_t> axes = axes_;
+    SmallVector<int64_t> axes(axes_);
     if (axes_from_input_) {
       if (const Tensor* t = ctx.OptionalInput(1)) {
         if (t->shape().rank() > 1) {
           info.Fail(ErrorCode::kInvalidArgument,
                     "input 'axes' must be 1-D, not of shape " + t->shape().ToString());
         }
-        axes = ReadInts(info, *t, "axes");
+        axes = ReadSmallInts(info, *t, "axes");
       }
     }
-    std::vector<bool> reduced(rank, axes.empty() && !noop_with_empty_axes_);
+    SmallVector<bool> reduced(rank, axes.empty() && !noop_with_empty_axes_);
     for (int64_t a : axes) {
       const size_t axis = NormalizeAxis(info, a, rank, "axis");
       if (reduced[axis]) {
@@ -335,7 +339,7 @@ class Reduce final : public Kernel {
       reduced[axis] = true;
     }
 
-    std::vector<int64_t> out_dims;
+    SmallVector<int64_t> out_dims;
     for (size_t i = 0; i < rank; ++i) {
       if (!reduced[i]) {
         out_dims.push_back(dims[i]);
@@ -343,11 +347,11 @@ class Reduce final : public Kernel {
         out_dims.push_back(1);
       }
     }
-    const Plan plan = MakePlan(dims, reduced);
-    Tensor& y = ctx.Output(0, x.type(), Shape(out_dims));
+    const Plan plan = MakePlan(dims, reduced.span());
+    Tensor& y = ctx.Output(0, x.type(), out_dims.span());
     auto run = [&](auto tag) {
       using T = typename decltype(tag)::type;
-      RunTyped<T>(op_, plan, x, y, ctx.threads());
+      RunTyped<T>(ctx, op_, plan, x, y);
     };
     if (op_ == ReduceOp::kMax || op_ == ReduceOp::kMin) {
       Dispatch<KILN_FLOAT_TYPES, int32_t, int64_t, uint32_t, uint64_t, int8_t, uint8_t, bool>(

@@ -4,13 +4,14 @@
 // in order, equal values by lower index first; NaN counts as larger than every number. The
 // output is sorted also when sorted=0 (the spec leaves that order open).
 #include <algorithm>
+#include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/reduce/numeric.h"
 #include "kernels/cpu/reduce/reduce_kernels.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/types.h"
 
 namespace kiln::cpu {
@@ -27,20 +28,27 @@ bool Greater(A a, A b) {
   return !IsNan(b) && a > b;
 }
 
+// A candidate: its value and its index along the axis.
+template <typename A>
+struct Entry {
+  A first;
+  int64_t second;
+};
+
 template <typename T>
-void RunTopK(const T* x, size_t outer, size_t n, size_t inner, size_t k, bool largest, T* values,
-             int64_t* indices, ThreadPool& pool) {
+void RunTopK(KernelContext& ctx, const T* x, size_t outer, size_t n, size_t inner, size_t k,
+             bool largest, T* values, int64_t* indices) {
   using A = ComputeType<T>;
-  using Entry = std::pair<A, int64_t>;
-  auto before = [largest](const Entry& a, const Entry& b) {
+  using E = Entry<A>;
+  auto before = [largest](const E& a, const E& b) {
     const bool a_wins = largest ? Greater(a.first, b.first) : Greater(b.first, a.first);
     const bool b_wins = largest ? Greater(b.first, a.first) : Greater(a.first, b.first);
     return a_wins || (!b_wins && a.second < b.second);
   };
   const size_t slices = outer * inner;
-  pool.ParallelFor(
+  ctx.threads().ParallelFor(
       slices, std::max<size_t>(1, (size_t{1} << 14) / (n + 1)), [&](size_t begin, size_t end) {
-        std::vector<Entry> scratch(n);
+        E* scratch = ctx.Scratch<E>(n);
         for (size_t s = begin; s < end; ++s) {
           const size_t o = s / inner;
           const size_t i = s % inner;
@@ -48,8 +56,7 @@ void RunTopK(const T* x, size_t outer, size_t n, size_t inner, size_t k, bool la
           for (size_t j = 0; j < n; ++j) {
             scratch[j] = {Load(xs[j * inner]), static_cast<int64_t>(j)};
           }
-          std::partial_sort(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k),
-                            scratch.end(), before);
+          std::partial_sort(scratch, scratch + k, scratch + n, before);
           T* vs = values == nullptr ? nullptr : values + o * k * inner + i;
           int64_t* is = indices == nullptr ? nullptr : indices + o * k * inner + i;
           for (size_t j = 0; j < k; ++j) {
@@ -82,12 +89,12 @@ class TopK final : public Kernel {
     int64_t k = k_attr_;
     if (k_from_input_) {
       const Tensor& kt = ctx.Input(1);
-      const std::vector<int64_t> ks = ReadInts(info, kt, "K");
-      if (ks.size() != 1 || kt.shape().rank() > 1) {
+      RequireIntType(info, kt, "K");
+      if (kt.element_count() != 1 || kt.shape().rank() > 1) {
         info.Fail(ErrorCode::kInvalidArgument,
                   "input 'K' must hold one value, not shape " + kt.shape().ToString());
       }
-      k = ks[0];
+      k = IntAt(kt, 0);
     }
     if (k < 0 || k > dims[axis]) {
       info.Fail(ErrorCode::kInvalidArgument,
@@ -95,7 +102,7 @@ class TopK final : public Kernel {
                     " of size " + std::to_string(dims[axis]) + " (input shape " +
                     x.shape().ToString() + ")");
     }
-    std::vector<int64_t> out_dims = dims;
+    SmallVector<int64_t> out_dims(dims);
     out_dims[axis] = k;
     size_t outer = 1;
     size_t inner = 1;
@@ -103,16 +110,15 @@ class TopK final : public Kernel {
       if (i < axis) outer *= static_cast<size_t>(dims[i]);
       if (i > axis) inner *= static_cast<size_t>(dims[i]);
     }
-    Tensor* values = ctx.WantsOutput(0) ? &ctx.Output(0, x.type(), Shape(out_dims)) : nullptr;
+    Tensor* values = ctx.WantsOutput(0) ? &ctx.Output(0, x.type(), out_dims.span()) : nullptr;
     Tensor* indices =
-        ctx.WantsOutput(1) ? &ctx.Output(1, DataType::kInt64, Shape(out_dims)) : nullptr;
+        ctx.WantsOutput(1) ? &ctx.Output(1, DataType::kInt64, out_dims.span()) : nullptr;
     Dispatch<KILN_FLOAT_TYPES, KILN_INT_TYPES>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      RunTopK<T>(static_cast<const T*>(x.data()), outer, static_cast<size_t>(dims[axis]), inner,
-                 static_cast<size_t>(k), largest_,
+      RunTopK<T>(ctx, static_cast<const T*>(x.data()), outer, static_cast<size_t>(dims[axis]),
+                 inner, static_cast<size_t>(k), largest_,
                  values == nullptr ? nullptr : static_cast<T*>(values->data()),
-                 indices == nullptr ? nullptr : static_cast<int64_t*>(indices->data()),
-                 ctx.threads());
+                 indices == nullptr ? nullptr : static_cast<int64_t*>(indices->data()));
     });
   }
 

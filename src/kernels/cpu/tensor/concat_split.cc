@@ -4,6 +4,7 @@
 //   Split 1–23 (1: sizes from the `split` attribute or a second input; 2–12: `split` attribute;
 //     13+: split input; 18+: num_outputs, the last part smaller when uneven; 11+: negative axis)
 #include <algorithm>
+#include <span>
 
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/tensor/tensor_kernels.h"
@@ -34,10 +35,13 @@ class Concat final : public Kernel {
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
-    std::vector<const Tensor*> inputs;
+    // The inputs given, in scratch memory.
+    const Tensor** given = ctx.Scratch<const Tensor*>(ctx.input_count());
+    size_t given_count = 0;
     for (size_t i = 0; i < ctx.input_count(); ++i) {
-      if (ctx.OptionalInput(i) != nullptr) inputs.push_back(ctx.OptionalInput(i));
+      if (ctx.OptionalInput(i) != nullptr) given[given_count++] = ctx.OptionalInput(i);
     }
+    const std::span<const Tensor*> inputs(given, given_count);
     if (inputs.empty()) info.Fail(ErrorCode::kInvalidArgument, "needs at least one input");
     const Tensor& first = *inputs[0];
     const std::vector<int64_t>& d0 = first.shape().dims();
@@ -48,7 +52,7 @@ class Concat final : public Kernel {
                 "axis " + std::to_string(axis_) + " is negative (allowed from opset 11)");
     }
     const size_t axis = NormalizeAxis(info, axis_, rank);
-    std::vector<int64_t> out = d0;
+    SmallVector<int64_t> out(d0);
     out[axis] = 0;
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Tensor& t = *inputs[i];
@@ -66,7 +70,8 @@ class Concat final : public Kernel {
     }
     const size_t rows = Product(d0, 0, axis);
     const size_t inner = Product(d0, axis + 1, rank);
-    Tensor& y = ctx.Output(0, first.type(), CheckedShape(info, first.type(), out, "output shape"));
+    Tensor& y =
+        ctx.Output(0, first.type(), CheckedDims(info, first.type(), out.span(), "output shape"));
     if (y.element_count() == 0) return;
     const size_t out_row = static_cast<size_t>(out[axis]) * inner;
     DispatchStorage(first.type(), info, [&](auto tag) {
@@ -118,7 +123,7 @@ class Split final : public Kernel {
     const int64_t dim = d[axis];
     const size_t parts = ctx.output_count();
     if (parts == 0) info.Fail(ErrorCode::kInvalidArgument, "needs at least one output");
-    std::vector<int64_t> sizes = Sizes(ctx, dim, parts);
+    const SmallVector<int64_t> sizes = Sizes(ctx, dim, parts);
     if (sizes.size() != parts) {
       info.Fail(ErrorCode::kInvalidArgument, "split " + DimsText(sizes) + " has " +
                                                  std::to_string(sizes.size()) + " entries for " +
@@ -146,9 +151,9 @@ class Split final : public Kernel {
     for (size_t i = 0; i < parts; ++i) {
       const size_t width = static_cast<size_t>(sizes[i]) * inner;
       if (ctx.WantsOutput(i)) {
-        std::vector<int64_t> out = d;
+        SmallVector<int64_t> out(d);
         out[axis] = sizes[i];
-        Tensor& y = ctx.Output(i, x.type(), Shape(std::move(out)));
+        Tensor& y = ctx.Output(i, x.type(), out.span());
         DispatchStorage(x.type(), info, [&](auto tag) {
           using E = typename decltype(tag)::type;
           CopyRows(ctx.threads(), DataAs<E>(x), in_row, col, DataAs<E>(y), width, 0, width, rows);
@@ -161,16 +166,16 @@ class Split final : public Kernel {
  private:
   bool allow_negative() const { return opset_ >= 11; }
 
-  std::vector<int64_t> Sizes(KernelContext& ctx, int64_t dim, size_t parts) const {
+  SmallVector<int64_t> Sizes(KernelContext& ctx, int64_t dim, size_t parts) const {
     if (has_split_attribute_) return split_;
     const Tensor* split = ctx.OptionalInput(1);
     if ((opset_ == 1 || opset_ >= 13) && split != nullptr && split->element_count() != 0) {
-      return ReadInts(ctx.info(), *split, "split");
+      return ReadSmallInts(ctx.info(), *split, "split");
     }
     const auto n = static_cast<int64_t>(parts);
     if (num_outputs_ > 0) {
       const int64_t chunk = dim / n + (dim % n != 0 ? 1 : 0);
-      std::vector<int64_t> sizes(parts, chunk);
+      SmallVector<int64_t> sizes(parts, chunk);
       sizes.back() = dim - chunk * (n - 1);
       if (sizes.back() < 0) {
         ctx.info().Fail(ErrorCode::kInvalidArgument,
@@ -184,13 +189,13 @@ class Split final : public Kernel {
                                                        " cannot be split into " +
                                                        std::to_string(n) + " equal parts");
     }
-    return std::vector<int64_t>(parts, dim / n);
+    return SmallVector<int64_t>(parts, dim / n);
   }
 
   int64_t opset_;
   int64_t axis_;
   bool has_split_attribute_;
-  std::vector<int64_t> split_;
+  SmallVector<int64_t> split_;
   int64_t num_outputs_;
 };
 

@@ -3,6 +3,7 @@
 // index outside [-dim, dim) is an error naming its position.
 //   Gather 1–23, GatherElements 11–23, GatherND 11–23 (12+: batch_dims)
 #include <algorithm>
+#include <span>
 
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/tensor/tensor_kernels.h"
@@ -12,7 +13,7 @@ namespace kiln::cpu {
 namespace {
 
 // Checks every index against [-dim, dim) and maps it to [0, dim).
-void WrapIndices(const KernelInfo& info, std::vector<int64_t>& indices, int64_t dim,
+void WrapIndices(const KernelInfo& info, std::span<int64_t> indices, int64_t dim,
                  const char* what) {
   for (size_t i = 0; i < indices.size(); ++i) {
     int64_t v = indices[i];
@@ -35,13 +36,13 @@ class Gather final : public Kernel {
     const Tensor& ind = ctx.Input(1);
     const std::vector<int64_t>& d = x.shape().dims();
     const size_t axis = NormalizeAxis(info, axis_, d.size());
-    std::vector<int64_t> indices = ReadInts(info, ind, "indices");
+    const std::span<int64_t> indices = ReadIndices(ctx, ind);
     WrapIndices(info, indices, d[axis], "index");
-    std::vector<int64_t> out(d.begin(), d.begin() + static_cast<ptrdiff_t>(axis));
-    out.insert(out.end(), ind.shape().dims().begin(), ind.shape().dims().end());
-    out.insert(out.end(), d.begin() + static_cast<ptrdiff_t>(axis) + 1, d.end());
-    Tensor& y =
-        ctx.Output(0, x.type(), CheckedShape(info, x.type(), std::move(out), "output shape"));
+    SmallVector<int64_t> out;
+    for (size_t k = 0; k < axis; ++k) out.push_back(d[k]);
+    for (int64_t v : ind.shape().dims()) out.push_back(v);
+    for (size_t k = axis + 1; k < d.size(); ++k) out.push_back(d[k]);
+    Tensor& y = ctx.Output(0, x.type(), CheckedDims(info, x.type(), out.span(), "output shape"));
     if (y.element_count() == 0) return;
     const size_t outer = Product(d, 0, axis);
     const size_t inner = Product(d, axis + 1, d.size());
@@ -84,11 +85,11 @@ class GatherElements final : public Kernel {
                                                  " do not fit data " + x.shape().ToString() +
                                                  " outside axis " + std::to_string(axis));
     }
-    std::vector<int64_t> indices = ReadInts(info, ind, "indices");
+    const std::span<int64_t> indices = ReadIndices(ctx, ind);
     WrapIndices(info, indices, d[axis], "index");
     Tensor& y = ctx.Output(0, x.type(), ind.shape());
     if (y.element_count() == 0) return;
-    const std::vector<int64_t> strides = SignedStrides(d);
+    const SmallVector<int64_t> strides = SignedStrides(d);
     const size_t rank = d.size();
     const auto inner = static_cast<size_t>(id[rank - 1]);
     const size_t rows = indices.size() / inner;
@@ -155,8 +156,8 @@ class GatherND final : public Kernel {
                       " differ from those of data " + x.shape().ToString());
       }
     }
-    std::vector<int64_t> indices = ReadInts(info, ind, "indices");
-    const std::vector<int64_t> strides = SignedStrides(d);
+    const std::span<int64_t> indices = ReadIndices(ctx, ind);
+    const SmallVector<int64_t> strides = SignedStrides(d);
     for (size_t i = 0; i < indices.size(); ++i) {
       const int64_t dim = d[ub + i % uk];
       int64_t& v = indices[i];
@@ -167,10 +168,10 @@ class GatherND final : public Kernel {
       }
       if (v < 0) v += dim;
     }
-    std::vector<int64_t> out(id.begin(), id.end() - 1);
-    out.insert(out.end(), d.begin() + b + k, d.end());
-    Tensor& y =
-        ctx.Output(0, x.type(), CheckedShape(info, x.type(), std::move(out), "output shape"));
+    SmallVector<int64_t> out;
+    for (size_t i = 0; i + 1 < id.size(); ++i) out.push_back(id[i]);
+    for (size_t i = ub + uk; i < d.size(); ++i) out.push_back(d[i]);
+    Tensor& y = ctx.Output(0, x.type(), CheckedDims(info, x.type(), out.span(), "output shape"));
     if (y.element_count() == 0) return;
     const size_t slice = Product(d, ub + uk, d.size());
     const size_t tuples = indices.size() / uk;

@@ -90,9 +90,9 @@ class ConstantOfShape final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument,
                 "input 'input' must be 1-D, not shape " + s.shape().ToString());
     }
-    Tensor& y = ctx.Output(
-        0, value_->type(),
-        CheckedShape(info, value_->type(), ReadInts(info, s, "input"), "requested shape"));
+    const SmallVector<int64_t> dims = ReadSmallInts(info, s, "input");
+    Tensor& y = ctx.Output(0, value_->type(),
+                           CheckedDims(info, value_->type(), dims.span(), "requested shape"));
     DispatchStorage(value_->type(), info, [&](auto tag) {
       using E = typename decltype(tag)::type;
       std::fill_n(DataAs<E>(y), y.element_count(), *DataAs<E>(*value_));
@@ -150,8 +150,9 @@ class Range final : public Kernel {
       if (d == T(0)) info.Fail(ErrorCode::kInvalidArgument, "input 'delta' is 0");
       const int64_t n = RangeCount<T>(s, *DataAs<T>(limit), d);
       if (n < 0) info.Fail(ErrorCode::kInvalidArgument, "the range has too many elements");
+      const int64_t dims[] = {n};
       Tensor& y =
-          ctx.Output(0, start.type(), CheckedShape(info, start.type(), {n}, "output shape"));
+          ctx.Output(0, start.type(), CheckedDims(info, start.type(), dims, "output shape"));
       T* out = DataAs<T>(y);
       if constexpr (std::is_integral_v<T>) {
         for (int64_t i = 0; i < n; ++i) {

@@ -47,16 +47,19 @@ class Pad final : public Kernel {
     const Tensor& x = ctx.Input(0);
     const std::vector<int64_t>& in = x.shape().dims();
     const size_t rank = in.size();
-    std::vector<int64_t> pads = pads_;
-    std::vector<size_t> axes(rank);
+    SmallVector<int64_t, 16> pads(pads_);
+    SmallVector<size_t> axes(rank);
     for (size_t i = 0; i < rank; ++i) axes[i] = i;
     if (opset_ >= 11) {
-      pads = ReadInts(info, ctx.Input(1), "pads");
+      const Tensor& pads_input = ctx.Input(1);
+      RequireIntType(info, pads_input, "pads");
+      pads.resize(pads_input.element_count());
+      for (size_t i = 0; i < pads.size(); ++i) pads[i] = IntAt(pads_input, i);
       const Tensor* axes_input = opset_ >= 18 ? ctx.OptionalInput(3) : nullptr;
       if (axes_input != nullptr) {
         axes.clear();
-        std::vector<bool> seen(rank, false);
-        for (int64_t a : ReadInts(info, *axes_input, "axes")) {
+        SmallVector<bool> seen(rank, false);
+        for (int64_t a : ReadSmallInts(info, *axes_input, "axes")) {
           const size_t axis = NormalizeAxis(info, a, rank, "axes entry");
           if (seen[axis]) info.Fail(ErrorCode::kInvalidArgument, "axes repeat an axis");
           seen[axis] = true;
@@ -65,31 +68,31 @@ class Pad final : public Kernel {
       }
     }
     if (pads.size() != 2 * axes.size()) {
-      info.Fail(ErrorCode::kInvalidArgument, "pads " + DimsText(pads) + " must have " +
+      info.Fail(ErrorCode::kInvalidArgument, "pads " + DimsText(pads.span()) + " must have " +
                                                  std::to_string(2 * axes.size()) +
                                                  " entries for input " + x.shape().ToString());
     }
-    std::vector<int64_t> begin(rank, 0);
-    std::vector<int64_t> end(rank, 0);
+    SmallVector<int64_t> begin(rank, 0);
+    SmallVector<int64_t> end(rank, 0);
     for (size_t i = 0; i < axes.size(); ++i) {
       begin[axes[i]] = pads[i];
       end[axes[i]] = pads[i + axes.size()];
     }
     // Per axis: the kept input range [lo, lo + kept) after cropping, and the output size.
-    std::vector<int64_t> lo(rank);
-    std::vector<int64_t> kept(rank);
-    std::vector<int64_t> out(rank);
+    SmallVector<int64_t> lo(rank);
+    SmallVector<int64_t> kept(rank);
+    SmallVector<int64_t> out(rank);
     for (size_t k = 0; k < rank; ++k) {
       const int64_t limit = INT64_MAX / 4;
       if (begin[k] > limit || begin[k] < -limit || end[k] > limit || end[k] < -limit) {
-        info.Fail(ErrorCode::kInvalidArgument, "pads " + DimsText(pads) + " are too large");
+        info.Fail(ErrorCode::kInvalidArgument, "pads " + DimsText(pads.span()) + " are too large");
       }
       lo[k] = std::max<int64_t>(0, -begin[k]);
       kept[k] = in[k] - lo[k] - std::max<int64_t>(0, -end[k]);
       if (kept[k] < 0) {
-        info.Fail(ErrorCode::kInvalidArgument, "pads " + DimsText(pads) + " crop more than axis " +
-                                                   std::to_string(k) + " of input " +
-                                                   x.shape().ToString() + " holds");
+        info.Fail(ErrorCode::kInvalidArgument, "pads " + DimsText(pads.span()) +
+                                                   " crop more than axis " + std::to_string(k) +
+                                                   " of input " + x.shape().ToString() + " holds");
       }
       out[k] = kept[k] + std::max<int64_t>(0, begin[k]) + std::max<int64_t>(0, end[k]);
       if (mode_ != PadMode::kConstant && kept[k] == 0 && out[k] > 0) {
@@ -98,21 +101,28 @@ class Pad final : public Kernel {
                                                    " in a mode other than constant");
       }
     }
-    Tensor& y = ctx.Output(0, x.type(), CheckedShape(info, x.type(), out, "output shape"));
+    Tensor& y = ctx.Output(0, x.type(), CheckedDims(info, x.type(), out.span(), "output shape"));
     if (y.element_count() == 0) return;
     if (rank == 0) {
       CopyTensor(x, y);
       return;
     }
-    // Source index along each axis for each output index, -1 for the constant.
-    std::vector<std::vector<int64_t>> source(rank);
+    // Source index along each axis for each output index, -1 for the constant: source[k] starts
+    // at entry first[k] of one scratch array.
+    SmallVector<size_t> first(rank);
+    size_t total = 0;
     for (size_t k = 0; k < rank; ++k) {
-      source[k].resize(static_cast<size_t>(out[k]));
+      first[k] = total;
+      total += static_cast<size_t>(out[k]);
+    }
+    int64_t* sources = ctx.Scratch<int64_t>(total);
+    auto source = [&](size_t k) { return sources + first[k]; };
+    for (size_t k = 0; k < rank; ++k) {
       const int64_t before = std::max<int64_t>(0, begin[k]);
       for (int64_t o = 0; o < out[k]; ++o)
-        source[k][static_cast<size_t>(o)] = Map(o - before, kept[k], lo[k]);
+        source(k)[static_cast<size_t>(o)] = Map(o - before, kept[k], lo[k]);
     }
-    const std::vector<int64_t> strides = SignedStrides(in);
+    const SmallVector<int64_t> strides = SignedStrides(in);
     DispatchStorage(x.type(), info, [&](auto tag) {
       using E = typename decltype(tag)::type;
       const E pad_value = PadValue<E>(ctx, x);
@@ -120,7 +130,7 @@ class Pad final : public Kernel {
       E* dst = DataAs<E>(y);
       const auto inner = static_cast<size_t>(out[rank - 1]);
       const size_t rows = y.element_count() / inner;
-      const std::vector<int64_t>& last = source[rank - 1];
+      const int64_t* last = source(rank - 1);
       ctx.threads().ParallelFor(rows, std::max<size_t>(1, 16384 / inner), [&](size_t b, size_t e) {
         for (size_t row = b; row < e; ++row) {
           E* o = dst + row * inner;
@@ -128,7 +138,7 @@ class Pad final : public Kernel {
           bool constant_row = false;
           size_t rest = row;
           for (size_t k = rank - 1; k-- > 0;) {
-            const int64_t s = source[k][rest % static_cast<size_t>(out[k])];
+            const int64_t s = source(k)[rest % static_cast<size_t>(out[k])];
             rest /= static_cast<size_t>(out[k]);
             if (s < 0) constant_row = true;
             base += s * strides[k];

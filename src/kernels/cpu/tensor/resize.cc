@@ -451,7 +451,7 @@ class Resize final : public Kernel {
            const std::vector<AxisTaps>& axes) const {
     const std::vector<int64_t>& out = y.shape().dims();
     const size_t rank = out.size();
-    const std::vector<int64_t> strides = SignedStrides(x.shape().dims());
+    const SmallVector<int64_t> strides = SignedStrides(x.shape().dims());
     const T* src = DataAs<T>(x);
     T* dst = DataAs<T>(y);
     const T extrapolation = Extrapolation<T>();

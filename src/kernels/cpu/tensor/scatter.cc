@@ -105,7 +105,7 @@ class ScatterElements final : public Kernel {
                                                  " do not fit data " + x.shape().ToString() +
                                                  " outside axis " + std::to_string(axis));
     }
-    std::vector<int64_t> indices = ReadInts(info, ind, "indices");
+    const std::span<int64_t> indices = ReadIndices(ctx, ind);
     const int64_t dim = d[axis];
     for (size_t i = 0; i < indices.size(); ++i) {
       int64_t& v = indices[i];
@@ -116,12 +116,12 @@ class ScatterElements final : public Kernel {
       }
       if (v < 0) v += dim;
     }
-    const std::vector<int64_t> strides = SignedStrides(d);
+    const SmallVector<int64_t> strides = SignedStrides(d);
     const size_t rank = d.size();
     WithOutput(ctx, x, reduction_, [&](auto* out, auto apply) {
       using E = std::remove_pointer_t<decltype(out)>;
       const E* values = DataAs<E>(upd);
-      std::vector<int64_t> pos(rank, 0);
+      SmallVector<int64_t> pos(rank, 0);
       for (size_t i = 0; i < indices.size(); ++i) {
         int64_t offset = 0;
         for (size_t k = 0; k < rank; ++k) offset += (k == axis ? indices[i] : pos[k]) * strides[k];
@@ -157,15 +157,18 @@ class ScatterND final : public Kernel {
                                                  x.shape().ToString());
     }
     const auto k = static_cast<size_t>(id.back());
-    std::vector<int64_t> expected(id.begin(), id.end() - 1);
-    expected.insert(expected.end(), d.begin() + static_cast<ptrdiff_t>(k), d.end());
-    if (upd.shape().dims() != expected || upd.type() != x.type()) {
+    SmallVector<int64_t> expected;
+    for (size_t i = 0; i + 1 < id.size(); ++i) expected.push_back(id[i]);
+    for (size_t i = k; i < d.size(); ++i) expected.push_back(d[i]);
+    const std::vector<int64_t>& ud = upd.shape().dims();
+    if (!std::equal(ud.begin(), ud.end(), expected.begin(), expected.end()) ||
+        upd.type() != x.type()) {
       info.Fail(ErrorCode::kInvalidArgument,
                 std::string("updates (") + DataTypeName(upd.type()) + " " + upd.shape().ToString() +
-                    ") must be " + DataTypeName(x.type()) + " " + DimsText(expected) +
+                    ") must be " + DataTypeName(x.type()) + " " + DimsText(expected.span()) +
                     " for data " + x.shape().ToString() + " and indices " + ind.shape().ToString());
     }
-    std::vector<int64_t> indices = ReadInts(info, ind, "indices");
+    const std::span<int64_t> indices = ReadIndices(ctx, ind);
     for (size_t i = 0; i < indices.size(); ++i) {
       const int64_t dim = d[i % k];
       int64_t& v = indices[i];
@@ -176,7 +179,7 @@ class ScatterND final : public Kernel {
       }
       if (v < 0) v += dim;
     }
-    const std::vector<int64_t> strides = SignedStrides(d);
+    const SmallVector<int64_t> strides = SignedStrides(d);
     const size_t slice = Product(d, k, d.size());
     const size_t tuples = indices.size() / k;
     WithOutput(ctx, x, reduction_, [&](auto* out, auto apply) {

@@ -4,6 +4,8 @@
 //     negative steps; starts and ends clamped as the spec says)
 //   Tile 1–23 (1–5: tiles and axis inputs; 6+: repeats input)
 #include <algorithm>
+#include <span>
+#include <string>
 
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/tensor/tensor_kernels.h"
@@ -31,10 +33,10 @@ class Slice final : public Kernel {
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
     const Tensor& x = ctx.Input(0);
-    std::vector<int64_t> starts = starts_;
-    std::vector<int64_t> ends = ends_;
-    std::vector<int64_t> axes = axes_;
-    std::vector<int64_t> steps;
+    SmallVector<int64_t> starts(starts_);
+    SmallVector<int64_t> ends(ends_);
+    SmallVector<int64_t> axes(axes_);
+    SmallVector<int64_t> steps;
     bool has_axes = has_axes_;
     if (!from_attributes_) {
       starts = Read1D(ctx, 1, "starts");
@@ -47,27 +49,27 @@ class Slice final : public Kernel {
     if (ends.size() != n || (has_axes && axes.size() != n) ||
         (!steps.empty() && steps.size() != n)) {
       info.Fail(ErrorCode::kInvalidArgument,
-                "starts " + DimsText(starts) + ", ends " + DimsText(ends) +
-                    (has_axes ? ", axes " + DimsText(axes) : std::string()) +
-                    (steps.empty() ? std::string() : ", steps " + DimsText(steps)) +
+                "starts " + DimsText(starts.span()) + ", ends " + DimsText(ends.span()) +
+                    (has_axes ? ", axes " + DimsText(axes.span()) : std::string()) +
+                    (steps.empty() ? std::string() : ", steps " + DimsText(steps.span())) +
                     " differ in length");
     }
     const std::vector<int64_t>& in = x.shape().dims();
-    const std::vector<int64_t> strides = SignedStrides(in);
-    std::vector<int64_t> out = in;
-    std::vector<int64_t> src_strides = strides;
-    std::vector<bool> seen(in.size(), false);
+    const SmallVector<int64_t> strides = SignedStrides(in);
+    SmallVector<int64_t> out(in);
+    SmallVector<int64_t> src_strides = strides;
+    SmallVector<bool> seen(in.size(), false);
     int64_t offset = 0;
     for (size_t i = 0; i < n; ++i) {
       const size_t axis = NormalizeAxis(info, has_axes ? axes[i] : static_cast<int64_t>(i),
                                         in.size(), "axes entry");
       if (seen[axis]) {
-        info.Fail(ErrorCode::kInvalidArgument, "axes " + DimsText(axes) + " repeat an axis");
+        info.Fail(ErrorCode::kInvalidArgument, "axes " + DimsText(axes.span()) + " repeat an axis");
       }
       seen[axis] = true;
       const int64_t step = steps.empty() ? 1 : steps[i];
       if (step == 0)
-        info.Fail(ErrorCode::kInvalidArgument, "steps " + DimsText(steps) + " has a 0");
+        info.Fail(ErrorCode::kInvalidArgument, "steps " + DimsText(steps.span()) + " has a 0");
       const int64_t dim = in[axis];
       int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
       int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
@@ -93,19 +95,19 @@ class Slice final : public Kernel {
       if (count > 0) offset += start * strides[axis];
       src_strides[axis] = count > 1 ? strides[axis] * step : 0;
     }
-    Tensor& y = ctx.Output(0, x.type(), Shape(std::move(out)));
-    StridedCopyTensor(info, ctx.threads(), x, y, y.shape().dims(), src_strides, offset);
+    Tensor& y = ctx.Output(0, x.type(), out.span());
+    StridedCopyTensor(info, ctx.threads(), x, y, out.span(), src_strides.span(), offset);
   }
 
  private:
-  static std::vector<int64_t> Read1D(KernelContext& ctx, size_t i, const char* what) {
+  static SmallVector<int64_t> Read1D(KernelContext& ctx, size_t i, const char* what) {
     const Tensor& t = ctx.Input(i);
     if (t.shape().rank() != 1) {
       ctx.info().Fail(
           ErrorCode::kInvalidArgument,
           std::string("input '") + what + "' must be 1-D, not shape " + t.shape().ToString());
     }
-    return ReadInts(ctx.info(), t, what);
+    return ReadSmallInts(ctx.info(), t, what);
   }
 
   bool from_attributes_;
@@ -123,14 +125,14 @@ class Tile final : public Kernel {
     const KernelInfo& info = ctx.info();
     const Tensor& x = ctx.Input(0);
     const std::vector<int64_t>& in = x.shape().dims();
-    std::vector<int64_t> repeats(in.size(), 1);
+    SmallVector<int64_t> repeats(in.size(), 1);
     if (with_axis_) {
       const int64_t tiles = ReadScalarInt(info, ctx.Input(1), "tiles");
       const size_t axis = NormalizeAxis(info, ReadScalarInt(info, ctx.Input(2), "axis"), in.size());
       repeats[axis] = tiles;
     } else {
       const Tensor& r = ctx.Input(1);
-      repeats = ReadInts(info, r, "repeats");
+      repeats = ReadSmallInts(info, r, "repeats");
       if (r.shape().rank() != 1 || repeats.size() != in.size()) {
         info.Fail(ErrorCode::kInvalidArgument, "input 'repeats' has shape " + r.shape().ToString() +
                                                    " for input " + x.shape().ToString());
@@ -138,22 +140,23 @@ class Tile final : public Kernel {
     }
     // The output seen as [repeats_0, in_0, repeats_1, in_1, ...] reads the input with stride 0
     // along each repeats_k.
-    const std::vector<int64_t> strides = SignedStrides(in);
-    std::vector<int64_t> out(in.size());
-    std::vector<int64_t> view;
-    std::vector<int64_t> view_strides;
+    const SmallVector<int64_t> strides = SignedStrides(in);
+    SmallVector<int64_t> out(in.size());
+    SmallVector<int64_t, 16> view;
+    SmallVector<int64_t, 16> view_strides;
     for (size_t k = 0; k < in.size(); ++k) {
       if (repeats[k] < 0) {
         info.Fail(ErrorCode::kInvalidArgument,
-                  "repeats " + DimsText(repeats) + " has a negative entry");
+                  "repeats " + DimsText(repeats.span()) + " has a negative entry");
       }
       out[k] = CheckedMul(info, in[k], repeats[k], "output dimension");
-      view.insert(view.end(), {repeats[k], in[k]});
-      view_strides.insert(view_strides.end(), {0, strides[k]});
+      view.push_back(repeats[k]);
+      view.push_back(in[k]);
+      view_strides.push_back(0);
+      view_strides.push_back(strides[k]);
     }
-    Tensor& y =
-        ctx.Output(0, x.type(), CheckedShape(info, x.type(), std::move(out), "output shape"));
-    StridedCopyTensor(info, ctx.threads(), x, y, view, view_strides, 0);
+    Tensor& y = ctx.Output(0, x.type(), CheckedDims(info, x.type(), out.span(), "output shape"));
+    StridedCopyTensor(info, ctx.threads(), x, y, view.span(), view_strides.span(), 0);
   }
 
  private:

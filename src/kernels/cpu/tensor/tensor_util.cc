@@ -7,22 +7,36 @@
 
 namespace kiln::cpu {
 
-Shape CheckedShape(const KernelInfo& info, DataType type, std::vector<int64_t> dims,
-                   const char* what) {
+std::span<const int64_t> CheckedDims(const KernelInfo& info, DataType type,
+                                     std::span<const int64_t> dims, const char* what) {
+  bool empty = false;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 0) {
       info.Fail(ErrorCode::kInvalidArgument, std::string(what) + " " + DimsText(dims) +
                                                  " has a negative dimension at index " +
                                                  std::to_string(i));
     }
+    empty = empty || dims[i] == 0;
   }
-  Shape shape(std::move(dims));
-  const std::optional<size_t> count = shape.ElementCount();
-  if (!count || !StorageBytes(type, *count)) {
+  // The element count as Shape::ElementCount gives it: 0 when a dimension is, none on overflow.
+  bool fits = true;
+  size_t count = empty ? 0 : 1;
+  for (size_t i = 0; !empty && fits && i < dims.size(); ++i) {
+    const auto d = static_cast<size_t>(dims[i]);
+    fits = count <= std::numeric_limits<size_t>::max() / d;
+    count *= d;
+  }
+  if (!fits || !StorageBytes(type, count)) {
     info.Fail(ErrorCode::kInvalidArgument,
-              std::string(what) + " " + shape.ToString() + " has too many elements");
+              std::string(what) + " " + DimsText(dims) + " has too many elements");
   }
-  return shape;
+  return dims;
+}
+
+Shape CheckedShape(const KernelInfo& info, DataType type, std::vector<int64_t> dims,
+                   const char* what) {
+  CheckedDims(info, type, dims, what);
+  return Shape(std::move(dims));
 }
 
 int64_t CheckedMul(const KernelInfo& info, int64_t a, int64_t b, const char* what) {
@@ -33,13 +47,13 @@ int64_t CheckedMul(const KernelInfo& info, int64_t a, int64_t b, const char* wha
   return a * b;
 }
 
-size_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+size_t Product(std::span<const int64_t> dims, size_t begin, size_t end) {
   size_t n = 1;
   for (size_t i = begin; i < end; ++i) n *= static_cast<size_t>(dims[i]);
   return n;
 }
 
-std::string DimsText(const std::vector<int64_t>& dims) {
+std::string DimsText(std::span<const int64_t> dims) {
   std::string s = "[";
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i != 0) s += ",";
@@ -57,8 +71,8 @@ void CopyTensor(const Tensor& src, Tensor& dst) {
 }
 
 void StridedCopyTensor(const KernelInfo& info, ThreadPool& threads, const Tensor& src, Tensor& dst,
-                       const std::vector<int64_t>& out_dims,
-                       const std::vector<int64_t>& src_strides, int64_t offset) {
+                       std::span<const int64_t> out_dims, std::span<const int64_t> src_strides,
+                       int64_t offset) {
   if (dst.element_count() == 0) return;
   DispatchStorage(src.type(), info, [&](auto tag) {
     using E = typename decltype(tag)::type;
@@ -66,10 +80,18 @@ void StridedCopyTensor(const KernelInfo& info, ThreadPool& threads, const Tensor
   });
 }
 
-std::vector<int64_t> SignedStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> s(dims.size(), 1);
+SmallVector<int64_t> SignedStrides(std::span<const int64_t> dims) {
+  SmallVector<int64_t> s(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
   return s;
+}
+
+std::span<int64_t> ReadIndices(KernelContext& ctx, const Tensor& ind) {
+  RequireIntType(ctx.info(), ind, "indices");
+  const size_t n = ind.element_count();
+  int64_t* out = ctx.Scratch<int64_t>(n);
+  for (size_t i = 0; i < n; ++i) out[i] = IntAt(ind, i);
+  return {out, n};
 }
 
 int64_t ReadScalarInt(const KernelInfo& info, const Tensor& t, const char* what) {
@@ -78,7 +100,8 @@ int64_t ReadScalarInt(const KernelInfo& info, const Tensor& t, const char* what)
         ErrorCode::kInvalidArgument,
         std::string("input '") + what + "' must hold one value, not shape " + t.shape().ToString());
   }
-  return ReadInts(info, t, what)[0];
+  RequireIntType(info, t, what);
+  return IntAt(t, 0);
 }
 
 }  // namespace kiln::cpu

@@ -11,10 +11,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "core/tensor.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/types.h"
 #include "kernels/kernel.h"
 
@@ -29,8 +31,11 @@ E* DataAs(Tensor& t) {
   return static_cast<E*>(t.data());
 }
 
-// A shape for an output of `type`: every dimension >= 0 and the storage size fits in size_t;
-// otherwise throws kInvalidArgument naming the node and `what`.
+// Returns `dims` when they suit an output of `type`: every dimension >= 0 and the storage size
+// fits in size_t; otherwise throws kInvalidArgument naming the node and `what`.
+std::span<const int64_t> CheckedDims(const KernelInfo& info, DataType type,
+                                     std::span<const int64_t> dims, const char* what);
+// The same as a Shape.
 Shape CheckedShape(const KernelInfo& info, DataType type, std::vector<int64_t> dims,
                    const char* what);
 
@@ -38,10 +43,10 @@ Shape CheckedShape(const KernelInfo& info, DataType type, std::vector<int64_t> d
 int64_t CheckedMul(const KernelInfo& info, int64_t a, int64_t b, const char* what);
 
 // Product of dims[begin, end) as size_t (the dims belong to a tensor that exists, so it fits).
-size_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end);
+size_t Product(std::span<const int64_t> dims, size_t begin, size_t end);
 
 // "[1,2,3]" for messages.
-std::string DimsText(const std::vector<int64_t>& dims);
+std::string DimsText(std::span<const int64_t> dims);
 
 // Copies all elements of src into dst (same type and element count).
 void CopyTensor(const Tensor& src, Tensor& dst);
@@ -49,8 +54,8 @@ void CopyTensor(const Tensor& src, Tensor& dst);
 // dst[i] = src[offset + sum_d index_d(i) * src_strides[d]] for every output position i in
 // row-major order over out_dims. Strides may be negative or zero.
 template <typename E>
-void StridedCopy(ThreadPool& threads, const E* src, E* dst, const std::vector<int64_t>& out_dims,
-                 const std::vector<int64_t>& src_strides, int64_t offset) {
+void StridedCopy(ThreadPool& threads, const E* src, E* dst, std::span<const int64_t> out_dims,
+                 std::span<const int64_t> src_strides, int64_t offset) {
   const size_t rank = out_dims.size();
   if (rank == 0) {
     dst[0] = src[offset];
@@ -62,7 +67,7 @@ void StridedCopy(ThreadPool& threads, const E* src, E* dst, const std::vector<in
   if (inner == 0 || rows == 0) return;
   const size_t grain = std::max<size_t>(1, 16384 / inner);
   threads.ParallelFor(rows, grain, [&](size_t begin, size_t end) {
-    std::vector<int64_t> index(rank - 1, 0);
+    SmallVector<int64_t> index(rank - 1, 0);
     int64_t base = offset;
     size_t rest = begin;
     for (size_t d = rank - 1; d-- > 0;) {
@@ -91,11 +96,14 @@ void StridedCopy(ThreadPool& threads, const E* src, E* dst, const std::vector<in
 
 // StridedCopy over tensors of any storage type.
 void StridedCopyTensor(const KernelInfo& info, ThreadPool& threads, const Tensor& src, Tensor& dst,
-                       const std::vector<int64_t>& out_dims,
-                       const std::vector<int64_t>& src_strides, int64_t offset);
+                       std::span<const int64_t> out_dims, std::span<const int64_t> src_strides,
+                       int64_t offset);
 
 // Row-major strides of dims as int64.
-std::vector<int64_t> SignedStrides(const std::vector<int64_t>& dims);
+SmallVector<int64_t> SignedStrides(std::span<const int64_t> dims);
+
+// The values of the int32 or int64 tensor `ind` (input 'indices') as int64, in scratch memory.
+std::span<int64_t> ReadIndices(KernelContext& ctx, const Tensor& ind);
 
 // The single integer of a scalar or one-element int32/int64 tensor; throws kInvalidArgument
 // naming `what` otherwise.

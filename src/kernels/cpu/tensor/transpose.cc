@@ -3,7 +3,9 @@
 //   Transpose 1–23 (perm defaults to reversing the axes)
 //   DepthToSpace 1–23 (11+: mode DCR or CRD; before 11 DCR only)
 //   SpaceToDepth 1–23
+#include <initializer_list>
 #include <numeric>
+#include <span>
 
 #include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
@@ -12,17 +14,25 @@ namespace kiln::cpu {
 namespace {
 
 // Writes `x` viewed as `view` dims, permuted by `perm`, into output 0 of shape `out_shape`.
-void PermuteInto(KernelContext& ctx, const Tensor& x, const std::vector<int64_t>& view,
-                 const std::vector<size_t>& perm, std::vector<int64_t> out_shape) {
-  const std::vector<int64_t> strides = SignedStrides(view);
-  std::vector<int64_t> dims(perm.size());
-  std::vector<int64_t> src_strides(perm.size());
+void PermuteInto(KernelContext& ctx, const Tensor& x, std::span<const int64_t> view,
+                 std::span<const size_t> perm, std::span<const int64_t> out_shape) {
+  const SmallVector<int64_t> strides = SignedStrides(view);
+  SmallVector<int64_t> dims(perm.size());
+  SmallVector<int64_t> src_strides(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) {
     dims[i] = view[perm[i]];
     src_strides[i] = strides[perm[i]];
   }
-  Tensor& y = ctx.Output(0, x.type(), Shape(std::move(out_shape)));
-  StridedCopyTensor(ctx.info(), ctx.threads(), x, y, dims, src_strides, 0);
+  Tensor& y = ctx.Output(0, x.type(), out_shape);
+  StridedCopyTensor(ctx.info(), ctx.threads(), x, y, dims.span(), src_strides.span(), 0);
+}
+
+// PermuteInto with the view, permutation and output shape written out in place.
+void PermuteListed(KernelContext& ctx, const Tensor& x, std::initializer_list<int64_t> view,
+                   std::initializer_list<size_t> perm, std::initializer_list<int64_t> out_shape) {
+  PermuteInto(ctx, x, std::span<const int64_t>(view.begin(), view.size()),
+              std::span<const size_t>(perm.begin(), perm.size()),
+              std::span<const int64_t>(out_shape.begin(), out_shape.size()));
 }
 
 class Transpose final : public Kernel {
@@ -34,14 +44,14 @@ class Transpose final : public Kernel {
     const Tensor& x = ctx.Input(0);
     const std::vector<int64_t>& in = x.shape().dims();
     const size_t rank = in.size();
-    std::vector<size_t> perm(rank);
+    SmallVector<size_t> perm(rank);
     if (has_perm_) {
       if (perm_.size() != rank) {
         ctx.info().Fail(ErrorCode::kInvalidArgument,
                         "perm " + DimsText(perm_) + " has " + std::to_string(perm_.size()) +
                             " entries for input " + x.shape().ToString());
       }
-      std::vector<bool> seen(rank, false);
+      SmallVector<bool> seen(rank, false);
       for (size_t i = 0; i < rank; ++i) {
         const int64_t p = perm_[i];
         if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) {
@@ -55,9 +65,9 @@ class Transpose final : public Kernel {
     } else {
       for (size_t i = 0; i < rank; ++i) perm[i] = rank - 1 - i;
     }
-    std::vector<int64_t> out(rank);
+    SmallVector<int64_t> out(rank);
     for (size_t i = 0; i < rank; ++i) out[i] = in[perm[i]];
-    PermuteInto(ctx, x, in, perm, std::move(out));
+    PermuteInto(ctx, x, in, perm.span(), out.span());
   }
 
  private:
@@ -103,12 +113,12 @@ class DepthToSpace final : public Kernel {
                           " are not divisible by blocksize^2 = " + std::to_string(bb));
     }
     const int64_t c = d[1] / bb;
-    std::vector<int64_t> out = {d[0], c, CheckedMul(ctx.info(), d[2], b, "output height"),
-                                CheckedMul(ctx.info(), d[3], b, "output width")};
+    const int64_t h = CheckedMul(ctx.info(), d[2], b, "output height");
+    const int64_t w = CheckedMul(ctx.info(), d[3], b, "output width");
     if (crd_) {
-      PermuteInto(ctx, x, {d[0], c, b, b, d[2], d[3]}, {0, 1, 4, 2, 5, 3}, std::move(out));
+      PermuteListed(ctx, x, {d[0], c, b, b, d[2], d[3]}, {0, 1, 4, 2, 5, 3}, {d[0], c, h, w});
     } else {
-      PermuteInto(ctx, x, {d[0], b, b, c, d[2], d[3]}, {0, 3, 4, 1, 5, 2}, std::move(out));
+      PermuteListed(ctx, x, {d[0], b, b, c, d[2], d[3]}, {0, 3, 4, 1, 5, 2}, {d[0], c, h, w});
     }
   }
 
@@ -133,8 +143,8 @@ class SpaceToDepth final : public Kernel {
     }
     const int64_t c = CheckedMul(ctx.info(), d[1], CheckedMul(ctx.info(), b, b, "blocksize^2"),
                                  "output channels");
-    PermuteInto(ctx, x, {d[0], d[1], d[2] / b, b, d[3] / b, b}, {0, 3, 5, 1, 2, 4},
-                {d[0], c, d[2] / b, d[3] / b});
+    PermuteListed(ctx, x, {d[0], d[1], d[2] / b, b, d[3] / b, b}, {0, 3, 5, 1, 2, 4},
+                  {d[0], c, d[2] / b, d[3] / b});
   }
 
  private:
