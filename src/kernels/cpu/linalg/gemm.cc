@@ -4,7 +4,9 @@
 // one B strip into a kMr×kNr block of accumulators. The micro-kernel is plain C++ whose inner loop
 // runs over kNr contiguous columns, which the compiler turns into SSE2 vectors; kNr is two vectors
 // wide, so a wider target only needs a wider kNr. Products with at most kThin rows or columns
-// (matrix-vector shapes) skip the packing and stream the large operand once.
+// (matrix-vector shapes) skip the packing and stream the large operand once. Nothing is allocated
+// per product: the packing panels are a bounded per-thread workspace made on a thread's first
+// product, and the thin forms read transposed operands in place.
 #include "kernels/cpu/linalg/gemm.h"
 
 #include <algorithm>
@@ -219,18 +221,25 @@ void Put(T alpha, T sum, T beta, T* c) {
   *c = beta == T(0) ? alpha * sum : alpha * sum + beta * *c;
 }
 
-// Σ_p x[p] · y[p] with kLanes independent partial sums, so the compiler can vectorise it without
-// reassociating.
+// Σ_p x[p·x_step] · y[p·y_step] with kLanes independent partial sums, so the compiler can
+// vectorise the contiguous case without reassociating. Strided operands are summed in the same
+// order, so the result does not depend on the layout.
 template <typename T>
-T Dot(const T* x, const T* y, size_t k) {
+T Dot(const T* x, size_t x_step, const T* y, size_t y_step, size_t k) {
   constexpr size_t kLanes = 2 * RegisterTile<T>::kNr;
   T part[kLanes] = {};
   size_t p = 0;
-  for (; p + kLanes <= k; p += kLanes) {
-    for (size_t u = 0; u < kLanes; ++u) part[u] += x[p + u] * y[p + u];
+  if (x_step == 1 && y_step == 1) {
+    for (; p + kLanes <= k; p += kLanes) {
+      for (size_t u = 0; u < kLanes; ++u) part[u] += x[p + u] * y[p + u];
+    }
+  } else {
+    for (; p + kLanes <= k; p += kLanes) {
+      for (size_t u = 0; u < kLanes; ++u) part[u] += x[(p + u) * x_step] * y[(p + u) * y_step];
+    }
   }
   T sum = 0;
-  for (; p < k; ++p) sum += x[p] * y[p];
+  for (; p < k; ++p) sum += x[p * x_step] * y[p * y_step];
   for (size_t u = 0; u < kLanes; ++u) sum += part[u];
   return sum;
 }
@@ -242,19 +251,19 @@ constexpr size_t kThin = 4;
 template <typename T>
 constexpr size_t kStripWidth = 64 * RegisterTile<T>::kNr;
 
-// Calls store(acc) with acc[r][j] = Σ_p x[r·ldx + p] · y[p·ldy + j] for r < rows ≤ kThin and
-// j < width ≤ kStripWidth: the rows of y stream through once while the accumulators stay in L1.
-// The accumulators are local so the compiler knows they do not alias y.
+// Calls store(acc) with acc[r][j] = Σ_p x[r·x_row + p·x_depth] · y[p·ldy + j] for
+// r < rows ≤ kThin and j < width ≤ kStripWidth: the rows of y stream through once while the
+// accumulators stay in L1. The accumulators are local so the compiler knows they do not alias y.
 template <typename T, typename Store>
-void AxpyStrip(size_t rows, size_t k, const T* x, size_t ldx, const T* y, size_t ldy, size_t width,
-               Store&& store) {
+void AxpyStrip(size_t rows, size_t k, const T* x, size_t x_row, size_t x_depth, const T* y,
+               size_t ldy, size_t width, Store&& store) {
   constexpr size_t kNr = RegisterTile<T>::kNr;
   constexpr size_t kW = kStripWidth<T>;
   T acc[kThin][kW] = {};
   for (size_t p = 0; p < k; ++p) {
     const T* yrow = y + p * ldy;
     for (size_t r = 0; r < rows; ++r) {
-      const T xv = x[r * ldx + p];
+      const T xv = x[r * x_row + p * x_depth];
       T* row = acc[r];
       size_t j = 0;
       for (; j + kNr <= width; j += kNr) {
@@ -266,22 +275,14 @@ void AxpyStrip(size_t rows, size_t k, const T* x, size_t ldx, const T* y, size_t
   store(acc);
 }
 
-// C for m ≤ kThin: the rows of op(A) (gathered when A is transposed) against B's rows (axpy form)
-// or B's columns stored as rows (dot form), parallel over strips of columns.
+// C for m ≤ kThin: the rows of op(A) (read down A's columns when A is transposed) against B's
+// rows (axpy form) or B's columns stored as rows (dot form), parallel over strips of columns.
 template <typename T>
 void ThinRows(const GemmArgs<T>& g, ThreadPool* pool) {
   constexpr size_t kW = kStripWidth<T>;
-  const T* arows = g.a;
-  size_t lda = g.lda;
-  std::unique_ptr<T[]> gathered;
-  if (g.trans_a) {
-    gathered = std::make_unique_for_overwrite<T[]>(g.m * g.k);
-    for (size_t p = 0; p < g.k; ++p) {
-      for (size_t i = 0; i < g.m; ++i) gathered[i * g.k + p] = g.a[p * g.lda + i];
-    }
-    arows = gathered.get();
-    lda = g.k;
-  }
+  // op(A)(i, p) = g.a[i·a_row + p·a_depth].
+  const size_t a_row = g.trans_a ? 1 : g.lda;
+  const size_t a_depth = g.trans_a ? g.lda : 1;
   auto strips = [&](size_t begin, size_t end) {
     for (size_t s = begin; s < end; ++s) {
       const size_t j0 = s * kW;
@@ -290,17 +291,18 @@ void ThinRows(const GemmArgs<T>& g, ThreadPool* pool) {
         for (size_t i = 0; i < g.m; ++i) {
           T* crow = g.c + i * g.ldc + j0;
           for (size_t j = 0; j < width; ++j) {
-            const T sum = Dot(arows + i * lda, g.b + (j0 + j) * g.ldb, g.k);
+            const T sum = Dot(g.a + i * a_row, a_depth, g.b + (j0 + j) * g.ldb, 1, g.k);
             Put(g.alpha, sum, g.beta, crow + j);
           }
         }
       } else {
-        AxpyStrip(g.m, g.k, arows, lda, g.b + j0, g.ldb, width, [&](const T(&acc)[kThin][kW]) {
-          for (size_t i = 0; i < g.m; ++i) {
-            T* crow = g.c + i * g.ldc + j0;
-            for (size_t j = 0; j < width; ++j) Put(g.alpha, acc[i][j], g.beta, crow + j);
-          }
-        });
+        AxpyStrip(g.m, g.k, g.a, a_row, a_depth, g.b + j0, g.ldb, width,
+                  [&](const T(&acc)[kThin][kW]) {
+                    for (size_t i = 0; i < g.m; ++i) {
+                      T* crow = g.c + i * g.ldc + j0;
+                      for (size_t j = 0; j < width; ++j) Put(g.alpha, acc[i][j], g.beta, crow + j);
+                    }
+                  });
       }
     }
   };
@@ -311,22 +313,14 @@ void ThinRows(const GemmArgs<T>& g, ThreadPool* pool) {
   }
 }
 
-// C for n ≤ kThin: the columns of op(B) (gathered when B is not transposed) against A's rows
-// (dot form) or A's columns stored as rows (axpy form), parallel over strips of rows.
+// C for n ≤ kThin: the columns of op(B) (read down B's columns when B is not transposed) against
+// A's rows (dot form) or A's columns stored as rows (axpy form), parallel over strips of rows.
 template <typename T>
 void ThinCols(const GemmArgs<T>& g, ThreadPool* pool) {
   constexpr size_t kW = kStripWidth<T>;
-  const T* bcols = g.b;
-  size_t ldb = g.ldb;
-  std::unique_ptr<T[]> gathered;
-  if (!g.trans_b) {
-    gathered = std::make_unique_for_overwrite<T[]>(g.n * g.k);
-    for (size_t p = 0; p < g.k; ++p) {
-      for (size_t j = 0; j < g.n; ++j) gathered[j * g.k + p] = g.b[p * g.ldb + j];
-    }
-    bcols = gathered.get();
-    ldb = g.k;
-  }
+  // op(B)(p, j) = g.b[j·b_col + p·b_depth].
+  const size_t b_col = g.trans_b ? g.ldb : 1;
+  const size_t b_depth = g.trans_b ? 1 : g.ldb;
   auto strips = [&](size_t begin, size_t end) {
     for (size_t s = begin; s < end; ++s) {
       const size_t i0 = s * kW;
@@ -335,17 +329,18 @@ void ThinCols(const GemmArgs<T>& g, ThreadPool* pool) {
         for (size_t i = i0; i < i0 + height; ++i) {
           T* crow = g.c + i * g.ldc;
           for (size_t j = 0; j < g.n; ++j) {
-            const T sum = Dot(g.a + i * g.lda, bcols + j * ldb, g.k);
+            const T sum = Dot(g.a + i * g.lda, 1, g.b + j * b_col, b_depth, g.k);
             Put(g.alpha, sum, g.beta, crow + j);
           }
         }
       } else {
-        AxpyStrip(g.n, g.k, bcols, ldb, g.a + i0, g.lda, height, [&](const T(&acc)[kThin][kW]) {
-          for (size_t i = 0; i < height; ++i) {
-            T* crow = g.c + (i0 + i) * g.ldc;
-            for (size_t j = 0; j < g.n; ++j) Put(g.alpha, acc[j][i], g.beta, crow + j);
-          }
-        });
+        AxpyStrip(g.n, g.k, g.b, b_col, b_depth, g.a + i0, g.lda, height,
+                  [&](const T(&acc)[kThin][kW]) {
+                    for (size_t i = 0; i < height; ++i) {
+                      T* crow = g.c + (i0 + i) * g.ldc;
+                      for (size_t j = 0; j < g.n; ++j) Put(g.alpha, acc[j][i], g.beta, crow + j);
+                    }
+                  });
       }
     }
   };
@@ -354,6 +349,23 @@ void ThinCols(const GemmArgs<T>& g, ThreadPool* pool) {
   } else {
     strips(0, CeilDiv(g.m, kW));
   }
+}
+
+// The packing panels of the calling thread, sized once for the largest blocks (a bounded
+// workspace: kRowBlock × kDepthBlock and kDepthBlock × kColBlock), so that products after a
+// thread's first one allocate nothing.
+template <typename T>
+struct PackingPanels {
+  static constexpr size_t kASize = kRowBlock * kDepthBlock;
+  static constexpr size_t kBSize = kDepthBlock * kColBlock;
+  std::unique_ptr<T[]> a = std::make_unique_for_overwrite<T[]>(kASize);
+  std::unique_ptr<T[]> b = std::make_unique_for_overwrite<T[]>(kBSize);
+};
+
+template <typename T>
+PackingPanels<T>& ThreadPanels() {
+  thread_local PackingPanels<T> panels;
+  return panels;
 }
 
 }  // namespace
@@ -389,15 +401,16 @@ void Gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, T alpha, con
   }
   const size_t row_tiles = CeilDiv(m, mc);
   const size_t col_tiles = CeilDiv(n, nc);
-  const size_t kc_max = std::min(kDepthBlock, k);
 
+  static_assert(kRowBlock % kMr == 0 && kColBlock % kNr == 0, "whole strips per block");
+  // mc ≤ kRowBlock and nc ≤ kColBlock, both whole strips once rounded up: the panels fit.
   auto tiles = [&](size_t begin, size_t end) {
-    auto pa = std::make_unique_for_overwrite<T[]>(RoundUp(mc, kMr) * kc_max);
-    auto pb = std::make_unique_for_overwrite<T[]>(kc_max * RoundUp(nc, kNr));
+    PackingPanels<T>& panels = ThreadPanels<T>();
     for (size_t t = begin; t < end; ++t) {
       const size_t i0 = (t / col_tiles) * mc;
       const size_t j0 = (t % col_tiles) * nc;
-      ComputeTile(g, i0, std::min(mc, m - i0), j0, std::min(nc, n - j0), pa.get(), pb.get());
+      ComputeTile(g, i0, std::min(mc, m - i0), j0, std::min(nc, n - j0), panels.a.get(),
+                  panels.b.get());
     }
   };
   if (pool != nullptr) {

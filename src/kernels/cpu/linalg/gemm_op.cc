@@ -4,7 +4,9 @@
 // broadcasts. Opset 11+: C is optional. Types: float and double; Float16 and BFloat16 through
 // float; int32, int64, uint32 and uint64 with wrapping arithmetic when alpha and beta are whole
 // numbers.
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,31 @@
 
 namespace kiln::cpu {
 namespace {
+
+// Whether dimensions `c` broadcast unidirectionally (numpy rules, right-aligned) to m×n.
+bool BroadcastsToMatrix(const std::vector<int64_t>& c, int64_t m, int64_t n) {
+  if (c.size() > 2) return false;
+  if (!c.empty() && c.back() != 1 && c.back() != n) return false;
+  return c.size() < 2 || c[0] == 1 || c[0] == m;
+}
+
+// out (m×n, row-major) = C broadcast to m×n, converted to Acc; `c_dims` broadcast to m×n.
+template <typename T, typename Acc>
+void BroadcastC(const T* c, const std::vector<int64_t>& c_dims, size_t m, size_t n, Acc* out) {
+  const size_t rows = c_dims.size() == 2 ? static_cast<size_t>(c_dims[0]) : 1;
+  const size_t cols = c_dims.empty() ? 1 : static_cast<size_t>(c_dims.back());
+  for (size_t i = 0; i < m; ++i) {
+    const T* row = c + (rows == 1 ? 0 : i) * cols;
+    for (size_t j = 0; j < n; ++j) {
+      const T v = row[cols == 1 ? 0 : j];
+      if constexpr (kIsHalf<T>) {
+        out[i * n + j] = static_cast<Acc>(v.ToFloat());
+      } else {
+        out[i * n + j] = static_cast<Acc>(v);
+      }
+    }
+  }
+}
 
 class GemmOp final : public Kernel {
  public:
@@ -54,16 +81,17 @@ class GemmOp final : public Kernel {
                     " (transB=" + std::to_string(trans_b_) + "): the inner dimensions " +
                     std::to_string(k) + " and " + std::to_string(kb) + " differ");
     }
-    const std::vector<int64_t> y_dims = {m, n};
+    const int64_t y_dims[2] = {m, n};
     if (c != nullptr) {
-      if (c_exact_ && c->shape().dims() != y_dims) {
+      const std::vector<int64_t>& cd = c->shape().dims();
+      if (c_exact_ && !std::equal(cd.begin(), cd.end(), std::begin(y_dims), std::end(y_dims))) {
         info.Fail(ErrorCode::kInvalidArgument, "input 'C' has shape " + c->shape().ToString() +
-                                                   " but must be " + Shape(y_dims).ToString() +
+                                                   " but must be " + Shape({m, n}).ToString() +
                                                    " when broadcast is 0");
       }
-      CheckBroadcastable(info, *c, "C", y_dims);
+      if (!BroadcastsToMatrix(cd, m, n)) CheckBroadcastable(info, *c, "C", {m, n});
     }
-    Tensor& y = ctx.Output(0, a.type(), Shape(y_dims));
+    Tensor& y = ctx.Output(0, a.type(), y_dims);
     if (y.element_count() == 0) return;
 
     const auto mu = static_cast<size_t>(m);
@@ -76,25 +104,23 @@ class GemmOp final : public Kernel {
         a.type(), info, [&](auto tag) {
           using T = typename decltype(tag)::type;
           if constexpr (kIsHalf<T>) {
-            const std::vector<float> af =
-                ToFloats(static_cast<const T*>(a.data()), a.element_count());
-            const std::vector<float> bf =
-                ToFloats(static_cast<const T*>(b.data()), b.element_count());
-            std::vector<float> yf(y.element_count());
+            // Through float, the operands converted into scratch memory.
+            float* af = ctx.Scratch<float>(a.element_count());
+            float* bf = ctx.Scratch<float>(b.element_count());
+            float* yf = ctx.Scratch<float>(y.element_count());
+            const auto* ap = static_cast<const T*>(a.data());
+            const auto* bp = static_cast<const T*>(b.data());
+            for (size_t i = 0; i < a.element_count(); ++i) af[i] = ap[i].ToFloat();
+            for (size_t i = 0; i < b.element_count(); ++i) bf[i] = bp[i].ToFloat();
             if (add_c) {
-              yf = BroadcastValues<T, float>(static_cast<const T*>(c->data()), c->shape().dims(),
-                                             y_dims);
+              BroadcastC(static_cast<const T*>(c->data()), c->shape().dims(), mu, nu, yf);
             }
-            Gemm<float>(trans_a_, trans_b_, mu, nu, ku, alpha_, af.data(), lda, bf.data(), ldb,
-                        add_c ? beta_ : 0.0f, yf.data(), nu, &ctx.threads());
-            FromFloats(yf.data(), yf.size(), static_cast<T*>(y.data()));
+            Gemm<float>(trans_a_, trans_b_, mu, nu, ku, alpha_, af, lda, bf, ldb,
+                        add_c ? beta_ : 0.0f, yf, nu, &ctx.threads());
+            FromFloats(yf, y.element_count(), static_cast<T*>(y.data()));
           } else if constexpr (std::is_floating_point_v<T>) {
             T* yp = static_cast<T*>(y.data());
-            if (add_c) {
-              const std::vector<T> cv = BroadcastValues<T, T>(static_cast<const T*>(c->data()),
-                                                              c->shape().dims(), y_dims);
-              std::copy(cv.begin(), cv.end(), yp);
-            }
+            if (add_c) BroadcastC(static_cast<const T*>(c->data()), c->shape().dims(), mu, nu, yp);
             Gemm<T>(trans_a_, trans_b_, mu, nu, ku, static_cast<T>(alpha_),
                     static_cast<const T*>(a.data()), lda, static_cast<const T*>(b.data()), ldb,
                     add_c ? static_cast<T>(beta_) : T(0), yp, nu, &ctx.threads());
@@ -134,10 +160,10 @@ class GemmOp final : public Kernel {
     T* yp = static_cast<T*>(y.data());
     BatchedMatMul<T>(trans_a_, trans_b_, m, n, k, static_cast<const T*>(a.data()), {&zero, 1},
                      static_cast<const T*>(b.data()), {&zero, 1}, yp, ctx.threads());
-    std::vector<T> cv;
+    T* cv = nullptr;
     if (c != nullptr) {
-      cv = BroadcastValues<T, T>(static_cast<const T*>(c->data()), c->shape().dims(),
-                                 {static_cast<int64_t>(m), static_cast<int64_t>(n)});
+      cv = ctx.Scratch<T>(m * n);
+      BroadcastC(static_cast<const T*>(c->data()), c->shape().dims(), m, n, cv);
     }
     for (size_t i = 0; i < m * n; ++i) {
       W v = alpha * static_cast<W>(yp[i]);

@@ -17,8 +17,8 @@
 // bfloat16 compute in float; batch statistics accumulate in double.
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "kernels/cpu/nn/nn_kernels.h"
@@ -64,25 +64,31 @@ class BatchNormalization final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument, "input 'X' has shape " + shape.ToString() +
                                                  "; it needs rank 2 or more (N, C, ...)");
     }
-    const std::vector<int64_t> param_dims =
-        spatial_ ? std::vector<int64_t>{shape.dims()[1]}
-                 : std::vector<int64_t>(shape.dims().begin() + 1, shape.dims().end());
+    const std::span<const int64_t> x_dims(shape.dims());
+    const std::span<const int64_t> param_dims = spatial_ ? x_dims.subspan(1, 1) : x_dims.subspan(1);
     for (size_t i = 0; i < 4; ++i) {
-      if (params[i]->shape().dims() != param_dims) {
+      const std::vector<int64_t>& dims = params[i]->shape().dims();
+      if (!std::equal(dims.begin(), dims.end(), param_dims.begin(), param_dims.end())) {
         info.Fail(ErrorCode::kInvalidArgument,
                   std::string("input '") + kParamNames[i] + "' has shape " +
-                      params[i]->shape().ToString() + "; expected " + Shape(param_dims).ToString() +
+                      params[i]->shape().ToString() + "; expected " +
+                      Shape(std::vector<int64_t>(param_dims.begin(), param_dims.end())).ToString() +
                       (spatial_ ? " (one per channel of X " : " (spatial=0: X's shape past N ") +
                       shape.ToString() + ")");
       }
     }
     // Y = X * mul + add, per parameter element.
-    std::vector<double> mul = nn::ReadAsDouble(info, *params[0], "scale");
-    std::vector<double> add = nn::ReadAsDouble(info, *params[1], "B");
-    std::vector<double> mean = nn::ReadAsDouble(info, *params[2], "mean");
-    std::vector<double> var = nn::ReadAsDouble(info, *params[3], "var");
-    if (training_) Train(ctx, x, params[2]->type(), mean, var);
-    for (size_t i = 0; i < mul.size(); ++i) {
+    const size_t count = params[0]->element_count();
+    double* mul = ctx.Scratch<double>(count);
+    double* add = ctx.Scratch<double>(count);
+    double* mean = ctx.Scratch<double>(count);
+    double* var = ctx.Scratch<double>(count);
+    nn::ReadAsDouble(info, *params[0], "scale", mul);
+    nn::ReadAsDouble(info, *params[1], "B", add);
+    nn::ReadAsDouble(info, *params[2], "mean", mean);
+    nn::ReadAsDouble(info, *params[3], "var", var);
+    if (training_) Train(ctx, x, params[2]->type(), count, mean, var);
+    for (size_t i = 0; i < count; ++i) {
       mul[i] /= std::sqrt(var[i] + epsilon_);
       add[i] -= mean[i] * mul[i];
     }
@@ -90,8 +96,8 @@ class BatchNormalization final : public Kernel {
     Tensor& y = ctx.Output(0, x.type(), shape);
     if (y.element_count() == 0) return;
     const size_t batch = static_cast<size_t>(shape.dims()[0]);
-    const size_t block = x.element_count() / batch;            // elements per batch entry
-    const size_t run = spatial_ ? block / mul.size() : block;  // elements sharing one parameter
+    const size_t block = x.element_count() / batch;       // elements per batch entry
+    const size_t run = spatial_ ? block / count : block;  // elements sharing one parameter
     const size_t runs = batch * (block / run);
     Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -104,7 +110,7 @@ class BatchNormalization final : public Kernel {
           const T* in = src + r * run;
           T* out = dst + r * run;
           if (spatial_) {
-            const size_t c = r % mul.size();
+            const size_t c = r % count;
             const auto m = static_cast<Acc>(mul[c]);
             const auto a = static_cast<Acc>(add[c]);
             for (size_t i = 0; i < run; ++i) out[i] = nn::Store<T>(nn::Load(in[i]) * m + a);
@@ -120,12 +126,12 @@ class BatchNormalization final : public Kernel {
   }
 
  private:
-  // Training: replaces mean and var (the inputs) by the batch's statistics, writing the running
-  // statistics (and before opset 14 the saved ones) to the outputs asked for, in `stats_type`.
-  void Train(KernelContext& ctx, const Tensor& x, DataType stats_type, std::vector<double>& mean,
-             std::vector<double>& var) const {
+  // Training: replaces mean and var (the inputs, `channels` values each) by the batch's
+  // statistics, writing the running statistics (and before opset 14 the saved ones) to the outputs
+  // asked for, in `stats_type`.
+  void Train(KernelContext& ctx, const Tensor& x, DataType stats_type, size_t channels,
+             double*& mean, double*& var) const {
     const KernelInfo& info = ctx.info();
-    const size_t channels = mean.size();
     const size_t batch = static_cast<size_t>(x.shape().dims()[0]);
     const size_t inner = batch == 0 ? 0 : x.element_count() / batch / channels;
     if (batch * inner == 0) {
@@ -134,37 +140,38 @@ class BatchNormalization final : public Kernel {
                     "; training mode needs at least one value per " +
                     (spatial_ ? "channel" : "element of [C, D1, ...]"));
     }
-    const std::vector<double> values = nn::ReadAsDouble(info, x, "X");
-    std::vector<double> batch_mean(channels, 0.0);
-    std::vector<double> batch_var(channels, 0.0);
+    double* values = ctx.Scratch<double>(x.element_count());
+    nn::ReadAsDouble(info, x, "X", values);
+    double* batch_mean = ctx.Scratch<double>(channels);
+    double* batch_var = ctx.Scratch<double>(channels);
     ctx.threads().ParallelFor(channels, 1, [&](size_t begin, size_t end) {
       for (size_t c = begin; c < end; ++c) {
         double sum = 0;
         for (size_t n = 0; n < batch; ++n) {
-          const double* row = values.data() + (n * channels + c) * inner;
+          const double* row = values + (n * channels + c) * inner;
           for (size_t i = 0; i < inner; ++i) sum += row[i];
         }
         const double m = sum / static_cast<double>(batch * inner);
         double squares = 0;
         for (size_t n = 0; n < batch; ++n) {
-          const double* row = values.data() + (n * channels + c) * inner;
+          const double* row = values + (n * channels + c) * inner;
           for (size_t i = 0; i < inner; ++i) squares += (row[i] - m) * (row[i] - m);
         }
         batch_mean[c] = m;
         batch_var[c] = squares / static_cast<double>(batch * inner);
       }
     });
-    const Shape stats_shape = ctx.Input(3).shape();
-    const auto write = [&](size_t output, const std::vector<double>& v) {
+    const Shape& stats_shape = ctx.Input(3).shape();
+    const auto write = [&](size_t output, const double* v) {
       if (!ctx.WantsOutput(output)) return;
       Tensor& t = ctx.Output(output, stats_type, stats_shape);
       Dispatch<float, double, Float16, BFloat16>(stats_type, info, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        nn::ConvertValues(v.data(), static_cast<T*>(t.data()), v.size());
+        nn::ConvertValues(v, static_cast<T*>(t.data()), channels);
       });
     };
-    std::vector<double> running_mean(channels);
-    std::vector<double> running_var(channels);
+    double* running_mean = ctx.Scratch<double>(channels);
+    double* running_var = ctx.Scratch<double>(channels);
     for (size_t c = 0; c < channels; ++c) {
       running_mean[c] = mean[c] * momentum_ + batch_mean[c] * (1 - momentum_);
       running_var[c] = var[c] * momentum_ + batch_var[c] * (1 - momentum_);
@@ -175,8 +182,8 @@ class BatchNormalization final : public Kernel {
       write(3, batch_mean);
       write(4, batch_var);
     }
-    mean = std::move(batch_mean);
-    var = std::move(batch_var);
+    mean = batch_mean;
+    var = batch_var;
   }
 
   static void CheckTypes(const KernelInfo& info, const Tensor& x, const Tensor* const* params) {

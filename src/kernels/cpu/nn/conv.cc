@@ -3,14 +3,15 @@
 // optional bias, kernel_shape inferred from W. float and double through im2col + cpu::Gemm, with a
 // direct path for depthwise convolution; float16 and bfloat16 through float.
 #include <algorithm>
+#include <span>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "kernels/cpu/linalg/gemm.h"
 #include "kernels/cpu/nn/nn_kernels.h"
 #include "kernels/cpu/nn/nn_types.h"
 #include "kernels/cpu/nn/window.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/types.h"
 
 namespace kiln::cpu {
@@ -57,8 +58,21 @@ void DepthwiseConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* 
   });
 }
 
+// The im2col matrix's element count for one group, or 0 when im2col is the identity.
+size_t ColumnSize(const KernelInfo& info, const ConvProblem& p) {
+  const WindowGeometry& g = p.window;
+  if (g.out_size == 0 || p.batch == 0 || p.features == 0) return 0;
+  if ((p.groups > 1 && p.group_channels == 1) || g.IsPointwise()) return 0;
+  size_t col_size;
+  if (__builtin_mul_overflow(p.group_channels * g.kernel_size, g.out_size, &col_size)) {
+    info.Fail(ErrorCode::kInvalidArgument, "the im2col buffer size overflows size_t");
+  }
+  return col_size;
+}
+
+// `col` holds ColumnSize(p) elements (nullptr when that is 0).
 template <typename T>
-void RunConv(const KernelInfo& info, const ConvProblem& p, const T* x, const T* w, const T* b, T* y,
+void RunConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* y, T* col,
              ThreadPool& pool) {
   const WindowGeometry& g = p.window;
   if (g.out_size == 0 || p.batch == 0 || p.features == 0) return;
@@ -67,23 +81,15 @@ void RunConv(const KernelInfo& info, const ConvProblem& p, const T* x, const T* 
     return;
   }
   const size_t k = p.group_channels * g.kernel_size;
-  std::vector<T> col;
-  if (!g.IsPointwise()) {
-    size_t col_size;
-    if (__builtin_mul_overflow(k, g.out_size, &col_size)) {
-      info.Fail(ErrorCode::kInvalidArgument, "the im2col buffer size overflows size_t");
-    }
-    col.resize(col_size);
-  }
   for (size_t n = 0; n < p.batch; ++n) {
     for (size_t grp = 0; grp < p.groups; ++grp) {
       const T* xg = x + (n * p.channels + grp * p.group_channels) * g.in_size;
       const T* wg = w + grp * p.group_features * k;
       T* yg = y + (n * p.features + grp * p.group_features) * g.out_size;
       const T* bmat = xg;
-      if (!col.empty()) {
-        nn::Im2Col(xg, p.group_channels, g, col.data(), pool);
-        bmat = col.data();
+      if (col != nullptr) {
+        nn::Im2Col(xg, p.group_channels, g, col, pool);
+        bmat = col;
       }
       Gemm<T>(false, false, p.group_features, g.out_size, k, T(1), wg, k, bmat, g.out_size, T(0),
               yg, g.out_size, &pool);
@@ -121,26 +127,37 @@ class Conv final : public Kernel {
     if (b != nullptr) nn::RequireSameType(info, "B", *b, x.type());
 
     const ConvProblem p = Check(info, x.shape(), w.shape(), b);
-    std::vector<int64_t> y_dims = {x.shape().dims()[0], w.shape().dims()[0]};
-    y_dims.insert(y_dims.end(), p.window.out.begin(), p.window.out.end());
-    Tensor& y = ctx.Output(0, x.type(), Shape(std::move(y_dims)));
+    SmallVector<int64_t> y_dims = {x.shape().dims()[0], w.shape().dims()[0]};
+    for (int64_t d : p.window.out) y_dims.push_back(d);
+    Tensor& y = ctx.Output(0, x.type(), y_dims.span());
     if (y.element_count() == 0) return;
+    const size_t col_size = ColumnSize(info, p);
 
     Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* bias = b != nullptr ? static_cast<const T*>(b->data()) : nullptr;
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-        RunConv(info, p, static_cast<const T*>(x.data()), static_cast<const T*>(w.data()), bias,
-                static_cast<T*>(y.data()), ctx.threads());
+        T* col = col_size != 0 ? ctx.Scratch<T>(col_size) : nullptr;
+        RunConv(p, static_cast<const T*>(x.data()), static_cast<const T*>(w.data()), bias,
+                static_cast<T*>(y.data()), col, ctx.threads());
       } else {
-        std::vector<float> xf(x.element_count()), wf(w.element_count()), yf(y.element_count());
-        std::vector<float> bf(b != nullptr ? b->element_count() : 0);
-        nn::ConvertValues(static_cast<const T*>(x.data()), xf.data(), xf.size());
-        nn::ConvertValues(static_cast<const T*>(w.data()), wf.data(), wf.size());
-        nn::ConvertValues(bias, bf.data(), bf.size());
-        RunConv<float>(info, p, xf.data(), wf.data(), b != nullptr ? bf.data() : nullptr, yf.data(),
-                       ctx.threads());
-        nn::ConvertValues(yf.data(), static_cast<T*>(y.data()), yf.size());
+        // Through float: every operand converted into scratch memory.
+        const size_t x_count = x.element_count();
+        const size_t w_count = w.element_count();
+        const size_t y_count = y.element_count();
+        float* xf = ctx.Scratch<float>(x_count);
+        float* wf = ctx.Scratch<float>(w_count);
+        float* yf = ctx.Scratch<float>(y_count);
+        float* bf = nullptr;
+        if (b != nullptr) {
+          bf = ctx.Scratch<float>(b->element_count());
+          nn::ConvertValues(bias, bf, b->element_count());
+        }
+        float* col = col_size != 0 ? ctx.Scratch<float>(col_size) : nullptr;
+        nn::ConvertValues(static_cast<const T*>(x.data()), xf, x_count);
+        nn::ConvertValues(static_cast<const T*>(w.data()), wf, w_count);
+        RunConv<float>(p, xf, wf, bf, yf, col, ctx.threads());
+        nn::ConvertValues(yf, static_cast<T*>(y.data()), y_count);
       }
     });
   }
@@ -175,8 +192,10 @@ class Conv final : public Kernel {
                                                  " output channels, which attribute 'group' " +
                                                  std::to_string(group_) + " does not divide");
     }
-    std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
-    if (!attrs_.kernel_shape.empty() && attrs_.kernel_shape != kernel) {
+    const SmallVector<int64_t> kernel(std::span<const int64_t>(w.dims()).subspan(2));
+    if (!attrs_.kernel_shape.empty() &&
+        !std::equal(attrs_.kernel_shape.begin(), attrs_.kernel_shape.end(), kernel.begin(),
+                    kernel.end())) {
       info.Fail(ErrorCode::kInvalidArgument,
                 "attribute 'kernel_shape' does not match input 'W' " + w.ToString());
     }
@@ -192,7 +211,7 @@ class Conv final : public Kernel {
                                                  "] (one bias per output channel of W)");
     }
     ConvProblem p;
-    p.window = nn::ResolveWindow(info, attrs_, x, kernel, false);
+    p.window = nn::ResolveWindow(info, attrs_, x, kernel.span(), false);
     p.batch = static_cast<size_t>(x.dims()[0]);
     p.channels = static_cast<size_t>(c);
     p.features = static_cast<size_t>(m);

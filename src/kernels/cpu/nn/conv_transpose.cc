@@ -9,6 +9,7 @@
 // contradict it). With output_shape and auto_pad NOTSET or VALID the odd element goes at the end
 // before opset 11 and at the beginning from opset 11, as each version's equations give.
 #include <algorithm>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "kernels/cpu/nn/nn_kernels.h"
 #include "kernels/cpu/nn/nn_types.h"
 #include "kernels/cpu/nn/window.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/types.h"
 
 namespace kiln::cpu {
@@ -38,33 +40,37 @@ struct ConvTransposeProblem {
   WindowGeometry window;
 };
 
+// The col2im matrix's element count for one group, or 0 when col2im is the identity.
+size_t ColumnSize(const KernelInfo& info, const ConvTransposeProblem& p) {
+  const WindowGeometry& g = p.window;
+  if (g.IsPointwise()) return 0;
+  size_t col_size;
+  if (__builtin_mul_overflow(p.group_features * g.kernel_size, g.out_size, &col_size)) {
+    info.Fail(ErrorCode::kInvalidArgument, "the col2im buffer size overflows size_t");
+  }
+  return col_size;
+}
+
+// `col` holds ColumnSize(p) elements; it is not used when the window is pointwise.
 template <typename T>
-void RunConvTranspose(const KernelInfo& info, const ConvTransposeProblem& p, const T* x, const T* w,
-                      const T* b, T* y, ThreadPool& pool) {
+void RunConvTranspose(const ConvTransposeProblem& p, const T* x, const T* w, const T* b, T* y,
+                      T* col, ThreadPool& pool) {
   const WindowGeometry& g = p.window;
   const size_t x_plane = g.out_size;
   const size_t y_plane = g.in_size;
   const bool pointwise = g.IsPointwise();
   const size_t rows = p.group_features * g.kernel_size;
-  std::vector<T> col;
-  if (!pointwise) {
-    size_t col_size;
-    if (__builtin_mul_overflow(rows, x_plane, &col_size)) {
-      info.Fail(ErrorCode::kInvalidArgument, "the col2im buffer size overflows size_t");
-    }
-    col.resize(col_size);
-    std::fill(y, y + p.batch * p.features * y_plane, T(0));
-  }
+  if (!pointwise) std::fill(y, y + p.batch * p.features * y_plane, T(0));
   for (size_t n = 0; n < p.batch; ++n) {
     for (size_t grp = 0; grp < p.groups; ++grp) {
       const T* xg = x + (n * p.channels + grp * p.group_channels) * x_plane;
       const T* wg = w + grp * p.group_channels * rows;
       T* yg = y + (n * p.features + grp * p.group_features) * y_plane;
       // col[(m, tap), position] = sum over c of W[c, m, tap] * X[c, position].
-      T* dst = pointwise ? yg : col.data();
+      T* dst = pointwise ? yg : col;
       Gemm<T>(true, false, rows, x_plane, p.group_channels, T(1), wg, rows, xg, x_plane, T(0), dst,
               x_plane, &pool);
-      if (!pointwise) nn::Col2ImAdd(col.data(), p.group_features, g, yg, pool);
+      if (!pointwise) nn::Col2ImAdd(col, p.group_features, g, yg, pool);
     }
   }
   if (b != nullptr) {
@@ -114,26 +120,37 @@ class ConvTranspose final : public Kernel {
     if (b != nullptr) nn::RequireSameType(info, "B", *b, x.type());
 
     const ConvTransposeProblem p = Check(info, x.shape(), w.shape(), b);
-    std::vector<int64_t> y_dims = {x.shape().dims()[0], static_cast<int64_t>(p.features)};
-    y_dims.insert(y_dims.end(), p.window.in.begin(), p.window.in.end());
-    Tensor& y = ctx.Output(0, x.type(), Shape(std::move(y_dims)));
+    SmallVector<int64_t> y_dims = {x.shape().dims()[0], static_cast<int64_t>(p.features)};
+    for (int64_t d : p.window.in) y_dims.push_back(d);
+    Tensor& y = ctx.Output(0, x.type(), y_dims.span());
     if (y.element_count() == 0) return;
+    const size_t col_size = ColumnSize(info, p);
 
     Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* bias = b != nullptr ? static_cast<const T*>(b->data()) : nullptr;
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-        RunConvTranspose(info, p, static_cast<const T*>(x.data()), static_cast<const T*>(w.data()),
-                         bias, static_cast<T*>(y.data()), ctx.threads());
+        T* col = col_size != 0 ? ctx.Scratch<T>(col_size) : nullptr;
+        RunConvTranspose(p, static_cast<const T*>(x.data()), static_cast<const T*>(w.data()), bias,
+                         static_cast<T*>(y.data()), col, ctx.threads());
       } else {
-        std::vector<float> xf(x.element_count()), wf(w.element_count()), yf(y.element_count());
-        std::vector<float> bf(b != nullptr ? b->element_count() : 0);
-        nn::ConvertValues(static_cast<const T*>(x.data()), xf.data(), xf.size());
-        nn::ConvertValues(static_cast<const T*>(w.data()), wf.data(), wf.size());
-        nn::ConvertValues(bias, bf.data(), bf.size());
-        RunConvTranspose<float>(info, p, xf.data(), wf.data(), b != nullptr ? bf.data() : nullptr,
-                                yf.data(), ctx.threads());
-        nn::ConvertValues(yf.data(), static_cast<T*>(y.data()), yf.size());
+        // Through float: every operand converted into scratch memory.
+        const size_t x_count = x.element_count();
+        const size_t w_count = w.element_count();
+        const size_t y_count = y.element_count();
+        float* xf = ctx.Scratch<float>(x_count);
+        float* wf = ctx.Scratch<float>(w_count);
+        float* yf = ctx.Scratch<float>(y_count);
+        float* bf = nullptr;
+        if (b != nullptr) {
+          bf = ctx.Scratch<float>(b->element_count());
+          nn::ConvertValues(bias, bf, b->element_count());
+        }
+        float* col = col_size != 0 ? ctx.Scratch<float>(col_size) : nullptr;
+        nn::ConvertValues(static_cast<const T*>(x.data()), xf, x_count);
+        nn::ConvertValues(static_cast<const T*>(w.data()), wf, w_count);
+        RunConvTranspose<float>(p, xf, wf, bf, yf, col, ctx.threads());
+        nn::ConvertValues(yf, static_cast<T*>(y.data()), y_count);
       }
     });
   }
@@ -163,8 +180,10 @@ class ConvTranspose final : public Kernel {
     }
     const int64_t m = CheckedMul(info, w.dims()[1], group_, "the output channel count");
     const size_t rank = x.rank() - 2;
-    std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
-    if (!attrs_.kernel_shape.empty() && attrs_.kernel_shape != kernel) {
+    const SmallVector<int64_t> kernel(std::span<const int64_t>(w.dims()).subspan(2));
+    if (!attrs_.kernel_shape.empty() &&
+        !std::equal(attrs_.kernel_shape.begin(), attrs_.kernel_shape.end(), kernel.begin(),
+                    kernel.end())) {
       info.Fail(ErrorCode::kInvalidArgument,
                 "attribute 'kernel_shape' does not match input 'W' " + w.ToString());
     }
@@ -196,8 +215,16 @@ class ConvTranspose final : public Kernel {
     WindowGeometry& g = p.window;
     g.out.assign(x.dims().begin() + 2, x.dims().end());
     g.kernel = kernel;
-    g.stride = attrs_.strides.empty() ? std::vector<int64_t>(rank, 1) : attrs_.strides;
-    g.dilation = attrs_.dilations.empty() ? std::vector<int64_t>(rank, 1) : attrs_.dilations;
+    if (attrs_.strides.empty()) {
+      g.stride.assign(rank, 1);
+    } else {
+      g.stride.assign(attrs_.strides.begin(), attrs_.strides.end());
+    }
+    if (attrs_.dilations.empty()) {
+      g.dilation.assign(rank, 1);
+    } else {
+      g.dilation.assign(attrs_.dilations.begin(), attrs_.dilations.end());
+    }
     g.in.assign(rank, 0);
     g.pad_begin.assign(rank, 0);
     g.pad_end.assign(rank, 0);

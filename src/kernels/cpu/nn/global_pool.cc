@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <vector>
 
 #include "kernels/cpu/nn/nn_kernels.h"
 #include "kernels/cpu/nn/nn_types.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/types.h"
 
 namespace kiln::cpu {
@@ -65,7 +65,7 @@ class GlobalPool final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument, "input 'X' has shape " + shape.ToString() +
                                                  "; it needs rank 2 or more (N, C, ...)");
     }
-    std::vector<int64_t> y_dims(shape.rank(), 1);
+    SmallVector<int64_t> y_dims(shape.rank(), 1);
     y_dims[0] = shape.dims()[0];
     y_dims[1] = shape.dims()[1];
     const size_t planes = static_cast<size_t>(y_dims[0]) * static_cast<size_t>(y_dims[1]);
@@ -75,7 +75,7 @@ class GlobalPool final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument,
                 "input 'X' has shape " + shape.ToString() + ": its spatial planes are empty");
     }
-    Tensor& y = ctx.Output(0, x.type(), Shape(std::move(y_dims)));
+    Tensor& y = ctx.Output(0, x.type(), y_dims.span());
     if (planes == 0) return;
     Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;

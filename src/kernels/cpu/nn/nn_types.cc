@@ -3,27 +3,26 @@
 
 namespace kiln::cpu::nn {
 
-std::vector<double> ReadAsDouble(const KernelInfo& info, const Tensor& t, const char* name) {
-  std::vector<double> out(t.element_count());
+void ReadAsDouble(const KernelInfo& info, const Tensor& t, const char* name, double* out) {
+  const size_t n = t.element_count();
   switch (t.type()) {
     case DataType::kFloat:
-      ConvertValues(static_cast<const float*>(t.data()), out.data(), out.size());
+      ConvertValues(static_cast<const float*>(t.data()), out, n);
       break;
     case DataType::kDouble:
-      ConvertValues(static_cast<const double*>(t.data()), out.data(), out.size());
+      ConvertValues(static_cast<const double*>(t.data()), out, n);
       break;
     case DataType::kFloat16:
-      ConvertValues(static_cast<const Float16*>(t.data()), out.data(), out.size());
+      ConvertValues(static_cast<const Float16*>(t.data()), out, n);
       break;
     case DataType::kBfloat16:
-      ConvertValues(static_cast<const BFloat16*>(t.data()), out.data(), out.size());
+      ConvertValues(static_cast<const BFloat16*>(t.data()), out, n);
       break;
     default:
       info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + name + "' has type " +
                                                  DataTypeName(t.type()) +
                                                  "; expected float, double, float16 or bfloat16");
   }
-  return out;
 }
 
 void RequireOpsetForType(const KernelInfo& info, const char* name, DataType type,

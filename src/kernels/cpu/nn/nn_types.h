@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "core/float16.h"
 #include "core/tensor.h"
@@ -63,9 +62,9 @@ bool IsNan(T v) noexcept {
   }
 }
 
-// The values of a float, double, float16 or bfloat16 tensor as double; throws kInvalidArgument
-// naming input `name` for another type.
-std::vector<double> ReadAsDouble(const KernelInfo& info, const Tensor& t, const char* name);
+// Writes the t.element_count() values of a float, double, float16 or bfloat16 tensor to `out` as
+// double; throws kInvalidArgument naming input `name` for another type.
+void ReadAsDouble(const KernelInfo& info, const Tensor& t, const char* name, double* out);
 
 // Copies n values between element types through AccOf (Float16/BFloat16 <-> float).
 template <typename From, typename To>

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/nn/nn_kernels.h"
@@ -48,8 +47,11 @@ class InstanceNormalization final : public Kernel {
                                                    shape.ToString() + ")");
       }
     }
-    const std::vector<double> gamma = nn::ReadAsDouble(info, scale, "scale");
-    const std::vector<double> beta = nn::ReadAsDouble(info, b, "B");
+    const auto channels = static_cast<size_t>(c);
+    double* gamma = ctx.Scratch<double>(channels);
+    double* beta = ctx.Scratch<double>(channels);
+    nn::ReadAsDouble(info, scale, "scale", gamma);
+    nn::ReadAsDouble(info, b, "B", beta);
     Tensor& y = ctx.Output(0, x.type(), shape);
     if (y.element_count() == 0) return;
     const size_t planes = static_cast<size_t>(shape.dims()[0] * c);
@@ -72,9 +74,9 @@ class InstanceNormalization final : public Kernel {
             squares += d * d;
           }
           const double var = squares / static_cast<double>(plane);
-          const double mul = gamma[p % gamma.size()] / std::sqrt(var + epsilon_);
+          const double mul = gamma[p % channels] / std::sqrt(var + epsilon_);
           const auto m = static_cast<Acc>(mul);
-          const auto a = static_cast<Acc>(beta[p % beta.size()] - mean * mul);
+          const auto a = static_cast<Acc>(beta[p % channels] - mean * mul);
           T* out = dst + p * plane;
           for (size_t i = 0; i < plane; ++i) out[i] = nn::Store<T>(nn::Load(in[i]) * m + a);
         }
@@ -115,16 +117,16 @@ class Lrn final : public Kernel {
     const size_t plane = x.element_count() / (batch * static_cast<size_t>(channels));
     Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      LrnPlanes(static_cast<const T*>(x.data()), static_cast<T*>(y.data()), batch, channels, plane,
-                ctx.threads());
+      LrnPlanes(ctx, static_cast<const T*>(x.data()), static_cast<T*>(y.data()), batch, channels,
+                plane);
     });
   }
 
  private:
   // Planes of [N, C] in parallel; the square sum of one plane's channel window in a buffer.
   template <typename T>
-  void LrnPlanes(const T* src, T* dst, size_t batch, int64_t channels, size_t plane,
-                 ThreadPool& pool) const {
+  void LrnPlanes(KernelContext& ctx, const T* src, T* dst, size_t batch, int64_t channels,
+                 size_t plane) const {
     using Acc = nn::AccOf<T>;
     const int64_t before = (size_ - 1) / 2;
     const int64_t after = size_ - 1 - before;
@@ -133,12 +135,12 @@ class Lrn final : public Kernel {
     const auto beta = static_cast<Acc>(beta_);
     const auto c_count = static_cast<size_t>(channels);
     const size_t grain = std::max<size_t>(1, 4096 / plane);
-    pool.ParallelFor(batch * c_count, grain, [&](size_t begin, size_t end) {
-      std::vector<Acc> sum(plane);
+    ctx.threads().ParallelFor(batch * c_count, grain, [&](size_t begin, size_t end) {
+      Acc* sum = ctx.Scratch<Acc>(plane);
       for (size_t p = begin; p < end; ++p) {
         const size_t n = p / c_count;
         const auto c = static_cast<int64_t>(p % c_count);
-        std::fill(sum.begin(), sum.end(), Acc(0));
+        std::fill(sum, sum + plane, Acc(0));
         const int64_t lo = std::max<int64_t>(0, c - before);
         const int64_t hi = std::min(channels - 1, c + after);
         for (int64_t k = lo; k <= hi; ++k) {
@@ -192,11 +194,11 @@ class LpNormalization final : public Kernel {
       T* dst = static_cast<T*>(y.data());
       const size_t grain = std::max<size_t>(1, 16384 / (length * inner));
       ctx.threads().ParallelFor(outer, grain, [&](size_t begin, size_t end) {
-        std::vector<Acc> norm(inner);
+        Acc* norm = ctx.Scratch<Acc>(inner);
         for (size_t o = begin; o < end; ++o) {
           const T* in = src + o * length * inner;
           T* out = dst + o * length * inner;
-          std::fill(norm.begin(), norm.end(), Acc(0));
+          std::fill(norm, norm + inner, Acc(0));
           for (size_t k = 0; k < length; ++k) {
             for (size_t i = 0; i < inner; ++i) {
               const Acc v = nn::Load(in[k * inner + i]);
@@ -204,7 +206,7 @@ class LpNormalization final : public Kernel {
             }
           }
           if (p_ == 2) {
-            for (Acc& v : norm) v = std::sqrt(v);
+            for (size_t i = 0; i < inner; ++i) norm[i] = std::sqrt(norm[i]);
           }
           for (size_t k = 0; k < length; ++k) {
             for (size_t i = 0; i < inner; ++i) {

@@ -10,11 +10,11 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <vector>
 
 #include "kernels/cpu/nn/nn_kernels.h"
 #include "kernels/cpu/nn/nn_types.h"
 #include "kernels/cpu/nn/window.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/types.h"
 
 namespace kiln::cpu {
@@ -24,14 +24,6 @@ using nn::WindowGeometry;
 
 enum class PoolKind { kMax, kAverage, kLp };
 
-// For each window position, the number of taps inside the input (`inside`) and inside the
-// padded input (`padded`), as the product of the per-axis counts.
-struct WindowCounts {
-  std::vector<double> inside;
-  std::vector<double> padded;
-  bool any_empty = false;
-};
-
 // The number of k in [0, kernel) with lo <= base + k * dilation < hi.
 int64_t TapsWithin(int64_t base, int64_t dilation, int64_t kernel, int64_t lo, int64_t hi) {
   const int64_t first = std::max<int64_t>(0, nn::CeilDiv(lo - base, dilation));
@@ -39,30 +31,39 @@ int64_t TapsWithin(int64_t base, int64_t dilation, int64_t kernel, int64_t lo, i
   return std::max<int64_t>(0, end - first);
 }
 
-WindowCounts CountTaps(const WindowGeometry& g) {
-  WindowCounts counts{{1.0}, {1.0}, false};
+// The number of taps of the window at position o along axis d that fall inside the input
+// (`padded` false) or inside the padded input (`padded` true).
+int64_t AxisTaps(const WindowGeometry& g, size_t d, int64_t o, bool padded) {
+  const int64_t base = o * g.stride[d] - g.pad_begin[d];
+  return padded
+             ? TapsWithin(base, g.dilation[d], g.kernel[d], -g.pad_begin[d], g.in[d] + g.pad_end[d])
+             : TapsWithin(base, g.dilation[d], g.kernel[d], 0, g.in[d]);
+}
+
+// Whether some window position has no tap inside the input.
+bool AnyEmptyWindow(const WindowGeometry& g) {
   for (size_t d = 0; d < g.rank(); ++d) {
-    std::vector<double> inside_d(static_cast<size_t>(g.out[d])), padded_d(inside_d.size());
     for (int64_t o = 0; o < g.out[d]; ++o) {
-      const int64_t base = o * g.stride[d] - g.pad_begin[d];
-      const int64_t inside = TapsWithin(base, g.dilation[d], g.kernel[d], 0, g.in[d]);
-      if (inside == 0) counts.any_empty = true;
-      inside_d[static_cast<size_t>(o)] = static_cast<double>(inside);
-      padded_d[static_cast<size_t>(o)] = static_cast<double>(
-          TapsWithin(base, g.dilation[d], g.kernel[d], -g.pad_begin[d], g.in[d] + g.pad_end[d]));
+      if (AxisTaps(g, d, o, false) == 0) return true;
     }
-    const auto expand = [](const std::vector<double>& outer, const std::vector<double>& inner) {
-      std::vector<double> r;
-      r.reserve(outer.size() * inner.size());
-      for (double a : outer) {
-        for (double b : inner) r.push_back(a * b);
-      }
-      return r;
-    };
-    counts.inside = expand(counts.inside, inside_d);
-    counts.padded = expand(counts.padded, padded_d);
   }
-  return counts;
+  return false;
+}
+
+// divisor[i] = the number of taps of window position i (row-major in g.out) inside the input, or
+// inside the padded input when `padded`: the product of the per-axis counts.
+void CountTaps(const WindowGeometry& g, bool padded, double* divisor) {
+  SmallVector<int64_t> o(g.rank(), 0);  // the position of divisor[i]
+  for (size_t i = 0; i < g.out_size; ++i) {
+    double count = 1.0;
+    for (size_t d = 0; d < g.rank(); ++d)
+      count *= static_cast<double>(AxisTaps(g, d, o[d], padded));
+    divisor[i] = count;
+    for (size_t d = g.rank(); d-- > 0;) {
+      if (++o[d] < g.out[d]) break;
+      o[d] = 0;
+    }
+  }
 }
 
 // Converts a row-major offset within one image plane to the column-major one.
@@ -83,22 +84,23 @@ struct PoolParams {
   double p = 2.0;
 };
 
+// Each chunk of planes takes its running maxima from the kernel's scratch memory.
 template <typename T>
-void MaxPoolPlanes(const WindowGeometry& g, size_t planes, const PoolParams& params, const T* x,
-                   T* y, int64_t* indices, ThreadPool& pool) {
+void MaxPoolPlanes(KernelContext& ctx, const WindowGeometry& g, size_t planes,
+                   const PoolParams& params, const T* x, T* y, int64_t* indices) {
   using Acc = nn::AccOf<T>;
   const int64_t s = g.stride.back();
   const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, g.out_size * g.kernel_size));
-  pool.ParallelFor(planes, grain, [&](size_t begin, size_t end) {
-    std::vector<Acc> best(g.out_size);
-    std::vector<int64_t> arg(g.out_size);
+  ctx.threads().ParallelFor(planes, grain, [&](size_t begin, size_t end) {
+    Acc* best = ctx.Scratch<Acc>(g.out_size);
+    int64_t* arg = ctx.Scratch<int64_t>(g.out_size);
     for (size_t plane = begin; plane < end; ++plane) {
       const T* src = x + plane * g.in_size;
-      std::fill(arg.begin(), arg.end(), int64_t{-1});
+      std::fill(arg, arg + g.out_size, int64_t{-1});
       for (size_t tap = 0; tap < g.kernel_size; ++tap) {
         nn::ForEachTapRow(g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
-          Acc* b = best.data() + out_offset;
-          int64_t* a = arg.data() + out_offset;
+          Acc* b = best + out_offset;
+          int64_t* a = arg + out_offset;
           for (int64_t o = lo; o < hi; ++o) {
             const int64_t at = in_base + o * s;
             const Acc v = nn::Load(src[at]);
@@ -123,22 +125,24 @@ void MaxPoolPlanes(const WindowGeometry& g, size_t planes, const PoolParams& par
 }
 
 // AveragePool and LpPool: a sum over the window of x or |x|^p, then divided or raised to 1/p.
+// `divisor` (one per window position) is read for AveragePool only. Each chunk of planes takes
+// its sums from the kernel's scratch memory.
 template <typename T>
-void SumPoolPlanes(const WindowGeometry& g, size_t planes, const PoolParams& params,
-                   const std::vector<double>& divisor, const T* x, T* y, ThreadPool& pool) {
+void SumPoolPlanes(KernelContext& ctx, const WindowGeometry& g, size_t planes,
+                   const PoolParams& params, const double* divisor, const T* x, T* y) {
   using Acc = nn::AccOf<T>;
   const int64_t s = g.stride.back();
   const Acc p = static_cast<Acc>(params.p);
   const bool lp = params.kind == PoolKind::kLp;
   const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, g.out_size * g.kernel_size));
-  pool.ParallelFor(planes, grain, [&](size_t begin, size_t end) {
-    std::vector<Acc> sum(g.out_size);
+  ctx.threads().ParallelFor(planes, grain, [&](size_t begin, size_t end) {
+    Acc* sum = ctx.Scratch<Acc>(g.out_size);
     for (size_t plane = begin; plane < end; ++plane) {
       const T* src = x + plane * g.in_size;
-      std::fill(sum.begin(), sum.end(), Acc(0));
+      std::fill(sum, sum + g.out_size, Acc(0));
       for (size_t tap = 0; tap < g.kernel_size; ++tap) {
         nn::ForEachTapRow(g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
-          Acc* acc = sum.data() + out_offset;
+          Acc* acc = sum + out_offset;
           if (!lp) {
             for (int64_t o = lo; o < hi; ++o) acc[o] += nn::Load(src[in_base + o * s]);
           } else if (p == Acc(2)) {
@@ -228,21 +232,19 @@ class Pool final : public Kernel {
       nn::RequireOpsetForType(info, "X", x.type(), DataType::kUint8, 12);
     }
     const WindowGeometry g = nn::ResolveWindow(info, attrs_, x.shape(), attrs_.kernel_shape, true);
-    std::vector<int64_t> y_dims = {x.shape().dims()[0], x.shape().dims()[1]};
-    y_dims.insert(y_dims.end(), g.out.begin(), g.out.end());
+    SmallVector<int64_t> y_dims = {x.shape().dims()[0], x.shape().dims()[1]};
+    for (int64_t d : g.out) y_dims.push_back(d);
     const size_t planes = static_cast<size_t>(y_dims[0]) * static_cast<size_t>(y_dims[1]);
 
-    Tensor& y = ctx.Output(0, x.type(), Shape(y_dims));
+    Tensor& y = ctx.Output(0, x.type(), y_dims.span());
     Tensor* indices = nullptr;
     if (kind_ == PoolKind::kMax && ctx.WantsOutput(1)) {
-      indices = &ctx.Output(1, DataType::kInt64, Shape(y_dims));
+      indices = &ctx.Output(1, DataType::kInt64, y_dims.span());
     }
     if (y.element_count() == 0) return;
-    // Counted once the output exists, so its size is known to be reasonable.
-    const WindowCounts counts = CountTaps(g);
     const bool needs_element =
         kind_ == PoolKind::kMax || (kind_ == PoolKind::kAverage && !params_.count_include_pad);
-    if (needs_element && counts.any_empty) {
+    if (needs_element && AnyEmptyWindow(g)) {
       info.Fail(ErrorCode::kInvalidArgument,
                 "a window lies entirely in the padding (attribute 'pads' or auto_pad, input 'X' " +
                     x.shape().ToString() + "): it has no element to pool");
@@ -251,17 +253,22 @@ class Pool final : public Kernel {
     if (kind_ == PoolKind::kMax) {
       Dispatch<float, double, Float16, BFloat16, int8_t, uint8_t>(x.type(), info, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        MaxPoolPlanes(
-            g, planes, params_, static_cast<const T*>(x.data()), static_cast<T*>(y.data()),
-            indices != nullptr ? static_cast<int64_t*>(indices->data()) : nullptr, ctx.threads());
+        MaxPoolPlanes(ctx, g, planes, params_, static_cast<const T*>(x.data()),
+                      static_cast<T*>(y.data()),
+                      indices != nullptr ? static_cast<int64_t*>(indices->data()) : nullptr);
       });
       return;
     }
-    const std::vector<double>& divisor = params_.count_include_pad ? counts.padded : counts.inside;
+    // Counted once the output exists, so its size is known to be reasonable.
+    double* divisor = nullptr;
+    if (kind_ == PoolKind::kAverage) {
+      divisor = ctx.Scratch<double>(g.out_size);
+      CountTaps(g, params_.count_include_pad, divisor);
+    }
     Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      SumPoolPlanes(g, planes, params_, divisor, static_cast<const T*>(x.data()),
-                    static_cast<T*>(y.data()), ctx.threads());
+      SumPoolPlanes(ctx, g, planes, params_, divisor, static_cast<const T*>(x.data()),
+                    static_cast<T*>(y.data()));
     });
   }
 

@@ -131,7 +131,7 @@ bool WindowGeometry::IsPointwise() const noexcept {
 }
 
 WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, const Shape& x,
-                             const std::vector<int64_t>& kernel, bool honour_ceil_mode) {
+                             std::span<const int64_t> kernel, bool honour_ceil_mode) {
   if (x.rank() < 3) {
     info.Fail(ErrorCode::kInvalidArgument, "input 'X' has shape " + x.ToString() +
                                                "; it needs rank 3 or more (N, C, spatial...)");
@@ -152,9 +152,17 @@ WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, c
 
   WindowGeometry g;
   g.in.assign(x.dims().begin() + 2, x.dims().end());
-  g.kernel = kernel;
-  g.stride = attrs.strides.empty() ? std::vector<int64_t>(rank, 1) : attrs.strides;
-  g.dilation = attrs.dilations.empty() ? std::vector<int64_t>(rank, 1) : attrs.dilations;
+  g.kernel.assign(kernel.begin(), kernel.end());
+  if (attrs.strides.empty()) {
+    g.stride.assign(rank, 1);
+  } else {
+    g.stride.assign(attrs.strides.begin(), attrs.strides.end());
+  }
+  if (attrs.dilations.empty()) {
+    g.dilation.assign(rank, 1);
+  } else {
+    g.dilation.assign(attrs.dilations.begin(), attrs.dilations.end());
+  }
   g.pad_begin.assign(rank, 0);
   g.pad_end.assign(rank, 0);
   g.out.assign(rank, 0);

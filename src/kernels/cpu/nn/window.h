@@ -14,10 +14,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/shape.h"
 #include "core/thread_pool.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/kernel.h"
 
 namespace kiln::cpu::nn {
@@ -49,19 +51,20 @@ WindowAttrs ReadWindowAttrs(const KernelInfo& info, const WindowOptions& options
 
 // A window resolved for one input: `in` is the image the kernel slides over, `out` the grid of
 // window positions. Position o along axis d covers image coordinates
-// o * stride[d] - pad_begin[d] + k * dilation[d] for k in [0, kernel[d]).
+// o * stride[d] - pad_begin[d] + k * dilation[d] for k in [0, kernel[d]). The per-axis values are
+// kept inline (no heap up to 8 spatial axes), so resolving a window on every run costs nothing.
 struct WindowGeometry {
-  std::vector<int64_t> in;
-  std::vector<int64_t> out;
-  std::vector<int64_t> kernel;
-  std::vector<int64_t> stride;
-  std::vector<int64_t> dilation;
-  std::vector<int64_t> pad_begin;
-  std::vector<int64_t> pad_end;
+  SmallVector<int64_t> in;
+  SmallVector<int64_t> out;
+  SmallVector<int64_t> kernel;
+  SmallVector<int64_t> stride;
+  SmallVector<int64_t> dilation;
+  SmallVector<int64_t> pad_begin;
+  SmallVector<int64_t> pad_end;
   size_t in_size = 1;
   size_t out_size = 1;
   size_t kernel_size = 1;
-  std::vector<size_t> in_strides;  // row-major strides of `in`
+  SmallVector<size_t> in_strides;  // row-major strides of `in`
 
   size_t rank() const noexcept { return in.size(); }
   // Fills the sizes and strides from the vectors above.
@@ -81,7 +84,7 @@ struct WindowGeometry {
 // which would ignore ceil_mode. Throws kInvalidArgument naming input 'X' or the attribute when the
 // ranks disagree or the kernel does not fit the padded input.
 WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, const Shape& x,
-                             const std::vector<int64_t>& kernel, bool honour_ceil_mode);
+                             std::span<const int64_t> kernel, bool honour_ceil_mode);
 
 // a / b rounded up, for b > 0 and any a.
 inline int64_t CeilDiv(int64_t a, int64_t b) noexcept {
@@ -104,7 +107,7 @@ void ForEachTapRow(const WindowGeometry& g, size_t tap, F&& row) {
   const size_t last = rank - 1;
   const int64_t out_last = g.out[last];
   if (g.out_size == 0) return;
-  std::vector<int64_t> k(rank);
+  SmallVector<int64_t> k(rank);
   for (size_t d = rank; d-- > 0;) {
     k[d] = static_cast<int64_t>(tap % static_cast<size_t>(g.kernel[d]));
     tap /= static_cast<size_t>(g.kernel[d]);
@@ -115,7 +118,7 @@ void ForEachTapRow(const WindowGeometry& g, size_t tap, F&& row) {
   const int64_t lo =
       std::min(first >= 0 ? int64_t{0} : CeilDiv(-first, s), std::max<int64_t>(hi, 0));
   hi = std::max(hi, lo);
-  std::vector<int64_t> o(rank, 0);
+  SmallVector<int64_t> o(rank, 0);
   const size_t rows = g.out_size / static_cast<size_t>(out_last);
   for (size_t r = 0; r < rows; ++r) {
     int64_t in_row = 0;

@@ -4,19 +4,40 @@
 //   Flatten 1–23 (11+: negative axis)
 //   Squeeze, Unsqueeze 1–23 (1–12: `axes` attribute; 13+: axes input)
 //   Shape 1–23 (15+: start/end), Size 1–23 (int64 outputs).
+//
+// Dimensions and axes live in SmallVectors and outputs are made from spans, so a steady-state run
+// allocates nothing (for ranks up to 8).
 #include <algorithm>
+#include <span>
 
 #include "kernels/cpu/common.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace kiln::cpu {
 namespace {
 
-Tensor& CopyWithShape(KernelContext& ctx, const Tensor& x, const Shape& shape) {
-  Tensor& y = ctx.Output(0, x.type(), shape);
+Tensor& CopyWithShape(KernelContext& ctx, const Tensor& x, std::span<const int64_t> dims) {
+  Tensor& y = ctx.Output(0, x.type(), dims);
   CopyTensor(x, y);
   return y;
+}
+
+// The values of an int64 or int32 tensor as int64, like ReadInts (which throws the error for
+// another element type) but inline up to 8 values.
+SmallVector<int64_t> ReadSmallInts(const KernelInfo& info, const Tensor& t, const char* what) {
+  SmallVector<int64_t> out(t.element_count());
+  if (t.type() == DataType::kInt64) {
+    const auto* p = static_cast<const int64_t*>(t.data());
+    std::copy(p, p + out.size(), out.begin());
+  } else if (t.type() == DataType::kInt32) {
+    const auto* p = static_cast<const int32_t*>(t.data());
+    std::copy(p, p + out.size(), out.begin());
+  } else {
+    out = SmallVector<int64_t>(ReadInts(info, t, what));  // throws
+  }
+  return out;
 }
 
 class Reshape final : public Kernel {
@@ -38,7 +59,8 @@ class Reshape final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument,
                 "input 'shape' must be 1-D, not shape " + ctx.Input(1).shape().ToString());
     }
-    std::vector<int64_t> dims = from_attribute_ ? shape_ : ReadInts(info, ctx.Input(1), "shape");
+    SmallVector<int64_t> dims =
+        from_attribute_ ? SmallVector<int64_t>(shape_) : ReadSmallInts(info, ctx.Input(1), "shape");
     const std::vector<int64_t>& in = x.shape().dims();
     int64_t inferred = -1;
     bool has_zero = false;
@@ -47,24 +69,24 @@ class Reshape final : public Kernel {
       if (dims[i] == -1) {
         if (inferred >= 0) {
           info.Fail(ErrorCode::kInvalidArgument,
-                    "shape " + DimsText(dims) + " has more than one -1 dimension");
+                    "shape " + DimsText(dims.ToVector()) + " has more than one -1 dimension");
         }
         inferred = static_cast<int64_t>(i);
         continue;
       }
       if (dims[i] < -1) {
-        info.Fail(ErrorCode::kInvalidArgument, "shape " + DimsText(dims) + " has dimension " +
-                                                   std::to_string(dims[i]) + " at index " +
-                                                   std::to_string(i));
+        info.Fail(ErrorCode::kInvalidArgument, "shape " + DimsText(dims.ToVector()) +
+                                                   " has dimension " + std::to_string(dims[i]) +
+                                                   " at index " + std::to_string(i));
       }
       if (dims[i] == 0) {
         has_zero = true;
         if (!allowzero_) {
           if (i >= in.size()) {
             info.Fail(ErrorCode::kInvalidArgument,
-                      "shape " + DimsText(dims) + " copies dimension " + std::to_string(i) +
-                          " (0) but the input " + x.shape().ToString() + " has rank " +
-                          std::to_string(in.size()));
+                      "shape " + DimsText(dims.ToVector()) + " copies dimension " +
+                          std::to_string(i) + " (0) but the input " + x.shape().ToString() +
+                          " has rank " + std::to_string(in.size()));
           }
           dims[i] = in[i];
         }
@@ -73,22 +95,22 @@ class Reshape final : public Kernel {
     }
     if (allowzero_ && has_zero && inferred >= 0) {
       info.Fail(ErrorCode::kInvalidArgument,
-                "shape " + DimsText(dims) + " has both 0 and -1 while allowzero is 1");
+                "shape " + DimsText(dims.ToVector()) + " has both 0 and -1 while allowzero is 1");
     }
     const auto count = static_cast<int64_t>(x.element_count());
     if (inferred >= 0) {
       if (known == 0 || count % known != 0) {
         info.Fail(ErrorCode::kInvalidArgument, "cannot infer the -1 dimension of shape " +
-                                                   DimsText(dims) + " for input shape " +
+                                                   DimsText(dims.ToVector()) + " for input shape " +
                                                    x.shape().ToString());
       }
       dims[static_cast<size_t>(inferred)] = count / known;
     } else if (known != count) {
       info.Fail(ErrorCode::kInvalidArgument, "cannot reshape input " + x.shape().ToString() + " (" +
                                                  std::to_string(count) + " elements) to " +
-                                                 DimsText(dims));
+                                                 DimsText(dims.ToVector()));
     }
-    CopyWithShape(ctx, x, Shape(std::move(dims)));
+    CopyWithShape(ctx, x, dims.span());
   }
 
  private:
@@ -114,7 +136,8 @@ class Flatten final : public Kernel {
     const auto axis = static_cast<size_t>(axis_ < 0 ? axis_ + rank : axis_);
     const auto outer = static_cast<int64_t>(Product(in, 0, axis));
     const auto inner = static_cast<int64_t>(Product(in, axis, in.size()));
-    CopyWithShape(ctx, x, Shape({outer, inner}));
+    const int64_t dims[2] = {outer, inner};
+    CopyWithShape(ctx, x, dims);
   }
 
  private:
@@ -123,13 +146,13 @@ class Flatten final : public Kernel {
 };
 
 // Normalised, sorted, duplicate-free axes for a tensor of `rank`.
-std::vector<size_t> UniqueAxes(const KernelInfo& info, const std::vector<int64_t>& axes,
+SmallVector<size_t> UniqueAxes(const KernelInfo& info, const SmallVector<int64_t>& axes,
                                size_t rank) {
-  std::vector<size_t> out;
+  SmallVector<size_t> out;
   for (int64_t a : axes) out.push_back(NormalizeAxis(info, a, rank, "axes entry"));
   std::sort(out.begin(), out.end());
   if (std::adjacent_find(out.begin(), out.end()) != out.end()) {
-    info.Fail(ErrorCode::kInvalidArgument, "axes " + DimsText(axes) + " repeat an axis");
+    info.Fail(ErrorCode::kInvalidArgument, "axes " + DimsText(axes.ToVector()) + " repeat an axis");
   }
   return out;
 }
@@ -149,9 +172,9 @@ class AxesKernel : public Kernel {
   }
 
   // Whether axes were given, and their values.
-  bool ReadAxes(KernelContext& ctx, std::vector<int64_t>& axes) const {
+  bool ReadAxes(KernelContext& ctx, SmallVector<int64_t>& axes) const {
     if (from_attribute_) {
-      axes = axes_;
+      axes.assign(axes_.begin(), axes_.end());
       return has_axes_;
     }
     const Tensor* t = ctx.OptionalInput(1);
@@ -163,7 +186,7 @@ class AxesKernel : public Kernel {
       ctx.info().Fail(ErrorCode::kInvalidArgument,
                       "input 'axes' must be 1-D, not shape " + t->shape().ToString());
     }
-    axes = ReadInts(ctx.info(), *t, "axes");
+    axes = ReadSmallInts(ctx.info(), *t, "axes");
     return true;
   }
 
@@ -181,8 +204,8 @@ class Squeeze final : public AxesKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.Input(0);
     const std::vector<int64_t>& in = x.shape().dims();
-    std::vector<int64_t> axes;
-    std::vector<bool> drop(in.size(), false);
+    SmallVector<int64_t> axes;
+    SmallVector<bool> drop(in.size(), false);
     if (ReadAxes(ctx, axes)) {
       for (size_t a : UniqueAxes(ctx.info(), axes, in.size())) {
         if (in[a] != 1) {
@@ -195,11 +218,11 @@ class Squeeze final : public AxesKernel {
     } else {
       for (size_t i = 0; i < in.size(); ++i) drop[i] = in[i] == 1;
     }
-    std::vector<int64_t> dims;
+    SmallVector<int64_t> dims;
     for (size_t i = 0; i < in.size(); ++i) {
       if (!drop[i]) dims.push_back(in[i]);
     }
-    CopyWithShape(ctx, x, Shape(std::move(dims)));
+    CopyWithShape(ctx, x, dims.span());
   }
 };
 
@@ -210,17 +233,17 @@ class Unsqueeze final : public AxesKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.Input(0);
     const std::vector<int64_t>& in = x.shape().dims();
-    std::vector<int64_t> axes;
+    SmallVector<int64_t> axes;
     ReadAxes(ctx, axes);
     const size_t rank = in.size() + axes.size();
-    std::vector<bool> inserted(rank, false);
+    SmallVector<bool> inserted(rank, false);
     for (size_t a : UniqueAxes(ctx.info(), axes, rank)) inserted[a] = true;
-    std::vector<int64_t> dims(rank, 1);
+    SmallVector<int64_t> dims(rank, 1);
     size_t next = 0;
     for (size_t i = 0; i < rank; ++i) {
       if (!inserted[i]) dims[i] = in[next++];
     }
-    CopyWithShape(ctx, x, Shape(std::move(dims)));
+    CopyWithShape(ctx, x, dims.span());
   }
 };
 
@@ -239,7 +262,8 @@ class ShapeOp final : public Kernel {
     };
     const int64_t start = clamp(start_);
     const int64_t end = std::max(start, clamp(end_));
-    Tensor& y = ctx.Output(0, DataType::kInt64, Shape({end - start}));
+    const int64_t dims[1] = {end - start};
+    Tensor& y = ctx.Output(0, DataType::kInt64, dims);
     std::copy(in.begin() + start, in.begin() + end, DataAs<int64_t>(y));
   }
 
@@ -253,7 +277,7 @@ class Size final : public Kernel {
   explicit Size(const KernelInfo&) {}
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.Input(0);
-    Tensor& y = ctx.Output(0, DataType::kInt64, Shape());
+    Tensor& y = ctx.Output(0, DataType::kInt64, std::span<const int64_t>());
     *DataAs<int64_t>(y) = static_cast<int64_t>(x.element_count());
   }
 };

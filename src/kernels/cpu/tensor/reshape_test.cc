@@ -48,6 +48,23 @@ TEST(TensorReshape, ZeroCopiesWithoutAllowZero) {
   EXPECT_EQ(out[0]->shape(), Shape({0, 3}));
 }
 
+// Shapes and axes are read into inline vectors: int32 inputs, and ranks past the inline capacity
+// of 8 (which go to the heap), give the same results.
+TEST(TensorReshape, Int32ShapeAndRanksPastEight) {
+  auto x = MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto a = NodeTest("Reshape", 14).Input(x).Input<int32_t>({3}, {3, -1, 1}).Run();
+  EXPECT_EQ(a[0]->shape(), Shape({3, 2, 1}));
+  EXPECT_EQ(Values<float>(*a[0]), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  auto b =
+      NodeTest("Reshape", 14).Input(x).Input<int64_t>({10}, {1, 1, 2, 1, 1, 1, 3, 1, 1, 1}).Run();
+  EXPECT_EQ(b[0]->shape(), Shape({1, 1, 2, 1, 1, 1, 3, 1, 1, 1}));
+  auto c = NodeTest("Unsqueeze", 13).Input(x).Input<int32_t>({8}, {0, 1, 2, 3, 5, 7, 8, 9}).Run();
+  EXPECT_EQ(c[0]->shape(), Shape({1, 1, 1, 1, 2, 1, 3, 1, 1, 1}));
+  auto d = NodeTest("Squeeze", 13).Input(c[0]).Input<int64_t>({8}, {0, 1, 2, 3, 5, 7, 8, 9}).Run();
+  EXPECT_EQ(d[0]->shape(), Shape({2, 3}));
+  EXPECT_EQ(Values<float>(*d[0]), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
 TEST(TensorReshape, Errors) {
   auto x = MakeTensor<float>({2, 3}, std::vector<float>(6, 0.0f));
   ExpectError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({2}, {-1, -1}),
