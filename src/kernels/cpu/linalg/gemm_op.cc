@@ -89,7 +89,7 @@ class GemmOp final : public Kernel {
                                                    " but must be " + Shape({m, n}).ToString() +
                                                    " when broadcast is 0");
       }
-      if (!BroadcastsToMatrix(cd, m, n)) CheckBroadcastable(info, *c, "C", {m, n});
+      if (!BroadcastsToMatrix(cd, m, n)) CheckBroadcastable(info, *c, "C", y_dims);
     }
     Tensor& y = ctx.Output(0, a.type(), y_dims);
     if (y.element_count() == 0) return;

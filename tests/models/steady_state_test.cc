@@ -1,0 +1,97 @@
+// Steady state (issue 3, planner): once a static-shape model has run, a run whose outputs are
+// caller-given tensors makes no heap allocation at all — counted by replacing the global
+// operator new/delete in this binary (tests/api/alloc_hook.cc); the library resolves to them.
+#include <gtest/gtest.h>
+#include <kiln/kiln_c_api.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "../api/alloc_hook.h"
+
+#ifndef KILN_DIGITS_DIR
+#error "KILN_DIGITS_DIR must name examples/digits"
+#endif
+
+namespace {
+
+namespace hook = kiln_test::alloc_hook;
+
+const KilnApi* Api() {
+  return KilnGetApiBase()->GetApi(KILN_API_VERSION);
+}
+
+#define ASSERT_OK(call)                                     \
+  do {                                                      \
+    KilnStatus* st_ = (call);                               \
+    ASSERT_EQ(st_, nullptr) << Api()->GetErrorMessage(st_); \
+  } while (0)
+
+struct Runner {
+  KilnEnv* env = nullptr;
+  KilnSessionOptions* options = nullptr;
+  KilnSession* session = nullptr;
+  KilnMemoryInfo* cpu = nullptr;
+  ~Runner() {
+    Api()->ReleaseSession(session);
+    Api()->ReleaseSessionOptions(options);
+    Api()->ReleaseMemoryInfo(cpu);
+    Api()->ReleaseEnv(env);
+  }
+};
+
+// Allocations made by `runs` runs of the digits CNN after a first one, with `threads` intra-op
+// threads; the outputs are written into a caller-given tensor.
+void CountSteadyStateAllocations(int threads, long* seen, std::array<float, 10>* logits) {
+  Runner r;
+  ASSERT_OK(Api()->CreateEnv(KILN_LOGGING_LEVEL_WARNING, "steady", &r.env));
+  ASSERT_OK(Api()->CreateSessionOptions(&r.options));
+  ASSERT_OK(Api()->SetIntraOpNumThreads(r.options, threads));
+  // The model's batch dimension is free; fixing it makes every shape static.
+  ASSERT_OK(Api()->AddFreeDimensionOverrideByName(r.options, "batch", 1));
+  const std::string path = std::string(KILN_DIGITS_DIR) + "/digits.onnx";
+  ASSERT_OK(Api()->CreateSession(r.env, path.c_str(), r.options, &r.session));
+  ASSERT_OK(Api()->CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, KILN_MEM_TYPE_DEFAULT, &r.cpu));
+
+  std::array<float, 64> pixels{};
+  for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<float>(i % 17) / 16.0f;
+  const int64_t in_shape[] = {1, 1, 8, 8};
+  const int64_t out_shape[] = {1, 10};
+  KilnValue* input = nullptr;
+  KilnValue* output = nullptr;
+  ASSERT_OK(Api()->CreateTensorWithDataAsValue(r.cpu, pixels.data(), sizeof pixels, in_shape, 4,
+                                               KILN_ELEMENT_TYPE_FLOAT, &input));
+  ASSERT_OK(Api()->CreateTensorWithDataAsValue(r.cpu, logits->data(), sizeof *logits, out_shape, 2,
+                                               KILN_ELEMENT_TYPE_FLOAT, &output));
+  const char* in_names[] = {"image"};
+  const char* out_names[] = {"logits"};
+  ASSERT_OK(Api()->Run(r.session, nullptr, in_names, &input, 1, out_names, 1, &output));
+  hook::Arm(-1, false);  // count only: the -1st allocation never comes
+  KilnStatus* failed = nullptr;
+  for (int i = 0; i < 20 && failed == nullptr; ++i) {
+    failed = Api()->Run(r.session, nullptr, in_names, &input, 1, out_names, 1, &output);
+  }
+  *seen = hook::Seen();
+  hook::Disarm();
+  Api()->ReleaseValue(input);
+  Api()->ReleaseValue(output);
+  ASSERT_EQ(failed, nullptr) << Api()->GetErrorMessage(failed);
+}
+
+TEST(SteadyState, DigitsRunsMakeNoHeapAllocationOneThread) {
+  long seen = -1;
+  std::array<float, 10> logits{};
+  CountSteadyStateAllocations(1, &seen, &logits);
+  EXPECT_EQ(seen, 0) << "heap allocations in 20 steady-state runs";
+  EXPECT_NE(logits, (std::array<float, 10>{})) << "the runs wrote the caller's tensor";
+}
+
+TEST(SteadyState, DigitsRunsMakeNoHeapAllocationTwoThreads) {
+  long seen = -1;
+  std::array<float, 10> logits{};
+  CountSteadyStateAllocations(2, &seen, &logits);
+  EXPECT_EQ(seen, 0) << "heap allocations in 20 steady-state runs";
+}
+
+}  // namespace
