@@ -63,7 +63,7 @@ Value Value::Content() const {
 }
 
 std::string Value::TypeText() const {
-  const std::string tensor = std::string("tensor(") + DataTypeName(elem_type()) + ")";
+  std::string tensor = std::string("tensor(") + DataTypeName(elem_type()) + ")";
   switch (kind_) {
     case Kind::kTensor:
       return tensor;

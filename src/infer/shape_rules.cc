@@ -131,7 +131,7 @@ std::optional<std::vector<int64_t>> SqueezeAxes(const InferenceContext& ctx, boo
   }
   given = !IsMissing(ctx, 1);
   if (!given) return std::vector<int64_t>{};
-  const std::optional<std::vector<int64_t>> axes = ConstantInts(ctx, 1);
+  std::optional<std::vector<int64_t>> axes = ConstantInts(ctx, 1);
   if (axes && ctx.InputValue(1)->shape().rank() > 1) {
     ctx.Fail("input 'axes' must be 1-D, not shape " + ctx.InputValue(1)->shape().ToString());
   }
@@ -142,6 +142,7 @@ std::optional<std::vector<int64_t>> SqueezeAxes(const InferenceContext& ctx, boo
 std::vector<size_t> UniqueAxes(const InferenceContext& ctx, const std::vector<int64_t>& axes,
                                size_t rank) {
   std::vector<size_t> out;
+  out.reserve(axes.size());
   for (int64_t a : axes) out.push_back(RequireAxis(ctx, a, rank, "axes entry", "data"));
   std::sort(out.begin(), out.end());
   if (std::adjacent_find(out.begin(), out.end()) != out.end()) {

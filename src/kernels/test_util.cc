@@ -190,6 +190,7 @@ std::vector<Value> NodeTest::RunValues(int threads) {
 std::vector<std::shared_ptr<Tensor>> NodeTest::Run(int threads) {
   std::vector<Value> values = RunValues(threads);
   std::vector<std::shared_ptr<Tensor>> tensors;
+  tensors.reserve(values.size());
   for (const Value& v : values) {
     // Kernels' own outputs are fresh, unshared tensors.
     tensors.push_back(v.kind() == Value::Kind::kTensor ? std::const_pointer_cast<Tensor>(v.tensor())

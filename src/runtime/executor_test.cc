@@ -43,6 +43,7 @@ TEST(ScratchArena, RequestsFromSeveralThreadsGetDisjointMemory) {
   for (int round = 0; round < 2; ++round) {  // the second round is served from the block
     std::vector<char*> got(kThreads);
     std::vector<std::thread> threads;
+    threads.reserve(kThreads);
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] { got[t] = static_cast<char*>(arena.Get(256)); });
     }
