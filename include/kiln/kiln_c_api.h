@@ -50,31 +50,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kiln/kiln_c_entry.h" /* KILN_API_VERSION, KilnApiBase, KilnGetApiBase */
+#include "kiln/kiln_c_types.h" /* the enums, opaque handle types and KilnAllocator */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** The version of the KilnApi table this header describes. Pass it to KilnApiBase::GetApi. */
-#define KILN_API_VERSION 1
-
-/** Calling convention of every entry (empty on the platforms Kiln supports). */
-#define KILN_API_CALL
-
-/**
- * Declares one slot of the API tables: a pointer, named @p name, to a function taking @p params
- * and returning @p ret. (Written as a macro so that Doxygen documents each slot as a function.)
- */
-#define KILN_SLOT(ret, name, params) ret(KILN_API_CALL* name) params /* NOLINT: types */
-
-#if defined(_WIN32)
-/** Marks KilnGetApiBase as the library's one exported symbol. */
-#define KILN_EXPORT __declspec(dllexport)
-#else
-/** Marks KilnGetApiBase as the library's one exported symbol. */
-#define KILN_EXPORT __attribute__((visibility("default")))
-#endif
-
-#include "kiln/kiln_c_types.h" /* the enums, opaque handle types and KilnAllocator */
 
 /**
  * The table of every Kiln entry, version 1.
@@ -82,7 +63,7 @@ extern "C" {
  * Slots are only ever appended: a slot never moves and never changes signature, so a program
  * built against this header runs with any later libkiln of the same major version.
  */
-typedef struct KilnApi {
+struct KilnApi {
   /* ---- Status ---------------------------------------------------------------------------- */
 
   /**
@@ -866,16 +847,18 @@ typedef struct KilnApi {
    * the results it would get alone.
    *
    * Each output slot that is NULL receives a new value owned by the caller (released with
-   * ReleaseValue). A slot the caller filled with a tensor is written in place: its element type
-   * and shape must equal what the model produces. Outputs are written only when the whole run
-   * succeeded: on failure every slot and every caller tensor is exactly as it was.
+   * ReleaseValue): a tensor, or a sequence or optional for an output of that kind. A slot the
+   * caller filled with a tensor is written in place: its element type and shape must equal what the
+   * model produces. Outputs are written only when the whole run succeeded: on failure every slot
+   * and every caller tensor is exactly as it was.
    *
    * @param[in]     session       The session.
    * @param[in]     run_options   Options, or NULL for the defaults.
    * @param[in]     input_names   @p input_count names, each a model input, every input given
    *                              exactly once.
-   * @param[in]     inputs        @p input_count tensors matching the inputs' declared element
-   *                              types and shapes (free dimensions may take any size).
+   * @param[in]     inputs        @p input_count values matching the inputs' declared kinds
+   *                              (tensor, sequence, optional), element types and shapes (free
+   *                              dimensions may take any size).
    * @param[in]     input_count   The number of inputs.
    * @param[in]     output_names  @p output_count names, each a model output.
    * @param[in]     output_count  The number of outputs wanted (at least 1).
@@ -889,33 +872,86 @@ typedef struct KilnApi {
             (KilnSession * session, const KilnRunOptions* run_options,
              const char* const* input_names, const KilnValue* const* inputs, size_t input_count,
              const char* const* output_names, size_t output_count, KilnValue** outputs));
-} KilnApi;
 
-/** The entry point's table: never changes. */
-typedef struct KilnApiBase {
-  /**
-   * The API table of a given version.
-   *
-   * @param[in] version  The KILN_API_VERSION the caller was built with.
-   * @return The table, owned by Kiln and valid for the life of the process; NULL when the library
-   *         does not provide that version (it then logs why).
+  /* ---- Sequences and optionals (slots 73-78) --------------------------------------------------
    */
-  KILN_SLOT(const KilnApi*, GetApi, (uint32_t version));
 
   /**
-   * The library's version, e.g. "0.1.0".
+   * Creates a sequence (ONNX seq(tensor(T))) holding copies of tensors; the caller's values stay
+   * theirs and later writes to them do not reach the sequence. A sequence cannot be changed.
    *
-   * @return A static UTF-8 string.
+   * @param[in]  tensors       @p count tensors, each of @p element_type; may be NULL when
+   *                           @p count is 0.
+   * @param[in]  count         The number of tensors; 0 gives an empty sequence.
+   * @param[in]  element_type  The element type of every tensor (also that of an empty sequence).
+   * @param[out] out           Receives the owned sequence, released with ReleaseValue.
+   * @return NULL on success, else a status: KILN_INVALID_ARGUMENT (an entry NULL, not a tensor,
+   *         or of another element type, named by its index), KILN_OUT_OF_MEMORY.
    */
-  KILN_SLOT(const char*, GetVersionString, (void));
-} KilnApiBase;
+  KILN_SLOT(KilnStatus*, CreateSequenceValue,
+            (const KilnValue* const* tensors, size_t count, KilnElementType element_type,
+             KilnValue** out));
 
-/**
- * The one exported symbol of libkiln: the entry to every other function.
- *
- * @return A static table, valid for the life of the process.
- */
-KILN_EXPORT const KilnApiBase* KILN_API_CALL KilnGetApiBase(void);
+  /**
+   * Creates an optional (ONNX optional(tensor(T)) or optional(seq(tensor(T)))), empty or holding
+   * a copy of a tensor or the (immutable, so shared) sequence.
+   *
+   * @param[in]  content         A tensor or a sequence matching @p contained_type and
+   *                             @p element_type, or NULL for an empty optional.
+   * @param[in]  contained_type  KILN_VALUE_TYPE_TENSOR or KILN_VALUE_TYPE_SEQUENCE.
+   * @param[in]  element_type    The element type of the tensor or of the sequence's tensors.
+   * @param[out] out             Receives the owned optional, released with ReleaseValue.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
+   */
+  KILN_SLOT(KilnStatus*, CreateOptionalValue,
+            (const KilnValue* content, KilnValueType contained_type, KilnElementType element_type,
+             KilnValue** out));
+
+  /**
+   * How many elements a sequence or an optional holds.
+   *
+   * @param[in]  value  A sequence or an optional.
+   * @param[out] out    Receives a sequence's length; for an optional 1 when it holds something,
+   *                    else 0.
+   * @return NULL on success, else a status: KILN_INVALID_ARGUMENT (also for a tensor).
+   */
+  KILN_SLOT(KilnStatus*, GetValueCount, (const KilnValue* value, size_t* out));
+
+  /**
+   * One element of a sequence, or what an optional holds, as a new value.
+   *
+   * A tensor comes back as a copy: writing to it never changes @p value. A sequence held by an
+   * optional comes back shared (sequences cannot be changed).
+   *
+   * @param[in]  value  A sequence or an optional.
+   * @param[in]  index  0 to GetValueCount - 1.
+   * @param[out] out    Receives the owned element, released with ReleaseValue.
+   * @return NULL on success, else a status: KILN_INVALID_ARGUMENT (a tensor, an index out of
+   *         range, an empty optional; the message gives the index and the count),
+   *         KILN_OUT_OF_MEMORY.
+   */
+  KILN_SLOT(KilnStatus*, GetValueElement,
+            (const KilnValue* value, size_t index, KilnValue** out));
+
+  /**
+   * Whether a value holds something.
+   *
+   * @param[in]  value  Any value.
+   * @param[out] out    Receives 0 for an empty optional, 1 otherwise.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KILN_SLOT(KilnStatus*, HasValue, (const KilnValue* value, int* out));
+
+  /**
+   * The element type of a tensor, of a sequence's tensors, or of what an optional holds (or
+   * would hold, when empty).
+   *
+   * @param[in]  value  Any value.
+   * @param[out] out    Receives the element type.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KILN_SLOT(KilnStatus*, GetValueElementType, (const KilnValue* value, KilnElementType* out));
+};
 
 #ifdef __cplusplus
 }

@@ -128,7 +128,7 @@ typedef struct KilnStatus KilnStatus;
 typedef struct KilnEnv KilnEnv;
 /** Describes where memory lives (device, id, memory type, allocator type). Opaque. */
 typedef struct KilnMemoryInfo KilnMemoryInfo;
-/** A value: a tensor (later also a sequence, map or optional). Opaque. */
+/** A value: a tensor, a sequence of tensors, or an optional of either. Opaque. */
 typedef struct KilnValue KilnValue;
 /** The element type and shape of a tensor. Opaque. */
 typedef struct KilnTensorTypeAndShapeInfo KilnTensorTypeAndShapeInfo;

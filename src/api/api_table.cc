@@ -88,6 +88,12 @@ constexpr KilnApi kApiV1 = {
     .RunOptionsUnsetTerminate = &RunOptionsUnsetTerminate,
     .ReleaseRunOptions = &ReleaseRunOptions,
     .Run = &Run,
+    .CreateSequenceValue = &CreateSequenceValue,
+    .CreateOptionalValue = &CreateOptionalValue,
+    .GetValueCount = &GetValueCount,
+    .GetValueElement = &GetValueElement,
+    .HasValue = &HasValue,
+    .GetValueElementType = &GetValueElementType,
 };
 
 // ---- Pins: a shipped slot never moves ----------------------------------------------------------
@@ -166,9 +172,15 @@ KILN_PIN_SLOT(RunOptionsSetTerminate, 69);
 KILN_PIN_SLOT(RunOptionsUnsetTerminate, 70);
 KILN_PIN_SLOT(ReleaseRunOptions, 71);
 KILN_PIN_SLOT(Run, 72);
+KILN_PIN_SLOT(CreateSequenceValue, 73);
+KILN_PIN_SLOT(CreateOptionalValue, 74);
+KILN_PIN_SLOT(GetValueCount, 75);
+KILN_PIN_SLOT(GetValueElement, 76);
+KILN_PIN_SLOT(HasValue, 77);
+KILN_PIN_SLOT(GetValueElementType, 78);
 
 #undef KILN_PIN_SLOT
-constexpr size_t kSlotCount = 73;
+constexpr size_t kSlotCount = 79;
 static_assert(sizeof(KilnApi) == kSlotCount * sizeof(void*), "a slot has no pin");
 
 // ---- The C enums and the engine's enums share their values ----------------------------------

@@ -14,6 +14,14 @@ LogLevel CheckedLevel(const KilnLoggingLevel& level, const char* argument) {
   return static_cast<LogLevel>(v);
 }
 
+DataType CheckedElementType(const KilnElementType& element_type, const char* argument) {
+  const int v = EnumValue(element_type);
+  if (!IsKnownDataType(v)) {
+    ThrowInvalidArgument(argument, std::to_string(v) + " is not a defined KilnElementType");
+  }
+  return static_cast<DataType>(v);
+}
+
 std::string CheckedUtf8(const char* text, const char* argument) {
   if (text == nullptr) ThrowInvalidArgument(argument, "is NULL");
   size_t bad = 0;

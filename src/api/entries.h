@@ -142,6 +142,17 @@ KilnStatus* KILN_API_CALL Run(KilnSession* session, const KilnRunOptions* run_op
                               size_t input_count, const char* const* output_names,
                               size_t output_count, KilnValue** outputs);
 
+// sequence_api.cc
+KilnStatus* KILN_API_CALL CreateSequenceValue(const KilnValue* const* tensors, size_t count,
+                                              KilnElementType element_type, KilnValue** out);
+KilnStatus* KILN_API_CALL CreateOptionalValue(const KilnValue* content,
+                                              KilnValueType contained_type,
+                                              KilnElementType element_type, KilnValue** out);
+KilnStatus* KILN_API_CALL GetValueCount(const KilnValue* value, size_t* out);
+KilnStatus* KILN_API_CALL GetValueElement(const KilnValue* value, size_t index, KilnValue** out);
+KilnStatus* KILN_API_CALL HasValue(const KilnValue* value, int* out);
+KilnStatus* KILN_API_CALL GetValueElementType(const KilnValue* value, KilnElementType* out);
+
 }  // namespace kiln::api
 
 #endif  // KILN_API_ENTRIES_H_

@@ -143,6 +143,20 @@ const H& Unwrap(const H* handle, const char* argument) {
   return *handle;
 }
 
+// Entry i of a caller's array of value handles: NULL names `argument` and the index; a handle
+// that is not a live value is named "argument[i]" (that name is only built for a message).
+template <class V>
+V& UnwrapEntry(V* value, const char* argument, size_t i) {
+  if (value == nullptr) {
+    ThrowInvalidArgument(argument, "entry " + std::to_string(i) + " is NULL");
+  }
+  if (registry::Find(value) != HandleKind::kValue) {
+    const std::string entry = std::string(argument) + "[" + std::to_string(i) + "]";
+    CheckHandle(value, HandleKind::kValue, entry.c_str());
+  }
+  return *value;
+}
+
 // The integer a caller passed for a C enum argument. C callers can pass any int, and in C++ merely
 // loading an enum object holding a value outside the enum's range is undefined, so entries read
 // enum arguments through this (a byte copy) and validate the integer.

@@ -50,19 +50,6 @@ void CheckNames(const char* const* names, size_t count, const char* argument,
   }
 }
 
-// Entry i of an array of value handles; the "inputs[3]" name is only built for a message.
-template <class V>
-V& UnwrapEntry(V* value, const char* argument, size_t i) {
-  if (value == nullptr) {
-    ThrowInvalidArgument(argument, "entry " + std::to_string(i) + " is NULL");
-  }
-  if (registry::Find(value) != HandleKind::kValue) {
-    const std::string entry = std::string(argument) + "[" + std::to_string(i) + "]";
-    CheckHandle(value, HandleKind::kValue, entry.c_str());
-  }
-  return *value;
-}
-
 }  // namespace
 
 KilnStatus* KILN_API_CALL CreateRunOptions(KilnRunOptions** out) {

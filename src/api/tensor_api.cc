@@ -6,20 +6,13 @@
 #include <utility>
 
 #include "api/allocators.h"
+#include "api/arguments.h"
 #include "api/entries.h"
 #include "api/handles.h"
 #include "api/status.h"
 
 namespace kiln::api {
 namespace {
-
-DataType CheckedElementType(const KilnElementType& element_type, const char* argument) {
-  const int v = EnumValue(element_type);
-  if (!IsKnownDataType(v)) {
-    ThrowInvalidArgument(argument, std::to_string(v) + " is not a defined KilnElementType");
-  }
-  return static_cast<DataType>(v);
-}
 
 // Bytes a tensor of `shape` (already checked by Shape::FromUser) and `type` needs.
 size_t CheckedBytes(DataType type, const Shape& shape, const char* argument) {

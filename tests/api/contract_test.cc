@@ -439,6 +439,41 @@ std::vector<Case> NullCases() {
          const char* out[] = {"y"};
          return api().Run(b.session, b.run_options, in, &b.x, 1, out, 1, nullptr);
        }},
+      // ---- Sequences and optionals
+      {"CreateSequenceValue", "tensors",
+       [](Objects&, Outs& o) {
+         return api().CreateSequenceValue(nullptr, 1, KILN_ELEMENT_TYPE_FLOAT, &o.value);
+       }},
+      {"CreateSequenceValue", "tensors",  // an entry of the array
+       [](Objects&, Outs& o) {
+         const KilnValue* tensors[] = {nullptr};
+         return api().CreateSequenceValue(tensors, 1, KILN_ELEMENT_TYPE_FLOAT, &o.value);
+       }},
+      {"CreateSequenceValue", "out",
+       [](Objects& b, Outs&) {
+         const KilnValue* tensors[] = {b.value};
+         return api().CreateSequenceValue(tensors, 1, KILN_ELEMENT_TYPE_FLOAT, nullptr);
+       }},
+      // CreateOptionalValue's content may be NULL (an empty optional).
+      {"CreateOptionalValue", "out",
+       [](Objects& b, Outs&) {
+         return api().CreateOptionalValue(b.value, KILN_VALUE_TYPE_TENSOR, KILN_ELEMENT_TYPE_FLOAT,
+                                          nullptr);
+       }},
+      {"GetValueCount", "value",
+       [](Objects&, Outs& o) { return api().GetValueCount(nullptr, &o.size); }},
+      {"GetValueCount", "out",
+       [](Objects& b, Outs&) { return api().GetValueCount(b.seq, nullptr); }},
+      {"GetValueElement", "value",
+       [](Objects&, Outs& o) { return api().GetValueElement(nullptr, 0, &o.value); }},
+      {"GetValueElement", "out",
+       [](Objects& b, Outs&) { return api().GetValueElement(b.seq, 0, nullptr); }},
+      {"HasValue", "value", [](Objects&, Outs& o) { return api().HasValue(nullptr, &o.i); }},
+      {"HasValue", "out", [](Objects& b, Outs&) { return api().HasValue(b.opt, nullptr); }},
+      {"GetValueElementType", "value",
+       [](Objects&, Outs& o) { return api().GetValueElementType(nullptr, &o.element_type); }},
+      {"GetValueElementType", "out",
+       [](Objects& b, Outs&) { return api().GetValueElementType(b.seq, nullptr); }},
   };
 }
 
@@ -667,6 +702,26 @@ std::vector<Case> HandleCases(bool stale) {
          KilnStatus* s = api().Run(b.session, b.run_options, in, &b.x, 1, out, 1, outputs);
          EXPECT_EQ(outputs[0], as_value(b)) << "a failed Run replaced a caller's slot";
          return s;
+       }},
+      // ---- Sequences and optionals
+      {"CreateSequenceValue", "tensors[0]",
+       [=](Objects& b, Outs& o) {
+         const KilnValue* tensors[] = {as_value(b)};
+         return api().CreateSequenceValue(tensors, 1, KILN_ELEMENT_TYPE_FLOAT, &o.value);
+       }},
+      {"CreateOptionalValue", "content",
+       [=](Objects& b, Outs& o) {
+         return api().CreateOptionalValue(as_value(b), KILN_VALUE_TYPE_TENSOR,
+                                          KILN_ELEMENT_TYPE_FLOAT, &o.value);
+       }},
+      {"GetValueCount", "value",
+       [=](Objects& b, Outs& o) { return api().GetValueCount(as_value(b), &o.size); }},
+      {"GetValueElement", "value",
+       [=](Objects& b, Outs& o) { return api().GetValueElement(as_value(b), 0, &o.value); }},
+      {"HasValue", "value", [=](Objects& b, Outs& o) { return api().HasValue(as_value(b), &o.i); }},
+      {"GetValueElementType", "value",
+       [=](Objects& b, Outs& o) {
+         return api().GetValueElementType(as_value(b), &o.element_type);
        }},
   };
   if (!stale) {

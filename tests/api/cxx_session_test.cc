@@ -206,4 +206,62 @@ TEST_F(CxxSession, EndProfilingWritesTheTrace) {
   std::filesystem::remove_all(dir);
 }
 
+TEST_F(CxxSession, SequencesAndOptionalsRoundTrip) {
+  const std::string bytes = kiln::test::SequencePassThroughModel().SerializeAsString();
+  const kiln::Session s = kiln::Session::CreateFromBytes(env_, bytes.data(), bytes.size());
+  EXPECT_EQ(s.input_value_type(1), KILN_VALUE_TYPE_SEQUENCE);
+  EXPECT_EQ(s.input_value_type(2), KILN_VALUE_TYPE_OPTIONAL);
+
+  std::vector<float> a = {1, 2, 3, 4, 5, 6};
+  std::vector<float> b = {7, 8, 9, 10, 11, 12};
+  std::vector<kiln::Value> tensors;
+  tensors.push_back(FloatTensor(a, {2, 3}));
+  tensors.push_back(FloatTensor(b, {2, 3}));
+  kiln::Value seq = kiln::Value::CreateSequence(tensors, KILN_ELEMENT_TYPE_FLOAT);
+  a[0] = 100;  // the sequence holds a copy
+  EXPECT_EQ(seq.value_type(), KILN_VALUE_TYPE_SEQUENCE);
+  EXPECT_FALSE(seq.is_tensor());
+  EXPECT_EQ(seq.count(), 2u);
+  EXPECT_TRUE(seq.has_value());
+  EXPECT_EQ(seq.element_type(), KILN_ELEMENT_TYPE_FLOAT);
+  kiln::Value first = seq.element(0);
+  EXPECT_EQ(first.data<float>()[0], 1.0f);
+  first.data<float>()[0] = -1;  // an element is a copy too
+  EXPECT_EQ(seq.element(0).data<float>()[0], 1.0f);
+
+  kiln::Value ids =
+      kiln::Value::CreateTensor(kiln::Allocator::Default(), {3}, KILN_ELEMENT_TYPE_INT64);
+  for (int i = 0; i < 3; ++i) ids.data<int64_t>()[i] = i + 1;
+  const kiln::Value empty_seq = kiln::Value::CreateSequence({}, KILN_ELEMENT_TYPE_FLOAT);
+  std::vector<kiln::Value> inputs;
+  inputs.push_back(
+      kiln::Value::CreateTensor(kiln::Allocator::Default(), {}, KILN_ELEMENT_TYPE_BOOL));
+  inputs.push_back(std::move(seq));
+  inputs.push_back(kiln::Value::CreateOptional(ids));
+  inputs.push_back(kiln::Value::CreateOptional(KILN_VALUE_TYPE_SEQUENCE, KILN_ELEMENT_TYPE_FLOAT));
+  const std::vector<kiln::Value> out =
+      s.Run({"cond", "seq", "opt", "optseq"}, inputs, {"seq_out", "opt_out", "optseq_out"});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].count(), 2u);
+  EXPECT_EQ(out[0].element(1).data<float>()[5], 12.0f);
+  EXPECT_TRUE(out[1].has_value());
+  EXPECT_EQ(out[1].count(), 1u);
+  EXPECT_EQ(out[1].element(0).data<int64_t>()[2], 3);
+  EXPECT_EQ(out[1].element_type(), KILN_ELEMENT_TYPE_INT64);
+  EXPECT_FALSE(out[2].has_value());
+  EXPECT_EQ(out[2].count(), 0u);
+  EXPECT_EQ(out[2].element_type(), KILN_ELEMENT_TYPE_FLOAT);
+  const kiln::Value opt_seq = kiln::Value::CreateOptional(empty_seq);
+  EXPECT_EQ(opt_seq.element(0).value_type(), KILN_VALUE_TYPE_SEQUENCE);
+
+  ExpectKilnError([&] { out[2].element(0); }, KILN_INVALID_ARGUMENT, "empty");
+  ExpectKilnError([&] { out[0].element(2); }, KILN_INVALID_ARGUMENT, "2 is out of range");
+  ExpectKilnError([&] { ids.count(); }, KILN_INVALID_ARGUMENT, "not a sequence or an optional");
+  ExpectKilnError([&] { out[0].data<float>(); }, KILN_INVALID_ARGUMENT, "not a tensor");
+  ExpectKilnError([&] { kiln::Value::CreateSequence(tensors, KILN_ELEMENT_TYPE_INT64); },
+                  KILN_INVALID_ARGUMENT, "entry 0");
+  ExpectKilnError([&] { kiln::Value::CreateOptional(out[1]); }, KILN_INVALID_ARGUMENT, "content");
+  ExpectKilnError([&] { kiln::Value().count(); }, KILN_INVALID_ARGUMENT, "value");
+}
+
 }  // namespace

@@ -17,6 +17,8 @@ struct Objects {
   KilnAllocator* allocator = nullptr;
   KilnValue* value = nullptr;
   KilnValue* strings = nullptr;
+  KilnValue* seq = nullptr;  // seq(tensor(float)) of two copies of `value`
+  KilnValue* opt = nullptr;  // optional(tensor(float)) holding a copy of `value`
   KilnTensorTypeAndShapeInfo* shape = nullptr;
   KilnSessionOptions* session_options = nullptr;  // one intra-op thread, profiling on
   KilnSession* session = nullptr;                 // models::Identity(), from session_options
@@ -48,6 +50,10 @@ struct Objects {
     ExpectOk(api().CreateTensorAsValue(allocator, dims, 2, KILN_ELEMENT_TYPE_FLOAT, &value));
     ExpectOk(api().CreateTensorAsValue(allocator, dims, 2, KILN_ELEMENT_TYPE_STRING, &strings));
     ExpectOk(api().GetTensorTypeAndShape(value, &shape));
+    const KilnValue* pair[] = {value, value};
+    ExpectOk(api().CreateSequenceValue(pair, 2, KILN_ELEMENT_TYPE_FLOAT, &seq));
+    ExpectOk(
+        api().CreateOptionalValue(value, KILN_VALUE_TYPE_TENSOR, KILN_ELEMENT_TYPE_FLOAT, &opt));
     ExpectOk(api().AllocatorAlloc(allocator, 32, &block));
     ExpectOk(api().CreateSessionOptions(&session_options));
     ExpectOk(api().SetIntraOpNumThreads(session_options, 1));
@@ -88,6 +94,8 @@ struct Objects {
     api().ReleaseSessionOptions(session_options);
     ExpectOk(api().AllocatorFree(allocator, block));
     api().ReleaseTensorTypeAndShapeInfo(shape);
+    api().ReleaseValue(opt);
+    api().ReleaseValue(seq);
     api().ReleaseValue(strings);
     api().ReleaseValue(value);
     api().ReleaseMemoryInfo(info);

@@ -460,6 +460,34 @@ std::vector<OomCase> Cases() {
          if (!failed && m.slots[1] == nullptr) return "Run left an empty slot empty";
          return nullptr;
        }},
+      // ---- Sequences and optionals
+      {"CreateSequenceValue",
+       [](Objects& b, Outs& o, Made& m) {
+         const KilnValue* tensors[] = {b.value, b.x};
+         KilnStatus* s = api().CreateSequenceValue(tensors, 2, KILN_ELEMENT_TYPE_FLOAT, &o.value);
+         if (s == nullptr) m.releases.push_back([v = o.value] { api().ReleaseValue(v); });
+         return s;
+       }},
+      {"CreateOptionalValue",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().CreateOptionalValue(b.value, KILN_VALUE_TYPE_TENSOR,
+                                                   KILN_ELEMENT_TYPE_FLOAT, &o.value);
+         if (s == nullptr) m.releases.push_back([v = o.value] { api().ReleaseValue(v); });
+         return s;
+       }},
+      {"GetValueCount",
+       [](Objects& b, Outs& o, Made&) { return api().GetValueCount(b.seq, &o.size); }},
+      {"GetValueElement",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().GetValueElement(b.seq, 1, &o.value);
+         if (s == nullptr) m.releases.push_back([v = o.value] { api().ReleaseValue(v); });
+         return s;
+       }},
+      {"HasValue", [](Objects& b, Outs& o, Made&) { return api().HasValue(b.opt, &o.i); }},
+      {"GetValueElementType",
+       [](Objects& b, Outs& o, Made&) {
+         return api().GetValueElementType(b.opt, &o.element_type);
+       }},
   };
 }
 
@@ -582,7 +610,10 @@ void RunAll(bool sticky) {
                             "SessionEndProfiling",
                             "CreateRunOptions",
                             "RunOptionsSetRunTag",
-                            "Run"}) {
+                            "Run",
+                            "CreateSequenceValue",
+                            "CreateOptionalValue",
+                            "GetValueElement"}) {
     EXPECT_GT(results[entry].injected, 0) << entry << " saw no injected failure";
   }
 }

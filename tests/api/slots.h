@@ -84,7 +84,13 @@
   X(RunOptionsSetTerminate, true)           \
   X(RunOptionsUnsetTerminate, true)         \
   X(ReleaseRunOptions, false)               \
-  X(Run, true)
+  X(Run, true)                              \
+  X(CreateSequenceValue, true)              \
+  X(CreateOptionalValue, true)              \
+  X(GetValueCount, true)                    \
+  X(GetValueElement, true)                  \
+  X(HasValue, true)                         \
+  X(GetValueElementType, true)
 
 namespace kiln_test {
 

@@ -46,6 +46,33 @@ void AddNode(::onnx::GraphProto* g, const char* name, const char* op_type, const
   n->add_output(output);
 }
 
+// Declares a tensor type (a negative dimension is "batch") inside a sequence or optional type.
+void DeclareTensor(::onnx::TypeProto* type, int32_t elem_type,
+                   std::initializer_list<int64_t> dims) {
+  auto* t = type->mutable_tensor_type();
+  t->set_elem_type(elem_type);
+  auto* shape = t->mutable_shape();
+  for (int64_t d : dims) {
+    if (d < 0) {
+      shape->add_dim()->set_dim_param("batch");
+    } else {
+      shape->add_dim()->set_dim_value(d);
+    }
+  }
+}
+
+void DeclareSequence(::onnx::ValueInfoProto* vi, const char* name) {
+  vi->set_name(name);
+  DeclareTensor(vi->mutable_type()->mutable_sequence_type()->mutable_elem_type(),
+                ::onnx::TensorProto::FLOAT, {-1, 2});
+}
+
+void DeclareOptional(::onnx::ValueInfoProto* vi, const char* name) {
+  vi->set_name(name);
+  DeclareTensor(vi->mutable_type()->mutable_optional_type()->mutable_elem_type(),
+                ::onnx::TensorProto::INT64, {3});
+}
+
 }  // namespace
 
 std::string Identity() {
@@ -92,6 +119,33 @@ std::string UnknownOp() {
   AddNode(g, kUnknownOpNode, kUnknownOpType, kUnknownOpDomain, "x", "y");
   Declare(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {-1, 2});
   Declare(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {-1, 2});
+  return m.SerializeAsString();
+}
+
+std::string SequencePassThrough() {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  g->set_name("sequence_pass_through");
+  Declare(g->add_input(), "cond", ::onnx::TensorProto::BOOL, {});
+  DeclareSequence(g->add_input(), "s");
+  DeclareOptional(g->add_input(), "o");
+  auto* n = g->add_node();
+  n->set_name("pick");
+  n->set_op_type("If");
+  n->add_input("cond");
+  n->add_output("s_out");
+  n->add_output("o_out");
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    auto* a = n->add_attribute();
+    a->set_name(branch);
+    a->set_type(::onnx::AttributeProto::GRAPH);
+    auto* body = a->mutable_g();
+    body->set_name(branch);
+    DeclareSequence(body->add_output(), "s");
+    DeclareOptional(body->add_output(), "o");
+  }
+  DeclareSequence(g->add_output(), "s_out");
+  DeclareOptional(g->add_output(), "o_out");
   return m.SerializeAsString();
 }
 

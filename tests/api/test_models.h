@@ -39,6 +39,11 @@ inline constexpr const char* kUnknownOpDomain = "com.example.kiln";
 inline constexpr int64_t kUnknownOpOpset = 7;
 std::string UnknownOp();
 
+// Inputs cond: bool [], s: seq(tensor(float [-1, 2])) and o: optional(tensor(int64 [3])); one
+// If node ("pick") returns the captured s and o from either branch as s_out and o_out. Runs
+// without any sequence kernel.
+std::string SequencePassThrough();
+
 // A new folder under the system's temporary folder, removed with its contents on destruction.
 class TempDir {
  public:

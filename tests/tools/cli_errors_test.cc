@@ -145,7 +145,7 @@ TEST_F(CliErrors, CorruptOrUnsupportedPb) {
   *seq.add_tensor_values() = t;
   WriteBytes(dir_ / "seq.pb", seq.SerializeAsString());
   ExpectFailure(RunWithInput((dir_ / "seq.pb").string()), 1,
-                {"SequenceProto", "not supported yet"});
+                {"SequenceProto", "a tensor is expected here"});
 }
 
 TEST_F(CliErrors, UnknownOptionAndMissingValue) {

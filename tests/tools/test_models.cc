@@ -33,7 +33,60 @@ void AddIdentity(onnx::GraphProto* g, const std::string& in, const std::string& 
   node->add_output(out);
 }
 
+// Sets `type` to tensor(spec.elem_type) of spec's shape.
+void SetTensorType(onnx::TypeProto* type, const IoSpec& spec) {
+  onnx::ValueInfoProto v;
+  SetType(&v, spec);
+  *type = v.type();
+}
+
+// The three non-tensor values of SequencePassThroughModel, named with `suffix`.
+void DeclarePassThrough(onnx::GraphProto* g, bool outputs, const std::string& suffix, int seq_elem,
+                        bool seq_shape) {
+  auto add = [&](const std::string& name) {
+    onnx::ValueInfoProto* v = outputs ? g->add_output() : g->add_input();
+    v->set_name(name + suffix);
+    return v->mutable_type();
+  };
+  SetTensorType(add("seq")->mutable_sequence_type()->mutable_elem_type(),
+                {"", seq_elem, {"2", "3"}, seq_shape});
+  SetTensorType(add("opt")->mutable_optional_type()->mutable_elem_type(),
+                {"", onnx::TensorProto::INT64, {"3"}});
+  SetTensorType(add("optseq")
+                    ->mutable_optional_type()
+                    ->mutable_elem_type()
+                    ->mutable_sequence_type()
+                    ->mutable_elem_type(),
+                {"", onnx::TensorProto::FLOAT, {"1"}});
+}
+
 }  // namespace
+
+onnx::ModelProto SequencePassThroughModel(int seq_elem, bool seq_shape) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  onnx::OperatorSetIdProto* opset = m.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("sequence_pass_through");
+  SetType(g->add_input(), {"cond", onnx::TensorProto::BOOL, {}});
+  DeclarePassThrough(g, false, "", seq_elem, seq_shape);
+  onnx::NodeProto* node = g->add_node();
+  node->set_name("pick");
+  node->set_op_type("If");
+  node->add_input("cond");
+  for (const char* out : {"seq_out", "opt_out", "optseq_out"}) node->add_output(out);
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    onnx::AttributeProto* a = node->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    a->mutable_g()->set_name(branch);
+    DeclarePassThrough(a->mutable_g(), true, "", seq_elem, seq_shape);
+  }
+  DeclarePassThrough(g, true, "_out", seq_elem, seq_shape);
+  return m;
+}
 
 onnx::ModelProto IdentityModel(const std::vector<IoSpec>& inputs) {
   onnx::ModelProto m;

@@ -35,6 +35,13 @@ onnx::ModelProto IdentityModel(const std::vector<IoSpec>& inputs);
 // metadata author=tests and license=MIT, and a second opset import com.kiln.tests 1.
 onnx::ModelProto RichModel();
 
+// A model over sequences and optionals that needs no sequence kernel: inputs cond (bool []), seq
+// (seq(tensor(<seq_elem> [2, 3])), or with no shape when `seq_shape` is false), opt
+// (optional(tensor(int64 [3]))) and optseq (optional(seq(tensor(float [1])))); one If node ("pick")
+// returns the captured seq, opt and optseq from either branch as seq_out, opt_out and optseq_out.
+onnx::ModelProto SequencePassThroughModel(int seq_elem = onnx::TensorProto::FLOAT,
+                                          bool seq_shape = true);
+
 // Serializes a model to `path` (throws std::runtime_error on failure) and returns the path.
 std::string WriteModel(const onnx::ModelProto& model, const std::filesystem::path& path);
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <numeric>
+#include <optional>
 
 #include "commands.h"
 #include "inputs.h"
@@ -121,7 +122,8 @@ int BenchCommand(std::span<const std::string> argv) {
   const Clock::time_point load_start = Clock::now();
   const kiln::Session session = OpenSession(env, model, config);
   r.load_ms = MsSince(load_start);
-  const Inputs in = PrepareInputs(session, specs, seed);
+  const std::optional<onnx::ModelProto> proto = DeclarationsIfNeeded(session, model);
+  const Inputs in = PrepareInputs(session, specs, seed, proto ? &*proto : nullptr);
   const std::vector<std::string> output_names = session.output_names();
   // One run, timed from the call until its outputs are released.
   const auto run_once = [&] {

@@ -33,6 +33,7 @@ struct Io {
   std::vector<int64_t> dims;
   std::vector<std::string> symbols;
   bool rank_known = true;
+  bool optional_sequence = false;  // an optional of a sequence (the file tells)
 };
 
 std::vector<Io> Describe(const kiln::Session& session, const onnx::ModelProto& model,
@@ -50,6 +51,7 @@ std::vector<Io> Describe(const kiln::Session& session, const onnx::ModelProto& m
     io.symbols = info.symbolic_shape();
     // The C ABI reports an unknown rank as rank 0; the file tells it from a scalar.
     io.rank_known = !io.dims.empty() || ValueDeclaresRank(model, io.name, outputs);
+    io.optional_sequence = DeclaresOptionalSequence(model, io.name, outputs);
   }
   return result;
 }
@@ -74,7 +76,9 @@ std::string IoText(const Io& io) {
   std::string text = io.type == KILN_ELEMENT_TYPE_UNDEFINED ? "?" : ElementTypeName(io.type);
   text += " " + (io.rank_known ? ShapeText(io.dims, io.symbols) : std::string("[unknown rank]"));
   if (io.kind == KILN_VALUE_TYPE_SEQUENCE) return "sequence of " + text;
-  if (io.kind == KILN_VALUE_TYPE_OPTIONAL) return "optional " + text;
+  if (io.kind == KILN_VALUE_TYPE_OPTIONAL) {
+    return (io.optional_sequence ? "optional sequence of " : "optional ") + text;
+  }
   return text;
 }
 

@@ -5,6 +5,7 @@
 
 #include "args.h"
 #include "elements.h"
+#include "model_stats.h"
 #include "tensor_file.h"
 
 namespace kiln::cli {
@@ -47,19 +48,6 @@ void Fill(kiln::Value& value, size_t count, F&& make) {
   if (count == 0) return;
   T* data = value.data<T>();
   for (size_t i = 0; i < count; ++i) data[i] = static_cast<T>(make());
-}
-
-std::string ValueKindName(KilnValueType kind) {
-  switch (kind) {
-    case KILN_VALUE_TYPE_SEQUENCE:
-      return "a sequence";
-    case KILN_VALUE_TYPE_MAP:
-      return "a map";
-    case KILN_VALUE_TYPE_OPTIONAL:
-      return "an optional";
-    default:
-      return "not a tensor";
-  }
 }
 
 }  // namespace
@@ -137,8 +125,50 @@ kiln::Value RandomTensor(KilnElementType type, std::vector<int64_t> dims, uint64
   return value;
 }
 
+namespace {
+
+bool HasNonTensorValues(const kiln::Session& session) {
+  for (size_t i = 0; i < session.input_count(); ++i) {
+    const KilnValueType kind = session.input_value_type(i);
+    if (kind == KILN_VALUE_TYPE_SEQUENCE || kind == KILN_VALUE_TYPE_OPTIONAL) return true;
+  }
+  for (size_t i = 0; i < session.output_count(); ++i) {
+    const KilnValueType kind = session.output_value_type(i);
+    if (kind == KILN_VALUE_TYPE_SEQUENCE || kind == KILN_VALUE_TYPE_OPTIONAL) return true;
+  }
+  return false;
+}
+
+// The value of one input read from `path`, checked against what the model declares.
+kiln::Value LoadInput(const std::string& name, KilnValueType kind, KilnElementType declared,
+                      const std::string& path, const onnx::ModelProto* model) {
+  if (kind == KILN_VALUE_TYPE_SEQUENCE || kind == KILN_VALUE_TYPE_OPTIONAL) {
+    try {
+      if (kind == KILN_VALUE_TYPE_SEQUENCE) return LoadSequenceFile(path, declared);
+      return LoadOptionalFile(path, DeclaresOptionalSequence(*model, name, false), declared);
+    } catch (const Error& e) {
+      throw Error("input '" + name + "': " + e.what());
+    }
+  }
+  kiln::Value value = LoadTensorFile(path);
+  const KilnElementType type = value.type_and_shape().element_type();
+  if (declared != KILN_ELEMENT_TYPE_UNDEFINED && type != declared) {
+    throw Error("input '" + name + "' is " + ElementTypeName(declared) + " but '" + path +
+                "' holds " + ElementTypeName(type));
+  }
+  return value;
+}
+
+}  // namespace
+
+std::optional<onnx::ModelProto> DeclarationsIfNeeded(const kiln::Session& session,
+                                                     const std::string& path) {
+  if (!HasNonTensorValues(session)) return std::nullopt;
+  return LoadModelProto(path);
+}
+
 Inputs PrepareInputs(const kiln::Session& session, const std::vector<InputSpec>& specs,
-                     uint64_t seed) {
+                     uint64_t seed, const onnx::ModelProto* model) {
   const std::vector<std::string> names = session.input_names();
   std::vector<const InputSpec*> given(names.size(), nullptr);
   for (const InputSpec& spec : specs) {
@@ -156,26 +186,38 @@ Inputs PrepareInputs(const kiln::Session& session, const std::vector<InputSpec>&
   Inputs in;
   for (size_t i = 0; i < names.size(); ++i) {
     const KilnValueType kind = session.input_value_type(i);
-    if (kind != KILN_VALUE_TYPE_TENSOR && kind != KILN_VALUE_TYPE_UNKNOWN) {
-      throw Error("input '" + names[i] + "' is " + ValueKindName(kind) +
-                  ": only tensor inputs are supported yet");
+    if (kind == KILN_VALUE_TYPE_MAP) {
+      throw Error("input '" + names[i] + "' is a map: map inputs are not supported");
     }
+    if (kind != KILN_VALUE_TYPE_TENSOR && kind != KILN_VALUE_TYPE_UNKNOWN && model == nullptr) {
+      throw Error("input '" + names[i] + "': the model file is needed for a non-tensor input");
+    }
+    // For a sequence or an optional, the element type and shape of the tensors in it.
     const kiln::TensorTypeAndShapeInfo info = session.input_tensor_info(i);
     const KilnElementType declared = info.element_type();
     if (given[i] != nullptr) {
-      kiln::Value value = LoadTensorFile(given[i]->path);
-      const KilnElementType type = value.type_and_shape().element_type();
-      if (declared != KILN_ELEMENT_TYPE_UNDEFINED && type != declared) {
-        throw Error("input '" + names[i] + "' is " + ElementTypeName(declared) + " but '" +
-                    given[i]->path + "' holds " + ElementTypeName(type));
-      }
-      in.values.push_back(std::move(value));
+      in.values.push_back(LoadInput(names[i], kind, declared, given[i]->path, model));
       in.sources.push_back(given[i]->path);
+      in.names.push_back(names[i]);
+      continue;
+    }
+    if (declared == KILN_ELEMENT_TYPE_UNDEFINED) {
+      throw Error("input '" + names[i] + "' declares no element type, so no random values can " +
+                  "be made for it: give it with --input " + names[i] + "=FILE");
+    }
+    if (kind == KILN_VALUE_TYPE_OPTIONAL) {
+      const bool holds_sequence = DeclaresOptionalSequence(*model, names[i], false);
+      in.values.push_back(kiln::Value::CreateOptional(
+          holds_sequence ? KILN_VALUE_TYPE_SEQUENCE : KILN_VALUE_TYPE_TENSOR, declared));
+      in.sources.push_back("empty (not given)");
+    } else if (kind == KILN_VALUE_TYPE_SEQUENCE) {
+      std::vector<int64_t> dims = info.shape();
+      if (dims.empty() && !ValueDeclaresRank(*model, names[i], false)) dims = {1};
+      std::vector<kiln::Value> one;
+      one.push_back(RandomTensor(declared, dims, seed, names[i]));
+      in.values.push_back(kiln::Value::CreateSequence(one, declared));
+      in.sources.push_back("random (seed " + std::to_string(seed) + ")");
     } else {
-      if (declared == KILN_ELEMENT_TYPE_UNDEFINED) {
-        throw Error("input '" + names[i] + "' declares no element type, so no random values can " +
-                    "be made for it: give it with --input " + names[i] + "=FILE");
-      }
       in.values.push_back(RandomTensor(declared, info.shape(), seed, names[i]));
       in.sources.push_back("random (seed " + std::to_string(seed) + ")");
     }

@@ -82,6 +82,17 @@ bool ValueDeclaresRank(const onnx::ModelProto& model, const std::string& name, b
   return true;
 }
 
+bool DeclaresOptionalSequence(const onnx::ModelProto& model, const std::string& name, bool output) {
+  const auto& values = output ? model.graph().output() : model.graph().input();
+  for (const onnx::ValueInfoProto& v : values) {
+    if (v.name() == name) {
+      return v.type().has_optional_type() &&
+             v.type().optional_type().elem_type().has_sequence_type();
+    }
+  }
+  return false;
+}
+
 std::vector<std::pair<std::string, int64_t>> SortedOpCounts(const ModelStats& stats) {
   std::vector<std::pair<std::string, int64_t>> sorted(stats.op_counts.begin(),
                                                       stats.op_counts.end());

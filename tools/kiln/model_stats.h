@@ -40,6 +40,11 @@ ModelStats ComputeModelStats(const onnx::ModelProto& model);
 // when its type or the shape of its tensors is left out; true when there is no such value.
 bool ValueDeclaresRank(const onnx::ModelProto& model, const std::string& name, bool output);
 
+// Whether the main graph's input (or, with `output`, output) `name` is declared an optional of a
+// sequence: what the C ABI does not tell, since an optional's kind reads KILN_VALUE_TYPE_OPTIONAL
+// either way.
+bool DeclaresOptionalSequence(const onnx::ModelProto& model, const std::string& name, bool output);
+
 // The op types sorted by count, most frequent first, then by name.
 std::vector<std::pair<std::string, int64_t>> SortedOpCounts(const ModelStats& stats);
 

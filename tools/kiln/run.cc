@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <optional>
 
 #include "commands.h"
 #include "elements.h"
 #include "inputs.h"
+#include "model_stats.h"
 #include "tensor_file.h"
 
 namespace kiln::cli {
@@ -17,17 +19,24 @@ namespace {
 constexpr char kUsage[] =
     R"(usage: kiln run MODEL [--input NAME=FILE]... [--output-dir DIR] [options]
 
-Runs a model once and summarises each output (name, element type, shape, and min/max/mean for
-numbers) on stdout.
+Runs a model once and summarises each output on stdout: a tensor's element type, shape, and
+min/max/mean for numbers; a sequence's type, length and tensor shapes; an optional's type and
+content, or "empty".
 
 Options:
-  --input NAME=FILE   the value of input NAME: a .npy file (format 1.0-3.0, little-endian,
-                      C order; dtypes f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1) or a serialized ONNX
-                      TensorProto (.pb). Repeat for each input. Inputs not given are filled
-                      with seeded random values of their declared type, unknown dimensions set
-                      to 1: floats uniform in [-1, 1), integers in [0, 10), random bools.
-  --output-dir DIR    write output i to DIR/output_<i>.pb as a TensorProto (graph output
-                      order, its name set); DIR is created if missing
+  --input NAME=FILE   the value of input NAME. A tensor input: a .npy file (format 1.0-3.0,
+                      little-endian, C order; dtypes f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1) or a
+                      serialized ONNX TensorProto (.pb). A sequence input: a SequenceProto of
+                      tensors (elem_type TENSOR). An optional input: an OptionalProto (elem_type
+                      TENSOR or SEQUENCE with its value, or empty). Repeat for each input.
+                      Inputs not given get seeded random values of their declared type, unknown
+                      dimensions set to 1: floats uniform in [-1, 1), integers in [0, 10),
+                      random bools. A sequence input not given gets a sequence of one such
+                      tensor (shape [1] when the model gives none); an optional input not given
+                      is empty.
+  --output-dir DIR    write output i to DIR/output_<i>.pb (graph output order, its name set): a
+                      TensorProto, a SequenceProto (elem_type TENSOR) or an OptionalProto by the
+                      output's kind; DIR is created if missing
   --threads N         intra-op threads (default 0: one per hardware thread)
   --optimization L    graph optimization level: 0-3 or disable, basic, extended, all
                       (default 3)
@@ -48,8 +57,7 @@ std::string Number(double v) {
 }
 
 // "float [1, 10]  min -1.2 max 3.4 mean 0.5" (statistics for numbers only).
-std::string Summary(const kiln::Value& value) {
-  if (!value.is_tensor()) return "not a tensor";
+std::string TensorSummary(const kiln::Value& value) {
   const kiln::TensorTypeAndShapeInfo info = value.type_and_shape();
   const KilnElementType type = info.element_type();
   std::string text = ElementTypeName(type) + " " + ShapeText(info.shape(), {});
@@ -78,6 +86,64 @@ std::string Summary(const kiln::Value& value) {
   return text;
 }
 
+// "seq(tensor(float)) of 3: [2,3] [2,3] [1,3]" (the first kMaxShapes shapes).
+std::string SequenceSummary(const kiln::Value& value) {
+  constexpr size_t kMaxShapes = 8;
+  const size_t n = value.count();
+  std::string text =
+      "seq(tensor(" + ElementTypeName(value.element_type()) + ")) of " + std::to_string(n);
+  for (size_t i = 0; i < n && i < kMaxShapes; ++i) {
+    text += i == 0 ? ": [" : " [";
+    const std::vector<int64_t> dims = value.element(i).type_and_shape().shape();
+    for (size_t d = 0; d < dims.size(); ++d) text += (d == 0 ? "" : ",") + std::to_string(dims[d]);
+    text += "]";
+  }
+  if (n > kMaxShapes) text += " ...";
+  return text;
+}
+
+// A tensor as TensorSummary; "optional(tensor(int64)) empty", or the optional's type and its
+// content's summary.
+std::string Summary(const kiln::Value& value, bool holds_sequence) {
+  switch (value.value_type()) {
+    case KILN_VALUE_TYPE_TENSOR:
+      return TensorSummary(value);
+    case KILN_VALUE_TYPE_SEQUENCE:
+      return SequenceSummary(value);
+    case KILN_VALUE_TYPE_OPTIONAL:
+      break;
+    default:
+      return "a value of an unknown kind";
+  }
+  if (!value.has_value()) {
+    const std::string tensor = "tensor(" + ElementTypeName(value.element_type()) + ")";
+    return "optional(" + (holds_sequence ? "seq(" + tensor + ")" : tensor) + ") empty";
+  }
+  const kiln::Value content = value.element(0);
+  if (content.is_tensor()) {
+    return "optional(tensor(" + ElementTypeName(content.element_type()) +
+           ")): " + TensorSummary(content);
+  }
+  const std::string seq = SequenceSummary(content);
+  const size_t of = seq.find(" of ");
+  return "optional(" + seq.substr(0, of) + ")" + seq.substr(of);
+}
+
+// Writes one output as the proto its kind calls for.
+void WriteOutput(const kiln::Value& value, const std::string& name, bool holds_sequence,
+                 const std::string& path) {
+  switch (value.value_type()) {
+    case KILN_VALUE_TYPE_SEQUENCE:
+      WriteProtoFile(SequenceToProto(value, name), path);
+      return;
+    case KILN_VALUE_TYPE_OPTIONAL:
+      WriteProtoFile(OptionalToProto(value, name, holds_sequence), path);
+      return;
+    default:
+      WriteProtoFile(TensorToProto(value, name), path);
+  }
+}
+
 }  // namespace
 
 int RunCommand(std::span<const std::string> argv) {
@@ -94,7 +160,13 @@ int RunCommand(std::span<const std::string> argv) {
 
   const kiln::Env env(KILN_LOGGING_LEVEL_WARNING, "kiln-run");
   const kiln::Session session = OpenSession(env, model, config);
-  const Inputs in = PrepareInputs(session, specs, seed);
+  // The file's declarations fill what the C ABI leaves out for sequences and optionals.
+  const std::optional<onnx::ModelProto> proto = DeclarationsIfNeeded(session, model);
+  const onnx::ModelProto* declared = proto ? &*proto : nullptr;
+  const auto holds_sequence = [&](const std::string& name, bool output) {
+    return declared != nullptr && DeclaresOptionalSequence(*declared, name, output);
+  };
+  const Inputs in = PrepareInputs(session, specs, seed, declared);
   const std::vector<std::string> output_names = session.output_names();
   std::vector<kiln::Value> outputs;
   try {
@@ -110,15 +182,17 @@ int RunCommand(std::span<const std::string> argv) {
     for (size_t i = 0; i < outputs.size(); ++i) {
       const std::string path =
           (std::filesystem::path(output_dir) / ("output_" + std::to_string(i) + ".pb")).string();
-      WriteTensorFile(TensorToProto(outputs[i], output_names[i]), path);
+      WriteOutput(outputs[i], output_names[i], holds_sequence(output_names[i], true), path);
     }
   }
   for (size_t i = 0; i < in.names.size(); ++i) {
-    std::cout << "input " << in.names[i] << ": " << Summary(in.values[i]) << "  <- "
+    std::cout << "input " << in.names[i] << ": "
+              << Summary(in.values[i], holds_sequence(in.names[i], false)) << "  <- "
               << in.sources[i] << "\n";
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    std::cout << "output " << output_names[i] << ": " << Summary(outputs[i]) << "\n";
+    std::cout << "output " << output_names[i] << ": "
+              << Summary(outputs[i], holds_sequence(output_names[i], true)) << "\n";
   }
   if (!output_dir.empty()) {
     std::cout << "wrote " << outputs.size() << " output(s) to " << output_dir << "\n";

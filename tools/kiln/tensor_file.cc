@@ -118,8 +118,8 @@ std::string ReadFile(const std::string& path) {
 kiln::Value TensorFromProto(const onnx::TensorProto& p, const std::string& what) {
   if (p.has_segment()) {
     throw Error(what +
-                ": looks like a SequenceProto, an OptionalProto or a segmented "
-                "TensorProto, which are not supported yet (only plain tensors are)");
+                ": looks like a SequenceProto, an OptionalProto or a segmented TensorProto, but "
+                "a tensor is expected here (segmented TensorProtos are not supported)");
   }
   if (p.data_location() == onnx::TensorProto::EXTERNAL) {
     throw Error(what + ": the tensor's data is in an external file, which is not supported yet");
@@ -171,6 +171,125 @@ kiln::Value LoadTensorFile(const std::string& path) {
   return TensorFromProto(proto, path);
 }
 
+namespace {
+
+// Parses `bytes` as a `T`; a field T does not have (such as a TensorProto's raw_data) means the
+// file holds some other proto.
+template <typename T>
+T ParseProto(const std::string& bytes, const std::string& path, const char* type_name) {
+  T proto;
+  if (!proto.ParseFromString(bytes) || !proto.unknown_fields().empty()) {
+    throw Error(path + ": not a serialized ONNX " + type_name);
+  }
+  return proto;
+}
+
+std::vector<kiln::Value> TensorsOf(const onnx::SequenceProto& p, KilnElementType declared,
+                                   const std::string& what) {
+  if (p.elem_type() != onnx::SequenceProto::TENSOR) {
+    throw Error(what + ": the SequenceProto's elem_type is " + std::to_string(p.elem_type()) +
+                "; only sequences of tensors (elem_type TENSOR, 1) are supported");
+  }
+  std::vector<kiln::Value> tensors;
+  for (int i = 0; i < p.tensor_values_size(); ++i) {
+    const std::string entry = what + ": tensor " + std::to_string(i);
+    kiln::Value t = TensorFromProto(p.tensor_values(i), entry);
+    const KilnElementType type = t.element_type();
+    if (declared != KILN_ELEMENT_TYPE_UNDEFINED && type != declared) {
+      throw Error(entry + " holds " + ElementTypeName(type) + " but the sequence is of " +
+                  ElementTypeName(declared));
+    }
+    tensors.push_back(std::move(t));
+  }
+  return tensors;
+}
+
+kiln::Value SequenceFromProto(const onnx::SequenceProto& p, KilnElementType declared,
+                              const std::string& what) {
+  std::vector<kiln::Value> tensors = TensorsOf(p, declared, what);
+  KilnElementType type = declared;
+  if (type == KILN_ELEMENT_TYPE_UNDEFINED) {
+    if (tensors.empty()) {
+      throw Error(what + ": an empty sequence, and the model declares no element type for it");
+    }
+    type = tensors[0].element_type();
+  }
+  return kiln::Value::CreateSequence(tensors, type);
+}
+
+}  // namespace
+
+kiln::Value LoadSequenceFile(const std::string& path, KilnElementType declared) {
+  const auto proto = ParseProto<onnx::SequenceProto>(ReadFile(path), path, "SequenceProto");
+  return SequenceFromProto(proto, declared, path);
+}
+
+kiln::Value LoadOptionalFile(const std::string& path, bool holds_sequence,
+                             KilnElementType declared) {
+  const auto p = ParseProto<onnx::OptionalProto>(ReadFile(path), path, "OptionalProto");
+  const char* expected = holds_sequence ? "a sequence" : "a tensor";
+  switch (p.elem_type()) {
+    case onnx::OptionalProto::UNDEFINED:
+      break;
+    case onnx::OptionalProto::TENSOR:
+      if (holds_sequence)
+        throw Error(path + ": the optional holds a tensor, but the model's " + "holds " + expected);
+      if (!p.has_tensor_value()) break;
+      {
+        kiln::Value t = TensorFromProto(p.tensor_value(), path);
+        if (declared != KILN_ELEMENT_TYPE_UNDEFINED && t.element_type() != declared) {
+          throw Error(path + ": the optional's tensor holds " + ElementTypeName(t.element_type()) +
+                      " but the model's holds " + ElementTypeName(declared));
+        }
+        return kiln::Value::CreateOptional(t);
+      }
+    case onnx::OptionalProto::SEQUENCE:
+      if (!holds_sequence)
+        throw Error(path + ": the optional holds a sequence, but the model's " + "holds " +
+                    expected);
+      if (!p.has_sequence_value()) break;
+      return kiln::Value::CreateOptional(SequenceFromProto(p.sequence_value(), declared, path));
+    default:
+      throw Error(path + ": the OptionalProto's elem_type is " + std::to_string(p.elem_type()) +
+                  "; only optional tensors (1) and sequences (3) are supported");
+  }
+  if (declared == KILN_ELEMENT_TYPE_UNDEFINED) {
+    throw Error(path + ": an empty optional, and the model declares no element type for it");
+  }
+  return kiln::Value::CreateOptional(
+      holds_sequence ? KILN_VALUE_TYPE_SEQUENCE : KILN_VALUE_TYPE_TENSOR, declared);
+}
+
+onnx::SequenceProto SequenceToProto(const kiln::Value& value, const std::string& name) {
+  onnx::SequenceProto proto;
+  proto.set_name(name);
+  proto.set_elem_type(onnx::SequenceProto::TENSOR);
+  for (size_t i = 0; i < value.count(); ++i) {
+    *proto.add_tensor_values() = TensorToProto(value.element(i), "");
+  }
+  return proto;
+}
+
+onnx::OptionalProto OptionalToProto(const kiln::Value& value, const std::string& name,
+                                    bool holds_sequence) {
+  onnx::OptionalProto proto;
+  proto.set_name(name);
+  if (!value.has_value()) {
+    proto.set_elem_type(holds_sequence ? onnx::OptionalProto::SEQUENCE
+                                       : onnx::OptionalProto::TENSOR);
+    return proto;
+  }
+  const kiln::Value content = value.element(0);
+  if (content.is_tensor()) {
+    proto.set_elem_type(onnx::OptionalProto::TENSOR);
+    *proto.mutable_tensor_value() = TensorToProto(content, "");
+  } else {
+    proto.set_elem_type(onnx::OptionalProto::SEQUENCE);
+    *proto.mutable_sequence_value() = SequenceToProto(content, "");
+  }
+  return proto;
+}
+
 onnx::TensorProto TensorToProto(const kiln::Value& value, const std::string& name) {
   if (!value.is_tensor()) {
     throw Error("'" + name + "' is not a tensor: only tensors can be written yet");
@@ -190,11 +309,9 @@ onnx::TensorProto TensorToProto(const kiln::Value& value, const std::string& nam
   return proto;
 }
 
-void WriteTensorFile(const onnx::TensorProto& proto, const std::string& path) {
+void WriteProtoFile(const google::protobuf::MessageLite& proto, const std::string& path) {
   std::string bytes;
-  if (!proto.SerializeToString(&bytes)) {
-    throw Error("cannot serialize '" + proto.name() + "' for '" + path + "'");
-  }
+  if (!proto.SerializeToString(&bytes)) throw Error("cannot serialize a value for '" + path + "'");
   const std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "wb"));
   if (f == nullptr) throw Error("cannot write '" + path + "': " + std::strerror(errno));
   if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size() ||

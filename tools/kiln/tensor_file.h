@@ -1,11 +1,14 @@
-// Tensor files: ONNX TensorProto (.pb) and numpy (.npy) in, TensorProto out.
+// Value files: ONNX TensorProto, SequenceProto and OptionalProto (.pb) and numpy (.npy) in,
+// the same protos out.
 //
 //   kiln::Value x = LoadTensorFile("input_0.npy");   // or a .pb TensorProto
-//   WriteTensorFile(TensorToProto(y, "logits"), "out/output_0.pb");
+//   kiln::Value s = LoadSequenceFile("input_1.pb", KILN_ELEMENT_TYPE_FLOAT);
+//   WriteProtoFile(TensorToProto(y, "logits"), "out/output_0.pb");
 #ifndef KILN_TOOLS_KILN_TENSOR_FILE_H_
 #define KILN_TOOLS_KILN_TENSOR_FILE_H_
 
 #include <kiln/kiln_cxx_api.h>
+#include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
 #include <string>
@@ -17,7 +20,7 @@ std::string ReadFile(const std::string& path);
 
 // Loads a tensor from a .npy file (recognised by its magic bytes) or else from a serialized
 // TensorProto. Throws Error naming the file: unreadable, corrupt, an unsupported dtype or
-// encoding, external data, or a SequenceProto/OptionalProto (not supported yet).
+// encoding, external data, or a SequenceProto/OptionalProto.
 kiln::Value LoadTensorFile(const std::string& path);
 
 // A tensor with the element type, dims and data of a TensorProto (typed fields or raw_data).
@@ -28,8 +31,28 @@ kiln::Value TensorFromProto(const onnx::TensorProto& proto, const std::string& w
 // for strings).
 onnx::TensorProto TensorToProto(const kiln::Value& value, const std::string& name);
 
-// Serializes a TensorProto to `path`; throws Error when it cannot be written.
-void WriteTensorFile(const onnx::TensorProto& proto, const std::string& path);
+// Loads a SequenceProto of tensors (elem_type TENSOR) as a sequence. Every tensor must have
+// `declared` (when it is not KILN_ELEMENT_TYPE_UNDEFINED), which is also the element type of an
+// empty sequence. Throws Error naming the file.
+kiln::Value LoadSequenceFile(const std::string& path, KilnElementType declared);
+
+// Loads an OptionalProto: elem_type TENSOR or SEQUENCE (of tensors) with its value, or empty
+// (elem_type UNDEFINED, or no value). `holds_sequence` and `declared` say what the model expects:
+// an empty optional gets them, and a value must match them. Throws Error naming the file.
+kiln::Value LoadOptionalFile(const std::string& path, bool holds_sequence,
+                             KilnElementType declared);
+
+// A SequenceProto (elem_type TENSOR, `name` set) holding a copy of a sequence's tensors.
+onnx::SequenceProto SequenceToProto(const kiln::Value& value, const std::string& name);
+
+// An OptionalProto (`name` set) holding a copy of an optional's content; elem_type is TENSOR or
+// SEQUENCE by the content, or for an empty optional by `holds_sequence`.
+onnx::OptionalProto OptionalToProto(const kiln::Value& value, const std::string& name,
+                                    bool holds_sequence);
+
+// Serializes a TensorProto, SequenceProto or OptionalProto to `path`; throws Error when it
+// cannot be written.
+void WriteProtoFile(const google::protobuf::MessageLite& proto, const std::string& path);
 
 }  // namespace kiln::cli
 

@@ -1,7 +1,7 @@
 /**
  * @file
- * Kiln C++ wrapper: values (kiln::Value, a tensor) and their element type and shape
- * (kiln::TensorTypeAndShapeInfo, kiln::kElementTypeOf).
+ * Kiln C++ wrapper: values (kiln::Value: a tensor, a sequence of tensors or an optional) and
+ * their element type and shape (kiln::TensorTypeAndShapeInfo, kiln::kElementTypeOf).
  *
  * @code
  *   #include <kiln/cxx/value.h>
@@ -10,6 +10,9 @@
  *                                             KILN_ELEMENT_TYPE_FLOAT);  // zero-filled
  *   t.data<float>()[0] = 1.0f;
  *   std::vector<int64_t> shape = t.type_and_shape().shape();  // {2, 3}
+ *
+ *   kiln::Value seq = kiln::Value::CreateSequence({t, t}, KILN_ELEMENT_TYPE_FLOAT);  // copies
+ *   kiln::Value first = seq.element(0);  // seq.count() == 2
  * @endcode
  */
 #ifndef KILN_CXX_VALUE_H_
@@ -161,7 +164,10 @@ inline void CheckNoNul(const std::string& s, const char* entry, const std::strin
 template <typename T>
 inline constexpr KilnElementType kElementTypeOf = detail::ElementTypeOf<T>();
 
-/** An owned KilnValue: a tensor. */
+/**
+ * An owned KilnValue: a tensor, a sequence of tensors (immutable) or an optional holding a tensor,
+ * a sequence or nothing.
+ */
 class Value : public Handle<KilnValue> {
  public:
   /** Holds NULL. */
@@ -245,6 +251,109 @@ class Value : public Handle<KilnValue> {
     int is_tensor = 0;
     ThrowOnError(Api().IsTensor(get(), &is_tensor));
     return is_tensor != 0;
+  }
+
+  /**
+   * Creates a sequence holding copies of tensors (KilnApi::CreateSequenceValue); the tensors stay
+   * the caller's, and later writes to them do not reach the sequence.
+   *
+   * @param tensors       Tensors, each of @p element_type; may be empty.
+   * @param element_type  The element type of the tensors (also that of an empty sequence).
+   * @return The owned sequence.
+   * @throws Exception  KILN_INVALID_ARGUMENT (an entry that is not a tensor of @p element_type,
+   *                    named by its index), KILN_OUT_OF_MEMORY.
+   */
+  static Value CreateSequence(const std::vector<Value>& tensors, KilnElementType element_type) {
+    std::vector<const KilnValue*> handles;
+    handles.reserve(tensors.size());
+    for (const Value& t : tensors) handles.push_back(t.get());
+    KilnValue* value = nullptr;
+    ThrowOnError(Api().CreateSequenceValue(handles.data(), handles.size(), element_type, &value));
+    return Value(value);
+  }
+
+  /**
+   * Creates an optional holding a copy of a tensor, or a sequence (shared: sequences cannot be
+   * changed) (KilnApi::CreateOptionalValue).
+   *
+   * @param content  A tensor or a sequence.
+   * @return The owned optional.
+   * @throws Exception  KILN_INVALID_ARGUMENT (@p content is an optional or empty),
+   *                    KILN_OUT_OF_MEMORY.
+   */
+  static Value CreateOptional(const Value& content) {
+    KilnValueType contained = content.value_type();
+    KilnValue* value = nullptr;
+    ThrowOnError(
+        Api().CreateOptionalValue(content.get(), contained, content.element_type(), &value));
+    return Value(value);
+  }
+
+  /**
+   * Creates an empty optional (KilnApi::CreateOptionalValue with no content).
+   *
+   * @param contained_type  What it would hold: KILN_VALUE_TYPE_TENSOR or KILN_VALUE_TYPE_SEQUENCE.
+   * @param element_type    The element type of that tensor or of the sequence's tensors.
+   * @return The owned, empty optional.
+   * @throws Exception  KILN_INVALID_ARGUMENT (another kind, an undefined element type),
+   *                    KILN_OUT_OF_MEMORY.
+   */
+  static Value CreateOptional(KilnValueType contained_type, KilnElementType element_type) {
+    KilnValue* value = nullptr;
+    ThrowOnError(Api().CreateOptionalValue(nullptr, contained_type, element_type, &value));
+    return Value(value);
+  }
+
+  /**
+   * How many elements a sequence or an optional holds (KilnApi::GetValueCount).
+   *
+   * @return A sequence's length; for an optional 1 when it holds something, else 0.
+   * @throws Exception  KILN_INVALID_ARGUMENT for a tensor or an empty handle.
+   */
+  size_t count() const {
+    size_t count = 0;
+    ThrowOnError(Api().GetValueCount(get(), &count));
+    return count;
+  }
+
+  /**
+   * One element of a sequence, or what an optional holds (KilnApi::GetValueElement).
+   *
+   * @param index  0 to count() - 1.
+   * @return A new value: a copy of the tensor (writing to it does not change this value), or the
+   *         sequence an optional holds.
+   * @throws Exception  KILN_INVALID_ARGUMENT (a tensor, an index out of range, an empty optional),
+   *                    KILN_OUT_OF_MEMORY.
+   */
+  Value element(size_t index) const {
+    KilnValue* value = nullptr;
+    ThrowOnError(Api().GetValueElement(get(), index, &value));
+    return Value(value);
+  }
+
+  /**
+   * Whether the value holds something (KilnApi::HasValue).
+   *
+   * @return false for an empty optional, true otherwise.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle.
+   */
+  bool has_value() const {
+    int has = 0;
+    ThrowOnError(Api().HasValue(get(), &has));
+    return has != 0;
+  }
+
+  /**
+   * The element type of a tensor, of a sequence's tensors or of what an optional holds (or would
+   * hold) (KilnApi::GetValueElementType).
+   *
+   * @return The element type.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle.
+   */
+  KilnElementType element_type() const {
+    KilnElementType type = KILN_ELEMENT_TYPE_UNDEFINED;
+    ThrowOnError(Api().GetValueElementType(get(), &type));
+    return type;
   }
 
   /**
