@@ -14,6 +14,7 @@ const KernelRegistry& CpuKernels() {
     r->Add(cpu::ReduceKernels());
     r->Add(cpu::RnnKernels());
     r->Add(cpu::ControlFlowKernels());
+    r->Add(cpu::SequenceKernels());
     return r;
   }();
   return *registry;

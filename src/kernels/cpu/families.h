@@ -16,6 +16,7 @@ std::span<const KernelDef> TensorKernels();  // tensor/: shape and data movement
 std::span<const KernelDef> ReduceKernels();  // reduce/: Reduce*, ArgMax/Min, TopK, CumSum
 std::span<const KernelDef> RnnKernels();     // rnn/: LSTM, GRU, RNN
 std::span<const KernelDef> ControlFlowKernels();  // controlflow/: If, Loop, Scan
+std::span<const KernelDef> SequenceKernels();     // sequence/: Sequence*, *FromSequence, Optional*
 
 }  // namespace kiln::cpu
 
