@@ -21,11 +21,16 @@ struct ThreadPool::Job {
   std::condition_variable done;
 };
 
-ThreadPool::ThreadPool(int threads) {
+ThreadPool::ThreadPool(int threads, void (*worker_start)() noexcept) {
   const int workers = std::max(threads, 1) - 1;
   workers_.reserve(static_cast<size_t>(workers));
   try {
-    for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+    for (int i = 0; i < workers; ++i) {
+      workers_.emplace_back([this, worker_start] {
+        if (worker_start != nullptr) worker_start();
+        WorkerLoop();
+      });
+    }
   } catch (...) {
     {
       std::lock_guard<std::mutex> lock(mu_);

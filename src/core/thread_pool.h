@@ -18,8 +18,10 @@ namespace kiln {
 
 class ThreadPool {
  public:
-  // `threads` counts the caller: 1 runs everything inline. Values below 1 mean 1.
-  explicit ThreadPool(int threads);
+  // `threads` counts the caller: 1 runs everything inline. Values below 1 mean 1. Each worker
+  // calls `worker_start` (when given) once before its first job, e.g. to make per-thread
+  // workspaces ahead of the first run.
+  explicit ThreadPool(int threads, void (*worker_start)() noexcept = nullptr);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;

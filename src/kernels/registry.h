@@ -57,6 +57,10 @@ class KernelRegistry {
 // The CPU provider's registry, built on first use.
 const KernelRegistry& CpuKernels();
 
+// Makes the per-thread workspaces the CPU kernels keep (GEMM packing panels) for the calling
+// thread: intra-op pool workers call it when they start, so steady-state runs allocate nothing.
+void PrepareCpuKernelThread() noexcept;
+
 }  // namespace kiln
 
 #endif  // KILN_KERNELS_REGISTRY_H_

@@ -48,7 +48,7 @@ Session::Session(ir::Model model, SessionOptions options)
   check_finite_ = options_.ConfigFlag("kiln.run.check_finite", false);
   int threads = options_.intra_op_threads;
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads_ = std::make_unique<ThreadPool>(threads);
+  threads_ = std::make_unique<ThreadPool>(threads, &PrepareCpuKernelThread);
   if (options_.ConfigFlag("kiln.arena.enable", true)) {
     allocator_ = std::make_shared<CachingAllocator>();
   } else {

@@ -1,5 +1,6 @@
 // The one table of CPU kernels: every family is added here and nowhere else.
 #include "kernels/cpu/families.h"
+#include "kernels/cpu/linalg/gemm.h"
 #include "kernels/registry.h"
 
 namespace kiln {
@@ -18,6 +19,10 @@ const KernelRegistry& CpuKernels() {
     return r;
   }();
   return *registry;
+}
+
+void PrepareCpuKernelThread() noexcept {
+  cpu::PrepareGemmWorkspaces();
 }
 
 }  // namespace kiln

@@ -370,6 +370,15 @@ PackingPanels<T>& ThreadPanels() {
 
 }  // namespace
 
+void PrepareGemmWorkspaces() noexcept {
+  try {
+    ThreadPanels<float>();
+    ThreadPanels<double>();
+  } catch (const std::bad_alloc&) {
+    // Made on the first product instead, which reports the failure.
+  }
+}
+
 template <typename T>
 void Gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, T alpha, const T* a, size_t lda,
           const T* b, size_t ldb, T beta, T* c, size_t ldc, ThreadPool* pool) {

@@ -16,6 +16,10 @@ namespace kiln::cpu {
 // row stride ldc. When beta is 0, C is not read (it may hold NaN); when alpha is 0 or k is 0,
 // C = beta · C and A and B are not read. `pool` may be null (one thread); small products run on
 // the calling thread alone. Defined for float and double.
+// Makes the calling thread's packing panels now (for float and double), so its first product
+// allocates nothing; on failure they are made on first use instead.
+void PrepareGemmWorkspaces() noexcept;
+
 template <typename T>
 void Gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, T alpha, const T* a, size_t lda,
           const T* b, size_t ldb, T beta, T* c, size_t ldc, ThreadPool* pool);
