@@ -158,9 +158,9 @@ class KernelContext {
   // several threads at once. Throws kOutOfMemory (also when the size overflows).
   template <typename T>
   T* Scratch(size_t count) {
-    if (count > SIZE_MAX / sizeof(T))
-      throw Error(ErrorCode::kOutOfMemory, "scratch size overflows");
-    return static_cast<T*>(allocator_.Scratch(count * sizeof(T)));
+    constexpr size_t kSize = sizeof(T);  // NOLINT(bugprone-sizeof-expression): T may be a pointer
+    if (count > SIZE_MAX / kSize) throw Error(ErrorCode::kOutOfMemory, "scratch size overflows");
+    return static_cast<T*>(allocator_.Scratch(count * kSize));
   }
   // Whether the graph uses output i (optional outputs may be left out).
   bool WantsOutput(size_t i) const noexcept { return info_.HasOutput(i); }

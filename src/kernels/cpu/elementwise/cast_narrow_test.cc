@@ -57,36 +57,37 @@ std::vector<float> ToFloats(DataType from, int64_t count, const std::vector<uint
 }
 
 // The ONNX test_cast_FLOAT_to_FLOAT8* inputs (without the repeated inf).
-const std::vector<float> kFloat8Inputs = {
-    0.47892547f, 0.48033667f, 0.49968487f, 0.81910545f, 0.47031248f, 0.7229038f, 1000000.0f,
-    1e-07f,      kNaN,        kInf,        -kInf,       -1e-07f,     -1000000.0f};
+std::vector<float> Float8Inputs() {
+  return {0.47892547f, 0.48033667f, 0.49968487f, 0.81910545f, 0.47031248f, 0.7229038f, 1000000.0f,
+          1e-07f,      kNaN,        kInf,        -kInf,       -1e-07f,     -1000000.0f};
+}
 
 TEST(ElementwiseCastNarrow, FloatToFloat8Saturating) {
-  EXPECT_EQ(FromFloats(DataType::kFloat8E4M3FN, kFloat8Inputs),
+  EXPECT_EQ(FromFloats(DataType::kFloat8E4M3FN, Float8Inputs()),
             (std::vector<uint8_t>{0x2f, 0x2f, 0x30, 0x35, 0x2f, 0x34, 0x7e, 0x00, 0x7f, 0x7e, 0xfe,
                                   0x80, 0xfe}));
-  EXPECT_EQ(FromFloats(DataType::kFloat8E4M3FNUZ, kFloat8Inputs),
+  EXPECT_EQ(FromFloats(DataType::kFloat8E4M3FNUZ, Float8Inputs()),
             (std::vector<uint8_t>{0x37, 0x37, 0x38, 0x3d, 0x37, 0x3c, 0x7f, 0x00, 0x80, 0x7f, 0xff,
                                   0x00, 0xff}));
-  EXPECT_EQ(FromFloats(DataType::kFloat8E5M2, kFloat8Inputs),
+  EXPECT_EQ(FromFloats(DataType::kFloat8E5M2, Float8Inputs()),
             (std::vector<uint8_t>{0x38, 0x38, 0x38, 0x3b, 0x38, 0x3a, 0x7b, 0x00, 0x7e, 0x7b, 0xfb,
                                   0x80, 0xfb}));
-  EXPECT_EQ(FromFloats(DataType::kFloat8E5M2FNUZ, kFloat8Inputs),
+  EXPECT_EQ(FromFloats(DataType::kFloat8E5M2FNUZ, Float8Inputs()),
             (std::vector<uint8_t>{0x3c, 0x3c, 0x3c, 0x3f, 0x3c, 0x3e, 0x7f, 0x00, 0x80, 0x7f, 0xff,
                                   0x00, 0xff}));
 }
 
 TEST(ElementwiseCastNarrow, FloatToFloat8WithoutSaturation) {
-  EXPECT_EQ(FromFloats(DataType::kFloat8E4M3FN, kFloat8Inputs, 0),
+  EXPECT_EQ(FromFloats(DataType::kFloat8E4M3FN, Float8Inputs(), 0),
             (std::vector<uint8_t>{0x2f, 0x2f, 0x30, 0x35, 0x2f, 0x34, 0x7f, 0x00, 0x7f, 0x7f, 0xff,
                                   0x80, 0xff}));
-  EXPECT_EQ(FromFloats(DataType::kFloat8E4M3FNUZ, kFloat8Inputs, 0),
+  EXPECT_EQ(FromFloats(DataType::kFloat8E4M3FNUZ, Float8Inputs(), 0),
             (std::vector<uint8_t>{0x37, 0x37, 0x38, 0x3d, 0x37, 0x3c, 0x80, 0x00, 0x80, 0x80, 0x80,
                                   0x00, 0x80}));
-  EXPECT_EQ(FromFloats(DataType::kFloat8E5M2, kFloat8Inputs, 0),
+  EXPECT_EQ(FromFloats(DataType::kFloat8E5M2, Float8Inputs(), 0),
             (std::vector<uint8_t>{0x38, 0x38, 0x38, 0x3b, 0x38, 0x3a, 0x7c, 0x00, 0x7e, 0x7c, 0xfc,
                                   0x80, 0xfc}));
-  EXPECT_EQ(FromFloats(DataType::kFloat8E5M2FNUZ, kFloat8Inputs, 0),
+  EXPECT_EQ(FromFloats(DataType::kFloat8E5M2FNUZ, Float8Inputs(), 0),
             (std::vector<uint8_t>{0x3c, 0x3c, 0x3c, 0x3f, 0x3c, 0x3e, 0x80, 0x00, 0x80, 0x80, 0x80,
                                   0x00, 0x80}));
 }

@@ -251,6 +251,7 @@ void Evaluate(KernelContext& ctx, const EinsumLabels& labels, DataType type) {
         if constexpr (kIsHalf<T>) {
           op.storage[e] = p[e].ToFloat();
         } else {
+          // NOLINTNEXTLINE(bugprone-signed-char-misuse): int8 is numeric; sign extension meant.
           op.storage[e] = static_cast<C>(p[e]);
         }
       }

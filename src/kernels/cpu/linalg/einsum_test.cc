@@ -34,22 +34,34 @@ std::vector<float> Einsum(
   return Values<float>(*out[0]);
 }
 
-const std::vector<float> kA = Seq(6, 0, -2);   // [2,3]
-const std::vector<float> kB = Seq(12, 5, -1);  // [3,4]
-const std::vector<float> kX = Seq(24, 7, -3);  // [2,3,4]
-const std::vector<float> kY = Seq(16, 5, -2);  // [2,4,2]
+// [2,3]
+std::vector<float> A() {
+  return Seq(6, 0, -2);
+}
+// [3,4]
+std::vector<float> B() {
+  return Seq(12, 5, -1);
+}
+// [2,3,4]
+std::vector<float> X() {
+  return Seq(24, 7, -3);
+}
+// [2,4,2]
+std::vector<float> Y() {
+  return Seq(16, 5, -2);
+}
 
 TEST(LinalgEinsum, MatrixProductsInEveryLayout) {
   const std::vector<float> ab = {-1, 1, -2, -5, 11, 7, -2, 4};
-  EXPECT_EQ(Einsum("ij,jk->ik", {{{2, 3}, kA}, {{3, 4}, kB}}, Shape({2, 4})), ab);
-  EXPECT_EQ(Einsum("ij,jk", {{{2, 3}, kA}, {{3, 4}, kB}}, Shape({2, 4})), ab);
+  EXPECT_EQ(Einsum("ij,jk->ik", {{{2, 3}, A()}, {{3, 4}, B()}}, Shape({2, 4})), ab);
+  EXPECT_EQ(Einsum("ij,jk", {{{2, 3}, A()}, {{3, 4}, B()}}, Shape({2, 4})), ab);
   // A transposed: the first operand is [depth, rows].
   const std::vector<float> at = {-2, 1, -1, 2, 0, 3};
-  EXPECT_EQ(Einsum("ji,jk->ik", {{{3, 2}, at}, {{3, 4}, kB}}, Shape({2, 4})), ab);
-  EXPECT_EQ(Einsum("bij,bjk->bik", {{{2, 3, 4}, kX}, {{2, 4, 2}, kY}}, Shape({2, 3, 2})),
+  EXPECT_EQ(Einsum("ji,jk->ik", {{{3, 2}, at}, {{3, 4}, B()}}, Shape({2, 4})), ab);
+  EXPECT_EQ(Einsum("bij,bjk->bik", {{{2, 3, 4}, X()}, {{2, 4, 2}, Y()}}, Shape({2, 3, 2})),
             (std::vector<float>{4, 3, 7, -5, 3, 1, -8, 2, 3, -5, 7, 9}));
   // Output order differs from the product's: permuted at the end.
-  EXPECT_EQ(Einsum("bij,bjk->bki", {{{2, 3, 4}, kX}, {{2, 4, 2}, kY}}, Shape({2, 2, 3})),
+  EXPECT_EQ(Einsum("bij,bjk->bki", {{{2, 3, 4}, X()}, {{2, 4, 2}, Y()}}, Shape({2, 2, 3})),
             (std::vector<float>{4, 7, 3, 3, -5, 1, -8, 3, 7, 2, -5, 9}));
   // Attention scores: B transposed.
   EXPECT_EQ(
@@ -78,10 +90,11 @@ TEST(LinalgEinsum, TracesDiagonalsAndSums) {
             (std::vector<float>{0, 4, 8, 9, 13, 17}));
   EXPECT_EQ(Einsum("iij->ij", {{{3, 3, 2}, Seq(18, 0, 0)}}, Shape({3, 2})),
             (std::vector<float>{0, 1, 8, 9, 16, 17}));
-  EXPECT_EQ(Einsum("ij->", {{{2, 3}, kA}}, Shape(std::vector<int64_t>{})), (std::vector<float>{3}));
-  EXPECT_EQ(Einsum("ij->i", {{{2, 3}, kA}}, Shape({2})), (std::vector<float>{-3, 6}));
-  EXPECT_EQ(Einsum("ij->j", {{{2, 3}, kA}}, Shape({3})), (std::vector<float>{-1, 1, 3}));
-  EXPECT_EQ(Einsum("ij->ji", {{{2, 3}, kA}}, Shape({3, 2})),
+  EXPECT_EQ(Einsum("ij->", {{{2, 3}, A()}}, Shape(std::vector<int64_t>{})),
+            (std::vector<float>{3}));
+  EXPECT_EQ(Einsum("ij->i", {{{2, 3}, A()}}, Shape({2})), (std::vector<float>{-3, 6}));
+  EXPECT_EQ(Einsum("ij->j", {{{2, 3}, A()}}, Shape({3})), (std::vector<float>{-1, 1, 3}));
+  EXPECT_EQ(Einsum("ij->ji", {{{2, 3}, A()}}, Shape({3, 2})),
             (std::vector<float>{-2, 1, -1, 2, 0, 3}));
 }
 
@@ -91,11 +104,11 @@ TEST(LinalgEinsum, InnerOuterAndThreeOperands) {
   EXPECT_EQ(Einsum("i,j->ij", {{{2}, {1, 2}}, {{3}, {3, 4, 5}}}, Shape({2, 3})),
             (std::vector<float>{3, 4, 5, 6, 8, 10}));
   EXPECT_EQ(
-      Einsum("ij,jk,kl->il", {{{2, 3}, kA}, {{3, 4}, kB}, {{4, 2}, {1, -1, 2, 0, 0, 1, 1, 1}}},
+      Einsum("ij,jk,kl->il", {{{2, 3}, A()}, {{3, 4}, B()}, {{4, 2}, {1, -1, 2, 0, 0, 1, 1, 1}}},
              Shape({2, 2})),
       (std::vector<float>{-4, -6, 29, -9}));
   // A scalar operand scales the other.
-  EXPECT_EQ(Einsum(",ij->ij", {{{}, {2}}, {{2, 3}, kA}}, Shape({2, 3})),
+  EXPECT_EQ(Einsum(",ij->ij", {{{}, {2}}, {{2, 3}, A()}}, Shape({2, 3})),
             (std::vector<float>{-4, -2, 0, 2, 4, 6}));
 }
 
@@ -165,7 +178,7 @@ TEST(LinalgEinsum, HugeEmptyOperands) {
 TEST(LinalgEinsum, RejectsBadEquations) {
   auto einsum = [](const std::string& equation) {
     NodeTest t("Einsum", 12);
-    t.Attr("equation", equation).Input<float>({2, 3}, kA).Input<float>({3, 4}, kB);
+    t.Attr("equation", equation).Input<float>({2, 3}, A()).Input<float>({3, 4}, B());
     return t;
   };
   ExpectError(einsum("ij,jk->i-k"), ErrorCode::kInvalidArgument, "Einsum",
@@ -182,12 +195,12 @@ TEST(LinalgEinsum, RejectsBadEquations) {
               "input 0 has rank 2 but its term has 3 letters");
   ExpectError(einsum("ij,ik"), ErrorCode::kInvalidArgument, "Einsum",
               "label 'i' has size 3 in input 1 but 2 before, and neither is 1");
-  ExpectError(NodeTest("Einsum", 12).Attr("equation", "ii").Input<float>({2, 3}, kA),
+  ExpectError(NodeTest("Einsum", 12).Attr("equation", "ii").Input<float>({2, 3}, A()),
               ErrorCode::kInvalidArgument, "Einsum",
               "label 'i' repeats in input 0 with sizes 2 and 3");
-  ExpectError(NodeTest("Einsum", 12).Attr("equation", "...ij->ij").Input<float>({1, 2, 3}, kA),
+  ExpectError(NodeTest("Einsum", 12).Attr("equation", "...ij->ij").Input<float>({1, 2, 3}, A()),
               ErrorCode::kInvalidArgument, "Einsum", "the output has no \"...\"");
-  ExpectError(NodeTest("Einsum", 12).Input<float>({2, 3}, kA), ErrorCode::kInvalidArgument,
+  ExpectError(NodeTest("Einsum", 12).Input<float>({2, 3}, A()), ErrorCode::kInvalidArgument,
               "Einsum", "attribute 'equation' is required");
   ExpectError(
       NodeTest("Einsum", 12).Attr("equation", "i,i").Input<float>({1}, {1}).Input<double>({1}, {1}),

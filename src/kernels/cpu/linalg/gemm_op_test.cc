@@ -12,16 +12,28 @@
 namespace kiln::testing {
 namespace {
 
-const std::vector<float> kA = {1, 2, 3, 4, 5, 6};    // 2×3
-const std::vector<float> kAt = {1, 4, 2, 5, 3, 6};   // its transpose, 3×2
-const std::vector<float> kB = {1, -1, 2, 0, 0, 3};   // 3×2
-const std::vector<float> kBt = {1, 2, 0, -1, 0, 3};  // its transpose, 2×3
+// 2×3
+std::vector<float> A() {
+  return {1, 2, 3, 4, 5, 6};
+}
+// A transposed, 3×2
+std::vector<float> At() {
+  return {1, 4, 2, 5, 3, 6};
+}
+// 3×2
+std::vector<float> B() {
+  return {1, -1, 2, 0, 0, 3};
+}
+// B transposed, 2×3
+std::vector<float> Bt() {
+  return {1, 2, 0, -1, 0, 3};
+}
 // A·B = [[5, 8], [14, 14]]
 
 TEST(LinalgGemm, AddsCByDefault) {
   auto out = NodeTest("Gemm", 13)
-                 .Input<float>({2, 3}, kA)
-                 .Input<float>({3, 2}, kB)
+                 .Input<float>({2, 3}, A())
+                 .Input<float>({3, 2}, B())
                  .Input<float>({2, 2}, {1, 2, 3, 4})
                  .Run();
   EXPECT_EQ(out[0]->shape(), Shape({2, 2}));
@@ -34,8 +46,8 @@ TEST(LinalgGemm, TransposesAndScales) {
                  .Attr("transB", int64_t{1})
                  .Attr("alpha", 0.5f)
                  .Attr("beta", 2.0f)
-                 .Input<float>({3, 2}, kAt)
-                 .Input<float>({2, 3}, kBt)
+                 .Input<float>({3, 2}, At())
+                 .Input<float>({2, 3}, Bt())
                  .Input<float>({2, 2}, {1, 2, 3, 4})
                  .Run();
   EXPECT_EQ(Values<float>(*out[0]), (std::vector<float>{4.5f, 8, 13, 15}));
@@ -43,52 +55,52 @@ TEST(LinalgGemm, TransposesAndScales) {
 
 TEST(LinalgGemm, BroadcastsCFromOpset7) {
   auto row = NodeTest("Gemm", 7)
-                 .Input<float>({2, 3}, kA)
-                 .Input<float>({3, 2}, kB)
+                 .Input<float>({2, 3}, A())
+                 .Input<float>({3, 2}, B())
                  .Input<float>({2}, {10, 20})
                  .Run();
   EXPECT_EQ(Values<float>(*row[0]), (std::vector<float>{15, 28, 24, 34}));
   auto column = NodeTest("Gemm", 9)
-                    .Input<float>({2, 3}, kA)
-                    .Input<float>({3, 2}, kB)
+                    .Input<float>({2, 3}, A())
+                    .Input<float>({3, 2}, B())
                     .Input<float>({2, 1}, {10, 20})
                     .Run();
   EXPECT_EQ(Values<float>(*column[0]), (std::vector<float>{15, 18, 34, 34}));
   auto scalar = NodeTest("Gemm", 13)
-                    .Input<float>({2, 3}, kA)
-                    .Input<float>({3, 2}, kB)
+                    .Input<float>({2, 3}, A())
+                    .Input<float>({3, 2}, B())
                     .Input<float>({}, {5})
                     .Run();
   EXPECT_EQ(Values<float>(*scalar[0]), (std::vector<float>{10, 13, 19, 19}));
 }
 
 TEST(LinalgGemm, CIsOptionalFromOpset11) {
-  auto out = NodeTest("Gemm", 11).Input<float>({2, 3}, kA).Input<float>({3, 2}, kB).Run();
+  auto out = NodeTest("Gemm", 11).Input<float>({2, 3}, A()).Input<float>({3, 2}, B()).Run();
   EXPECT_EQ(Values<float>(*out[0]), (std::vector<float>{5, 8, 14, 14}));
   auto missing =
-      NodeTest("Gemm", 13).Input<float>({2, 3}, kA).Input<float>({3, 2}, kB).MissingInput().Run();
+      NodeTest("Gemm", 13).Input<float>({2, 3}, A()).Input<float>({3, 2}, B()).MissingInput().Run();
   EXPECT_EQ(Values<float>(*missing[0]), (std::vector<float>{5, 8, 14, 14}));
-  ExpectError(NodeTest("Gemm", 10).Input<float>({2, 3}, kA).Input<float>({3, 2}, kB),
+  ExpectError(NodeTest("Gemm", 10).Input<float>({2, 3}, A()).Input<float>({3, 2}, B()),
               ErrorCode::kInvalidArgument, "Gemm", "input 'C' is required before opset 11");
 }
 
 TEST(LinalgGemm, BroadcastAttributeBeforeOpset7) {
   auto exact = NodeTest("Gemm", 6)
-                   .Input<float>({2, 3}, kA)
-                   .Input<float>({3, 2}, kB)
+                   .Input<float>({2, 3}, A())
+                   .Input<float>({3, 2}, B())
                    .Input<float>({2, 2}, {1, 2, 3, 4})
                    .Run();
   EXPECT_EQ(Values<float>(*exact[0]), (std::vector<float>{6, 10, 17, 18}));
   auto broadcast = NodeTest("Gemm", 1)
                        .Attr("broadcast", int64_t{1})
-                       .Input<float>({2, 3}, kA)
-                       .Input<float>({3, 2}, kB)
+                       .Input<float>({2, 3}, A())
+                       .Input<float>({3, 2}, B())
                        .Input<float>({2}, {10, 20})
                        .Run();
   EXPECT_EQ(Values<float>(*broadcast[0]), (std::vector<float>{15, 28, 24, 34}));
   ExpectError(NodeTest("Gemm", 6)
-                  .Input<float>({2, 3}, kA)
-                  .Input<float>({3, 2}, kB)
+                  .Input<float>({2, 3}, A())
+                  .Input<float>({3, 2}, B())
                   .Input<float>({2}, {10, 20}),
               ErrorCode::kInvalidArgument, "Gemm",
               "input 'C' has shape [2] but must be [2,2] when broadcast is 0");
@@ -98,8 +110,8 @@ TEST(LinalgGemm, BetaZeroIgnoresC) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   auto out = NodeTest("Gemm", 13)
                  .Attr("beta", 0.0f)
-                 .Input<float>({2, 3}, kA)
-                 .Input<float>({3, 2}, kB)
+                 .Input<float>({2, 3}, A())
+                 .Input<float>({3, 2}, B())
                  .Input<float>({2, 2}, {nan, nan, nan, nan})
                  .Run();
   EXPECT_EQ(Values<float>(*out[0]), (std::vector<float>{5, 8, 14, 14}));
@@ -158,25 +170,25 @@ TEST(LinalgGemm, DoubleHalfAndIntegerTypes) {
 }
 
 TEST(LinalgGemm, RejectsBadShapesAndTypes) {
-  ExpectError(NodeTest("Gemm", 13).Input<float>({6}, kA).Input<float>({3, 2}, kB),
+  ExpectError(NodeTest("Gemm", 13).Input<float>({6}, A()).Input<float>({3, 2}, B()),
               ErrorCode::kInvalidArgument, "Gemm", "both must be 2-D");
   ExpectError(NodeTest("Gemm", 13)
                   .Attr("transA", int64_t{1})
-                  .Input<float>({2, 3}, kA)
-                  .Input<float>({3, 2}, kB),
+                  .Input<float>({2, 3}, A())
+                  .Input<float>({3, 2}, B()),
               ErrorCode::kInvalidArgument, "Gemm", "the inner dimensions 2 and 3 differ");
   ExpectError(NodeTest("Gemm", 13)
-                  .Input<float>({2, 3}, kA)
-                  .Input<float>({3, 2}, kB)
+                  .Input<float>({2, 3}, A())
+                  .Input<float>({3, 2}, B())
                   .Input<float>({3}, {1, 2, 3}),
               ErrorCode::kInvalidArgument, "Gemm",
               "input 'C' has shape [3], which does not broadcast to [2,2]");
   ExpectError(
-      NodeTest("Gemm", 13).Input<float>({2, 3}, kA).Input<double>({3, 2}, {1, -1, 2, 0, 0, 3}),
+      NodeTest("Gemm", 13).Input<float>({2, 3}, A()).Input<double>({3, 2}, {1, -1, 2, 0, 0, 3}),
       ErrorCode::kInvalidArgument, "Gemm", "input 'B' is double but input 'A' is float");
   ExpectError(NodeTest("Gemm", 13)
-                  .Input<float>({2, 3}, kA)
-                  .Input<float>({3, 2}, kB)
+                  .Input<float>({2, 3}, A())
+                  .Input<float>({3, 2}, B())
                   .Input<int32_t>({1}, {1}),
               ErrorCode::kInvalidArgument, "Gemm", "input 'C' is int32 but input 'A' is float");
   ExpectError(NodeTest("Gemm", 13).Input<int8_t>({1, 1}, {1}).Input<int8_t>({1, 1}, {1}),

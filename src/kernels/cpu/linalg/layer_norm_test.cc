@@ -14,6 +14,7 @@ namespace {
 
 std::vector<Float16> Halves(const std::vector<float>& values) {
   std::vector<Float16> out;
+  out.reserve(values.size());
   for (float v : values) out.push_back(Float16::FromFloat(v));
   return out;
 }

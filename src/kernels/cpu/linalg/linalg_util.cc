@@ -73,10 +73,12 @@ void BatchedMatMul(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, con
   }
 }
 
+// NOLINTBEGIN(bugprone-macro-parentheses): T is a type; `(T)*` would not parse.
 #define KILN_INSTANTIATE_BATCHED_MATMUL(T)                                                       \
   template void BatchedMatMul<T>(bool, bool, size_t, size_t, size_t, const T*,                   \
                                  std::span<const size_t>, const T*, std::span<const size_t>, T*, \
                                  ThreadPool&);
+// NOLINTEND(bugprone-macro-parentheses)
 KILN_INSTANTIATE_BATCHED_MATMUL(float)
 KILN_INSTANTIATE_BATCHED_MATMUL(double)
 KILN_INSTANTIATE_BATCHED_MATMUL(int32_t)

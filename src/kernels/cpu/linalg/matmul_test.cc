@@ -125,8 +125,9 @@ TEST(LinalgMatMul, IntegerTypesWrapOnOverflow) {
 }
 
 TEST(LinalgMatMul, HalfTypesComputeThroughFloat) {
-  auto h = [](std::vector<float> v) {
+  auto h = [](const std::vector<float>& v) {
     std::vector<Float16> out;
+    out.reserve(v.size());
     for (float f : v) out.push_back(Float16::FromFloat(f));
     return out;
   };

@@ -12,7 +12,9 @@
 namespace kiln::testing {
 namespace {
 
-const std::vector<float> k2x3 = {1, 2, 3, -1, 0, 5};
+std::vector<float> Input2x3() {
+  return {1, 2, 3, -1, 0, 5};
+}
 
 // 0.5·arange(12) − 2, shaped [2,3,2].
 std::vector<double> Ramp() {
@@ -22,7 +24,7 @@ std::vector<double> Ramp() {
 }
 
 TEST(LinalgSoftmax, NormalisesTheLastAxisFromOpset13) {
-  auto out = NodeTest("Softmax", 13).Input<float>({2, 3}, k2x3).Run();
+  auto out = NodeTest("Softmax", 13).Input<float>({2, 3}, Input2x3()).Run();
   EXPECT_EQ(out[0]->shape(), Shape({2, 3}));
   ExpectNear<float>(*out[0],
                     {0.09003057f, 0.24472847f, 0.66524096f, 0.00245611f, 0.00667641f, 0.99086747f},
@@ -63,7 +65,7 @@ TEST(LinalgSoftmax, StableForLargeInputsAndParallelRows) {
   auto out = NodeTest("Softmax", 13).Input<float>({2}, {1000, 1001}).Run();
   ExpectNear<float>(*out[0], {0.26894142f, 0.73105858f}, 1e-6);
 
-  std::vector<float> x(4000 * 7);
+  std::vector<float> x(size_t{4000} * 7);
   for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i));
   auto rows = NodeTest("Softmax", 13).Input<float>({4000, 7}, x).Run(2);
   const std::vector<float> y = Values<float>(*rows[0]);
@@ -95,7 +97,7 @@ TEST(LinalgSoftmax, NaNFillsItsRow) {
 }
 
 TEST(LinalgSoftmax, RejectsBadAxisRankAndType) {
-  ExpectError(NodeTest("Softmax", 13).Attr("axis", int64_t{2}).Input<float>({2, 3}, k2x3),
+  ExpectError(NodeTest("Softmax", 13).Attr("axis", int64_t{2}).Input<float>({2, 3}, Input2x3()),
               ErrorCode::kInvalidArgument, "Softmax", "axis 2 is out of range for rank 2");
   ExpectError(NodeTest("LogSoftmax", 11).Input<float>({}, {1}), ErrorCode::kInvalidArgument,
               "LogSoftmax", "axis 1 is out of range for rank 0");
@@ -104,7 +106,7 @@ TEST(LinalgSoftmax, RejectsBadAxisRankAndType) {
 }
 
 TEST(LinalgLogSoftmax, NormalisesInLogSpace) {
-  auto out = NodeTest("LogSoftmax", 13).Input<float>({2, 3}, k2x3).Run();
+  auto out = NodeTest("LogSoftmax", 13).Input<float>({2, 3}, Input2x3()).Run();
   ExpectNear<float>(
       *out[0], {-2.40760596f, -1.40760596f, -0.40760596f, -6.00917448f, -5.00917448f, -0.00917448f},
       1e-5);

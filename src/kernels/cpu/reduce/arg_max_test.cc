@@ -10,10 +10,12 @@ namespace kiln::testing {
 namespace {
 
 // [3,4]; expected indices are numpy's argmax/argmin (first occurrence).
-const std::vector<float> kX = {3, 1, 3, -2, 0, 5, 5, 1, 2, 2, -1, 7};
+std::vector<float> X() {
+  return {3, 1, 3, -2, 0, 5, 5, 1, 2, 2, -1, 7};
+}
 
 TEST(ReduceArgMax, Axis0KeepsDimsByDefault) {
-  auto out = NodeTest("ArgMax", 1).Input<float>({3, 4}, kX).Run();
+  auto out = NodeTest("ArgMax", 1).Input<float>({3, 4}, X()).Run();
   EXPECT_EQ(out[0]->type(), DataType::kInt64);
   EXPECT_EQ(out[0]->shape(), Shape({1, 4}));
   EXPECT_EQ(Values<int64_t>(*out[0]), (std::vector<int64_t>{0, 1, 1, 2}));
@@ -23,14 +25,14 @@ TEST(ReduceArgMax, NegativeAxisWithoutKeepdims) {
   auto out = NodeTest("ArgMax", 11)
                  .Attr("axis", int64_t{-1})
                  .Attr("keepdims", int64_t{0})
-                 .Input<float>({3, 4}, kX)
+                 .Input<float>({3, 4}, X())
                  .Run(2);
   EXPECT_EQ(out[0]->shape(), Shape({3}));
   EXPECT_EQ(Values<int64_t>(*out[0]), (std::vector<int64_t>{0, 1, 3}));
 }
 
 TEST(ReduceArgMin, FirstAndLastIndex) {
-  auto first = NodeTest("ArgMin", 13).Attr("axis", int64_t{1}).Input<float>({3, 4}, kX).Run();
+  auto first = NodeTest("ArgMin", 13).Attr("axis", int64_t{1}).Input<float>({3, 4}, X()).Run();
   EXPECT_EQ(Values<int64_t>(*first[0]), (std::vector<int64_t>{3, 0, 2}));
   auto last = NodeTest("ArgMin", 12)
                   .Attr("axis", int64_t{0})
@@ -44,14 +46,14 @@ TEST(ReduceArgMax, SelectLastIndexBreaksTiesUpward) {
   auto out = NodeTest("ArgMax", 12)
                  .Attr("axis", int64_t{1})
                  .Attr("select_last_index", int64_t{1})
-                 .Input<float>({3, 4}, kX)
+                 .Input<float>({3, 4}, X())
                  .Run();
   EXPECT_EQ(Values<int64_t>(*out[0]), (std::vector<int64_t>{2, 2, 3}));
   // Before opset 12 the attribute does not exist: first index.
   auto old = NodeTest("ArgMax", 11)
                  .Attr("axis", int64_t{1})
                  .Attr("select_last_index", int64_t{1})
-                 .Input<float>({3, 4}, kX)
+                 .Input<float>({3, 4}, X())
                  .Run();
   EXPECT_EQ(Values<int64_t>(*old[0]), (std::vector<int64_t>{0, 1, 3}));
 }
@@ -86,7 +88,7 @@ TEST(ReduceArgMax, EmptyOuterDimensionGivesEmptyOutput) {
 }
 
 TEST(ReduceArgErrors, AxisOutOfRangeAndEmptyAxis) {
-  ExpectNodeError(NodeTest("ArgMax", 13).Attr("axis", int64_t{2}).Input<float>({3, 4}, kX),
+  ExpectNodeError(NodeTest("ArgMax", 13).Attr("axis", int64_t{2}).Input<float>({3, 4}, X()),
                   ErrorCode::kInvalidArgument, "axis 2 is out of range for rank 2");
   ExpectNodeError(NodeTest("ArgMin", 13).Attr("axis", int64_t{1}).Input<float>({2, 0}, {}),
                   ErrorCode::kInvalidArgument, "axis 1 of size 0");

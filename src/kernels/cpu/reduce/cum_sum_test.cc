@@ -8,13 +8,16 @@
 namespace kiln::testing {
 namespace {
 
-const std::vector<float> kX = {1, 2, 3, 4, 5, 6};  // [2,3]
+// [2,3]
+std::vector<float> X() {
+  return {1, 2, 3, 4, 5, 6};
+}
 
 std::vector<float> CumSum14(int64_t axis, int64_t exclusive, int64_t reverse) {
   auto out = NodeTest("CumSum", 14)
                  .Attr("exclusive", exclusive)
                  .Attr("reverse", reverse)
-                 .Input<float>({2, 3}, kX)
+                 .Input<float>({2, 3}, X())
                  .Input<int64_t>({}, {axis})
                  .Run();
   EXPECT_EQ(out[0]->shape(), Shape({2, 3}));
@@ -56,11 +59,11 @@ TEST(ReduceCumSum, EmptyInput) {
 }
 
 TEST(ReduceCumSumErrors, BadAxis) {
-  ExpectNodeError(NodeTest("CumSum", 14).Input<float>({2, 3}, kX).Input<int64_t>({}, {2}),
+  ExpectNodeError(NodeTest("CumSum", 14).Input<float>({2, 3}, X()).Input<int64_t>({}, {2}),
                   ErrorCode::kInvalidArgument, "axis 2 is out of range for rank 2");
-  ExpectNodeError(NodeTest("CumSum", 14).Input<float>({2, 3}, kX).Input<int64_t>({2}, {0, 1}),
+  ExpectNodeError(NodeTest("CumSum", 14).Input<float>({2, 3}, X()).Input<int64_t>({2}, {0, 1}),
                   ErrorCode::kInvalidArgument, "input 'axis' must hold one value");
-  ExpectNodeError(NodeTest("CumSum", 14).Input<float>({2, 3}, kX).Input<float>({}, {0}),
+  ExpectNodeError(NodeTest("CumSum", 14).Input<float>({2, 3}, X()).Input<float>({}, {0}),
                   ErrorCode::kInvalidArgument, "input 'axis' must be int64 or int32");
 }
 

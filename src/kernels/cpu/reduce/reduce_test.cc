@@ -11,19 +11,21 @@ namespace kiln::testing {
 namespace {
 
 // A [3,2,4] input; the expected values below are numpy's.
-const std::vector<float> kX = {1.5f, -2, 3, 0.5f, 4,    5, -6,   1,  -1, 0.25f, 2, 3,
-                               7,    -8, 9, 2,    0.5f, 1, 1.5f, -2, 3,  -3,    2, 1};
+std::vector<float> X() {
+  return {1.5f, -2, 3, 0.5f, 4,    5, -6,   1,  -1, 0.25f, 2, 3,
+          7,    -8, 9, 2,    0.5f, 1, 1.5f, -2, 3,  -3,    2, 1};
+}
 
 void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-5f) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
 }
 
-// Runs `op` over axes {0, 2} of kX, in the attribute form (opset 13) and, except ReduceSum, the
+// Runs `op` over axes {0, 2} of X(), in the attribute form (opset 13) and, except ReduceSum, the
 // input form (opset 18).
 std::vector<float> ReduceAxes02(const std::string& op, int64_t opset) {
   NodeTest t(op, opset);
-  t.Attr("keepdims", int64_t{0}).Input<float>({3, 2, 4}, kX);
+  t.Attr("keepdims", int64_t{0}).Input<float>({3, 2, 4}, X());
   if (opset >= 18 || (op == "ReduceSum" && opset >= 13)) {
     t.Input<int64_t>({2}, {0, -1});
   } else {
@@ -54,8 +56,8 @@ TEST(ReduceOps, EachOpOverTwoAxesMatchesNumpy) {
 }
 
 TEST(ReduceOps, LogSumOfPositiveValues) {
-  std::vector<float> x(kX.size());
-  for (size_t i = 0; i < x.size(); ++i) x[i] = std::abs(kX[i]);
+  std::vector<float> x = X();
+  for (float& v : x) v = std::abs(v);
   auto out = NodeTest("ReduceLogSum", 11)
                  .Attr("axes", std::vector<int64_t>{0, 2})
                  .Attr("keepdims", int64_t{1})
@@ -68,7 +70,7 @@ TEST(ReduceOps, LogSumOfPositiveValues) {
 TEST(ReduceSum, MiddleAxisKeepsDimsByDefault) {
   auto out = NodeTest("ReduceSum", 1)
                  .Attr("axes", std::vector<int64_t>{1})
-                 .Input<float>({3, 2, 4}, kX)
+                 .Input<float>({3, 2, 4}, X())
                  .Run();
   EXPECT_EQ(out[0]->shape(), Shape({3, 1, 4}));
   ExpectNear(Values<float>(*out[0]), {5.5f, 3, -3, 1.5f, 6, -7.75f, 11, 5, 3.5f, -2, 3.5f, -1});
@@ -78,14 +80,14 @@ TEST(ReduceMean, NegativeAxisLastDimension) {
   auto out = NodeTest("ReduceMean", 11)
                  .Attr("axes", std::vector<int64_t>{-1})
                  .Attr("keepdims", int64_t{0})
-                 .Input<float>({3, 2, 4}, kX)
+                 .Input<float>({3, 2, 4}, X())
                  .Run();
   EXPECT_EQ(out[0]->shape(), Shape({3, 2}));
   ExpectNear(Values<float>(*out[0]), {0.75f, 1, 1.0625f, 2.5f, 0.25f, 0.75f});
 }
 
 TEST(ReduceProd, AxesInputFromOpset18) {
-  auto out = NodeTest("ReduceProd", 18).Input<float>({3, 2, 4}, kX).Input<int32_t>({1}, {1}).Run();
+  auto out = NodeTest("ReduceProd", 18).Input<float>({3, 2, 4}, X()).Input<int32_t>({1}, {1}).Run();
   EXPECT_EQ(out[0]->shape(), Shape({3, 1, 4}));
   ExpectNear(Values<float>(*out[0]), {6, -10, -18, 0.5f, -7, -2, 18, 6, 1.5f, -3, 3, -2});
 }
@@ -94,22 +96,22 @@ TEST(ReduceMax, LeadingAxisInParallel) {
   auto out = NodeTest("ReduceMax", 13)
                  .Attr("axes", std::vector<int64_t>{0})
                  .Attr("keepdims", int64_t{0})
-                 .Input<float>({3, 2, 4}, kX)
+                 .Input<float>({3, 2, 4}, X())
                  .Run(4);
   ExpectNear(Values<float>(*out[0]), {1.5f, 1, 3, 3, 7, 5, 9, 2});
 }
 
 TEST(ReduceSum, EmptyAxesReducesEverything) {
-  auto attr_form = NodeTest("ReduceSum", 11).Input<float>({3, 2, 4}, kX).Run();
+  auto attr_form = NodeTest("ReduceSum", 11).Input<float>({3, 2, 4}, X()).Run();
   EXPECT_EQ(attr_form[0]->shape(), Shape({1, 1, 1}));
   EXPECT_FLOAT_EQ(Values<float>(*attr_form[0])[0], 25.25f);
   auto missing =
-      NodeTest("ReduceSum", 13).Attr("keepdims", int64_t{0}).Input<float>({3, 2, 4}, kX).Run();
+      NodeTest("ReduceSum", 13).Attr("keepdims", int64_t{0}).Input<float>({3, 2, 4}, X()).Run();
   EXPECT_EQ(missing[0]->shape(), Shape());
   EXPECT_FLOAT_EQ(Values<float>(*missing[0])[0], 25.25f);
   auto empty_input = NodeTest("ReduceMean", 18)
                          .Attr("keepdims", int64_t{0})
-                         .Input<float>({3, 2, 4}, kX)
+                         .Input<float>({3, 2, 4}, X())
                          .Input<int64_t>({0}, {})
                          .Run();
   EXPECT_NEAR(Values<float>(*empty_input[0])[0], 1.0520834f, 1e-6f);
@@ -118,11 +120,11 @@ TEST(ReduceSum, EmptyAxesReducesEverything) {
 TEST(ReduceSum, NoopWithEmptyAxesIsIdentity) {
   auto out = NodeTest("ReduceSum", 13)
                  .Attr("noop_with_empty_axes", int64_t{1})
-                 .Input<float>({3, 2, 4}, kX)
+                 .Input<float>({3, 2, 4}, X())
                  .Input<int64_t>({0}, {})
                  .Run();
   EXPECT_EQ(out[0]->shape(), Shape({3, 2, 4}));
-  EXPECT_EQ(Values<float>(*out[0]), kX);
+  EXPECT_EQ(Values<float>(*out[0]), X());
 }
 
 TEST(ReduceSumSquare, NoopStillSquaresLikeTheOnnxReference) {
@@ -250,7 +252,7 @@ TEST(ReduceSum, ScalarInput) {
 // A naive reference over a larger tensor, run with several threads through each walk shape.
 TEST(ReduceMean, LargeTensorMatchesNaiveReference) {
   const std::vector<int64_t> dims = {5, 7, 6, 33};
-  std::vector<double> x(5 * 7 * 6 * 33);
+  std::vector<double> x(size_t{5} * 7 * 6 * 33);
   for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<double>(i) * 0.37) * 10;
   for (const std::vector<int64_t>& axes :
        {std::vector<int64_t>{0}, {1}, {3}, {0, 2}, {1, 3}, {0, 1, 2, 3}}) {
@@ -291,22 +293,23 @@ TEST(ReduceMean, LargeTensorMatchesNaiveReference) {
 
 TEST(ReduceErrors, AxisOutOfRange) {
   ExpectNodeError(
-      NodeTest("ReduceSum", 11).Attr("axes", std::vector<int64_t>{3}).Input<float>({3, 2, 4}, kX),
+      NodeTest("ReduceSum", 11).Attr("axes", std::vector<int64_t>{3}).Input<float>({3, 2, 4}, X()),
       ErrorCode::kInvalidArgument, "axis 3 is out of range for rank 3");
-  ExpectNodeError(NodeTest("ReduceMax", 18).Input<float>({3, 2, 4}, kX).Input<int64_t>({1}, {-4}),
+  ExpectNodeError(NodeTest("ReduceMax", 18).Input<float>({3, 2, 4}, X()).Input<int64_t>({1}, {-4}),
                   ErrorCode::kInvalidArgument, "axis -4");
 }
 
 TEST(ReduceErrors, RepeatedAxis) {
   ExpectNodeError(
-      NodeTest("ReduceSum", 13).Input<float>({3, 2, 4}, kX).Input<int64_t>({2}, {1, -2}),
+      NodeTest("ReduceSum", 13).Input<float>({3, 2, 4}, X()).Input<int64_t>({2}, {1, -2}),
       ErrorCode::kInvalidArgument, "appears more than once in 'axes'");
 }
 
 TEST(ReduceErrors, AxesInputShapeAndType) {
-  ExpectNodeError(NodeTest("ReduceSum", 13).Input<float>({3, 2, 4}, kX).Input<int64_t>({1, 1}, {1}),
-                  ErrorCode::kInvalidArgument, "input 'axes' must be 1-D");
-  ExpectNodeError(NodeTest("ReduceL1", 18).Input<float>({3, 2, 4}, kX).Input<float>({1}, {1}),
+  ExpectNodeError(
+      NodeTest("ReduceSum", 13).Input<float>({3, 2, 4}, X()).Input<int64_t>({1, 1}, {1}),
+      ErrorCode::kInvalidArgument, "input 'axes' must be 1-D");
+  ExpectNodeError(NodeTest("ReduceL1", 18).Input<float>({3, 2, 4}, X()).Input<float>({1}, {1}),
                   ErrorCode::kInvalidArgument, "input 'axes' must be int64 or int32");
 }
 

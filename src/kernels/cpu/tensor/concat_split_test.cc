@@ -124,8 +124,8 @@ TEST(TensorSplit, NumOutputsMustBePositive) {
 }
 
 TEST(TensorConcat, LargeParallel) {
-  std::vector<float> a(64 * 500, 1.0f);
-  std::vector<float> b(64 * 300, 2.0f);
+  std::vector<float> a(size_t{64} * 500, 1.0f);
+  std::vector<float> b(size_t{64} * 300, 2.0f);
   auto out = NodeTest("Concat", 13)
                  .Attr("axis", int64_t{1})
                  .Input<float>({64, 500}, a)

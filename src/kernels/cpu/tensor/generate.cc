@@ -223,7 +223,7 @@ std::vector<int64_t> ReadAsInt64(const KernelInfo& info, const Tensor& t, int64_
       if constexpr (std::is_unsigned_v<T>) {
         out[i] = p[i] > static_cast<uint64_t>(INT64_MAX) ? invalid : static_cast<int64_t>(p[i]);
       } else if constexpr (std::is_integral_v<T>) {
-        out[i] = p[i];
+        out[i] = p[i];  // NOLINT(bugprone-signed-char-misuse): int8 is numeric, sign-extend
       } else {
         double v;
         if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {

@@ -498,22 +498,23 @@ class Resize final : public Kernel {
             row_out[j] = extrapolation;
             continue;
           }
-          if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
-            row_out[j] = src[offsets[0] + last.index[j] * last_stride];
-          } else if (mode_ == Mode::kNearest) {
-            row_out[j] = src[offsets[0] + last.index[j] * last_stride];
-          } else {
-            double acc = 0;
-            for (size_t k = 0; k < last.taps; ++k) {
-              const double w = last.weight[j * last.taps + k];
-              if (w == 0) continue;
-              const int64_t base = last.index[j * last.taps + k] * last_stride;
-              for (size_t p = 0; p < offsets.size(); ++p) {
-                acc += weights[p] * w * ToDouble(src[offsets[p] + base]);
+          // Strings and bools always take the nearest value; numbers do in nearest mode.
+          if constexpr (!std::is_same_v<T, std::string> && !std::is_same_v<T, bool>) {
+            if (mode_ != Mode::kNearest) {
+              double acc = 0;
+              for (size_t k = 0; k < last.taps; ++k) {
+                const double w = last.weight[j * last.taps + k];
+                if (w == 0) continue;
+                const int64_t base = last.index[j * last.taps + k] * last_stride;
+                for (size_t p = 0; p < offsets.size(); ++p) {
+                  acc += weights[p] * w * ToDouble(src[offsets[p] + base]);
+                }
               }
+              row_out[j] = FromDouble<T>(acc);
+              continue;
             }
-            row_out[j] = FromDouble<T>(acc);
           }
+          row_out[j] = src[offsets[0] + last.index[j] * last_stride];
         }
       }
     });

@@ -24,10 +24,10 @@ void ExpectNear(const Tensor& t, const F& expected, float tolerance = 1e-4f) {
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], tolerance) << i;
 }
 
-NodeTest WithScales(NodeTest test, std::shared_ptr<Tensor> x, const F& scales) {
+NodeTest WithScales(NodeTest test, const std::shared_ptr<Tensor>& x, const F& scales) {
   return test.Input(x).MissingInput().Input<float>({static_cast<int64_t>(scales.size())}, scales);
 }
-NodeTest WithSizes(NodeTest test, std::shared_ptr<Tensor> x, const I64& sizes) {
+NodeTest WithSizes(NodeTest test, const std::shared_ptr<Tensor>& x, const I64& sizes) {
   return test.Input(x).MissingInput().MissingInput().Input<int64_t>(
       {static_cast<int64_t>(sizes.size())}, sizes);
 }
@@ -327,7 +327,7 @@ TEST(TensorResize, SizesAndRoiChecks) {
 }
 
 TEST(TensorResize, ThreadsGiveTheSameResult) {
-  std::vector<float> x(3 * 40 * 50);
+  std::vector<float> x(size_t{3} * 40 * 50);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101);
   auto run = [&](int threads) {
     return Values<float>(*WithScales(NodeTest("Resize", 13).Attr("mode", "cubic"),
