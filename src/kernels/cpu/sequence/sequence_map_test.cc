@@ -34,8 +34,8 @@ void OptSeqIo(::onnx::ValueInfoProto* vi, const std::string& name, int elem) {
   SeqType(vi->mutable_type()->mutable_optional_type()->mutable_elem_type(), elem);
 }
 
-::onnx::NodeProto* Node(::onnx::GraphProto* g, const std::string& op, std::vector<std::string> in,
-                        std::vector<std::string> out) {
+::onnx::NodeProto* Node(::onnx::GraphProto* g, const std::string& op,
+                        const std::vector<std::string>& in, std::vector<std::string> out) {
   auto* n = g->add_node();
   n->set_name(op + "_" + out[0]);
   n->set_op_type(op);
@@ -64,7 +64,7 @@ void ConstantF(::onnx::GraphProto* g, const std::string& out, const F& values,
   for (float v : values) t->add_float_data(v);
 }
 
-void ConstantI(::onnx::GraphProto* g, const std::string& out, std::vector<int64_t> values,
+void ConstantI(::onnx::GraphProto* g, const std::string& out, const std::vector<int64_t>& values,
                bool scalar) {
   auto* n = Node(g, "Constant", {}, {out});
   auto* a = n->add_attribute();

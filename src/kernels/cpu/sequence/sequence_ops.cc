@@ -91,9 +91,11 @@ class SequenceInsert final : public Kernel {
     auto seq = std::make_shared<TensorSequence>();
     seq->elem_type = t.type();
     seq->tensors.reserve(n + 1);
-    seq->tensors.insert(seq->tensors.end(), in.tensors.begin(), in.tensors.begin() + at);
+    seq->tensors.insert(seq->tensors.end(), in.tensors.begin(),
+                        in.tensors.begin() + static_cast<std::ptrdiff_t>(at));
     seq->tensors.push_back(OwnedCopy(t));
-    seq->tensors.insert(seq->tensors.end(), in.tensors.begin() + at, in.tensors.end());
+    seq->tensors.insert(seq->tensors.end(), in.tensors.begin() + static_cast<std::ptrdiff_t>(at),
+                        in.tensors.end());
     ctx.SetOutputValue(0, Value::FromSequence(std::move(seq)));
   }
 };
