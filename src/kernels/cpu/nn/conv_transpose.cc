@@ -134,23 +134,11 @@ class ConvTranspose final : public Kernel {
         RunConvTranspose(p, static_cast<const T*>(x.data()), static_cast<const T*>(w.data()), bias,
                          static_cast<T*>(y.data()), col, ctx.threads());
       } else {
-        // Through float: every operand converted into scratch memory.
-        const size_t x_count = x.element_count();
-        const size_t w_count = w.element_count();
-        const size_t y_count = y.element_count();
-        float* xf = ctx.Scratch<float>(x_count);
-        float* wf = ctx.Scratch<float>(w_count);
-        float* yf = ctx.Scratch<float>(y_count);
-        float* bf = nullptr;
-        if (b != nullptr) {
-          bf = ctx.Scratch<float>(b->element_count());
-          nn::ConvertValues(bias, bf, b->element_count());
-        }
-        float* col = col_size != 0 ? ctx.Scratch<float>(col_size) : nullptr;
-        nn::ConvertValues(static_cast<const T*>(x.data()), xf, x_count);
-        nn::ConvertValues(static_cast<const T*>(w.data()), wf, w_count);
-        RunConvTranspose<float>(p, xf, wf, bf, yf, col, ctx.threads());
-        nn::ConvertValues(yf, static_cast<T*>(y.data()), y_count);
+        nn::RunThroughFloat<T>(
+            ctx, x, w, b, y, col_size,
+            [&](const float* xf, const float* wf, const float* bf, float* yf, float* col) {
+              RunConvTranspose<float>(p, xf, wf, bf, yf, col, ctx.threads());
+            });
       }
     });
   }

@@ -78,6 +78,31 @@ void ConvertValues(const From* src, To* dst, size_t n) {
   }
 }
 
+// Runs a convolution-like `run(x, w, bias, y, col)` in float for a 16-bit element type T: x, w
+// and the bias (when given) are converted into scratch memory, `col_size` floats of scratch are
+// handed over, and the float result is converted back into y.
+template <typename T, typename Run>
+void RunThroughFloat(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor* b,
+                     Tensor& y, size_t col_size, Run run) {
+  const size_t x_count = x.element_count();
+  const size_t w_count = w.element_count();
+  const size_t y_count = y.element_count();
+  float* xf = ctx.Scratch<float>(x_count);
+  float* wf = ctx.Scratch<float>(w_count);
+  float* yf = ctx.Scratch<float>(y_count);
+  float* bf = nullptr;
+  if (b != nullptr) {
+    bf = ctx.Scratch<float>(b->element_count());
+    ConvertValues(static_cast<const T*>(b->data()), bf, b->element_count());
+  }
+  float* col = col_size != 0 ? ctx.Scratch<float>(col_size) : nullptr;
+  ConvertValues(static_cast<const T*>(x.data()), xf, x_count);
+  ConvertValues(static_cast<const T*>(w.data()), wf, w_count);
+  run(static_cast<const float*>(xf), static_cast<const float*>(wf), static_cast<const float*>(bf),
+      yf, col);
+  ConvertValues(yf, static_cast<T*>(y.data()), y_count);
+}
+
 // Throws kInvalidArgument when input `name` has element type `type` and the node's opset is below
 // `since`, the first opset whose type constraint lists it.
 void RequireOpsetForType(const KernelInfo& info, const char* name, DataType type,
