@@ -28,9 +28,17 @@ ThreadPool::ThreadPool(int threads, void (*worker_start)() noexcept) {
     for (int i = 0; i < workers; ++i) {
       workers_.emplace_back([this, worker_start] {
         if (worker_start != nullptr) worker_start();
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          ++started_;
+        }
+        started_cv_.notify_all();
         WorkerLoop();
       });
     }
+    // Every worker has run its start hook before the pool is used.
+    std::unique_lock<std::mutex> lock(mu_);
+    started_cv_.wait(lock, [&] { return started_ == workers_.size(); });
   } catch (...) {
     {
       std::lock_guard<std::mutex> lock(mu_);

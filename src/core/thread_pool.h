@@ -19,8 +19,8 @@ namespace kiln {
 class ThreadPool {
  public:
   // `threads` counts the caller: 1 runs everything inline. Values below 1 mean 1. Each worker
-  // calls `worker_start` (when given) once before its first job, e.g. to make per-thread
-  // workspaces ahead of the first run.
+  // calls `worker_start` (when given) once, before the constructor returns, e.g. to make
+  // per-thread workspaces ahead of the first run.
   explicit ThreadPool(int threads, void (*worker_start)() noexcept = nullptr);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -55,6 +55,8 @@ class ThreadPool {
   std::condition_variable wake_;
   std::deque<Job*> jobs_;
   bool stop_ = false;
+  size_t started_ = 0;  // workers past their start hook
+  std::condition_variable started_cv_;
   std::vector<std::thread> workers_;
 };
 

@@ -54,5 +54,19 @@ TEST(ThreadPool, ManyCallersAndNestedCalls) {
   EXPECT_EQ(total.load(), 4u * 50u * 8u * 10u);
 }
 
+std::atomic<int> g_started{0};  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
+void CountStart() noexcept {
+  ++g_started;
+}
+
+TEST(ThreadPool, EveryWorkerRunsItsStartHookBeforeTheConstructorReturns) {
+  g_started = 0;
+  {
+    ThreadPool pool(4, &CountStart);  // the caller and three workers
+    EXPECT_EQ(g_started.load(), 3);
+  }
+  EXPECT_EQ(g_started.load(), 3);
+}
+
 }  // namespace
 }  // namespace kiln
