@@ -10,6 +10,7 @@
 #include <cmath>
 #include <numbers>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "kernels/cpu/elementwise/broadcast.h"
 #include "kernels/cpu/elementwise/elementwise_kernels.h"
 #include "kernels/cpu/elementwise/unary_kernel.h"
+#include "kernels/cpu/small_vector.h"
 
 namespace kiln::cpu {
 namespace {
@@ -173,12 +175,12 @@ class PRelu final : public Kernel {
     const Tensor& slope = ctx.Input(1);
     RequireSameType(info, x, "X", slope, "slope");
     const std::vector<int64_t>& x_dims = x.shape().dims();
-    const std::vector<int64_t> slope_dims = SlopeDims(info, x_dims, slope.shape().dims());
+    const SmallVector<int64_t> slope_dims = SlopeDims(info, x_dims, slope.shape().dims());
     DispatchList(PReluTypes{}, x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if (!ctx.WantsOutput(0)) return;
       Tensor& y = ctx.Output(0, x.type(), x.shape());
-      const BroadcastPlan plan(x_dims, {&x_dims, &slope_dims});
+      const BroadcastPlan plan(x_dims, {std::span<const int64_t>(x_dims), slope_dims.span()});
       RunBinary(ctx.threads(), plan, static_cast<const T*>(x.data()),
                 static_cast<const T*>(slope.data()), static_cast<T*>(y.data()), [](T v, T s) -> T {
                   if constexpr (std::is_unsigned_v<T>) {
@@ -195,7 +197,7 @@ class PRelu final : public Kernel {
 
  private:
   // The slope's dims as numpy dims that broadcast to X.
-  std::vector<int64_t> SlopeDims(const KernelInfo& info, const std::vector<int64_t>& x,
+  SmallVector<int64_t> SlopeDims(const KernelInfo& info, const std::vector<int64_t>& x,
                                  const std::vector<int64_t>& slope) const {
     if (!legacy_) {
       if (!BroadcastsTo(slope, x)) {
@@ -203,12 +205,12 @@ class PRelu final : public Kernel {
                   "input 'slope' has shape " + Shape(slope).ToString() +
                       ", which does not broadcast to X's shape " + Shape(x).ToString());
       }
-      return slope;
+      return SmallVector<int64_t>(slope);
     }
     const std::optional<size_t> count = Shape(slope).ElementCount();
-    if (count == std::optional<size_t>(1) || slope == x) return slope;
+    if (count == std::optional<size_t>(1) || slope == x) return SmallVector<int64_t>(slope);
     if (x.size() >= 2 && count == std::optional<size_t>(static_cast<size_t>(x[1]))) {
-      std::vector<int64_t> per_channel(x.size() - 1, 1);  // [C, 1, …, 1] against X's axes 1…
+      SmallVector<int64_t> per_channel(x.size() - 1, 1);  // [C, 1, …, 1] against X's axes 1…
       per_channel[0] = x[1];
       return per_channel;
     }

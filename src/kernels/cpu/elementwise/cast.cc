@@ -75,15 +75,16 @@ bool IsNarrow(DataType t) {
 
 // Throws unless this opset of the op converts from or to `t`: kNotImplemented for complex,
 // `code` (naming `what`, the attribute or input that gave the type) for a type the opset lacks.
-void CheckType(const KernelInfo& info, DataType t, ErrorCode code, const std::string& what) {
+// `what` is a C string so that the check builds no std::string when it passes.
+void CheckType(const KernelInfo& info, DataType t, ErrorCode code, const char* what) {
   const int first = FirstOpsetFor(t);
   if (first == 0) {
-    info.Fail(ErrorCode::kNotImplemented,
-              what + " is " + DataTypeName(t) + "; casting from or to it is not supported");
+    info.Fail(ErrorCode::kNotImplemented, std::string(what) + " is " + DataTypeName(t) +
+                                              "; casting from or to it is not supported");
   }
   if (info.opset() < first) {
-    info.Fail(code, what + " is " + DataTypeName(t) + ", which " + info.op_type() + "-" +
-                        std::to_string(info.opset()) + " does not allow (it needs opset " +
+    info.Fail(code, std::string(what) + " is " + DataTypeName(t) + ", which " + info.op_type() +
+                        "-" + std::to_string(info.opset()) + " does not allow (it needs opset " +
                         std::to_string(first) + " or later)");
   }
 }
