@@ -93,12 +93,22 @@ KilnStatus* KILN_API_CALL Run(KilnSession* session, const KilnRunOptions* run_op
                               const char* const* input_names, const KilnValue* const* inputs,
                               size_t input_count, const char* const* output_names,
                               size_t output_count, KilnValue** outputs) {
-  thread_local RunScratch scratch;
+  thread_local RunScratch thread_scratch;
+  thread_local bool thread_scratch_in_use = false;
+  // A Run from inside a Run on this thread (a log callback calling Run) gets its own lists.
+  RunScratch nested_scratch;
+  RunScratch& scratch = thread_scratch_in_use ? nested_scratch : thread_scratch;
   return Guard("Run", [&] {
     struct ClearOnExit {
       RunScratch& s;
-      ~ClearOnExit() { s.Clear(); }
-    } clear_on_exit{scratch};
+      bool& in_use;
+      bool was_in_use;
+      ~ClearOnExit() {
+        s.Clear();
+        in_use = was_in_use;
+      }
+    } clear_on_exit{scratch, thread_scratch_in_use, thread_scratch_in_use};
+    thread_scratch_in_use = true;
     const auto& s = Unwrap(session, "session");
     static const runtime::RunOptions kDefaults;
     const runtime::RunOptions& ro =

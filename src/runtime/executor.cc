@@ -169,6 +169,7 @@ Frame::~Frame() {
 
 void Frame::Clear() noexcept {
   current_ = nullptr;
+  scratch_.EndStep();  // a failed step may have left scratch in use
   for (auto& s : slots_) s = Value();
   for (auto& o : owned_) o.reset();
 }

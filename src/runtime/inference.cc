@@ -72,10 +72,12 @@ bool Evaluate(const InferenceStep& step, std::vector<infer::TensorFacts>& facts)
     return false;
   }
   for (size_t i = 0; i < step.outputs->size(); ++i) {
+    if ((*step.outputs)[i] >= 0 && made.made()[i] == nullptr) return false;
+  }
+  for (size_t i = 0; i < step.outputs->size(); ++i) {
     const int s = (*step.outputs)[i];
     if (s < 0) continue;
     std::shared_ptr<Tensor>& t = made.made()[i];
-    if (t == nullptr) return false;
     facts[s] = {t->type(), t->shape(), std::move(t)};
   }
   return true;

@@ -71,6 +71,8 @@ GraphPlan::GraphPlan(const ir::Graph& graph, const KernelRegistry& registry, Pla
   if (options.infer) Infer(options.fold_constants);
   PlanReleases();
   if (options.infer) PlanArena();
+  // Values found at load are only needed while inferring (constants_ keeps what runs read).
+  for (infer::TensorFacts& f : facts_) f.value.reset();
 }
 
 void GraphPlan::Infer(bool fold_constants) {
@@ -83,7 +85,8 @@ void GraphPlan::Infer(bool fold_constants) {
     facts_[input_slots_[i]] = FactsOf(graph_.inputs()[i]->type());
   }
   for (const auto& [s, t] : constants_) {
-    // An initializer that is also a graph input is only a default: the run may replace it.
+    // A graph input is never a fact's value, even if it had a default (the loader turns an
+    // initializer listed as an input into a plain constant, so this is only a guard).
     if (!is_input[s]) facts_[s] = {t->type(), t->shape(), t};
   }
   std::vector<InferenceStep> view;
@@ -94,6 +97,7 @@ void GraphPlan::Infer(bool fold_constants) {
   const std::vector<bool> folded = InferFacts(view, facts_);
   if (!fold_constants) return;
   std::vector<Step> kept;
+  std::vector<int> folded_outputs;
   for (size_t k = 0; k < steps_.size(); ++k) {
     if (!folded[k]) {
       kept.push_back(std::move(steps_[k]));
@@ -101,10 +105,23 @@ void GraphPlan::Infer(bool fold_constants) {
     }
     ++folded_steps_;
     for (int s : steps_[k].outputs) {
-      if (s >= 0) constants_.emplace_back(s, facts_[s].value);
+      if (s >= 0) folded_outputs.push_back(s);
     }
   }
   steps_ = std::move(kept);
+  // Only folded values a remaining step (or a subgraph of one) reads, or a graph output, stay as
+  // constants; ones read only by other folded steps are dropped.
+  std::vector<bool> needed(slot_count_, false);
+  for (int s : output_slots_) needed[s] = true;
+  for (const Step& st : steps_) {
+    for (int s : st.inputs) {
+      if (s >= 0) needed[s] = true;
+    }
+    for (const ir::Value* v : st.node->implicit_inputs()) needed[SlotOf(v)] = true;
+  }
+  for (int s : folded_outputs) {
+    if (needed[s]) constants_.emplace_back(s, facts_[s].value);
+  }
 }
 
 void GraphPlan::PlanReleases() {

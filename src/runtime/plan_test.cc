@@ -107,6 +107,17 @@ TEST(PlanInference, ShapeSubgraphIsFoldedAndTheReshapeBecomesStatic) {
   std::unique_ptr<Session> s = Create(FlattenByShapeSubgraph());
   const GraphPlan& plan = s->plan();
   EXPECT_EQ(plan.folded_steps(), 4u);  // Shape, Gather, Unsqueeze, Concat
+  // Only the folded value a remaining step reads stays: the Reshape target, not s/batch/batch1.
+  auto is_constant = [&](const char* name) {
+    const int slot = plan.SlotNamed(name);
+    for (const auto& c : plan.constants()) {
+      if (c.first == slot) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(is_constant("target"));
+  EXPECT_FALSE(is_constant("s"));
+  EXPECT_FALSE(is_constant("batch1"));
   ASSERT_EQ(plan.steps().size(), 2u);
   EXPECT_EQ(plan.steps()[0].node->op_type(), "Reshape");
   const infer::TensorFacts& r = plan.Facts(plan.SlotNamed("r"));
