@@ -103,7 +103,9 @@ bool EvaluateShapeOf(const InferenceStep& step, std::vector<infer::TensorFacts>&
     const int64_t end = node.opset() >= 15 ? clamp(step.info->GetInt("end", rank)) : rank;
     const int64_t n = std::max<int64_t>(end - start, 0);
     t = Tensor::Allocate(DataType::kInt64, Shape({n}), CpuAllocator());
-    std::memcpy(t->data(), dims.data() + start, static_cast<size_t>(n) * sizeof(int64_t));
+    if (n > 0) {  // an empty tensor has no buffer, and a scalar's dims none either
+      std::memcpy(t->data(), dims.data() + start, static_cast<size_t>(n) * sizeof(int64_t));
+    }
   } else {
     t = Tensor::Allocate(DataType::kInt64, Shape(std::vector<int64_t>{}), CpuAllocator());
     *static_cast<int64_t*>(t->data()) = static_cast<int64_t>(*facts[in].shape->ElementCount());

@@ -161,6 +161,23 @@ TEST(PlanInference, AStaticContradictionIsAnErrorAtLoadNamingTheNode) {
   }
 }
 
+TEST(PlanInference, ShapeOfAScalarFoldsToAnEmptyTensor) {
+  // Found by the loader fuzzer: folding Shape of a rank-0 value copied from a null buffer.
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  SetType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {});
+  SetType(g->add_output(), "s", ::onnx::TensorProto::INT64, {0});
+  AddNode(g, "shape", "Shape", {"x"}, {"s"});
+  std::unique_ptr<Session> s = Create(m);
+  EXPECT_EQ(s->plan().folded_steps(), 1u);
+  std::shared_ptr<Tensor> x = Tensor::Allocate(DataType::kFloat, Shape(), CpuAllocator());
+  std::vector<std::string> in_names{"x"}, out_names{"s"};
+  std::vector<Value> in{Value(x)}, others(1);
+  std::vector<std::shared_ptr<Tensor>> out(1);
+  s->Run(RunOptions(), in_names, in, out_names, out, others);
+  EXPECT_EQ(out[0]->shape().dims(), (std::vector<int64_t>{0}));
+}
+
 // A chain y = relu(relu(...relu(x))) of `n` steps over float [64].
 ::onnx::ModelProto ReluChain(int n) {
   ::onnx::ModelProto m = NewModel();
