@@ -13,6 +13,7 @@
 
 #include "infer/rule_util.h"
 #include "infer/rules.h"
+#include "kernels/cpu/common.h"
 
 namespace kiln::infer {
 namespace {
@@ -487,27 +488,7 @@ void Slice(InferenceContext& ctx) {
     if (step == 0) ctx.Fail("steps " + DimsText(p->steps) + " has a 0");
     const int64_t dim = (*x)[axis];
     if (!IsKnownDim(dim)) continue;  // the count depends on the clamping
-    int64_t start = p->starts[i] < 0 ? p->starts[i] + dim : p->starts[i];
-    int64_t end = p->ends[i] < 0 ? p->ends[i] + dim : p->ends[i];
-    int64_t count = 0;
-    if (dim == 0) {
-      count = 0;
-    } else if (step > 0) {
-      start = std::clamp<int64_t>(start, 0, dim);
-      end = std::clamp<int64_t>(end, 0, dim);
-      if (end > start) {
-        count = static_cast<int64_t>(
-            (static_cast<uint64_t>(end - start) - 1) / static_cast<uint64_t>(step) + 1);
-      }
-    } else {
-      start = std::clamp<int64_t>(start, 0, dim - 1);
-      end = std::clamp<int64_t>(end, -1, dim - 1);
-      if (start > end) {
-        const uint64_t magnitude = uint64_t{0} - static_cast<uint64_t>(step);
-        count = static_cast<int64_t>((static_cast<uint64_t>(start - end) - 1) / magnitude + 1);
-      }
-    }
-    (*x)[axis] = count;
+    (*x)[axis] = cpu::ClampSliceAxis(p->starts[i], p->ends[i], step, dim).count;
   }
   SetOutputDims(ctx, 0, type, x);
 }

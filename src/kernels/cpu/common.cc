@@ -1,5 +1,6 @@
 #include "kernels/cpu/common.h"
 
+#include <algorithm>
 #include <string>
 
 namespace kiln::cpu {
@@ -39,6 +40,24 @@ SmallVector<size_t> Strides(std::span<const int64_t> dims) {
   SmallVector<size_t> s(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * static_cast<size_t>(dims[i]);
   return s;
+}
+
+SliceAxis ClampSliceAxis(int64_t start, int64_t end, int64_t step, int64_t dim) noexcept {
+  start = start < 0 ? start + dim : start;
+  end = end < 0 ? end + dim : end;
+  if (dim == 0) return {0, 0};
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    if (end <= start) return {start, 0};
+    return {start, static_cast<int64_t>(
+                       (static_cast<uint64_t>(end - start) - 1) / static_cast<uint64_t>(step) + 1)};
+  }
+  start = std::clamp<int64_t>(start, 0, dim - 1);
+  end = std::clamp<int64_t>(end, -1, dim - 1);
+  if (start <= end) return {start, 0};
+  const uint64_t magnitude = uint64_t{0} - static_cast<uint64_t>(step);
+  return {start, static_cast<int64_t>((static_cast<uint64_t>(start - end) - 1) / magnitude + 1)};
 }
 
 }  // namespace kiln::cpu

@@ -38,6 +38,15 @@ SmallVector<int64_t> ReadSmallInts(const KernelInfo& info, const Tensor& t, cons
 // Row-major strides of `dims` in elements.
 SmallVector<size_t> Strides(std::span<const int64_t> dims);
 
+// One axis of a Slice: `start` and `end` as given (negative counts from the end), a nonzero
+// `step`, the axis length `dim` >= 0. Returns the clamped first index and how many elements the
+// slice takes, as numpy and ONNX define it. The kernel and the shape rule both use this.
+struct SliceAxis {
+  int64_t start;
+  int64_t count;
+};
+SliceAxis ClampSliceAxis(int64_t start, int64_t end, int64_t step, int64_t dim) noexcept;
+
 }  // namespace kiln::cpu
 
 #endif  // KILN_KERNELS_CPU_COMMON_H_

@@ -70,27 +70,7 @@ class Slice final : public Kernel {
       const int64_t step = steps.empty() ? 1 : steps[i];
       if (step == 0)
         info.Fail(ErrorCode::kInvalidArgument, "steps " + DimsText(steps.span()) + " has a 0");
-      const int64_t dim = in[axis];
-      int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
-      int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
-      int64_t count = 0;
-      if (dim == 0) {
-        count = 0;
-      } else if (step > 0) {
-        start = std::clamp<int64_t>(start, 0, dim);
-        end = std::clamp<int64_t>(end, 0, dim);
-        if (end > start) {
-          count = static_cast<int64_t>(
-              (static_cast<uint64_t>(end - start) - 1) / static_cast<uint64_t>(step) + 1);
-        }
-      } else {
-        start = std::clamp<int64_t>(start, 0, dim - 1);
-        end = std::clamp<int64_t>(end, -1, dim - 1);
-        if (start > end) {
-          const uint64_t magnitude = uint64_t{0} - static_cast<uint64_t>(step);
-          count = static_cast<int64_t>((static_cast<uint64_t>(start - end) - 1) / magnitude + 1);
-        }
-      }
+      const auto [start, count] = ClampSliceAxis(starts[i], ends[i], step, in[axis]);
       out[axis] = count;
       if (count > 0) offset += start * strides[axis];
       src_strides[axis] = count > 1 ? strides[axis] * step : 0;
