@@ -16,6 +16,7 @@
 
 #include "infer/rule_util.h"
 #include "infer/rules.h"
+#include "kernels/cpu/common.h"
 
 namespace kiln::infer {
 namespace {
@@ -362,21 +363,9 @@ std::optional<int64_t> RangeCount(const InferenceContext& ctx) {
   }
   const T start = v[0], limit = v[1], delta = v[2];
   if (delta == T(0)) ctx.Fail("input 'delta' is 0");
-  if constexpr (std::is_integral_v<T>) {
-    if ((delta > 0 && limit <= start) || (delta < 0 && limit >= start)) return 0;
-    const auto s = static_cast<int64_t>(start);
-    const auto l = static_cast<int64_t>(limit);
-    const auto d = static_cast<int64_t>(delta);
-    const uint64_t span = d > 0 ? static_cast<uint64_t>(l) - static_cast<uint64_t>(s)
-                                : static_cast<uint64_t>(s) - static_cast<uint64_t>(l);
-    const uint64_t step = d > 0 ? static_cast<uint64_t>(d) : uint64_t{0} - static_cast<uint64_t>(d);
-    return static_cast<int64_t>((span - 1) / step + 1);
-  } else {
-    const double n = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) /
-                               static_cast<double>(delta));
-    if (std::isnan(n) || n >= 9.2e18) return std::nullopt;
-    return n <= 0 ? 0 : static_cast<int64_t>(n);
-  }
+  const int64_t count = cpu::RangeCount(start, limit, delta);
+  if (count < 0) return std::nullopt;
+  return count;
 }
 
 void Range(InferenceContext& ctx) {

@@ -103,27 +103,6 @@ class ConstantOfShape final : public Kernel {
   std::shared_ptr<const Tensor> value_;
 };
 
-// Number of elements of start, start+delta, ... before limit (delta != 0), or -1 when it does not
-// fit in int64.
-template <typename T>
-int64_t RangeCount(T start, T limit, T delta) {
-  if constexpr (std::is_integral_v<T>) {
-    if ((delta > 0 && limit <= start) || (delta < 0 && limit >= start)) return 0;
-    const auto s = static_cast<int64_t>(start);
-    const auto l = static_cast<int64_t>(limit);
-    const auto d = static_cast<int64_t>(delta);
-    const uint64_t span = d > 0 ? static_cast<uint64_t>(l) - static_cast<uint64_t>(s)
-                                : static_cast<uint64_t>(s) - static_cast<uint64_t>(l);
-    const uint64_t step = d > 0 ? static_cast<uint64_t>(d) : uint64_t{0} - static_cast<uint64_t>(d);
-    return static_cast<int64_t>((span - 1) / step + 1);
-  } else {
-    const double n = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) /
-                               static_cast<double>(delta));
-    if (std::isnan(n) || n >= 9.2e18) return -1;
-    return n <= 0 ? 0 : static_cast<int64_t>(n);
-  }
-}
-
 class Range final : public Kernel {
  public:
   explicit Range(const KernelInfo&) {}
