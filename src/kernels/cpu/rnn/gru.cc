@@ -5,8 +5,8 @@
 // in the spec. X·Wᵀ for all steps is one Gemm; each step is one Gemm with linear_before_reset,
 // two without (the candidate's recurrence needs rₜ first). Past a batch entry's sequence length
 // Y is 0; a length of 0 gives Y_h = 0 (as ONNX Runtime).
+#include <algorithm>
 #include <type_traits>
-#include <vector>
 
 #include "kernels/cpu/linalg/gemm.h"
 #include "kernels/cpu/rnn/rnn_common.h"
@@ -19,8 +19,9 @@ using rnn::Activation;
 using rnn::Work;
 
 template <typename W>
-void GruDirection(Work<W>& work, size_t dir, bool reverse, const Activation* act, W clip,
-                  bool linear_before_reset, ThreadPool& pool) {
+void GruDirection(KernelContext& ctx, Work<W>& work, size_t dir, bool reverse,
+                  const Activation* act, W clip, bool linear_before_reset) {
+  ThreadPool& pool = ctx.threads();
   const rnn::Dims& d = work.d;
   const size_t h = d.hidden;
   const size_t h3 = 3 * h;
@@ -28,69 +29,72 @@ void GruDirection(Work<W>& work, size_t dir, bool reverse, const Activation* act
   const W* r = work.in[rnn::kR] + dir * h3 * h;
   const W* b = work.in[rnn::kB] == nullptr ? nullptr : work.in[rnn::kB] + dir * 2 * h3;
 
-  std::vector<W> gx(d.seq * d.batch * h3);
+  W* gx = ctx.Scratch<W>(d.seq * d.batch * h3);
   Gemm<W>(false, true, d.seq * d.batch, h3, d.input, W(1), work.in[rnn::kX], d.input, w, d.input,
-          W(0), gx.data(), h3, &pool);
-  std::vector<W> wb(h3, W(0));
-  std::vector<W> rb(h3, W(0));
-  if (b != nullptr) {
-    std::copy(b, b + h3, wb.begin());
-    std::copy(b + h3, b + 2 * h3, rb.begin());
+          W(0), gx, h3, &pool);
+  W* wb = ctx.Scratch<W>(h3);
+  W* rb = ctx.Scratch<W>(h3);
+  for (size_t j = 0; j < h3; ++j) {
+    wb[j] = b == nullptr ? W(0) : b[j];
+    rb[j] = b == nullptr ? W(0) : b[h3 + j];
   }
-  std::vector<W> hs = rnn::InitialState(work, rnn::kInitialH, dir);
+  W* hs = rnn::InitialState(ctx, work, rnn::kInitialH, dir);
 
   // Hₜ₋₁·R[zrh]ᵀ with linear_before_reset, else Hₜ₋₁·R[zr]ᵀ then (rₜ ⊙ Hₜ₋₁)·Rhᵀ.
   const size_t rec_cols = linear_before_reset ? h3 : 2 * h;
-  std::vector<W> rec(d.batch * rec_cols);
-  std::vector<W> reset_h(linear_before_reset ? 0 : d.batch * h);
-  std::vector<W> rec_h(linear_before_reset ? 0 : d.batch * h);
+  W* rec = ctx.Scratch<W>(d.batch * rec_cols);
+  // Rows of entries past their length are not written but still go through the Gemm: zeros.
+  W* reset_h = linear_before_reset ? nullptr : ctx.Scratch<W>(d.batch * h);
+  if (reset_h != nullptr) std::fill(reset_h, reset_h + d.batch * h, W(0));
+  W* rec_h = linear_before_reset ? nullptr : ctx.Scratch<W>(d.batch * h);
+  W* cands = ctx.Scratch<W>(d.batch * h);  // the candidate h̃ₜ per batch entry
   const size_t grain = std::max<size_t>(1, 4096 / (h3 + 1));
   auto active = [&](size_t n, size_t step) { return static_cast<int64_t>(step) < work.lens[n]; };
   auto x_row = [&](size_t n, size_t step) {
-    return gx.data() + (rnn::TimeIndex(reverse, work.lens[n], step) * d.batch + n) * h3;
+    return gx + (rnn::TimeIndex(reverse, work.lens[n], step) * d.batch + n) * h3;
   };
 
-  for (size_t step = 0; step < rnn::MaxLength(work.lens); ++step) {
-    Gemm<W>(false, true, d.batch, rec_cols, h, W(1), hs.data(), h, r, h, W(0), rec.data(), rec_cols,
-            &pool);
+  const size_t steps = rnn::MaxLength(work.lens);
+  for (size_t step = 0; step < steps; ++step) {
+    Gemm<W>(false, true, d.batch, rec_cols, h, W(1), hs, h, r, h, W(0), rec, rec_cols, &pool);
     // z and r in place of their recurrence terms.
     pool.ParallelFor(d.batch, grain, [&](size_t begin, size_t end) {
       for (size_t n = begin; n < end; ++n) {
         if (!active(n, step)) continue;
-        W* zr = rec.data() + n * rec_cols;
+        W* zr = rec + n * rec_cols;
         const W* xg = x_row(n, step);
         for (size_t j = 0; j < 2 * h; ++j) zr[j] += xg[j] + wb[j] + rb[j];
         rnn::Clip(clip, zr, 2 * h);
         rnn::Apply(act[0], zr, 2 * h);
         if (!linear_before_reset) {
-          const W* hn = hs.data() + n * h;
+          const W* hn = hs + n * h;
           for (size_t j = 0; j < h; ++j) reset_h[n * h + j] = zr[h + j] * hn[j];
         }
       }
     });
     if (!linear_before_reset) {
-      Gemm<W>(false, true, d.batch, h, h, W(1), reset_h.data(), h, r + 2 * h * h, h, W(0),
-              rec_h.data(), h, &pool);
+      Gemm<W>(false, true, d.batch, h, h, W(1), reset_h, h, r + 2 * h * h, h, W(0), rec_h, h,
+              &pool);
     }
     pool.ParallelFor(d.batch, grain, [&](size_t begin, size_t end) {
-      std::vector<W> cand(h);
       for (size_t n = begin; n < end; ++n) {
         if (!active(n, step)) continue;
-        const W* z = rec.data() + n * rec_cols;
+        W* cand = cands + n * h;
+        const W* z = rec + n * rec_cols;
         const W* rg = z + h;
         const W* xh = x_row(n, step) + 2 * h;
-        const W* wbh = wb.data() + 2 * h;
-        const W* rbh = rb.data() + 2 * h;
+        const W* wbh = wb + 2 * h;
+        const W* rbh = rb + 2 * h;
         if (linear_before_reset) {
           const W* hr = z + 2 * h;
           for (size_t j = 0; j < h; ++j) cand[j] = xh[j] + wbh[j] + rg[j] * (hr[j] + rbh[j]);
         } else {
-          const W* hr = rec_h.data() + n * h;
+          const W* hr = rec_h + n * h;
           for (size_t j = 0; j < h; ++j) cand[j] = xh[j] + wbh[j] + hr[j] + rbh[j];
         }
-        rnn::Clip(clip, cand.data(), h);
-        rnn::Apply(act[1], cand.data(), h);
-        W* hn = hs.data() + n * h;
+        rnn::Clip(clip, cand, h);
+        rnn::Apply(act[1], cand, h);
+        W* hn = hs + n * h;
         for (size_t j = 0; j < h; ++j) hn[j] = (W(1) - z[j]) * cand[j] + z[j] * hn[j];
         rnn::StoreStep(work, dir, rnn::TimeIndex(reverse, work.lens[n], step), n, hn);
       }
@@ -111,8 +115,8 @@ class Gru final : public Kernel {
       using W = typename std::remove_reference_t<decltype(work)>::value_type;
       for (size_t dir = 0; dir < d.dirs; ++dir) {
         const bool reverse = dir == 1 || attrs_.reverse_only;
-        GruDirection<W>(work, dir, reverse, attrs_.activations.data() + 2 * dir,
-                        static_cast<W>(attrs_.clip), linear_before_reset_, ctx.threads());
+        GruDirection<W>(ctx, work, dir, reverse, attrs_.activations.data() + 2 * dir,
+                        static_cast<W>(attrs_.clip), linear_before_reset_);
       }
     });
   }

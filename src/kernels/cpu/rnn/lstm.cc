@@ -6,7 +6,6 @@
 // batch entry's sequence length Y is 0; a length of 0 gives Y_h = Y_c = 0 (as ONNX Runtime).
 #include <algorithm>
 #include <type_traits>
-#include <vector>
 
 #include "kernels/cpu/linalg/gemm.h"
 #include "kernels/cpu/rnn/rnn_common.h"
@@ -19,8 +18,9 @@ using rnn::Activation;
 using rnn::Work;
 
 template <typename W>
-void LstmDirection(Work<W>& work, size_t dir, bool reverse, const Activation* act, W clip,
-                   bool input_forget, ThreadPool& pool) {
+void LstmDirection(KernelContext& ctx, Work<W>& work, size_t dir, bool reverse,
+                   const Activation* act, W clip, bool input_forget) {
+  ThreadPool& pool = ctx.threads();
   const rnn::Dims& d = work.d;
   const size_t h = d.hidden;
   const size_t h4 = 4 * h;
@@ -30,34 +30,32 @@ void LstmDirection(Work<W>& work, size_t dir, bool reverse, const Activation* ac
   const W* peep = work.in[rnn::kP] == nullptr ? nullptr : work.in[rnn::kP] + dir * 3 * h;
 
   // Xₜ·Wᵀ for every step and batch entry: [seq·batch, 4h].
-  std::vector<W> gx(d.seq * d.batch * h4);
+  W* gx = ctx.Scratch<W>(d.seq * d.batch * h4);
   Gemm<W>(false, true, d.seq * d.batch, h4, d.input, W(1), work.in[rnn::kX], d.input, w, d.input,
-          W(0), gx.data(), h4, &pool);
-  std::vector<W> bias(h4, W(0));
-  if (b != nullptr) {
-    for (size_t j = 0; j < h4; ++j) bias[j] = b[j] + b[h4 + j];
-  }
-  std::vector<W> hs = rnn::InitialState(work, rnn::kInitialH, dir);
-  std::vector<W> cs = rnn::InitialState(work, rnn::kInitialC, dir);
+          W(0), gx, h4, &pool);
+  W* bias = ctx.Scratch<W>(h4);
+  for (size_t j = 0; j < h4; ++j) bias[j] = b == nullptr ? W(0) : b[j] + b[h4 + j];
+  W* hs = rnn::InitialState(ctx, work, rnn::kInitialH, dir);
+  W* cs = rnn::InitialState(ctx, work, rnn::kInitialC, dir);
 
-  std::vector<W> gates(d.batch * h4);
-  for (size_t step = 0; step < rnn::MaxLength(work.lens); ++step) {
-    Gemm<W>(false, true, d.batch, h4, h, W(1), hs.data(), h, r, h, W(0), gates.data(), h4, &pool);
+  W* gates = ctx.Scratch<W>(d.batch * h4);
+  const size_t steps = rnn::MaxLength(work.lens);
+  for (size_t step = 0; step < steps; ++step) {
+    Gemm<W>(false, true, d.batch, h4, h, W(1), hs, h, r, h, W(0), gates, h4, &pool);
     pool.ParallelFor(d.batch, std::max<size_t>(1, 4096 / (h4 + 1)), [&](size_t begin, size_t end) {
-      std::vector<W> cell(h);
       for (size_t n = begin; n < end; ++n) {
         const int64_t len = work.lens[n];
         if (static_cast<int64_t>(step) >= len) continue;
         const size_t t = rnn::TimeIndex(reverse, len, step);
-        W* g = gates.data() + n * h4;
-        const W* xg = gx.data() + (t * d.batch + n) * h4;
+        W* g = gates + n * h4;
+        const W* xg = gx + (t * d.batch + n) * h4;
         for (size_t j = 0; j < h4; ++j) g[j] += xg[j] + bias[j];
         W* gi = g;
         W* go = g + h;
         W* gf = g + 2 * h;
         W* gc = g + 3 * h;
-        W* c = cs.data() + n * h;
-        W* hn = hs.data() + n * h;
+        W* c = cs + n * h;
+        W* hn = hs + n * h;
         if (peep != nullptr) {
           for (size_t j = 0; j < h; ++j) {
             gi[j] += peep[j] * c[j];
@@ -80,9 +78,10 @@ void LstmDirection(Work<W>& work, size_t dir, bool reverse, const Activation* ac
         }
         rnn::Clip(clip, go, h);
         rnn::Apply(act[0], go, h);
-        std::copy(c, c + h, cell.begin());
-        rnn::Apply(act[2], cell.data(), h);
-        for (size_t j = 0; j < h; ++j) hn[j] = go[j] * cell[j];
+        // Hₜ = o ⊙ h(Cₜ), h(Cₜ) computed in place in Hₜ's row (already read by this step's Gemm).
+        std::copy(c, c + h, hn);
+        rnn::Apply(act[2], hn, h);
+        for (size_t j = 0; j < h; ++j) hn[j] = go[j] * hn[j];
         rnn::StoreStep(work, dir, t, n, hn);
       }
     });
@@ -103,8 +102,8 @@ class Lstm final : public Kernel {
       using W = typename std::remove_reference_t<decltype(work)>::value_type;
       for (size_t dir = 0; dir < d.dirs; ++dir) {
         const bool reverse = dir == 1 || attrs_.reverse_only;
-        LstmDirection<W>(work, dir, reverse, attrs_.activations.data() + 3 * dir,
-                         static_cast<W>(attrs_.clip), input_forget_, ctx.threads());
+        LstmDirection<W>(ctx, work, dir, reverse, attrs_.activations.data() + 3 * dir,
+                         static_cast<W>(attrs_.clip), input_forget_);
       }
     });
   }

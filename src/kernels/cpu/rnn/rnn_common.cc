@@ -1,7 +1,11 @@
 #include "kernels/cpu/rnn/rnn_common.h"
 
+#include <algorithm>
+#include <array>
 #include <cctype>
+#include <span>
 #include <utility>
+#include <vector>
 
 #include "kernels/cpu/common.h"
 
@@ -45,13 +49,16 @@ void CheckType(const KernelInfo& info, const Tensor& t, const char* name, DataTy
 }
 
 void CheckShape(const KernelInfo& info, const Tensor& t, const char* name,
-                const std::vector<int64_t>& want) {
-  if (t.shape().dims() != want) {
+                std::span<const int64_t> want) {
+  if (!std::ranges::equal(t.shape().dims(), want)) {
+    const Shape want_shape(std::vector<int64_t>(want.begin(), want.end()));
     info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + name + "' has shape " +
                                                t.shape().ToString() + " but must be " +
-                                               Shape(want).ToString());
+                                               want_shape.ToString());
   }
 }
+
+using Dims3 = std::array<int64_t, 3>;
 
 }  // namespace
 
@@ -127,18 +134,6 @@ Attributes ParseAttributes(const KernelInfo& info, const std::vector<std::string
   return a;
 }
 
-std::vector<int64_t> ReadSequenceLens(const Tensor& t) {
-  std::vector<int64_t> out(t.element_count());
-  if (t.type() == DataType::kInt32) {
-    const auto* p = static_cast<const int32_t*>(t.data());
-    for (size_t i = 0; i < out.size(); ++i) out[i] = p[i];
-  } else {
-    const auto* p = static_cast<const int64_t*>(t.data());
-    out.assign(p, p + out.size());
-  }
-  return out;
-}
-
 Dims CheckInputs(const KernelContext& ctx, const Attributes& attrs, size_t gates, bool lstm) {
   const KernelInfo& info = ctx.info();
   const Tensor& x = ctx.Input(kX);
@@ -169,12 +164,12 @@ Dims CheckInputs(const KernelContext& ctx, const Attributes& attrs, size_t gates
   const auto g = static_cast<int64_t>(gates);
 
   CheckType(info, w, "W", x.type());
-  CheckShape(info, w, "W", {dirs, g * hidden, xd[2]});
+  CheckShape(info, w, "W", Dims3{dirs, g * hidden, xd[2]});
   CheckType(info, r, "R", x.type());
-  CheckShape(info, r, "R", {dirs, g * hidden, hidden});
+  CheckShape(info, r, "R", Dims3{dirs, g * hidden, hidden});
   if (const Tensor* b = ctx.OptionalInput(kB)) {
     CheckType(info, *b, "B", x.type());
-    CheckShape(info, *b, "B", {dirs, 2 * g * hidden});
+    CheckShape(info, *b, "B", std::array<int64_t, 2>{dirs, 2 * g * hidden});
   }
   if (const Tensor* lens = ctx.OptionalInput(kSeqLens)) {
     if (lens->type() != DataType::kInt32 && lens->type() != DataType::kInt64) {
@@ -182,8 +177,9 @@ Dims CheckInputs(const KernelContext& ctx, const Attributes& attrs, size_t gates
           ErrorCode::kInvalidArgument,
           std::string("input 'sequence_lens' must be int32, not ") + DataTypeName(lens->type()));
     }
-    CheckShape(info, *lens, "sequence_lens", {batch});
-    for (int64_t len : ReadSequenceLens(*lens)) {
+    CheckShape(info, *lens, "sequence_lens", std::array<int64_t, 1>{batch});
+    for (size_t n = 0; n < d.batch; ++n) {
+      const int64_t len = SequenceLen(*lens, n);
       if (len < 0 || len > static_cast<int64_t>(d.seq)) {
         info.Fail(ErrorCode::kInvalidArgument,
                   "input 'sequence_lens' holds " + std::to_string(len) + ", outside [0, " +
@@ -191,8 +187,7 @@ Dims CheckInputs(const KernelContext& ctx, const Attributes& attrs, size_t gates
       }
     }
   }
-  const std::vector<int64_t> state = attrs.batch_major ? std::vector<int64_t>{batch, dirs, hidden}
-                                                       : std::vector<int64_t>{dirs, batch, hidden};
+  const Dims3 state = attrs.batch_major ? Dims3{batch, dirs, hidden} : Dims3{dirs, batch, hidden};
   if (const Tensor* h0 = ctx.OptionalInput(kInitialH)) {
     CheckType(info, *h0, "initial_h", x.type());
     CheckShape(info, *h0, "initial_h", state);
@@ -204,7 +199,7 @@ Dims CheckInputs(const KernelContext& ctx, const Attributes& attrs, size_t gates
     }
     if (const Tensor* p = ctx.OptionalInput(kP)) {
       CheckType(info, *p, "P", x.type());
-      CheckShape(info, *p, "P", {dirs, 3 * hidden});
+      CheckShape(info, *p, "P", std::array<int64_t, 2>{dirs, 3 * hidden});
     }
   }
   return d;

@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -125,21 +126,24 @@ enum Input : size_t { kX = 0, kW, kR, kB, kSeqLens, kInitialH, kInitialC, kP, kI
 // 3 for GRU, 1 for RNN. Throws kInvalidArgument naming the input.
 Dims CheckInputs(const KernelContext& ctx, const Attributes& attrs, size_t gates, bool lstm);
 
-// The values of a (checked) sequence_lens tensor.
-std::vector<int64_t> ReadSequenceLens(const Tensor& t);
+// Entry n of a (checked) sequence_lens tensor, int32 or int64.
+inline int64_t SequenceLen(const Tensor& t, size_t n) {
+  return t.type() == DataType::kInt32 ? static_cast<const int32_t*>(t.data())[n]
+                                      : static_cast<const int64_t*>(t.data())[n];
+}
 
-// The working copy of one run: inputs as W in layout 0 (nullptr for one left out), the sequence
-// lengths, and the outputs in layout 0 ([seq, dirs, batch, hidden] and [dirs, batch, hidden]).
+// The working copy of one run, all in the run's scratch memory: inputs as W in layout 0 (nullptr
+// for one left out), the sequence lengths, and the outputs in layout 0 ([seq, dirs, batch,
+// hidden] and [dirs, batch, hidden]).
 template <typename W>
 struct Work {
   using value_type = W;
   Dims d;
   std::array<const W*, kInputCount> in{};
-  std::vector<int64_t> lens;  // per batch entry
-  std::vector<W> y;           // empty when Y is not wanted
-  std::vector<W> y_h;
-  std::vector<W> y_c;
-  std::array<std::vector<W>, kInputCount> storage;
+  std::span<const int64_t> lens;  // per batch entry
+  W* y = nullptr;                 // nullptr when Y is not wanted
+  W* y_h = nullptr;
+  W* y_c = nullptr;  // nullptr without a cell output
 };
 
 // dst[j][i][k] = src[i][j][k] for src of shape [a, b, inner] (or a plain copy when !swap),
@@ -193,18 +197,25 @@ void RunWithWork(KernelContext& ctx, const Attributes& attrs, const Dims& d, boo
       const size_t a = static_cast<size_t>(dims[0]);
       const size_t b = dims.size() > 1 ? static_cast<size_t>(dims[1]) : 1;
       const size_t inner = a * b == 0 ? 0 : t->element_count() / (a * b);
-      work.storage[i].resize(t->element_count());
-      CopyConvert(data, a, b, inner, swap, work.storage[i].data());
-      work.in[i] = work.storage[i].data();
+      W* copy = ctx.Scratch<W>(t->element_count());
+      CopyConvert(data, a, b, inner, swap, copy);
+      work.in[i] = copy;
     }
-    work.lens.assign(d.batch, static_cast<int64_t>(d.seq));
-    if (const Tensor* lens = ctx.OptionalInput(kSeqLens)) {
-      work.lens = ReadSequenceLens(*lens);
+    int64_t* lens = ctx.Scratch<int64_t>(d.batch);
+    const Tensor* seq_lens = ctx.OptionalInput(kSeqLens);
+    for (size_t n = 0; n < d.batch; ++n) {
+      lens[n] = seq_lens != nullptr ? SequenceLen(*seq_lens, n) : static_cast<int64_t>(d.seq);
     }
+    work.lens = std::span<const int64_t>(lens, d.batch);
     const size_t state = d.dirs * d.batch * d.hidden;
-    if (ctx.WantsOutput(0)) work.y.assign(d.seq * state, W(0));
-    work.y_h.assign(state, W(0));
-    if (cell_output) work.y_c.assign(state, W(0));
+    auto zeros = [&](size_t count) {
+      W* p = ctx.Scratch<W>(count);
+      std::fill(p, p + count, W(0));
+      return p;
+    };
+    if (ctx.WantsOutput(0)) work.y = zeros(d.seq * state);
+    work.y_h = zeros(state);
+    if (cell_output) work.y_c = zeros(state);
 
     fn(work);
 
@@ -214,20 +225,20 @@ void RunWithWork(KernelContext& ctx, const Attributes& attrs, const Dims& d, boo
     const auto hidden = static_cast<int64_t>(d.hidden);
     const bool swap = attrs.batch_major;
     if (ctx.WantsOutput(0)) {
-      const Shape shape =
-          swap ? Shape({batch, seq, dirs, hidden}) : Shape({seq, dirs, batch, hidden});
-      Tensor& y = ctx.Output(0, x.type(), shape);
-      CopyConvert(work.y.data(), d.seq * d.dirs, d.batch, d.hidden, swap,
-                  static_cast<T*>(y.data()));
+      const std::array<int64_t, 4> dims = swap ? std::array<int64_t, 4>{batch, seq, dirs, hidden}
+                                               : std::array<int64_t, 4>{seq, dirs, batch, hidden};
+      Tensor& y = ctx.Output(0, x.type(), dims);
+      CopyConvert(work.y, d.seq * d.dirs, d.batch, d.hidden, swap, static_cast<T*>(y.data()));
     }
-    const Shape state_shape = swap ? Shape({batch, dirs, hidden}) : Shape({dirs, batch, hidden});
+    const std::array<int64_t, 3> state_dims = swap ? std::array<int64_t, 3>{batch, dirs, hidden}
+                                                   : std::array<int64_t, 3>{dirs, batch, hidden};
     if (ctx.WantsOutput(1)) {
-      Tensor& y_h = ctx.Output(1, x.type(), state_shape);
-      CopyConvert(work.y_h.data(), d.dirs, d.batch, d.hidden, swap, static_cast<T*>(y_h.data()));
+      Tensor& y_h = ctx.Output(1, x.type(), state_dims);
+      CopyConvert(work.y_h, d.dirs, d.batch, d.hidden, swap, static_cast<T*>(y_h.data()));
     }
     if (cell_output && ctx.WantsOutput(2)) {
-      Tensor& y_c = ctx.Output(2, x.type(), state_shape);
-      CopyConvert(work.y_c.data(), d.dirs, d.batch, d.hidden, swap, static_cast<T*>(y_c.data()));
+      Tensor& y_c = ctx.Output(2, x.type(), state_dims);
+      CopyConvert(work.y_c, d.dirs, d.batch, d.hidden, swap, static_cast<T*>(y_c.data()));
     }
   });
 }
@@ -237,40 +248,42 @@ inline size_t TimeIndex(bool reverse, int64_t len, size_t step) {
   return reverse ? static_cast<size_t>(len) - 1 - step : step;
 }
 
-// Direction `dir`'s initial state ([batch, hidden]) from input `input`, or zeros without it.
+// Direction `dir`'s initial state ([batch, hidden], in scratch memory) from input `input`, or
+// zeros without it.
 template <typename W>
-std::vector<W> InitialState(const Work<W>& work, size_t input, size_t dir) {
+W* InitialState(KernelContext& ctx, const Work<W>& work, size_t input, size_t dir) {
   const size_t state = work.d.batch * work.d.hidden;
-  std::vector<W> out(state, W(0));
-  if (const W* init = work.in[input])
-    std::copy(init + dir * state, init + (dir + 1) * state, out.begin());
+  W* out = ctx.Scratch<W>(state);
+  if (const W* init = work.in[input]) {
+    std::copy(init + dir * state, init + (dir + 1) * state, out);
+  } else {
+    std::fill(out, out + state, W(0));
+  }
   return out;
 }
 
 // The longest sequence length (0 for an empty batch).
-inline size_t MaxLength(const std::vector<int64_t>& lens) {
+inline size_t MaxLength(std::span<const int64_t> lens) {
   return lens.empty() ? 0 : static_cast<size_t>(*std::max_element(lens.begin(), lens.end()));
 }
 
 // Copies direction `dir`'s last state ([batch, hidden]) into `out` ([dirs, batch, hidden]),
 // leaving 0 for batch entries of length 0.
 template <typename W>
-void StoreFinalState(const Work<W>& work, size_t dir, const std::vector<W>& state,
-                     std::vector<W>& out) {
+void StoreFinalState(const Work<W>& work, size_t dir, const W* state, W* out) {
   const size_t h = work.d.hidden;
   for (size_t n = 0; n < work.d.batch; ++n) {
     if (work.lens[n] == 0) continue;
-    std::copy(state.data() + n * h, state.data() + (n + 1) * h,
-              out.data() + (dir * work.d.batch + n) * h);
+    std::copy(state + n * h, state + (n + 1) * h, out + (dir * work.d.batch + n) * h);
   }
 }
 
 // Writes batch entry n's hidden state of time index t into Y when Y is wanted.
 template <typename W>
 void StoreStep(Work<W>& work, size_t dir, size_t t, size_t n, const W* hn) {
-  if (work.y.empty()) return;
+  if (work.y == nullptr) return;
   const Dims& d = work.d;
-  std::copy(hn, hn + d.hidden, work.y.data() + ((t * d.dirs + dir) * d.batch + n) * d.hidden);
+  std::copy(hn, hn + d.hidden, work.y + ((t * d.dirs + dir) * d.batch + n) * d.hidden);
 }
 
 }  // namespace kiln::cpu::rnn
