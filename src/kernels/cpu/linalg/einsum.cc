@@ -6,6 +6,7 @@
 // "bij,bjk->bik" or "bhqd,bhkd->bhqk"); the result is permuted to the output order. Types: float
 // and double; Float16 and BFloat16 through float; the integer types with wrapping arithmetic.
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 #include <span>
 #include <string>
@@ -21,20 +22,14 @@
 namespace kiln::cpu {
 namespace {
 
-// A tensor in the compute type C with a label per dimension. `data` points into `storage`, or at
-// an input tensor that is already of type C.
+// A tensor in the compute type C with a label per dimension. Its arrays live in scratch memory
+// (or in the bound labels and the input tensors), so an operand is a cheap view; `data` is
+// nullptr when the tensor is empty.
 template <typename C>
 struct Operand {
-  std::vector<int> labels;
-  std::vector<int64_t> dims;
-  std::vector<C> storage;
+  std::span<const int> labels;
+  std::span<const int64_t> dims;
   const C* data = nullptr;
-
-  Operand() = default;
-  Operand(Operand&&) noexcept = default;
-  Operand& operator=(Operand&&) noexcept = default;
-  Operand(const Operand&) = delete;
-  Operand& operator=(const Operand&) = delete;
 
   int64_t SizeOf(int label) const {
     for (size_t d = 0; d < labels.size(); ++d) {
@@ -44,25 +39,42 @@ struct Operand {
   }
 };
 
-bool Has(const std::vector<int>& labels, int label) {
+bool Has(std::span<const int> labels, int label) {
   return std::find(labels.begin(), labels.end(), label) != labels.end();
 }
 
-std::vector<int> Concat(std::initializer_list<const std::vector<int>*> parts) {
-  std::vector<int> out;
-  for (const std::vector<int>* p : parts) out.insert(out.end(), p->begin(), p->end());
+bool Same(std::span<const int> a, std::span<const int> b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
+
+SmallVector<int> Concat(std::initializer_list<std::span<const int>> parts) {
+  SmallVector<int> out;
+  for (std::span<const int> p : parts) {
+    for (int label : p) out.push_back(label);
+  }
   return out;
 }
 
+// A copy of `values` in scratch memory (valid until Compute returns).
+template <typename T>
+std::span<const T> Keep(KernelContext& ctx, std::span<const T> values) {
+  if (values.empty()) return {};
+  T* p = ctx.Scratch<T>(values.size());
+  std::copy(values.begin(), values.end(), p);
+  return {p, values.size()};
+}
+
 // The element count of `dims`; fails, naming the node, when it does not fit in size_t.
-size_t Count(const KernelInfo& info, const std::vector<int64_t>& dims) {
+size_t Count(const KernelInfo& info, std::span<const int64_t> dims) {
   if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return 0;
   size_t n = 1;
   for (int64_t d : dims) {
     const auto u = static_cast<size_t>(d);
     if (n > std::numeric_limits<size_t>::max() / u) {
       info.Fail(ErrorCode::kInvalidArgument,
-                "an intermediate result of shape " + Shape(dims).ToString() + " is too large");
+                "an intermediate result of shape " +
+                    Shape(std::vector<int64_t>(dims.begin(), dims.end())).ToString() +
+                    " is too large");
     }
     n *= u;
   }
@@ -92,8 +104,8 @@ void ForEachOffset(std::span<const int64_t> dims, std::span<const size_t> stride
 // x laid out with the dimensions `out_labels` (distinct labels of x, in any order): the labels of
 // x not listed are summed over, and a label x repeats walks its diagonal.
 template <typename C>
-Operand<C> Rearrange(const KernelInfo& info, const Operand<C>& x,
-                     const std::vector<int>& out_labels) {
+Operand<C> Rearrange(KernelContext& ctx, const Operand<C>& x, std::span<const int> out_labels) {
+  const KernelInfo& info = ctx.info();
   const SmallVector<size_t> strides = Strides(x.dims);
   // The step along a label is the sum of the strides of its occurrences.
   auto step = [&](int label) {
@@ -103,14 +115,14 @@ Operand<C> Rearrange(const KernelInfo& info, const Operand<C>& x,
     }
     return s;
   };
-  std::vector<int64_t> out_dims;
-  std::vector<size_t> out_steps;
+  SmallVector<int64_t> out_dims;
+  SmallVector<size_t> out_steps;
   for (int label : out_labels) {
     out_dims.push_back(x.SizeOf(label));
     out_steps.push_back(step(label));
   }
-  std::vector<int64_t> sum_dims;
-  std::vector<size_t> sum_steps;
+  SmallVector<int64_t> sum_dims;
+  SmallVector<size_t> sum_steps;
   for (size_t d = 0; d < x.labels.size(); ++d) {
     const int label = x.labels[d];
     const bool first = std::find(x.labels.begin(), x.labels.end(), label) ==
@@ -120,55 +132,56 @@ Operand<C> Rearrange(const KernelInfo& info, const Operand<C>& x,
     sum_steps.push_back(step(label));
   }
   Operand<C> out;
-  out.labels = out_labels;
-  out.dims = out_dims;
-  const size_t count = Count(info, out_dims);
+  out.labels = Keep(ctx, out_labels);
+  out.dims = Keep(ctx, out_dims.span());
+  const size_t count = Count(info, out_dims.span());
   if (count == 0) return out;
   // With a non-empty result the summed part is no larger than x.
-  std::vector<size_t> sum_offsets;
-  ForEachOffset(sum_dims, sum_steps, Count(info, sum_dims),
-                [&](size_t o) { sum_offsets.push_back(o); });
-  out.storage.resize(count);
-  C* dst = out.storage.data();
-  ForEachOffset(out_dims, out_steps, count, [&](size_t base) {
+  const size_t sums = Count(info, sum_dims.span());
+  size_t* sum_offsets = sums == 0 ? nullptr : ctx.Scratch<size_t>(sums);
+  size_t* next = sum_offsets;
+  ForEachOffset(sum_dims.span(), sum_steps.span(), sums, [&](size_t o) { *next++ = o; });
+  C* storage = ctx.Scratch<C>(count);
+  C* dst = storage;
+  ForEachOffset(out_dims.span(), out_steps.span(), count, [&](size_t base) {
     C sum = C(0);
-    for (size_t o : sum_offsets) sum += x.data[base + o];
+    for (size_t i = 0; i < sums; ++i) sum += x.data[base + sum_offsets[i]];
     *dst++ = sum;
   });
-  out.data = out.storage.data();
+  out.data = storage;
   return out;
 }
 
 // The product of x and y summed over their shared labels that `keep` (indexed by label) does not
 // hold, with dimensions [shared kept labels (broadcast), x's own labels, y's own labels].
 template <typename C>
-Operand<C> Contract(const KernelInfo& info, Operand<C> x, Operand<C> y,
-                    const std::vector<bool>& keep, ThreadPool& pool) {
+Operand<C> Contract(KernelContext& ctx, Operand<C> x, Operand<C> y, std::span<const uint8_t> keep) {
+  const KernelInfo& info = ctx.info();
   // A label summed here that only one side has, or that one side has with size 1 (broadcast), is
   // summed on each side first: Σ_k x·y_k = x·Σ_k y_k.
   auto contractible = [&](const Operand<C>& self, const Operand<C>& other, int label) {
-    return keep[static_cast<size_t>(label)] ||
+    return keep[static_cast<size_t>(label)] != 0 ||
            (Has(other.labels, label) && self.SizeOf(label) == other.SizeOf(label));
   };
-  std::vector<int> x_labels;
-  std::vector<int> y_labels;
+  SmallVector<int> x_labels;
+  SmallVector<int> y_labels;
   for (int label : x.labels) {
     if (contractible(x, y, label)) x_labels.push_back(label);
   }
   for (int label : y.labels) {
     if (contractible(y, x, label)) y_labels.push_back(label);
   }
-  if (x_labels != x.labels) x = Rearrange(info, x, x_labels);
-  if (y_labels != y.labels) y = Rearrange(info, y, y_labels);
+  if (!Same(x_labels.span(), x.labels)) x = Rearrange(ctx, x, x_labels.span());
+  if (!Same(y_labels.span(), y.labels)) y = Rearrange(ctx, y, y_labels.span());
 
-  std::vector<int> batch;
-  std::vector<int> depth;
-  std::vector<int> rows;
-  std::vector<int> cols;
+  SmallVector<int> batch;
+  SmallVector<int> depth;
+  SmallVector<int> rows;
+  SmallVector<int> cols;
   for (int label : x.labels) {
     if (!Has(y.labels, label)) {
       rows.push_back(label);
-    } else if (keep[static_cast<size_t>(label)]) {
+    } else if (keep[static_cast<size_t>(label)] != 0) {
       batch.push_back(label);
     } else {
       depth.push_back(label);
@@ -181,53 +194,61 @@ Operand<C> Contract(const KernelInfo& info, Operand<C> x, Operand<C> y,
   // [batch, depth, cols] or either's transpose; otherwise copy them into that order.
   bool trans_a = false;
   bool trans_b = false;
-  if (x.labels == Concat({&batch, &depth, &rows}) && !depth.empty() && !rows.empty()) {
+  const SmallVector<int> x_order = Concat({batch.span(), rows.span(), depth.span()});
+  const SmallVector<int> y_order = Concat({batch.span(), depth.span(), cols.span()});
+  if (Same(x.labels, Concat({batch.span(), depth.span(), rows.span()}).span()) && !depth.empty() &&
+      !rows.empty()) {
     trans_a = true;
-  } else if (x.labels != Concat({&batch, &rows, &depth})) {
-    x = Rearrange(info, x, Concat({&batch, &rows, &depth}));
+  } else if (!Same(x.labels, x_order.span())) {
+    x = Rearrange(ctx, x, x_order.span());
   }
-  if (y.labels == Concat({&batch, &cols, &depth}) && !depth.empty() && !cols.empty()) {
+  if (Same(y.labels, Concat({batch.span(), cols.span(), depth.span()}).span()) && !depth.empty() &&
+      !cols.empty()) {
     trans_b = true;
-  } else if (y.labels != Concat({&batch, &depth, &cols})) {
-    y = Rearrange(info, y, Concat({&batch, &depth, &cols}));
+  } else if (!Same(y.labels, y_order.span())) {
+    y = Rearrange(ctx, y, y_order.span());
   }
 
-  std::vector<int64_t> x_batch;
-  std::vector<int64_t> y_batch;
+  SmallVector<int64_t> x_batch;
+  SmallVector<int64_t> y_batch;
   for (int label : batch) {
     x_batch.push_back(x.SizeOf(label));
     y_batch.push_back(y.SizeOf(label));
   }
-  Operand<C> out;
-  out.labels = Concat({&batch, &rows, &cols});
-  SmallVector<int64_t> out_batch_dims;
-  BroadcastDims(x_batch, y_batch, &out_batch_dims);
-  out.dims = out_batch_dims.ToVector();
+  SmallVector<int64_t> out_dims;
+  BroadcastDims(x_batch.span(), y_batch.span(), &out_dims);
   size_t m = 1;
   size_t n = 1;
   size_t k = 1;
   for (int label : rows) {
     m *= static_cast<size_t>(x.SizeOf(label));
-    out.dims.push_back(x.SizeOf(label));
+    out_dims.push_back(x.SizeOf(label));
   }
   for (int label : cols) {
     n *= static_cast<size_t>(y.SizeOf(label));
-    out.dims.push_back(y.SizeOf(label));
+    out_dims.push_back(y.SizeOf(label));
   }
   for (int label : depth) k *= static_cast<size_t>(x.SizeOf(label));
-  const size_t count = Count(info, out.dims);
+  Operand<C> out;
+  out.labels = Keep(ctx, Concat({batch.span(), rows.span(), cols.span()}).span());
+  out.dims = Keep(ctx, out_dims.span());
+  const size_t count = Count(info, out_dims.span());
   if (count == 0) return out;
   // With a non-empty result, the batch count (at most the result's size) fits.
-  const std::vector<int64_t> out_batch(out.dims.begin(),
-                                       out.dims.begin() + static_cast<ptrdiff_t>(batch.size()));
-  std::vector<size_t> a_offsets = BroadcastOffsets(x_batch, out_batch);
-  std::vector<size_t> b_offsets = BroadcastOffsets(y_batch, out_batch);
-  for (size_t& o : a_offsets) o *= m * k;
-  for (size_t& o : b_offsets) o *= k * n;
-  out.storage.resize(count);
-  BatchedMatMul<C>(trans_a, trans_b, m, n, k, x.data, a_offsets, y.data, b_offsets,
-                   out.storage.data(), pool);
-  out.data = out.storage.data();
+  const std::span<const int64_t> out_batch = out_dims.span().first(batch.size());
+  const size_t batches = Count(info, out_batch);
+  size_t* a_offsets = ctx.Scratch<size_t>(batches);
+  size_t* b_offsets = ctx.Scratch<size_t>(batches);
+  BroadcastOffsetsInto(x_batch.span(), out_batch, a_offsets);
+  BroadcastOffsetsInto(y_batch.span(), out_batch, b_offsets);
+  for (size_t i = 0; i < batches; ++i) {
+    a_offsets[i] *= m * k;
+    b_offsets[i] *= k * n;
+  }
+  C* storage = ctx.Scratch<C>(count);
+  BatchedMatMul<C>(trans_a, trans_b, m, n, k, x.data, {a_offsets, batches}, y.data,
+                   {b_offsets, batches}, storage, ctx.threads());
+  out.data = storage;
   return out;
 }
 
@@ -235,55 +256,58 @@ Operand<C> Contract(const KernelInfo& info, Operand<C> x, Operand<C> y,
 // output.
 template <typename T, typename C>
 void Evaluate(KernelContext& ctx, const EinsumLabels& labels, DataType type) {
-  const size_t count = labels.inputs.size();
-  std::vector<Operand<C>> ops(count);
+  const size_t count = labels.operand_count();
+  SmallVector<Operand<C>> ops(count);
   for (size_t i = 0; i < count; ++i) {
     const Tensor& t = ctx.Input(i);
     Operand<C>& op = ops[i];
-    op.labels = labels.inputs[i];
+    op.labels = labels.input(i);
     op.dims = t.shape().dims();
     const T* p = static_cast<const T*>(t.data());
     if constexpr (std::is_same_v<T, C>) {
       op.data = p;
     } else {
-      op.storage.resize(t.element_count());
-      for (size_t e = 0; e < op.storage.size(); ++e) {
+      const size_t n = t.element_count();
+      C* storage = n == 0 ? nullptr : ctx.Scratch<C>(n);
+      for (size_t e = 0; e < n; ++e) {
         if constexpr (kIsHalf<T>) {
-          op.storage[e] = p[e].ToFloat();
+          storage[e] = p[e].ToFloat();
         } else {
           // NOLINTNEXTLINE(bugprone-signed-char-misuse): int8 is numeric; sign extension meant.
-          op.storage[e] = static_cast<C>(p[e]);
+          storage[e] = static_cast<C>(p[e]);
         }
       }
-      op.data = op.storage.data();
+      op.data = storage;
     }
   }
 
   // Each operand keeps, once each, the labels the output or another operand has.
   for (size_t i = 0; i < count; ++i) {
-    std::vector<int> needed;
+    SmallVector<int> needed;
     for (int label : ops[i].labels) {
-      if (Has(needed, label)) continue;
-      bool elsewhere = Has(labels.output, label);
+      if (Has(needed.span(), label)) continue;
+      bool elsewhere = Has(labels.output.span(), label);
       for (size_t j = 0; j < count && !elsewhere; ++j)
         elsewhere = j != i && Has(ops[j].labels, label);
       if (elsewhere) needed.push_back(label);
     }
-    if (needed != ops[i].labels) ops[i] = Rearrange(ctx.info(), ops[i], needed);
+    if (!Same(needed.span(), ops[i].labels)) ops[i] = Rearrange(ctx, ops[i], needed.span());
   }
 
-  Operand<C> result = std::move(ops[0]);
+  Operand<C> result = ops[0];
   for (size_t i = 1; i < count; ++i) {
-    std::vector<bool> keep(labels.sizes.size(), false);
-    for (int label : labels.output) keep[static_cast<size_t>(label)] = true;
+    SmallVector<uint8_t, 64> keep(labels.sizes.size(), 0);
+    for (int label : labels.output) keep[static_cast<size_t>(label)] = 1;
     for (size_t j = i + 1; j < count; ++j) {
-      for (int label : ops[j].labels) keep[static_cast<size_t>(label)] = true;
+      for (int label : ops[j].labels) keep[static_cast<size_t>(label)] = 1;
     }
-    result = Contract(ctx.info(), std::move(result), std::move(ops[i]), keep, ctx.threads());
+    result = Contract(ctx, result, ops[i], keep.span());
   }
-  if (result.labels != labels.output) result = Rearrange(ctx.info(), result, labels.output);
+  if (!Same(result.labels, labels.output.span())) {
+    result = Rearrange(ctx, result, labels.output.span());
+  }
 
-  Tensor& y = ctx.Output(0, type, Shape(result.dims));
+  Tensor& y = ctx.Output(0, type, result.dims);
   T* out = static_cast<T*>(y.data());
   for (size_t e = 0; e < y.element_count(); ++e) {
     if constexpr (kIsHalf<T>) {
@@ -302,7 +326,7 @@ class Einsum final : public Kernel {
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
     const DataType type = ctx.Input(0).type();
-    std::vector<std::vector<int64_t>> dims;
+    SmallVector<std::span<const int64_t>> dims;
     for (size_t i = 0; i < ctx.input_count(); ++i) {
       const Tensor& t = ctx.Input(i);
       if (t.type() != type) {
@@ -312,7 +336,7 @@ class Einsum final : public Kernel {
       }
       dims.push_back(t.shape().dims());
     }
-    const EinsumLabels labels = BindEinsum(info, equation_, dims);
+    const EinsumLabels labels = BindEinsum(info, equation_, dims.span());
     Dispatch<float, double, Float16, BFloat16, KILN_INT_TYPES>(type, info, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = std::conditional_t<kIsHalf<T>, float,

@@ -84,10 +84,10 @@ EinsumEquation ParseEinsum(const KernelInfo& info, const std::string& text, size
 }
 
 EinsumLabels BindEinsum(const KernelInfo& info, const EinsumEquation& eq,
-                        const std::vector<std::vector<int64_t>>& dims) {
+                        std::span<const std::span<const int64_t>> dims) {
   // How many dimensions each ellipsis stands for, and the most of any operand.
   size_t ellipsis_rank = 0;
-  std::vector<size_t> operand_ellipsis(dims.size(), 0);
+  SmallVector<size_t, 16> operand_ellipsis(dims.size(), 0);
   for (size_t i = 0; i < dims.size(); ++i) {
     const std::vector<int>& term = eq.inputs[i];
     const bool has_ellipsis = std::find(term.begin(), term.end(), kEllipsis) != term.end();
@@ -105,18 +105,20 @@ EinsumLabels BindEinsum(const KernelInfo& info, const EinsumEquation& eq,
 
   EinsumLabels out;
   out.sizes.assign(kLetterLabels + ellipsis_rank, -1);
-  std::vector<int> count(out.sizes.size(), 0);
+  SmallVector<int, 64> count(out.sizes.size(), 0);
+  out.input_start.push_back(0);
   for (size_t i = 0; i < dims.size(); ++i) {
-    std::vector<int>& labels = out.inputs.emplace_back();
     for (int label : eq.inputs[i]) {
       if (label != kEllipsis) {
-        labels.push_back(label);
+        out.input_labels.push_back(label);
         continue;
       }
       for (size_t e = ellipsis_rank - operand_ellipsis[i]; e < ellipsis_rank; ++e) {
-        labels.push_back(kFirstEllipsisLabel + static_cast<int>(e));
+        out.input_labels.push_back(kFirstEllipsisLabel + static_cast<int>(e));
       }
     }
+    out.input_start.push_back(out.input_labels.size());
+    const std::span<const int> labels = out.input(i);
     for (size_t d = 0; d < labels.size(); ++d) {
       const int label = labels[d];
       const int64_t size = dims[i][d];

@@ -2,14 +2,18 @@
 // ranks and dimensions at run time (ellipsis expansion, implicit output, label sizes).
 //
 //   kiln::cpu::EinsumEquation eq = kiln::cpu::ParseEinsum(info, "...ij,...jk", 2);
-//   kiln::cpu::EinsumLabels labels = kiln::cpu::BindEinsum(info, eq, {a.dims(), b.dims()});
+//   const std::span<const int64_t> dims[] = {a.shape().dims(), b.shape().dims()};
+//   kiln::cpu::EinsumLabels labels = kiln::cpu::BindEinsum(info, eq, dims);
 #ifndef KILN_KERNELS_CPU_LINALG_EINSUM_EQUATION_H_
 #define KILN_KERNELS_CPU_LINALG_EINSUM_EQUATION_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/small_vector.h"
 #include "kernels/kernel.h"
 
 namespace kiln::cpu {
@@ -35,10 +39,18 @@ struct EinsumEquation {
 // from the inputs.
 EinsumEquation ParseEinsum(const KernelInfo& info, const std::string& text, size_t operands);
 
+// Bound at every run, so kept off the heap for ordinary ranks and operand counts.
 struct EinsumLabels {
-  std::vector<std::vector<int>> inputs;  // per operand: one label id per dimension
-  std::vector<int> output;               // one label id per output dimension
-  std::vector<int64_t> sizes;            // per label id: its size after broadcasting
+  // Operand i has one label id per dimension: input_labels[input_start[i], input_start[i + 1]).
+  SmallVector<int, 32> input_labels;
+  SmallVector<size_t, 16> input_start;
+  SmallVector<int> output;         // one label id per output dimension
+  SmallVector<int64_t, 64> sizes;  // per label id: its size after broadcasting
+
+  size_t operand_count() const noexcept { return input_start.size() - 1; }
+  std::span<const int> input(size_t i) const noexcept {
+    return input_labels.span().subspan(input_start[i], input_start[i + 1] - input_start[i]);
+  }
 };
 
 // Binds a parsed equation to the operands' dimensions: expands ellipses (right-aligned, as many
@@ -47,7 +59,7 @@ struct EinsumLabels {
 // must agree or be 1 (broadcast), except that a label repeated within one operand (a diagonal)
 // needs equal sizes. Throws kInvalidArgument naming the equation otherwise.
 EinsumLabels BindEinsum(const KernelInfo& info, const EinsumEquation& eq,
-                        const std::vector<std::vector<int64_t>>& dims);
+                        std::span<const std::span<const int64_t>> dims);
 
 }  // namespace kiln::cpu
 

@@ -39,12 +39,13 @@ enum class Coordinates {
 enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kFloorUpCeilDown };
 enum class AspectPolicy { kStretch, kNotLarger, kNotSmaller };
 
-// The input positions and weights each output index of one axis reads.
+// The input positions and weights each output index of one axis reads, in scratch memory.
 struct AxisTaps {
-  size_t taps = 1;               // per output index
-  std::vector<int64_t> index;    // out * taps, clamped to the input
-  std::vector<double> weight;    // out * taps
-  std::vector<uint8_t> outside;  // per output index: tf_crop_and_resize extrapolates
+  size_t taps = 1;             // per output index
+  size_t most = 1;             // the most nonzero weights of any output index
+  int64_t* index = nullptr;    // out * taps, clamped to the input
+  double* weight = nullptr;    // out * taps
+  uint8_t* outside = nullptr;  // per output index: tf_crop_and_resize extrapolates
 };
 
 double CubicWeight(double x, double a) {
@@ -108,21 +109,21 @@ class Resize final : public Kernel {
     const Tensor& x = ctx.Input(0);
     const std::vector<int64_t>& in = x.shape().dims();
     const size_t rank = in.size();
-    std::vector<double> scales(rank, 1.0);
-    std::vector<int64_t> out = in;
-    std::vector<double> roi_start(rank, 0.0);
-    std::vector<double> roi_end(rank, 1.0);
+    SmallVector<double> scales(rank, 1.0);
+    SmallVector<int64_t> out(in);
+    SmallVector<double> roi_start(rank, 0.0);
+    SmallVector<double> roi_end(rank, 1.0);
     Sizes(ctx, x, scales, out, roi_start, roi_end);
-    Tensor& y = ctx.Output(0, x.type(), CheckedShape(info, x.type(), out, "output shape"));
+    Tensor& y = ctx.Output(0, x.type(), CheckedDims(info, x.type(), out.span(), "output shape"));
     if (y.element_count() == 0) return;
     if (x.element_count() == 0) {
       info.Fail(
           ErrorCode::kInvalidArgument,
           "cannot resize the empty input " + x.shape().ToString() + " to " + y.shape().ToString());
     }
-    std::vector<AxisTaps> axes(rank);
+    SmallVector<AxisTaps> axes(rank);
     for (size_t d = 0; d < rank; ++d) {
-      axes[d] = Taps(in[d], out[d], scales[d], roi_start[d], roi_end[d]);
+      axes[d] = Taps(ctx, in[d], out[d], scales[d], roi_start[d], roi_end[d]);
     }
     if (mode_ == Mode::kNearest) {
       Dispatch<KILN_NUMERIC_TYPES, bool, std::string>(x.type(), info, [&](auto tag) {
@@ -163,20 +164,20 @@ class Resize final : public Kernel {
 
   // Fills the per-axis scales and output sizes (and roi for tf_crop_and_resize) from the
   // attribute or inputs of this variant.
-  void Sizes(KernelContext& ctx, const Tensor& x, std::vector<double>& scales,
-             std::vector<int64_t>& out, std::vector<double>& roi_start,
-             std::vector<double>& roi_end) const {
+  void Sizes(KernelContext& ctx, const Tensor& x, SmallVector<double>& scales,
+             SmallVector<int64_t>& out, SmallVector<double>& roi_start,
+             SmallVector<double>& roi_end) const {
     const KernelInfo& info = ctx.info();
     const std::vector<int64_t>& in = x.shape().dims();
     const size_t rank = in.size();
-    std::vector<size_t> axes;
+    SmallVector<size_t> axes;
     if (has_axes_) {
-      std::vector<bool> seen(rank, false);
+      SmallVector<uint8_t> seen(rank, 0);
       for (int64_t a : axes_) {
         const size_t axis = NormalizeAxis(info, a, rank, "axes entry");
-        if (seen[axis])
+        if (seen[axis] != 0)
           info.Fail(ErrorCode::kInvalidArgument, "axes " + DimsText(axes_) + " repeat an axis");
-        seen[axis] = true;
+        seen[axis] = 1;
         axes.push_back(axis);
       }
     } else {
@@ -197,9 +198,9 @@ class Resize final : public Kernel {
       }
       if (coordinates_ == Coordinates::kTfCropAndResize) ReadRoi(ctx, axes, roi_start, roi_end);
     }
-    std::vector<double> given;
+    SmallVector<double, 16> given;
     if (variant_ == Variant::kUpsample7) {
-      given = upsample_scales_;
+      given.assign(upsample_scales_.begin(), upsample_scales_.end());
     } else if (scales_input != nullptr) {
       given = ReadFloats(info, *scales_input, "scales");
     }
@@ -221,7 +222,7 @@ class Resize final : public Kernel {
       }
       return;
     }
-    const std::vector<int64_t> sizes = ReadInts(info, *sizes_input, "sizes");
+    const SmallVector<int64_t> sizes = ReadSmallInts(info, *sizes_input, "sizes");
     if (sizes.size() != axes.size()) {
       info.Fail(ErrorCode::kInvalidArgument, "sizes has " + std::to_string(sizes.size()) +
                                                  " entries for " + std::to_string(axes.size()) +
@@ -230,7 +231,7 @@ class Resize final : public Kernel {
     for (size_t i = 0; i < axes.size(); ++i) {
       if (sizes[i] < 0) {
         info.Fail(ErrorCode::kInvalidArgument,
-                  "sizes " + DimsText(sizes) + " has a negative entry");
+                  "sizes " + DimsText(sizes.span()) + " has a negative entry");
       }
       const auto d = static_cast<double>(in[axes[i]]);
       scales[axes[i]] = d > 0 ? static_cast<double>(sizes[i]) / d : 1.0;
@@ -258,8 +259,10 @@ class Resize final : public Kernel {
     return static_cast<int64_t>(d);
   }
 
-  static std::vector<double> ReadFloats(const KernelInfo& info, const Tensor& t, const char* what) {
-    std::vector<double> v(t.element_count());
+  // The values of a 1-D float, double or float16 input (scales, roi: two entries an axis).
+  static SmallVector<double, 16> ReadFloats(const KernelInfo& info, const Tensor& t,
+                                            const char* what) {
+    SmallVector<double, 16> v(t.element_count());
     if (t.shape().rank() != 1 && t.element_count() != 0) {
       info.Fail(ErrorCode::kInvalidArgument,
                 std::string("input '") + what + "' must be 1-D, not shape " + t.shape().ToString());
@@ -283,11 +286,11 @@ class Resize final : public Kernel {
     return v;
   }
 
-  void ReadRoi(KernelContext& ctx, const std::vector<size_t>& axes, std::vector<double>& start,
-               std::vector<double>& end) const {
+  void ReadRoi(KernelContext& ctx, const SmallVector<size_t>& axes, SmallVector<double>& start,
+               SmallVector<double>& end) const {
     const Tensor* roi = ctx.OptionalInput(1);
-    const std::vector<double> v =
-        roi == nullptr ? std::vector<double>{} : ReadFloats(ctx.info(), *roi, "roi");
+    const SmallVector<double, 16> v =
+        roi == nullptr ? SmallVector<double, 16>() : ReadFloats(ctx.info(), *roi, "roi");
     if (v.size() != 2 * axes.size()) {
       ctx.info().Fail(ErrorCode::kInvalidArgument, "tf_crop_and_resize needs input 'roi' with " +
                                                        std::to_string(2 * axes.size()) +
@@ -330,7 +333,8 @@ class Resize final : public Kernel {
     return 0.0;
   }
 
-  AxisTaps Taps(int64_t in, int64_t out, double scale, double start, double end) const {
+  AxisTaps Taps(KernelContext& ctx, int64_t in, int64_t out, double scale, double start,
+                double end) const {
     AxisTaps t;
     // Filter support: 1 (nearest), 2 (linear), 4 (cubic), wider when antialiasing a shrink.
     const double filter_scale = antialias_ ? std::min(scale, 1.0) : 1.0;
@@ -343,9 +347,10 @@ class Resize final : public Kernel {
       t.taps = static_cast<size_t>(2 - 2 * first);
     }
     const auto n = static_cast<size_t>(out);
-    t.index.resize(n * t.taps);
-    t.weight.resize(n * t.taps);
-    t.outside.assign(n, 0);
+    t.index = ctx.Scratch<int64_t>(n * t.taps);
+    t.weight = ctx.Scratch<double>(n * t.taps);
+    t.outside = ctx.Scratch<uint8_t>(n);
+    std::fill(t.outside, t.outside + n, uint8_t{0});
     const double limit = static_cast<double>(in) + static_cast<double>(t.taps) + 4;
     for (size_t o = 0; o < n; ++o) {
       double x = Original(static_cast<int64_t>(o), in, out, scale, start, end);
@@ -406,6 +411,8 @@ class Resize final : public Kernel {
       if ((antialias_ || exclude_outside_) && sum != 0) {
         for (size_t k = 0; k < t.taps; ++k) w[k] /= sum;
       }
+      const auto nonzero = std::count_if(w, w + t.taps, [](double v) { return v != 0; });
+      t.most = std::max(t.most, static_cast<size_t>(nonzero));
     }
     return t;
   }
@@ -448,7 +455,7 @@ class Resize final : public Kernel {
 
   template <typename T>
   void Run(KernelContext& ctx, const Tensor& x, Tensor& y,
-           const std::vector<AxisTaps>& axes) const {
+           const SmallVector<AxisTaps>& axes) const {
     const std::vector<int64_t>& out = y.shape().dims();
     const size_t rank = out.size();
     const SmallVector<int64_t> strides = SignedStrides(x.shape().dims());
@@ -463,15 +470,20 @@ class Resize final : public Kernel {
     const size_t rows = y.element_count() / inner;
     const AxisTaps& last = axes[rank - 1];
     const int64_t last_stride = strides[rank - 1];
+    // The most (offset, weight) pairs the outer axes of one row can read.
+    size_t pairs = 1;
+    for (size_t d = 0; d + 1 < rank; ++d) pairs *= axes[d].most;
     ctx.threads().ParallelFor(rows, std::max<size_t>(1, 4096 / inner), [&](size_t b, size_t e) {
-      // The (offset, weight) pairs the outer axes of one row read.
-      std::vector<int64_t> offsets;
-      std::vector<double> weights;
-      std::vector<int64_t> next_offsets;
-      std::vector<double> next_weights;
+      // The (offset, weight) pairs the outer axes of one row read, built axis by axis in two
+      // buffers taken in turn.
+      int64_t* offsets = ctx.Scratch<int64_t>(pairs);
+      double* weights = ctx.Scratch<double>(pairs);
+      int64_t* next_offsets = ctx.Scratch<int64_t>(pairs);
+      double* next_weights = ctx.Scratch<double>(pairs);
       for (size_t row = b; row < e; ++row) {
-        offsets.assign(1, 0);
-        weights.assign(1, 1.0);
+        size_t count = 1;
+        offsets[0] = 0;
+        weights[0] = 1.0;
         bool outside = false;
         size_t rest = row;
         for (size_t d = rank - 1; d-- > 0;) {
@@ -479,18 +491,19 @@ class Resize final : public Kernel {
           rest /= static_cast<size_t>(out[d]);
           const AxisTaps& a = axes[d];
           outside = outside || a.outside[o] != 0;
-          next_offsets.clear();
-          next_weights.clear();
+          size_t next = 0;
           for (size_t k = 0; k < a.taps; ++k) {
             const double w = a.weight[o * a.taps + k];
             if (w == 0) continue;
-            for (size_t p = 0; p < offsets.size(); ++p) {
-              next_offsets.push_back(offsets[p] + a.index[o * a.taps + k] * strides[d]);
-              next_weights.push_back(weights[p] * w);
+            for (size_t p = 0; p < count; ++p) {
+              next_offsets[next] = offsets[p] + a.index[o * a.taps + k] * strides[d];
+              next_weights[next] = weights[p] * w;
+              ++next;
             }
           }
-          offsets.swap(next_offsets);
-          weights.swap(next_weights);
+          std::swap(offsets, next_offsets);
+          std::swap(weights, next_weights);
+          count = next;
         }
         T* row_out = dst + row * inner;
         for (size_t j = 0; j < inner; ++j) {
@@ -506,7 +519,7 @@ class Resize final : public Kernel {
                 const double w = last.weight[j * last.taps + k];
                 if (w == 0) continue;
                 const int64_t base = last.index[j * last.taps + k] * last_stride;
-                for (size_t p = 0; p < offsets.size(); ++p) {
+                for (size_t p = 0; p < count; ++p) {
                   acc += weights[p] * w * ToDouble(src[offsets[p] + base]);
                 }
               }

@@ -337,5 +337,34 @@ TEST(TensorResize, ThreadsGiveTheSameResult) {
   EXPECT_EQ(run(1), run(4));
 }
 
+// Five dimensions, several of them weighted (the outer axes combine their taps per row), with
+// extrapolation: the same on one thread and on four.
+TEST(TensorResize, FiveDimensionsOnSeveralThreads) {
+  std::vector<float> x(size_t{2} * 3 * 6 * 9 * 20);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 53) % 97);
+  auto data = [&] { return MakeTensor<float>({2, 3, 6, 9, 20}, x); };
+  auto antialias = [&](int threads) {
+    return Values<float>(
+        *WithScales(NodeTest("Resize", 18).Attr("mode", "cubic").Attr("antialias", int64_t{1}),
+                    data(), {1, 0.7f, 0.5f, 1.6f, 0.3f})
+             .Run(threads)[0]);
+  };
+  EXPECT_EQ(antialias(1), antialias(4));
+  auto crop = [&](int threads) {
+    return Values<float>(*NodeTest("Resize", 13)
+                              .Attr("mode", "linear")
+                              .Attr("coordinate_transformation_mode", "tf_crop_and_resize")
+                              .Attr("extrapolation_value", 7.0f)
+                              .Input(data())
+                              .Input<float>({10}, {0, -0.2f, 0.1f, 0.3f, 0, 1, 1.3f, 0.9f, 0.8f, 1})
+                              .MissingInput()
+                              .Input<int64_t>({5}, {2, 4, 7, 5, 30})
+                              .Run(threads)[0]);
+  };
+  const std::vector<float> one = crop(1);
+  EXPECT_EQ(one, crop(4));
+  EXPECT_EQ(one.back(), 7.0f);  // the last output channel lies past the input (roi end 1.3)
+}
+
 }  // namespace
 }  // namespace kiln::testing
