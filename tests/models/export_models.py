@@ -18,116 +18,21 @@ import math
 import os
 import time
 
+import sys
+
 import numpy as np
 import onnx
 import torch
 import torchvision
 from torch import nn
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from torch_models import Bert, Config, Gpt, recompute_batchnorm  # noqa: E402
+
 SEEDS = {"resnet18": 1, "mobilenet_v2": 2, "bert_tiny": 3, "gpt_tiny": 4, "vit_tiny": 5}
-VOCAB, HIDDEN, HEADS, LAYERS, INTER, MAX_POS, SEQ = 1000, 64, 4, 2, 128, 32, 16
-
-
-class SelfAttention(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.qkv = nn.Linear(HIDDEN, 3 * HIDDEN)
-        self.out = nn.Linear(HIDDEN, HIDDEN)
-
-    def forward(self, x, bias):
-        """x: [B,T,H]; bias: additive mask broadcastable to [B,heads,T,T]."""
-        b, t, _ = x.shape
-        d = HIDDEN // HEADS
-        q, k, v = self.qkv(x).view(b, t, 3, HEADS, d).permute(2, 0, 3, 1, 4).unbind(0)
-        scores = q @ k.transpose(-1, -2) / math.sqrt(d) + bias
-        ctx = torch.softmax(scores, dim=-1) @ v
-        return self.out(ctx.transpose(1, 2).reshape(b, t, HIDDEN))
-
-
-class BertLayer(nn.Module):
-    """Post-LayerNorm encoder layer with erf GELU, as in BERT."""
-
-    def __init__(self):
-        super().__init__()
-        self.attn = SelfAttention()
-        self.ln1 = nn.LayerNorm(HIDDEN, eps=1e-12)
-        self.ffn = nn.Sequential(nn.Linear(HIDDEN, INTER), nn.GELU(), nn.Linear(INTER, HIDDEN))
-        self.ln2 = nn.LayerNorm(HIDDEN, eps=1e-12)
-
-    def forward(self, x, bias):
-        x = self.ln1(x + self.attn(x, bias))
-        return self.ln2(x + self.ffn(x))
-
-
-class BertTiny(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.tok = nn.Embedding(VOCAB, HIDDEN)
-        self.pos = nn.Embedding(MAX_POS, HIDDEN)
-        self.ln = nn.LayerNorm(HIDDEN, eps=1e-12)
-        self.layers = nn.ModuleList(BertLayer() for _ in range(LAYERS))
-        self.pool = nn.Linear(HIDDEN, HIDDEN)
-
-    def forward(self, input_ids, attention_mask):
-        pos = torch.arange(input_ids.shape[1], device=input_ids.device).unsqueeze(0)
-        x = self.ln(self.tok(input_ids) + self.pos(pos))
-        bias = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * -10000.0
-        for layer in self.layers:
-            x = layer(x, bias)
-        return x, torch.tanh(self.pool(x[:, 0]))
-
-
-class GptBlock(nn.Module):
-    """Pre-LayerNorm decoder block with tanh-approximated GELU, as in GPT-2."""
-
-    def __init__(self):
-        super().__init__()
-        self.ln1 = nn.LayerNorm(HIDDEN)
-        self.attn = SelfAttention()
-        self.ln2 = nn.LayerNorm(HIDDEN)
-        self.mlp = nn.Sequential(nn.Linear(HIDDEN, 4 * HIDDEN), nn.GELU(approximate="tanh"),
-                                 nn.Linear(4 * HIDDEN, HIDDEN))
-
-    def forward(self, x, bias):
-        x = x + self.attn(self.ln1(x), bias)
-        return x + self.mlp(self.ln2(x))
-
-
-class GptTiny(nn.Module):
-    def __init__(self, use_tril):
-        super().__init__()
-        self.use_tril = use_tril  # torch.tril exports as Trilu, which needs opset 14
-        self.tok = nn.Embedding(VOCAB, HIDDEN)
-        self.pos = nn.Embedding(MAX_POS, HIDDEN)
-        self.blocks = nn.ModuleList(GptBlock() for _ in range(LAYERS))
-        self.ln_f = nn.LayerNorm(HIDDEN)
-        self.head = nn.Linear(HIDDEN, VOCAB, bias=False)
-
-    def forward(self, input_ids):
-        t = input_ids.shape[1]
-        pos = torch.arange(t, device=input_ids.device).unsqueeze(0)
-        x = self.tok(input_ids) + self.pos(pos)
-        if self.use_tril:
-            causal = torch.tril(torch.ones(t, t, dtype=torch.bool, device=x.device))
-        else:  # the same mask without Trilu: key position <= query position
-            causal = pos[0, None, :] <= pos[0, :, None]
-        bias = torch.zeros(t, t, dtype=x.dtype, device=x.device).masked_fill(~causal, -1e9)
-        for block in self.blocks:
-            x = block(x, bias)
-        return self.head(self.ln_f(x))
-
-
-def recompute_batchnorm(model, gen):
-    """Replace BatchNorm running stats by cumulative averages over random images (train mode)."""
-    for m in model.modules():
-        if isinstance(m, nn.modules.batchnorm._BatchNorm):
-            m.reset_running_stats()
-            m.momentum = None
-    model.train()
-    with torch.no_grad():
-        for _ in range(8):
-            model(torch.randn(8, 3, 224, 224, generator=gen))
-    model.eval()
+SEQ = 16
+BERT = Config(vocab=1000, hidden=64, heads=4, layers=2, inter=128, max_pos=32)
+GPT = Config(vocab=1000, hidden=64, heads=4, layers=2, inter=256, max_pos=32)
 
 
 def build(name, opset):
@@ -149,14 +54,14 @@ def build(name, opset):
             num_classes=10)
         nn.init.normal_(model.heads.head.weight, std=0.5)  # torchvision zero-initialises it
         return model.eval(), (torch.randn(1, 3, 32, 32, generator=gen),), ["input"], ["logits"]
-    ids = torch.randint(0, VOCAB, (1, SEQ), generator=gen, dtype=torch.int64)
+    ids = torch.randint(0, BERT.vocab, (1, SEQ), generator=gen, dtype=torch.int64)
     if name == "bert_tiny":
         mask = torch.ones(1, SEQ, dtype=torch.int64)
         mask[:, SEQ - 4:] = 0  # the last four tokens are padding
-        return (BertTiny().eval(), (ids, mask), ["input_ids", "attention_mask"],
+        return (Bert(BERT).eval(), (ids, mask), ["input_ids", "attention_mask"],
                 ["last_hidden_state", "pooler_output"])
     if name == "gpt_tiny":
-        return GptTiny(use_tril=opset >= 14).eval(), (ids,), ["input_ids"], ["logits"]
+        return Gpt(GPT, use_tril=opset >= 14).eval(), (ids,), ["input_ids"], ["logits"]
     raise ValueError(name)
 
 
