@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Kiln's build and tests need, and nothing when they are all there.
 # Idempotent: run it as often as you like (make run / make test do, every time).
+#   scripts/bootstrap.sh          what build and tests need
+#   scripts/bootstrap.sh bench    also Node.js and npm for the side-by-side benchmark (make bench),
+#                                 unless a node is already on the PATH
 set -euo pipefail
 
 packages=(
   cmake g++ ninja-build ccache  # build
   libgtest-dev libgmock-dev     # tests
   libprotobuf-dev protobuf-compiler libonnx-dev  # the ONNX loader (src/onnx)
+  libdnnl-dev                   # oneDNN: sgemm behind cpu::Gemm<float>
   python3-torch python3-torchvision python3-sklearn python3-onnx python3-numpy  # demo and model tests: export only
   doxygen                       # make docs (part of make test)
   binutils                      # nm, readelf for the link checks
   clang-format clang-tidy       # style checks
   clang libclang-rt-14-dev      # the asan preset: Clang sanitizers and libFuzzer
 )
+if [ "${1:-}" = bench ] && ! command -v node >/dev/null; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

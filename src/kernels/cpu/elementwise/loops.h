@@ -11,14 +11,40 @@
 
 #include "core/thread_pool.h"
 #include "kernels/cpu/elementwise/broadcast.h"
+#include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
+
+namespace loops {
+
+// The innermost loops, compiled for the machine's widest vectors (vectorize.h).
+template <typename X, typename Y, typename Op>
+KILN_VECTOR_CLONES void Unary(size_t n, const X* x, Y* y, const Op& op) {
+  for (size_t i = 0; i < n; ++i) y[i] = op(x[i]);
+}
+
+template <typename A, typename B, typename Y, typename Op>
+KILN_VECTOR_CLONES void Binary(size_t n, const A* a, const B* b, Y* y, const Op& op) {
+  for (size_t i = 0; i < n; ++i) y[i] = op(a[i], b[i]);
+}
+
+template <typename A, typename B, typename Y, typename Op>
+KILN_VECTOR_CLONES void BinaryScalarB(size_t n, const A* a, B b, Y* y, const Op& op) {
+  for (size_t i = 0; i < n; ++i) y[i] = op(a[i], b);
+}
+
+template <typename A, typename B, typename Y, typename Op>
+KILN_VECTOR_CLONES void BinaryScalarA(size_t n, A a, const B* b, Y* y, const Op& op) {
+  for (size_t i = 0; i < n; ++i) y[i] = op(a, b[i]);
+}
+
+}  // namespace loops
 
 // y[i] = op(x[i]) for i in [0, n).
 template <typename X, typename Y, typename Op>
 void RunUnary(ThreadPool& pool, size_t n, const X* x, Y* y, const Op& op) {
   pool.ParallelFor(n, BroadcastPlan::kBlock, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) y[i] = op(x[i]);
+    loops::Unary(end - begin, x + begin, y + begin, op);
   });
 }
 
@@ -34,13 +60,11 @@ void RunBinary(ThreadPool& pool, const BroadcastPlan& plan, const A* a, const B*
     const B* pb = b + in[1];
     Y* py = y + out;
     if (a_varies && b_varies) {
-      for (size_t i = 0; i < n; ++i) py[i] = op(pa[i], pb[i]);
+      loops::Binary(n, pa, pb, py, op);
     } else if (a_varies) {
-      const B sb = *pb;
-      for (size_t i = 0; i < n; ++i) py[i] = op(pa[i], sb);
+      loops::BinaryScalarB(n, pa, *pb, py, op);
     } else if (b_varies) {
-      const A sa = *pa;
-      for (size_t i = 0; i < n; ++i) py[i] = op(sa, pb[i]);
+      loops::BinaryScalarA(n, *pa, pb, py, op);
     } else {
       std::fill(py, py + n, op(*pa, *pb));
     }

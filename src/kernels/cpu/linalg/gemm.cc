@@ -11,6 +11,15 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
+#include <type_traits>
+
+#include <oneapi/dnnl/dnnl.h>
+
+// oneDNN's OpenMP runtime (libgomp) takes its thread count from the calling thread.
+extern "C" void omp_set_num_threads(int threads);  // NOLINT(readability-identifier-naming)
+
+#include "core/error.h"
 
 namespace kiln::cpu {
 namespace {
@@ -368,6 +377,47 @@ PackingPanels<T>& ThreadPanels() {
   return panels;
 }
 
+// One oneDNN sgemm call on rows [i0, i0+rows) and columns [j0, j0+cols) of C, with one library
+// thread: the calling thread.
+void LibraryBlock(const GemmArgs<float>& g, size_t i0, size_t rows, size_t j0, size_t cols) {
+  const float* a = g.trans_a ? g.a + i0 : g.a + i0 * g.lda;
+  const float* b = g.trans_b ? g.b + j0 * g.ldb : g.b + j0;
+  omp_set_num_threads(1);
+  const dnnl_status_t status =
+      dnnl_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', static_cast<dnnl_dim_t>(rows),
+                 static_cast<dnnl_dim_t>(cols), static_cast<dnnl_dim_t>(g.k), g.alpha, a,
+                 static_cast<dnnl_dim_t>(g.lda), b, static_cast<dnnl_dim_t>(g.ldb), g.beta,
+                 g.c + i0 * g.ldc + j0, static_cast<dnnl_dim_t>(g.ldc));
+  if (status == dnnl_out_of_memory) throw Error(ErrorCode::kOutOfMemory, "sgemm: out of memory");
+  if (status != dnnl_success) {
+    throw Error(ErrorCode::kRuntimeException,
+                "sgemm failed (oneDNN status " + std::to_string(static_cast<int>(status)) + ")");
+  }
+}
+
+// float products run on oneDNN's sgemm (JIT kernels for the machine's widest vectors, chosen at
+// run time). The library is held to one thread per call; Kiln's pool cuts C into one block of
+// rows or columns per thread, so the library never starts threads that compete with the pool.
+void LibraryGemm(const GemmArgs<float>& g, ThreadPool* pool) {
+  const size_t threads = pool != nullptr ? static_cast<size_t>(pool->size()) : 1;
+  if (threads == 1) return LibraryBlock(g, 0, g.m, 0, g.n);
+  constexpr size_t kAlign = 16;  // block edges on whole vectors of C
+  const bool by_cols = g.n >= g.m;
+  const size_t extent = by_cols ? g.n : g.m;
+  const size_t block = RoundUp(CeilDiv(extent, threads), kAlign);
+  pool->ParallelFor(CeilDiv(extent, block), 1, [&](size_t begin, size_t end) {
+    for (size_t t = begin; t < end; ++t) {
+      const size_t start = t * block;
+      const size_t size = std::min(block, extent - start);
+      if (by_cols) {
+        LibraryBlock(g, 0, g.m, start, size);
+      } else {
+        LibraryBlock(g, start, size, 0, g.n);
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void PrepareGemmWorkspaces() noexcept {
@@ -392,6 +442,7 @@ void Gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, T alpha, con
   const GemmArgs<T> g{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc};
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   if (work < kMinParallelWork) pool = nullptr;
+  if constexpr (std::is_same_v<T, float>) return LibraryGemm(g, pool);
   if (m <= kThin) return ThinRows(g, pool);
   if (n <= kThin) return ThinCols(g, pool);
 

@@ -13,6 +13,7 @@
 #include "kernels/cpu/nn/window.h"
 #include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/types.h"
+#include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
 namespace {
@@ -32,6 +33,12 @@ struct ConvProblem {
 
 // Direct convolution where each group has one input channel: output feature m reads input channel
 // m / (M / C).
+// row[o] += w · src[o · s] for o in [lo, hi).
+template <typename T>
+KILN_VECTOR_CLONES void AxpyTapRow(T* row, const T* src, T w, int64_t lo, int64_t hi, int64_t s) {
+  for (int64_t o = lo; o < hi; ++o) row[o] += w * src[o * s];
+}
+
 template <typename T>
 void DepthwiseConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* y,
                    ThreadPool& pool) {
@@ -50,8 +57,7 @@ void DepthwiseConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* 
       for (size_t tap = 0; tap < g.kernel_size; ++tap) {
         const T wv = wm[tap];
         nn::ForEachTapRow(g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
-          T* row = dst + out_offset;
-          for (int64_t o = lo; o < hi; ++o) row[o] += wv * src[in_base + o * s];
+          AxpyTapRow(dst + out_offset, src + in_base, wv, lo, hi, s);
         });
       }
     }

@@ -9,13 +9,16 @@
 // AveragePool without count_include_pad (it has no element to take); LpPool gives 0 there.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <type_traits>
 
 #include "kernels/cpu/nn/nn_kernels.h"
 #include "kernels/cpu/nn/nn_types.h"
 #include "kernels/cpu/nn/window.h"
 #include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/types.h"
+#include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
 namespace {
@@ -83,6 +86,36 @@ struct PoolParams {
   bool column_major_indices = false;
   double p = 2.0;
 };
+
+// best[o] = max(best[o], src[o * s]) for o in [lo, hi), where a NaN maximum gives way to any
+// number: starting from NaN, this is the maximum ignoring NaN, NaN when all taps are NaN.
+template <typename T>
+KILN_VECTOR_CLONES void MaxOfTapRow(T* best, const T* src, int64_t lo, int64_t hi, int64_t s) {
+  for (int64_t o = lo; o < hi; ++o) {
+    const T v = src[o * s];
+    const T b = best[o];
+    best[o] = (v > b || std::isnan(b)) ? v : b;
+  }
+}
+
+// MaxPool of float or double without the Indices output: the running maxima live in the output.
+template <typename T>
+void MaxPoolValues(KernelContext& ctx, const WindowGeometry& g, size_t planes, const T* x, T* y) {
+  const int64_t s = g.stride.back();
+  const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, g.out_size * g.kernel_size));
+  ctx.threads().ParallelFor(planes, grain, [&](size_t begin, size_t end) {
+    for (size_t plane = begin; plane < end; ++plane) {
+      const T* src = x + plane * g.in_size;
+      T* dst = y + plane * g.out_size;
+      std::fill(dst, dst + g.out_size, std::numeric_limits<T>::quiet_NaN());
+      for (size_t tap = 0; tap < g.kernel_size; ++tap) {
+        nn::ForEachTapRow(g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
+          MaxOfTapRow(dst + out_offset, src + in_base, lo, hi, s);
+        });
+      }
+    }
+  });
+}
 
 // Each chunk of planes takes its running maxima from the kernel's scratch memory.
 template <typename T>
@@ -253,6 +286,13 @@ class Pool final : public Kernel {
     if (kind_ == PoolKind::kMax) {
       Dispatch<float, double, Float16, BFloat16, int8_t, uint8_t>(x.type(), info, [&](auto tag) {
         using T = typename decltype(tag)::type;
+        if constexpr (std::is_floating_point_v<T>) {
+          if (indices == nullptr) {
+            MaxPoolValues(ctx, g, planes, static_cast<const T*>(x.data()),
+                          static_cast<T*>(y.data()));
+            return;
+          }
+        }
         MaxPoolPlanes(ctx, g, planes, params_, static_cast<const T*>(x.data()),
                       static_cast<T*>(y.data()),
                       indices != nullptr ? static_cast<int64_t*>(indices->data()) : nullptr);

@@ -1,0 +1,22 @@
+// KILN_VECTOR_CLONES: put before a hot loop function (templates too) to have GCC compile it three
+// times, for AVX-512 (x86-64-v4), AVX2+FMA (x86-64-v3) and the baseline, and pick the widest the
+// machine runs when the library loads. Everything inlined into the function (the element
+// operation) is compiled for that target as well.
+//
+//   template <typename T, typename Op>
+//   KILN_VECTOR_CLONES void Apply(size_t n, const T* x, T* y, const Op& op) {
+//     for (size_t i = 0; i < n; ++i) y[i] = op(x[i]);
+//   }
+//
+// Other compilers and the sanitizer builds get one baseline version.
+#ifndef KILN_KERNELS_CPU_VECTORIZE_H_
+#define KILN_KERNELS_CPU_VECTORIZE_H_
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(KILN_NO_CLONES)
+#define KILN_VECTOR_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define KILN_VECTOR_CLONES
+#endif
+
+#endif  // KILN_KERNELS_CPU_VECTORIZE_H_
