@@ -1,13 +1,19 @@
 // Rules for the linear algebra ops: MatMul and MatMulInteger (numpy.matmul: 1-D operands promoted
 // and the added dimension dropped, batch dimensions broadcast; MatMulInteger gives int32), Gemm
 // (transA/transB; C must broadcast to [M, N], or equal it before opset 7 with broadcast = 0),
-// LayerNormalization (Y like X; Mean and InvStdDev float, X's shape with 1 from `axis` on).
+// LayerNormalization (Y like X; Mean and InvStdDev float, X's shape with 1 from `axis` on),
+// Einsum (the inputs' one type; the output shape from the kernel's own equation parser and
+// binder, kernels/cpu/linalg/einsum_equation.h, so that the rule and the kernel cannot disagree).
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "infer/rule_util.h"
 #include "infer/rules.h"
+#include "kernels/cpu/linalg/einsum_equation.h"
 
 namespace kiln::infer {
 namespace {
@@ -121,11 +127,107 @@ void LayerNormalization(InferenceContext& ctx) {
   }
 }
 
+// Runs f, a call of the Einsum parser or binder, turning what it throws for a bad equation
+// (kInvalidArgument, its message already naming the node and the equation) into the rule's
+// kInvalidGraph with the same message.
+template <typename F>
+auto EinsumOrFail(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kInvalidArgument) throw;
+    throw Error(ErrorCode::kInvalidGraph, e.what());
+  }
+}
+
+cpu::EinsumLabels BindEinsumOrFail(const InferenceContext& ctx, const cpu::EinsumEquation& eq,
+                                   const std::vector<std::vector<int64_t>>& dims) {
+  std::vector<std::span<const int64_t>> spans(dims.begin(), dims.end());
+  return EinsumOrFail([&] { return cpu::BindEinsum(ctx.info(), eq, spans); });
+}
+
+void Einsum(InferenceContext& ctx) {
+  // One type for all inputs, as the kernel requires.
+  DataType type = DataType::kUndefined;
+  size_t typed = 0;  // the first input of known type
+  for (size_t i = 0; i < ctx.input_count(); ++i) {
+    const DataType t = InputType(ctx, i);
+    if (t == DataType::kUndefined) continue;
+    if (type == DataType::kUndefined) {
+      type = t;
+      typed = i;
+    } else if (t != type) {
+      ctx.Fail("input " + std::to_string(i) + " is " + DataTypeName(t) + " but input " +
+               std::to_string(typed) + " is " + DataTypeName(type));
+    }
+  }
+  if (!ctx.info().HasAttribute("equation")) ctx.Fail("attribute 'equation' is required");
+  const cpu::EinsumEquation eq = EinsumOrFail([&] {
+    return cpu::ParseEinsum(ctx.info(), ctx.info().GetString("equation", ""), ctx.input_count());
+  });
+  std::vector<std::vector<int64_t>> dims;
+  for (size_t i = 0; i < ctx.input_count(); ++i) {
+    std::optional<std::vector<int64_t>> d = InputDims(ctx, i);
+    if (!d) {
+      SetOutputDims(ctx, 0, type, std::nullopt);
+      return;
+    }
+    dims.push_back(std::move(*d));
+  }
+
+  // Which label each dimension has depends on the ranks only: binding dimensions of 1 (which
+  // agree whatever the labels) finds them, and fails only where a rank does not fit its term.
+  std::vector<std::vector<int64_t>> ones = dims;
+  for (std::vector<int64_t>& d : ones) std::fill(d.begin(), d.end(), 1);
+  const cpu::EinsumLabels structure = BindEinsumOrFail(ctx, eq, ones);
+
+  // Per label: its first known size other than 1 (after broadcasting it is that or the kernel
+  // fails), and whether all its sizes are known (then it is known even when all are 1).
+  std::vector<int64_t> decided(structure.sizes.size(), kUnknownDim);
+  std::vector<bool> all_known(structure.sizes.size(), true);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const std::span<const int> labels = structure.input(i);
+    for (size_t d = 0; d < labels.size(); ++d) {
+      const auto label = static_cast<size_t>(labels[d]);
+      if (!IsKnownDim(dims[i][d])) {
+        all_known[label] = false;
+      } else if (dims[i][d] != 1 && decided[label] == kUnknownDim) {
+        decided[label] = dims[i][d];
+      }
+    }
+  }
+  // Each unknown dimension takes the size that fits the known ones if any does: the size of the
+  // same label elsewhere in its operand (a diagonal needs equal sizes), else the label's size,
+  // else 1. The kernel then rejects these sizes only when it would reject every choice of the
+  // unknown ones, and reports the contradiction as it would at run time.
+  std::vector<std::vector<int64_t>> filled = dims;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const std::span<const int> labels = structure.input(i);
+    for (size_t d = 0; d < labels.size(); ++d) {
+      if (IsKnownDim(dims[i][d])) continue;
+      const auto label = static_cast<size_t>(labels[d]);
+      int64_t size = decided[label] != kUnknownDim ? decided[label] : 1;
+      for (size_t other = 0; other < labels.size(); ++other) {
+        if (labels[other] == labels[d] && IsKnownDim(dims[i][other])) size = dims[i][other];
+      }
+      filled[i][d] = size;
+    }
+  }
+  const cpu::EinsumLabels bound = BindEinsumOrFail(ctx, eq, filled);
+  std::vector<int64_t> out;
+  for (int label : bound.output) {
+    const auto l = static_cast<size_t>(label);
+    out.push_back(decided[l] != kUnknownDim || all_known[l] ? bound.sizes[l] : kUnknownDim);
+  }
+  SetOutputDims(ctx, 0, type, out);
+}
+
 constexpr RuleDef kRules[] = {
     {"MatMul", MatMul<DataType::kUndefined>},
     {"MatMulInteger", MatMul<DataType::kInt32>},
     {"Gemm", Gemm},
     {"LayerNormalization", LayerNormalization},
+    {"Einsum", Einsum},
 };
 
 }  // namespace
