@@ -40,6 +40,16 @@ Tensor::Tensor(DataType type, Shape shape, size_t count, size_t bytes, const Mem
 
 std::unique_ptr<Tensor> Tensor::Allocate(DataType type, Shape shape,
                                          std::shared_ptr<Allocator> allocator) {
+  return AllocateImpl(type, std::move(shape), std::move(allocator), true);
+}
+
+std::unique_ptr<Tensor> Tensor::AllocateForOverwrite(DataType type, Shape shape,
+                                                     std::shared_ptr<Allocator> allocator) {
+  return AllocateImpl(type, std::move(shape), std::move(allocator), false);
+}
+
+std::unique_ptr<Tensor> Tensor::AllocateImpl(DataType type, Shape shape,
+                                             std::shared_ptr<Allocator> allocator, bool zero) {
   const Sizes sizes = CheckedSizes(type, shape);
   const MemoryInfo info = allocator->Info();
   std::unique_ptr<Tensor> t(new Tensor(type, std::move(shape), sizes.count, sizes.bytes, info));
@@ -57,7 +67,7 @@ std::unique_ptr<Tensor> Tensor::Allocate(DataType type, Shape shape,
   if (type == DataType::kString) {
     auto* s = static_cast<std::string*>(p);
     for (size_t i = 0; i < sizes.count; ++i) new (s + i) std::string();  // noexcept
-  } else {
+  } else if (zero) {
     std::memset(p, 0, sizes.bytes);
   }
   t->data_ = p;

@@ -24,6 +24,10 @@ class Tensor {
   // size that overflows, kOutOfMemory when the allocator returns nullptr.
   static std::unique_ptr<Tensor> Allocate(DataType type, Shape shape,
                                           std::shared_ptr<Allocator> allocator);
+  // Like Allocate, but the storage of a non-string tensor is left uninitialised, for a caller
+  // that writes all of it at once (the loader copying an initializer's bytes).
+  static std::unique_ptr<Tensor> AllocateForOverwrite(DataType type, Shape shape,
+                                                      std::shared_ptr<Allocator> allocator);
 
   // Wraps `data` (not copied, not freed). `bytes` must equal StorageBytes(type, elements); kString
   // cannot be wrapped.
@@ -49,6 +53,8 @@ class Tensor {
 
  private:
   Tensor(DataType type, Shape shape, size_t count, size_t bytes, const MemoryInfo& info);
+  static std::unique_ptr<Tensor> AllocateImpl(DataType type, Shape shape,
+                                              std::shared_ptr<Allocator> allocator, bool zero);
 
   DataType type_;
   Shape shape_;

@@ -1,14 +1,16 @@
 #include "onnx/loader.h"
 
+#include <fcntl.h>
 #include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/onnx_pb.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -373,15 +375,15 @@ ir::Model Convert(const ::onnx::ModelProto& proto, const std::string& model_dir)
 
 }  // namespace
 
-ir::Model LoadModelBytes(const void* data, size_t size, const std::string& model_dir) {
+namespace {
+
+// Parses a ModelProto onto `arena`; throws kInvalidProtobuf.
+::onnx::ModelProto* ParseModel(google::protobuf::Arena& arena, const void* data, size_t size) {
   if (size > static_cast<size_t>(INT_MAX)) {
     throw Error(ErrorCode::kInvalidProtobuf,
                 "the model is " + std::to_string(size) +
                     " bytes; a protobuf is at most 2 GiB (store large weights as external data)");
   }
-  // On an arena every message is freed with the arena, also when parsing stops half way because
-  // an allocation failed (libprotobuf can drop a half-built sub-message on that path).
-  google::protobuf::Arena arena;
   auto* proto = google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
   google::protobuf::io::CodedInputStream in(static_cast<const uint8_t*>(data),
                                             static_cast<int>(size));
@@ -389,21 +391,73 @@ ir::Model LoadModelBytes(const void* data, size_t size, const std::string& model
   if (!proto->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
     throw Error(ErrorCode::kInvalidProtobuf, "the bytes are not a valid ONNX ModelProto");
   }
-  return Convert(*proto, model_dir);
+  return proto;
 }
 
+// A file mapped read-only for parsing, unmapped when this goes.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(ErrorCode::kNoSuchFile, "cannot open '" + path + "'");
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      throw Error(ErrorCode::kNoSuchFile, "'" + path + "' is not a readable file");
+    }
+    size_ = static_cast<size_t>(st.st_size);
+    if (size_ != 0) {
+      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p == MAP_FAILED) {
+        ::close(fd);
+        throw Error(ErrorCode::kNoSuchFile, "cannot map '" + path + "' into memory");
+      }
+      data_ = p;
+      ::madvise(data_, size_, MADV_SEQUENTIAL);
+    }
+    ::close(fd);
+  }
+  ~MappedFile() { Unmap(); }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  const void* data() const noexcept { return data_; }
+  size_t size() const noexcept { return size_; }
+  void Unmap() noexcept {
+    if (data_ != nullptr) ::munmap(data_, size_);
+    data_ = nullptr;
+  }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace
+
+ir::Model LoadModelBytes(const void* data, size_t size, const std::string& model_dir) {
+  // On an arena every message is freed with the arena, also when parsing stops half way because
+  // an allocation failed (libprotobuf can drop a half-built sub-message on that path).
+  google::protobuf::Arena arena;
+  return Convert(*ParseModel(arena, data, size), model_dir);
+}
+
+// The file is mapped rather than read, and unmapped as soon as it is parsed: an initializer's
+// bytes are copied once by the parser and once into its tensor, and the file's pages are not held
+// while the tensors are built.
 ir::Model LoadModelFile(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_regular_file(fs::path(path), ec)) {
     throw Error(ErrorCode::kNoSuchFile, "'" + path + "' is not a readable file");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::kNoSuchFile, "cannot open '" + path + "'");
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  return LoadModelBytes(bytes.data(), bytes.size(), dir.string());
+  google::protobuf::Arena arena;
+  MappedFile file(path);
+  const ::onnx::ModelProto* proto = ParseModel(arena, file.data(), file.size());
+  file.Unmap();
+  return Convert(*proto, dir.string());
 }
 
 }  // namespace kiln::onnx

@@ -229,7 +229,7 @@ std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& p, const std:
   if (p.data_location() == ::onnx::TensorProto::EXTERNAL) {
     if (type == DataType::kString) Bad(what, "string tensors cannot use external data");
     const ExternalSource src = LocateExternal(p, what, model_dir, bytes);
-    std::shared_ptr<Tensor> t = Tensor::Allocate(type, shape, CpuAllocator());
+    std::shared_ptr<Tensor> t = Tensor::AllocateForOverwrite(type, shape, CpuAllocator());
     ReadExternal(src, what, t->data(), bytes);
     return t;
   }
@@ -240,7 +240,7 @@ std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& p, const std:
                     shape.ToString() + " of " + DataTypeName(type) + " needs " +
                     std::to_string(bytes));
     }
-    std::shared_ptr<Tensor> t = Tensor::Allocate(type, shape, CpuAllocator());
+    std::shared_ptr<Tensor> t = Tensor::AllocateForOverwrite(type, shape, CpuAllocator());
     if (bytes != 0) std::memcpy(t->data(), p.raw_data().data(), bytes);
     return t;
   }
