@@ -140,13 +140,22 @@ void KernelContext::SetOutputValue(size_t i, Value value) {
 }
 
 Tensor& KernelContext::Output(size_t i, DataType type, std::span<const int64_t> dims) {
+  return MakeOutput(i, type, dims, true);
+}
+
+Tensor& KernelContext::OutputForOverwrite(size_t i, DataType type, std::span<const int64_t> dims) {
+  return MakeOutput(i, type, dims, false);
+}
+
+Tensor& KernelContext::MakeOutput(size_t i, DataType type, std::span<const int64_t> dims,
+                                  bool zero) {
   if (i >= outputs_.size()) {
     info_.Fail(ErrorCode::kInvalidGraph, "output " + std::to_string(i) + " does not exist");
   }
   if (outputs_[i] != nullptr) {
     info_.Fail(ErrorCode::kEngineError, "output " + std::to_string(i) + " allocated twice");
   }
-  Tensor& t = allocator_.Allocate(i, type, dims);
+  Tensor& t = allocator_.Allocate(i, type, dims, zero);
   outputs_[i] = &t;
   return t;
 }

@@ -83,10 +83,13 @@ class KernelInfo {
 class OutputAllocator {
  public:
   virtual ~OutputAllocator() = default;
-  // Returns a zero-filled tensor of exactly this type and shape for output `index`, owned by the
-  // allocator; throws on failure (kInvalidArgument for a negative dimension or a size that
+  // Returns a tensor of exactly this type and shape for output `index`, owned by the allocator:
+  // zero-filled when `zero`, else with unspecified contents that the kernel overwrites (test and
+  // debug allocators fill those with a poison pattern, so a kernel that leaves an element unwritten
+  // fails its tests). Throws on failure (kInvalidArgument for a negative dimension or a size that
   // overflows, kOutOfMemory).
-  virtual Tensor& Allocate(size_t index, DataType type, std::span<const int64_t> dims) = 0;
+  virtual Tensor& Allocate(size_t index, DataType type, std::span<const int64_t> dims,
+                           bool zero) = 0;
   // `bytes` of uninitialised memory, 64-byte aligned, valid until the kernel's Compute returns.
   // Safe to call from several threads at once. Throws kOutOfMemory.
   virtual void* Scratch(size_t bytes) = 0;
@@ -154,6 +157,12 @@ class KernelContext {
   }
   // The same from dimensions a kernel keeps on its stack: with a planned output, no heap.
   Tensor& Output(size_t i, DataType type, std::span<const int64_t> dims);
+  // Like Output, but the contents are unspecified: for a kernel that writes every element (never
+  // for string tensors, which are always made empty). Saves the zero-filling pass.
+  Tensor& OutputForOverwrite(size_t i, DataType type, const Shape& shape) {
+    return OutputForOverwrite(i, type, std::span<const int64_t>(shape.dims()));
+  }
+  Tensor& OutputForOverwrite(size_t i, DataType type, std::span<const int64_t> dims);
   // `count` uninitialised elements of T, 64-byte aligned, valid until Compute returns; safe from
   // several threads at once. Throws kOutOfMemory (also when the size overflows).
   template <typename T>
@@ -169,6 +178,8 @@ class KernelContext {
   SubgraphRunner& subgraphs() const;
 
  private:
+  Tensor& MakeOutput(size_t i, DataType type, std::span<const int64_t> dims, bool zero);
+
   const KernelInfo& info_;
   std::span<const Tensor* const> inputs_;
   std::span<const Value* const> values_;

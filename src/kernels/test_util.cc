@@ -1,6 +1,7 @@
 #include "kernels/test_util.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "kernels/registry.h"
@@ -11,10 +12,15 @@ namespace {
 class HeapOutputs final : public OutputAllocator {
  public:
   explicit HeapOutputs(size_t n) : tensors_(n) {}
-  Tensor& Allocate(size_t index, DataType type, std::span<const int64_t> dims) override {
+  Tensor& Allocate(size_t index, DataType type, std::span<const int64_t> dims, bool zero) override {
     tensors_.at(index) = Tensor::Allocate(
         type, Shape(std::vector<int64_t>(dims.begin(), dims.end())), CpuAllocator());
-    return *tensors_[index];
+    Tensor& t = *tensors_[index];
+    // An element the kernel forgets to write reads as NaN (floats) or a large negative number.
+    if (!zero && type != DataType::kString && t.byte_size() != 0) {
+      std::memset(t.data(), 0xA5, t.byte_size());
+    }
+    return t;
   }
   void* Scratch(size_t bytes) override { return scratch_.Get(bytes); }
   void SetValue(size_t index, Value value) override { values_.at(index) = std::move(value); }

@@ -89,20 +89,34 @@ void Profiler::WriteJson(const std::string& path) const {
 
 class Frame::StepOutputs final : public OutputAllocator {
  public:
+  // A planned output is zero-filled, or, for a kernel that overwrites it, left as it is in release
+  // builds and filled with a poison pattern in debug builds (so an unwritten element shows).
+  static void Prepare(Tensor& t, bool zero) noexcept {
+    if (t.byte_size() == 0) return;
+#ifdef NDEBUG
+    if (zero) std::memset(t.data(), 0, t.byte_size());
+#else
+    std::memset(t.data(), zero ? 0 : 0xA5, t.byte_size());
+#endif
+  }
+
   StepOutputs(Frame& frame, const GraphPlan::Step& step) : frame_(frame), step_(step) {}
 
-  Tensor& Allocate(size_t index, DataType type, std::span<const int64_t> dims) override {
+  Tensor& Allocate(size_t index, DataType type, std::span<const int64_t> dims, bool zero) override {
     const int slot = index < step_.outputs.size() ? step_.outputs[index] : -1;
     if (slot >= 0) {
       if (Tensor* planned = frame_.Planned(slot, type, dims)) {
-        if (planned->byte_size() != 0) std::memset(planned->data(), 0, planned->byte_size());
+        Prepare(*planned, zero || type == DataType::kString);
         frame_.owned_[slot] = frame_.planned_[slot];
         frame_.slots_[slot] = Value(frame_.planned_[slot]);
         return *planned;
       }
     }
-    std::shared_ptr<Tensor> t = Tensor::Allocate(
-        type, Shape(std::vector<int64_t>(dims.begin(), dims.end())), frame_.run_->allocator);
+    Shape shape(std::vector<int64_t>(dims.begin(), dims.end()));
+    std::shared_ptr<Tensor> t =
+        zero || type == DataType::kString
+            ? Tensor::Allocate(type, std::move(shape), frame_.run_->allocator)
+            : Tensor::AllocateForOverwrite(type, std::move(shape), frame_.run_->allocator);
     if (slot < 0) {
       spare_.push_back(t);  // an output the graph leaves out: dropped after the step
     } else {
@@ -112,7 +126,9 @@ class Frame::StepOutputs final : public OutputAllocator {
     return *t;
   }
 
-  void* Scratch(size_t bytes) override { return frame_.scratch_.Get(bytes); }
+  void* Scratch(size_t bytes) override {
+    return frame_.scratch_.Get(bytes);
+  }
 
   void SetValue(size_t index, Value value) override {
     const int slot = index < step_.outputs.size() ? step_.outputs[index] : -1;

@@ -31,7 +31,8 @@ bool HasSubgraph(const ir::Node& node) {
 class FoldOutputs final : public OutputAllocator {
  public:
   explicit FoldOutputs(size_t count) : made_(count) {}
-  Tensor& Allocate(size_t index, DataType type, std::span<const int64_t> dims) override {
+  Tensor& Allocate(size_t index, DataType type, std::span<const int64_t> dims,
+                   bool /*zero*/) override {
     Shape shape(std::vector<int64_t>(dims.begin(), dims.end()));
     const std::optional<size_t> n = shape.ElementCount();
     const std::optional<size_t> bytes = n ? StorageBytes(type, *n) : std::nullopt;

@@ -145,7 +145,7 @@ class Arithmetic final : public Kernel {
         }
       }
       if (!ctx.WantsOutput(0)) return;
-      Tensor& y = ctx.Output(0, a.type(), shapes.out.span());
+      Tensor& y = ctx.OutputForOverwrite(0, a.type(), shapes.out.span());
       const BroadcastPlan plan(shapes.out.span(), {shapes.a.span(), shapes.b.span()});
       RunBinary(ctx.threads(), plan, static_cast<const T*>(a.data()), pb, static_cast<T*>(y.data()),
                 [this](T p, T q) { return Store<T>(op_(Load(p), Load(q))); });

@@ -57,7 +57,7 @@ class Clip final : public Kernel {
         if (max_attr_) hi = AttributeBound<T>(*max_attr_);
       }
       if (!ctx.WantsOutput(0)) return;
-      Tensor& y = ctx.Output(0, x.type(), x.shape());
+      Tensor& y = ctx.OutputForOverwrite(0, x.type(), x.shape());
       RunUnary(ctx.threads(), x.element_count(), static_cast<const T*>(x.data()),
                static_cast<T*>(y.data()), [lo, hi](T v) {
                  C c = Load(v);

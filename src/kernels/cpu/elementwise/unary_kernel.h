@@ -28,7 +28,7 @@ class UnaryKernel final : public Kernel {
     DispatchList(typename Op::Types{}, x.type(), ctx.info(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if (!ctx.WantsOutput(0)) return;
-      Tensor& y = ctx.Output(0, x.type(), x.shape());
+      Tensor& y = ctx.OutputForOverwrite(0, x.type(), x.shape());
       RunUnary(ctx.threads(), x.element_count(), static_cast<const T*>(x.data()),
                static_cast<T*>(y.data()), [this](T v) { return Store<T>(op_(Load(v))); });
     });

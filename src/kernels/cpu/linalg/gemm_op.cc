@@ -91,7 +91,7 @@ class GemmOp final : public Kernel {
       }
       if (!BroadcastsToMatrix(cd, m, n)) CheckBroadcastable(info, *c, "C", y_dims);
     }
-    Tensor& y = ctx.Output(0, a.type(), y_dims);
+    Tensor& y = ctx.OutputForOverwrite(0, a.type(), y_dims);
     if (y.element_count() == 0) return;
 
     const auto mu = static_cast<size_t>(m);

@@ -99,7 +99,7 @@ class MatMul final : public Kernel {
                                                  " but input 'B' is " + DataTypeName(b.type()));
     }
     MatMulPlan plan = Plan(info, a.shape(), b.shape());
-    Tensor& y = ctx.Output(0, a.type(), plan.out_dims.span());
+    Tensor& y = ctx.OutputForOverwrite(0, a.type(), plan.out_dims.span());
     if (y.element_count() == 0) return;
     const size_t products = plan.products();
     size_t* a_offsets = ctx.Scratch<size_t>(products);

@@ -93,7 +93,7 @@ class BatchNormalization final : public Kernel {
       add[i] -= mean[i] * mul[i];
     }
 
-    Tensor& y = ctx.Output(0, x.type(), shape);
+    Tensor& y = ctx.OutputForOverwrite(0, x.type(), shape);
     if (y.element_count() == 0) return;
     const size_t batch = static_cast<size_t>(shape.dims()[0]);
     const size_t block = x.element_count() / batch;       // elements per batch entry

@@ -135,7 +135,7 @@ class Conv final : public Kernel {
     const ConvProblem p = Check(info, x.shape(), w.shape(), b);
     SmallVector<int64_t> y_dims = {x.shape().dims()[0], w.shape().dims()[0]};
     for (int64_t d : p.window.out) y_dims.push_back(d);
-    Tensor& y = ctx.Output(0, x.type(), y_dims.span());
+    Tensor& y = ctx.OutputForOverwrite(0, x.type(), y_dims.span());
     if (y.element_count() == 0) return;
     const size_t col_size = ColumnSize(info, p);
 

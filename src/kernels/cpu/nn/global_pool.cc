@@ -75,7 +75,7 @@ class GlobalPool final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument,
                 "input 'X' has shape " + shape.ToString() + ": its spatial planes are empty");
     }
-    Tensor& y = ctx.Output(0, x.type(), y_dims.span());
+    Tensor& y = ctx.OutputForOverwrite(0, x.type(), y_dims.span());
     if (planes == 0) return;
     Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -269,7 +269,7 @@ class Pool final : public Kernel {
     for (int64_t d : g.out) y_dims.push_back(d);
     const size_t planes = static_cast<size_t>(y_dims[0]) * static_cast<size_t>(y_dims[1]);
 
-    Tensor& y = ctx.Output(0, x.type(), y_dims.span());
+    Tensor& y = ctx.OutputForOverwrite(0, x.type(), y_dims.span());
     Tensor* indices = nullptr;
     if (kind_ == PoolKind::kMax && ctx.WantsOutput(1)) {
       indices = &ctx.Output(1, DataType::kInt64, y_dims.span());

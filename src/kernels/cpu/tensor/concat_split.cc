@@ -70,8 +70,8 @@ class Concat final : public Kernel {
     }
     const size_t rows = Product(d0, 0, axis);
     const size_t inner = Product(d0, axis + 1, rank);
-    Tensor& y =
-        ctx.Output(0, first.type(), CheckedDims(info, first.type(), out.span(), "output shape"));
+    Tensor& y = ctx.OutputForOverwrite(0, first.type(),
+                                       CheckedDims(info, first.type(), out.span(), "output shape"));
     if (y.element_count() == 0) return;
     const size_t out_row = static_cast<size_t>(out[axis]) * inner;
     DispatchStorage(first.type(), info, [&](auto tag) {

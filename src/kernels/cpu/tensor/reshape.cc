@@ -19,7 +19,7 @@ namespace kiln::cpu {
 namespace {
 
 Tensor& CopyWithShape(KernelContext& ctx, const Tensor& x, std::span<const int64_t> dims) {
-  Tensor& y = ctx.Output(0, x.type(), dims);
+  Tensor& y = ctx.OutputForOverwrite(0, x.type(), dims);
   CopyTensor(x, y);
   return y;
 }

@@ -23,7 +23,7 @@ void PermuteInto(KernelContext& ctx, const Tensor& x, std::span<const int64_t> v
     dims[i] = view[perm[i]];
     src_strides[i] = strides[perm[i]];
   }
-  Tensor& y = ctx.Output(0, x.type(), out_shape);
+  Tensor& y = ctx.OutputForOverwrite(0, x.type(), out_shape);
   StridedCopyTensor(ctx.info(), ctx.threads(), x, y, dims.span(), src_strides.span(), 0);
 }
 
