@@ -47,6 +47,7 @@ set(KILN_UNIT_TEST_SOURCES
   src/core/thread_pool_test.cc
   src/core/utf8_test.cc
   src/kernels/cpu/small_vector_test.cc
+  src/kernels/cpu/vector_math_test.cc
   src/ir/graph_test.cc
   src/onnx/loader_test.cc
   src/runtime/executor_test.cc

@@ -6,7 +6,9 @@
 //   unidirectionally; opsets 1–6 take a one-element slope, one per channel (axis 1) or one of X's
 //   shape.
 // Selu's defaults are 1.6732/1.0507 before opset 6 and the float32 values of the exact
-// constants from opset 6 on. Float16/BFloat16 compute in float.
+// constants from opset 6 on. Float16/BFloat16 compute in float. In float, Elu, Selu, Sigmoid,
+// Softplus and Gelu take e^x, expm1, tanh and erf from vector_math.h (a few ulps from libm, and
+// vectorized); double keeps the std:: functions.
 #include <cmath>
 #include <numbers>
 #include <optional>
@@ -19,6 +21,7 @@
 #include "kernels/cpu/elementwise/elementwise_kernels.h"
 #include "kernels/cpu/elementwise/unary_kernel.h"
 #include "kernels/cpu/small_vector.h"
+#include "kernels/cpu/vector_math.h"
 
 namespace kiln::cpu {
 namespace {
@@ -38,7 +41,8 @@ class LeakyReluOp {
   explicit LeakyReluOp(const KernelInfo& info) : alpha_(info.GetFloat("alpha", 0.01f)) {}
   template <typename C>
   C operator()(C x) const {
-    return x < C(0) ? static_cast<C>(alpha_) * x : x;
+    const C negative = static_cast<C>(alpha_) * x;  // both sides: vectorizes
+    return x < C(0) ? negative : x;
   }
 
  private:
@@ -51,7 +55,8 @@ class EluOp {
   explicit EluOp(const KernelInfo& info) : alpha_(info.GetFloat("alpha", 1.0f)) {}
   template <typename C>
   C operator()(C x) const {
-    return x < C(0) ? static_cast<C>(alpha_) * std::expm1(x) : x;
+    const C negative = static_cast<C>(alpha_) * vmath::Expm1(x);  // both sides: vectorizes
+    return x < C(0) ? negative : x;
   }
 
  private:
@@ -67,7 +72,7 @@ class SeluOp {
   template <typename C>
   C operator()(C x) const {
     const auto gamma = static_cast<C>(gamma_);
-    return x > C(0) ? gamma * x : gamma * static_cast<C>(alpha_) * std::expm1(x);
+    return x > C(0) ? gamma * x : gamma * static_cast<C>(alpha_) * vmath::Expm1(x);
   }
 
  private:
@@ -80,9 +85,13 @@ struct SigmoidOp {
   explicit SigmoidOp(const KernelInfo&) {}
   template <typename C>
   C operator()(C x) const {
-    if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
-    const C e = std::exp(x);  // no overflow for large negative x
-    return e / (C(1) + e);
+    if constexpr (std::is_same_v<C, float>) {
+      return SigmoidF(x);
+    } else {
+      if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
+      const C e = std::exp(x);  // no overflow for large negative x
+      return e / (C(1) + e);
+    }
   }
 };
 
@@ -123,8 +132,12 @@ struct SoftplusOp {
   explicit SoftplusOp(const KernelInfo&) {}
   template <typename C>
   C operator()(C x) const {
-    // log(1 + e^x) without overflow: x + log(1 + e^-x) for positive x.
-    return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+    if constexpr (std::is_same_v<C, float>) {
+      return SoftplusF(x);
+    } else {
+      // log(1 + e^x) without overflow: x + log(1 + e^-x) for positive x.
+      return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+    }
   }
 };
 
@@ -137,30 +150,21 @@ struct SoftsignOp {
   }
 };
 
-class GeluOp {
- public:
+// Gelu with approximate "none" (kTanh false) or "tanh": one op each, so that the loop has no
+// choice inside.
+template <bool kTanh>
+struct GeluOp {
   using Types = FloatTypes;
-  explicit GeluOp(const KernelInfo& info) {
-    const std::string approximate = info.GetString("approximate", "none");
-    if (approximate == "tanh") {
-      tanh_ = true;
-    } else if (approximate != "none") {
-      info.Fail(
-          ErrorCode::kInvalidGraph,
-          "attribute 'approximate' must be \"none\" or \"tanh\", not \"" + approximate + "\"");
-    }
-  }
+  explicit GeluOp(const KernelInfo&) {}
   template <typename C>
   C operator()(C x) const {
-    if (tanh_) {
+    if constexpr (kTanh) {
       const C k = std::sqrt(C(2) / std::numbers::pi_v<C>);
-      return C(0.5) * x * (C(1) + std::tanh(k * (x + C(0.044715) * x * x * x)));
+      return C(0.5) * x * (C(1) + vmath::Tanh(k * (x + C(0.044715) * x * x * x)));
+    } else {
+      return C(0.5) * x * (C(1) + vmath::Erf(x / std::sqrt(C(2))));
     }
-    return C(0.5) * x * (C(1) + std::erf(x / std::sqrt(C(2))));
   }
-
- private:
-  bool tanh_ = false;
 };
 
 using PReluTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>;
@@ -253,7 +257,13 @@ std::unique_ptr<Kernel> MakeSoftsign(const KernelInfo& info) {
   return Make<UnaryKernel<SoftsignOp>>(info);
 }
 std::unique_ptr<Kernel> MakeGelu(const KernelInfo& info) {
-  return Make<UnaryKernel<GeluOp>>(info);
+  const std::string approximate = info.GetString("approximate", "none");
+  if (approximate == "tanh") return Make<UnaryKernel<GeluOp<true>>>(info);
+  if (approximate != "none") {
+    info.Fail(ErrorCode::kInvalidGraph,
+              "attribute 'approximate' must be \"none\" or \"tanh\", not \"" + approximate + "\"");
+  }
+  return Make<UnaryKernel<GeluOp<false>>>(info);
 }
 std::unique_ptr<Kernel> MakePRelu(const KernelInfo& info) {
   return Make<PRelu>(info);

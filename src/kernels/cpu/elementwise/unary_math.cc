@@ -3,12 +3,14 @@
 //     float, double, Float16, BFloat16;
 //   Abs (1+), Sign (9+): all numeric types; Neg (1+): floats and signed integers.
 // Float16/BFloat16 compute in float. Round rounds halves to even. Integer Abs/Neg wrap like numpy
-// (Abs(INT_MIN) = INT_MIN).
+// (Abs(INT_MIN) = INT_MIN). In float, Exp, Tanh and Erf come from vector_math.h (a few ulps from
+// libm, and vectorized); double keeps the std:: functions.
 #include <cmath>
 #include <type_traits>
 
 #include "kernels/cpu/elementwise/elementwise_kernels.h"
 #include "kernels/cpu/elementwise/unary_kernel.h"
+#include "kernels/cpu/vector_math.h"
 
 namespace kiln::cpu {
 namespace {
@@ -25,15 +27,15 @@ namespace {
   };
 
 KILN_FLOAT_UNARY_OP(SqrtOp, std::sqrt(x))
-KILN_FLOAT_UNARY_OP(ExpOp, std::exp(x))
+KILN_FLOAT_UNARY_OP(ExpOp, vmath::Exp(x))
 KILN_FLOAT_UNARY_OP(LogOp, std::log(x))
 KILN_FLOAT_UNARY_OP(ReciprocalOp, C(1) / x)
 KILN_FLOAT_UNARY_OP(FloorOp, std::floor(x))
 KILN_FLOAT_UNARY_OP(CeilOp, std::ceil(x))
-KILN_FLOAT_UNARY_OP(TanhOp, std::tanh(x))
+KILN_FLOAT_UNARY_OP(TanhOp, vmath::Tanh(x))
 KILN_FLOAT_UNARY_OP(SinOp, std::sin(x))
 KILN_FLOAT_UNARY_OP(CosOp, std::cos(x))
-KILN_FLOAT_UNARY_OP(ErfOp, std::erf(x))
+KILN_FLOAT_UNARY_OP(ErfOp, vmath::Erf(x))
 
 #undef KILN_FLOAT_UNARY_OP
 

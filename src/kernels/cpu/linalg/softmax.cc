@@ -2,7 +2,9 @@
 // (default 1) and normalise each row of the flattened trailing block; opset 13+ normalises along
 // `axis` alone (default -1). Softmax and LogSoftmax subtract the maximum first; Hardmax marks the
 // first maximum (a NaN counts as the maximum, like numpy.argmax). Types: float, double, Float16 and
-// BFloat16 (computed in float).
+// BFloat16 (computed in float). In float, e^x comes from vector_math.h, and rows along the last
+// axis run in vectorized passes (maximum, exponentials, a sum in 16 interleaved float partial sums,
+// scaling); double keeps std::exp and the sequential sum.
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -11,6 +13,8 @@
 #include "kernels/cpu/linalg/linalg_kernels.h"
 #include "kernels/cpu/linalg/linalg_util.h"
 #include "kernels/cpu/types.h"
+#include "kernels/cpu/vector_math.h"
+#include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
 namespace {
@@ -23,10 +27,74 @@ bool Beats(Acc v, Acc best) {
   return v > best || (std::isnan(v) && !std::isnan(best));
 }
 
+// One contiguous float row (inner == 1), in passes compiled for the widest vectors.
+namespace row_loops {
+
+constexpr size_t kLanes = 16;  // interleaved partial sums and maxima
+
+// The maximum of x[0, n), n >= 1. A NaN other than x[0] is skipped, as in NormalizeBlock; either
+// way a NaN makes the whole row NaN through the sum.
+KILN_VECTOR_CLONES float Max(const float* x, size_t n) {
+  float m[kLanes];
+  for (size_t j = 0; j < kLanes; ++j) m[j] = x[0];
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (size_t j = 0; j < kLanes; ++j) m[j] = x[i + j] > m[j] ? x[i + j] : m[j];
+  }
+  for (; i < n; ++i) m[0] = x[i] > m[0] ? x[i] : m[0];
+  float r = m[0];
+  for (size_t j = 1; j < kLanes; ++j) r = m[j] > r ? m[j] : r;
+  return r;
+}
+
+// y = e^(x - shift); y may be x.
+KILN_VECTOR_CLONES void ExpShifted(const float* x, float* y, size_t n, float shift) {
+  for (size_t i = 0; i < n; ++i) y[i] = ExpF(x[i] - shift);
+}
+
+// The sum of x[0, n) in kLanes interleaved partial sums, added pairwise at the end.
+KILN_VECTOR_CLONES float Sum(const float* x, size_t n) {
+  float acc[kLanes] = {};
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (size_t j = 0; j < kLanes; ++j) acc[j] += x[i + j];
+  }
+  for (; i < n; ++i) acc[0] += x[i];
+  for (size_t w = kLanes / 2; w > 0; w /= 2) {
+    for (size_t j = 0; j < w; ++j) acc[j] += acc[j + w];
+  }
+  return acc[0];
+}
+
+KILN_VECTOR_CLONES void Scale(float* y, size_t n, float s) {
+  for (size_t i = 0; i < n; ++i) y[i] *= s;
+}
+
+// y = (x - shift) - log_sum; y may be x.
+KILN_VECTOR_CLONES void ShiftTwice(const float* x, float* y, size_t n, float shift, float log_sum) {
+  for (size_t i = 0; i < n; ++i) y[i] = (x[i] - shift) - log_sum;
+}
+
+// Softmax or LogSoftmax of x[0, len) into y (y may be x); `exps` is scratch of len floats.
+template <Norm kNorm>
+void Normalize(const float* x, float* y, size_t len, float* exps) {
+  const float max = Max(x, len);
+  if constexpr (kNorm == Norm::kSoftmax) {
+    ExpShifted(x, y, len, max);
+    Scale(y, len, 1.0f / Sum(y, len));
+  } else {
+    ExpShifted(x, exps, len, max);
+    ShiftTwice(x, y, len, max, std::log(Sum(exps, len)));
+  }
+}
+
+}  // namespace row_loops
+
 // Normalises, in place, `inner` interleaved vectors of `len` values: v[l·inner + j] is element l
 // of vector j. max, sum and arg are scratch of `inner` entries.
 template <Norm kNorm, typename Acc>
-void NormalizeBlock(Acc* v, size_t len, size_t inner, Acc* max, Acc* sum, size_t* arg) {
+KILN_VECTOR_CLONES void NormalizeBlock(Acc* v, size_t len, size_t inner, Acc* max, Acc* sum,
+                                       size_t* arg) {
   for (size_t j = 0; j < inner; ++j) {
     max[j] = v[j];
     sum[j] = 0;
@@ -55,7 +123,7 @@ void NormalizeBlock(Acc* v, size_t len, size_t inner, Acc* max, Acc* sum, size_t
     Acc* row = v + l * inner;
     for (size_t j = 0; j < inner; ++j) {
       const Acc shifted = row[j] - max[j];
-      const Acc e = std::exp(shifted);
+      const Acc e = vmath::Exp(shifted);
       sum[j] += e;
       row[j] = kNorm == Norm::kSoftmax ? e : shifted;
     }
@@ -113,7 +181,15 @@ class Normalization final : public Kernel {
         Acc* max = ctx.Scratch<Acc>(inner);
         Acc* sum = ctx.Scratch<Acc>(inner);
         size_t* arg = ctx.Scratch<size_t>(inner);
+        constexpr bool kRows = kNorm != Norm::kHardmax && std::is_same_v<Acc, float>;
+        float* exps = kRows && inner == 1 ? ctx.Scratch<float>(len) : nullptr;
         for (size_t o = begin; o < end; ++o) {
+          if constexpr (kRows && std::is_same_v<T, float>) {
+            if (inner == 1) {
+              row_loops::Normalize<kNorm>(xp + o * block, yp + o * block, len, exps);
+              continue;
+            }
+          }
           const T* src = xp + o * block;
           for (size_t i = 0; i < block; ++i) {
             if constexpr (kIsHalf<T>) {
@@ -122,7 +198,15 @@ class Normalization final : public Kernel {
               values[i] = src[i];
             }
           }
-          NormalizeBlock<kNorm>(values, len, inner, max, sum, arg);
+          if constexpr (kRows) {
+            if (inner == 1) {
+              row_loops::Normalize<kNorm>(values, values, len, exps);
+            } else {
+              NormalizeBlock<kNorm>(values, len, inner, max, sum, arg);
+            }
+          } else {
+            NormalizeBlock<kNorm>(values, len, inner, max, sum, arg);
+          }
           T* dst = yp + o * block;
           for (size_t i = 0; i < block; ++i) {
             if constexpr (kIsHalf<T>) {
