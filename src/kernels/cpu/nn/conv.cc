@@ -33,33 +33,45 @@ struct ConvProblem {
 
 // Direct convolution where each group has one input channel: output feature m reads input channel
 // m / (M / C).
-// row[o] += w · src[o · s] for o in [lo, hi).
+// One output plane of a depthwise convolution: dst = bias + Σ_tap w[tap] · (image under the tap).
+// The whole plane is one vector-cloned function, so short rows pay no per-row dispatch.
 template <typename T>
-KILN_VECTOR_CLONES void AxpyTapRow(T* row, const T* src, T w, int64_t lo, int64_t hi, int64_t s) {
-  for (int64_t o = lo; o < hi; ++o) row[o] += w * src[o * s];
+KILN_VECTOR_CLONES void DepthwisePlane(const WindowGeometry& g, const T* src, const T* w, T bias,
+                                       T* dst) {
+  const int64_t s = g.stride.back();
+  std::fill(dst, dst + g.out_size, bias);
+  if (g.rank() == 2) {
+    nn::ForEachTapRow2D(
+        g, [&](size_t out_offset, size_t tap, int64_t in_base, int64_t lo, int64_t hi) {
+          T* row = dst + out_offset;
+          const T* in = src + in_base;
+          const T wv = w[tap];
+          for (int64_t o = lo; o < hi; ++o) row[o] += wv * in[o * s];
+        });
+    return;
+  }
+  for (size_t tap = 0; tap < g.kernel_size; ++tap) {
+    const T wv = w[tap];
+    nn::ForEachTapRow(g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
+      T* row = dst + out_offset;
+      const T* in = src + in_base;
+      for (int64_t o = lo; o < hi; ++o) row[o] += wv * in[o * s];
+    });
+  }
 }
 
 template <typename T>
 void DepthwiseConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* y,
                    ThreadPool& pool) {
   const WindowGeometry& g = p.window;
-  const int64_t s = g.stride.back();
   const size_t planes = p.batch * p.features;
   const size_t grain = std::max<size_t>(1, 4096 / std::max<size_t>(1, g.out_size * g.kernel_size));
   pool.ParallelFor(planes, grain, [&](size_t begin, size_t end) {
     for (size_t plane = begin; plane < end; ++plane) {
       const size_t n = plane / p.features;
       const size_t m = plane % p.features;
-      const T* src = x + (n * p.channels + m / p.group_features) * g.in_size;
-      const T* wm = w + m * g.kernel_size;
-      T* dst = y + plane * g.out_size;
-      std::fill(dst, dst + g.out_size, b != nullptr ? b[m] : T(0));
-      for (size_t tap = 0; tap < g.kernel_size; ++tap) {
-        const T wv = wm[tap];
-        nn::ForEachTapRow(g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
-          AxpyTapRow(dst + out_offset, src + in_base, wv, lo, hi, s);
-        });
-      }
+      DepthwisePlane(g, x + (n * p.channels + m / p.group_features) * g.in_size,
+                     w + m * g.kernel_size, b != nullptr ? b[m] : T(0), y + plane * g.out_size);
     }
   });
 }

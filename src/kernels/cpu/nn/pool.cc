@@ -87,32 +87,44 @@ struct PoolParams {
   double p = 2.0;
 };
 
-// best[o] = max(best[o], src[o * s]) for o in [lo, hi), where a NaN maximum gives way to any
-// number: starting from NaN, this is the maximum ignoring NaN, NaN when all taps are NaN.
+// One output plane of MaxPool of float or double without Indices: each output is the maximum of
+// its window ignoring NaN (NaN when all taps are NaN: starting from NaN, a NaN maximum gives way to
+// any number). One vector-cloned function per plane, so short rows pay no per-row dispatch.
 template <typename T>
-KILN_VECTOR_CLONES void MaxOfTapRow(T* best, const T* src, int64_t lo, int64_t hi, int64_t s) {
-  for (int64_t o = lo; o < hi; ++o) {
-    const T v = src[o * s];
-    const T b = best[o];
-    best[o] = (v > b || std::isnan(b)) ? v : b;
+KILN_VECTOR_CLONES void MaxPoolPlane(const WindowGeometry& g, const T* src, T* dst) {
+  const int64_t s = g.stride.back();
+  std::fill(dst, dst + g.out_size, std::numeric_limits<T>::quiet_NaN());
+  if (g.rank() == 2) {
+    nn::ForEachTapRow2D(g, [&](size_t out_offset, size_t, int64_t in_base, int64_t lo, int64_t hi) {
+      T* best = dst + out_offset;
+      const T* in = src + in_base;
+      for (int64_t o = lo; o < hi; ++o) {
+        const T v = in[o * s];
+        const T b = best[o];
+        best[o] = (v > b || std::isnan(b)) ? v : b;
+      }
+    });
+    return;
+  }
+  for (size_t tap = 0; tap < g.kernel_size; ++tap) {
+    nn::ForEachTapRow(g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
+      T* best = dst + out_offset;
+      const T* in = src + in_base;
+      for (int64_t o = lo; o < hi; ++o) {
+        const T v = in[o * s];
+        const T b = best[o];
+        best[o] = (v > b || std::isnan(b)) ? v : b;
+      }
+    });
   }
 }
 
-// MaxPool of float or double without the Indices output: the running maxima live in the output.
 template <typename T>
 void MaxPoolValues(KernelContext& ctx, const WindowGeometry& g, size_t planes, const T* x, T* y) {
-  const int64_t s = g.stride.back();
   const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, g.out_size * g.kernel_size));
   ctx.threads().ParallelFor(planes, grain, [&](size_t begin, size_t end) {
     for (size_t plane = begin; plane < end; ++plane) {
-      const T* src = x + plane * g.in_size;
-      T* dst = y + plane * g.out_size;
-      std::fill(dst, dst + g.out_size, std::numeric_limits<T>::quiet_NaN());
-      for (size_t tap = 0; tap < g.kernel_size; ++tap) {
-        nn::ForEachTapRow(g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
-          MaxOfTapRow(dst + out_offset, src + in_base, lo, hi, s);
-        });
-      }
+      MaxPoolPlane(g, x + plane * g.in_size, y + plane * g.out_size);
     }
   });
 }

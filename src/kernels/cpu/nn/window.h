@@ -144,6 +144,32 @@ void ForEachTapRow(const WindowGeometry& g, size_t tap, F&& row) {
   }
 }
 
+// For a 2-D window: the same walk as ForEachTapRow over every tap, output row by output row (for
+// each output row, each kernel row inside the image, each kernel column), calling
+//   row(out_offset, tap, in_base, lo, hi)
+// with out_offset the output row's start and tap the row-major kernel index. Always inlined, so a
+// vector-cloned caller compiles the innermost loop (in `row`) for its own target.
+template <typename F>
+[[gnu::always_inline]] inline void ForEachTapRow2D(const WindowGeometry& g, F&& row) {
+  const int64_t in_h = g.in[0], in_w = g.in[1], out_h = g.out[0], out_w = g.out[1];
+  const int64_t sy = g.stride[0], sx = g.stride[1], dy = g.dilation[0], dx = g.dilation[1];
+  for (int64_t oy = 0; oy < out_h; ++oy) {
+    const auto out_offset = static_cast<size_t>(oy * out_w);
+    for (int64_t ky = 0; ky < g.kernel[0]; ++ky) {
+      const int64_t iy = oy * sy + ky * dy - g.pad_begin[0];
+      if (iy < 0 || iy >= in_h) continue;
+      for (int64_t kx = 0; kx < g.kernel[1]; ++kx) {
+        const int64_t first = kx * dx - g.pad_begin[1];
+        int64_t hi = std::min(out_w, CeilDiv(in_w - first, sx));
+        const int64_t lo =
+            std::min(first >= 0 ? int64_t{0} : CeilDiv(-first, sx), std::max<int64_t>(hi, 0));
+        hi = std::max(hi, lo);
+        row(out_offset, static_cast<size_t>(ky * g.kernel[1] + kx), iy * in_w + first, lo, hi);
+      }
+    }
+  }
+}
+
 // Unfolds `channels` image planes (each g.in_size elements) into col, a
 // [channels * kernel_size, out_size] matrix: row (c, tap) holds, for every window position, the
 // image element under that tap, or 0 in the padding.
