@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev     # tests
   libprotobuf-dev protobuf-compiler libonnx-dev  # the ONNX loader (src/onnx)
   libdnnl-dev                   # oneDNN: sgemm behind cpu::Gemm<float>
+  libonnx-testdata              # the ONNX 1.12 backend cases (allocation sweep)
   python3-torch python3-torchvision python3-sklearn python3-onnx python3-numpy  # demo and model tests: export only
   doxygen                       # make docs (part of make test)
   binutils                      # nm, readelf for the link checks

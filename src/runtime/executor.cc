@@ -153,12 +153,14 @@ Frame::Frame(const GraphPlan& plan, const Frame* parent, RunContext& run)
       owned_(plan.slot_count()) {
   for (const auto& [slot, t] : plan.constants()) slots_[slot] = Value(t);
   for (const auto& [slot, name] : plan.captures()) slots_[slot] = LookupCaptured(name);
-  if (plan.arena_bytes() == 0) return;
+  if (!plan.has_arena()) return;
   arena_allocator_ = run.allocator;
-  arena_ = arena_allocator_->Alloc(plan.arena_bytes());
-  if (arena_ == nullptr) {
-    throw Error(ErrorCode::kOutOfMemory, "cannot allocate the run's arena of " +
-                                             std::to_string(plan.arena_bytes()) + " bytes");
+  if (plan.arena_bytes() != 0) {  // all planned values may be empty tensors
+    arena_ = arena_allocator_->Alloc(plan.arena_bytes());
+    if (arena_ == nullptr) {
+      throw Error(ErrorCode::kOutOfMemory, "cannot allocate the run's arena of " +
+                                               std::to_string(plan.arena_bytes()) + " bytes");
+    }
   }
   try {
     planned_.resize(plan.slot_count());
@@ -167,11 +169,11 @@ Frame::Frame(const GraphPlan& plan, const Frame* parent, RunContext& run)
       if (offset < 0) continue;
       const infer::TensorFacts& f = plan.Facts(static_cast<int>(s));
       const size_t bytes = *StorageBytes(f.type, *f.shape->ElementCount());
-      planned_[s] = Tensor::Wrap(f.type, *f.shape, static_cast<char*>(arena_) + offset, bytes,
-                                 arena_allocator_->Info());
+      void* data = bytes == 0 ? nullptr : static_cast<char*>(arena_) + offset;
+      planned_[s] = Tensor::Wrap(f.type, *f.shape, data, bytes, arena_allocator_->Info());
     }
   } catch (...) {
-    arena_allocator_->Free(arena_);
+    if (arena_ != nullptr) arena_allocator_->Free(arena_);
     throw;
   }
 }

@@ -201,6 +201,7 @@ void GraphPlan::PlanArena() {
     arena_bytes_ = std::max(arena_bytes_, offset + b.bytes);
   }
   for (const Block& b : blocks) offsets_[b.slot] = static_cast<int64_t>(b.offset);
+  has_arena_ = !blocks.empty();
 }
 
 int GraphPlan::SlotOf(const ir::Value* v) const {

@@ -60,8 +60,10 @@ class GraphPlan {
   const infer::TensorFacts& Facts(int slot) const { return facts_.at(static_cast<size_t>(slot)); }
   // Where a slot's buffer lies in the run's arena, or -1 when it is allocated at run time.
   int64_t ArenaOffset(int slot) const { return offsets_.at(static_cast<size_t>(slot)); }
-  // Bytes of the arena each run uses (0 when nothing is planned).
+  // Bytes of the arena each run uses (0 when nothing is planned, or only empty tensors).
   size_t arena_bytes() const noexcept { return arena_bytes_; }
+  // Whether any slot is planned (has an arena offset), empty tensors included.
+  bool has_arena() const noexcept { return has_arena_; }
   // Steps replaced by constants at load.
   size_t folded_steps() const noexcept { return folded_steps_; }
 
@@ -79,6 +81,7 @@ class GraphPlan {
   std::vector<infer::TensorFacts> facts_;
   std::vector<int64_t> offsets_;
   size_t arena_bytes_ = 0;
+  bool has_arena_ = false;
   size_t folded_steps_ = 0;
 
   void Infer(bool fold_constants);

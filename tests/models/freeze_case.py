@@ -14,8 +14,8 @@ import sys
 import onnx
 
 
-def main():
-    case, out = sys.argv[1], sys.argv[2]
+def freeze(case, out):
+    """Writes the frozen model of CASE to OUT; raises ValueError when an input has no value."""
     model = onnx.load(os.path.join(case, "model.onnx"))
     data = os.path.join(case, "test_data_set_0")
     graph = model.graph
@@ -29,16 +29,23 @@ def main():
             t.ParseFromString(f.read())
         values[inputs[index].name] = t
         index += 1
-    keep = [inputs[0]]
+    keep = inputs[:1]
     for i in inputs[1:]:
         if i.name not in values:
-            sys.exit("freeze_case: %s: no value for input '%s'" % (case, i.name))
+            raise ValueError("%s: no value for input '%s'" % (case, i.name))
         t = values[i.name]
         t.name = i.name
         graph.initializer.append(t)
     del graph.input[:]
     graph.input.extend(keep)
     onnx.save(model, out)
+
+
+def main():
+    try:
+        freeze(sys.argv[1], sys.argv[2])
+    except ValueError as e:
+        sys.exit("freeze_case: %s" % e)
 
 
 if __name__ == "__main__":

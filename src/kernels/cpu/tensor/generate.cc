@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/common.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
@@ -191,14 +192,14 @@ class EyeLike final : public Kernel {
   int64_t k_;
 };
 
-// Numeric values as int64 (floats truncated); values that are not finite or do not fit become
-// `invalid`.
-std::vector<int64_t> ReadAsInt64(const KernelInfo& info, const Tensor& t, int64_t invalid) {
-  std::vector<int64_t> out(t.element_count());
+// Writes t's numeric values as int64 to out (t.element_count() of them; floats truncated); values
+// that are not finite or do not fit become `invalid`.
+void ReadAsInt64Into(const KernelInfo& info, const Tensor& t, int64_t invalid, int64_t* out) {
+  const size_t n = t.element_count();
   Dispatch<KILN_NUMERIC_TYPES>(t.type(), info, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* p = DataAs<T>(t);
-    for (size_t i = 0; i < out.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
       if constexpr (std::is_unsigned_v<T>) {
         out[i] = p[i] > static_cast<uint64_t>(INT64_MAX) ? invalid : static_cast<int64_t>(p[i]);
       } else if constexpr (std::is_integral_v<T>) {
@@ -214,7 +215,6 @@ std::vector<int64_t> ReadAsInt64(const KernelInfo& info, const Tensor& t, int64_
       }
     }
   });
-  return out;
 }
 
 class OneHot final : public Kernel {
@@ -230,7 +230,8 @@ class OneHot final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument,
                 "input 'depth' must hold one value, not shape " + depth_t.shape().ToString());
     }
-    const int64_t depth = ReadAsInt64(info, depth_t, 0)[0];
+    int64_t depth = 0;
+    ReadAsInt64Into(info, depth_t, 0, &depth);
     if (depth < 1) {
       info.Fail(ErrorCode::kInvalidArgument, "input 'depth' must be positive");
     }
@@ -240,11 +241,13 @@ class OneHot final : public Kernel {
     }
     const std::vector<int64_t>& id = ind.shape().dims();
     const size_t axis = NormalizeAxis(info, axis_, id.size() + 1);
-    std::vector<int64_t> out(id.begin(), id.end());
-    out.insert(out.begin() + static_cast<ptrdiff_t>(axis), depth);
-    const std::vector<int64_t> indices = ReadAsInt64(info, ind, INT64_MIN);
-    Tensor& y = ctx.Output(0, values.type(),
-                           CheckedShape(info, values.type(), std::move(out), "output shape"));
+    SmallVector<int64_t> out(id.size() + 1);
+    for (size_t d = 0, i = 0; d < out.size(); ++d) out[d] = d == axis ? depth : id[i++];
+    const size_t count = ind.element_count();
+    int64_t* indices = ctx.Scratch<int64_t>(count);
+    ReadAsInt64Into(info, ind, INT64_MIN, indices);
+    Tensor& y =
+        ctx.Output(0, values.type(), CheckedDims(info, values.type(), out.span(), "output shape"));
     const size_t inner = Product(id, axis, id.size());
     const auto udepth = static_cast<size_t>(depth);
     DispatchStorage(values.type(), info, [&](auto tag) {
@@ -252,7 +255,7 @@ class OneHot final : public Kernel {
       const E* v = DataAs<E>(values);
       E* dst = DataAs<E>(y);
       std::fill_n(dst, y.element_count(), v[0]);
-      for (size_t p = 0; p < indices.size(); ++p) {
+      for (size_t p = 0; p < count; ++p) {
         int64_t c = indices[p];
         if (c < -depth || c >= depth) continue;
         if (c < 0) c += depth;

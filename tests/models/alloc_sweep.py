@@ -1,0 +1,75 @@
+#!/usr/bin/env -S /usr/bin/python3
+"""Allocations per steady-state run of every ONNX backend node case, against a manifest.
+
+    /usr/bin/python3 tests/models/alloc_sweep.py PROBE MANIFEST WORK_DIR NODE_DIR...
+
+Each case under each NODE_DIR (the newest suite in ../shared/onnx-tests/node, ONNX 1.12's in
+Debian's libonnx-testdata) is frozen into a static-shape model (freeze_case.py: every input but the
+first becomes a constant holding the case's value) and run through PROBE (kiln_alloc_probe) in a
+steady state. A case must allocate nothing unless MANIFEST lists it, one "case  reason" per line
+(the reason says why the model is not static-shape: an output shape that depends on the first
+input's values, a control-flow body). A listed case that allocates nothing fails too, so the list
+only shrinks. Cases Kiln cannot load or run (an op not supported yet, an input the zero-filled
+probe makes invalid) are counted, not judged: the conformance suite covers them. Ends with
+"N passed, N failed".
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import freeze_case  # noqa: E402
+
+
+def main():
+    probe, manifest_path, work = sys.argv[1:4]
+    node_dirs = sys.argv[4:]
+    expected = {}
+    with open(manifest_path) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                name, _, reason = line.partition(" ")
+                expected[name] = reason.strip()
+    passed, failed, unmeasured = 0, [], 0
+    seen = set()
+    cases = []
+    for i, node_dir in enumerate(node_dirs):
+        os.makedirs(os.path.join(work, str(i)), exist_ok=True)
+        cases += [(i, c) for c in sorted(glob.glob(os.path.join(node_dir, "test_*")))]
+    for i, case in cases:
+        name = os.path.basename(case)
+        seen.add(name)
+        model = os.path.join(work, str(i), name + ".onnx")
+        try:
+            freeze_case.freeze(case, model)
+        except Exception:  # noqa: BLE001 - a case the freezer cannot handle is not measured
+            unmeasured += 1
+            continue
+        p = subprocess.run([probe, model], capture_output=True, text=True, timeout=60)
+        m = re.search(r"allocations per run: (\d+)", p.stdout)
+        if m is None:
+            unmeasured += 1
+            continue
+        count = int(m.group(1))
+        if count == 0 and name not in expected:
+            passed += 1
+        elif count > 0 and name in expected:
+            passed += 1
+        elif count > 0:
+            failed.append(f"{case}: {count} allocations per run")
+        else:
+            failed.append(f"{case}: allocates nothing now; remove it from the manifest")
+    for name in sorted(set(expected) - seen):
+        failed.append(f"{name}: in the manifest but in no suite")
+    for line in failed:
+        print("FAIL " + line)
+    print(f"{unmeasured} cases not measured (not loadable or not runnable on zero inputs)")
+    print(f"{passed} passed, {len(failed)} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
