@@ -154,7 +154,7 @@ def main():
             rows.append(row)
             print(row, flush=True)
     if args.results:
-        kiln_rev = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
+        kiln_rev = subprocess.run(["git", "-C", HERE, "describe", "--always", "--dirty"],
                                   capture_output=True, text=True).stdout.strip()
         with open(args.results, "w") as f:
             f.write("# Kiln and ONNX Runtime side by side\n\n")

@@ -13,7 +13,14 @@
 const fs = require('fs');
 const path = require('path');
 
-const baseRssMb = process.memoryUsage().rss / 1048576;
+// Resident set sizes from /proc/self/status (VmHWM starts afresh at exec; getrusage's maxRSS
+// would also count the image the parent had before exec, e.g. the Python driver's).
+function statusMb(key) {
+  const line = fs.readFileSync('/proc/self/status', 'latin1').split('\n').find((l) => l.startsWith(key));
+  return line ? parseInt(line.slice(key.length), 10) / 1024 : NaN;
+}
+
+const baseRssMb = statusMb('VmRSS:');
 
 const DTYPES = {
   '<f4': ['float32', Float32Array],
@@ -123,7 +130,7 @@ async function main() {
     mean_ms: round(times.reduce((a, b) => a + b, 0) / times.length),
     iters: args.iters,
     threads: args.threads,
-    peak_rss_mb: round(process.resourceUsage().maxRSS / 1024),
+    peak_rss_mb: round(statusMb('VmHWM:')),
     base_rss_mb: round(baseRssMb),
   }));
 }

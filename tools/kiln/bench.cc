@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <numeric>
 #include <optional>
+#include <string>
 
 #include "commands.h"
 #include "inputs.h"
@@ -64,7 +67,15 @@ void Summarise(std::vector<double> times, Result& r) {
   r.mean_ms = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(n);
 }
 
+// This process's peak resident set: Linux's VmHWM, which starts afresh at exec (getrusage's
+// ru_maxrss also counts the image the parent had before exec, e.g. a Python driver's), else
+// ru_maxrss.
 double PeakRssMb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+  }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
