@@ -94,29 +94,22 @@ template <typename T>
 KILN_VECTOR_CLONES void MaxPoolPlane(const WindowGeometry& g, const T* src, T* dst) {
   const int64_t s = g.stride.back();
   std::fill(dst, dst + g.out_size, std::numeric_limits<T>::quiet_NaN());
+  auto max_row = [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
+    T* best = dst + out_offset;
+    const T* in = src + in_base;
+    for (int64_t o = lo; o < hi; ++o) {
+      const T v = in[o * s];
+      const T b = best[o];
+      best[o] = (v > b || std::isnan(b)) ? v : b;
+    }
+  };
   if (g.rank() == 2) {
     nn::ForEachTapRow2D(g, [&](size_t out_offset, size_t, int64_t in_base, int64_t lo, int64_t hi) {
-      T* best = dst + out_offset;
-      const T* in = src + in_base;
-      for (int64_t o = lo; o < hi; ++o) {
-        const T v = in[o * s];
-        const T b = best[o];
-        best[o] = (v > b || std::isnan(b)) ? v : b;
-      }
+      max_row(out_offset, in_base, lo, hi);
     });
     return;
   }
-  for (size_t tap = 0; tap < g.kernel_size; ++tap) {
-    nn::ForEachTapRow(g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
-      T* best = dst + out_offset;
-      const T* in = src + in_base;
-      for (int64_t o = lo; o < hi; ++o) {
-        const T v = in[o * s];
-        const T b = best[o];
-        best[o] = (v > b || std::isnan(b)) ? v : b;
-      }
-    });
-  }
+  for (size_t tap = 0; tap < g.kernel_size; ++tap) nn::ForEachTapRow(g, tap, max_row);
 }
 
 template <typename T>
