@@ -16,9 +16,9 @@ class HeapOutputs final : public OutputAllocator {
     tensors_.at(index) = Tensor::Allocate(
         type, Shape(std::vector<int64_t>(dims.begin(), dims.end())), CpuAllocator());
     Tensor& t = *tensors_[index];
-    // An element the kernel forgets to write reads as NaN (floats) or a large negative number.
+    // An element the kernel forgets to write reads as NaN (floats) or all ones (integers, bool).
     if (!zero && type != DataType::kString && t.byte_size() != 0) {
-      std::memset(t.data(), 0xA5, t.byte_size());
+      std::memset(t.data(), 0xFF, t.byte_size());
     }
     return t;
   }

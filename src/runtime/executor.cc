@@ -90,13 +90,14 @@ void Profiler::WriteJson(const std::string& path) const {
 class Frame::StepOutputs final : public OutputAllocator {
  public:
   // A planned output is zero-filled, or, for a kernel that overwrites it, left as it is in release
-  // builds and filled with a poison pattern in debug builds (so an unwritten element shows).
+  // builds and filled with all-ones bytes in debug builds (NaN for floats: an unwritten element
+  // shows).
   static void Prepare(Tensor& t, bool zero) noexcept {
     if (t.byte_size() == 0) return;
 #ifdef NDEBUG
     if (zero) std::memset(t.data(), 0, t.byte_size());
 #else
-    std::memset(t.data(), zero ? 0 : 0xA5, t.byte_size());
+    std::memset(t.data(), zero ? 0 : 0xFF, t.byte_size());
 #endif
   }
 
