@@ -14,10 +14,8 @@
 #include <string>
 #include <type_traits>
 
+#include <omp.h>  // oneDNN's OpenMP runtime takes its thread count from the calling thread
 #include <oneapi/dnnl/dnnl.h>
-
-// oneDNN's OpenMP runtime (libgomp) takes its thread count from the calling thread.
-extern "C" void omp_set_num_threads(int threads);  // NOLINT(readability-identifier-naming)
 
 #include "core/error.h"
 
