@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "kernels/cpu/reduce/test_errors.h"
+#include "kernels/test_errors.h"
 #include "kernels/test_util.h"
 
 namespace kiln::testing {

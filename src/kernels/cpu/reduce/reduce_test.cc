@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-#include "kernels/cpu/reduce/test_errors.h"
+#include "kernels/test_errors.h"
 #include "kernels/test_util.h"
 
 namespace kiln::testing {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/cpu/reduce/test_errors.h"
+#include "kernels/test_errors.h"
 #include "kernels/test_util.h"
 
 namespace kiln::testing {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/test_errors.h"
 #include "kernels/test_util.h"
 
 namespace kiln::testing {
@@ -30,17 +31,6 @@ inline void ExpectTensorNear(const Tensor& t, std::vector<int64_t> shape,
   }
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
-}
-
-inline void ExpectNodeError(NodeTest t, ErrorCode code, const std::string& needle) {
-  try {
-    t.Run();
-    ADD_FAILURE() << "no error; expected one mentioning " << needle;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    EXPECT_NE(std::string(e.what()).find("test_node"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
 }
 
 }  // namespace kiln::testing

@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/value.h"
+#include "kernels/test_errors.h"
 #include "kernels/test_util.h"
 
 namespace kiln::testing {
@@ -41,20 +42,6 @@ std::vector<T> ItemValues(const Value& v, size_t k, const Shape& shape) {
   }
   EXPECT_EQ(s.tensors[k]->shape().dims(), shape.dims()) << "element " << k;
   return Values<T>(*s.tensors[k]);
-}
-
-// Runs `test` and expects an Error with `code` whose message names the test node and contains
-// `text`.
-inline void ExpectNodeError(NodeTest test, ErrorCode code, const std::string& text) {
-  try {
-    test.RunValues();
-    ADD_FAILURE() << "expected an error containing '" << text << "'";
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.code(), code) << what;
-    EXPECT_NE(what.find("test_node"), std::string::npos) << what;
-    EXPECT_NE(what.find(text), std::string::npos) << what;
-  }
 }
 
 }  // namespace kiln::testing

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/cpu/tensor/tensor_test_util.h"
+#include "kernels/test_errors.h"
 
 namespace kiln::testing {
 namespace {
@@ -143,15 +143,16 @@ TEST(TensorDropout, TrainingModeFalseIgnoresTheRatio) {
 }
 
 TEST(TensorDropout, TrainingErrors) {
-  ExpectError(NodeTest("Dropout", 12).Input<float>({1}, {4}).MissingInput().Input<int64_t>({}, {0}),
-              ErrorCode::kInvalidArgument, "training_mode");
-  ExpectError(Training(12, 4, 1.0f), ErrorCode::kInvalidArgument, "input 'ratio' is 1.0");
-  ExpectError(Training(12, 4, -0.5f), ErrorCode::kInvalidArgument, "[0, 1)");
-  ExpectError(NodeTest("Dropout", 12)
-                  .Input<float>({1}, {4})
-                  .Input<float>({2}, {0.1f, 0.2f})
-                  .Input<bool>({}, {true}),
-              ErrorCode::kInvalidArgument, "input 'ratio' must hold one value");
+  ExpectNodeError(
+      NodeTest("Dropout", 12).Input<float>({1}, {4}).MissingInput().Input<int64_t>({}, {0}),
+      ErrorCode::kInvalidArgument, "training_mode");
+  ExpectNodeError(Training(12, 4, 1.0f), ErrorCode::kInvalidArgument, "input 'ratio' is 1.0");
+  ExpectNodeError(Training(12, 4, -0.5f), ErrorCode::kInvalidArgument, "[0, 1)");
+  ExpectNodeError(NodeTest("Dropout", 12)
+                      .Input<float>({1}, {4})
+                      .Input<float>({2}, {0.1f, 0.2f})
+                      .Input<bool>({}, {true}),
+                  ErrorCode::kInvalidArgument, "input 'ratio' must hold one value");
 }
 
 }  // namespace

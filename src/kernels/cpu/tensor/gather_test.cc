@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "kernels/cpu/tensor/tensor_test_util.h"
+#include "kernels/test_errors.h"
 
 namespace kiln::testing {
 namespace {
@@ -37,13 +37,13 @@ TEST(TensorGather, ScalarIndexDropsAxis) {
 }
 
 TEST(TensorGather, Errors) {
-  ExpectError(NodeTest("Gather", 13).Input(Grid()).Input<int64_t>({2}, {0, 3}),
-              ErrorCode::kInvalidArgument, "index 3 at position 1 is out of range");
-  ExpectError(NodeTest("Gather", 13).Input(Grid()).Input<int64_t>({1}, {-4}),
-              ErrorCode::kInvalidArgument, "index -4");
-  ExpectError(NodeTest("Gather", 13).Input(Grid()).Input<float>({1}, {0}),
-              ErrorCode::kInvalidArgument, "'indices'");
-  ExpectError(
+  ExpectNodeError(NodeTest("Gather", 13).Input(Grid()).Input<int64_t>({2}, {0, 3}),
+                  ErrorCode::kInvalidArgument, "index 3 at position 1 is out of range");
+  ExpectNodeError(NodeTest("Gather", 13).Input(Grid()).Input<int64_t>({1}, {-4}),
+                  ErrorCode::kInvalidArgument, "index -4");
+  ExpectNodeError(NodeTest("Gather", 13).Input(Grid()).Input<float>({1}, {0}),
+                  ErrorCode::kInvalidArgument, "'indices'");
+  ExpectNodeError(
       NodeTest("Gather", 13).Attr("axis", int64_t{2}).Input(Grid()).Input<int64_t>({1}, {0}),
       ErrorCode::kInvalidArgument, "axis 2");
 }
@@ -61,12 +61,13 @@ TEST(TensorGatherElements, AlongBothAxes) {
 }
 
 TEST(TensorGatherElements, Errors) {
-  ExpectError(NodeTest("GatherElements", 13).Input(Grid()).Input<int64_t>({1, 5}, {0, 0, 0, 0, 0}),
-              ErrorCode::kInvalidArgument, "do not fit");
-  ExpectError(NodeTest("GatherElements", 13).Input(Grid()).Input<int64_t>({4}, {0, 0, 0, 0}),
-              ErrorCode::kInvalidArgument, "do not fit");
-  ExpectError(NodeTest("GatherElements", 13).Input(Grid()).Input<int64_t>({1, 1}, {3}),
-              ErrorCode::kInvalidArgument, "index 3 at position 0");
+  ExpectNodeError(
+      NodeTest("GatherElements", 13).Input(Grid()).Input<int64_t>({1, 5}, {0, 0, 0, 0, 0}),
+      ErrorCode::kInvalidArgument, "do not fit");
+  ExpectNodeError(NodeTest("GatherElements", 13).Input(Grid()).Input<int64_t>({4}, {0, 0, 0, 0}),
+                  ErrorCode::kInvalidArgument, "do not fit");
+  ExpectNodeError(NodeTest("GatherElements", 13).Input(Grid()).Input<int64_t>({1, 1}, {3}),
+                  ErrorCode::kInvalidArgument, "index 3 at position 0");
 }
 
 TEST(TensorGatherND, TuplesAndSlices) {
@@ -94,20 +95,20 @@ TEST(TensorGatherND, BatchDims) {
 
 TEST(TensorGatherND, Errors) {
   auto d = MakeTensor<float>({2, 2}, {1, 2, 3, 4});
-  ExpectError(NodeTest("GatherND", 13).Input(d).Input<int64_t>({1, 3}, {0, 0, 0}),
-              ErrorCode::kInvalidArgument, "last dimension of indices");
-  ExpectError(NodeTest("GatherND", 13).Input(d).Input<int64_t>({1, 2}, {0, 2}),
-              ErrorCode::kInvalidArgument, "index 2 at position 1");
-  ExpectError(NodeTest("GatherND", 13)
-                  .Attr("batch_dims", int64_t{1})
-                  .Input(d)
-                  .Input<int64_t>({3, 1}, {0, 0, 0}),
-              ErrorCode::kInvalidArgument, "batch dimensions");
-  ExpectError(NodeTest("GatherND", 13)
-                  .Attr("batch_dims", int64_t{2})
-                  .Input(d)
-                  .Input<int64_t>({2, 1}, {0, 0}),
-              ErrorCode::kInvalidArgument, "batch_dims 2");
+  ExpectNodeError(NodeTest("GatherND", 13).Input(d).Input<int64_t>({1, 3}, {0, 0, 0}),
+                  ErrorCode::kInvalidArgument, "last dimension of indices");
+  ExpectNodeError(NodeTest("GatherND", 13).Input(d).Input<int64_t>({1, 2}, {0, 2}),
+                  ErrorCode::kInvalidArgument, "index 2 at position 1");
+  ExpectNodeError(NodeTest("GatherND", 13)
+                      .Attr("batch_dims", int64_t{1})
+                      .Input(d)
+                      .Input<int64_t>({3, 1}, {0, 0, 0}),
+                  ErrorCode::kInvalidArgument, "batch dimensions");
+  ExpectNodeError(NodeTest("GatherND", 13)
+                      .Attr("batch_dims", int64_t{2})
+                      .Input(d)
+                      .Input<int64_t>({2, 1}, {0, 0}),
+                  ErrorCode::kInvalidArgument, "batch_dims 2");
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "kernels/cpu/tensor/tensor_test_util.h"
+#include "kernels/test_errors.h"
 
 namespace kiln::testing {
 namespace {
@@ -36,14 +36,15 @@ TEST(TensorConstant, ScalarAndListAttributesFromOpset12) {
 }
 
 TEST(TensorConstant, Errors) {
-  ExpectError(NodeTest("Constant", 13), ErrorCode::kInvalidGraph, "exactly one");
-  ExpectError(NodeTest("Constant", 13).Attr("value_int", int64_t{1}).Attr("value_float", 1.0f),
-              ErrorCode::kInvalidGraph, "not 2");
-  ExpectError(NodeTest("Constant", 11).Attr("value_int", int64_t{1}), ErrorCode::kInvalidGraph,
-              "not allowed at opset 11");
-  ExpectError(NodeTest("Constant", 13)
-                  .Attr("sparse_value", std::shared_ptr<const Tensor>(MakeTensor<float>({1}, {1}))),
-              ErrorCode::kNotImplemented, "sparse_value");
+  ExpectNodeError(NodeTest("Constant", 13), ErrorCode::kInvalidGraph, "exactly one");
+  ExpectNodeError(NodeTest("Constant", 13).Attr("value_int", int64_t{1}).Attr("value_float", 1.0f),
+                  ErrorCode::kInvalidGraph, "not 2");
+  ExpectNodeError(NodeTest("Constant", 11).Attr("value_int", int64_t{1}), ErrorCode::kInvalidGraph,
+                  "not allowed at opset 11");
+  ExpectNodeError(
+      NodeTest("Constant", 13)
+          .Attr("sparse_value", std::shared_ptr<const Tensor>(MakeTensor<float>({1}, {1}))),
+      ErrorCode::kNotImplemented, "sparse_value");
 }
 
 TEST(TensorConstantOfShape, FillsWithValue) {
@@ -60,14 +61,14 @@ TEST(TensorConstantOfShape, FillsWithValue) {
 }
 
 TEST(TensorConstantOfShape, Errors) {
-  ExpectError(NodeTest("ConstantOfShape", 9).Input<int64_t>({2}, {2, -1}),
-              ErrorCode::kInvalidArgument, "negative dimension at index 1");
-  ExpectError(NodeTest("ConstantOfShape", 9).Input<int64_t>({2}, {INT64_MAX, 4}),
-              ErrorCode::kInvalidArgument, "too many elements");
-  ExpectError(NodeTest("ConstantOfShape", 9)
-                  .Attr("value", std::shared_ptr<const Tensor>(MakeTensor<float>({2}, {1, 2})))
-                  .Input<int64_t>({1}, {1}),
-              ErrorCode::kInvalidGraph, "one element");
+  ExpectNodeError(NodeTest("ConstantOfShape", 9).Input<int64_t>({2}, {2, -1}),
+                  ErrorCode::kInvalidArgument, "negative dimension at index 1");
+  ExpectNodeError(NodeTest("ConstantOfShape", 9).Input<int64_t>({2}, {INT64_MAX, 4}),
+                  ErrorCode::kInvalidArgument, "too many elements");
+  ExpectNodeError(NodeTest("ConstantOfShape", 9)
+                      .Attr("value", std::shared_ptr<const Tensor>(MakeTensor<float>({2}, {1, 2})))
+                      .Input<int64_t>({1}, {1}),
+                  ErrorCode::kInvalidGraph, "one element");
 }
 
 TEST(TensorRange, IntegersAndFloats) {
@@ -98,15 +99,15 @@ TEST(TensorRange, IntegersAndFloats) {
 }
 
 TEST(TensorRange, Errors) {
-  ExpectError(
+  ExpectNodeError(
       NodeTest("Range", 11).Input<float>({}, {0}).Input<float>({}, {1}).Input<float>({}, {0}),
       ErrorCode::kInvalidArgument, "'delta' is 0");
-  ExpectError(NodeTest("Range", 11)
-                  .Input<float>({}, {0})
-                  .Input<float>({}, {INFINITY})
-                  .Input<float>({}, {1}),
-              ErrorCode::kInvalidArgument, "too many");
-  ExpectError(
+  ExpectNodeError(NodeTest("Range", 11)
+                      .Input<float>({}, {0})
+                      .Input<float>({}, {INFINITY})
+                      .Input<float>({}, {1}),
+                  ErrorCode::kInvalidArgument, "too many");
+  ExpectNodeError(
       NodeTest("Range", 11).Input<float>({}, {0}).Input<double>({}, {1}).Input<float>({}, {1}),
       ErrorCode::kInvalidArgument, "'limit'");
 }
@@ -130,12 +131,12 @@ TEST(TensorEyeLike, DiagonalsAndDtype) {
 }
 
 TEST(TensorEyeLike, Errors) {
-  ExpectError(NodeTest("EyeLike", 9).Input<float>({3}, F(3, 0)), ErrorCode::kInvalidArgument,
-              "2-D");
-  ExpectError(NodeTest("EyeLike", 9).Attr("dtype", int64_t{99}).Input<float>({1, 1}, {0}),
-              ErrorCode::kInvalidArgument, "dtype");
-  ExpectError(NodeTest("EyeLike", 9).Attr("dtype", int64_t{8}).Input<float>({1, 1}, {0}),
-              ErrorCode::kNotImplemented, "string");
+  ExpectNodeError(NodeTest("EyeLike", 9).Input<float>({3}, F(3, 0)), ErrorCode::kInvalidArgument,
+                  "2-D");
+  ExpectNodeError(NodeTest("EyeLike", 9).Attr("dtype", int64_t{99}).Input<float>({1, 1}, {0}),
+                  ErrorCode::kInvalidArgument, "dtype");
+  ExpectNodeError(NodeTest("EyeLike", 9).Attr("dtype", int64_t{8}).Input<float>({1, 1}, {0}),
+                  ErrorCode::kNotImplemented, "string");
 }
 
 TEST(TensorOneHot, LastAxisWithNegativeAndOutOfRange) {
@@ -161,35 +162,36 @@ TEST(TensorOneHot, Axis0AndFloatIndices) {
 
 TEST(TensorOneHot, Errors) {
   auto ind = MakeTensor<int64_t>({1}, {0});
-  ExpectError(NodeTest("OneHot", 11).Input(ind).Input<int64_t>({}, {0}).Input<float>({2}, {0, 1}),
-              ErrorCode::kInvalidArgument, "'depth' must be positive");
-  ExpectError(
+  ExpectNodeError(
+      NodeTest("OneHot", 11).Input(ind).Input<int64_t>({}, {0}).Input<float>({2}, {0, 1}),
+      ErrorCode::kInvalidArgument, "'depth' must be positive");
+  ExpectNodeError(
       NodeTest("OneHot", 11).Input(ind).Input<int64_t>({}, {2}).Input<float>({3}, {0, 1, 2}),
       ErrorCode::kInvalidArgument, "'values'");
-  ExpectError(NodeTest("OneHot", 11)
-                  .Attr("axis", int64_t{2})
-                  .Input(ind)
-                  .Input<int64_t>({}, {2})
-                  .Input<float>({2}, {0, 1}),
-              ErrorCode::kInvalidArgument, "axis 2");
-  ExpectError(NodeTest("OneHot", 11)
-                  .Input<int64_t>({2}, {0, 0})
-                  .Input<int64_t>({}, {INT64_MAX})
-                  .Input<float>({2}, {0, 1}),
-              ErrorCode::kInvalidArgument, "too many elements");
+  ExpectNodeError(NodeTest("OneHot", 11)
+                      .Attr("axis", int64_t{2})
+                      .Input(ind)
+                      .Input<int64_t>({}, {2})
+                      .Input<float>({2}, {0, 1}),
+                  ErrorCode::kInvalidArgument, "axis 2");
+  ExpectNodeError(NodeTest("OneHot", 11)
+                      .Input<int64_t>({2}, {0, 0})
+                      .Input<int64_t>({}, {INT64_MAX})
+                      .Input<float>({2}, {0, 1}),
+                  ErrorCode::kInvalidArgument, "too many elements");
 }
 
 TEST(TensorConstantOfShape, ShapeMustBe1D) {
-  ExpectError(NodeTest("ConstantOfShape", 9).Input<int64_t>({1, 1}, {2}),
-              ErrorCode::kInvalidArgument, "must be 1-D");
+  ExpectNodeError(NodeTest("ConstantOfShape", 9).Input<int64_t>({1, 1}, {2}),
+                  ErrorCode::kInvalidArgument, "must be 1-D");
 }
 
 TEST(TensorOneHot, DepthMustBeOneValue) {
-  ExpectError(NodeTest("OneHot", 11)
-                  .Input<int64_t>({1}, {0})
-                  .Input<int64_t>({2}, {2, 3})
-                  .Input<float>({2}, {0, 1}),
-              ErrorCode::kInvalidArgument, "'depth' must hold one value");
+  ExpectNodeError(NodeTest("OneHot", 11)
+                      .Input<int64_t>({1}, {0})
+                      .Input<int64_t>({2}, {2, 3})
+                      .Input<float>({2}, {0, 1}),
+                  ErrorCode::kInvalidArgument, "'depth' must hold one value");
 }
 
 }  // namespace

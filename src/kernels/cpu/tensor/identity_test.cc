@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "kernels/cpu/tensor/tensor_test_util.h"
+#include "kernels/test_errors.h"
 
 namespace kiln::testing {
 namespace {
@@ -36,8 +36,8 @@ TEST(TensorIdentity, PassesSequencesFromOpset14) {
     EXPECT_EQ(Values<float>(*out.sequence()->tensors[1]), (std::vector<float>{2, 3, 1, 5}));
     EXPECT_EQ(out.sequence().get(), in.sequence().get());  // immutable: shared
   }
-  ExpectError(NodeTest("Identity", 13).InputValue(TwoImages()), ErrorCode::kInvalidArgument,
-              "input 0 must be a tensor at opset 13, not seq(tensor(float))");
+  ExpectNodeError(NodeTest("Identity", 13).InputValue(TwoImages()), ErrorCode::kInvalidArgument,
+                  "input 0 must be a tensor at opset 13, not seq(tensor(float))");
 }
 
 TEST(TensorIdentity, PassesOptionalsFromOpset16) {
@@ -55,7 +55,7 @@ TEST(TensorIdentity, PassesOptionalsFromOpset16) {
   EXPECT_EQ(none.kind(), Value::Kind::kOptional);
   EXPECT_FALSE(none.has_value());
   EXPECT_EQ(none.TypeText(), "optional(tensor(int8))");
-  ExpectError(
+  ExpectNodeError(
       NodeTest("Identity", 15).InputValue(opt), ErrorCode::kInvalidArgument,
       "input 0 must be a tensor or a sequence at opset 15, not optional(seq(tensor(float)))");
 }

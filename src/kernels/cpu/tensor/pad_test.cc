@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "kernels/cpu/tensor/tensor_test_util.h"
+#include "kernels/test_errors.h"
 
 namespace kiln::testing {
 namespace {
@@ -32,8 +32,8 @@ TEST(TensorPad, WrapFromOpset19) {
   auto x = MakeTensor<int32_t>({3}, {1, 2, 3});
   auto out = NodeTest("Pad", 19).Attr("mode", "wrap").Input(x).Input<int64_t>({2}, {4, 5}).Run();
   EXPECT_EQ(Values<int32_t>(*out[0]), (std::vector<int32_t>{3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2}));
-  ExpectError(NodeTest("Pad", 18).Attr("mode", "wrap").Input(x).Input<int64_t>({2}, {1, 1}),
-              ErrorCode::kInvalidArgument, "mode 'wrap'");
+  ExpectNodeError(NodeTest("Pad", 18).Attr("mode", "wrap").Input(x).Input<int64_t>({2}, {1, 1}),
+                  ErrorCode::kInvalidArgument, "mode 'wrap'");
 }
 
 TEST(TensorPad, EdgeWithAxes) {
@@ -69,7 +69,7 @@ TEST(TensorPad, AttributeFormsOfOpsets1And2) {
                 .Input<Float16>({1}, {Float16::FromFloat(3)})
                 .Run();
   EXPECT_FLOAT_EQ(Values<Float16>(*v1[0])[1].ToFloat(), 2.0f);
-  ExpectError(NodeTest("Pad", 2).Input<float>({1}, {7}), ErrorCode::kInvalidGraph, "'pads'");
+  ExpectNodeError(NodeTest("Pad", 2).Input<float>({1}, {7}), ErrorCode::kInvalidGraph, "'pads'");
 }
 
 TEST(TensorPad, StringsDefaultToEmpty) {
@@ -79,34 +79,34 @@ TEST(TensorPad, StringsDefaultToEmpty) {
 
 TEST(TensorPad, Errors) {
   auto x = MakeTensor<float>({2}, {1, 2});
-  ExpectError(NodeTest("Pad", 13).Input(x).Input<int64_t>({1}, {1}), ErrorCode::kInvalidArgument,
-              "must have 2 entries");
-  ExpectError(NodeTest("Pad", 13).Input(x).Input<int64_t>({2}, {-2, -1}),
-              ErrorCode::kInvalidArgument, "crop more");
-  ExpectError(
+  ExpectNodeError(NodeTest("Pad", 13).Input(x).Input<int64_t>({1}, {1}),
+                  ErrorCode::kInvalidArgument, "must have 2 entries");
+  ExpectNodeError(NodeTest("Pad", 13).Input(x).Input<int64_t>({2}, {-2, -1}),
+                  ErrorCode::kInvalidArgument, "crop more");
+  ExpectNodeError(
       NodeTest("Pad", 13).Attr("mode", "edge").Input<float>({0}, {}).Input<int64_t>({2}, {1, 0}),
       ErrorCode::kInvalidArgument, "empty axis 0");
-  ExpectError(NodeTest("Pad", 13).Input(x).Input<int64_t>({2}, {1, 1}).Input<double>({}, {1}),
-              ErrorCode::kInvalidArgument, "'constant_value'");
-  ExpectError(NodeTest("Pad", 13).Attr("mode", "mirror").Input(x).Input<int64_t>({2}, {1, 1}),
-              ErrorCode::kInvalidArgument, "mode 'mirror'");
-  ExpectError(NodeTest("Pad", 13).Input(x).Input<int64_t>({2}, {INT64_MAX, 1}),
-              ErrorCode::kInvalidArgument, "too large");
-  ExpectError(NodeTest("Pad", 18)
-                  .Input(x)
-                  .Input<int64_t>({2}, {1, 1})
-                  .MissingInput()
-                  .Input<int64_t>({1}, {3}),
-              ErrorCode::kInvalidArgument, "axes entry 3");
+  ExpectNodeError(NodeTest("Pad", 13).Input(x).Input<int64_t>({2}, {1, 1}).Input<double>({}, {1}),
+                  ErrorCode::kInvalidArgument, "'constant_value'");
+  ExpectNodeError(NodeTest("Pad", 13).Attr("mode", "mirror").Input(x).Input<int64_t>({2}, {1, 1}),
+                  ErrorCode::kInvalidArgument, "mode 'mirror'");
+  ExpectNodeError(NodeTest("Pad", 13).Input(x).Input<int64_t>({2}, {INT64_MAX, 1}),
+                  ErrorCode::kInvalidArgument, "too large");
+  ExpectNodeError(NodeTest("Pad", 18)
+                      .Input(x)
+                      .Input<int64_t>({2}, {1, 1})
+                      .MissingInput()
+                      .Input<int64_t>({1}, {3}),
+                  ErrorCode::kInvalidArgument, "axes entry 3");
 }
 
 TEST(TensorPad, AxesMustNotRepeat) {
-  ExpectError(NodeTest("Pad", 18)
-                  .Input<float>({2}, {1, 2})
-                  .Input<int64_t>({4}, {1, 1, 1, 1})
-                  .MissingInput()
-                  .Input<int64_t>({2}, {0, -1}),
-              ErrorCode::kInvalidArgument, "repeat");
+  ExpectNodeError(NodeTest("Pad", 18)
+                      .Input<float>({2}, {1, 2})
+                      .Input<int64_t>({4}, {1, 1, 1, 1})
+                      .MissingInput()
+                      .Input<int64_t>({2}, {0, -1}),
+                  ErrorCode::kInvalidArgument, "repeat");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "kernels/cpu/tensor/tensor_test_util.h"
+#include "kernels/test_errors.h"
 
 namespace kiln::testing {
 namespace {
@@ -67,26 +67,26 @@ TEST(TensorReshape, Int32ShapeAndRanksPastEight) {
 
 TEST(TensorReshape, Errors) {
   auto x = MakeTensor<float>({2, 3}, std::vector<float>(6, 0.0f));
-  ExpectError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({2}, {-1, -1}),
-              ErrorCode::kInvalidArgument, "more than one -1");
-  ExpectError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({2}, {4, 2}),
-              ErrorCode::kInvalidArgument, "cannot reshape input [2,3]");
-  ExpectError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({2}, {4, -1}),
-              ErrorCode::kInvalidArgument, "cannot infer");
-  ExpectError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({2}, {-2, 3}),
-              ErrorCode::kInvalidArgument, "has dimension -2");
-  ExpectError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({3}, {6, 1, 0}),
-              ErrorCode::kInvalidArgument, "copies dimension 2");
-  ExpectError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({1, 2}, {3, 2}),
-              ErrorCode::kInvalidArgument, "must be 1-D");
-  ExpectError(NodeTest("Reshape", 14).Input(x).Input<float>({2}, {3, 2}),
-              ErrorCode::kInvalidArgument, "int64 or int32");
-  ExpectError(
+  ExpectNodeError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({2}, {-1, -1}),
+                  ErrorCode::kInvalidArgument, "more than one -1");
+  ExpectNodeError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({2}, {4, 2}),
+                  ErrorCode::kInvalidArgument, "cannot reshape input [2,3]");
+  ExpectNodeError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({2}, {4, -1}),
+                  ErrorCode::kInvalidArgument, "cannot infer");
+  ExpectNodeError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({2}, {-2, 3}),
+                  ErrorCode::kInvalidArgument, "has dimension -2");
+  ExpectNodeError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({3}, {6, 1, 0}),
+                  ErrorCode::kInvalidArgument, "copies dimension 2");
+  ExpectNodeError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({1, 2}, {3, 2}),
+                  ErrorCode::kInvalidArgument, "must be 1-D");
+  ExpectNodeError(NodeTest("Reshape", 14).Input(x).Input<float>({2}, {3, 2}),
+                  ErrorCode::kInvalidArgument, "int64 or int32");
+  ExpectNodeError(
       NodeTest("Reshape", 14).Attr("allowzero", int64_t{1}).Input(x).Input<int64_t>({2}, {0, -1}),
       ErrorCode::kInvalidArgument, "both 0 and -1");
-  ExpectError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({3}, {INT64_MAX / 2, 4, 1}),
-              ErrorCode::kInvalidArgument, "overflows");
-  ExpectError(NodeTest("Reshape", 1).Input(x), ErrorCode::kInvalidGraph, "'shape'");
+  ExpectNodeError(NodeTest("Reshape", 14).Input(x).Input<int64_t>({3}, {INT64_MAX / 2, 4, 1}),
+                  ErrorCode::kInvalidArgument, "overflows");
+  ExpectNodeError(NodeTest("Reshape", 1).Input(x), ErrorCode::kInvalidGraph, "'shape'");
 }
 
 TEST(TensorFlatten, DefaultAxisOne) {
@@ -106,10 +106,10 @@ TEST(TensorFlatten, NegativeAxisFromOpset11) {
   auto x = MakeTensor<float>({2, 3, 4}, std::vector<float>(24, 0));
   EXPECT_EQ(NodeTest("Flatten", 11).Attr("axis", int64_t{-1}).Input(x).Run()[0]->shape(),
             Shape({6, 4}));
-  ExpectError(NodeTest("Flatten", 9).Attr("axis", int64_t{-1}).Input(x),
-              ErrorCode::kInvalidArgument, "axis -1");
-  ExpectError(NodeTest("Flatten", 13).Attr("axis", int64_t{4}).Input(x),
-              ErrorCode::kInvalidArgument, "axis 4");
+  ExpectNodeError(NodeTest("Flatten", 9).Attr("axis", int64_t{-1}).Input(x),
+                  ErrorCode::kInvalidArgument, "axis -1");
+  ExpectNodeError(NodeTest("Flatten", 13).Attr("axis", int64_t{4}).Input(x),
+                  ErrorCode::kInvalidArgument, "axis 4");
 }
 
 TEST(TensorSqueeze, AxesInputAndAllOnes) {
@@ -124,12 +124,12 @@ TEST(TensorSqueeze, AxesInputAndAllOnes) {
 
 TEST(TensorSqueeze, Errors) {
   auto x = MakeTensor<float>({1, 3}, {1, 2, 3});
-  ExpectError(NodeTest("Squeeze", 13).Input(x).Input<int64_t>({1}, {1}),
-              ErrorCode::kInvalidArgument, "cannot squeeze axis 1");
-  ExpectError(NodeTest("Squeeze", 13).Input(x).Input<int64_t>({1}, {2}),
-              ErrorCode::kInvalidArgument, "axes entry 2");
-  ExpectError(NodeTest("Squeeze", 11).Attr("axes", I64{0, -2}).Input(x),
-              ErrorCode::kInvalidArgument, "repeat");
+  ExpectNodeError(NodeTest("Squeeze", 13).Input(x).Input<int64_t>({1}, {1}),
+                  ErrorCode::kInvalidArgument, "cannot squeeze axis 1");
+  ExpectNodeError(NodeTest("Squeeze", 13).Input(x).Input<int64_t>({1}, {2}),
+                  ErrorCode::kInvalidArgument, "axes entry 2");
+  ExpectNodeError(NodeTest("Squeeze", 11).Attr("axes", I64{0, -2}).Input(x),
+                  ErrorCode::kInvalidArgument, "repeat");
 }
 
 TEST(TensorUnsqueeze, InsertsAxes) {
@@ -145,12 +145,12 @@ TEST(TensorUnsqueeze, InsertsAxes) {
 
 TEST(TensorUnsqueeze, Errors) {
   auto x = MakeTensor<int64_t>({3}, {1, 2, 3});
-  ExpectError(NodeTest("Unsqueeze", 13).Input(x).Input<int64_t>({1}, {2}),
-              ErrorCode::kInvalidArgument, "axes entry 2");
-  ExpectError(NodeTest("Unsqueeze", 13).Input(x).Input<int64_t>({2}, {0, 0}),
-              ErrorCode::kInvalidArgument, "repeat");
-  ExpectError(NodeTest("Unsqueeze", 11).Input(x), ErrorCode::kInvalidGraph, "'axes'");
-  ExpectError(NodeTest("Unsqueeze", 13).Input(x), ErrorCode::kInvalidArgument, "'axes'");
+  ExpectNodeError(NodeTest("Unsqueeze", 13).Input(x).Input<int64_t>({1}, {2}),
+                  ErrorCode::kInvalidArgument, "axes entry 2");
+  ExpectNodeError(NodeTest("Unsqueeze", 13).Input(x).Input<int64_t>({2}, {0, 0}),
+                  ErrorCode::kInvalidArgument, "repeat");
+  ExpectNodeError(NodeTest("Unsqueeze", 11).Input(x), ErrorCode::kInvalidGraph, "'axes'");
+  ExpectNodeError(NodeTest("Unsqueeze", 13).Input(x), ErrorCode::kInvalidArgument, "'axes'");
 }
 
 TEST(TensorShape, WholeShapeAndSlices) {
@@ -187,8 +187,8 @@ TEST(TensorSize, CountsElements) {
 }
 
 TEST(TensorSqueeze, AxesInputMustBe1D) {
-  ExpectError(NodeTest("Squeeze", 13).Input<float>({1, 1}, {1}).Input<int64_t>({1, 1}, {0}),
-              ErrorCode::kInvalidArgument, "'axes' must be 1-D");
+  ExpectNodeError(NodeTest("Squeeze", 13).Input<float>({1, 1}, {1}).Input<int64_t>({1, 1}, {0}),
+                  ErrorCode::kInvalidArgument, "'axes' must be 1-D");
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 // for antialias and half_pixel_symmetric from a port of the newer ONNX reference.
 #include <gtest/gtest.h>
 
-#include "kernels/cpu/tensor/tensor_test_util.h"
 #include "kernels/registry.h"
+#include "kernels/test_errors.h"
 
 namespace kiln::testing {
 namespace {
@@ -149,7 +149,7 @@ TEST(TensorResize, TfCropAndResizeExtrapolates) {
                  .Input<int64_t>({4}, {1, 1, 3, 3})
                  .Run();
   ExpectNear(*out[0], {7.6f, 10, 10, 12.4f, 10, 10, 10, 10, 10});
-  ExpectError(
+  ExpectNodeError(
       WithSizes(NodeTest("Resize", 13).Attr("coordinate_transformation_mode", "tf_crop_and_resize"),
                 Data44(), {1, 1, 3, 3}),
       ErrorCode::kInvalidArgument, "'roi'");
@@ -166,7 +166,7 @@ TEST(TensorResize, HalfPixelSymmetricFromOpset19) {
                        1.730769f, 2.115385f, 2.230769f, 2,         2.115385f, 2.5f,      2.884615f,
                        3,         2.769231f, 2.884615f, 3.269231f, 3.653846f, 3.769231f, 3,
                        3.115385f, 3.5f,      3.884615f, 4});
-  ExpectError(
+  ExpectNodeError(
       WithScales(
           NodeTest("Resize", 18).Attr("coordinate_transformation_mode", "half_pixel_symmetric"),
           Data22(), {1, 1, 2, 2}),
@@ -180,7 +180,7 @@ TEST(TensorResize, TfHalfPixelForNnOnlyAtOpset11) {
           MakeTensor<float>({4}, {1, 2, 3, 4}), {0.5f})
           .Run();
   EXPECT_EQ(Values<float>(*out[0]), (F{2, 4}));  // x = (o + 0.5) * 2 -> 1, 3
-  ExpectError(
+  ExpectNodeError(
       WithScales(
           NodeTest("Resize", 13).Attr("coordinate_transformation_mode", "tf_half_pixel_for_nn"),
           Data22(), {1, 1, 2, 2}),
@@ -247,32 +247,32 @@ TEST(TensorResize, Opset10ScalesInput) {
 }
 
 TEST(TensorResize, Errors) {
-  ExpectError(NodeTest("Resize", 13).Input(Data22()), ErrorCode::kInvalidArgument,
-              "exactly one of the inputs 'scales' and 'sizes'");
-  ExpectError(WithScales(NodeTest("Resize", 13), Data22(), {1, 2}), ErrorCode::kInvalidArgument,
-              "scales has 2 entries");
-  ExpectError(WithScales(NodeTest("Resize", 13), Data22(), {1, 1, 0, 1}),
-              ErrorCode::kInvalidArgument, "must be positive");
-  ExpectError(WithScales(NodeTest("Resize", 13), Data22(), {1, 1, 1e30f, 1e30f}),
-              ErrorCode::kInvalidArgument, "out of range");
-  ExpectError(WithSizes(NodeTest("Resize", 13), Data22(), {1, 1, -1, 2}),
-              ErrorCode::kInvalidArgument, "negative");
-  ExpectError(WithSizes(NodeTest("Resize", 13), MakeTensor<float>({0}, {}), {2}),
-              ErrorCode::kInvalidArgument, "empty input");
-  ExpectError(WithScales(NodeTest("Resize", 13).Attr("mode", "area"), Data22(), {1, 1, 2, 2}),
-              ErrorCode::kInvalidArgument, "mode 'area'");
-  ExpectError(
+  ExpectNodeError(NodeTest("Resize", 13).Input(Data22()), ErrorCode::kInvalidArgument,
+                  "exactly one of the inputs 'scales' and 'sizes'");
+  ExpectNodeError(WithScales(NodeTest("Resize", 13), Data22(), {1, 2}), ErrorCode::kInvalidArgument,
+                  "scales has 2 entries");
+  ExpectNodeError(WithScales(NodeTest("Resize", 13), Data22(), {1, 1, 0, 1}),
+                  ErrorCode::kInvalidArgument, "must be positive");
+  ExpectNodeError(WithScales(NodeTest("Resize", 13), Data22(), {1, 1, 1e30f, 1e30f}),
+                  ErrorCode::kInvalidArgument, "out of range");
+  ExpectNodeError(WithSizes(NodeTest("Resize", 13), Data22(), {1, 1, -1, 2}),
+                  ErrorCode::kInvalidArgument, "negative");
+  ExpectNodeError(WithSizes(NodeTest("Resize", 13), MakeTensor<float>({0}, {}), {2}),
+                  ErrorCode::kInvalidArgument, "empty input");
+  ExpectNodeError(WithScales(NodeTest("Resize", 13).Attr("mode", "area"), Data22(), {1, 1, 2, 2}),
+                  ErrorCode::kInvalidArgument, "mode 'area'");
+  ExpectNodeError(
       WithScales(NodeTest("Resize", 13).Attr("nearest_mode", "round"), Data22(), {1, 1, 2, 2}),
       ErrorCode::kInvalidArgument, "nearest_mode 'round'");
-  ExpectError(WithScales(NodeTest("Resize", 13).Attr("mode", "linear"),
-                         MakeTensor<std::string>({1}, {"a"}), {2}),
-              ErrorCode::kNotImplemented, "string");
-  ExpectError(WithSizes(NodeTest("Resize", 18).Attr("keep_aspect_ratio_policy", "fit"), Data22(),
-                        {1, 1, 2, 2}),
-              ErrorCode::kInvalidArgument, "keep_aspect_ratio_policy 'fit'");
-  ExpectError(WithScales(NodeTest("Resize", 18).Attr("axes", I64{3, -1}), Data22(), {2, 2}),
-              ErrorCode::kInvalidArgument, "repeat");
-  ExpectError(
+  ExpectNodeError(WithScales(NodeTest("Resize", 13).Attr("mode", "linear"),
+                             MakeTensor<std::string>({1}, {"a"}), {2}),
+                  ErrorCode::kNotImplemented, "string");
+  ExpectNodeError(WithSizes(NodeTest("Resize", 18).Attr("keep_aspect_ratio_policy", "fit"),
+                            Data22(), {1, 1, 2, 2}),
+                  ErrorCode::kInvalidArgument, "keep_aspect_ratio_policy 'fit'");
+  ExpectNodeError(WithScales(NodeTest("Resize", 18).Attr("axes", I64{3, -1}), Data22(), {2, 2}),
+                  ErrorCode::kInvalidArgument, "repeat");
+  ExpectNodeError(
       NodeTest("Resize", 13).Input(Data22()).MissingInput().Input<int64_t>({4}, {1, 1, 2, 2}),
       ErrorCode::kInvalidArgument, "'scales' must be float");
 }
@@ -287,10 +287,10 @@ TEST(TensorUpsample, NearestAndLinear) {
                 .Input(Data22())
                 .Run();
   ExpectNear(*v7[0], {1, 1.5f, 2, 2, 2, 2.5f, 3, 3, 3, 3.5f, 4, 4, 3, 3.5f, 4, 4});
-  ExpectError(NodeTest("Upsample", 9).Input(Data22()).Input<float>({4}, {1, 1, 0.5f, 1}),
-              ErrorCode::kInvalidArgument, "must be >= 1");
-  ExpectError(NodeTest("Upsample", 7).Input(Data22()), ErrorCode::kInvalidGraph, "'scales'");
-  ExpectError(
+  ExpectNodeError(NodeTest("Upsample", 9).Input(Data22()).Input<float>({4}, {1, 1, 0.5f, 1}),
+                  ErrorCode::kInvalidArgument, "must be >= 1");
+  ExpectNodeError(NodeTest("Upsample", 7).Input(Data22()), ErrorCode::kInvalidGraph, "'scales'");
+  ExpectNodeError(
       NodeTest("Upsample", 7).Attr("mode", "cubic").Attr("scales", F{1, 1, 2, 2}).Input(Data22()),
       ErrorCode::kInvalidArgument, "mode 'cubic'");
 }
@@ -310,20 +310,20 @@ TEST(TensorUpsample, DeprecatedOpset10AndLaterKeepUpsample9) {
                     .Input<float>({4}, {1, 1, 2, 2})
                     .Run();
   ExpectNear(*linear[0], {1, 1.5f, 2, 2, 2, 2.5f, 3, 3, 3, 3.5f, 4, 4, 3, 3.5f, 4, 4});
-  ExpectError(NodeTest("Upsample", 10).Input(Data22()).Input<float>({4}, {1, 1, 0.5f, 1}),
-              ErrorCode::kInvalidArgument, "must be >= 1");
+  ExpectNodeError(NodeTest("Upsample", 10).Input(Data22()).Input<float>({4}, {1, 1, 0.5f, 1}),
+                  ErrorCode::kInvalidArgument, "must be >= 1");
 }
 
 TEST(TensorResize, SizesAndRoiChecks) {
-  ExpectError(WithSizes(NodeTest("Resize", 13), Data22(), {2, 2}), ErrorCode::kInvalidArgument,
-              "sizes has 2 entries");
-  ExpectError(NodeTest("Resize", 13)
-                  .Attr("coordinate_transformation_mode", "tf_crop_and_resize")
-                  .Input(Data22())
-                  .Input<float>({2, 4}, {0, 0, 0, 0, 1, 1, 1, 1})
-                  .MissingInput()
-                  .Input<int64_t>({4}, {1, 1, 2, 2}),
-              ErrorCode::kInvalidArgument, "'roi' must be 1-D");
+  ExpectNodeError(WithSizes(NodeTest("Resize", 13), Data22(), {2, 2}), ErrorCode::kInvalidArgument,
+                  "sizes has 2 entries");
+  ExpectNodeError(NodeTest("Resize", 13)
+                      .Attr("coordinate_transformation_mode", "tf_crop_and_resize")
+                      .Input(Data22())
+                      .Input<float>({2, 4}, {0, 0, 0, 0, 1, 1, 1, 1})
+                      .MissingInput()
+                      .Input<int64_t>({4}, {1, 1, 2, 2}),
+                  ErrorCode::kInvalidArgument, "'roi' must be 1-D");
 }
 
 TEST(TensorResize, ThreadsGiveTheSameResult) {

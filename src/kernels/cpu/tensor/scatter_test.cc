@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "kernels/cpu/tensor/tensor_test_util.h"
 #include "kernels/registry.h"
+#include "kernels/test_errors.h"
 
 namespace kiln::testing {
 namespace {
@@ -46,11 +46,11 @@ TEST(TensorScatterElements, DeprecatedScatter11IsScatterElementsWithoutReduction
                    .Run();
     EXPECT_EQ(Values<int32_t>(*out[0]), (std::vector<int32_t>{1, 8, 3, 9})) << opset;
   }
-  ExpectError(NodeTest("Scatter", 11)
-                  .Input<float>({2}, {1, 2})
-                  .Input<int64_t>({1}, {2})
-                  .Input<float>({1}, {5}),
-              ErrorCode::kInvalidArgument, "out of range");
+  ExpectNodeError(NodeTest("Scatter", 11)
+                      .Input<float>({2}, {1, 2})
+                      .Input<int64_t>({1}, {2})
+                      .Input<float>({1}, {5}),
+                  ErrorCode::kInvalidArgument, "out of range");
 }
 
 TEST(TensorScatterElements, Reductions) {
@@ -66,12 +66,12 @@ TEST(TensorScatterElements, Reductions) {
   EXPECT_EQ(run(16, "mul"), (F{20, 2, 1.5f}));
   EXPECT_EQ(run(18, "max"), (F{5, 2, 3}));
   EXPECT_EQ(run(18, "min"), (F{1, 2, 0.5f}));
-  ExpectError(NodeTest("ScatterElements", 16)
-                  .Attr("reduction", "max")
-                  .Input<float>({1}, {1})
-                  .Input<int64_t>({1}, {0})
-                  .Input<float>({1}, {1}),
-              ErrorCode::kInvalidArgument, "reduction 'max'");
+  ExpectNodeError(NodeTest("ScatterElements", 16)
+                      .Attr("reduction", "max")
+                      .Input<float>({1}, {1})
+                      .Input<int64_t>({1}, {0})
+                      .Input<float>({1}, {1}),
+                  ErrorCode::kInvalidArgument, "reduction 'max'");
 }
 
 TEST(TensorScatterElements, IntegerAddWraps) {
@@ -86,27 +86,27 @@ TEST(TensorScatterElements, IntegerAddWraps) {
 
 TEST(TensorScatterElements, Errors) {
   auto x = MakeTensor<float>({2, 2}, {1, 2, 3, 4});
-  ExpectError(NodeTest("ScatterElements", 13)
-                  .Input(x)
-                  .Input<int64_t>({1, 1}, {2})
-                  .Input<float>({1, 1}, {0}),
-              ErrorCode::kInvalidArgument, "index 2 at position 0");
-  ExpectError(NodeTest("ScatterElements", 13)
-                  .Input(x)
-                  .Input<int64_t>({1, 1}, {0})
-                  .Input<float>({1, 2}, {0, 0}),
-              ErrorCode::kInvalidArgument, "updates (float [1,2])");
-  ExpectError(NodeTest("ScatterElements", 13)
-                  .Input(x)
-                  .Input<int64_t>({1, 3}, {0, 0, 0})
-                  .Input<float>({1, 3}, {0, 0, 0}),
-              ErrorCode::kInvalidArgument, "do not fit");
-  ExpectError(NodeTest("ScatterElements", 16)
-                  .Attr("reduction", "add")
-                  .Input<bool>({1}, {true})
-                  .Input<int64_t>({1}, {0})
-                  .Input<bool>({1}, {true}),
-              ErrorCode::kNotImplemented, "bool");
+  ExpectNodeError(NodeTest("ScatterElements", 13)
+                      .Input(x)
+                      .Input<int64_t>({1, 1}, {2})
+                      .Input<float>({1, 1}, {0}),
+                  ErrorCode::kInvalidArgument, "index 2 at position 0");
+  ExpectNodeError(NodeTest("ScatterElements", 13)
+                      .Input(x)
+                      .Input<int64_t>({1, 1}, {0})
+                      .Input<float>({1, 2}, {0, 0}),
+                  ErrorCode::kInvalidArgument, "updates (float [1,2])");
+  ExpectNodeError(NodeTest("ScatterElements", 13)
+                      .Input(x)
+                      .Input<int64_t>({1, 3}, {0, 0, 0})
+                      .Input<float>({1, 3}, {0, 0, 0}),
+                  ErrorCode::kInvalidArgument, "do not fit");
+  ExpectNodeError(NodeTest("ScatterElements", 16)
+                      .Attr("reduction", "add")
+                      .Input<bool>({1}, {true})
+                      .Input<int64_t>({1}, {0})
+                      .Input<bool>({1}, {true}),
+                  ErrorCode::kNotImplemented, "bool");
 }
 
 TEST(TensorScatterND, SlicesAndReduction) {
@@ -134,15 +134,15 @@ TEST(TensorScatterND, SlicesAndReduction) {
 
 TEST(TensorScatterND, Errors) {
   auto x = MakeTensor<float>({2, 2}, {1, 2, 3, 4});
-  ExpectError(
+  ExpectNodeError(
       NodeTest("ScatterND", 13).Input(x).Input<int64_t>({1, 3}, {0, 0, 0}).Input<float>({1}, {0}),
       ErrorCode::kInvalidArgument, "last dimension");
-  ExpectError(NodeTest("ScatterND", 13)
-                  .Input(x)
-                  .Input<int64_t>({1, 1}, {0})
-                  .Input<float>({1, 3}, {0, 0, 0}),
-              ErrorCode::kInvalidArgument, "must be float [1,2]");
-  ExpectError(
+  ExpectNodeError(NodeTest("ScatterND", 13)
+                      .Input(x)
+                      .Input<int64_t>({1, 1}, {0})
+                      .Input<float>({1, 3}, {0, 0, 0}),
+                  ErrorCode::kInvalidArgument, "must be float [1,2]");
+  ExpectNodeError(
       NodeTest("ScatterND", 13).Input(x).Input<int64_t>({1, 2}, {0, -3}).Input<float>({1}, {0}),
       ErrorCode::kInvalidArgument, "index -3 at position 1");
 }

@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "kernels/cpu/tensor/tensor_test_util.h"
+#include "kernels/test_errors.h"
 
 namespace kiln::testing {
 namespace {
@@ -92,33 +92,33 @@ TEST(TensorSlice, Opset1Attributes) {
 }
 
 TEST(TensorSlice, Errors) {
-  ExpectError(
+  ExpectNodeError(
       NodeTest("Slice", 13).Input(Grid()).Input<int64_t>({1}, {0}).Input<int64_t>({2}, {1, 1}),
       ErrorCode::kInvalidArgument, "differ in length");
-  ExpectError(NodeTest("Slice", 13)
-                  .Input(Grid())
-                  .Input<int64_t>({1}, {0})
-                  .Input<int64_t>({1}, {1})
-                  .Input<int64_t>({1}, {0})
-                  .Input<int64_t>({1}, {0}),
-              ErrorCode::kInvalidArgument, "has a 0");
-  ExpectError(NodeTest("Slice", 13)
-                  .Input(Grid())
-                  .Input<int64_t>({2}, {0, 0})
-                  .Input<int64_t>({2}, {1, 1})
-                  .Input<int64_t>({2}, {1, -1}),
-              ErrorCode::kInvalidArgument, "repeat");
-  ExpectError(NodeTest("Slice", 13)
-                  .Input(Grid())
-                  .Input<int64_t>({1}, {0})
-                  .Input<int64_t>({1}, {1})
-                  .Input<int64_t>({1}, {2}),
-              ErrorCode::kInvalidArgument, "axes entry 2");
-  ExpectError(
+  ExpectNodeError(NodeTest("Slice", 13)
+                      .Input(Grid())
+                      .Input<int64_t>({1}, {0})
+                      .Input<int64_t>({1}, {1})
+                      .Input<int64_t>({1}, {0})
+                      .Input<int64_t>({1}, {0}),
+                  ErrorCode::kInvalidArgument, "has a 0");
+  ExpectNodeError(NodeTest("Slice", 13)
+                      .Input(Grid())
+                      .Input<int64_t>({2}, {0, 0})
+                      .Input<int64_t>({2}, {1, 1})
+                      .Input<int64_t>({2}, {1, -1}),
+                  ErrorCode::kInvalidArgument, "repeat");
+  ExpectNodeError(NodeTest("Slice", 13)
+                      .Input(Grid())
+                      .Input<int64_t>({1}, {0})
+                      .Input<int64_t>({1}, {1})
+                      .Input<int64_t>({1}, {2}),
+                  ErrorCode::kInvalidArgument, "axes entry 2");
+  ExpectNodeError(
       NodeTest("Slice", 13).Input(Grid()).Input<int64_t>({1, 1}, {0}).Input<int64_t>({1}, {1}),
       ErrorCode::kInvalidArgument, "'starts' must be 1-D");
-  ExpectError(NodeTest("Slice", 1).Attr("starts", I64{0}).Input(Grid()), ErrorCode::kInvalidGraph,
-              "'ends'");
+  ExpectNodeError(NodeTest("Slice", 1).Attr("starts", I64{0}).Input(Grid()),
+                  ErrorCode::kInvalidGraph, "'ends'");
 }
 
 TEST(TensorTile, RepeatsEveryAxis) {
@@ -143,16 +143,16 @@ TEST(TensorTile, Opset1TilesAndAxis) {
 
 TEST(TensorTile, Errors) {
   auto x = MakeTensor<float>({2}, {1, 2});
-  ExpectError(NodeTest("Tile", 13).Input(x).Input<int64_t>({2}, {1, 1}),
-              ErrorCode::kInvalidArgument, "'repeats' has shape [2]");
-  ExpectError(NodeTest("Tile", 13).Input(x).Input<int64_t>({1}, {-1}), ErrorCode::kInvalidArgument,
-              "negative");
-  ExpectError(NodeTest("Tile", 13).Input(x).Input<int64_t>({1}, {INT64_MAX}),
-              ErrorCode::kInvalidArgument, "overflows");
-  ExpectError(NodeTest("Tile", 13)
-                  .Input<float>({2, 2}, {1, 2, 3, 4})
-                  .Input<int64_t>({2}, {INT64_MAX / 2, INT64_MAX / 2}),
-              ErrorCode::kInvalidArgument, "too many elements");
+  ExpectNodeError(NodeTest("Tile", 13).Input(x).Input<int64_t>({2}, {1, 1}),
+                  ErrorCode::kInvalidArgument, "'repeats' has shape [2]");
+  ExpectNodeError(NodeTest("Tile", 13).Input(x).Input<int64_t>({1}, {-1}),
+                  ErrorCode::kInvalidArgument, "negative");
+  ExpectNodeError(NodeTest("Tile", 13).Input(x).Input<int64_t>({1}, {INT64_MAX}),
+                  ErrorCode::kInvalidArgument, "overflows");
+  ExpectNodeError(NodeTest("Tile", 13)
+                      .Input<float>({2, 2}, {1, 2, 3, 4})
+                      .Input<int64_t>({2}, {INT64_MAX / 2, INT64_MAX / 2}),
+                  ErrorCode::kInvalidArgument, "too many elements");
 }
 
 }  // namespace

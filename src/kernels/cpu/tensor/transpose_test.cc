@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "kernels/cpu/tensor/tensor_test_util.h"
+#include "kernels/test_errors.h"
 
 namespace kiln::testing {
 namespace {
@@ -51,18 +51,18 @@ TEST(TensorTranspose, Float16AndEmpty) {
 
 TEST(TensorTranspose, BadPerm) {
   auto x = MakeTensor<float>({2, 3}, Iota(6));
-  ExpectError(NodeTest("Transpose", 13).Attr("perm", I64{0}).Input(x), ErrorCode::kInvalidArgument,
-              "perm [0]");
-  ExpectError(NodeTest("Transpose", 13).Attr("perm", I64{0, 0}).Input(x),
-              ErrorCode::kInvalidArgument, "not a permutation");
-  ExpectError(NodeTest("Transpose", 13).Attr("perm", I64{0, 2}).Input(x),
-              ErrorCode::kInvalidArgument, "not a permutation");
+  ExpectNodeError(NodeTest("Transpose", 13).Attr("perm", I64{0}).Input(x),
+                  ErrorCode::kInvalidArgument, "perm [0]");
+  ExpectNodeError(NodeTest("Transpose", 13).Attr("perm", I64{0, 0}).Input(x),
+                  ErrorCode::kInvalidArgument, "not a permutation");
+  ExpectNodeError(NodeTest("Transpose", 13).Attr("perm", I64{0, 2}).Input(x),
+                  ErrorCode::kInvalidArgument, "not a permutation");
 }
 
 TEST(TensorTranspose, SubByteTypesAreNotImplemented) {
   auto t = Tensor::Allocate(DataType::kInt4, Shape({2}), CpuAllocator());
-  ExpectError(NodeTest("Transpose", 21).Input(std::shared_ptr<const Tensor>(std::move(t))),
-              ErrorCode::kNotImplemented, "int4");
+  ExpectNodeError(NodeTest("Transpose", 21).Input(std::shared_ptr<const Tensor>(std::move(t))),
+                  ErrorCode::kNotImplemented, "int4");
 }
 
 TEST(TensorDepthToSpace, DcrAndCrd) {
@@ -82,16 +82,17 @@ TEST(TensorDepthToSpace, DcrAndCrd) {
 
 TEST(TensorDepthToSpace, Errors) {
   auto x = MakeTensor<float>({1, 6, 1, 1}, Iota(6));
-  ExpectError(NodeTest("DepthToSpace", 13).Attr("blocksize", int64_t{2}).Input(x),
-              ErrorCode::kInvalidArgument, "not divisible");
-  ExpectError(NodeTest("DepthToSpace", 13).Attr("blocksize", int64_t{0}).Input(x),
-              ErrorCode::kInvalidArgument, "blocksize");
-  ExpectError(NodeTest("DepthToSpace", 13).Input(x), ErrorCode::kInvalidGraph, "blocksize");
-  ExpectError(
+  ExpectNodeError(NodeTest("DepthToSpace", 13).Attr("blocksize", int64_t{2}).Input(x),
+                  ErrorCode::kInvalidArgument, "not divisible");
+  ExpectNodeError(NodeTest("DepthToSpace", 13).Attr("blocksize", int64_t{0}).Input(x),
+                  ErrorCode::kInvalidArgument, "blocksize");
+  ExpectNodeError(NodeTest("DepthToSpace", 13).Input(x), ErrorCode::kInvalidGraph, "blocksize");
+  ExpectNodeError(
       NodeTest("DepthToSpace", 13).Attr("blocksize", int64_t{1}).Attr("mode", "XYZ").Input(x),
       ErrorCode::kInvalidArgument, "mode 'XYZ'");
-  ExpectError(NodeTest("DepthToSpace", 13).Attr("blocksize", int64_t{1}).Input<float>({6}, Iota(6)),
-              ErrorCode::kInvalidArgument, "rank 4");
+  ExpectNodeError(
+      NodeTest("DepthToSpace", 13).Attr("blocksize", int64_t{1}).Input<float>({6}, Iota(6)),
+      ErrorCode::kInvalidArgument, "rank 4");
 }
 
 TEST(TensorSpaceToDepth, MovesBlocksToChannels) {
@@ -102,10 +103,10 @@ TEST(TensorSpaceToDepth, MovesBlocksToChannels) {
   EXPECT_EQ(out[0]->shape(), Shape({1, 4, 2, 2}));
   EXPECT_EQ(Values<float>(*out[0]),
             (std::vector<float>{0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15}));
-  ExpectError(NodeTest("SpaceToDepth", 1)
-                  .Attr("blocksize", int64_t{3})
-                  .Input<float>({1, 1, 4, 4}, Iota(16)),
-              ErrorCode::kInvalidArgument, "not divisible by blocksize 3");
+  ExpectNodeError(NodeTest("SpaceToDepth", 1)
+                      .Attr("blocksize", int64_t{3})
+                      .Input<float>({1, 1, 4, 4}, Iota(16)),
+                  ErrorCode::kInvalidArgument, "not divisible by blocksize 3");
 }
 
 TEST(TensorTranspose, LargeParallelMatchesNaive) {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "kernels/cpu/tensor/tensor_test_util.h"
+#include "kernels/test_errors.h"
 
 namespace kiln::testing {
 namespace {
@@ -36,10 +36,10 @@ TEST(TensorTrilu, BatchedAndExtremeK) {
 }
 
 TEST(TensorTrilu, Errors) {
-  ExpectError(NodeTest("Trilu", 14).Input<float>({3}, {1, 2, 3}), ErrorCode::kInvalidArgument,
-              "rank >= 2");
-  ExpectError(NodeTest("Trilu", 14).Input<float>({1, 1}, {1}).Input<int64_t>({2}, {1, 2}),
-              ErrorCode::kInvalidArgument, "'k'");
+  ExpectNodeError(NodeTest("Trilu", 14).Input<float>({3}, {1, 2, 3}), ErrorCode::kInvalidArgument,
+                  "rank >= 2");
+  ExpectNodeError(NodeTest("Trilu", 14).Input<float>({1, 1}, {1}).Input<int64_t>({2}, {1, 2}),
+                  ErrorCode::kInvalidArgument, "'k'");
 }
 
 TEST(TensorNonZero, Coordinates) {

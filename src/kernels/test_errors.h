@@ -1,7 +1,7 @@
-// Test helper for the reduce family: runs a NodeTest that must fail and checks the error's code
-// and that its message names the node and contains `needle`.
-#ifndef KILN_KERNELS_CPU_REDUCE_TEST_ERRORS_H_
-#define KILN_KERNELS_CPU_REDUCE_TEST_ERRORS_H_
+// The kernel tests' error check: runs a NodeTest that must fail and checks the error's code and
+// that its message names the node and contains `needle`.
+#ifndef KILN_KERNELS_TEST_ERRORS_H_
+#define KILN_KERNELS_TEST_ERRORS_H_
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@ namespace kiln::testing {
 
 inline void ExpectNodeError(NodeTest t, ErrorCode code, const std::string& needle) {
   try {
-    t.Run();
+    t.RunValues();
     ADD_FAILURE() << "no error; expected one mentioning " << needle;
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), code) << e.what();
@@ -24,4 +24,4 @@ inline void ExpectNodeError(NodeTest t, ErrorCode code, const std::string& needl
 
 }  // namespace kiln::testing
 
-#endif  // KILN_KERNELS_CPU_REDUCE_TEST_ERRORS_H_
+#endif  // KILN_KERNELS_TEST_ERRORS_H_
