@@ -56,6 +56,6 @@ set(KILN_UNIT_TEST_SOURCES
 )
 
 include(${CMAKE_CURRENT_LIST_DIR}/../src/infer/sources.cmake)
-foreach(family controlflow elementwise linalg nn reduce rnn sequence tensor)
+foreach(family contrib controlflow elementwise linalg nhwc nn reduce rnn sequence tensor)
   include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/${family}/sources.cmake)
 endforeach()

@@ -2,17 +2,27 @@
 #include "infer/rules.h"
 
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace kiln::infer {
 namespace {
 
+std::string Key(std::string_view domain, std::string_view op_type) {
+  if (domain == "ai.onnx") domain = "";
+  std::string key(domain);
+  key += ':';
+  key += op_type;
+  return key;
+}
+
 const std::unordered_map<std::string, Rule>& Table() {
   static const std::unordered_map<std::string, Rule> table = [] {
     std::unordered_map<std::string, Rule> t;
-    for (std::span<const RuleDef> list : {ElementwiseRules(), LinalgRules(), NnRules(),
-                                          ReduceRules(), ShapeRules(), TensorRules()}) {
-      for (const RuleDef& d : list) t.emplace(d.op_type, d.rule);
+    for (std::span<const RuleDef> list :
+         {ElementwiseRules(), LinalgRules(), NnRules(), ReduceRules(), ShapeRules(), TensorRules(),
+          NhwcRules(), ContribRules()}) {
+      for (const RuleDef& d : list) t.emplace(Key(d.domain, d.op_type), d.rule);
     }
     return t;
   }();
@@ -22,9 +32,8 @@ const std::unordered_map<std::string, Rule>& Table() {
 }  // namespace
 
 Rule FindRule(std::string_view domain, std::string_view op_type) noexcept {
-  if (!domain.empty() && domain != "ai.onnx") return nullptr;
   const auto& table = Table();
-  auto it = table.find(std::string(op_type));
+  auto it = table.find(Key(domain, op_type));
   return it == table.end() ? nullptr : it->second;
 }
 

@@ -9,8 +9,9 @@
 namespace kiln::infer {
 
 struct RuleDef {
-  const char* op_type;  // of the default ONNX domain
+  const char* op_type;
   Rule rule;
+  const char* domain = "";  // "" for the default ONNX domain
 };
 
 std::span<const RuleDef> ElementwiseRules() noexcept;  // elementwise_rules.cc
@@ -19,6 +20,8 @@ std::span<const RuleDef> NnRules() noexcept;           // nn_rules.cc
 std::span<const RuleDef> ReduceRules() noexcept;       // reduce_rules.cc
 std::span<const RuleDef> ShapeRules() noexcept;        // shape_rules.cc
 std::span<const RuleDef> TensorRules() noexcept;       // tensor_rules.cc
+std::span<const RuleDef> NhwcRules() noexcept;         // nhwc_rules.cc: ai.kiln channels-last ops
+std::span<const RuleDef> ContribRules() noexcept;      // contrib_rules.cc: com.microsoft fused ops
 
 }  // namespace kiln::infer
 

@@ -3,6 +3,8 @@
 list(APPEND KILN_SOURCES
   src/infer/elementwise_rules.cc
   src/infer/linalg_rules.cc
+  src/infer/contrib_rules.cc
+  src/infer/nhwc_rules.cc
   src/infer/nn_rules.cc
   src/infer/reduce_rules.cc
   src/infer/rule_util.cc

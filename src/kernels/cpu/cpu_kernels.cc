@@ -16,6 +16,8 @@ const KernelRegistry& CpuKernels() {
     r->Add(cpu::RnnKernels());
     r->Add(cpu::ControlFlowKernels());
     r->Add(cpu::SequenceKernels());
+    r->Add(cpu::NhwcKernels());
+    r->Add(cpu::ContribKernels());
     return r;
   }();
   return *registry;

@@ -17,6 +17,8 @@ std::span<const KernelDef> ReduceKernels();  // reduce/: Reduce*, ArgMax/Min, To
 std::span<const KernelDef> RnnKernels();     // rnn/: LSTM, GRU, RNN
 std::span<const KernelDef> ControlFlowKernels();  // controlflow/: If, Loop, Scan
 std::span<const KernelDef> SequenceKernels();     // sequence/: Sequence*, *FromSequence, Optional*
+std::span<const KernelDef> NhwcKernels();         // nhwc/: ai.kiln channels-last Conv and pooling
+std::span<const KernelDef> ContribKernels();      // contrib/: com.microsoft fused ops
 
 }  // namespace kiln::cpu
 
