@@ -1,5 +1,7 @@
 #include "ir/graph.h"
 
+#include <algorithm>
+#include <unordered_set>
 #include <utility>
 
 #include "core/error.h"
@@ -102,6 +104,78 @@ void Graph::Connect(Node* node, std::vector<Value*> inputs, std::vector<Value*> 
   node->inputs_ = std::move(inputs);
   node->outputs_ = std::move(outputs);
   node->implicit_inputs_ = std::move(implicit_inputs);
+}
+
+std::string Graph::UniqueName(const std::string& base) const {
+  if (by_name_.find(base) == by_name_.end()) return base;
+  for (size_t k = 1;; ++k) {
+    std::string name = base + "_" + std::to_string(k);
+    if (by_name_.find(name) == by_name_.end()) return name;
+  }
+}
+
+void Graph::DropConsumer(Value* v, const Node* node) {
+  if (v == nullptr) return;
+  std::vector<Node*>& c = v->consumers_;
+  auto it = std::find(c.begin(), c.end(), node);
+  if (it != c.end()) c.erase(it);
+}
+
+void Graph::RemoveNode(Node* node) {
+  for (Value* in : node->inputs_) DropConsumer(in, node);
+  for (Value* in : node->implicit_inputs_) DropConsumer(in, node);
+  for (Value* out : node->outputs_) {
+    if (out != nullptr && out->producer_ == node) out->producer_ = nullptr;
+  }
+  auto it = std::find_if(nodes_.begin(), nodes_.end(),
+                         [&](const std::unique_ptr<Node>& n) { return n.get() == node; });
+  if (it != nodes_.end()) nodes_.erase(it);
+}
+
+void Graph::SetInput(Node* node, size_t index, Value* value) {
+  if (index >= node->inputs_.size()) node->inputs_.resize(index + 1, nullptr);
+  DropConsumer(node->inputs_[index], node);
+  node->inputs_[index] = value;
+  if (value != nullptr) value->consumers_.push_back(node);
+}
+
+bool Graph::ReplaceUses(Value* from, Value* to) {
+  if (from == to) return true;
+  if (std::find(outputs_.begin(), outputs_.end(), from) != outputs_.end()) return false;
+  for (const Node* c : from->consumers_) {
+    if (std::find(c->implicit_inputs_.begin(), c->implicit_inputs_.end(), from) !=
+        c->implicit_inputs_.end()) {
+      return false;
+    }
+  }
+  const std::vector<Node*> consumers = from->consumers_;
+  for (Node* c : consumers) {
+    for (size_t i = 0; i < c->inputs_.size(); ++i) {
+      if (c->inputs_[i] == from) SetInput(c, i, to);
+    }
+  }
+  return true;
+}
+
+bool Graph::IsUsed(const Value* v) const noexcept {
+  return !v->consumers_.empty() || std::find(outputs_.begin(), outputs_.end(), v) != outputs_.end();
+}
+
+void Graph::RemoveDeadValues() {
+  std::unordered_set<const Value*> named(inputs_.begin(), inputs_.end());
+  named.insert(outputs_.begin(), outputs_.end());
+  named.insert(captures_.begin(), captures_.end());
+  std::vector<std::unique_ptr<Value>> kept;
+  kept.reserve(values_.size());
+  for (std::unique_ptr<Value>& v : values_) {
+    if (v->producer_ == nullptr && v->consumers_.empty() && v->initializer_ == nullptr &&
+        !v->outer_ && named.count(v.get()) == 0) {
+      by_name_.erase(v->name_);
+      continue;
+    }
+    kept.push_back(std::move(v));
+  }
+  values_ = std::move(kept);
 }
 
 std::vector<Node*> Graph::TopologicalOrder() const {

@@ -136,7 +136,26 @@ class Graph {
   // naming a node on the cycle when there is one.
   std::vector<Node*> TopologicalOrder() const;
 
+  // Rewriting (the optimizer). Node and Value pointers stay valid until removed.
+  // A value name not yet used in this graph, made from `base` ("base", "base_1", ...).
+  std::string UniqueName(const std::string& base) const;
+  // Unlinks the node from its inputs and outputs (the output values stay, producerless, so a
+  // replacement node can Connect to them) and destroys it.
+  void RemoveNode(Node* node);
+  // Points input `index` of `node` at `value` (nullptr: left out), keeping consumer lists true.
+  void SetInput(Node* node, size_t index, Value* value);
+  // Makes every node that reads `from` read `to` instead. Refuses (returns false, changes nothing)
+  // when `from` is a graph output or is read by a subgraph (those refer to it by name).
+  bool ReplaceUses(Value* from, Value* to);
+  // Whether anything reads the value: a node, a subgraph, or the graph's outputs.
+  bool IsUsed(const Value* v) const noexcept;
+  // Destroys values nothing produces, reads or names (left behind by rewrites).
+  void RemoveDeadValues();
+
  private:
+  // Drops one entry for `node` from v's consumers (a node reading v twice has two).
+  static void DropConsumer(Value* v, const Node* node);
+
   std::string name_;
   std::vector<std::unique_ptr<Value>> values_;
   std::unordered_map<std::string, Value*> by_name_;

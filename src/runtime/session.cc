@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "kernels/registry.h"
+#include "optimizer/optimizer.h"
 
 namespace kiln::runtime {
 namespace {
@@ -42,6 +43,7 @@ Session::Session(ir::Model model, SessionOptions options)
   }
   for (const ir::Value* v : g.inputs()) inputs_.push_back({v->name(), v->type()});
   for (const ir::Value* v : g.outputs()) outputs_.push_back({v->name(), v->type()});
+  optimizer::Optimize(g, options_.optimization_level, CpuKernels());
   plan_ = std::make_unique<GraphPlan>(
       g, CpuKernels(),
       PlanOptions{.infer = true, .fold_constants = options_.optimization_level >= 1});

@@ -1,0 +1,42 @@
+#include "optimizer/optimizer.h"
+
+#include "optimizer/pass.h"
+
+namespace kiln::optimizer {
+
+const infer::TensorFacts& PassContext::Facts(const ir::Value* v) const {
+  static const infer::TensorFacts kUnknown;
+  auto it = facts.find(v);
+  return it == facts.end() ? kUnknown : it->second;
+}
+
+namespace {
+
+struct PassEntry {
+  const char* name;
+  int level;
+  size_t (*run)(PassContext&);
+};
+
+// In order. Folding first, so fusions see constants where the exporter computed them; the
+// layout pass last, on the fused convolutions.
+constexpr PassEntry kPasses[] = {
+    {"constant_folding", 1, FoldConstants},
+    {"identity_elimination", 1, EliminateIdentities},
+    {"dead_code", 1, EliminateDeadCode},
+};
+
+}  // namespace
+
+std::vector<PassReport> Optimize(ir::Graph& graph, int level, const KernelRegistry& registry) {
+  std::vector<PassReport> reports;
+  if (level <= 0) return reports;
+  PassContext ctx{graph, registry, {}};
+  for (const PassEntry& p : kPasses) {
+    if (p.level > level) continue;
+    reports.push_back({p.name, p.run(ctx)});
+  }
+  return reports;
+}
+
+}  // namespace kiln::optimizer

@@ -1,0 +1,40 @@
+// Internal to src/optimizer: the context every pass gets, and the list of passes (one per file).
+#ifndef KILN_OPTIMIZER_PASS_H_
+#define KILN_OPTIMIZER_PASS_H_
+
+#include <cstddef>
+#include <unordered_map>
+
+#include "infer/infer.h"
+#include "ir/graph.h"
+#include "kernels/registry.h"
+
+namespace kiln::optimizer {
+
+struct PassContext {
+  ir::Graph& graph;
+  const KernelRegistry& registry;
+  // What inference found for each value at the last folding (types and shapes; no values).
+  // Values made by later rewrites have no entry.
+  std::unordered_map<const ir::Value*, infer::TensorFacts> facts;
+
+  // The facts of a value, or unknown ones.
+  const infer::TensorFacts& Facts(const ir::Value* v) const;
+};
+
+// Each returns how many rewrites it made.
+size_t FoldConstants(PassContext& ctx);        // constant_folding.cc
+size_t EliminateIdentities(PassContext& ctx);  // identity_elimination.cc
+size_t EliminateDeadCode(PassContext& ctx);    // dead_code.cc
+size_t FuseConvBatchNorm(PassContext& ctx);    // conv_bn_fusion.cc
+size_t FuseConvActivation(PassContext& ctx);   // conv_activation_fusion.cc
+size_t FuseGelu(PassContext& ctx);             // gelu_fusion.cc
+size_t FuseLayerNorm(PassContext& ctx);        // layer_norm_fusion.cc
+size_t FuseBiasGelu(PassContext& ctx);         // bias_gelu_fusion.cc
+size_t FuseSkipLayerNorm(PassContext& ctx);    // skip_layer_norm_fusion.cc
+size_t FuseAttention(PassContext& ctx);        // attention_fusion.cc
+size_t ConvertToNhwc(PassContext& ctx);        // nhwc_layout.cc
+
+}  // namespace kiln::optimizer
+
+#endif  // KILN_OPTIMIZER_PASS_H_

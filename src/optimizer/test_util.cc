@@ -1,0 +1,148 @@
+#include "optimizer/test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "core/allocator.h"
+#include "kernels/registry.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pattern.h"
+#include "runtime/session.h"
+
+namespace kiln::optimizer::testing {
+
+GraphBuilder::GraphBuilder() : graph_(std::make_shared<ir::Graph>()) {}
+
+ir::Value* GraphBuilder::Input(const std::string& name, std::vector<int64_t> dims, DataType type) {
+  ir::Value* v = graph_->AddValue(name);
+  v->type().kind = ir::ValueKind::kTensor;
+  v->type().elem = type;
+  v->type().shape = Shape(std::move(dims));
+  graph_->inputs().push_back(v);
+  return v;
+}
+
+ir::Value* GraphBuilder::Const(std::shared_ptr<const Tensor> t) {
+  return AddConstant(*graph_, "c" + std::to_string(counter_++), std::move(t));
+}
+
+ir::Value* GraphBuilder::Floats(std::vector<int64_t> dims, std::vector<float> values) {
+  if (values.empty()) {
+    size_t n = 1;
+    for (int64_t d : dims) n *= static_cast<size_t>(d);
+    std::mt19937 rng(seed_++);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    values.resize(n);
+    for (float& x : values) x = u(rng);
+  }
+  return Const(FloatTensor(std::move(dims), values));
+}
+
+ir::Value* GraphBuilder::Ints(std::vector<int64_t> dims, std::vector<int64_t> values) {
+  std::shared_ptr<Tensor> t =
+      Tensor::Allocate(DataType::kInt64, Shape(std::move(dims)), CpuAllocator());
+  if (!values.empty()) std::memcpy(t->data(), values.data(), values.size() * sizeof(int64_t));
+  return Const(std::move(t));
+}
+
+std::vector<ir::Value*> GraphBuilder::Node(const std::string& op, std::vector<ir::Value*> inputs,
+                                           size_t outputs, std::vector<ir::Attribute> attrs,
+                                           int64_t opset, const std::string& domain) {
+  const std::string name = op + std::to_string(counter_++);
+  ir::Node* n = graph_->AddNode(name, op, domain);
+  n->set_opset(opset);
+  n->attributes() = std::move(attrs);
+  std::vector<ir::Value*> outs;
+  for (size_t i = 0; i < outputs; ++i)
+    outs.push_back(graph_->AddValue(name + "_out" + std::to_string(i)));
+  graph_->Connect(n, std::move(inputs), outs);
+  return outs;
+}
+
+ir::Value* GraphBuilder::Op(const std::string& op, std::vector<ir::Value*> inputs,
+                            std::vector<ir::Attribute> attrs, int64_t opset) {
+  return Node(op, std::move(inputs), 1, std::move(attrs), opset)[0];
+}
+
+void GraphBuilder::Output(ir::Value* v) {
+  graph_->outputs().push_back(v);
+}
+
+ir::Model GraphBuilder::Model() {
+  ir::Model m;
+  m.ir_version = 8;
+  m.opsets[""] = 17;
+  m.graph = graph_;
+  return m;
+}
+
+OpCounts OpsAfter(ir::Model model, int level) {
+  Optimize(*model.graph, level, CpuKernels());
+  OpCounts counts;
+  for (const auto& n : model.graph->nodes()) {
+    ++counts[n->domain().empty() ? n->op_type() : n->domain() + "." + n->op_type()];
+  }
+  return counts;
+}
+
+namespace {
+
+std::vector<std::shared_ptr<Tensor>> RunAt(ir::Model model, int level,
+                                           const std::vector<Value>& inputs) {
+  runtime::SessionOptions options;
+  options.optimization_level = level;
+  options.intra_op_threads = 2;
+  runtime::Session s(std::move(model), options);
+  std::vector<std::string> in_names, out_names;
+  for (const auto& d : s.inputs()) in_names.push_back(d.name);
+  for (const auto& d : s.outputs()) out_names.push_back(d.name);
+  std::vector<std::shared_ptr<Tensor>> outs(out_names.size());
+  std::vector<Value> others(out_names.size());
+  s.Run(runtime::RunOptions(), in_names, inputs, out_names, outs, others);
+  return outs;
+}
+
+}  // namespace
+
+float ExpectSameOutputs(const std::function<ir::Model()>& build, int level, float rtol,
+                        float atol) {
+  ir::Model probe = build();
+  std::vector<Value> inputs;
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (const ir::Value* in : probe.graph->inputs()) {
+    std::shared_ptr<Tensor> t =
+        Tensor::Allocate(in->type().elem, Shape(in->type().shape->dims()), CpuAllocator());
+    if (t->type() == DataType::kFloat) {
+      auto* p = static_cast<float*>(t->data());
+      for (size_t i = 0; i < t->element_count(); ++i) p[i] = u(rng);
+    }
+    inputs.emplace_back(t);
+  }
+  const auto want = RunAt(build(), 0, inputs);
+  const auto got = RunAt(build(), level, inputs);
+  float worst = 0;
+  EXPECT_EQ(want.size(), got.size());
+  for (size_t k = 0; k < want.size() && k < got.size(); ++k) {
+    EXPECT_EQ(want[k]->type(), got[k]->type());
+    EXPECT_EQ(want[k]->shape(), got[k]->shape()) << "output " << k;
+    if (want[k]->type() != DataType::kFloat || want[k]->shape() != got[k]->shape()) continue;
+    const auto* a = static_cast<const float*>(want[k]->data());
+    const auto* b = static_cast<const float*>(got[k]->data());
+    for (size_t i = 0; i < want[k]->element_count(); ++i) {
+      const float diff = std::fabs(a[i] - b[i]);
+      worst = std::max(worst, diff);
+      if (diff > atol + rtol * std::fabs(a[i])) {
+        ADD_FAILURE() << "output " << k << " element " << i << ": " << b[i] << " instead of "
+                      << a[i];
+        return worst;
+      }
+    }
+  }
+  return worst;
+}
+
+}  // namespace kiln::optimizer::testing
