@@ -24,6 +24,14 @@ constexpr PassEntry kPasses[] = {
     {"constant_folding", 1, FoldConstants},
     {"identity_elimination", 1, EliminateIdentities},
     {"dead_code", 1, EliminateDeadCode},
+    {"conv_bn_fusion", 2, FuseConvBatchNorm},
+    {"conv_activation_fusion", 2, FuseConvActivation},
+    {"gelu_fusion", 2, FuseGelu},
+    {"layer_norm_fusion", 2, FuseLayerNorm},
+    {"bias_gelu_fusion", 2, FuseBiasGelu},
+    {"skip_layer_norm_fusion", 2, FuseSkipLayerNorm},
+    {"attention_fusion", 2, FuseAttention},
+    {"nhwc_layout", 3, ConvertToNhwc},
 };
 
 }  // namespace

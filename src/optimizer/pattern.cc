@@ -147,12 +147,12 @@ int64_t IntAttrOf(const ir::Node* node, const std::string& name, int64_t fallbac
   return a != nullptr && a->type == ir::AttrType::kInt ? a->i : fallback;
 }
 
-ir::Node* Replace(ir::Graph& g, const std::vector<ir::Node*>& old_nodes, const std::string& op,
-                  const std::string& domain, int64_t opset, std::vector<ir::Value*> inputs,
+ir::Node* Replace(ir::Graph& g, const std::vector<ir::Node*>& old_nodes, std::string op,
+                  std::string domain, int64_t opset, std::vector<ir::Value*> inputs,
                   std::vector<ir::Value*> outputs, std::vector<ir::Attribute> attributes) {
   const std::string name = old_nodes.front()->name() + "/" + op;
   for (ir::Node* n : old_nodes) g.RemoveNode(n);
-  ir::Node* node = g.AddNode(name, op, domain);
+  ir::Node* node = g.AddNode(name, std::move(op), std::move(domain));
   node->set_opset(opset);
   node->attributes() = std::move(attributes);
   g.Connect(node, std::move(inputs), std::move(outputs));

@@ -46,12 +46,31 @@ ir::Attribute FloatsAttr(const std::string& name, std::vector<float> v);
 // The node's int attribute, or `fallback`.
 int64_t IntAttrOf(const ir::Node* node, const std::string& name, int64_t fallback) noexcept;
 
-// Removes `old_nodes` and adds one node `op` (domain, opset) reading `inputs` and writing
+// Removes `old_nodes` and adds one node (op and domain are copies: they may come from a node
+// being removed) `op` (domain, opset) reading `inputs` and writing
 // `outputs` (values the removed nodes wrote keep their names, so readers and graph outputs are
 // untouched). Named after the first removed node.
-ir::Node* Replace(ir::Graph& g, const std::vector<ir::Node*>& old_nodes, const std::string& op,
-                  const std::string& domain, int64_t opset, std::vector<ir::Value*> inputs,
+ir::Node* Replace(ir::Graph& g, const std::vector<ir::Node*>& old_nodes, std::string op,
+                  std::string domain, int64_t opset, std::vector<ir::Value*> inputs,
                   std::vector<ir::Value*> outputs, std::vector<ir::Attribute> attributes);
+
+// Calls `rewrite(node)` on nodes in topological order; after each rewrite (it returns true) the
+// order is recomputed, since the rewrite removed nodes. Returns the number of rewrites.
+template <typename F>
+size_t RewriteAll(ir::Graph& g, F rewrite) {
+  size_t count = 0;
+  for (bool again = true; again;) {
+    again = false;
+    for (ir::Node* n : g.TopologicalOrder()) {
+      if (rewrite(n)) {
+        ++count;
+        again = true;
+        break;
+      }
+    }
+  }
+  return count;
+}
 
 }  // namespace kiln::optimizer
 

@@ -1,10 +1,21 @@
 # The graph optimizer: library sources and unit tests (paths from the repository root).
 list(APPEND KILN_SOURCES
+  src/optimizer/activation.cc
+  src/optimizer/attention_fusion.cc
+  src/optimizer/bias_gelu_fusion.cc
   src/optimizer/constant_folding.cc
+  src/optimizer/conv_activation_fusion.cc
+  src/optimizer/conv_bn_fusion.cc
   src/optimizer/dead_code.cc
+  src/optimizer/gelu_fusion.cc
   src/optimizer/identity_elimination.cc
+  src/optimizer/layer_norm_fusion.cc
+  src/optimizer/nhwc_layout.cc
   src/optimizer/optimizer.cc
-  src/optimizer/pattern.cc)
+  src/optimizer/pattern.cc
+  src/optimizer/skip_layer_norm_fusion.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/optimizer/basic_passes_test.cc
+  src/optimizer/fusion_passes_test.cc
+  src/optimizer/nhwc_layout_test.cc
   src/optimizer/test_util.cc)

@@ -1,0 +1,347 @@
+// Level 2: scaled dot-product attention as exporters write it becomes one com.microsoft
+// MultiHeadAttention over [B, S, D] query/key/value, so the heads are never transposed into
+// copies and the [S, L] scores of one head stay in cache:
+//
+//   heads(t)  = Transpose(Reshape(t, [B, S, H, Dh]), [0, 2, 1, 3])                (separate)
+//             | Squeeze(Split(Transpose(Reshape(qkv, [B, S, 3, H, Dh]), [2, 0, 3, 1, 4]))[i])
+//   scores    = MatMul(heads(q), Transpose(heads(k), [0, 1, 3, 2]))  (÷ c or · c, + mask)
+//   out       = Reshape(Transpose(MatMul(Softmax(scores, -1), heads(v)), [0, 2, 1, 3]), [B, S, D])
+//
+// A packed qkv = x·W (+ b) with constant W is split into three MatMuls by columns (b becomes the
+// op's bias input); any other packed qkv gets a Split. A mask is passed as attention_bias,
+// expanded to [B|1, H|1, S, L] when it broadcasts over the query axis.
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "kernels/domains.h"
+#include "optimizer/pass.h"
+#include "optimizer/pattern.h"
+
+namespace kiln::optimizer {
+namespace {
+
+bool HasPerm(const ir::Node* n, std::vector<int64_t> perm) {
+  if (!IsOp(n, "Transpose")) return false;
+  const ir::Attribute* a = n->FindAttribute("perm");
+  return a != nullptr && a->ints == perm;
+}
+
+std::vector<int64_t> DimsOf(const PassContext& ctx, const ir::Value* v) {
+  const infer::TensorFacts& f = ctx.Facts(v);
+  if (!f.shape || !f.shape->ElementCount()) return {};
+  return f.shape->dims();
+}
+
+// A [B, H, S, Dh] view of the heads of a [B, S, H·Dh] tensor.
+struct Heads {
+  ir::Value* source = nullptr;   // [B, S, D], or the packed [B, S, 3D] tensor
+  int part = -1;                 // -1: separate; 0, 1, 2: that third of a packed tensor
+  std::vector<ir::Node*> nodes;  // only this view's (shared packed nodes are left to dead code)
+};
+
+// `v` is heads(source) (as [B, H, S, Dh]) when `perm` is [0, 2, 1, 3]; heads(source)ᵀ over the
+// last two axes when it is [0, 2, 3, 1].
+bool MatchSeparate(const PassContext& ctx, ir::Value* v, const std::vector<int64_t>& perm,
+                   Heads& out) {
+  const ir::Graph& g = ctx.graph;
+  ir::Node* t = v->producer();
+  if (!HasPerm(t, perm)) return false;
+  ir::Node* r = ProducerIs(t->inputs()[0], "Reshape");
+  if (r == nullptr || OnlyConsumer(g, t->inputs()[0]) != t) return false;
+  const std::vector<int64_t> rd = DimsOf(ctx, r->outputs()[0]);
+  const std::vector<int64_t> sd = DimsOf(ctx, r->inputs()[0]);
+  if (rd.size() != 4 || sd.size() != 3 || rd[0] != sd[0] || rd[1] != sd[1] ||
+      rd[2] * rd[3] != sd[2]) {
+    return false;
+  }
+  out = {r->inputs()[0], -1, {t, r}};
+  return true;
+}
+
+bool MatchPacked(const PassContext& ctx, ir::Value* v, Heads& out) {
+  const ir::Graph& g = ctx.graph;
+  ir::Node* sq = ProducerIs(v, "Squeeze");
+  if (sq == nullptr) return false;
+  ir::Node* split = ProducerIs(sq->inputs()[0], "Split");
+  if (split == nullptr || split->outputs().size() != 3 || IntAttrOf(split, "axis", 0) != 0 ||
+      OnlyConsumer(g, sq->inputs()[0]) != sq) {
+    return false;
+  }
+  int part = -1;
+  for (int i = 0; i < 3; ++i) {
+    if (split->outputs()[i] == sq->inputs()[0]) part = i;
+  }
+  ir::Node* t = split->inputs()[0]->producer();
+  if (part < 0 || !HasPerm(t, {2, 0, 3, 1, 4})) return false;
+  ir::Node* r = ProducerIs(t->inputs()[0], "Reshape");
+  if (r == nullptr) return false;
+  const std::vector<int64_t> rd = DimsOf(ctx, r->outputs()[0]);
+  const std::vector<int64_t> sd = DimsOf(ctx, r->inputs()[0]);
+  const std::vector<int64_t> vd = DimsOf(ctx, v);
+  if (rd.size() != 5 || sd.size() != 3 || rd[2] != 3 || rd[0] != sd[0] || rd[1] != sd[1] ||
+      3 * rd[3] * rd[4] != sd[2] || vd != std::vector<int64_t>{rd[0], rd[3], rd[1], rd[4]}) {
+    return false;
+  }
+  out = {r->inputs()[0], part, {sq}};
+  return true;
+}
+
+bool MatchHeads(const PassContext& ctx, ir::Value* v, Heads& out) {
+  return MatchPacked(ctx, v, out) || MatchSeparate(ctx, v, {0, 2, 1, 3}, out);
+}
+
+// Keys come transposed: Transpose(heads(k), [0, 1, 3, 2]) or the [0, 2, 3, 1] shortcut.
+bool MatchKeysT(const PassContext& ctx, ir::Value* v, Heads& out) {
+  if (MatchSeparate(ctx, v, {0, 2, 3, 1}, out)) return true;
+  ir::Node* t = v->producer();
+  if (!HasPerm(t, {0, 1, 3, 2}) || OnlyConsumer(ctx.graph, t->inputs()[0]) != t ||
+      !MatchHeads(ctx, t->inputs()[0], out)) {
+    return false;
+  }
+  out.nodes.push_back(t);
+  return true;
+}
+
+class Fuser {
+ public:
+  explicit Fuser(PassContext& ctx) : ctx_(ctx), g_(ctx.graph) {}
+
+  bool FuseOne(ir::Node* softmax) {
+    if (!IsOp(softmax, "Softmax")) return false;
+    // Before opset 13 the default axis is 1 (of the input flattened to 2-D).
+    const int64_t axis = IntAttrOf(softmax, "axis", softmax->opset() >= 13 ? -1 : 1);
+    if (axis != -1 && axis != 3) return false;
+    ir::Node* pv = OnlyConsumer(g_, softmax->outputs()[0]);
+    if (!IsOp(pv, "MatMul") || pv->inputs()[0] != softmax->outputs()[0]) return false;
+    std::vector<ir::Node*> nodes{softmax, pv};
+    // Back from the softmax: optional mask, optional scale, the QKᵀ product.
+    ir::Value* s = softmax->inputs()[0];
+    ir::Value* mask = nullptr;
+    float scale = 1.0f;
+    bool scaled = false;
+    if (ir::Node* add = ProducerIs(s, "Add"); add != nullptr && OnlyConsumer(g_, s) == softmax) {
+      for (int k = 0; k < 2 && mask == nullptr; ++k) {
+        if (LeadsToProduct(add->inputs()[k])) {
+          mask = add->inputs()[1 - k];
+          s = add->inputs()[k];
+        }
+      }
+      if (mask == nullptr) return false;
+      nodes.push_back(add);
+    }
+    if (!TakeScale(s, nodes, scale, scaled)) return false;
+    ir::Node* qk = ProducerIs(s, "MatMul");
+    if (qk == nullptr || OnlyConsumer(g_, s) == nullptr) return false;
+    nodes.push_back(qk);
+    ir::Value* qv = qk->inputs()[0];
+    ir::Node* q_reader = qk;
+    if (!scaled) {
+      ir::Node* before = qv->producer();
+      if (!TakeScale(qv, nodes, scale, scaled)) return false;
+      if (scaled) q_reader = before;
+    }
+    Heads q, k, v;
+    if (OnlyConsumer(g_, qv) != q_reader || !MatchHeads(ctx_, qv, q) ||
+        !MatchKeysT(ctx_, qk->inputs()[1], k) || OnlyConsumer(g_, qk->inputs()[1]) != qk ||
+        !MatchHeads(ctx_, pv->inputs()[1], v) || OnlyConsumer(g_, pv->inputs()[1]) != pv) {
+      return false;
+    }
+    // Either three separate tensors, or the three parts of one packed tensor in order.
+    const bool packed = q.part >= 0 || k.part >= 0 || v.part >= 0;
+    if (packed && (q.part != 0 || k.part != 1 || v.part != 2 || q.source != k.source ||
+                   q.source != v.source)) {
+      return false;
+    }
+    // After: Transpose [0, 2, 1, 3] and Reshape to [B, S, D].
+    ir::Node* ot = OnlyConsumer(g_, pv->outputs()[0]);
+    if (!HasPerm(ot, {0, 2, 1, 3})) return false;
+    ir::Node* orr = OnlyConsumer(g_, ot->outputs()[0]);
+    if (!IsOp(orr, "Reshape")) return false;
+    const std::vector<int64_t> qd = DimsOf(ctx_, qv);               // [B, H, S, Dh]
+    const std::vector<int64_t> vd = DimsOf(ctx_, pv->inputs()[1]);  // [B, H, L, Dv]
+    const std::vector<int64_t> od = DimsOf(ctx_, orr->outputs()[0]);
+    if (qd.size() != 4 || vd.size() != 4 ||
+        od != std::vector<int64_t>{qd[0], qd[2], qd[1] * vd[3]}) {
+      return false;
+    }
+    const int64_t heads = qd[1];
+    nodes.push_back(ot);
+    nodes.push_back(orr);
+    for (Heads* h : {&q, &k, &v}) nodes.insert(nodes.end(), h->nodes.begin(), h->nodes.end());
+
+    ir::Value* bias = nullptr;
+    ir::Value* qs = Source(q, bias);
+    ir::Value* ks = Source(k, bias);
+    ir::Value* vs = Source(v, bias);
+    if (qs == nullptr || ks == nullptr || vs == nullptr) return false;
+    ir::Value* attn_bias = nullptr;
+    if (mask != nullptr) {
+      attn_bias = MaskAsBias(mask, qd[0], heads, qd[2], vd[2]);
+      if (attn_bias == nullptr) return false;
+    }
+    ir::Value* out = orr->outputs()[0];
+    Replace(g_, nodes, "MultiHeadAttention", kMicrosoftDomain, 1,
+            {qs, ks, vs, bias, nullptr, attn_bias}, {out},
+            {IntAttr("num_heads", heads), FloatAttr("scale", scale)});
+    return true;
+  }
+
+ private:
+  // Whether v is QKᵀ, possibly divided or multiplied by a scalar.
+  static bool LeadsToProduct(const ir::Value* v) {
+    const ir::Node* p = v->producer();
+    if (IsOp(p, "Div") || IsOp(p, "Mul")) {
+      for (const ir::Value* in : p->inputs()) {
+        if (IsOp(in->producer(), "MatMul")) return true;
+      }
+      return false;
+    }
+    return IsOp(p, "MatMul");
+  }
+
+  // Division or multiplication by a scalar constant on `v`: folds it into `scale`.
+  bool TakeScale(ir::Value*& v, std::vector<ir::Node*>& nodes, float& scale, bool& scaled) {
+    ir::Node* p = v->producer();
+    if (!(IsOp(p, "Div") || IsOp(p, "Mul")) || OnlyConsumer(g_, v) == nullptr) return true;
+    std::optional<float> c = ScalarOf(p->inputs()[1]);
+    ir::Value* x = p->inputs()[0];
+    if (!c && IsOp(p, "Mul")) {
+      c = ScalarOf(p->inputs()[0]);
+      x = p->inputs()[1];
+    }
+    if (!c || *c == 0.0f) return IsOp(p, "Div") ? false : true;
+    scale *= IsOp(p, "Div") ? 1.0f / *c : *c;
+    scaled = true;
+    nodes.push_back(p);
+    v = x;
+    return true;
+  }
+
+  // The [B, S, D] tensor of a head view; for a packed qkv, the third `part` of it (made once per
+  // packed tensor). Sets `bias` to the packed bias when the split took it.
+  ir::Value* Source(const Heads& h, ir::Value*& bias) {
+    if (h.part < 0) return h.source;
+    auto it = split_.find(h.source);
+    if (it == split_.end()) {
+      Split parts;
+      if (!SplitPacked(h.source, parts)) return nullptr;
+      it = split_.emplace(h.source, parts).first;
+    }
+    if (it->second.bias != nullptr) bias = it->second.bias;
+    return it->second.parts[h.part];
+  }
+
+  struct Split {
+    ir::Value* parts[3] = {nullptr, nullptr, nullptr};
+    ir::Value* bias = nullptr;
+  };
+
+  bool SplitPacked(ir::Value* qkv, Split& out) {
+    const std::vector<int64_t> d = DimsOf(ctx_, qkv);
+    if (d.size() != 3 || d[2] % 3 != 0) return false;
+    const int64_t width = d[2] / 3;
+    // qkv = x · W + b with constant W [K, 3D] and b [3D]: three products, bias kept apart.
+    ir::Value* product = qkv;
+    ir::Value* b = nullptr;
+    if (ir::Node* add = ProducerIs(qkv, "Add"); add != nullptr) {
+      for (int k = 0; k < 2; ++k) {
+        const Tensor* t = ConstantOf(add->inputs()[1 - k]);
+        if (t != nullptr && t->type() == DataType::kFloat && t->shape().rank() == 1 &&
+            t->shape().dims()[0] == d[2] && ProducerIs(add->inputs()[k], "MatMul")) {
+          product = add->inputs()[k];
+          b = add->inputs()[1 - k];
+        }
+      }
+    }
+    ir::Node* mm = ProducerIs(product, "MatMul");
+    const Tensor* w = mm != nullptr ? ConstantOf(mm->inputs()[1]) : nullptr;
+    if (w != nullptr && w->type() == DataType::kFloat && w->shape().rank() == 2 &&
+        w->shape().dims()[1] == d[2]) {
+      const int64_t k = w->shape().dims()[0];
+      const auto* src = static_cast<const float*>(w->data());
+      for (int p = 0; p < 3; ++p) {
+        std::shared_ptr<Tensor> part =
+            Tensor::AllocateForOverwrite(DataType::kFloat, Shape({k, width}), CpuAllocator());
+        auto* dst = static_cast<float*>(part->data());
+        for (int64_t r = 0; r < k; ++r) {
+          std::memcpy(dst + r * width, src + r * d[2] + p * width,
+                      static_cast<size_t>(width) * sizeof(float));
+        }
+        ir::Value* wp =
+            AddConstant(g_, mm->inputs()[1]->name() + "_part" + std::to_string(p), std::move(part));
+        ir::Value* y = g_.AddValue(g_.UniqueName(qkv->name() + "_part" + std::to_string(p)));
+        ir::Node* n =
+            g_.AddNode(g_.UniqueName(mm->name() + "_part" + std::to_string(p)), "MatMul", "");
+        n->set_opset(13);
+        g_.Connect(n, {mm->inputs()[0], wp}, {y});
+        out.parts[p] = y;
+      }
+      out.bias = b;
+      return true;
+    }
+    // Anything else: one Split on the last axis.
+    ir::Node* n = g_.AddNode(g_.UniqueName(qkv->name() + "/Split"), "Split", "");
+    n->set_opset(13);
+    n->attributes().push_back(IntAttr("axis", -1));
+    ir::Value* sizes = AddConstant(g_, qkv->name() + "_split", [&] {
+      std::shared_ptr<Tensor> t = Tensor::Allocate(DataType::kInt64, Shape({3}), CpuAllocator());
+      auto* p = static_cast<int64_t*>(t->data());
+      p[0] = p[1] = p[2] = width;
+      return t;
+    }());
+    for (ir::Value*& p : out.parts) p = g_.AddValue(g_.UniqueName(qkv->name() + "_part"));
+    g_.Connect(n, {qkv, sizes}, {out.parts[0], out.parts[1], out.parts[2]});
+    return true;
+  }
+
+  // The mask as an additive attention_bias of shape [B|1, H|1, S, L].
+  ir::Value* MaskAsBias(ir::Value* mask, int64_t b, int64_t h, int64_t s, int64_t l) {
+    auto it = masks_.find(mask);
+    if (it != masks_.end()) return it->second;
+    std::vector<int64_t> d = DimsOf(ctx_, mask);
+    if (d.empty() && ConstantOf(mask) != nullptr) d = ConstantOf(mask)->shape().dims();
+    if (d.empty() || d.size() > 4 || ctx_.Facts(mask).type != DataType::kFloat) return nullptr;
+    while (d.size() < 4) d.insert(d.begin(), 1);
+    if ((d[0] != 1 && d[0] != b) || (d[1] != 1 && d[1] != h) || (d[2] != 1 && d[2] != s) ||
+        d[3] != l) {
+      return nullptr;
+    }
+    ir::Value* result = mask;
+    if (d[2] != s || DimsOf(ctx_, mask).size() != 4) {
+      ir::Node* n = g_.AddNode(g_.UniqueName(mask->name() + "/Expand"), "Expand", "");
+      n->set_opset(13);
+      std::shared_ptr<Tensor> shape =
+          Tensor::Allocate(DataType::kInt64, Shape({4}), CpuAllocator());
+      auto* p = static_cast<int64_t*>(shape->data());
+      p[0] = d[0];
+      p[1] = d[1];
+      p[2] = s;
+      p[3] = l;
+      result = g_.AddValue(g_.UniqueName(mask->name() + "_bias"));
+      g_.Connect(n, {mask, AddConstant(g_, mask->name() + "_bias_shape", std::move(shape))},
+                 {result});
+    }
+    masks_.emplace(mask, result);
+    return result;
+  }
+
+  PassContext& ctx_;
+  ir::Graph& g_;
+  std::map<const ir::Value*, Split> split_;
+  std::map<const ir::Value*, ir::Value*> masks_;
+};
+
+}  // namespace
+
+size_t FuseAttention(PassContext& ctx) {
+  if (!ctx.registry.Knows(kMicrosoftDomain, "MultiHeadAttention")) return 0;
+  Fuser fuser(ctx);
+  const size_t count = RewriteAll(ctx.graph, [&](ir::Node* n) { return fuser.FuseOne(n); });
+  // The packed projections and splits nothing reads any more (and what a match that failed late
+  // made) go.
+  EliminateDeadCode(ctx);
+  return count;
+}
+
+}  // namespace kiln::optimizer

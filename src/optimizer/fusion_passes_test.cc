@@ -1,0 +1,302 @@
+// Level 2 fusions: each on a before/after graph (which ops remain) and on numerics (the same
+// outputs as the unoptimized graph on random inputs).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "optimizer/pattern.h"
+#include "optimizer/test_util.h"
+
+namespace kiln::optimizer {
+namespace {
+
+using testing::ExpectSameOutputs;
+using testing::GraphBuilder;
+using testing::OpCounts;
+using testing::OpsAfter;
+
+ir::Attribute Pads(int64_t p) {
+  return IntsAttr("pads", {p, p, p, p});
+}
+
+// ---- Conv + BatchNormalization ----
+
+ir::Model ConvBn(bool conv_bias, int64_t training_mode) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {2, 3, 7, 7});
+  std::vector<ir::Value*> in{x, b.Floats({4, 3, 3, 3})};
+  if (conv_bias) in.push_back(b.Floats({4}));
+  ir::Value* y = b.Op("Conv", in, {Pads(1)});
+  ir::Value* var = b.Floats({4}, {0.5f, 1.5f, 2.0f, 0.1f});
+  b.Output(b.Op("BatchNormalization", {y, b.Floats({4}), b.Floats({4}), b.Floats({4}), var},
+                {FloatAttr("epsilon", 1e-3f), IntAttr("training_mode", training_mode)}));
+  return b.Model();
+}
+
+TEST(ConvBnFusion, FoldsTheNormalizationIntoWeightsAndBias) {
+  for (bool bias : {true, false}) {
+    EXPECT_EQ(OpsAfter(ConvBn(bias, 0), 2), (OpCounts{{"Conv", 1}}));
+    ExpectSameOutputs([&] { return ConvBn(bias, 0); }, 2);
+  }
+}
+
+TEST(ConvBnFusion, LeavesTrainingModeAlone) {
+  EXPECT_EQ(OpsAfter(ConvBn(true, 1), 2), (OpCounts{{"BatchNormalization", 1}, {"Conv", 1}}));
+}
+
+// ---- Conv + residual + activation ----
+
+enum class Act { kNone, kRelu, kClip, kSwish, kLeaky, kHardSigmoid };
+
+ir::Model ConvAct(Act act, bool residual, bool broadcast_residual = false) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {1, 3, 9, 9});
+  ir::Value* y = b.Op("Conv", {x, b.Floats({6, 3, 3, 3}), b.Floats({6})},
+                      {Pads(1), IntsAttr("strides", {1, 1})});
+  if (residual) {
+    ir::Value* z =
+        broadcast_residual ? b.Floats({1, 6, 1, 1}) : b.Op("Conv", {x, b.Floats({6, 3, 1, 1})});
+    y = b.Op("Add", {y, z});
+  }
+  switch (act) {
+    case Act::kNone:
+      break;
+    case Act::kRelu:
+      y = b.Op("Relu", {y});
+      break;
+    case Act::kClip:
+      y = b.Op("Clip", {y, b.Floats({}, {0.0f}), b.Floats({}, {0.5f})});
+      break;
+    case Act::kSwish:
+      y = b.Op("Mul", {y, b.Op("Sigmoid", {y})});
+      break;
+    case Act::kLeaky:
+      y = b.Op("LeakyRelu", {y}, {FloatAttr("alpha", 0.3f)});
+      break;
+    case Act::kHardSigmoid:
+      y = b.Op("HardSigmoid", {y}, {FloatAttr("alpha", 0.3f), FloatAttr("beta", 0.4f)});
+      break;
+  }
+  b.Output(y);
+  return b.Model();
+}
+
+TEST(ConvActivationFusion, FusesEachActivation) {
+  for (Act act : {Act::kRelu, Act::kClip, Act::kSwish, Act::kLeaky, Act::kHardSigmoid}) {
+    EXPECT_EQ(OpsAfter(ConvAct(act, false), 2), (OpCounts{{"com.microsoft.FusedConv", 1}}));
+    ExpectSameOutputs([&] { return ConvAct(act, false); }, 2);
+  }
+}
+
+TEST(ConvActivationFusion, FusesAResidualAddWithAndWithoutActivation) {
+  for (Act act : {Act::kNone, Act::kRelu}) {
+    // The residual branch's own Conv stays a Conv (it feeds the Add, which the first one took).
+    EXPECT_EQ(OpsAfter(ConvAct(act, true), 2),
+              (OpCounts{{"Conv", 1}, {"com.microsoft.FusedConv", 1}}));
+    ExpectSameOutputs([&] { return ConvAct(act, true); }, 2);
+  }
+}
+
+TEST(ConvActivationFusion, LeavesABroadcastAddAndALoneConvAlone) {
+  EXPECT_EQ(OpsAfter(ConvAct(Act::kRelu, true, true), 2),
+            (OpCounts{{"Add", 1}, {"Conv", 1}, {"Relu", 1}}));
+  EXPECT_EQ(OpsAfter(ConvAct(Act::kNone, false), 2), (OpCounts{{"Conv", 1}}));
+  ExpectSameOutputs([] { return ConvAct(Act::kRelu, true, true); }, 2);
+}
+
+TEST(ConvActivationFusion, LeavesAConvWhoseOutputHasOtherReaders) {
+  auto build = [] {
+    GraphBuilder b;
+    ir::Value* x = b.Input("x", {1, 2, 5, 5});
+    ir::Value* y = b.Op("Conv", {x, b.Floats({2, 2, 1, 1})});
+    b.Output(b.Op("Relu", {y}));
+    b.Output(y);
+    return b.Model();
+  };
+  EXPECT_EQ(OpsAfter(build(), 2), (OpCounts{{"Conv", 1}, {"Relu", 1}}));
+}
+
+// ---- GELU ----
+
+enum class GeluForm { kErfDivOuterHalf, kErfMulInnerHalf, kErfHalfFirst, kTanhMul, kTanhPow };
+
+ir::Model GeluModel(GeluForm form, bool bias) {
+  GraphBuilder b;
+  ir::Value* in = b.Input("x", {2, 5, 8});
+  ir::Value* x = b.Op("MatMul", {in, b.Floats({8, 8})});
+  if (bias) x = b.Op("Add", {b.Floats({8}), x});
+  auto scalar = [&](float v) { return b.Floats({}, {v}); };
+  ir::Value* f = nullptr;
+  if (form == GeluForm::kTanhMul || form == GeluForm::kTanhPow) {
+    ir::Value* cube = form == GeluForm::kTanhPow ? b.Op("Pow", {x, scalar(3.0f)})
+                                                 : b.Op("Mul", {x, b.Op("Mul", {x, x})});
+    ir::Value* inner = b.Op("Add", {x, b.Op("Mul", {scalar(0.044715f), cube})});
+    f = b.Op("Tanh", {b.Op("Mul", {scalar(0.7978845608f), inner})});
+  } else if (form == GeluForm::kErfMulInnerHalf) {
+    f = b.Op("Erf", {b.Op("Mul", {x, scalar(0.70710678f)})});
+  } else {
+    f = b.Op("Erf", {b.Op("Div", {x, scalar(1.41421356f)})});
+  }
+  ir::Value* a = b.Op("Add", {scalar(1.0f), f});
+  ir::Value* y = nullptr;
+  switch (form) {
+    case GeluForm::kErfMulInnerHalf:
+      y = b.Op("Mul", {x, b.Op("Mul", {a, scalar(0.5f)})});
+      break;
+    case GeluForm::kErfHalfFirst:
+      y = b.Op("Mul", {b.Op("Mul", {x, scalar(0.5f)}), a});
+      break;
+    default:
+      y = b.Op("Mul", {scalar(0.5f), b.Op("Mul", {x, a})});
+  }
+  b.Output(y);
+  return b.Model();
+}
+
+TEST(GeluFusion, FusesTheErfForms) {
+  for (GeluForm f :
+       {GeluForm::kErfDivOuterHalf, GeluForm::kErfMulInnerHalf, GeluForm::kErfHalfFirst}) {
+    EXPECT_EQ(OpsAfter(GeluModel(f, false), 2),
+              (OpCounts{{"MatMul", 1}, {"com.microsoft.Gelu", 1}}));
+    ExpectSameOutputs([&] { return GeluModel(f, false); }, 2);
+  }
+}
+
+TEST(GeluFusion, FusesTheTanhForms) {
+  for (GeluForm f : {GeluForm::kTanhMul, GeluForm::kTanhPow}) {
+    EXPECT_EQ(OpsAfter(GeluModel(f, false), 2),
+              (OpCounts{{"MatMul", 1}, {"com.microsoft.FastGelu", 1}}));
+    ExpectSameOutputs([&] { return GeluModel(f, false); }, 2);
+  }
+}
+
+TEST(BiasGeluFusion, TakesTheBiasAddIntoTheGelu) {
+  EXPECT_EQ(OpsAfter(GeluModel(GeluForm::kErfDivOuterHalf, true), 2),
+            (OpCounts{{"MatMul", 1}, {"com.microsoft.BiasGelu", 1}}));
+  ExpectSameOutputs([] { return GeluModel(GeluForm::kErfDivOuterHalf, true); }, 2);
+  EXPECT_EQ(OpsAfter(GeluModel(GeluForm::kTanhPow, true), 2),
+            (OpCounts{{"MatMul", 1}, {"com.microsoft.FastGelu", 1}}));
+  ExpectSameOutputs([] { return GeluModel(GeluForm::kTanhPow, true); }, 2);
+}
+
+TEST(GeluFusion, LeavesAWrongConstantAlone) {
+  auto build = [] {
+    GraphBuilder b;
+    ir::Value* x = b.Input("x", {4});
+    ir::Value* f = b.Op("Erf", {b.Op("Div", {x, b.Floats({}, {1.5f})})});
+    b.Output(b.Op(
+        "Mul", {b.Floats({}, {0.5f}), b.Op("Mul", {x, b.Op("Add", {b.Floats({}, {1.0f}), f})})}));
+    return b.Model();
+  };
+  EXPECT_EQ(OpsAfter(build(), 2), (OpCounts{{"Add", 1}, {"Div", 1}, {"Erf", 1}, {"Mul", 2}}));
+}
+
+// ---- LayerNorm (decomposed, as opset-13 exports write it) ----
+
+ir::Model DecomposedLayerNorm(bool pow, bool affine) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {2, 3, 16});
+  auto mean = [&](ir::Value* v) { return b.Op("ReduceMean", {v}, {IntsAttr("axes", {-1})}, 13); };
+  ir::Value* d = b.Op("Sub", {x, mean(x)});
+  ir::Value* sq = pow ? b.Op("Pow", {d, b.Floats({}, {2.0f})}) : b.Op("Mul", {d, d});
+  ir::Value* s = b.Op("Sqrt", {b.Op("Add", {mean(sq), b.Floats({}, {1e-5f})})});
+  ir::Value* y = b.Op("Div", {d, s});
+  if (affine) y = b.Op("Add", {b.Op("Mul", {y, b.Floats({16})}), b.Floats({16})});
+  b.Output(y);
+  return b.Model();
+}
+
+TEST(LayerNormFusion, FusesTheDecomposedForms) {
+  for (bool pow : {true, false}) {
+    for (bool affine : {true, false}) {
+      EXPECT_EQ(OpsAfter(DecomposedLayerNorm(pow, affine), 2),
+                (OpCounts{{"LayerNormalization", 1}}));
+      ExpectSameOutputs([&] { return DecomposedLayerNorm(pow, affine); }, 2);
+    }
+  }
+}
+
+// ---- SkipLayerNorm ----
+
+ir::Model SkipLn(bool bias, bool sum_read_elsewhere) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {2, 4, 16});
+  ir::Value* h = b.Op("MatMul", {x, b.Floats({16, 16})});
+  if (bias) h = b.Op("Add", {h, b.Floats({16})});
+  ir::Value* sum = b.Op("Add", {x, h});
+  b.Output(b.Op("LayerNormalization", {sum, b.Floats({16}), b.Floats({16})},
+                {IntAttr("axis", -1), FloatAttr("epsilon", 1e-6f)}));
+  if (sum_read_elsewhere) b.Output(b.Op("Relu", {sum}));
+  return b.Model();
+}
+
+TEST(SkipLayerNormFusion, FusesTheResidualAddAndTheBias) {
+  for (bool bias : {false, true}) {
+    for (bool elsewhere : {false, true}) {
+      OpCounts want{{"MatMul", 1}, {"com.microsoft.SkipLayerNormalization", 1}};
+      if (elsewhere) want["Relu"] = 1;
+      EXPECT_EQ(OpsAfter(SkipLn(bias, elsewhere), 2), want);
+      ExpectSameOutputs([&] { return SkipLn(bias, elsewhere); }, 2);
+    }
+  }
+}
+
+// ---- Attention ----
+
+// B=2, S=6, D=16, H=2 (Dh=8). packed: one qkv projection as torch's fused Linear exports it;
+// otherwise three projections (Hugging Face style, keys transposed with [0, 2, 3, 1]).
+ir::Model AttentionModel(bool packed, bool mask, bool mul_scale) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {2, 6, 16});
+  ir::Value *q = nullptr, *kt = nullptr, *v = nullptr;
+  if (packed) {
+    ir::Value* qkv = b.Op("Add", {b.Floats({48}), b.Op("MatMul", {x, b.Floats({16, 48})})});
+    ir::Value* r = b.Op("Reshape", {qkv, b.Ints({5}, {2, 6, 3, 2, 8})});
+    ir::Value* t = b.Op("Transpose", {r}, {IntsAttr("perm", {2, 0, 3, 1, 4})});
+    std::vector<ir::Value*> parts =
+        b.Node("Split", {t, b.Ints({3}, {1, 1, 1})}, 3, {IntAttr("axis", 0)});
+    ir::Value* axes = b.Ints({1}, {0});
+    q = b.Op("Squeeze", {parts[0], axes});
+    ir::Value* k = b.Op("Squeeze", {parts[1], axes});
+    v = b.Op("Squeeze", {parts[2], axes});
+    kt = b.Op("Transpose", {k}, {IntsAttr("perm", {0, 1, 3, 2})});
+  } else {
+    auto heads = [&](std::vector<int64_t> perm) {
+      ir::Value* p = b.Op("Add", {b.Op("MatMul", {x, b.Floats({16, 16})}), b.Floats({16})});
+      ir::Value* r = b.Op("Reshape", {p, b.Ints({4}, {2, 6, 2, 8})});
+      return b.Op("Transpose", {r}, {IntsAttr("perm", std::move(perm))});
+    };
+    q = heads({0, 2, 1, 3});
+    kt = heads({0, 2, 3, 1});
+    v = heads({0, 2, 1, 3});
+  }
+  ir::Value* s = b.Op("MatMul", {q, kt});
+  s = mul_scale ? b.Op("Mul", {s, b.Floats({}, {0.35355339f})})
+                : b.Op("Div", {s, b.Floats({}, {2.8284271f})});
+  if (mask) s = b.Op("Add", {s, b.Floats({2, 1, 1, 6})});
+  ir::Value* p = b.Op("Softmax", {s}, {IntAttr("axis", -1)});
+  ir::Value* o = b.Op("Transpose", {b.Op("MatMul", {p, v})}, {IntsAttr("perm", {0, 2, 1, 3})});
+  b.Output(b.Op("Reshape", {o, b.Ints({3}, {2, 6, 16})}));
+  return b.Model();
+}
+
+TEST(AttentionFusion, FusesPackedQkvAttention) {
+  for (bool mask : {false, true}) {
+    OpCounts want{{"MatMul", 3}, {"com.microsoft.MultiHeadAttention", 1}};
+    if (mask) want["Expand"] = 1;  // the [B, 1, 1, L] mask broadcast over the queries
+    EXPECT_EQ(OpsAfter(AttentionModel(true, mask, false), 2), want);
+    ExpectSameOutputs([&] { return AttentionModel(true, mask, false); }, 2);
+  }
+}
+
+TEST(AttentionFusion, FusesSeparateProjections) {
+  EXPECT_EQ(
+      OpsAfter(AttentionModel(false, true, true), 2),
+      (OpCounts{
+          {"Add", 3}, {"Expand", 1}, {"MatMul", 3}, {"com.microsoft.MultiHeadAttention", 1}}));
+  ExpectSameOutputs([] { return AttentionModel(false, true, true); }, 2);
+  ExpectSameOutputs([] { return AttentionModel(false, false, false); }, 2);
+}
+
+}  // namespace
+}  // namespace kiln::optimizer
