@@ -176,7 +176,7 @@ TEST(ContribFusedMatMul, EmptyOperands) {
 }
 
 TEST(ContribFusedMatMul, Errors) {
-  const auto mm = [](std::vector<int64_t> a, std::vector<int64_t> b) {
+  const auto mm = [](const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
     NodeTest t("FusedMatMul", 1, kMs);
     t.Input<float>(a, RandomFloats(Count(a), 1)).Input<float>(b, RandomFloats(Count(b), 2));
     return t;

@@ -37,11 +37,13 @@ std::vector<double> Reference(double (*op)(double), const std::vector<float>& x,
   return out;
 }
 
-const std::vector<std::vector<int64_t>> kShapes = {{1},        {7},          {3, 5},
-                                                   {2, 3, 64}, {2, 128, 96}, {4, 1, 1000}};
+// The shapes each test runs on (made inside a function: no global with a throwing constructor).
+std::vector<std::vector<int64_t>> Shapes() {
+  return {{1}, {7}, {3, 5}, {2, 3, 64}, {2, 128, 96}, {4, 1, 1000}};
+}
 
 TEST(ContribGelu, MatchesErfFormula) {
-  for (const auto& dims : kShapes) {
+  for (const auto& dims : Shapes()) {
     for (int threads : {1, 2}) {
       const std::vector<float> x = RandomFloats(Count(dims), 1, -6.0f, 6.0f);
       auto out = NodeTest("Gelu", 1, kMs).Input<float>(dims, x).Run(threads);
@@ -52,7 +54,7 @@ TEST(ContribGelu, MatchesErfFormula) {
 }
 
 TEST(ContribFastGelu, MatchesTanhFormulaWithAndWithoutBias) {
-  for (const auto& dims : kShapes) {
+  for (const auto& dims : Shapes()) {
     for (int threads : {1, 2}) {
       const std::vector<float> x = RandomFloats(Count(dims), 2, -6.0f, 6.0f);
       const std::vector<float> bias = RandomFloats(static_cast<size_t>(dims.back()), 3);
@@ -73,7 +75,7 @@ TEST(ContribFastGelu, MatchesTanhFormulaWithAndWithoutBias) {
 }
 
 TEST(ContribBiasGelu, MatchesErfFormulaOfTheSum) {
-  for (const auto& dims : kShapes) {
+  for (const auto& dims : Shapes()) {
     for (int threads : {1, 2}) {
       const std::vector<float> a = RandomFloats(Count(dims), 4, -6.0f, 6.0f);
       const std::vector<float> b = RandomFloats(static_cast<size_t>(dims.back()), 5);

@@ -147,8 +147,8 @@ TEST(ContribMultiHeadAttention, BertBaseShape) {
   Check({1, 128, 128, 12, 64, 64, {1, 1, 128, 128}, false, true, 0}, 7);
 }
 
-NodeTest Mha(std::vector<int64_t> q, std::vector<int64_t> k, std::vector<int64_t> v,
-             int64_t heads = 2) {
+NodeTest Mha(const std::vector<int64_t>& q, const std::vector<int64_t>& k,
+             const std::vector<int64_t>& v, int64_t heads = 2) {
   NodeTest t("MultiHeadAttention", 1, kMs);
   t.Attr("num_heads", heads)
       .Input<float>(q, RandomFloats(Count(q), 1))
@@ -201,7 +201,7 @@ TEST(ContribMultiHeadAttention, ShapeErrors) {
 }
 
 TEST(ContribMultiHeadAttention, UnsupportedForms) {
-  const std::vector<float> m = RandomFloats(2 * 4, 9);
+  const std::vector<float> m = RandomFloats(size_t{8}, 9);
   ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 8})
                       .MissingInput()
                       .Input<int32_t>({2, 4}, std::vector<int32_t>(8, 1)),
