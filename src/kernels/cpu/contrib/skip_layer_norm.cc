@@ -9,6 +9,7 @@
 // (in cache), and the third pass writes the output.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "kernels/cpu/contrib/contrib_kernels.h"
@@ -145,12 +146,14 @@ class SkipLayerNormalization final : public Kernel {
     }
     const auto width = static_cast<size_t>(hidden);
     if (x.element_count() == 0) {
-      // Rows of width 0 still have statistics: mean 0 and 1/sqrt(epsilon), as the formula gives.
+      // Rows of width 0 still have statistics: the mean of no values is 0/0, NaN, and so is the
+      // variance, as in LayerNormalization.
       const size_t rows =
           width == 0 ? static_cast<size_t>(dims[0] * (dims.size() == 3 ? dims[1] : 1)) : 0;
+      const float nan = std::numeric_limits<float>::quiet_NaN();
       for (size_t r = 0; r < rows; ++r) {
-        if (mean_out != nullptr) mean_out[r] = 0.0f;
-        if (inv_std_out != nullptr) inv_std_out[r] = 1.0f / std::sqrt(epsilon_);
+        if (mean_out != nullptr) mean_out[r] = nan;
+        if (inv_std_out != nullptr) inv_std_out[r] = nan;
       }
       return;
     }

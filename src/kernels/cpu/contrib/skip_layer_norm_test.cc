@@ -150,6 +150,19 @@ TEST(ContribSkipLayerNormalization, EmptyInput) {
                  .Run();
   EXPECT_EQ(out[0]->shape(), Shape({0, 3, 4}));
   EXPECT_EQ(out[1]->shape(), Shape({0, 3, 1}));
+  // Rows of no values: the statistics are 0/0.
+  auto no_hidden = NodeTest("SkipLayerNormalization", 1, kMs)
+                       .Input<float>({2, 0}, {})
+                       .Input<float>({2, 0}, {})
+                       .Input<float>({0}, {})
+                       .Outputs(4)
+                       .Run();
+  EXPECT_EQ(no_hidden[0]->shape(), Shape({2, 0}));
+  EXPECT_EQ(no_hidden[3]->shape(), Shape({2, 0}));
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    EXPECT_EQ(no_hidden[i]->shape(), Shape({2, 1}));
+    for (float v : Values<float>(*no_hidden[i])) EXPECT_TRUE(std::isnan(v));
+  }
 }
 
 NodeTest Sln(const std::vector<int64_t>& input, const std::vector<int64_t>& skip,
