@@ -222,7 +222,11 @@ class MultiHeadAttention final : public Kernel {
     const float* abp =
         attention_bias != nullptr ? static_cast<const float*>(attention_bias->data()) : nullptr;
     const size_t tasks = static_cast<size_t>(batch) * sh.heads;
-    ctx.threads().ParallelFor(tasks, 1, [&](size_t begin, size_t end) {
+    // Fewer (batch, head) pairs than threads (one head, or decoding one sequence): the tasks run
+    // in turn and each product uses the whole pool instead.
+    ThreadPool& pool = ctx.threads();
+    ThreadPool* gemm_pool = tasks < static_cast<size_t>(pool.size()) ? &pool : nullptr;
+    const auto run = [&](size_t begin, size_t end) {
       float* scores = ctx.Scratch<float>(sh.s * sh.l);
       float* qs = nullptr;
       float* ks = nullptr;
@@ -253,7 +257,7 @@ class MultiHeadAttention final : public Kernel {
           ldv = sh.hdv;
         }
         Gemm<float>(false, true, sh.s, sh.l, sh.hd, scale, q, ldq, k, ldk, 0.0f, scores, sh.l,
-                    nullptr);
+                    gemm_pool);
         const float* ab = nullptr;
         if (abp != nullptr) {
           const size_t ab_b = ab_batch == 1 ? 0 : b;
@@ -275,9 +279,14 @@ class MultiHeadAttention final : public Kernel {
           std::fill(row + valid, row + sh.l, 0.0f);
         }
         Gemm<float>(false, false, sh.s, sh.hdv, sh.l, 1.0f, scores, sh.l, v, ldv, 0.0f,
-                    yp + b * sh.s * sh.dv + h * sh.hdv, sh.dv, nullptr);
+                    yp + b * sh.s * sh.dv + h * sh.hdv, sh.dv, gemm_pool);
       }
-    });
+    };
+    if (gemm_pool != nullptr) {
+      run(0, tasks);
+    } else {
+      pool.ParallelFor(tasks, 1, run);
+    }
   }
 
  private:
