@@ -1,10 +1,135 @@
-// Rules for the com.microsoft fused ops (kernels/cpu/contrib/).
+// Rules for the com.microsoft fused ops (kernels/cpu/contrib/), each giving what the kernel makes:
+//   Gelu, FastGelu, BiasGelu: the first input's type and shape (a known bias must be 1-D of its
+//     last dimension).
+//   SkipLayerNormalization: output and input_skip_bias_sum like input; mean and inv_std_var float,
+//     input's shape with the last dimension 1.
+//   FusedMatMul: MatMul's numpy.matmul shape after transA / transB swap the last two axes of an
+//     operand of rank >= 2.
+//   MultiHeadAttention: [B, S, Dv] from query [B, S, D] and value [B, L, Dv]; num_heads must
+//     divide D and Dv.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "infer/rule_util.h"
 #include "infer/rules.h"
 
 namespace kiln::infer {
+namespace {
+
+void RequireSameDim(const InferenceContext& ctx, int64_t a, int64_t b, const std::string& what) {
+  if (IsKnownDim(a) && IsKnownDim(b) && a != b) ctx.Fail(what);
+}
+
+// Y like input 0 (named `x_name`); input 1 (named `bias_name`, null for Gelu), when present and
+// known, must be [last dimension of input 0].
+void GeluLike(InferenceContext& ctx, const char* x_name, const char* bias_name) {
+  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> b =
+      bias_name != nullptr ? InputDims(ctx, 1) : std::nullopt;
+  if (b && (b->size() != 1 || (x && !x->empty() && IsKnownDim((*b)[0]) && IsKnownDim(x->back()) &&
+                               (*b)[0] != x->back()))) {
+    ctx.Fail(std::string("input '") + bias_name + "' has shape " + DimsText(*b) +
+             "; it must be 1-D of the last dimension of input '" + x_name + "'" +
+             (x ? " " + DimsText(*x) : std::string()));
+  }
+  SetOutputDims(ctx, 0, InputType(ctx, 0), x);
+}
+
+void Gelu(InferenceContext& ctx) {
+  GeluLike(ctx, "X", nullptr);
+}
+void FastGelu(InferenceContext& ctx) {
+  GeluLike(ctx, "X", "bias");
+}
+void BiasGelu(InferenceContext& ctx) {
+  GeluLike(ctx, "A", "B");
+}
+
+void SkipLayerNormalization(InferenceContext& ctx) {
+  const DataType type = InputType(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  if (x && x->size() != 2 && x->size() != 3) {
+    ctx.Fail("input 'input' has shape " + DimsText(*x) + "; it must be 2-D or 3-D");
+  }
+  SetOutputDims(ctx, 0, type, x);
+  std::optional<std::vector<int64_t>> stats = x;
+  if (stats) stats->back() = 1;
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    if (ctx.WantsOutput(i)) SetOutputDims(ctx, i, DataType::kFloat, stats);
+  }
+  if (ctx.WantsOutput(3)) SetOutputDims(ctx, 3, type, x);
+}
+
+void FusedMatMul(InferenceContext& ctx) {
+  const DataType type = InputType(ctx, 0);
+  const std::optional<std::vector<int64_t>> a_dims = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> b_dims = InputDims(ctx, 1);
+  if (!a_dims || !b_dims) {
+    SetOutputDims(ctx, 0, type, std::nullopt);
+    return;
+  }
+  const std::string shapes =
+      "input 'A' has shape " + DimsText(*a_dims) + " and input 'B' has shape " + DimsText(*b_dims);
+  if (a_dims->empty() || b_dims->empty()) ctx.Fail(shapes + ": operands must have rank 1 or more");
+  std::vector<int64_t> a = *a_dims;
+  std::vector<int64_t> b = *b_dims;
+  const bool a_vector = a.size() == 1;
+  const bool b_vector = b.size() == 1;
+  if (a_vector) a.insert(a.begin(), 1);
+  if (b_vector) b.push_back(1);
+  if (!a_vector && ctx.info().GetInt("transA", 0) != 0) std::swap(a[a.size() - 1], a[a.size() - 2]);
+  if (!b_vector && ctx.info().GetInt("transB", 0) != 0) std::swap(b[b.size() - 1], b[b.size() - 2]);
+  RequireSameDim(ctx, a.back(), b[b.size() - 2],
+                 shapes + ": the inner dimensions (" + std::to_string(a.back()) + " and " +
+                     std::to_string(b[b.size() - 2]) + ") differ");
+  std::vector<int64_t> out(a.begin(), a.end() - 2);
+  BroadcastInto(ctx, out, std::vector<int64_t>(b.begin(), b.end() - 2), "B");
+  if (!a_vector) out.push_back(a[a.size() - 2]);
+  if (!b_vector) out.push_back(b.back());
+  SetOutputDims(ctx, 0, type, out);
+}
+
+void MultiHeadAttention(InferenceContext& ctx) {
+  const int64_t heads = ctx.info().RequireInt("num_heads");
+  if (heads <= 0) {
+    ctx.Fail("attribute 'num_heads' is " + std::to_string(heads) + "; it must be positive");
+  }
+  const std::optional<std::vector<int64_t>> q = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> v = InputDims(ctx, 2);
+  std::vector<int64_t> out = {kUnknownDim, kUnknownDim, kUnknownDim};
+  if (q && q->size() == 3) {
+    out[0] = (*q)[0];
+    out[1] = (*q)[1];
+    if (IsKnownDim((*q)[2]) && (*q)[2] % heads != 0) {
+      ctx.Fail("attribute 'num_heads' (" + std::to_string(heads) +
+               ") does not divide the hidden size of input 'query' " + DimsText(*q));
+    }
+  }
+  if (v && v->size() == 3) {
+    out[2] = (*v)[2];
+    if (IsKnownDim((*v)[2]) && (*v)[2] % heads != 0) {
+      ctx.Fail("attribute 'num_heads' (" + std::to_string(heads) +
+               ") does not divide the hidden size of input 'value' " + DimsText(*v));
+    }
+  }
+  SetOutputDims(ctx, 0, InputType(ctx, 0), out);
+}
+
+constexpr RuleDef kRules[] = {
+    {"Gelu", Gelu, "com.microsoft"},
+    {"FastGelu", FastGelu, "com.microsoft"},
+    {"BiasGelu", BiasGelu, "com.microsoft"},
+    {"SkipLayerNormalization", SkipLayerNormalization, "com.microsoft"},
+    {"FusedMatMul", FusedMatMul, "com.microsoft"},
+    {"MultiHeadAttention", MultiHeadAttention, "com.microsoft"},
+};
+
+}  // namespace
 
 std::span<const RuleDef> ContribRules() noexcept {
-  return {};
+  return kRules;
 }
 
 }  // namespace kiln::infer

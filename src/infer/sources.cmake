@@ -12,6 +12,7 @@ list(APPEND KILN_SOURCES
   src/infer/shape_rules.cc
   src/infer/tensor_rules.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
+  src/infer/contrib_rules_test.cc
   src/infer/elementwise_rules_test.cc
   src/infer/linalg_rules_test.cc
   src/infer/nn_rules_test.cc

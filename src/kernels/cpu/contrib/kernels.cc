@@ -1,10 +1,24 @@
-// The contrib family's entries in the kernel registry: the com.microsoft fused ops.
+// The contrib family's entries in the kernel registry: the com.microsoft fused ops (opset 1 of
+// that domain, unchanged since).
+#include "kernels/cpu/contrib/contrib_kernels.h"
 #include "kernels/cpu/families.h"
 
 namespace kiln::cpu {
+namespace {
+
+constexpr KernelDef kDefs[] = {
+    {"com.microsoft", "Gelu", 1, kLatestOpset, MakeContribGelu},
+    {"com.microsoft", "FastGelu", 1, kLatestOpset, MakeFastGelu},
+    {"com.microsoft", "BiasGelu", 1, kLatestOpset, MakeBiasGelu},
+    {"com.microsoft", "SkipLayerNormalization", 1, kLatestOpset, MakeSkipLayerNormalization},
+    {"com.microsoft", "FusedMatMul", 1, kLatestOpset, MakeFusedMatMul},
+    {"com.microsoft", "MultiHeadAttention", 1, kLatestOpset, MakeMultiHeadAttention},
+};
+
+}  // namespace
 
 std::span<const KernelDef> ContribKernels() {
-  return {};
+  return kDefs;
 }
 
 }  // namespace kiln::cpu

@@ -1,0 +1,231 @@
+// Inference rules of the com.microsoft fused ops: Gelu, FastGelu, BiasGelu,
+// SkipLayerNormalization, FusedMatMul, MultiHeadAttention.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "infer/rule_test_util.h"
+
+namespace kiln::infer::testing {
+namespace {
+
+using V = std::vector<int64_t>;
+constexpr DataType kF = DataType::kFloat;
+
+// RuleTest for the com.microsoft domain (RuleTest looks rules up in the default domain): inputs
+// as known shapes (nullopt: left out; {-100}: unknown rank), int attributes, outputs.
+class MsRule {
+ public:
+  explicit MsRule(std::string op) : op_(std::move(op)) {}
+  MsRule& Attr(const std::string& name, int64_t v) {
+    ir::Attribute a;
+    a.name = name;
+    a.type = ir::AttrType::kInt;
+    a.i = v;
+    attrs_.push_back(std::move(a));
+    return *this;
+  }
+  MsRule& Input(std::optional<V> dims, DataType type = kF) {
+    TensorFacts f;
+    f.type = type;
+    if (dims && *dims != V{-100}) f.shape = Shape(*dims);
+    inputs_.push_back(std::move(f));
+    present_.push_back(dims.has_value());
+    return *this;
+  }
+  MsRule& Outputs(size_t n, std::vector<size_t> missing = {}) {
+    outputs_ = n;
+    missing_ = std::move(missing);
+    return *this;
+  }
+  std::vector<TensorFacts> Run() const {
+    ir::Graph g;
+    std::vector<ir::Value*> ins;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      ins.push_back(present_[i] ? g.AddValue("in" + std::to_string(i)) : nullptr);
+    }
+    std::vector<ir::Value*> outs;
+    for (size_t i = 0; i < outputs_; ++i) {
+      const bool gone = std::find(missing_.begin(), missing_.end(), i) != missing_.end();
+      outs.push_back(gone ? nullptr : g.AddValue("out" + std::to_string(i)));
+    }
+    ir::Node* node = g.AddNode("test_node", op_, "com.microsoft");
+    node->set_opset(1);
+    node->attributes() = attrs_;
+    g.Connect(node, ins, outs);
+    const KernelInfo info(*node);
+    std::vector<const TensorFacts*> in_ptrs;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      in_ptrs.push_back(present_[i] ? &inputs_[i] : nullptr);
+    }
+    std::vector<TensorFacts> out(outputs_);
+    InferenceContext ctx(info, in_ptrs, out);
+    const Rule rule = FindRule("com.microsoft", op_);
+    if (rule == nullptr) throw Error(ErrorCode::kNotImplemented, "no rule for " + op_);
+    rule(ctx);
+    return out;
+  }
+
+ private:
+  std::string op_;
+  std::vector<ir::Attribute> attrs_;
+  std::vector<TensorFacts> inputs_;
+  std::vector<bool> present_;
+  size_t outputs_ = 1;
+  std::vector<size_t> missing_;
+};
+
+TEST(InferContrib, RulesAreInTheMicrosoftDomainOnly) {
+  for (const char* op : {"Gelu", "FastGelu", "BiasGelu", "SkipLayerNormalization", "FusedMatMul",
+                         "MultiHeadAttention"}) {
+    EXPECT_NE(FindRule("com.microsoft", op), nullptr) << op;
+  }
+  EXPECT_EQ(FindRule("", "FusedMatMul"), nullptr);
+  EXPECT_EQ(FindRule("", "MultiHeadAttention"), nullptr);
+}
+
+TEST(InferContribGelu, ShapeOfTheFirstInput) {
+  auto gelu = MsRule("Gelu").Input(V{2, -1, 8}).Run();
+  EXPECT_EQ(gelu[0].type, kF);
+  EXPECT_EQ(Dims(gelu[0]), (V{2, -1, 8}));
+  auto fast = MsRule("FastGelu").Input(V{2, 3, 8}).Input(V{8}).Run();
+  EXPECT_EQ(Dims(fast[0]), (V{2, 3, 8}));
+  auto no_bias = MsRule("FastGelu").Input(V{4, 5}, DataType::kFloat16).Run();
+  EXPECT_EQ(no_bias[0].type, DataType::kFloat16);
+  EXPECT_EQ(Dims(no_bias[0]), (V{4, 5}));
+  auto bias_gelu = MsRule("BiasGelu").Input(V{2, 3, -1}).Input(V{16}).Run();
+  EXPECT_EQ(Dims(bias_gelu[0]), (V{2, 3, -1}));
+  EXPECT_FALSE(MsRule("BiasGelu").Input(V{-100}).Input(V{16}).Run()[0].shape);
+  ExpectFail(
+      [] {
+        MsRule("BiasGelu").Input(V{2, 3, 8}).Input(V{4}).Run();
+      },
+      {"input 'B' has shape [4]", "input 'A' [2,3,8]"});
+  ExpectFail(
+      [] {
+        MsRule("FastGelu").Input(V{2, 8}).Input(V{1, 8}).Run();
+      },
+      {"input 'bias' has shape [1,8]"});
+}
+
+TEST(InferContribSkipLayerNormalization, OutputsAndStatistics) {
+  auto all = MsRule("SkipLayerNormalization")
+                 .Input(V{2, -1, 768})
+                 .Input(V{2, -1, 768})
+                 .Input(V{768})
+                 .Outputs(4)
+                 .Run();
+  EXPECT_EQ(Dims(all[0]), (V{2, -1, 768}));
+  EXPECT_EQ(all[0].type, kF);
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    EXPECT_EQ(Dims(all[i]), (V{2, -1, 1}));
+    EXPECT_EQ(all[i].type, kF);
+  }
+  EXPECT_EQ(Dims(all[3]), (V{2, -1, 768}));
+  auto some = MsRule("SkipLayerNormalization")
+                  .Input(V{6, 8}, DataType::kFloat16)
+                  .Input(V{6, 8}, DataType::kFloat16)
+                  .Input(V{8}, DataType::kFloat16)
+                  .Outputs(4, {1, 2})
+                  .Run();
+  EXPECT_EQ(some[0].type, DataType::kFloat16);
+  EXPECT_EQ(Dims(some[3]), (V{6, 8}));
+  EXPECT_EQ(some[3].type, DataType::kFloat16);
+  EXPECT_FALSE(some[1].shape);
+  EXPECT_EQ(some[1].type, DataType::kUndefined);
+  ExpectFail([] { MsRule("SkipLayerNormalization").Input(V{8}).Input(V{8}).Input(V{8}).Run(); },
+             {"input 'input' has shape [8]", "2-D or 3-D"});
+}
+
+TEST(InferContribFusedMatMul, TransposesAndBroadcasts) {
+  EXPECT_EQ(Dims(MsRule("FusedMatMul").Input(V{2, 3, 4}).Input(V{4, 5}).Run()[0]), (V{2, 3, 5}));
+  EXPECT_EQ(Dims(MsRule("FusedMatMul")
+                     .Attr("transA", 1)
+                     .Attr("transB", 1)
+                     .Input(V{2, 1, 4, 3})
+                     .Input(V{5, 5, 4})
+                     .Run()[0]),
+            (V{2, 5, 3, 5}));
+  EXPECT_EQ(Dims(MsRule("FusedMatMul")
+                     .Attr("transB", 1)
+                     .Input(V{-1, 12, 128, 64})
+                     .Input(V{-1, 12, 128, 64})
+                     .Run()[0]),
+            (V{-1, 12, 128, 128}));
+  EXPECT_EQ(Dims(MsRule("FusedMatMul").Attr("transA", 1).Input(V{4}).Input(V{4, 5}).Run()[0]),
+            (V{5}));
+  EXPECT_EQ(Dims(MsRule("FusedMatMul").Attr("transB", 1).Input(V{3, 4}).Input(V{4}).Run()[0]),
+            (V{3}));
+  EXPECT_FALSE(MsRule("FusedMatMul").Input(V{-100}).Input(V{4, 5}).Run()[0].shape);
+  ExpectFail(
+      [] {
+        MsRule("FusedMatMul").Attr("transB", 1).Input(V{3, 4}).Input(V{4, 5}).Run();
+      },
+      {"input 'A' has shape [3,4]", "inner dimensions (4 and 5) differ"});
+  ExpectFail(
+      [] {
+        MsRule("FusedMatMul").Input(V{2, 3, 4}).Input(V{3, 4, 5}).Run();
+      },
+      {"input 'B'"});
+  ExpectFail([] { MsRule("FusedMatMul").Input(V{}).Input(V{4}).Run(); }, {"rank 1 or more"});
+}
+
+TEST(InferContribMultiHeadAttention, OutputShape) {
+  auto out = MsRule("MultiHeadAttention")
+                 .Attr("num_heads", 12)
+                 .Input(V{-1, 128, 768})
+                 .Input(V{-1, 64, 768})
+                 .Input(V{-1, 64, 384})
+                 .Run();
+  EXPECT_EQ(out[0].type, kF);
+  EXPECT_EQ(Dims(out[0]), (V{-1, 128, 384}));
+  auto unknown_value = MsRule("MultiHeadAttention")
+                           .Attr("num_heads", 2)
+                           .Input(V{2, 5, 8})
+                           .Input(V{2, 7, 8})
+                           .Input(V{-100})
+                           .Run();
+  EXPECT_EQ(Dims(unknown_value[0]), (V{2, 5, -1}));
+  ExpectFail(
+      [] {
+        MsRule("MultiHeadAttention")
+            .Attr("num_heads", 5)
+            .Input(V{2, 5, 8})
+            .Input(V{2, 7, 8})
+            .Input(V{2, 7, 10})
+            .Run();
+      },
+      {"attribute 'num_heads' (5)", "input 'query' [2,5,8]"});
+  ExpectFail(
+      [] {
+        MsRule("MultiHeadAttention")
+            .Attr("num_heads", 4)
+            .Input(V{2, 5, 8})
+            .Input(V{2, 7, 8})
+            .Input(V{2, 7, 10})
+            .Run();
+      },
+      {"attribute 'num_heads' (4)", "input 'value' [2,7,10]"});
+  ExpectFail(
+      [] {
+        MsRule("MultiHeadAttention").Input(V{2, 5, 8}).Input(V{2, 7, 8}).Input(V{2, 7, 8}).Run();
+      },
+      {"attribute 'num_heads' is required"});
+  ExpectFail(
+      [] {
+        MsRule("MultiHeadAttention")
+            .Attr("num_heads", 0)
+            .Input(V{2, 5, 8})
+            .Input(V{2, 7, 8})
+            .Input(V{2, 7, 8})
+            .Run();
+      },
+      {"attribute 'num_heads' is 0"});
+}
+
+}  // namespace
+}  // namespace kiln::infer::testing

@@ -1,0 +1,23 @@
+// Factories of the contrib family (ONNX Runtime's com.microsoft fused transformer ops), listed in
+// contrib/kernels.cc.
+//
+//   {kMicrosoftDomain, "Gelu", 1, kLatestOpset, MakeContribGelu}
+#ifndef KILN_KERNELS_CPU_CONTRIB_CONTRIB_KERNELS_H_
+#define KILN_KERNELS_CPU_CONTRIB_CONTRIB_KERNELS_H_
+
+#include <memory>
+
+#include "kernels/registry.h"
+
+namespace kiln::cpu {
+
+std::unique_ptr<Kernel> MakeContribGelu(const KernelInfo& info);             // gelu.cc
+std::unique_ptr<Kernel> MakeFastGelu(const KernelInfo& info);                // gelu.cc
+std::unique_ptr<Kernel> MakeBiasGelu(const KernelInfo& info);                // gelu.cc
+std::unique_ptr<Kernel> MakeSkipLayerNormalization(const KernelInfo& info);  // skip_layer_norm.cc
+std::unique_ptr<Kernel> MakeFusedMatMul(const KernelInfo& info);             // fused_matmul.cc
+std::unique_ptr<Kernel> MakeMultiHeadAttention(const KernelInfo& info);  // multi_head_attention.cc
+
+}  // namespace kiln::cpu
+
+#endif  // KILN_KERNELS_CPU_CONTRIB_CONTRIB_KERNELS_H_

@@ -1,0 +1,246 @@
+// MultiHeadAttention (com.microsoft): random data against a plain double reference (per batch and
+// head: scale·(Q+bq)(K+bk)ᵀ + attention_bias, causal limit, softmax, ·(V+bv)), S ≠ L, batches of
+// 1 and 2, 1/4/12 heads, head sizes 64 and 5, value head size ≠ query head size, each
+// attention_bias broadcast form, unidirectional, bias present or absent, scale, 1 and 2 threads,
+// and the errors and unsupported forms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu/contrib/contrib_test_util.h"
+#include "kernels/test_errors.h"
+
+namespace kiln::testing {
+namespace {
+
+struct Config {
+  int64_t batch, s, l, heads, hd, hdv;
+  std::vector<int64_t> attention_bias;  // empty: none
+  bool causal;
+  bool bias;
+  float scale;  // 0: default
+};
+
+std::vector<double> Reference(const Config& c, const std::vector<float>& q,
+                              const std::vector<float>& k, const std::vector<float>& v,
+                              const std::vector<float>& bias, const std::vector<float>& ab) {
+  const int64_t d = c.heads * c.hd;
+  const int64_t dv = c.heads * c.hdv;
+  const double scale = c.scale != 0.0f ? c.scale : 1.0 / std::sqrt(static_cast<double>(c.hd));
+  std::vector<double> out(static_cast<size_t>(c.batch * c.s * dv));
+  const auto at = [](const std::vector<float>& t, int64_t i) {
+    return static_cast<double>(t[static_cast<size_t>(i)]);
+  };
+  const auto bias_at = [&](int64_t i) { return bias.empty() ? 0.0 : at(bias, i); };
+  for (int64_t b = 0; b < c.batch; ++b) {
+    for (int64_t h = 0; h < c.heads; ++h) {
+      for (int64_t i = 0; i < c.s; ++i) {
+        std::vector<double> p(static_cast<size_t>(c.l));
+        for (int64_t j = 0; j < c.l; ++j) {
+          double dot = 0;
+          for (int64_t e = 0; e < c.hd; ++e) {
+            const int64_t col = h * c.hd + e;
+            dot += (at(q, (b * c.s + i) * d + col) + bias_at(col)) *
+                   (at(k, (b * c.l + j) * d + col) + bias_at(d + col));
+          }
+          double score = scale * dot;
+          if (!c.attention_bias.empty()) {
+            const int64_t ab_b = c.attention_bias[0] == 1 ? 0 : b;
+            const int64_t ab_h = c.attention_bias[1] == 1 ? 0 : h;
+            score += at(ab, ((ab_b * c.attention_bias[1] + ab_h) * c.s + i) * c.l + j);
+          }
+          // ONNX Runtime's causal mask: mask_filter_value added past i + L - S.
+          if (c.causal && j > i + c.l - c.s) score += -10000.0;
+          p[static_cast<size_t>(j)] = score;
+        }
+        double max = p[0];
+        for (double x : p) max = std::max(max, x);
+        double sum = 0;
+        for (double& x : p) {
+          x = std::exp(x - max);
+          sum += x;
+        }
+        for (int64_t e = 0; e < c.hdv; ++e) {
+          const int64_t col = h * c.hdv + e;
+          double acc = 0;
+          for (int64_t j = 0; j < c.l; ++j) {
+            acc += p[static_cast<size_t>(j)] / sum *
+                   (at(v, (b * c.l + j) * dv + col) + bias_at(2 * d + col));
+          }
+          out[static_cast<size_t>((b * c.s + i) * dv + col)] = acc;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+size_t Count(const std::vector<int64_t>& dims) {
+  size_t n = 1;
+  for (int64_t d : dims) n *= static_cast<size_t>(d);
+  return n;
+}
+
+void Check(const Config& c, uint32_t seed) {
+  const int64_t d = c.heads * c.hd;
+  const int64_t dv = c.heads * c.hdv;
+  const std::vector<int64_t> qd = {c.batch, c.s, d};
+  const std::vector<int64_t> kd = {c.batch, c.l, d};
+  const std::vector<int64_t> vd = {c.batch, c.l, dv};
+  const std::vector<float> q = RandomFloats(Count(qd), seed);
+  const std::vector<float> k = RandomFloats(Count(kd), seed + 1);
+  const std::vector<float> v = RandomFloats(Count(vd), seed + 2);
+  const std::vector<float> bias =
+      c.bias ? RandomFloats(static_cast<size_t>(2 * d + dv), seed + 3) : std::vector<float>{};
+  const std::vector<float> ab = c.attention_bias.empty()
+                                    ? std::vector<float>{}
+                                    : RandomFloats(Count(c.attention_bias), seed + 4, -3.0f, 3.0f);
+  const std::vector<double> want = Reference(c, q, k, v, bias, ab);
+  for (int threads : {1, 2}) {
+    NodeTest t("MultiHeadAttention", 1, kMs);
+    t.Attr("num_heads", c.heads);
+    if (c.causal) t.Attr("unidirectional", int64_t{1});
+    if (c.scale != 0.0f) t.Attr("scale", c.scale);
+    t.Input<float>(qd, q).Input<float>(kd, k).Input<float>(vd, v);
+    if (c.bias) {
+      t.Input<float>({2 * d + dv}, bias, true);
+    } else {
+      t.MissingInput();
+    }
+    if (!c.attention_bias.empty()) t.MissingInput().Input<float>(c.attention_bias, ab);
+    SCOPED_TRACE(::testing::Message()
+                 << "B=" << c.batch << " S=" << c.s << " L=" << c.l << " heads=" << c.heads
+                 << " hd=" << c.hd << " hdv=" << c.hdv << " attention_bias "
+                 << Shape(c.attention_bias).ToString() << " causal " << c.causal << " bias "
+                 << c.bias << " threads " << threads);
+    auto out = t.Run(threads);
+    EXPECT_EQ(out[0]->shape(), Shape({c.batch, c.s, dv}));
+    ExpectClose(*out[0], want);
+  }
+}
+
+TEST(ContribMultiHeadAttention, MatchesReference) {
+  const std::vector<Config> configs = {
+      {1, 4, 4, 1, 8, 8, {}, false, false, 0},
+      {2, 5, 7, 4, 5, 5, {}, false, true, 0},
+      {2, 7, 5, 4, 5, 3, {}, false, false, 0.3f},
+      {1, 16, 16, 12, 64, 64, {}, false, true, 0},
+      {2, 6, 9, 4, 8, 8, {1, 1, 6, 9}, false, false, 0},
+      {2, 6, 9, 4, 8, 8, {2, 1, 6, 9}, false, true, 0},
+      {2, 6, 9, 4, 8, 8, {2, 4, 6, 9}, false, true, 0},
+      {2, 6, 9, 4, 8, 8, {1, 4, 6, 9}, false, false, 0},
+      {1, 8, 8, 4, 5, 5, {}, true, false, 0},
+      {2, 5, 9, 4, 5, 6, {2, 4, 5, 9}, true, true, 0},
+      {2, 9, 5, 1, 5, 5, {}, true, true, 0},  // S > L: early rows have no allowed key
+      {1, 1, 12, 12, 64, 64, {1, 12, 1, 12}, true, true, 0},
+      {2, 33, 40, 12, 5, 7, {2, 1, 33, 40}, false, true, 0.5f},
+  };
+  uint32_t seed = 100;
+  for (const Config& c : configs) {
+    Check(c, seed);
+    seed += 10;
+  }
+}
+
+TEST(ContribMultiHeadAttention, BertBaseShape) {
+  Check({1, 128, 128, 12, 64, 64, {1, 1, 128, 128}, false, true, 0}, 7);
+}
+
+NodeTest Mha(const std::vector<int64_t>& q, const std::vector<int64_t>& k,
+             const std::vector<int64_t>& v, int64_t heads = 2) {
+  NodeTest t("MultiHeadAttention", 1, kMs);
+  t.Attr("num_heads", heads)
+      .Input<float>(q, RandomFloats(Count(q), 1))
+      .Input<float>(k, RandomFloats(Count(k), 2))
+      .Input<float>(v, RandomFloats(Count(v), 3));
+  return t;
+}
+
+TEST(ContribMultiHeadAttention, ShapeErrors) {
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 6}, {2, 4, 8}), ErrorCode::kInvalidArgument,
+                  "input 'key' has shape [2,4,6]");
+  ExpectNodeError(Mha({2, 3, 8}, {1, 4, 8}, {1, 4, 8}), ErrorCode::kInvalidArgument,
+                  "input 'key' has shape [1,4,8]");
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 5, 8}), ErrorCode::kInvalidArgument,
+                  "input 'value' has shape [2,5,8]");
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 5}), ErrorCode::kInvalidArgument,
+                  "input 'value' has shape [2,5]; it must be 3-D");
+  ExpectNodeError(Mha({3, 8}, {2, 4, 8}, {2, 4, 8}), ErrorCode::kInvalidArgument,
+                  "input 'query' has shape [3,8]; it must be 3-D");
+  ExpectNodeError(Mha({2, 3, 9}, {2, 4, 9}, {2, 4, 8}, 2), ErrorCode::kInvalidArgument,
+                  "attribute 'num_heads' (2) does not divide the hidden size 9 of input 'query'");
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 6}, 4), ErrorCode::kInvalidArgument,
+                  "attribute 'num_heads' (4) does not divide the hidden size 6 of input 'value'");
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 8}).Input<float>({23}, RandomFloats(23, 4)),
+                  ErrorCode::kInvalidArgument, "input 'bias' has shape [23]; it must be [24]");
+  for (const std::vector<int64_t>& ab : std::vector<std::vector<int64_t>>{
+           {2, 2, 3, 5}, {3, 2, 3, 4}, {2, 3, 3, 4}, {2, 2, 4, 4}, {2, 3, 4}}) {
+    ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 8})
+                        .MissingInput()
+                        .MissingInput()
+                        .Input<float>(ab, RandomFloats(Count(ab), 5)),
+                    ErrorCode::kInvalidArgument,
+                    "input 'attention_bias' has shape " + Shape(ab).ToString());
+  }
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 8}, 0), ErrorCode::kInvalidGraph,
+                  "attribute 'num_heads' is 0");
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 8}).Attr("unidirectional", int64_t{2}),
+                  ErrorCode::kInvalidGraph, "attribute 'unidirectional' is 2");
+  NodeTest no_heads("MultiHeadAttention", 1, kMs);
+  no_heads.Input<float>({1, 1, 2}, {1, 2})
+      .Input<float>({1, 1, 2}, {1, 2})
+      .Input<float>({1, 1, 2}, {1, 2});
+  ExpectNodeError(no_heads, ErrorCode::kInvalidGraph, "attribute 'num_heads' is required");
+  NodeTest doubles("MultiHeadAttention", 1, kMs);
+  doubles.Attr("num_heads", int64_t{1})
+      .Input<double>({1, 1, 2}, {1, 2})
+      .Input<double>({1, 1, 2}, {1, 2})
+      .Input<double>({1, 1, 2}, {1, 2});
+  ExpectNodeError(doubles, ErrorCode::kNotImplemented, "input 'query' is double");
+}
+
+TEST(ContribMultiHeadAttention, UnsupportedForms) {
+  const std::vector<float> m = RandomFloats(size_t{8}, 9);
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 8})
+                      .MissingInput()
+                      .Input<int32_t>({2, 4}, std::vector<int32_t>(8, 1)),
+                  ErrorCode::kNotImplemented, "input 'key_padding_mask'");
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 8})
+                      .MissingInput()
+                      .MissingInput()
+                      .MissingInput()
+                      .Input<float>({2, 2, 1, 2}, m),
+                  ErrorCode::kNotImplemented, "input 'past_key'");
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 8})
+                      .MissingInput()
+                      .MissingInput()
+                      .MissingInput()
+                      .MissingInput()
+                      .Input<float>({2, 2, 1, 2}, m),
+                  ErrorCode::kNotImplemented, "input 'past_value'");
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 8}).Outputs(2), ErrorCode::kNotImplemented,
+                  "output 'present_key'");
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 8}).Outputs(3, {1}), ErrorCode::kNotImplemented,
+                  "output 'present_value'");
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 8}).Outputs(4, {1, 2}),
+                  ErrorCode::kNotImplemented, "output 'qk'");
+  NodeTest packed("MultiHeadAttention", 1, kMs);
+  packed.Attr("num_heads", int64_t{2}).Input<float>({1, 2, 2, 3, 4}, RandomFloats(48, 1));
+  ExpectNodeError(packed, ErrorCode::kNotImplemented, "packed QKV");
+  ExpectNodeError(Mha({2, 3, 8}, {2, 2, 4, 4}, {2, 2, 4, 4}), ErrorCode::kNotImplemented,
+                  "input 'key' has shape [2,2,4,4]");
+  ExpectNodeError(Mha({2, 3, 8}, {2, 4, 2, 2, 4}, {2, 4, 8}), ErrorCode::kNotImplemented,
+                  "packed KV");
+}
+
+TEST(ContribMultiHeadAttention, EmptyDimensions) {
+  auto no_keys = Mha({1, 2, 4}, {1, 0, 4}, {1, 0, 6}).Run();
+  EXPECT_EQ(no_keys[0]->shape(), Shape({1, 2, 6}));
+  ExpectClose(*no_keys[0], std::vector<double>(12, 0.0));
+  auto no_queries = Mha({2, 0, 4}, {2, 3, 4}, {2, 3, 4}).Run();
+  EXPECT_EQ(no_queries[0]->shape(), Shape({2, 0, 4}));
+}
+
+}  // namespace
+}  // namespace kiln::testing
