@@ -23,8 +23,7 @@ bool IsLastAxisMean(const PassContext& ctx, const ir::Node* n) {
   if (!axes || axes->size() != 1) return false;
   if ((*axes)[0] == -1) return true;
   const infer::TensorFacts& f = ctx.Facts(n->inputs()[0]);
-  return f.shape && f.shape->rank() > 0 &&
-         (*axes)[0] == static_cast<int64_t>(f.shape->rank()) - 1;
+  return f.shape && f.shape->rank() > 0 && (*axes)[0] == static_cast<int64_t>(f.shape->rank()) - 1;
 }
 
 bool FuseOne(PassContext& ctx, ir::Node* mean) {
