@@ -12,20 +12,16 @@
 
 #include "infer/rule_util.h"
 #include "infer/rules.h"
+#include "infer/window_rules.h"
 
 namespace kiln::infer {
 namespace {
 
-enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
+int64_t At(const std::vector<int64_t>& v, size_t i, int64_t fallback) {
+  return v.empty() ? fallback : v[i];
+}
 
-struct WindowAttrs {
-  std::vector<int64_t> kernel_shape;
-  std::vector<int64_t> strides;
-  std::vector<int64_t> dilations;
-  std::vector<int64_t> pads;
-  AutoPad auto_pad = AutoPad::kNotSet;
-  bool ceil_mode = false;
-};
+}  // namespace
 
 // Reads and checks the window attributes as ReadWindowAttrs does; `dilations` and `ceil_mode` say
 // whether the op at this opset has them.
@@ -82,10 +78,6 @@ void CheckSpatialRank(const InferenceContext& ctx, const WindowAttrs& a, size_t 
   check("pads", a.pads.size(), 2);
 }
 
-int64_t At(const std::vector<int64_t>& v, size_t i, int64_t fallback) {
-  return v.empty() ? fallback : v[i];
-}
-
 // The number of window positions along spatial axis d of `rank` for input size `in` and kernel
 // size `k` (either may be unknown), as ResolveWindow computes it.
 int64_t WindowOutput(const InferenceContext& ctx, const WindowAttrs& a, size_t d, size_t rank,
@@ -117,8 +109,7 @@ int64_t WindowOutput(const InferenceContext& ctx, const WindowAttrs& a, size_t d
   return out;
 }
 
-void Conv(InferenceContext& ctx) {
-  const DataType type = InputType(ctx, 0);
+std::optional<std::vector<int64_t>> ConvOutputDims(const InferenceContext& ctx) {
   const WindowAttrs a = ReadWindow(ctx, true, false);
   const int64_t group = ctx.info().GetInt("group", 1);
   if (group < 1)
@@ -141,8 +132,7 @@ void Conv(InferenceContext& ctx) {
   } else if (!a.kernel_shape.empty()) {
     rank = a.kernel_shape.size();
   } else {
-    SetOutputDims(ctx, 0, type, std::nullopt);
-    return;
+    return std::nullopt;
   }
   CheckSpatialRank(ctx, a, rank);
   const int64_t c = x ? (*x)[1] : kUnknownDim;
@@ -174,8 +164,14 @@ void Conv(InferenceContext& ctx) {
     }
     out.push_back(WindowOutput(ctx, a, d, rank, x ? (*x)[d + 2] : kUnknownDim, k, false));
   }
-  SetOutputDims(ctx, 0, type, out);
+  return out;
 }
+
+void ConvRule(InferenceContext& ctx) {
+  SetOutputDims(ctx, 0, InputType(ctx, 0), ConvOutputDims(ctx));
+}
+
+namespace {
 
 void ConvTranspose(InferenceContext& ctx) {
   const DataType type = InputType(ctx, 0);
@@ -374,7 +370,7 @@ void Recurrent(InferenceContext& ctx) {
 }
 
 constexpr RuleDef kRules[] = {
-    {"Conv", Conv},
+    {"Conv", ConvRule},
     {"ConvTranspose", ConvTranspose},
     {"MaxPool", Pool<PoolKind::kMax>},
     {"AveragePool", Pool<PoolKind::kAverage>},

@@ -36,7 +36,9 @@ inline std::vector<int64_t> Dims(const TensorFacts& f) {
 
 class RuleTest {
  public:
-  RuleTest(std::string op_type, int64_t opset) : op_type_(std::move(op_type)), opset_(opset) {}
+  // `domain`: "" for ONNX ops, else e.g. "ai.kiln" or "com.microsoft".
+  RuleTest(std::string op_type, int64_t opset, std::string domain = "")
+      : op_type_(std::move(op_type)), domain_(std::move(domain)), opset_(opset) {}
 
   template <typename T>
   RuleTest& Attr(const std::string& name, T v) {
@@ -101,7 +103,7 @@ class RuleTest {
           std::find(missing_outputs_.begin(), missing_outputs_.end(), i) != missing_outputs_.end();
       outs.push_back(missing ? nullptr : g.AddValue("out" + std::to_string(i)));
     }
-    ir::Node* node = g.AddNode("test_node", op_type_, "");
+    ir::Node* node = g.AddNode("test_node", op_type_, domain_);
     node->set_opset(opset_);
     node->attributes() = attrs_;
     g.Connect(node, ins, outs);
@@ -112,7 +114,7 @@ class RuleTest {
     }
     std::vector<TensorFacts> out(outputs_);
     InferenceContext ctx(info, in_ptrs, out);
-    const Rule rule = FindRule("", op_type_);
+    const Rule rule = FindRule(domain_, op_type_);
     if (rule == nullptr) throw Error(ErrorCode::kNotImplemented, "no rule for " + op_type_);
     rule(ctx);
     return out;
@@ -160,6 +162,7 @@ class RuleTest {
   }
 
   std::string op_type_;
+  std::string domain_;
   int64_t opset_;
   std::vector<ir::Attribute> attrs_;
   std::vector<TensorFacts> inputs_;

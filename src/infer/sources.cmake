@@ -15,6 +15,7 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/infer/contrib_rules_test.cc
   src/infer/elementwise_rules_test.cc
   src/infer/linalg_rules_test.cc
+  src/infer/nhwc_rules_test.cc
   src/infer/nn_rules_test.cc
   src/infer/reduce_rules_test.cc
   src/infer/shape_rules_test.cc

@@ -1,4 +1,10 @@
 # The nhwc kernel family (ai.kiln channels-last ops): library sources and unit tests (paths from
 # the repository root).
 list(APPEND KILN_SOURCES
-  src/kernels/cpu/nhwc/kernels.cc)
+  src/kernels/cpu/nhwc/kernels.cc
+  src/kernels/cpu/nhwc/nhwc_conv.cc
+  src/kernels/cpu/nhwc/nhwc_pool.cc)
+list(APPEND KILN_UNIT_TEST_SOURCES
+  src/kernels/cpu/nhwc/nhwc_conv_test.cc
+  src/kernels/cpu/nhwc/nhwc_pool_test.cc
+  src/kernels/cpu/nhwc/fused_conv_test.cc)

@@ -2,12 +2,17 @@
 // bfloat16 type): 1-D, 2-D, 3-D (any spatial rank), group, dilations, strides, pads, auto_pad,
 // optional bias, kernel_shape inferred from W. float and double through im2col + cpu::Gemm, with a
 // direct path for depthwise convolution; float16 and bfloat16 through float.
+// FusedConv (com.microsoft, opset 1; ONNX Runtime's op): the same for float, plus input Z (3) and
+// an activation (conv_epilogue.h), folded into the pass that adds the bias.
 #include <algorithm>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/nn/conv_epilogue.h"
 #include "kernels/cpu/nn/nn_kernels.h"
 #include "kernels/cpu/nn/nn_types.h"
 #include "kernels/cpu/nn/window.h"
@@ -88,13 +93,39 @@ size_t ColumnSize(const KernelInfo& info, const ConvProblem& p) {
   return col_size;
 }
 
-// `col` holds ColumnSize(p) elements (nullptr when that is 0).
+// FusedConv's epilogue for one call: `z` (shaped like Y) may be nullptr.
+struct Fused {
+  const nn::Epilogue* epilogue = nullptr;
+  const float* z = nullptr;
+};
+
+// Y = act(Y + B + Z) plane by plane (FusedConv); `b` may be nullptr.
+void ApplyFused(const ConvProblem& p, const Fused& f, const float* b, float* y, ThreadPool& pool) {
+  const size_t plane_size = p.window.out_size;
+  pool.ParallelFor(p.batch * p.features, 16, [&](size_t begin, size_t end) {
+    for (size_t plane = begin; plane < end; ++plane) {
+      nn::ApplyEpiloguePlane(*f.epilogue, y + plane * plane_size, plane_size,
+                             b != nullptr ? b[plane % p.features] : 0.0f,
+                             f.z != nullptr ? f.z + plane * plane_size : nullptr);
+    }
+  });
+}
+
+// `col` holds ColumnSize(p) elements (nullptr when that is 0). `fused` is only honoured for float
+// (FusedConv is float only).
 template <typename T>
 void RunConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* y, T* col,
-             ThreadPool& pool) {
+             ThreadPool& pool, const Fused& fused = {}) {
   const WindowGeometry& g = p.window;
   if (g.out_size == 0 || p.batch == 0 || p.features == 0) return;
   if (p.groups > 1 && p.group_channels == 1) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (fused.epilogue != nullptr) {
+        DepthwiseConv<T>(p, x, w, nullptr, y, pool);
+        ApplyFused(p, fused, b, y, pool);
+        return;
+      }
+    }
     DepthwiseConv(p, x, w, b, y, pool);
     return;
   }
@@ -113,6 +144,12 @@ void RunConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* y, T* 
               yg, g.out_size, &pool);
     }
   }
+  if constexpr (std::is_same_v<T, float>) {
+    if (fused.epilogue != nullptr) {
+      ApplyFused(p, fused, b, y, pool);
+      return;
+    }
+  }
   if (b != nullptr) {
     pool.ParallelFor(p.batch * p.features, 16, [&](size_t begin, size_t end) {
       for (size_t plane = begin; plane < end; ++plane) {
@@ -126,9 +163,12 @@ void RunConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* y, T* 
 
 class Conv final : public Kernel {
  public:
-  explicit Conv(const KernelInfo& info)
+  // `fused`: FusedConv (float only, inputs Z and an activation).
+  Conv(const KernelInfo& info, bool fused)
       : attrs_(nn::ReadWindowAttrs(info, {.kernel_required = false})),
-        group_(info.GetInt("group", 1)) {
+        group_(info.GetInt("group", 1)),
+        fused_(fused) {
+    if (fused_) epilogue_ = nn::ReadEpilogue(info);
     if (group_ < 1) {
       info.Fail(ErrorCode::kInvalidArgument,
                 "attribute 'group' is " + std::to_string(group_) + "; it must be positive");
@@ -140,6 +180,12 @@ class Conv final : public Kernel {
     const Tensor& x = ctx.Input(0);
     const Tensor& w = ctx.Input(1);
     const Tensor* b = ctx.OptionalInput(2);
+    const Tensor* z = fused_ ? ctx.OptionalInput(3) : nullptr;
+    if (fused_ && x.type() != DataType::kFloat) {
+      info.Fail(ErrorCode::kNotImplemented, std::string("input 'X' has element type ") +
+                                                DataTypeName(x.type()) +
+                                                "; only float is supported");
+    }
     nn::RequireOpsetForType(info, "X", x.type(), DataType::kBfloat16, 22);
     nn::RequireSameType(info, "W", w, x.type());
     if (b != nullptr) nn::RequireSameType(info, "B", *b, x.type());
@@ -147,6 +193,16 @@ class Conv final : public Kernel {
     const ConvProblem p = Check(info, x.shape(), w.shape(), b);
     SmallVector<int64_t> y_dims = {x.shape().dims()[0], w.shape().dims()[0]};
     for (int64_t d : p.window.out) y_dims.push_back(d);
+    if (z != nullptr) {
+      nn::RequireSameType(info, "Z", *z, x.type());
+      if (!std::equal(z->shape().dims().begin(), z->shape().dims().end(), y_dims.begin(),
+                      y_dims.end())) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "input 'Z' has shape " + z->shape().ToString() +
+                      "; it must have the output's shape " +
+                      Shape(std::vector<int64_t>(y_dims.begin(), y_dims.end())).ToString());
+      }
+    }
     Tensor& y = ctx.OutputForOverwrite(0, x.type(), y_dims.span());
     if (y.element_count() == 0) return;
     const size_t col_size = ColumnSize(info, p);
@@ -156,8 +212,13 @@ class Conv final : public Kernel {
       const T* bias = b != nullptr ? static_cast<const T*>(b->data()) : nullptr;
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
         T* col = col_size != 0 ? ctx.Scratch<T>(col_size) : nullptr;
+        Fused fused;
+        if (fused_) {
+          fused.epilogue = &epilogue_;
+          fused.z = z != nullptr ? static_cast<const float*>(z->data()) : nullptr;
+        }
         RunConv(p, static_cast<const T*>(x.data()), static_cast<const T*>(w.data()), bias,
-                static_cast<T*>(y.data()), col, ctx.threads());
+                static_cast<T*>(y.data()), col, ctx.threads(), fused);
       } else {
         nn::RunThroughFloat<T>(
             ctx, x, w, b, y, col_size,
@@ -229,12 +290,18 @@ class Conv final : public Kernel {
 
   nn::WindowAttrs attrs_;
   int64_t group_;
+  bool fused_;
+  nn::Epilogue epilogue_;
 };
 
 }  // namespace
 
 std::unique_ptr<Kernel> MakeConv(const KernelInfo& info) {
-  return Make<Conv>(info);
+  return std::make_unique<Conv>(info, false);
+}
+
+std::unique_ptr<Kernel> MakeFusedConv(const KernelInfo& info) {
+  return std::make_unique<Conv>(info, true);
 }
 
 }  // namespace kiln::cpu

@@ -9,6 +9,8 @@
 namespace kiln::cpu {
 
 std::unique_ptr<Kernel> MakeConv(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeFusedConv(
+    const KernelInfo& info);  // com.microsoft, registered by nhwc/
 std::unique_ptr<Kernel> MakeConvTranspose(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeMaxPool(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeAveragePool(const KernelInfo& info);

@@ -2,6 +2,7 @@
 list(APPEND KILN_SOURCES
   src/kernels/cpu/nn/batch_norm.cc
   src/kernels/cpu/nn/conv.cc
+  src/kernels/cpu/nn/conv_epilogue.cc
   src/kernels/cpu/nn/conv_transpose.cc
   src/kernels/cpu/nn/global_pool.cc
   src/kernels/cpu/nn/kernels.cc

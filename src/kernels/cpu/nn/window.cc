@@ -2,6 +2,7 @@
 #include "kernels/cpu/nn/window.h"
 
 #include <string>
+#include <vector>
 
 namespace kiln::cpu::nn {
 namespace {
@@ -130,18 +131,28 @@ bool WindowGeometry::IsPointwise() const noexcept {
   return true;
 }
 
-WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, const Shape& x,
-                             std::span<const int64_t> kernel, bool honour_ceil_mode) {
-  if (x.rank() < 3) {
-    info.Fail(ErrorCode::kInvalidArgument, "input 'X' has shape " + x.ToString() +
+namespace {
+
+// "[1,3,224,224]" for messages (only built on the error path).
+std::string DimsText(std::span<const int64_t> dims) {
+  return Shape(std::vector<int64_t>(dims.begin(), dims.end())).ToString();
+}
+
+}  // namespace
+
+WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs,
+                             std::span<const int64_t> x_dims, std::span<const int64_t> kernel,
+                             bool honour_ceil_mode) {
+  if (x_dims.size() < 3) {
+    info.Fail(ErrorCode::kInvalidArgument, "input 'X' has shape " + DimsText(x_dims) +
                                                "; it needs rank 3 or more (N, C, spatial...)");
   }
-  const size_t rank = x.rank() - 2;
+  const size_t rank = x_dims.size() - 2;
   const auto check_rank = [&](const char* name, size_t size, size_t per_axis) {
     if (size != 0 && size != per_axis * rank) {
       info.Fail(ErrorCode::kInvalidArgument, std::string("attribute '") + name + "' has " +
                                                  std::to_string(size) + " values but input 'X' " +
-                                                 x.ToString() + " has " + std::to_string(rank) +
+                                                 DimsText(x_dims) + " has " + std::to_string(rank) +
                                                  " spatial axes");
     }
   };
@@ -151,7 +162,7 @@ WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, c
   check_rank("pads", attrs.pads.size(), 2);
 
   WindowGeometry g;
-  g.in.assign(x.dims().begin() + 2, x.dims().end());
+  g.in.assign(x_dims.begin() + 2, x_dims.end());
   g.kernel.assign(kernel.begin(), kernel.end());
   if (attrs.strides.empty()) {
     g.stride.assign(rank, 1);
@@ -195,7 +206,7 @@ WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, c
           info.Fail(ErrorCode::kInvalidArgument,
                     "the kernel extent " + std::to_string(extent) + " along spatial axis " +
                         std::to_string(d) + " is larger than the padded input (" +
-                        std::to_string(padded) + ": input 'X' " + x.ToString() + ", pads " +
+                        std::to_string(padded) + ": input 'X' " + DimsText(x_dims) + ", pads " +
                         Join(attrs.pads) + ", auto_pad " + info.GetString("auto_pad", "NOTSET") +
                         ")");
         }
@@ -209,6 +220,11 @@ WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, c
   }
   g.Finish();
   return g;
+}
+
+WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, const Shape& x,
+                             std::span<const int64_t> kernel, bool honour_ceil_mode) {
+  return ResolveWindow(info, attrs, std::span<const int64_t>(x.dims()), kernel, honour_ceil_mode);
 }
 
 }  // namespace kiln::cpu::nn

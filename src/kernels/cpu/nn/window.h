@@ -85,6 +85,11 @@ struct WindowGeometry {
 // ranks disagree or the kernel does not fit the padded input.
 WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs, const Shape& x,
                              std::span<const int64_t> kernel, bool honour_ceil_mode);
+// The same for dimensions [N, C, spatial...] kept on the stack (channels-last kernels pass their
+// input's dimensions reordered), so no Shape is built on the way.
+WindowGeometry ResolveWindow(const KernelInfo& info, const WindowAttrs& attrs,
+                             std::span<const int64_t> x_dims, std::span<const int64_t> kernel,
+                             bool honour_ceil_mode);
 
 // a / b rounded up, for b > 0 and any a.
 inline int64_t CeilDiv(int64_t a, int64_t b) noexcept {

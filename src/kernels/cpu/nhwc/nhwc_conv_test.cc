@@ -1,0 +1,307 @@
+// NhwcConv against the ONNX Conv kernel: X transposed to NCHW, Conv, the activation (and Z) in
+// plain C++, transposed back.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/nhwc/nhwc_test_util.h"
+#include "kernels/test_errors.h"
+#include "kernels/test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+using nhwc_test::Activate;
+using nhwc_test::ExpectClose;
+using nhwc_test::Random;
+using nhwc_test::ToNchw;
+using nhwc_test::ToNhwc;
+using V = std::vector<int64_t>;
+
+struct ConvCase {
+  std::string name = {};
+  int64_t n = 2, h = 9, w = 11, c = 4, m = 6, kh = 3, kw = 3, group = 1;
+  V strides = {};
+  V dilations = {};
+  V pads = {};
+  std::string auto_pad = {};
+  bool bias = true;
+  bool z = false;
+  std::string activation = {};
+  std::vector<float> params = {};
+};
+
+// Adds the window attributes (and group) that the case sets.
+NodeTest& WindowAttrs(NodeTest& t, const ConvCase& k) {
+  if (!k.strides.empty()) t.Attr("strides", k.strides);
+  if (!k.dilations.empty()) t.Attr("dilations", k.dilations);
+  if (!k.pads.empty()) t.Attr("pads", k.pads);
+  if (!k.auto_pad.empty()) t.Attr("auto_pad", k.auto_pad);
+  if (k.group != 1) t.Attr("group", k.group);
+  return t;
+}
+
+void CheckCase(const ConvCase& k, int threads) {
+  SCOPED_TRACE(k.name + " threads=" + std::to_string(threads));
+  const auto seed = static_cast<unsigned>(k.name.size() * 131 + static_cast<size_t>(k.c));
+  const std::vector<float> x = Random(static_cast<size_t>(k.n * k.h * k.w * k.c), seed);
+  const std::vector<float> w =
+      Random(static_cast<size_t>(k.m * (k.c / k.group) * k.kh * k.kw), seed + 1);
+  const std::vector<float> b = Random(static_cast<size_t>(k.m), seed + 2);
+  const V w_shape = {k.m, k.c / k.group, k.kh, k.kw};
+
+  // Reference: ONNX Conv on NCHW.
+  NodeTest ref("Conv", 22);
+  WindowAttrs(ref, k);
+  ref.Input<float>({k.n, k.c, k.h, k.w}, ToNchw(x, k.n, k.h, k.w, k.c)).Input<float>(w_shape, w);
+  if (k.bias) ref.Input<float>({k.m}, b);
+  const std::shared_ptr<Tensor> ref_y = ref.Run()[0];
+  const auto& rd = ref_y->shape().dims();
+  const int64_t oh = rd[2], ow = rd[3];
+  std::vector<float> want = ToNhwc(Values<float>(*ref_y), k.n, k.m, oh, ow);
+  const std::vector<float> z = Random(want.size(), seed + 3);
+  for (size_t i = 0; i < want.size(); ++i) {
+    want[i] = Activate(k.activation, k.params, want[i] + (k.z ? z[i] : 0.0f));
+  }
+
+  NodeTest t("NhwcConv", 1, "ai.kiln");
+  WindowAttrs(t, k);
+  if (!k.activation.empty()) t.Attr("activation", k.activation);
+  if (!k.params.empty()) t.Attr("activation_params", k.params);
+  t.Input<float>({k.n, k.h, k.w, k.c}, x).Input<float>(w_shape, w, /*constant=*/true);
+  if (k.bias) {
+    t.Input<float>({k.m}, b);
+  } else if (k.z) {
+    t.MissingInput();
+  }
+  if (k.z) t.Input<float>({k.n, oh, ow, k.m}, z);
+  const std::shared_ptr<Tensor> y = t.Run(threads)[0];
+  EXPECT_EQ(y->shape(), Shape({k.n, oh, ow, k.m}));
+  ExpectClose(Values<float>(*y), want, k.name);
+}
+
+std::vector<ConvCase> Cases() {
+  std::vector<ConvCase> cases;
+  const auto add = [&](ConvCase k) { cases.push_back(std::move(k)); };
+  add({.name = "1x1", .c = 8, .m = 12, .kh = 1, .kw = 1});
+  add({.name = "1x1 no bias relu",
+       .c = 8,
+       .m = 12,
+       .kh = 1,
+       .kw = 1,
+       .bias = false,
+       .activation = "Relu"});
+  add({.name = "1x1 stride 2", .h = 10, .c = 8, .m = 5, .kh = 1, .kw = 1, .strides = {2, 2}});
+  add({.name = "3x3 pad 1", .h = 11, .w = 13, .c = 5, .m = 7, .pads = {1, 1, 1, 1}});
+  add({.name = "3x3 pad 1 stride 2",
+       .h = 11,
+       .w = 13,
+       .c = 5,
+       .m = 7,
+       .strides = {2, 2},
+       .pads = {1, 1, 1, 1},
+       .z = true});
+  add({.name = "7x7/2 pad 3 C=3",
+       .h = 33,
+       .w = 31,
+       .c = 3,
+       .m = 16,
+       .kh = 7,
+       .kw = 7,
+       .strides = {2, 2},
+       .pads = {3, 3, 3, 3},
+       .activation = "Relu"});
+  add({.name = "5x5", .h = 12, .w = 9, .c = 6, .m = 4, .kh = 5, .kw = 5});
+  add({.name = "dilation 2",
+       .h = 13,
+       .w = 12,
+       .c = 4,
+       .m = 6,
+       .dilations = {2, 2},
+       .pads = {2, 2, 2, 2}});
+  add({.name = "dilation 2x1 3x2",
+       .h = 13,
+       .w = 12,
+       .c = 4,
+       .m = 6,
+       .kw = 2,
+       .dilations = {2, 1},
+       .pads = {1, 0, 2, 1}});
+  add({.name = "asymmetric pads",
+       .h = 10,
+       .w = 7,
+       .c = 3,
+       .m = 5,
+       .strides = {1, 2},
+       .pads = {0, 1, 2, 1}});
+  add({.name = "SAME_UPPER",
+       .h = 10,
+       .w = 9,
+       .c = 4,
+       .m = 5,
+       .strides = {2, 2},
+       .auto_pad = "SAME_UPPER"});
+  add({.name = "SAME_LOWER",
+       .h = 10,
+       .w = 9,
+       .c = 4,
+       .m = 5,
+       .kh = 4,
+       .kw = 4,
+       .strides = {2, 3},
+       .auto_pad = "SAME_LOWER",
+       .z = true});
+  add({.name = "VALID", .h = 10, .w = 9, .c = 4, .m = 5, .strides = {2, 2}, .auto_pad = "VALID"});
+  add({.name = "depthwise C=70",
+       .h = 9,
+       .w = 10,
+       .c = 70,
+       .m = 70,
+       .group = 70,
+       .pads = {1, 1, 1, 1},
+       .activation = "Clip",
+       .params = {-0.5f, 0.75f}});
+  add({.name = "depthwise C=64 stride 2",
+       .h = 9,
+       .w = 10,
+       .c = 64,
+       .m = 64,
+       .group = 64,
+       .strides = {2, 2},
+       .pads = {1, 1, 1, 1},
+       .z = true});
+  add({.name = "depthwise multiplier 2",
+       .h = 8,
+       .w = 7,
+       .c = 6,
+       .m = 12,
+       .group = 6,
+       .pads = {1, 2, 1, 0},
+       .bias = false});
+  add({.name = "depthwise 5x5 dilation 2",
+       .h = 12,
+       .w = 11,
+       .c = 9,
+       .m = 9,
+       .kh = 5,
+       .kw = 5,
+       .group = 9,
+       .dilations = {2, 2},
+       .auto_pad = "SAME_UPPER"});
+  add({.name = "group 2",
+       .h = 9,
+       .w = 8,
+       .c = 8,
+       .m = 6,
+       .group = 2,
+       .pads = {1, 1, 1, 1},
+       .z = true});
+  add({.name = "group 4", .h = 9, .w = 8, .c = 8, .m = 12, .group = 4, .strides = {2, 1}});
+  add({.name = "group 2 1x1", .c = 8, .m = 6, .kh = 1, .kw = 1, .group = 2});
+  add({.name = "several blocks 3x3",
+       .h = 64,
+       .w = 64,
+       .c = 16,
+       .m = 16,
+       .pads = {1, 1, 1, 1},
+       .z = true,
+       .activation = "Swish"});
+  add({.name = "several blocks 1x1",
+       .h = 56,
+       .w = 57,
+       .c = 32,
+       .m = 24,
+       .kh = 1,
+       .kw = 1,
+       .activation = "HardSwish"});
+  add({.name = "several blocks depthwise",
+       .h = 60,
+       .w = 61,
+       .c = 32,
+       .m = 32,
+       .group = 32,
+       .pads = {1, 1, 1, 1}});
+  add({.name = "N=1 odd", .n = 1, .h = 5, .w = 3, .c = 1, .m = 3, .kh = 2, .kw = 3});
+  return cases;
+}
+
+TEST(NhwcConv, MatchesConvOnManyShapes) {
+  for (const ConvCase& k : Cases()) {
+    CheckCase(k, 1);
+    CheckCase(k, 2);
+  }
+}
+
+TEST(NhwcConv, EveryActivationWithBiasAndZ) {
+  const std::vector<std::pair<std::string, std::vector<float>>> acts = {
+      {"Relu", {}},      {"LeakyRelu", {}}, {"LeakyRelu", {0.3f}}, {"Clip", {-0.2f, 0.4f}},
+      {"Sigmoid", {}},   {"Tanh", {}},      {"HardSigmoid", {}},   {"HardSigmoid", {0.3f, 0.4f}},
+      {"HardSwish", {}}, {"Swish", {}}};
+  for (const auto& [name, params] : acts) {
+    for (bool depthwise : {false, true}) {
+      ConvCase k{.name = name + (depthwise ? " depthwise" : " dense"),
+                 .c = 6,
+                 .m = 6,
+                 .group = depthwise ? 6 : 1,
+                 .pads = {1, 1, 1, 1},
+                 .z = true,
+                 .activation = name,
+                 .params = params};
+      CheckCase(k, 2);
+    }
+  }
+}
+
+NodeTest Basic(const V& x_shape, const V& w_shape) {
+  NodeTest t("NhwcConv", 1, "ai.kiln");
+  size_t xn = 1, wn = 1;
+  for (int64_t d : x_shape) xn *= static_cast<size_t>(d);
+  for (int64_t d : w_shape) wn *= static_cast<size_t>(d);
+  t.Input<float>(x_shape, Random(xn, 1)).Input<float>(w_shape, Random(wn, 2), true);
+  return t;
+}
+
+TEST(NhwcConv, Errors) {
+  ExpectNodeError(Basic({1, 4, 4}, {2, 4, 1, 1}), ErrorCode::kInvalidArgument,
+                  "input 'X' has shape [1,4,4]");
+  ExpectNodeError(Basic({1, 4, 4, 3}, {2, 4, 1, 1}), ErrorCode::kInvalidArgument, "input 'W'");
+  ExpectNodeError(Basic({1, 4, 4, 4}, {2, 4, 1}), ErrorCode::kInvalidArgument, "input 'W'");
+  ExpectNodeError(Basic({1, 4, 4, 4}, {3, 2, 1, 1}).Attr("group", int64_t{2}),
+                  ErrorCode::kInvalidArgument, "attribute 'group'");
+  ExpectNodeError(Basic({1, 4, 4, 4}, {2, 4, 3, 3}).Attr("kernel_shape", V{2, 2}),
+                  ErrorCode::kInvalidArgument, "attribute 'kernel_shape'");
+  ExpectNodeError(Basic({1, 4, 4, 4}, {2, 4, 1, 1}).Input<float>({3}, {1, 2, 3}),
+                  ErrorCode::kInvalidArgument, "input 'B'");
+  ExpectNodeError(
+      Basic({1, 4, 4, 4}, {2, 4, 1, 1}).MissingInput().Input<float>({1, 4, 4, 3}, Random(48, 3)),
+      ErrorCode::kInvalidArgument, "input 'Z' has shape [1,4,4,3]");
+  ExpectNodeError(Basic({1, 4, 4, 4}, {2, 4, 1, 1}).Attr("activation", "Gelu"),
+                  ErrorCode::kInvalidGraph, "attribute 'activation'");
+  ExpectNodeError(Basic({1, 4, 4, 4}, {2, 4, 1, 1}).Attr("activation", "Clip"),
+                  ErrorCode::kInvalidGraph, "attribute 'activation_params'");
+  ExpectNodeError(Basic({1, 4, 4, 4}, {2, 4, 1, 1})
+                      .Attr("activation", "Relu")
+                      .Attr("activation_params", std::vector<float>{1.0f}),
+                  ErrorCode::kInvalidGraph, "attribute 'activation_params'");
+  ExpectNodeError(Basic({1, 4, 4, 4}, {2, 4, 1, 1}).Attr("strides", V{0, 1}),
+                  ErrorCode::kInvalidArgument, "attribute 'strides'");
+  ExpectNodeError(Basic({1, 2, 2, 4}, {2, 4, 3, 3}), ErrorCode::kInvalidArgument, "input 'X'");
+  // W computed at run time: NhwcConv packs it once at creation.
+  ExpectNodeError(NodeTest("NhwcConv", 1, "ai.kiln")
+                      .Input<float>({1, 4, 4, 4}, Random(64, 1))
+                      .Input<float>({2, 4, 1, 1}, Random(8, 2)),
+                  ErrorCode::kInvalidGraph, "input 'W'");
+  ExpectNodeError(NodeTest("NhwcConv", 1, "ai.kiln")
+                      .Input<double>({1, 1, 1, 1}, {1.0})
+                      .Input<float>({1, 1, 1, 1}, {1.0f}, true),
+                  ErrorCode::kNotImplemented, "double");
+  ExpectNodeError(NodeTest("NhwcConv", 1, "ai.kiln")
+                      .Input<float>({1, 1, 1, 1}, {1.0f})
+                      .Input<double>({1, 1, 1, 1}, {1.0}, true),
+                  ErrorCode::kNotImplemented, "input 'W'");
+}
+
+}  // namespace
+}  // namespace kiln::testing

@@ -1,0 +1,216 @@
+// Channels-last pooling (ai.kiln, opset 1), float only, vectorized along the channels:
+//   NhwcMaxPool, NhwcAveragePool: X [N, H, W, C] → Y [N, OH, OW, C] with ONNX MaxPool/AveragePool
+//     attributes (auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, count_include_pad
+//     for AveragePool); one output (no Indices). As in nn/pool.cc, MaxPool ignores NaN unless the
+//     whole window is NaN, and a window entirely in the padding is an error for MaxPool and for
+//     AveragePool without count_include_pad.
+//   NhwcGlobalAveragePool, NhwcGlobalMaxPool: [N, H, W, C] → [N, 1, 1, C].
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "kernels/cpu/nhwc/nhwc_kernels.h"
+#include "kernels/cpu/nhwc/nhwc_window.h"
+#include "kernels/cpu/nn/window.h"
+#include "kernels/cpu/vectorize.h"
+
+namespace kiln::cpu {
+namespace {
+
+using nhwc::TapRange;
+using nhwc::Taps;
+using nn::WindowGeometry;
+
+struct PoolShape {
+  int64_t in_h, in_w, out_h, out_w;
+  size_t channels;
+};
+
+// acc = x where x is larger or acc is NaN: NaN is kept only when every element was NaN.
+KILN_VECTOR_CLONES void MaxInto(float* acc, const float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) acc[i] = (x[i] > acc[i] || acc[i] != acc[i]) ? x[i] : acc[i];
+}
+
+KILN_VECTOR_CLONES void AddInto(float* acc, const float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) acc[i] += x[i];
+}
+
+KILN_VECTOR_CLONES void Scale(float* acc, float s, size_t n) {
+  for (size_t i = 0; i < n; ++i) acc[i] *= s;
+}
+
+// One output row (image n, row oy). `count_padded` (AveragePool with count_include_pad) divides by
+// the taps inside the padded input rather than inside the image.
+template <bool kMax>
+void PoolRow(const WindowGeometry& g, const PoolShape& s, const float* image, int64_t oy,
+             bool count_padded, float* y_row) {
+  const size_t c = s.channels;
+  const TapRange ry = Taps(oy, g.stride[0], g.dilation[0], g.pad_begin[0], s.in_h, g.kernel[0]);
+  const TapRange py =
+      Taps(oy, g.stride[0], g.dilation[0], 0, g.pad_begin[0] + s.in_h + g.pad_end[0], g.kernel[0]);
+  const int64_t iy0 = oy * g.stride[0] - g.pad_begin[0];
+  for (int64_t ox = 0; ox < s.out_w; ++ox) {
+    float* acc = y_row + static_cast<size_t>(ox) * c;
+    const TapRange rx = Taps(ox, g.stride[1], g.dilation[1], g.pad_begin[1], s.in_w, g.kernel[1]);
+    const int64_t ix0 = ox * g.stride[1] - g.pad_begin[1];
+    bool first = true;
+    for (int64_t ky = ry.lo; ky < ry.hi; ++ky) {
+      const int64_t iy = iy0 + ky * g.dilation[0];
+      for (int64_t kx = rx.lo; kx < rx.hi; ++kx) {
+        const float* xp = image + static_cast<size_t>(iy * s.in_w + ix0 + kx * g.dilation[1]) * c;
+        if (first) {
+          std::copy(xp, xp + c, acc);
+          first = false;
+        } else if (kMax) {
+          MaxInto(acc, xp, c);
+        } else {
+          AddInto(acc, xp, c);
+        }
+      }
+    }
+    if (first) std::fill(acc, acc + c, 0.0f);  // only AveragePool with count_include_pad
+    if (!kMax) {
+      int64_t count = (ry.hi - ry.lo) * (rx.hi - rx.lo);
+      if (count_padded) {
+        const TapRange px = Taps(ox, g.stride[1], g.dilation[1], 0,
+                                 g.pad_begin[1] + s.in_w + g.pad_end[1], g.kernel[1]);
+        count = (py.hi - py.lo) * (px.hi - px.lo);
+      }
+      Scale(acc, 1.0f / static_cast<float>(count), c);
+    }
+  }
+}
+
+class NhwcPool final : public Kernel {
+ public:
+  NhwcPool(const KernelInfo& info, bool max)
+      : attrs_(nn::ReadWindowAttrs(
+            info, {.kernel_required = true, .dilations = true, .ceil_mode = true})),
+        max_(max),
+        count_include_pad_(!max && info.GetInt("count_include_pad", 0) != 0) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& x = ctx.Input(0);
+    nhwc::RequireFloat(info, "X", x);
+    nhwc::RequireRank4(info, x);
+    const WindowGeometry g = nhwc::ResolveNhwc(info, attrs_, x.shape(),
+                                               std::span<const int64_t>(attrs_.kernel_shape), true);
+    const auto& d = x.shape().dims();
+    const PoolShape s = {d[1], d[2], g.out[0], g.out[1], static_cast<size_t>(d[3])};
+    const std::array<int64_t, 4> y_dims = {d[0], s.out_h, s.out_w, d[3]};
+    Tensor& y = ctx.OutputForOverwrite(0, DataType::kFloat, std::span<const int64_t>(y_dims));
+    if (y.element_count() == 0) return;
+    if ((max_ || !count_include_pad_) && AnyEmptyWindow(g, s)) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "a window lies entirely in the padding (attribute 'pads' or auto_pad, input 'X' " +
+                    x.shape().ToString() + "): it has no element to pool");
+    }
+    const auto* xp = static_cast<const float*>(x.data());
+    auto* yp = static_cast<float*>(y.data());
+    const size_t rows = static_cast<size_t>(d[0] * s.out_h);
+    const size_t row_size = static_cast<size_t>(s.out_w) * s.channels;
+    const size_t image_size = static_cast<size_t>(s.in_h * s.in_w) * s.channels;
+    const size_t work = std::max<size_t>(1, row_size * g.kernel_size);
+    ctx.threads().ParallelFor(rows, std::max<size_t>(1, 32768 / work), [&](size_t b, size_t e) {
+      for (size_t r = b; r < e; ++r) {
+        const float* image = xp + r / static_cast<size_t>(s.out_h) * image_size;
+        const auto oy = static_cast<int64_t>(r % static_cast<size_t>(s.out_h));
+        if (max_) {
+          PoolRow<true>(g, s, image, oy, false, yp + r * row_size);
+        } else {
+          PoolRow<false>(g, s, image, oy, count_include_pad_, yp + r * row_size);
+        }
+      }
+    });
+  }
+
+ private:
+  static bool AnyEmptyWindow(const WindowGeometry& g, const PoolShape& s) {
+    for (int64_t o = 0; o < s.out_h; ++o) {
+      const TapRange r = Taps(o, g.stride[0], g.dilation[0], g.pad_begin[0], s.in_h, g.kernel[0]);
+      if (r.hi <= r.lo) return true;
+    }
+    for (int64_t o = 0; o < s.out_w; ++o) {
+      const TapRange r = Taps(o, g.stride[1], g.dilation[1], g.pad_begin[1], s.in_w, g.kernel[1]);
+      if (r.hi <= r.lo) return true;
+    }
+    return false;
+  }
+
+  nn::WindowAttrs attrs_;
+  bool max_;
+  bool count_include_pad_;
+};
+
+class NhwcGlobalPool final : public Kernel {
+ public:
+  NhwcGlobalPool(const KernelInfo& /*info*/, bool max) : max_(max) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& x = ctx.Input(0);
+    nhwc::RequireFloat(info, "X", x);
+    nhwc::RequireRank4(info, x);
+    const auto& d = x.shape().dims();
+    const std::array<int64_t, 4> y_dims = {d[0], 1, 1, d[3]};
+    Tensor& y = ctx.OutputForOverwrite(0, DataType::kFloat, std::span<const int64_t>(y_dims));
+    if (y.element_count() == 0) return;
+    const auto c = static_cast<size_t>(d[3]);
+    const auto pixels = static_cast<size_t>(d[1] * d[2]);
+    if (pixels == 0) {
+      // Nothing to pool: an error, as for a window entirely in the padding.
+      info.Fail(ErrorCode::kInvalidArgument,
+                "input 'X' has shape " + x.shape().ToString() + "; the image is empty");
+    }
+    const auto* xp = static_cast<const float*>(x.data());
+    auto* yp = static_cast<float*>(y.data());
+    // Parallel over images and blocks of 64 channels, so that N = 1 still splits.
+    constexpr size_t kChannelBlock = 64;
+    const size_t blocks = (c + kChannelBlock - 1) / kChannelBlock;
+    const size_t tasks = static_cast<size_t>(d[0]) * blocks;
+    const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, pixels * kChannelBlock));
+    ctx.threads().ParallelFor(tasks, grain, [&](size_t b, size_t e) {
+      for (size_t t = b; t < e; ++t) {
+        const size_t n = t / blocks;
+        const size_t c0 = t % blocks * kChannelBlock;
+        const size_t width = std::min(kChannelBlock, c - c0);
+        const float* image = xp + n * pixels * c + c0;
+        float* acc = yp + n * c + c0;
+        std::copy(image, image + width, acc);
+        for (size_t i = 1; i < pixels; ++i) {
+          if (max_) {
+            MaxInto(acc, image + i * c, width);
+          } else {
+            AddInto(acc, image + i * c, width);
+          }
+        }
+        if (!max_) Scale(acc, 1.0f / static_cast<float>(pixels), width);
+      }
+    });
+  }
+
+ private:
+  bool max_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeNhwcMaxPool(const KernelInfo& info) {
+  return std::make_unique<NhwcPool>(info, true);
+}
+std::unique_ptr<Kernel> MakeNhwcAveragePool(const KernelInfo& info) {
+  return std::make_unique<NhwcPool>(info, false);
+}
+std::unique_ptr<Kernel> MakeNhwcGlobalMaxPool(const KernelInfo& info) {
+  return std::make_unique<NhwcGlobalPool>(info, true);
+}
+std::unique_ptr<Kernel> MakeNhwcGlobalAveragePool(const KernelInfo& info) {
+  return std::make_unique<NhwcGlobalPool>(info, false);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,169 @@
+// The channels-last pooling ops against the ONNX MaxPool, AveragePool, GlobalMaxPool and
+// GlobalAveragePool kernels on transposed inputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/nhwc/nhwc_test_util.h"
+#include "kernels/test_errors.h"
+#include "kernels/test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+using nhwc_test::ExpectClose;
+using nhwc_test::Random;
+using nhwc_test::ToNchw;
+using nhwc_test::ToNhwc;
+using V = std::vector<int64_t>;
+
+struct PoolCase {
+  std::string name = {};
+  int64_t n = 2, h = 9, w = 11, c = 5;
+  V kernel = {3, 3};
+  V strides = {};
+  V dilations = {};
+  V pads = {};
+  std::string auto_pad = {};
+  bool ceil_mode = false;
+  bool count_include_pad = false;
+};
+
+void CheckPool(const std::string& op, const PoolCase& k, int threads) {
+  SCOPED_TRACE(op + " " + k.name + " threads=" + std::to_string(threads));
+  const std::vector<float> x =
+      Random(static_cast<size_t>(k.n * k.h * k.w * k.c), static_cast<unsigned>(k.name.size()));
+  const auto attrs = [&](NodeTest& t) {
+    t.Attr("kernel_shape", k.kernel);
+    if (!k.strides.empty()) t.Attr("strides", k.strides);
+    if (!k.dilations.empty()) t.Attr("dilations", k.dilations);
+    if (!k.pads.empty()) t.Attr("pads", k.pads);
+    if (!k.auto_pad.empty()) t.Attr("auto_pad", k.auto_pad);
+    if (k.ceil_mode) t.Attr("ceil_mode", int64_t{1});
+    if (op == "AveragePool" && k.count_include_pad) t.Attr("count_include_pad", int64_t{1});
+  };
+  NodeTest ref(op, 22);
+  attrs(ref);
+  const auto ref_y = ref.Input<float>({k.n, k.c, k.h, k.w}, ToNchw(x, k.n, k.h, k.w, k.c)).Run();
+  const auto& rd = ref_y[0]->shape().dims();
+  const std::vector<float> want = ToNhwc(Values<float>(*ref_y[0]), k.n, k.c, rd[2], rd[3]);
+  NodeTest t("Nhwc" + op, 1, "ai.kiln");
+  attrs(t);
+  const auto y = t.Input<float>({k.n, k.h, k.w, k.c}, x).Run(threads);
+  EXPECT_EQ(y[0]->shape(), Shape({k.n, rd[2], rd[3], k.c}));
+  ExpectClose(Values<float>(*y[0]), want, op + " " + k.name);
+}
+
+std::vector<PoolCase> PoolCases() {
+  return {
+      {.name = "3x3/2 pad 1", .c = 70, .strides = {2, 2}, .pads = {1, 1, 1, 1}},
+      {.name = "2x2/2", .h = 8, .w = 10, .kernel = {2, 2}, .strides = {2, 2}},
+      {.name = "ceil_mode",
+       .h = 8,
+       .w = 10,
+       .kernel = {3, 3},
+       .strides = {2, 2},
+       .ceil_mode = true},
+      {.name = "dilations", .h = 12, .w = 11, .kernel = {2, 3}, .dilations = {2, 2}},
+      {.name = "asymmetric pads", .kernel = {3, 2}, .strides = {2, 1}, .pads = {0, 1, 2, 1}},
+      {.name = "SAME_UPPER", .h = 10, .w = 9, .strides = {2, 2}, .auto_pad = "SAME_UPPER"},
+      {.name = "SAME_LOWER",
+       .h = 10,
+       .w = 9,
+       .kernel = {4, 4},
+       .strides = {3, 2},
+       .auto_pad = "SAME_LOWER"},
+      {.name = "count_include_pad",
+       .c = 3,
+       .strides = {2, 2},
+       .pads = {1, 2, 1, 2},
+       .count_include_pad = true},
+      {.name = "count_include_pad ceil",
+       .h = 8,
+       .w = 10,
+       .strides = {2, 2},
+       .pads = {1, 1, 1, 1},
+       .ceil_mode = true,
+       .count_include_pad = true},
+      {.name = "large", .n = 1, .h = 56, .w = 56, .c = 64, .strides = {2, 2}, .pads = {1, 1, 1, 1}},
+  };
+}
+
+TEST(NhwcPool, MaxPoolMatchesMaxPool) {
+  for (const PoolCase& k : PoolCases()) {
+    CheckPool("MaxPool", k, 1);
+    CheckPool("MaxPool", k, 2);
+  }
+}
+
+TEST(NhwcPool, AveragePoolMatchesAveragePool) {
+  for (const PoolCase& k : PoolCases()) {
+    CheckPool("AveragePool", k, 1);
+    CheckPool("AveragePool", k, 2);
+  }
+}
+
+TEST(NhwcPool, MaxPoolIgnoresNaNUnlessAllNaN) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // [1, 2, 2, 2]: channel 0 has one NaN, channel 1 is all NaN.
+  auto y = NodeTest("NhwcMaxPool", 1, "ai.kiln")
+               .Attr("kernel_shape", V{2, 2})
+               .Input<float>({1, 2, 2, 2}, {nan, nan, 3.0f, nan, -1.0f, nan, 2.0f, nan})
+               .Run();
+  const std::vector<float> v = Values<float>(*y[0]);
+  EXPECT_EQ(v[0], 3.0f);
+  EXPECT_TRUE(std::isnan(v[1]));
+}
+
+TEST(NhwcPool, GlobalPoolsMatch) {
+  for (const std::string op : {"GlobalMaxPool", "GlobalAveragePool"}) {
+    for (const V& s : {V{2, 7, 5, 3}, V{1, 9, 9, 130}, V{3, 1, 1, 64}}) {
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(op + " threads=" + std::to_string(threads));
+        const auto n = static_cast<size_t>(s[0] * s[1] * s[2] * s[3]);
+        const std::vector<float> x = Random(n, static_cast<unsigned>(s[3]));
+        const auto ref =
+            NodeTest(op, 22)
+                .Input<float>({s[0], s[3], s[1], s[2]}, ToNchw(x, s[0], s[1], s[2], s[3]))
+                .Run();
+        const auto y = NodeTest("Nhwc" + op, 1, "ai.kiln").Input<float>(s, x).Run(threads);
+        EXPECT_EQ(y[0]->shape(), Shape({s[0], 1, 1, s[3]}));
+        ExpectClose(Values<float>(*y[0]), Values<float>(*ref[0]), op);
+      }
+    }
+  }
+}
+
+TEST(NhwcPool, Errors) {
+  ExpectNodeError(NodeTest("NhwcMaxPool", 1, "ai.kiln")
+                      .Attr("kernel_shape", V{2, 2})
+                      .Input<float>({1, 4, 4}, Random(16, 1)),
+                  ErrorCode::kInvalidArgument, "input 'X' has shape [1,4,4]");
+  ExpectNodeError(
+      NodeTest("NhwcAveragePool", 1, "ai.kiln").Input<float>({1, 4, 4, 1}, Random(16, 1)),
+      ErrorCode::kInvalidGraph, "kernel_shape");
+  ExpectNodeError(NodeTest("NhwcMaxPool", 1, "ai.kiln")
+                      .Attr("kernel_shape", V{2, 2, 2})
+                      .Input<float>({1, 4, 4, 1}, Random(16, 1)),
+                  ErrorCode::kInvalidArgument, "attribute 'kernel_shape'");
+  ExpectNodeError(NodeTest("NhwcMaxPool", 1, "ai.kiln")
+                      .Attr("kernel_shape", V{5, 5})
+                      .Input<float>({1, 4, 4, 1}, Random(16, 1)),
+                  ErrorCode::kInvalidArgument, "input 'X'");
+  ExpectNodeError(NodeTest("NhwcMaxPool", 1, "ai.kiln")
+                      .Attr("kernel_shape", V{2, 2})
+                      .Input<double>({1, 2, 2, 1}, {1, 2, 3, 4}),
+                  ErrorCode::kNotImplemented, "double");
+  ExpectNodeError(
+      NodeTest("NhwcGlobalAveragePool", 1, "ai.kiln").Input<float>({2, 3}, Random(6, 1)),
+      ErrorCode::kInvalidArgument, "input 'X' has shape [2,3]");
+  ExpectNodeError(NodeTest("NhwcGlobalMaxPool", 1, "ai.kiln").Input<double>({1, 1, 1, 1}, {1.0}),
+                  ErrorCode::kNotImplemented, "double");
+}
+
+}  // namespace
+}  // namespace kiln::testing

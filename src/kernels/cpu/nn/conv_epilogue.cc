@@ -1,0 +1,158 @@
+// The fused convolution epilogue (see conv_epilogue.h). Each activation gets its own loop, so the
+// compiler vectorizes every one of them with the activation inlined.
+#include "kernels/cpu/nn/conv_epilogue.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/vector_math.h"
+#include "kernels/cpu/vectorize.h"
+
+namespace kiln::cpu::nn {
+namespace {
+
+template <Activation A>
+[[gnu::always_inline]] inline float Act(float x, float alpha, float beta) {
+  if constexpr (A == Activation::kNone) {
+    return x;
+  } else if constexpr (A == Activation::kRelu) {
+    return std::max(x, 0.0f);
+  } else if constexpr (A == Activation::kLeakyRelu) {
+    return x >= 0.0f ? x : alpha * x;
+  } else if constexpr (A == Activation::kClip) {
+    return std::min(std::max(x, alpha), beta);
+  } else if constexpr (A == Activation::kSigmoid) {
+    return SigmoidF(x);
+  } else if constexpr (A == Activation::kTanh) {
+    return TanhF(x);
+  } else if constexpr (A == Activation::kHardSigmoid) {
+    return std::max(0.0f, std::min(1.0f, alpha * x + beta));
+  } else if constexpr (A == Activation::kHardSwish) {
+    return x * std::max(0.0f, std::min(1.0f, x * (1.0f / 6.0f) + 0.5f));
+  } else {
+    return x * SigmoidF(x);
+  }
+}
+
+template <Activation A>
+KILN_VECTOR_CLONES void PlaneLoop(float* y, size_t n, float bias, const float* z, float alpha,
+                                  float beta) {
+  if (z != nullptr) {
+    for (size_t i = 0; i < n; ++i) y[i] = Act<A>(y[i] + bias + z[i], alpha, beta);
+  } else {
+    for (size_t i = 0; i < n; ++i) y[i] = Act<A>(y[i] + bias, alpha, beta);
+  }
+}
+
+template <Activation A>
+KILN_VECTOR_CLONES void RowsLoop(float* y, size_t rows, size_t cols, size_t ldy, const float* bias,
+                                 const float* z, size_t ldz, float alpha, float beta) {
+  for (size_t r = 0; r < rows; ++r) {
+    float* yr = y + r * ldy;
+    const float* zr = z != nullptr ? z + r * ldz : nullptr;
+    if (bias != nullptr && zr != nullptr) {
+      for (size_t j = 0; j < cols; ++j) yr[j] = Act<A>(yr[j] + bias[j] + zr[j], alpha, beta);
+    } else if (bias != nullptr) {
+      for (size_t j = 0; j < cols; ++j) yr[j] = Act<A>(yr[j] + bias[j], alpha, beta);
+    } else if (zr != nullptr) {
+      for (size_t j = 0; j < cols; ++j) yr[j] = Act<A>(yr[j] + zr[j], alpha, beta);
+    } else if constexpr (A != Activation::kNone) {
+      for (size_t j = 0; j < cols; ++j) yr[j] = Act<A>(yr[j], alpha, beta);
+    }
+  }
+}
+
+// Calls f.template operator()<A>() for the epilogue's activation.
+template <typename F>
+void WithActivation(Activation a, F&& f) {
+  switch (a) {
+    case Activation::kNone:
+      return f.template operator()<Activation::kNone>();
+    case Activation::kRelu:
+      return f.template operator()<Activation::kRelu>();
+    case Activation::kLeakyRelu:
+      return f.template operator()<Activation::kLeakyRelu>();
+    case Activation::kClip:
+      return f.template operator()<Activation::kClip>();
+    case Activation::kSigmoid:
+      return f.template operator()<Activation::kSigmoid>();
+    case Activation::kTanh:
+      return f.template operator()<Activation::kTanh>();
+    case Activation::kHardSigmoid:
+      return f.template operator()<Activation::kHardSigmoid>();
+    case Activation::kHardSwish:
+      return f.template operator()<Activation::kHardSwish>();
+    case Activation::kSwish:
+      return f.template operator()<Activation::kSwish>();
+  }
+}
+
+}  // namespace
+
+Epilogue ReadEpilogue(const KernelInfo& info) {
+  const std::string name = info.GetString("activation", "");
+  const std::vector<float> params = info.GetFloats("activation_params");
+  Epilogue e;
+  // How many activation_params each activation takes: [fewest, most].
+  size_t fewest = 0;
+  size_t most = 0;
+  if (name.empty()) {
+    e.activation = Activation::kNone;
+  } else if (name == "Relu") {
+    e.activation = Activation::kRelu;
+  } else if (name == "LeakyRelu") {
+    e.activation = Activation::kLeakyRelu;
+    e.alpha = params.empty() ? 0.01f : params[0];
+    most = 1;
+  } else if (name == "Clip") {
+    e.activation = Activation::kClip;
+    fewest = most = 2;
+    if (params.size() == 2) {
+      e.alpha = params[0];
+      e.beta = params[1];
+    }
+  } else if (name == "Sigmoid") {
+    e.activation = Activation::kSigmoid;
+  } else if (name == "Tanh") {
+    e.activation = Activation::kTanh;
+  } else if (name == "HardSigmoid") {
+    e.activation = Activation::kHardSigmoid;
+    most = 2;
+    fewest = 0;
+    e.alpha = params.size() == 2 ? params[0] : 0.2f;
+    e.beta = params.size() == 2 ? params[1] : 0.5f;
+    if (params.size() == 1) fewest = 2;  // both or neither
+  } else if (name == "HardSwish") {
+    e.activation = Activation::kHardSwish;
+  } else if (name == "Swish") {
+    e.activation = Activation::kSwish;
+  } else {
+    info.Fail(ErrorCode::kInvalidGraph,
+              "attribute 'activation' is '" + name +
+                  "'; expected Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish or "
+                  "Swish (or none)");
+  }
+  if (params.size() < fewest || params.size() > most) {
+    info.Fail(ErrorCode::kInvalidGraph,
+              "attribute 'activation_params' has " + std::to_string(params.size()) +
+                  " values; activation '" + name + "' takes " +
+                  (fewest == most ? std::to_string(fewest)
+                                  : std::to_string(fewest) + " to " + std::to_string(most)));
+  }
+  return e;
+}
+
+void ApplyEpiloguePlane(const Epilogue& e, float* y, size_t n, float bias, const float* z) {
+  WithActivation(e.activation,
+                 [&]<Activation A>() { PlaneLoop<A>(y, n, bias, z, e.alpha, e.beta); });
+}
+
+void ApplyEpilogueRows(const Epilogue& e, float* y, size_t rows, size_t cols, size_t ldy,
+                       const float* bias, const float* z, size_t ldz) {
+  WithActivation(e.activation, [&]<Activation A>() {
+    RowsLoop<A>(y, rows, cols, ldy, bias, z, ldz, e.alpha, e.beta);
+  });
+}
+
+}  // namespace kiln::cpu::nn
