@@ -362,6 +362,9 @@ class NhwcConv final : public Kernel {
  private:
   // W [M, C/group, kH, kW] → depthwise: [kH·kW, M]; otherwise, per group, [kH·kW·C/group, M/group]
   // with row tap·(C/group) + c (the im2col row order).
+  // OIHW → [group][tap][C/group][M/group] (depthwise: [tap][M]). A transpose: written in
+  // destination order, sixteen features at a time, so each source row's cache lines serve all
+  // its taps while they are loaded (a feature-major loop took ~150 ms on ResNet-50's weights).
   void Pack(const float* w) {
     const auto m = static_cast<size_t>(features_);
     const auto cg = static_cast<size_t>(group_channels_);
@@ -369,16 +372,21 @@ class NhwcConv final : public Kernel {
     const auto groups = static_cast<size_t>(group_);
     const size_t mg = m / groups;
     packed_.resize(m * cg * taps);
-    for (size_t f = 0; f < m; ++f) {
-      const size_t grp = f / mg;
-      const size_t fg = f % mg;
-      for (size_t c = 0; c < cg; ++c) {
-        for (size_t tap = 0; tap < taps; ++tap) {
-          const float v = w[(f * cg + c) * taps + tap];
-          if (depthwise_) {
-            packed_[tap * m + f] = v;
-          } else {
-            packed_[grp * taps * cg * mg + (tap * cg + c) * mg + fg] = v;
+    constexpr size_t kBlock = 16;
+    for (size_t grp = 0; grp < groups; ++grp) {
+      for (size_t f0 = 0; f0 < mg; f0 += kBlock) {
+        const size_t f1 = std::min(mg, f0 + kBlock);
+        for (size_t c = 0; c < cg; ++c) {
+          for (size_t tap = 0; tap < taps; ++tap) {
+            for (size_t fg = f0; fg < f1; ++fg) {
+              const size_t f = grp * mg + fg;
+              const float v = w[(f * cg + c) * taps + tap];
+              if (depthwise_) {
+                packed_[tap * m + f] = v;
+              } else {
+                packed_[grp * taps * cg * mg + (tap * cg + c) * mg + fg] = v;
+              }
+            }
           }
         }
       }
