@@ -38,6 +38,7 @@ struct Heads {
   ir::Value* source = nullptr;   // [B, S, D], or the packed [B, S, 3D] tensor
   int part = -1;                 // -1: separate; 0, 1, 2: that third of a packed tensor
   std::vector<ir::Node*> nodes;  // only this view's (shared packed nodes are left to dead code)
+  bool seq_first = false;        // torch's nn.MultiheadAttention: source [S, 1, D], view [H, S, Dh]
 };
 
 // `v` is heads(source) (as [B, H, S, Dh]) when `perm` is [0, 2, 1, 3]; heads(source)ᵀ over the
@@ -87,13 +88,34 @@ bool MatchPacked(const PassContext& ctx, ir::Value* v, Heads& out) {
   return true;
 }
 
+// torch's nn.MultiheadAttention (sequence first, batch 1): Transpose(Reshape(src [S, 1, D],
+// [S, H, Dh]), [1, 0, 2]) is heads(src) as [H, S, Dh]; with [1, 2, 0] it is their transpose.
+bool MatchSeqFirst(const PassContext& ctx, ir::Value* v, const std::vector<int64_t>& perm,
+                   Heads& out) {
+  const ir::Graph& g = ctx.graph;
+  ir::Node* t = v->producer();
+  if (!HasPerm(t, perm)) return false;
+  ir::Node* r = ProducerIs(t->inputs()[0], "Reshape");
+  if (r == nullptr || OnlyConsumer(g, t->inputs()[0]) != t) return false;
+  const std::vector<int64_t> rd = DimsOf(ctx, r->outputs()[0]);
+  const std::vector<int64_t> sd = DimsOf(ctx, r->inputs()[0]);
+  if (rd.size() != 3 || sd.size() != 3 || sd[1] != 1 || rd[0] != sd[0] || rd[1] * rd[2] != sd[2]) {
+    return false;
+  }
+  out = {r->inputs()[0], -1, {t, r}, true};
+  return true;
+}
+
 bool MatchHeads(const PassContext& ctx, ir::Value* v, Heads& out) {
-  return MatchPacked(ctx, v, out) || MatchSeparate(ctx, v, {0, 2, 1, 3}, out);
+  return MatchPacked(ctx, v, out) || MatchSeparate(ctx, v, {0, 2, 1, 3}, out) ||
+         MatchSeqFirst(ctx, v, {1, 0, 2}, out);
 }
 
 // Keys come transposed: Transpose(heads(k), [0, 1, 3, 2]) or the [0, 2, 3, 1] shortcut.
 bool MatchKeysT(const PassContext& ctx, ir::Value* v, Heads& out) {
-  if (MatchSeparate(ctx, v, {0, 2, 3, 1}, out)) return true;
+  if (MatchSeparate(ctx, v, {0, 2, 3, 1}, out) || MatchSeqFirst(ctx, v, {1, 2, 0}, out)) {
+    return true;
+  }
   ir::Node* t = v->producer();
   if (!HasPerm(t, {0, 1, 3, 2}) || OnlyConsumer(ctx.graph, t->inputs()[0]) != t ||
       !MatchHeads(ctx, t->inputs()[0], out)) {
@@ -153,37 +175,58 @@ class Fuser {
                    q.source != v.source)) {
       return false;
     }
-    // After: Transpose [0, 2, 1, 3] and Reshape to [B, S, D].
+    const bool seq_first = q.seq_first;
+    if (k.seq_first != seq_first || v.seq_first != seq_first) return false;
+    // After: Transpose [0, 2, 1, 3] and Reshape to [B, S, D] ([1, 0, 2] and [S, D] or [S, 1, D]
+    // for sequence first).
     ir::Node* ot = OnlyConsumer(g_, pv->outputs()[0]);
-    if (!HasPerm(ot, {0, 2, 1, 3})) return false;
-    ir::Node* orr = OnlyConsumer(g_, ot->outputs()[0]);
-    if (!IsOp(orr, "Reshape")) return false;
-    const std::vector<int64_t> qd = DimsOf(ctx_, qv);               // [B, H, S, Dh]
-    const std::vector<int64_t> vd = DimsOf(ctx_, pv->inputs()[1]);  // [B, H, L, Dv]
-    const std::vector<int64_t> od = DimsOf(ctx_, orr->outputs()[0]);
-    if (qd.size() != 4 || vd.size() != 4 ||
-        od != std::vector<int64_t>{qd[0], qd[2], qd[1] * vd[3]}) {
+    if (!HasPerm(ot,
+                 seq_first ? std::vector<int64_t>{1, 0, 2} : std::vector<int64_t>{0, 2, 1, 3})) {
       return false;
     }
+    ir::Node* orr = OnlyConsumer(g_, ot->outputs()[0]);
+    if (!IsOp(orr, "Reshape")) return false;
+    std::vector<int64_t> qd = DimsOf(ctx_, qv);               // [B, H, S, Dh]
+    std::vector<int64_t> vd = DimsOf(ctx_, pv->inputs()[1]);  // [B, H, L, Dv]
+    if (seq_first && qd.size() == 3 && vd.size() == 3) {
+      qd.insert(qd.begin(), 1);
+      vd.insert(vd.begin(), 1);
+    }
+    if (qd.size() != 4 || vd.size() != 4) return false;
+    const std::vector<int64_t> od = DimsOf(ctx_, orr->outputs()[0]);
+    const int64_t width = qd[1] * vd[3];
+    const bool out_ok = seq_first ? (od == std::vector<int64_t>{qd[2], width} ||
+                                     od == std::vector<int64_t>{qd[2], 1, width})
+                                  : od == std::vector<int64_t>{qd[0], qd[2], width};
+    if (!out_ok) return false;
     const int64_t heads = qd[1];
     nodes.push_back(ot);
-    nodes.push_back(orr);
+    if (!seq_first) nodes.push_back(orr);  // sequence first keeps it, to reshape [1, S, D]
     for (Heads* h : {&q, &k, &v}) nodes.insert(nodes.end(), h->nodes.begin(), h->nodes.end());
 
     ir::Value* bias = nullptr;
-    ir::Value* qs = Source(q, bias);
-    ir::Value* ks = Source(k, bias);
-    ir::Value* vs = Source(v, bias);
+    ir::Value* qs = nullptr;
+    ir::Value* ks = nullptr;
+    ir::Value* vs = nullptr;
+    if (seq_first) {
+      SeqFirstSources(q, k, v, qs, ks, vs, bias);
+    } else {
+      qs = Source(q, bias);
+      ks = Source(k, bias);
+      vs = Source(v, bias);
+    }
     if (qs == nullptr || ks == nullptr || vs == nullptr) return false;
     ir::Value* attn_bias = nullptr;
     if (mask != nullptr) {
       attn_bias = MaskAsBias(mask, qd[0], heads, qd[2], vd[2]);
       if (attn_bias == nullptr) return false;
     }
-    ir::Value* out = orr->outputs()[0];
+    ir::Value* out = seq_first ? g_.AddValue(g_.UniqueName(orr->outputs()[0]->name() + "_bsd"))
+                               : orr->outputs()[0];
     Replace(g_, nodes, "MultiHeadAttention", kMicrosoftDomain, 1,
             {qs, ks, vs, bias, nullptr, attn_bias}, {out},
             {IntAttr("num_heads", heads), FloatAttr("scale", scale)});
+    if (seq_first) g_.SetInput(orr, 0, out);
     return true;
   }
 
@@ -295,6 +338,115 @@ class Fuser {
     return true;
   }
 
+  // Three [K, D] column blocks of a constant [K, 3D] weight, each multiplied with x.
+  void MakeParts(ir::Value* x, const ir::Value* weights, const std::string& base,
+                 ir::Value* (&parts)[3]) {
+    const Tensor* w = ConstantOf(weights);
+    const int64_t k = w->shape().dims()[0];
+    const int64_t total = w->shape().dims()[1];
+    const int64_t width = total / 3;
+    const auto* src = static_cast<const float*>(w->data());
+    for (int p = 0; p < 3; ++p) {
+      std::shared_ptr<Tensor> part =
+          Tensor::AllocateForOverwrite(DataType::kFloat, Shape({k, width}), CpuAllocator());
+      auto* dst = static_cast<float*>(part->data());
+      for (int64_t r = 0; r < k; ++r) {
+        std::memcpy(dst + r * width, src + r * total + p * width,
+                    static_cast<size_t>(width) * sizeof(float));
+      }
+      ir::Value* wp =
+          AddConstant(g_, weights->name() + "_part" + std::to_string(p), std::move(part));
+      ir::Value* y = g_.AddValue(g_.UniqueName(base + "_part" + std::to_string(p)));
+      ir::Node* n =
+          g_.AddNode(g_.UniqueName(base + "/MatMul_part" + std::to_string(p)), "MatMul", "");
+      n->set_opset(13);
+      g_.Connect(n, {x, wp}, {y});
+      parts[p] = y;
+    }
+  }
+
+  // Which third of a packed [S, 1, 3D] tensor a Slice on its last axis takes, or -1.
+  int SlicePart(const ir::Value* v, ir::Value*& packed) {
+    ir::Node* sl = ProducerIs(v, "Slice");
+    if (sl == nullptr || sl->inputs().size() < 4) return -1;
+    const std::vector<int64_t> d = DimsOf(ctx_, sl->inputs()[0]);
+    std::optional<std::vector<int64_t>> starts = IntsOf(sl->inputs()[1]);
+    std::optional<std::vector<int64_t>> ends = IntsOf(sl->inputs()[2]);
+    std::optional<std::vector<int64_t>> axes = IntsOf(sl->inputs()[3]);
+    if (sl->inputs().size() > 4 && sl->inputs()[4] != nullptr) {
+      std::optional<std::vector<int64_t>> steps = IntsOf(sl->inputs()[4]);
+      if (!steps || steps->size() != 1 || (*steps)[0] != 1) return -1;
+    }
+    if (d.size() != 3 || d[2] % 3 != 0 || !starts || !ends || !axes || starts->size() != 1 ||
+        ends->size() != 1 || axes->size() != 1 || ((*axes)[0] != -1 && (*axes)[0] != 2)) {
+      return -1;
+    }
+    const int64_t width = d[2] / 3;
+    const int64_t part = (*starts)[0] / width;
+    if ((*starts)[0] != part * width || (*ends)[0] != (part + 1) * width || part > 2) return -1;
+    packed = sl->inputs()[0];
+    return static_cast<int>(part);
+  }
+
+  // Sequence-first sources as [1, S, D]. Three slices of qkv = x_t · W + b, x_t the [S, 1, E]
+  // transpose of x [1, S, E]: three products of x with W's column blocks, bias kept apart.
+  // Otherwise each source reshaped.
+  void SeqFirstSources(const Heads& q, const Heads& k, const Heads& v, ir::Value*& qs,
+                       ir::Value*& ks, ir::Value*& vs, ir::Value*& bias) {
+    ir::Value* pq = nullptr;
+    ir::Value* pk = nullptr;
+    ir::Value* pv = nullptr;
+    if (SlicePart(q.source, pq) == 0 && SlicePart(k.source, pk) == 1 &&
+        SlicePart(v.source, pv) == 2 && pq == pk && pq == pv) {
+      ir::Node* add = ProducerIs(pq, "Add");
+      for (int side = 0; add != nullptr && side < 2; ++side) {
+        ir::Node* mm = ProducerIs(add->inputs()[side], "MatMul");
+        const Tensor* b = ConstantOf(add->inputs()[1 - side]);
+        const Tensor* w = mm != nullptr ? ConstantOf(mm->inputs()[1]) : nullptr;
+        ir::Node* t = mm != nullptr ? mm->inputs()[0]->producer() : nullptr;
+        const std::vector<int64_t> qkv = DimsOf(ctx_, pq);
+        if (w == nullptr || b == nullptr || !HasPerm(t, {1, 0, 2}) ||
+            w->type() != DataType::kFloat || b->type() != DataType::kFloat ||
+            w->shape().rank() != 2 || b->shape().rank() != 1 || qkv.size() != 3 ||
+            w->shape().dims()[1] != qkv[2] || b->shape().dims()[0] != qkv[2]) {
+          continue;
+        }
+        const std::vector<int64_t> xd = DimsOf(ctx_, t->inputs()[0]);
+        if (xd.size() != 3 || xd[0] != 1) continue;
+        auto it = seq_split_.find(pq);
+        if (it == seq_split_.end()) {
+          Split parts;
+          MakeParts(t->inputs()[0], mm->inputs()[1], pq->name(), parts.parts);
+          parts.bias = add->inputs()[1 - side];
+          it = seq_split_.emplace(pq, parts).first;
+        }
+        qs = it->second.parts[0];
+        ks = it->second.parts[1];
+        vs = it->second.parts[2];
+        bias = it->second.bias;
+        return;
+      }
+    }
+    qs = ToBatchFirst(q.source);
+    ks = ToBatchFirst(k.source);
+    vs = ToBatchFirst(v.source);
+  }
+
+  // [S, 1, D] as [1, S, D].
+  ir::Value* ToBatchFirst(ir::Value* v) {
+    const std::vector<int64_t> d = DimsOf(ctx_, v);
+    ir::Node* n = g_.AddNode(g_.UniqueName(v->name() + "/Reshape_bsd"), "Reshape", "");
+    n->set_opset(14);
+    std::shared_ptr<Tensor> shape = Tensor::Allocate(DataType::kInt64, Shape({3}), CpuAllocator());
+    auto* p = static_cast<int64_t*>(shape->data());
+    p[0] = 1;
+    p[1] = d[0];
+    p[2] = d[2];
+    ir::Value* out = g_.AddValue(g_.UniqueName(v->name() + "_bsd"));
+    g_.Connect(n, {v, AddConstant(g_, v->name() + "_bsd_shape", std::move(shape))}, {out});
+    return out;
+  }
+
   // The mask as an additive attention_bias of shape [B|1, H|1, S, L].
   ir::Value* MaskAsBias(ir::Value* mask, int64_t b, int64_t h, int64_t s, int64_t l) {
     auto it = masks_.find(mask);
@@ -329,6 +481,7 @@ class Fuser {
   PassContext& ctx_;
   ir::Graph& g_;
   std::map<const ir::Value*, Split> split_;
+  std::map<const ir::Value*, Split> seq_split_;
   std::map<const ir::Value*, ir::Value*> masks_;
 };
 

@@ -298,5 +298,46 @@ TEST(AttentionFusion, FusesSeparateProjections) {
   ExpectSameOutputs([] { return AttentionModel(false, false, false); }, 2);
 }
 
+// torch's nn.MultiheadAttention as ViT exports it (sequence first, batch 1): a packed projection
+// of the [S, 1, E] transpose, three Slices, [S, H, Dh] views, the query scaled before the product.
+ir::Model SequenceFirstAttention(bool packed_projection) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {1, 6, 16});
+  ir::Value* xt = b.Op("Transpose", {x}, {IntsAttr("perm", {1, 0, 2})});
+  ir::Value* qkv = b.Op("Add", {b.Floats({48}), b.Op("MatMul", {xt, b.Floats({16, 48})})});
+  if (!packed_projection) qkv = b.Op("Relu", {qkv});  // not x·W + b: slices are reshaped instead
+  auto part = [&](int64_t p, std::vector<int64_t> perm) {
+    ir::Value* sl =
+        b.Op("Slice", {qkv, b.Ints({1}, {16 * p}), b.Ints({1}, {16 * (p + 1)}), b.Ints({1}, {-1})});
+    ir::Value* r = b.Op("Reshape", {sl, b.Ints({3}, {6, 2, 8})});
+    return b.Op("Transpose", {r}, {IntsAttr("perm", std::move(perm))});
+  };
+  ir::Value* q = b.Op("Div", {part(0, {1, 0, 2}), b.Floats({}, {2.8284271f})});
+  ir::Value* p = b.Op("Softmax", {b.Op("MatMul", {q, part(1, {1, 2, 0})})}, {IntAttr("axis", -1)});
+  ir::Value* o =
+      b.Op("Transpose", {b.Op("MatMul", {p, part(2, {1, 0, 2})})}, {IntsAttr("perm", {1, 0, 2})});
+  ir::Value* flat = b.Op("Reshape", {o, b.Ints({2}, {6, 16})});
+  b.Output(b.Op("Gemm", {flat, b.Floats({16, 16}), b.Floats({16})}, {IntAttr("transB", 1)}));
+  return b.Model();
+}
+
+TEST(AttentionFusion, FusesSequenceFirstAttention) {
+  EXPECT_EQ(
+      OpsAfter(SequenceFirstAttention(true), 2),
+      (OpCounts{
+          {"Gemm", 1}, {"MatMul", 3}, {"Reshape", 1}, {"com.microsoft.MultiHeadAttention", 1}}));
+  ExpectSameOutputs([] { return SequenceFirstAttention(true); }, 2);
+  EXPECT_EQ(OpsAfter(SequenceFirstAttention(false), 2),
+            (OpCounts{{"Add", 1},
+                      {"Gemm", 1},
+                      {"MatMul", 1},
+                      {"Relu", 1},
+                      {"Reshape", 4},
+                      {"Slice", 3},
+                      {"Transpose", 1},
+                      {"com.microsoft.MultiHeadAttention", 1}}));
+  ExpectSameOutputs([] { return SequenceFirstAttention(false); }, 2);
+}
+
 }  // namespace
 }  // namespace kiln::optimizer
