@@ -21,7 +21,7 @@
 namespace kiln::optimizer {
 namespace {
 
-bool HasPerm(const ir::Node* n, std::vector<int64_t> perm) {
+bool HasPerm(const ir::Node* n, const std::vector<int64_t>& perm) {
   if (!IsOp(n, "Transpose")) return false;
   const ir::Attribute* a = n->FindAttribute("perm");
   return a != nullptr && a->ints == perm;

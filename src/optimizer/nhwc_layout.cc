@@ -136,10 +136,10 @@ bool PushThrough(PassContext& ctx, ir::Node* n) {
       ir::Value* c = PermuteConstant(g, in);
       if (c == nullptr) return false;
       inputs[i] = c;
-    } else if (data_input) {
-      return false;  // a Concat operand still in NCHW
-    } else if (ConstantOf(in) == nullptr) {
-      return false;  // e.g. Clip bounds: must be constants (they are scalars)
+    } else if (data_input || ConstantOf(in) == nullptr) {
+      // A Concat operand still in NCHW; or a non-data input (Clip's bounds) that is not a
+      // constant scalar.
+      return false;
     }
   }
   if (!any) return false;

@@ -79,7 +79,7 @@ ir::Model GraphBuilder::Model() {
   return m;
 }
 
-OpCounts OpsAfter(ir::Model model, int level) {
+OpCounts OpsAfter(const ir::Model& model, int level) {
   Optimize(*model.graph, level, CpuKernels());
   OpCounts counts;
   for (const auto& n : model.graph->nodes()) {

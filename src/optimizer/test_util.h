@@ -51,7 +51,7 @@ class GraphBuilder {
 
 using OpCounts = std::map<std::string, int>;
 // The ops (as "Op" or "domain.Op") the model's graph has after Optimize at `level`.
-OpCounts OpsAfter(ir::Model model, int level);
+OpCounts OpsAfter(const ir::Model& model, int level);
 // Runs the model built by `build` at level 0 and at `level` on the same random inputs (float in
 // [-1, 1)) and expects every output to match within rtol/atol; returns the largest difference.
 float ExpectSameOutputs(const std::function<ir::Model()>& build, int level, float rtol = 1e-4f,
