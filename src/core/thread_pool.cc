@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 
 namespace kiln {
@@ -21,7 +22,9 @@ struct ThreadPool::Job {
   std::condition_variable done;
 };
 
-ThreadPool::ThreadPool(int threads, void (*worker_start)() noexcept) {
+ThreadPool::ThreadPool(int threads, void (*worker_start)() noexcept)
+    // More threads than cores: a spinning thread would take the core a working one needs.
+    : spin_(static_cast<unsigned>(std::max(threads, 1)) <= std::thread::hardware_concurrency()) {
   const int workers = std::max(threads, 1) - 1;
   workers_.reserve(static_cast<size_t>(workers));
   try {
@@ -54,10 +57,36 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
+    generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
   for (std::thread& t : workers_) t.join();
 }
+
+namespace {
+
+inline void CpuRelax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// How long an idle worker spins before it blocks: a model's next parallel step usually starts
+// within microseconds, far sooner than a blocked thread can be woken. The spin yields the core
+// every 64 pauses, so on a busy machine a thread that has work gets it.
+constexpr std::chrono::microseconds kSpin{200};
+
+// One step of a spin: a pause, and every 64th time a yield; false once past `deadline`.
+bool SpinStep(unsigned i, std::chrono::steady_clock::time_point deadline) noexcept {
+  CpuRelax();
+  if (i % 64 != 0) return true;
+  std::this_thread::yield();
+  return std::chrono::steady_clock::now() <= deadline;
+}
+
+}  // namespace
 
 void ThreadPool::Work(Job& job) noexcept {
   for (;;) {
@@ -91,9 +120,20 @@ void ThreadPool::Run(size_t n, size_t grain, void (*fn)(void*, size_t, size_t), 
   {
     std::lock_guard<std::mutex> lock(mu_);
     jobs_.push_back(&job);
+    generation_.fetch_add(1, std::memory_order_release);
   }
-  wake_.notify_all();
+  // Spinning workers see the generation change; only blocked ones need the (slow) wake-up. A
+  // worker counts itself in sleeping_ under mu_ before it blocks, so it either is counted here
+  // or finds the job when it checks under mu_.
+  if (sleeping_.load() > 0) wake_.notify_all();
   Work(job);
+  // The last chunks are usually a worker's, finishing within microseconds: spin before blocking.
+  if (spin_) {
+    const auto deadline = std::chrono::steady_clock::now() + kSpin;
+    for (unsigned i = 1; job.finished.load(std::memory_order_acquire) != job.chunks; ++i) {
+      if (!SpinStep(i, deadline)) break;
+    }
+  }
   {
     std::unique_lock<std::mutex> lock(job.done_mu);
     job.done.wait(lock, [&] { return job.finished.load() == job.chunks; });
@@ -112,16 +152,24 @@ void ThreadPool::Run(size_t n, size_t grain, void (*fn)(void*, size_t, size_t), 
   if (job.error) std::rethrow_exception(job.error);
 }
 
+bool ThreadPool::SpinUntilNewWork(uint64_t seen) const noexcept {
+  if (!spin_) return false;
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (unsigned i = 1;; ++i) {
+    if (generation_.load(std::memory_order_acquire) != seen) return true;
+    if (!SpinStep(i, deadline)) return false;
+  }
+}
+
 void ThreadPool::WorkerLoop() noexcept {
   std::unique_lock<std::mutex> lock(mu_);
+  auto has_work = [&] {
+    for (Job* j : jobs_) {
+      if (j->next.load(std::memory_order_relaxed) < j->chunks) return true;
+    }
+    return false;
+  };
   for (;;) {
-    wake_.wait(lock, [&] {
-      if (stop_) return true;
-      for (Job* j : jobs_) {
-        if (j->next.load(std::memory_order_relaxed) < j->chunks) return true;
-      }
-      return false;
-    });
     if (stop_) return;
     Job* job = nullptr;
     for (Job* j : jobs_) {
@@ -130,7 +178,17 @@ void ThreadPool::WorkerLoop() noexcept {
         break;
       }
     }
-    if (job == nullptr) continue;
+    if (job == nullptr) {
+      const uint64_t seen = generation_.load(std::memory_order_acquire);
+      lock.unlock();
+      const bool news = SpinUntilNewWork(seen);
+      lock.lock();
+      if (news || stop_ || has_work()) continue;
+      sleeping_.fetch_add(1);
+      wake_.wait(lock, [&] { return stop_ || has_work(); });
+      sleeping_.fetch_sub(1);
+      continue;
+    }
     {
       std::lock_guard<std::mutex> active_lock(job->done_mu);
       ++job->active;  // the owner waits for this to drop back before the job goes away

@@ -6,8 +6,10 @@
 #ifndef KILN_CORE_THREAD_POOL_H_
 #define KILN_CORE_THREAD_POOL_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -50,12 +52,18 @@ class ThreadPool {
   void Run(size_t n, size_t grain, void (*fn)(void*, size_t, size_t), void* ctx);
   static void Work(Job& job) noexcept;
   void WorkerLoop() noexcept;
+  // Spins briefly; true as soon as generation_ is no longer `seen`, false when the time is up.
+  bool SpinUntilNewWork(uint64_t seen) const noexcept;
 
   std::mutex mu_;
   std::condition_variable wake_;
   std::deque<Job*> jobs_;
   bool stop_ = false;
-  size_t started_ = 0;  // workers past their start hook
+  // Bumped (under mu_) by every new job and by the destructor: what an idle worker spins on.
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> sleeping_{0};  // workers blocked on wake_ (changed under mu_)
+  const bool spin_;               // idle threads spin briefly before blocking
+  size_t started_ = 0;            // workers past their start hook
   std::condition_variable started_cv_;
   std::vector<std::thread> workers_;
 };
