@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -28,11 +30,18 @@ std::string NormalDomain(const std::string& d) {
   return d == "ai.onnx" ? std::string() : d;
 }
 
+// The main graph's lifted raw_data (detail::LiftRawData): where in `base` each lies.
+struct LiftedSources {
+  const uint8_t* base = nullptr;
+  const std::vector<detail::LiftedRaw>* raw = nullptr;
+  bool drop_pages = false;
+};
+
 // Converts graphs, keeping the chain of enclosing graphs for names a subgraph captures.
 class GraphBuilder {
  public:
-  GraphBuilder(const ir::Model& model, std::string model_dir)
-      : model_(model), model_dir_(std::move(model_dir)) {}
+  GraphBuilder(const ir::Model& model, std::string model_dir, LiftedSources lifted)
+      : model_(model), model_dir_(std::move(model_dir)), lifted_(lifted) {}
 
   std::shared_ptr<ir::Graph> Build(const ::onnx::GraphProto& proto, const std::string& where,
                                    const std::vector<const ir::Graph*>& scopes);
@@ -46,6 +55,7 @@ class GraphBuilder {
 
   const ir::Model& model_;
   std::string model_dir_;
+  LiftedSources lifted_;
 };
 
 ir::TypeInfo GraphBuilder::ConvertType(const ::onnx::TypeProto& t, const std::string& what,
@@ -212,11 +222,21 @@ std::shared_ptr<ir::Graph> GraphBuilder::Build(const ::onnx::GraphProto& proto,
   g->name() = proto.name();
   const std::string in_graph = scopes.empty() ? "" : " in the subgraph of " + where;
 
-  for (const auto& init : proto.initializer()) {
+  // Only the main graph's raw_data was lifted; a subgraph's stays in its proto.
+  size_t next_lifted = 0;
+  const size_t lifted_count =
+      scopes.empty() && lifted_.raw != nullptr ? lifted_.raw->size() : size_t{0};
+  for (int i = 0; i < proto.initializer_size(); ++i) {
+    const ::onnx::TensorProto& init = proto.initializer(i);
     if (init.name().empty()) BadGraph("an initializer" + in_graph + " has no name");
     const std::string what = "initializer '" + init.name() + "'";
+    std::optional<LiftedRawData> raw;
+    if (next_lifted < lifted_count && (*lifted_.raw)[next_lifted].index == i) {
+      const detail::LiftedRaw& r = (*lifted_.raw)[next_lifted++];
+      raw = LiftedRawData{lifted_.base + r.offset, r.size, lifted_.drop_pages};
+    }
     ir::Value* v = g->AddValue(init.name());
-    v->set_initializer(TensorFromProto(init, what, model_dir_));
+    v->set_initializer(TensorFromProto(init, what, model_dir_, raw ? &*raw : nullptr));
     v->type().kind = ir::ValueKind::kTensor;
     v->type().elem = v->initializer()->type();
     v->type().shape = v->initializer()->shape();
@@ -333,7 +353,8 @@ std::shared_ptr<ir::Graph> GraphBuilder::Build(const ::onnx::GraphProto& proto,
   return g;
 }
 
-ir::Model Convert(const ::onnx::ModelProto& proto, const std::string& model_dir) {
+ir::Model Convert(const ::onnx::ModelProto& proto, const std::string& model_dir,
+                  LiftedSources lifted) {
   ir::Model m;
   m.ir_version = proto.ir_version();
   if (m.ir_version < kMinIrVersion) {
@@ -367,7 +388,7 @@ ir::Model Convert(const ::onnx::ModelProto& proto, const std::string& model_dir)
   m.model_version = proto.model_version();
   m.doc_string = proto.doc_string();
   for (const auto& kv : proto.metadata_props()) m.metadata[kv.key()] = kv.value();
-  GraphBuilder builder(m, model_dir);
+  GraphBuilder builder(m, model_dir, lifted);
   m.graph = builder.Build(proto.graph(), "the main graph", {});
   m.graph_doc_string = proto.graph().doc_string();
   return m;
@@ -377,13 +398,190 @@ ir::Model Convert(const ::onnx::ModelProto& proto, const std::string& model_dir)
 
 namespace {
 
+// Walks protobuf wire format just far enough to lift raw_data out of the main graph's
+// initializers: ModelProto.graph (7) → GraphProto.initializer (5) → TensorProto.raw_data (9).
+// Every other field is copied as it is. Any byte sequence it does not understand — a truncated
+// or overlong varint, a length past its message's end, groups, an invalid wire type — makes it
+// give up, and the caller parses the original bytes (protobuf then reports what is wrong).
+class Lifter {
+ public:
+  Lifter(const uint8_t* base, size_t min_bytes) : base_(base), min_bytes_(min_bytes) {}
+
+  // Collects the pieces of the lifted model; false where the walk gives up.
+  bool Model(const uint8_t* b, const uint8_t* e) {
+    size_t unused = 0;
+    return Message(Level::kModel, b, e, &unused);
+  }
+  bool lifted_any() const noexcept { return !lifted_.empty(); }
+  std::vector<detail::LiftedRaw> TakeLifted() { return std::move(lifted_); }
+  // The lifted model's bytes.
+  std::string Bytes() const;
+
+ private:
+  enum class Level { kModel, kGraph, kTensor };
+  struct Field {
+    uint64_t number = 0;
+    uint32_t wire = 0;
+    const uint8_t* start = nullptr;    // the tag's first byte
+    const uint8_t* tag_end = nullptr;  // the tag may be written in more bytes than it needs
+    const uint8_t* payload = nullptr;  // after the tag (and, for wire type 2, the length)
+    const uint8_t* end = nullptr;
+  };
+  // A run of original bytes to copy, or (src == nullptr) a varint to write.
+  struct Piece {
+    const uint8_t* src = nullptr;
+    size_t size = 0;
+    uint64_t varint = 0;
+  };
+
+  static bool ReadVarint(const uint8_t** p, const uint8_t* e, uint64_t* v);
+  static bool ReadField(const uint8_t* p, const uint8_t* e, Field* f);
+  static size_t VarintSize(uint64_t v) {
+    size_t n = 1;
+    for (; v >= 0x80; v >>= 7) ++n;
+    return n;
+  }
+  void Copy(const uint8_t* b, const uint8_t* e) {
+    if (b == e) return;
+    if (!pieces_.empty() && pieces_.back().src != nullptr &&
+        pieces_.back().src + pieces_.back().size == b) {
+      pieces_.back().size += static_cast<size_t>(e - b);  // contiguous: one run
+    } else {
+      pieces_.push_back({b, static_cast<size_t>(e - b), 0});
+    }
+  }
+  void Varint(uint64_t v) { pieces_.push_back({nullptr, VarintSize(v), v}); }
+  bool Message(Level level, const uint8_t* b, const uint8_t* e, size_t* size);
+
+  const uint8_t* base_;
+  size_t min_bytes_;
+  std::vector<Piece> pieces_;
+  std::vector<detail::LiftedRaw> lifted_;
+  int initializers_ = 0;                         // of the main graph seen so far
+  std::optional<detail::LiftedRaw> tensor_raw_;  // the tensor being walked: its lifted raw_data
+};
+
+// As protobuf reads them: at most 10 bytes.
+bool Lifter::ReadVarint(const uint8_t** p, const uint8_t* e, uint64_t* v) {
+  uint64_t r = 0;
+  const uint8_t* q = *p;
+  for (int shift = 0; shift < 70; shift += 7) {
+    if (q == e) return false;
+    const uint8_t byte = *q++;
+    r |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *p = q;
+      *v = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Lifter::ReadField(const uint8_t* p, const uint8_t* e, Field* f) {
+  f->start = p;
+  uint64_t tag = 0;
+  if (!ReadVarint(&p, e, &tag) || tag > UINT32_MAX || (tag >> 3) == 0) return false;
+  f->tag_end = p;
+  f->number = tag >> 3;
+  f->wire = static_cast<uint32_t>(tag & 7);
+  uint64_t skip = 0;
+  switch (f->wire) {
+    case 0: {  // varint
+      uint64_t unused = 0;
+      if (!ReadVarint(&p, e, &unused)) return false;
+      break;
+    }
+    case 1:  // fixed64
+      skip = 8;
+      break;
+    case 2:  // length-delimited; protobuf takes lengths up to INT_MAX
+      if (!ReadVarint(&p, e, &skip) || skip > static_cast<uint64_t>(INT_MAX)) return false;
+      break;
+    case 5:  // fixed32
+      skip = 4;
+      break;
+    default:  // groups (3, 4) and the invalid 6, 7: left to protobuf
+      return false;
+  }
+  if (skip > static_cast<uint64_t>(e - p)) return false;
+  f->payload = p;
+  f->end = p + skip;
+  return true;
+}
+
+// Appends the pieces of the message [b, e) of `level` and sets `size` to its lifted size.
+bool Lifter::Message(Level level, const uint8_t* b, const uint8_t* e, size_t* size) {
+  size_t total = 0;
+  for (const uint8_t* p = b; p < e;) {
+    Field f;
+    if (!ReadField(p, e, &f)) return false;
+    p = f.end;
+    const auto length = static_cast<size_t>(f.end - f.payload);
+    const bool delimited = f.wire == 2;
+    if (level == Level::kTensor && delimited && f.number == 9) {
+      if (length < min_bytes_) {  // kept; being later, it is the one protobuf keeps
+        tensor_raw_.reset();
+        Copy(f.start, f.end);
+        total += static_cast<size_t>(f.end - f.start);
+        continue;
+      }
+      // An empty raw_data in its place, so the tensor still says its data is raw.
+      Varint((uint64_t{9} << 3) | 2);
+      Varint(0);
+      total += 2;
+      tensor_raw_ =
+          detail::LiftedRaw{initializers_, static_cast<size_t>(f.payload - base_), length};
+      continue;
+    }
+    const bool into = delimited && ((level == Level::kModel && f.number == 7) ||
+                                    (level == Level::kGraph && f.number == 5));
+    if (!into) {
+      Copy(f.start, f.end);
+      total += static_cast<size_t>(f.end - f.start);
+      continue;
+    }
+    // A graph (several merge into one, so initializer indices run on) or an initializer:
+    // its length is known once walked, so its prefix is a placeholder until then.
+    Copy(f.start, f.tag_end);
+    const size_t prefix = pieces_.size();
+    Varint(0);
+    size_t inner = 0;
+    if (level == Level::kModel) {
+      if (!Message(Level::kGraph, f.payload, f.end, &inner)) return false;
+    } else {
+      tensor_raw_.reset();
+      if (!Message(Level::kTensor, f.payload, f.end, &inner)) return false;
+      if (tensor_raw_) lifted_.push_back(*tensor_raw_);
+      ++initializers_;
+    }
+    pieces_[prefix] = {nullptr, VarintSize(inner), inner};
+    total += static_cast<size_t>(f.tag_end - f.start) + VarintSize(inner) + inner;
+  }
+  *size = total;
+  return true;
+}
+
+std::string Lifter::Bytes() const {
+  size_t size = 0;
+  for (const Piece& piece : pieces_) size += piece.size;
+  std::string out(size, '\0');
+  char* o = out.data();
+  for (const Piece& piece : pieces_) {
+    if (piece.src != nullptr) {
+      std::memcpy(o, piece.src, piece.size);
+      o += piece.size;
+      continue;
+    }
+    uint64_t v = piece.varint;
+    for (; v >= 0x80; v >>= 7) *o++ = static_cast<char>((v & 0x7f) | 0x80);
+    *o++ = static_cast<char>(v);
+  }
+  return out;
+}
+
 // Parses a ModelProto onto `arena`; throws kInvalidProtobuf.
 ::onnx::ModelProto* ParseModel(google::protobuf::Arena& arena, const void* data, size_t size) {
-  if (size > static_cast<size_t>(INT_MAX)) {
-    throw Error(ErrorCode::kInvalidProtobuf,
-                "the model is " + std::to_string(size) +
-                    " bytes; a protobuf is at most 2 GiB (store large weights as external data)");
-  }
   auto* proto = google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
   google::protobuf::io::CodedInputStream in(static_cast<const uint8_t*>(data),
                                             static_cast<int>(size));
@@ -392,6 +590,26 @@ namespace {
     throw Error(ErrorCode::kInvalidProtobuf, "the bytes are not a valid ONNX ModelProto");
   }
   return proto;
+}
+
+// Lifts raw_data out of the model's bytes, parses the rest and converts. `drop_pages`: the bytes
+// are a file mapping whose pages may be given back once copied.
+ir::Model Load(const void* data, size_t size, const std::string& model_dir, size_t lift_min_bytes,
+               bool drop_pages) {
+  // Checked on the original bytes, so what loads does not depend on how much was lifted.
+  if (size > static_cast<size_t>(INT_MAX)) {
+    throw Error(ErrorCode::kInvalidProtobuf,
+                "the model is " + std::to_string(size) +
+                    " bytes; a protobuf is at most 2 GiB (store large weights as external data)");
+  }
+  std::optional<detail::LiftedModel> lifted = detail::LiftRawData(data, size, lift_min_bytes);
+  // On an arena every message is freed with the arena, also when parsing stops half way because
+  // an allocation failed (libprotobuf can drop a half-built sub-message on that path).
+  google::protobuf::Arena arena;
+  if (!lifted) return Convert(*ParseModel(arena, data, size), model_dir, {});
+  const ::onnx::ModelProto* proto = ParseModel(arena, lifted->bytes.data(), lifted->bytes.size());
+  std::string().swap(lifted->bytes);  // parsed: not needed while the tensors are built
+  return Convert(*proto, model_dir, {static_cast<const uint8_t*>(data), &lifted->raw, drop_pages});
 }
 
 // A file mapped read-only for parsing, unmapped when this goes.
@@ -417,16 +635,14 @@ class MappedFile {
     }
     ::close(fd);
   }
-  ~MappedFile() { Unmap(); }
+  ~MappedFile() {
+    if (data_ != nullptr) ::munmap(data_, size_);
+  }
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
 
   const void* data() const noexcept { return data_; }
   size_t size() const noexcept { return size_; }
-  void Unmap() noexcept {
-    if (data_ != nullptr) ::munmap(data_, size_);
-    data_ = nullptr;
-  }
 
  private:
   void* data_ = nullptr;
@@ -435,16 +651,31 @@ class MappedFile {
 
 }  // namespace
 
-ir::Model LoadModelBytes(const void* data, size_t size, const std::string& model_dir) {
-  // On an arena every message is freed with the arena, also when parsing stops half way because
-  // an allocation failed (libprotobuf can drop a half-built sub-message on that path).
-  google::protobuf::Arena arena;
-  return Convert(*ParseModel(arena, data, size), model_dir);
+namespace detail {
+
+std::optional<LiftedModel> LiftRawData(const void* data, size_t size, size_t min_bytes) {
+  const auto* b = static_cast<const uint8_t*>(data);
+  Lifter lifter(b, min_bytes);
+  if (size == 0 || !lifter.Model(b, b + size) || !lifter.lifted_any()) return std::nullopt;
+  return LiftedModel{lifter.Bytes(), lifter.TakeLifted()};
 }
 
-// The file is mapped rather than read, and unmapped as soon as it is parsed: an initializer's
-// bytes are copied once by the parser and once into its tensor, and the file's pages are not held
-// while the tensors are built.
+ir::Model LoadModelBytes(const void* data, size_t size, const std::string& model_dir,
+                         size_t lift_min_bytes) {
+  return Load(data, size, model_dir, lift_min_bytes, /*drop_pages=*/false);
+}
+
+}  // namespace detail
+
+// The caller's bytes cannot be given back, but lifting still spares protobuf's copy of each
+// large raw_data: it is copied once, into its tensor.
+ir::Model LoadModelBytes(const void* data, size_t size, const std::string& model_dir) {
+  return Load(data, size, model_dir, detail::kLiftMinBytes, /*drop_pages=*/false);
+}
+
+// The file is mapped rather than read. protobuf parses it without the large raw_data fields, each
+// of which is then copied once from the mapping into its tensor, the copied pages given back as
+// it goes: at the peak, little beyond the tensors themselves is resident.
 ir::Model LoadModelFile(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -453,11 +684,9 @@ ir::Model LoadModelFile(const std::string& path) {
   }
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  google::protobuf::Arena arena;
   MappedFile file(path);
-  const ::onnx::ModelProto* proto = ParseModel(arena, file.data(), file.size());
-  file.Unmap();
-  return Convert(*proto, dir.string());
+  return Load(file.data(), file.size(), dir.string(), detail::kLiftMinBytes,
+              /*drop_pages=*/true);
 }
 
 }  // namespace kiln::onnx

@@ -3,9 +3,17 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <random>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/error.h"
 
@@ -253,6 +261,263 @@ TEST(Loader, SubgraphCapturesBecomeImplicitInputs) {
   EXPECT_EQ(if_node->implicit_inputs()[0]->name(), "y");
   std::vector<ir::Node*> order = model.graph->TopologicalOrder();
   EXPECT_EQ(order[0]->name(), "id");
+}
+
+// --- Lifting large raw_data out of what protobuf parses (detail::LiftRawData) ---
+
+constexpr size_t kNoLift = std::numeric_limits<size_t>::max();
+
+// A field of wire type 2, written by hand for what protobuf's API cannot build (repeats).
+std::string LengthField(uint32_t number, const std::string& payload) {
+  std::string out;
+  for (uint64_t v : {uint64_t{number} << 3 | 2, uint64_t{payload.size()}}) {
+    for (; v >= 0x80; v >>= 7) out += static_cast<char>((v & 0x7f) | 0x80);
+    out += static_cast<char>(v);
+  }
+  return out + payload;
+}
+
+std::string RandomBytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string out(n, '\0');
+  for (char& c : out) c = static_cast<char>(rng() & 0xff);
+  return out;
+}
+
+::onnx::TensorProto* AddRaw(::onnx::GraphProto* g, const std::string& name,
+                            ::onnx::TensorProto::DataType type, const std::vector<int64_t>& dims,
+                            size_t element_bytes, uint32_t seed) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(type);
+  size_t n = 1;
+  for (int64_t d : dims) {
+    t->add_dims(d);
+    n *= static_cast<size_t>(d);
+  }
+  t->set_raw_data(RandomBytes(n * element_bytes, seed));
+  return t;
+}
+
+// Initializers of every kind the lifting meets: large raw_data at odd and even offsets (names of
+// odd and even length before it), a zero-size one, small raw_data, typed fields, and a large
+// raw_data in a subgraph (never lifted).
+::onnx::ModelProto ModelWithInitializers() {
+  ::onnx::ModelProto m = IdentityModel();
+  auto* g = m.mutable_graph();
+  AddRaw(g, "w", ::onnx::TensorProto::FLOAT, {37, 41}, 4, 1);
+  AddRaw(g, "bytes_odd", ::onnx::TensorProto::INT8, {3, 1001}, 1, 2);
+  AddRaw(g, "empty", ::onnx::TensorProto::FLOAT, {0, 5}, 4, 3);
+  AddRaw(g, "small", ::onnx::TensorProto::FLOAT, {3}, 4, 4);
+  auto* typed = g->add_initializer();
+  typed->set_name("typed");
+  typed->set_data_type(::onnx::TensorProto::INT64);
+  typed->add_dims(2);
+  typed->add_int64_data(7);
+  typed->add_int64_data(-8);
+  AddRaw(g, "h", ::onnx::TensorProto::FLOAT16, {1027}, 2, 5);
+  auto* cond = g->add_initializer();
+  cond->set_name("cond");
+  cond->set_data_type(::onnx::TensorProto::BOOL);
+  cond->add_int32_data(1);
+  auto* n = g->add_node();
+  n->set_name("if");
+  n->set_op_type("If");
+  n->add_input("cond");
+  n->add_output("z");
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    auto* a = n->add_attribute();
+    a->set_name(branch);
+    a->set_type(::onnx::AttributeProto::GRAPH);
+    auto* sg = a->mutable_g();
+    AddRaw(sg, "inner_w", ::onnx::TensorProto::FLOAT, {700}, 4, 6);
+    auto* sn = sg->add_node();
+    sn->set_op_type("Identity");
+    sn->add_input("inner_w");
+    sn->add_output("inner");
+    sg->add_output()->set_name("inner");
+  }
+  return m;
+}
+
+// What a load gives, as text: every initializer (main graph and subgraphs) with its type, shape
+// and bytes, or the error's code and message. Two loads that agree give the same text.
+std::string Outcome(std::string_view bytes, size_t lift_min_bytes) {
+  try {
+    ir::Model m = detail::LoadModelBytes(bytes.data(), bytes.size(), "", lift_min_bytes);
+    std::string out;
+    std::vector<const ir::Graph*> graphs = {m.graph.get()};
+    for (size_t i = 0; i < graphs.size(); ++i) {
+      for (const auto& node : graphs[i]->nodes()) {
+        for (const ir::Attribute& a : node->attributes()) {
+          if (a.g) graphs.push_back(a.g.get());
+        }
+      }
+      for (const auto& v : graphs[i]->values()) {
+        const auto& t = v->initializer();
+        if (t == nullptr) continue;
+        out += std::to_string(i) + " " + v->name() + " " + DataTypeName(t->type()) + " " +
+               t->shape().ToString() + " ";
+        out.append(static_cast<const char*>(t->data()), t->byte_size());
+        out += "\n";
+      }
+    }
+    return out;
+  } catch (const Error& e) {
+    return "error " + std::to_string(static_cast<int>(e.code())) + ": " + e.what();
+  }
+}
+
+TEST(Lifting, LiftedBytesParseToTheModelWithoutTheRawData) {
+  const ::onnx::ModelProto m = ModelWithInitializers();
+  const std::string bytes = m.SerializeAsString();
+  for (size_t min_bytes : {size_t{0}, size_t{1024}}) {
+    std::optional<detail::LiftedModel> lifted =
+        detail::LiftRawData(bytes.data(), bytes.size(), min_bytes);
+    ASSERT_TRUE(lifted.has_value());
+    ::onnx::ModelProto expected = m;
+    std::vector<int> want;
+    for (int i = 0; i < expected.graph().initializer_size(); ++i) {
+      auto* t = expected.mutable_graph()->mutable_initializer(i);
+      if (t->has_raw_data() && t->raw_data().size() >= min_bytes) {
+        want.push_back(i);
+        t->set_raw_data("");
+      }
+    }
+    ::onnx::ModelProto parsed;
+    ASSERT_TRUE(parsed.ParseFromString(lifted->bytes));
+    EXPECT_EQ(parsed.SerializeAsString(), expected.SerializeAsString()) << min_bytes;
+    ASSERT_EQ(lifted->raw.size(), want.size());
+    bool odd = false;
+    for (size_t k = 0; k < want.size(); ++k) {
+      const detail::LiftedRaw& r = lifted->raw[k];
+      EXPECT_EQ(r.index, want[k]);
+      const std::string& original = m.graph().initializer(r.index).raw_data();
+      ASSERT_EQ(r.size, original.size());
+      ASSERT_LE(r.offset + r.size, bytes.size());
+      EXPECT_EQ(bytes.compare(r.offset, r.size, original), 0) << r.index;
+      odd = odd || (r.offset % 2 == 1 && r.size > 0);
+    }
+    EXPECT_TRUE(odd) << "no raw_data at an odd offset: the test lost its point";
+  }
+  // Nothing large enough: nothing lifted, the original bytes are parsed.
+  EXPECT_FALSE(detail::LiftRawData(bytes.data(), bytes.size(), 1 << 20).has_value());
+}
+
+TEST(Lifting, LoadsTheSameTensorsAsThePlainPath) {
+  const std::string bytes = ModelWithInitializers().SerializeAsString();
+  const std::string plain = Outcome(bytes, kNoLift);
+  ASSERT_EQ(plain.rfind("error", 0), std::string::npos) << plain;
+  for (size_t min_bytes : {size_t{0}, size_t{1}, size_t{1024}, detail::kLiftMinBytes}) {
+    EXPECT_EQ(Outcome(bytes, min_bytes), plain) << min_bytes;
+  }
+  // The public entry lifts with the default threshold.
+  ir::Model m = LoadModelBytes(bytes.data(), bytes.size(), "");
+  const auto& w = m.graph->FindValue("bytes_odd")->initializer();
+  EXPECT_EQ(std::string(static_cast<const char*>(w->data()), w->byte_size()), RandomBytes(3003, 2));
+}
+
+TEST(Lifting, FileLoadCopiesFromTheMappingAcrossSlices) {
+  namespace fs = std::filesystem;
+  ::onnx::ModelProto m = ModelWithInitializers();
+  // Larger than a copy slice (4 MiB), so pages are given back while it is copied.
+  AddRaw(m.mutable_graph(), "big", ::onnx::TensorProto::UINT8, {9 * (1 << 20) + 3}, 1, 7);
+  AddRaw(m.mutable_graph(), "after", ::onnx::TensorProto::FLOAT, {5000}, 4, 8);
+  const std::string bytes = m.SerializeAsString();
+  const fs::path path =
+      fs::temp_directory_path() / ("kiln_lift_test_" + std::to_string(::getpid()) + ".onnx");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  ir::Model loaded = LoadModelFile(path.string());
+  fs::remove(path);
+  for (const auto& init : m.graph().initializer()) {
+    const auto& t = loaded.graph->FindValue(init.name())->initializer();
+    ASSERT_NE(t, nullptr) << init.name();
+    if (!init.has_raw_data()) continue;
+    ASSERT_EQ(t->byte_size(), init.raw_data().size()) << init.name();
+    EXPECT_EQ(std::memcmp(t->data(), init.raw_data().data(), t->byte_size()), 0) << init.name();
+  }
+}
+
+// Repeats protobuf merges: a second graph field appends its initializers (indices run on), and
+// of two raw_data in one tensor the last wins, whichever of them is lifted.
+TEST(Lifting, MergedGraphsAndRepeatedRawData) {
+  const std::string big = RandomBytes(4000, 9);
+  const std::string small = RandomBytes(40, 10);
+  ::onnx::TensorProto head;
+  head.set_name("twice");
+  head.set_data_type(::onnx::TensorProto::UINT8);
+  for (const std::string* last : {&small, &big}) {
+    const std::string& first = last == &small ? big : small;
+    head.clear_dims();
+    head.add_dims(static_cast<int64_t>(last->size()));
+    const std::string tensor =
+        head.SerializeAsString() + LengthField(9, first) + LengthField(9, *last);
+    ::onnx::GraphProto extra;
+    AddRaw(&extra, "second_graph_w", ::onnx::TensorProto::FLOAT, {600}, 4, 11);
+    const std::string graph = extra.SerializeAsString() + LengthField(5, tensor);
+    const std::string bytes = ModelWithInitializers().SerializeAsString() + LengthField(7, graph);
+    const std::string plain = Outcome(bytes, kNoLift);
+    ASSERT_EQ(plain.rfind("error", 0), std::string::npos) << plain;
+    EXPECT_NE(plain.find(" twice uint8 [" + std::to_string(last->size()) + "] " + *last + "\n"),
+              std::string::npos);
+    EXPECT_EQ(Outcome(bytes, 1024), plain);
+    EXPECT_EQ(Outcome(bytes, 0), plain);
+  }
+}
+
+TEST(Lifting, LiftedRawDataIsCheckedLikeAnyOther) {
+  ::onnx::ModelProto m = IdentityModel();
+  auto* w = AddRaw(m.mutable_graph(), "w", ::onnx::TensorProto::FLOAT, {400}, 4, 12);
+  w->mutable_raw_data()->append("1234");
+  ExpectLoadError(m, ErrorCode::kInvalidProtobuf, {"initializer 'w'", "1604 bytes", "1600"});
+  w->set_data_type(::onnx::TensorProto::STRING);
+  ExpectLoadError(m, ErrorCode::kInvalidProtobuf,
+                  {"initializer 'w'", "string tensors cannot use raw_data"});
+  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->set_dims(0, -400);
+  ExpectLoadError(m, ErrorCode::kInvalidProtobuf, {"initializer 'w'", "negative"});
+}
+
+// Truncations and corrupted bytes — length prefixes of the graph, the initializers and their
+// raw_data among them — must fail cleanly, and exactly as the plain path fails (or load the same
+// tensors where the damage still parses).
+TEST(Lifting, DamagedBytesFailAsThePlainPathFails) {
+  ::onnx::ModelProto m = IdentityModel();
+  AddRaw(m.mutable_graph(), "w", ::onnx::TensorProto::FLOAT, {300}, 4, 13);
+  AddRaw(m.mutable_graph(), "b", ::onnx::TensorProto::INT8, {1101}, 1, 14);
+  const std::string bytes = m.SerializeAsString();
+  ASSERT_TRUE(detail::LiftRawData(bytes.data(), bytes.size(), 1024).has_value());
+  int failures = 0;
+  // A view, so a walk past its end would find the rest of the model there, not a clean stop.
+  auto check = [&](std::string_view damaged, const std::string& how) {
+    const std::string plain = Outcome(damaged, kNoLift);
+    failures += plain.rfind("error", 0) == 0 ? 1 : 0;
+    EXPECT_EQ(Outcome(damaged, 1024), plain) << how;
+    EXPECT_EQ(Outcome(damaged, 0), plain) << how;
+  };
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    check(std::string_view(bytes).substr(0, cut), "cut at " + std::to_string(cut));
+  }
+  // Every byte outside the raw data itself (where any value parses), set to values that end,
+  // continue, shrink or grow a varint.
+  std::optional<detail::LiftedModel> lifted = detail::LiftRawData(bytes.data(), bytes.size(), 0);
+  ASSERT_TRUE(lifted.has_value());
+  for (size_t pos = 0; pos < bytes.size(); ++pos) {
+    bool inside = false;
+    for (const detail::LiftedRaw& r : lifted->raw)
+      inside |= pos >= r.offset + 2 && pos < r.offset + r.size;
+    if (inside) continue;
+    for (uint8_t value : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+      std::string damaged = bytes;
+      if (static_cast<uint8_t>(damaged[pos]) == value) continue;
+      damaged[pos] = static_cast<char>(value);
+      check(damaged, "byte " + std::to_string(pos) + " = " + std::to_string(value));
+    }
+  }
+  EXPECT_GT(failures, 1000);  // the damage did reach the error paths
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 #include "onnx/tensor_proto.h"
 
 #include <onnx/onnx_pb.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -199,10 +202,35 @@ void FromInt32Data(const ::onnx::TensorProto& p, DataType type, size_t count,
   }
 }
 
+// Copies lifted raw_data in slices; with drop_pages, each slice's whole pages are given back once
+// copied, so at most one slice of the file is resident beside the tensors built so far. The page
+// at either end may hold a neighbour's bytes: it stays (dropping it would only cost a re-read).
+void CopyLifted(const LiftedRawData& src, void* dst) {
+  if (!src.drop_pages) {
+    std::memcpy(dst, src.data, src.size);
+    return;
+  }
+  constexpr size_t kSlice = size_t{4} << 20;
+  const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(src.data);
+  size_t dropped = (page - begin % page) % page;  // offset of the first page not yet given back
+  for (size_t done = 0; done < src.size;) {
+    const size_t n = std::min(kSlice, src.size - done);
+    std::memcpy(static_cast<uint8_t*>(dst) + done, src.data + done, n);
+    done += n;
+    const size_t partial = (begin + done) % page;  // bytes copied of the page `done` is in
+    if (done >= partial && done - partial > dropped) {
+      // Advice only: if it fails, the pages stay until the loader unmaps the file.
+      ::madvise(const_cast<uint8_t*>(src.data + dropped), done - partial - dropped, MADV_DONTNEED);
+      dropped = done - partial;
+    }
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& p, const std::string& what,
-                                        const std::string& model_dir) {
+                                        const std::string& model_dir, const LiftedRawData* lifted) {
   if (p.has_segment()) {
     throw Error(ErrorCode::kNotImplemented, what + ": segmented tensors are not supported");
   }
@@ -235,13 +263,18 @@ std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& p, const std:
   }
   if (p.has_raw_data()) {
     if (type == DataType::kString) Bad(what, "string tensors cannot use raw_data");
-    if (p.raw_data().size() != bytes) {
-      Bad(what, "raw_data holds " + std::to_string(p.raw_data().size()) + " bytes but " +
-                    shape.ToString() + " of " + DataTypeName(type) + " needs " +
-                    std::to_string(bytes));
+    const size_t have = lifted != nullptr ? lifted->size : p.raw_data().size();
+    if (have != bytes) {
+      Bad(what, "raw_data holds " + std::to_string(have) + " bytes but " + shape.ToString() +
+                    " of " + DataTypeName(type) + " needs " + std::to_string(bytes));
     }
     std::shared_ptr<Tensor> t = Tensor::AllocateForOverwrite(type, shape, CpuAllocator());
-    if (bytes != 0) std::memcpy(t->data(), p.raw_data().data(), bytes);
+    if (bytes == 0) return t;
+    if (lifted != nullptr) {
+      CopyLifted(*lifted, t->data());
+    } else {
+      std::memcpy(t->data(), p.raw_data().data(), bytes);
+    }
     return t;
   }
   size_t have = 0;
