@@ -33,8 +33,9 @@ class FixedOutputs final : public OutputAllocator {
 };
 
 double TimeOp(const std::string& op, const std::string& domain, int64_t group,
-              std::vector<int64_t> pads, std::vector<int64_t> strides, std::shared_ptr<Tensor> x,
-              std::shared_ptr<Tensor> w, std::shared_ptr<Tensor> b, int threads) {
+              const std::vector<int64_t>& pads, const std::vector<int64_t>& strides,
+              const std::shared_ptr<Tensor>& x, const std::shared_ptr<Tensor>& w,
+              const std::shared_ptr<Tensor>& b, int threads) {
   ir::Graph g;
   ir::Value* xv = g.AddValue("x");
   xv->type().kind = ir::ValueKind::kTensor;
@@ -139,7 +140,8 @@ TEST(NhwcBench, DISABLED_Layers) {
       const std::vector<int64_t> pads(4, l.pad);
       const std::vector<int64_t> strides(2, l.stride);
       const int64_t oh = (l.h + 2 * l.pad - l.k) / l.stride + 1;
-      const double flops = 2.0 * static_cast<double>(oh * oh * l.m * (l.c / l.group) * l.k * l.k);
+      const int64_t group_channels = l.c / l.group;
+      const double flops = 2.0 * static_cast<double>(oh * oh * l.m * group_channels * l.k * l.k);
       auto b = MakeTensor<float>({l.m}, nhwc_test::Random(static_cast<size_t>(l.m), 3));
       const double t_nhwc =
           TimeOp("NhwcConv", "ai.kiln", l.group, pads, strides, x_nhwc, w, b, threads);

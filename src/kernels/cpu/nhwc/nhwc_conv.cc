@@ -131,12 +131,16 @@ template <size_t kWidth>
 // column of the tile that reads it), and the epilogue applied to the sums before they are stored.
 // Measured on MobileNetV2 / EfficientNet-B0 layers: see nhwc_bench_test.cc.
 //
-// -std=c++20 turns floating-point contraction off; here a fused multiply-add is what we want.
+// GCC's -std=c++20 turns floating-point contraction off; here a fused multiply-add is what we
+// want. (Clang contracts within an expression by default.) Every function that takes or returns
+// an F16 by value is inlined, so no call passes one: GCC's warning that the AVX2 and baseline
+// clones would pass it differently does not apply.
+#if defined(__GNUC__) && !defined(__clang__)
 #define KILN_CONTRACT __attribute__((optimize("fp-contract=fast")))
-
-// Every function that takes or returns an F16 by value is inlined, so no call passes one: the
-// warning that the AVX2 and baseline clones would pass it differently does not apply.
 #pragma GCC diagnostic ignored "-Wpsabi"
+#else
+#define KILN_CONTRACT
+#endif
 
 using F16 = float __attribute__((vector_size(64)));
 
