@@ -3,7 +3,9 @@
 // kW] (OIHW, a constant initializer, repacked once), optional B [M] and Z [N, OH, OW, M], and the
 // fused activation of conv_epilogue.h: Y [N, OH, OW, M] = act(conv(X, W) + B + Z). float only.
 //
-// Paths: depthwise (C/group == 1, group > 1) is a direct loop vectorized along the channels;
+// Paths: depthwise (C/group == 1, group > 1) is a direct loop vectorized along the channels, for
+// multiplier 1 and square 3×3 / 5×5 kernels register-tiled with the epilogue on the sums (see
+// DwRowFast), otherwise a general loop followed by the epilogue;
 // everything else multiplies blocks of output pixels, [P, kH·kW·C/group] · [kH·kW·C/group, M/group]
 // per group, the left side being X itself for a 1×1, stride 1, unpadded kernel and an im2col of
 // the block (contiguous C-runs per tap) otherwise. Blocks run in parallel, each thread calling the
