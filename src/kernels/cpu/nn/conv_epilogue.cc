@@ -13,35 +13,12 @@ namespace kiln::cpu::nn {
 namespace {
 
 template <Activation A>
-[[gnu::always_inline]] inline float Act(float x, float alpha, float beta) {
-  if constexpr (A == Activation::kNone) {
-    return x;
-  } else if constexpr (A == Activation::kRelu) {
-    return std::max(x, 0.0f);
-  } else if constexpr (A == Activation::kLeakyRelu) {
-    return x >= 0.0f ? x : alpha * x;
-  } else if constexpr (A == Activation::kClip) {
-    return std::min(std::max(x, alpha), beta);
-  } else if constexpr (A == Activation::kSigmoid) {
-    return SigmoidF(x);
-  } else if constexpr (A == Activation::kTanh) {
-    return TanhF(x);
-  } else if constexpr (A == Activation::kHardSigmoid) {
-    return std::max(0.0f, std::min(1.0f, alpha * x + beta));
-  } else if constexpr (A == Activation::kHardSwish) {
-    return x * std::max(0.0f, std::min(1.0f, x * (1.0f / 6.0f) + 0.5f));
-  } else {
-    return x * SigmoidF(x);
-  }
-}
-
-template <Activation A>
 KILN_VECTOR_CLONES void PlaneLoop(float* y, size_t n, float bias, const float* z, float alpha,
                                   float beta) {
   if (z != nullptr) {
-    for (size_t i = 0; i < n; ++i) y[i] = Act<A>(y[i] + bias + z[i], alpha, beta);
+    for (size_t i = 0; i < n; ++i) y[i] = Activate<A>(y[i] + bias + z[i], alpha, beta);
   } else {
-    for (size_t i = 0; i < n; ++i) y[i] = Act<A>(y[i] + bias, alpha, beta);
+    for (size_t i = 0; i < n; ++i) y[i] = Activate<A>(y[i] + bias, alpha, beta);
   }
 }
 
@@ -52,39 +29,14 @@ KILN_VECTOR_CLONES void RowsLoop(float* y, size_t rows, size_t cols, size_t ldy,
     float* yr = y + r * ldy;
     const float* zr = z != nullptr ? z + r * ldz : nullptr;
     if (bias != nullptr && zr != nullptr) {
-      for (size_t j = 0; j < cols; ++j) yr[j] = Act<A>(yr[j] + bias[j] + zr[j], alpha, beta);
+      for (size_t j = 0; j < cols; ++j) yr[j] = Activate<A>(yr[j] + bias[j] + zr[j], alpha, beta);
     } else if (bias != nullptr) {
-      for (size_t j = 0; j < cols; ++j) yr[j] = Act<A>(yr[j] + bias[j], alpha, beta);
+      for (size_t j = 0; j < cols; ++j) yr[j] = Activate<A>(yr[j] + bias[j], alpha, beta);
     } else if (zr != nullptr) {
-      for (size_t j = 0; j < cols; ++j) yr[j] = Act<A>(yr[j] + zr[j], alpha, beta);
+      for (size_t j = 0; j < cols; ++j) yr[j] = Activate<A>(yr[j] + zr[j], alpha, beta);
     } else if constexpr (A != Activation::kNone) {
-      for (size_t j = 0; j < cols; ++j) yr[j] = Act<A>(yr[j], alpha, beta);
+      for (size_t j = 0; j < cols; ++j) yr[j] = Activate<A>(yr[j], alpha, beta);
     }
-  }
-}
-
-// Calls f.template operator()<A>() for the epilogue's activation.
-template <typename F>
-void WithActivation(Activation a, F&& f) {
-  switch (a) {
-    case Activation::kNone:
-      return f.template operator()<Activation::kNone>();
-    case Activation::kRelu:
-      return f.template operator()<Activation::kRelu>();
-    case Activation::kLeakyRelu:
-      return f.template operator()<Activation::kLeakyRelu>();
-    case Activation::kClip:
-      return f.template operator()<Activation::kClip>();
-    case Activation::kSigmoid:
-      return f.template operator()<Activation::kSigmoid>();
-    case Activation::kTanh:
-      return f.template operator()<Activation::kTanh>();
-    case Activation::kHardSigmoid:
-      return f.template operator()<Activation::kHardSigmoid>();
-    case Activation::kHardSwish:
-      return f.template operator()<Activation::kHardSwish>();
-    case Activation::kSwish:
-      return f.template operator()<Activation::kSwish>();
   }
 }
 

@@ -7,8 +7,10 @@
 #ifndef KILN_KERNELS_CPU_NN_CONV_EPILOGUE_H_
 #define KILN_KERNELS_CPU_NN_CONV_EPILOGUE_H_
 
+#include <algorithm>
 #include <cstddef>
 
+#include "kernels/cpu/vector_math.h"
 #include "kernels/kernel.h"
 
 namespace kiln::cpu::nn {
@@ -30,6 +32,55 @@ struct Epilogue {
   float alpha = 0.0f;  // LeakyRelu's slope, Clip's min, HardSigmoid's alpha
   float beta = 0.0f;   // Clip's max, HardSigmoid's beta
 };
+
+// The activation applied to one value (inlined, so a loop over it vectorizes).
+template <Activation A>
+[[gnu::always_inline]] inline float Activate(float x, float alpha, float beta) {
+  if constexpr (A == Activation::kNone) {
+    return x;
+  } else if constexpr (A == Activation::kRelu) {
+    return std::max(x, 0.0f);
+  } else if constexpr (A == Activation::kLeakyRelu) {
+    return x >= 0.0f ? x : alpha * x;
+  } else if constexpr (A == Activation::kClip) {
+    return std::min(std::max(x, alpha), beta);
+  } else if constexpr (A == Activation::kSigmoid) {
+    return SigmoidF(x);
+  } else if constexpr (A == Activation::kTanh) {
+    return TanhF(x);
+  } else if constexpr (A == Activation::kHardSigmoid) {
+    return std::max(0.0f, std::min(1.0f, alpha * x + beta));
+  } else if constexpr (A == Activation::kHardSwish) {
+    return x * std::max(0.0f, std::min(1.0f, x * (1.0f / 6.0f) + 0.5f));
+  } else {
+    return x * SigmoidF(x);
+  }
+}
+
+// Calls f.template operator()<A>() for the epilogue's activation.
+template <typename F>
+void WithActivation(Activation a, F&& f) {
+  switch (a) {
+    case Activation::kNone:
+      return f.template operator()<Activation::kNone>();
+    case Activation::kRelu:
+      return f.template operator()<Activation::kRelu>();
+    case Activation::kLeakyRelu:
+      return f.template operator()<Activation::kLeakyRelu>();
+    case Activation::kClip:
+      return f.template operator()<Activation::kClip>();
+    case Activation::kSigmoid:
+      return f.template operator()<Activation::kSigmoid>();
+    case Activation::kTanh:
+      return f.template operator()<Activation::kTanh>();
+    case Activation::kHardSigmoid:
+      return f.template operator()<Activation::kHardSigmoid>();
+    case Activation::kHardSwish:
+      return f.template operator()<Activation::kHardSwish>();
+    case Activation::kSwish:
+      return f.template operator()<Activation::kSwish>();
+  }
+}
 
 // Reads attributes 'activation' and 'activation_params'. Throws kInvalidGraph naming the
 // attribute for an unknown activation or a wrong number of parameters.

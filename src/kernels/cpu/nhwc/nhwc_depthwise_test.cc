@@ -1,0 +1,209 @@
+// NhwcConv's depthwise paths (multiplier 1) against a plain loop: the register-tiled 3×3 / 5×5
+// path with its border columns, column tails and channel tails (C not a multiple of 16), the
+// general path it falls back to, the channel split of small images, and the fused epilogue.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/nhwc/nhwc_test_util.h"
+#include "kernels/test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+using nhwc_test::Activate;
+using nhwc_test::ExpectClose;
+using nhwc_test::Random;
+using V = std::vector<int64_t>;
+
+struct DwCase {
+  int64_t n = 1, h = 9, w = 11, c = 16, k = 3;
+  int64_t kw = 0;  // 0: k
+  V strides = {1, 1};
+  V dilations = {1, 1};
+  V pads = {1, 1, 1, 1};  // top, left, bottom, right
+  bool bias = true;
+  bool z = false;
+  std::string activation = {};
+  std::vector<float> params = {};
+};
+
+std::string Name(const DwCase& k) {
+  return "N=" + std::to_string(k.n) + " " + std::to_string(k.h) + "x" + std::to_string(k.w) +
+         " C=" + std::to_string(k.c) + " k=" + std::to_string(k.k) + "x" +
+         std::to_string(k.kw != 0 ? k.kw : k.k) + " s=" + std::to_string(k.strides[0]) + "," +
+         std::to_string(k.strides[1]) + " d=" + std::to_string(k.dilations[0]) + "," +
+         std::to_string(k.dilations[1]) + " pads=" + std::to_string(k.pads[0]) +
+         std::to_string(k.pads[1]) + std::to_string(k.pads[2]) + std::to_string(k.pads[3]) +
+         (k.bias ? " B" : "") + (k.z ? " Z" : "") + " " + k.activation;
+}
+
+void Check(const DwCase& k, int threads) {
+  const std::string name = Name(k);
+  SCOPED_TRACE(name + " threads=" + std::to_string(threads));
+  const int64_t kh = k.k;
+  const int64_t kw = k.kw != 0 ? k.kw : k.k;
+  const int64_t oh =
+      (k.h + k.pads[0] + k.pads[2] - (kh - 1) * k.dilations[0] - 1) / k.strides[0] + 1;
+  const int64_t ow =
+      (k.w + k.pads[1] + k.pads[3] - (kw - 1) * k.dilations[1] - 1) / k.strides[1] + 1;
+  const auto seed = static_cast<unsigned>(name.size() * 7919 + static_cast<size_t>(k.c));
+  const std::vector<float> x = Random(static_cast<size_t>(k.n * k.h * k.w * k.c), seed);
+  const std::vector<float> w = Random(static_cast<size_t>(k.c * kh * kw), seed + 1);
+  const std::vector<float> b = Random(static_cast<size_t>(k.c), seed + 2);
+  const std::vector<float> z = Random(static_cast<size_t>(k.n * oh * ow * k.c), seed + 3);
+
+  std::vector<float> want(z.size());
+  for (int64_t n = 0; n < k.n; ++n) {
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        for (int64_t c = 0; c < k.c; ++c) {
+          double sum = k.bias ? b[static_cast<size_t>(c)] : 0.0;
+          for (int64_t ky = 0; ky < kh; ++ky) {
+            for (int64_t kx = 0; kx < kw; ++kx) {
+              const int64_t iy = oy * k.strides[0] + ky * k.dilations[0] - k.pads[0];
+              const int64_t ix = ox * k.strides[1] + kx * k.dilations[1] - k.pads[1];
+              if (iy < 0 || iy >= k.h || ix < 0 || ix >= k.w) continue;
+              sum += static_cast<double>(w[static_cast<size_t>((c * kh + ky) * kw + kx)]) *
+                     x[static_cast<size_t>(((n * k.h + iy) * k.w + ix) * k.c + c)];
+            }
+          }
+          const auto at = static_cast<size_t>(((n * oh + oy) * ow + ox) * k.c + c);
+          if (k.z) sum += z[at];
+          want[at] = Activate(k.activation, k.params, static_cast<float>(sum));
+        }
+      }
+    }
+  }
+
+  NodeTest t("NhwcConv", 1, "ai.kiln");
+  t.Attr("group", k.c)
+      .Attr("strides", k.strides)
+      .Attr("dilations", k.dilations)
+      .Attr("pads", k.pads);
+  if (!k.activation.empty()) t.Attr("activation", k.activation);
+  if (!k.params.empty()) t.Attr("activation_params", k.params);
+  t.Input<float>({k.n, k.h, k.w, k.c}, x).Input<float>({k.c, 1, kh, kw}, w, /*constant=*/true);
+  if (k.bias) {
+    t.Input<float>({k.c}, b);
+  } else if (k.z) {
+    t.MissingInput();
+  }
+  if (k.z) t.Input<float>({k.n, oh, ow, k.c}, z);
+  const std::shared_ptr<Tensor> y = t.Run(threads)[0];
+  ASSERT_EQ(y->shape(), Shape({k.n, oh, ow, k.c}));
+  ExpectClose(Values<float>(*y), want, name);
+}
+
+void CheckBoth(const DwCase& k) {
+  Check(k, 1);
+  Check(k, 2);
+}
+
+// Every kernel size and stride of the fast path, on widths from narrower than one tile to several
+// tiles plus a remainder, with channel counts that are whole chunks, whole chunks plus a tail, and
+// too few for one chunk.
+TEST(NhwcDepthwise, FastPathShapes) {
+  for (int64_t k : {3, 5}) {
+    for (int64_t s : {1, 2}) {
+      for (int64_t w : {1, 2, 3, 6, 9, 14, 23}) {
+        for (int64_t c : {16, 48, 40, 7}) {
+          const int64_t pad = k / 2;
+          CheckBoth({.h = 5 + w % 4,
+                     .w = w,
+                     .c = c,
+                     .k = k,
+                     .strides = {s, s},
+                     .pads = {pad, pad, pad, pad},
+                     .z = w % 2 == 1});
+        }
+      }
+    }
+  }
+}
+
+// Pads other than k/2 (none, asymmetric, wider than the kernel's reach on one side), mixed strides,
+// a vertical dilation (kept on the fast path) and a horizontal one (not), batches.
+TEST(NhwcDepthwise, PadsStridesDilations) {
+  const std::vector<DwCase> cases = {
+      {.h = 8, .w = 12, .c = 32, .pads = {0, 0, 0, 0}},
+      {.h = 8, .w = 12, .c = 32, .k = 5, .pads = {0, 0, 0, 0}, .z = true},
+      {.h = 7, .w = 13, .c = 32, .pads = {0, 1, 2, 0}},
+      {.h = 7, .w = 13, .c = 48, .k = 5, .pads = {2, 3, 1, 4}, .z = true},
+      {.h = 7, .w = 10, .c = 16, .pads = {2, 2, 2, 2}},
+      {.h = 9, .w = 17, .c = 32, .strides = {1, 2}, .pads = {1, 0, 1, 1}},
+      {.h = 9, .w = 17, .c = 32, .k = 5, .strides = {2, 1}, .pads = {2, 2, 2, 2}},
+      {.h = 9, .w = 17, .c = 32, .strides = {3, 2}},
+      {.h = 11, .w = 12, .c = 32, .dilations = {2, 1}, .pads = {2, 1, 2, 1}},
+      {.h = 11, .w = 12, .c = 32, .dilations = {1, 2}, .pads = {1, 2, 1, 2}},
+      {.h = 11, .w = 12, .c = 33, .k = 3, .kw = 5, .pads = {1, 2, 1, 2}},
+      {.h = 11, .w = 12, .c = 32, .strides = {1, 3}},
+      {.h = 9, .w = 9, .c = 32, .k = 7, .pads = {3, 3, 3, 3}},
+      {.n = 3, .h = 6, .w = 10, .c = 48, .z = true},
+      {.n = 2,
+       .h = 6,
+       .w = 10,
+       .c = 48,
+       .k = 5,
+       .strides = {2, 2},
+       .pads = {2, 2, 2, 2},
+       .bias = false,
+       .z = true},
+      {.h = 9, .w = 10, .c = 48, .bias = false},
+  };
+  for (const DwCase& k : cases) CheckBoth(k);
+}
+
+// Small images with many channels, split along the channels between the threads (also into
+// parts that end in a channel tail).
+TEST(NhwcDepthwise, ChannelSplitOfSmallImages) {
+  for (int64_t c : {64, 160, 200, 968}) {
+    for (int64_t h : {1, 2, 7}) {
+      CheckBoth({.h = h, .w = h, .c = c, .z = true});
+      CheckBoth({.h = h, .w = h, .c = c, .k = 5, .strides = {2, 2}, .pads = {2, 2, 2, 2}});
+    }
+  }
+}
+
+// The epilogue fused into the fast path's stores, for every activation, with and without Z and B.
+TEST(NhwcDepthwise, EveryActivation) {
+  const std::vector<std::pair<std::string, std::vector<float>>> acts = {
+      {"", {}},
+      {"Relu", {}},
+      {"LeakyRelu", {}},
+      {"LeakyRelu", {0.3f}},
+      {"Clip", {0, 6}},
+      {"Clip", {-0.2f, 0.4f}},
+      {"Sigmoid", {}},
+      {"Tanh", {}},
+      {"HardSigmoid", {}},
+      {"HardSigmoid", {0.3f, 0.4f}},
+      {"HardSwish", {}},
+      {"Swish", {}}};
+  for (const auto& [name, params] : acts) {
+    for (int64_t k : {3, 5}) {
+      CheckBoth({.h = 6,
+                 .w = 13,
+                 .c = 40,
+                 .k = k,
+                 .pads = {k / 2, k / 2, k / 2, k / 2},
+                 .z = true,
+                 .activation = name,
+                 .params = params});
+      CheckBoth({.h = 6,
+                 .w = 13,
+                 .c = 32,
+                 .k = k,
+                 .strides = {2, 2},
+                 .pads = {k / 2, k / 2, k / 2, k / 2},
+                 .bias = false,
+                 .activation = name,
+                 .params = params});
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::testing
