@@ -16,67 +16,33 @@ namespace {
 using V = std::vector<int64_t>;
 constexpr DataType kF = DataType::kFloat;
 
-// RuleTest for the com.microsoft domain (RuleTest looks rules up in the default domain): inputs
-// as known shapes (nullopt: left out; {-100}: unknown rank), int attributes, outputs.
+// RuleTest for a com.microsoft op, inputs written as shapes (nullopt: left out; {-100}: unknown
+// rank).
 class MsRule {
  public:
-  explicit MsRule(std::string op) : op_(std::move(op)) {}
+  explicit MsRule(std::string op) : test_(std::move(op), 1, "com.microsoft") {}
   MsRule& Attr(const std::string& name, int64_t v) {
-    ir::Attribute a;
-    a.name = name;
-    a.type = ir::AttrType::kInt;
-    a.i = v;
-    attrs_.push_back(std::move(a));
+    test_.Attr(name, v);
     return *this;
   }
-  MsRule& Input(std::optional<V> dims, DataType type = kF) {
-    TensorFacts f;
-    f.type = type;
-    if (dims && *dims != V{-100}) f.shape = Shape(*dims);
-    inputs_.push_back(std::move(f));
-    present_.push_back(dims.has_value());
+  MsRule& Input(const std::optional<V>& dims, DataType type = kF) {
+    if (!dims) {
+      test_.MissingInput();
+    } else if (*dims == V{-100}) {
+      test_.UnknownRankInput(type);
+    } else {
+      test_.Input(type, *dims);
+    }
     return *this;
   }
   MsRule& Outputs(size_t n, std::vector<size_t> missing = {}) {
-    outputs_ = n;
-    missing_ = std::move(missing);
+    test_.Outputs(n, std::move(missing));
     return *this;
   }
-  std::vector<TensorFacts> Run() const {
-    ir::Graph g;
-    std::vector<ir::Value*> ins;
-    for (size_t i = 0; i < inputs_.size(); ++i) {
-      ins.push_back(present_[i] ? g.AddValue("in" + std::to_string(i)) : nullptr);
-    }
-    std::vector<ir::Value*> outs;
-    for (size_t i = 0; i < outputs_; ++i) {
-      const bool gone = std::find(missing_.begin(), missing_.end(), i) != missing_.end();
-      outs.push_back(gone ? nullptr : g.AddValue("out" + std::to_string(i)));
-    }
-    ir::Node* node = g.AddNode("test_node", op_, "com.microsoft");
-    node->set_opset(1);
-    node->attributes() = attrs_;
-    g.Connect(node, ins, outs);
-    const KernelInfo info(*node);
-    std::vector<const TensorFacts*> in_ptrs;
-    for (size_t i = 0; i < inputs_.size(); ++i) {
-      in_ptrs.push_back(present_[i] ? &inputs_[i] : nullptr);
-    }
-    std::vector<TensorFacts> out(outputs_);
-    InferenceContext ctx(info, in_ptrs, out);
-    const Rule rule = FindRule("com.microsoft", op_);
-    if (rule == nullptr) throw Error(ErrorCode::kNotImplemented, "no rule for " + op_);
-    rule(ctx);
-    return out;
-  }
+  std::vector<TensorFacts> Run() const { return test_.Run(); }
 
  private:
-  std::string op_;
-  std::vector<ir::Attribute> attrs_;
-  std::vector<TensorFacts> inputs_;
-  std::vector<bool> present_;
-  size_t outputs_ = 1;
-  std::vector<size_t> missing_;
+  RuleTest test_;
 };
 
 TEST(InferContrib, RulesAreInTheMicrosoftDomainOnly) {
