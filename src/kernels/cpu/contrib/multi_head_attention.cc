@@ -19,6 +19,7 @@
 
 #include "kernels/cpu/contrib/contrib_kernels.h"
 #include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/linalg/linalg_util.h"
 #include "kernels/cpu/types.h"
 #include "kernels/cpu/vector_math.h"
 #include "kernels/cpu/vectorize.h"
@@ -38,20 +39,6 @@ KILN_VECTOR_CLONES void CopyAdd(const float* src, size_t ld, const float* b, flo
   for (size_t r = 0; r < rows; ++r) {
     for (size_t i = 0; i < width; ++i) dst[r * width + i] = src[r * ld + i] + b[i];
   }
-}
-
-// The maximum of x[0, n), n >= 1.
-KILN_VECTOR_CLONES float Max(const float* x, size_t n) {
-  float m[kLanes];
-  for (size_t j = 0; j < kLanes; ++j) m[j] = x[0];
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (size_t j = 0; j < kLanes; ++j) m[j] = x[i + j] > m[j] ? x[i + j] : m[j];
-  }
-  for (; i < n; ++i) m[0] = x[i] > m[0] ? x[i] : m[0];
-  float r = m[0];
-  for (size_t j = 1; j < kLanes; ++j) r = m[j] > r ? m[j] : r;
-  return r;
 }
 
 // x = e^(x - shift) in place; returns the sum.
@@ -274,7 +261,7 @@ class MultiHeadAttention final : public Kernel {
             const size_t limit = i + sh.l;  // (i + L - S) + S, kept unsigned
             if (limit >= sh.s) valid = std::min(sh.l, limit - sh.s + 1);
           }
-          const float max = Max(row, valid);
+          const float max = RowMax(row, valid);
           Scale(row, valid, 1.0f / ExpSum(row, valid, max));
           std::fill(row + valid, row + sh.l, 0.0f);
         }

@@ -28,6 +28,10 @@ using WrapType = std::conditional_t<sizeof(T) <= 4, uint32_t, uint64_t>;
 template <typename T>
 constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
 
+// The largest of x[0, n), n ≥ 1, in 16 interleaved maxima, vector-cloned (softmax.cc); shared
+// with the attention kernels.
+float RowMax(const float* x, size_t n);
+
 // For each batch i: C_i = op(A_i) · op(B_i), where A_i starts at a + a_offsets[i] and is m×k
 // row-major (k×m when trans_a), B_i starts at b + b_offsets[i] and is k×n (n×k when trans_b), and
 // C_i = c + i·m·n is m×n. float and double go through cpu::Gemm; integer types (int32, int64,

@@ -17,6 +17,26 @@
 #include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
+
+namespace {
+constexpr size_t kRowLanes = 16;  // interleaved maxima
+}  // namespace
+
+// A NaN other than x[0] is skipped, as in NormalizeBlock; either way a NaN makes the whole row NaN
+// through the sum.
+KILN_VECTOR_CLONES float RowMax(const float* x, size_t n) {
+  float m[kRowLanes];
+  for (size_t j = 0; j < kRowLanes; ++j) m[j] = x[0];
+  size_t i = 0;
+  for (; i + kRowLanes <= n; i += kRowLanes) {
+    for (size_t j = 0; j < kRowLanes; ++j) m[j] = x[i + j] > m[j] ? x[i + j] : m[j];
+  }
+  for (; i < n; ++i) m[0] = x[i] > m[0] ? x[i] : m[0];
+  float r = m[0];
+  for (size_t j = 1; j < kRowLanes; ++j) r = m[j] > r ? m[j] : r;
+  return r;
+}
+
 namespace {
 
 enum class Norm { kSoftmax, kLogSoftmax, kHardmax };
@@ -31,21 +51,6 @@ bool Beats(Acc v, Acc best) {
 namespace row_loops {
 
 constexpr size_t kLanes = 16;  // interleaved partial sums and maxima
-
-// The maximum of x[0, n), n >= 1. A NaN other than x[0] is skipped, as in NormalizeBlock; either
-// way a NaN makes the whole row NaN through the sum.
-KILN_VECTOR_CLONES float Max(const float* x, size_t n) {
-  float m[kLanes];
-  for (size_t j = 0; j < kLanes; ++j) m[j] = x[0];
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (size_t j = 0; j < kLanes; ++j) m[j] = x[i + j] > m[j] ? x[i + j] : m[j];
-  }
-  for (; i < n; ++i) m[0] = x[i] > m[0] ? x[i] : m[0];
-  float r = m[0];
-  for (size_t j = 1; j < kLanes; ++j) r = m[j] > r ? m[j] : r;
-  return r;
-}
 
 // y = e^(x - shift); y may be x.
 KILN_VECTOR_CLONES void ExpShifted(const float* x, float* y, size_t n, float shift) {
@@ -78,7 +83,7 @@ KILN_VECTOR_CLONES void ShiftTwice(const float* x, float* y, size_t n, float shi
 // Softmax or LogSoftmax of x[0, len) into y (y may be x); `exps` is scratch of len floats.
 template <Norm kNorm>
 void Normalize(const float* x, float* y, size_t len, float* exps) {
-  const float max = Max(x, len);
+  const float max = RowMax(x, len);
   if constexpr (kNorm == Norm::kSoftmax) {
     ExpShifted(x, y, len, max);
     Scale(y, len, 1.0f / Sum(y, len));
