@@ -35,6 +35,9 @@ using nn::WindowGeometry;
 // 256 KB of floats for the im2col block and its output block: measured on ResNet-50 layers,
 // anything from 48 to 256 pixels per block runs at the same speed; 1 MB blocks are 40% slower.
 constexpr size_t kBlockFloats = size_t{64} * 1024;
+constexpr size_t kMinBlockPixels = 256;
+// The largest whole-image unfolding (floats, 16 MB) for layers with too few pixels to block.
+constexpr size_t kWholeImageFloats = size_t{4} << 20;
 
 // The sizes of one call.
 struct Problem {
@@ -476,8 +479,41 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
   const size_t k = p.g.kernel_size * p.channels;  // im2col row length, all groups
   const size_t group_k = p.g.kernel_size * p.group_channels;
   const bool pointwise = p.g.IsPointwise();
-  const size_t block = std::clamp<size_t>(kBlockFloats / (k + p.features), 32, 4096);
+  // sgemm packs the whole weight matrix on every call, which costs about as much as 30 pixels'
+  // products: blocks of fewer than ~256 pixels (deep layers, where k and M are large) would spend
+  // most of their time packing, so blocks are at least that (or one per thread).
+  const size_t threads = static_cast<size_t>(ctx.threads().size());
+  const size_t per_thread = (pixels + threads - 1) / threads;
+  const size_t block = std::max(std::clamp<size_t>(kBlockFloats / (k + p.features), 32, 4096),
+                                std::min<size_t>(kMinBlockPixels, per_thread));
   const size_t blocks = (pixels + block - 1) / block;
+  if (threads > 1 && pixels < kMinBlockPixels * threads && pixels * k <= kWholeImageFloats) {
+    // Too few pixels to give each thread a block that pays for its packing (deep layers): unfold
+    // the whole image once and let one product per group split the output channels (each thread
+    // packs only its share of the weights).
+    const float* a = o.x;
+    size_t lda = p.channels;
+    if (!pointwise) {
+      float* col = ctx.Scratch<float>(pixels * k);
+      ctx.threads().ParallelFor(pixels, 8, [&](size_t begin, size_t end) {
+        Im2ColBlock(p, o.x, begin, end, col + begin * k);
+      });
+      a = col;
+      lda = k;
+    }
+    for (size_t grp = 0; grp < p.groups; ++grp) {
+      const float* ag = a + grp * (pointwise ? p.group_channels : group_k);
+      Gemm<float>(false, false, pixels, p.group_features, group_k, 1.0f, ag, lda,
+                  o.w + grp * group_k * p.group_features, p.group_features, 0.0f,
+                  o.y + grp * p.group_features, p.features, &ctx.threads());
+    }
+    ctx.threads().ParallelFor(pixels, 8, [&](size_t begin, size_t end) {
+      nn::ApplyEpilogueRows(e, o.y + begin * p.features, end - begin, p.features, p.features,
+                            o.bias, o.z != nullptr ? o.z + begin * p.features : nullptr,
+                            p.features);
+    });
+    return;
+  }
   ctx.threads().ParallelFor(blocks, 1, [&](size_t first, size_t last) {
     float* col = pointwise ? nullptr : ctx.Scratch<float>(block * k);
     for (size_t b = first; b < last; ++b) {
