@@ -437,6 +437,7 @@ TEST(Lifting, FileLoadCopiesFromTheMappingAcrossSlices) {
     ASSERT_NE(t, nullptr) << init.name();
     if (!init.has_raw_data()) continue;
     ASSERT_EQ(t->byte_size(), init.raw_data().size()) << init.name();
+    if (t->byte_size() == 0) continue;  // an empty tensor has no buffer (memcmp needs one)
     EXPECT_EQ(std::memcmp(t->data(), init.raw_data().data(), t->byte_size()), 0) << init.name();
   }
 }
