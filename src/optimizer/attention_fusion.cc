@@ -10,6 +10,8 @@
 // A packed qkv = x·W (+ b) with constant W is split into three MatMuls by columns (b becomes the
 // op's bias input); any other packed qkv gets a Split. A mask is passed as attention_bias,
 // expanded to [B|1, H|1, S, L] when it broadcasts over the query axis.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -204,6 +206,11 @@ class Fuser {
     if (!seq_first) nodes.push_back(orr);  // sequence first keeps it, to reshape [1, S, D]
     for (Heads* h : {&q, &k, &v}) nodes.insert(nodes.end(), h->nodes.begin(), h->nodes.end());
 
+    // Every check before anything is added to the graph (the sources and the mask's Expand).
+    std::array<int64_t, 4> mask_dims{};
+    if (mask != nullptr && !MaskBiasDims(mask, qd[0], heads, qd[2], vd[2], mask_dims)) {
+      return false;
+    }
     ir::Value* bias = nullptr;
     ir::Value* qs = nullptr;
     ir::Value* ks = nullptr;
@@ -216,11 +223,7 @@ class Fuser {
       vs = Source(v, bias);
     }
     if (qs == nullptr || ks == nullptr || vs == nullptr) return false;
-    ir::Value* attn_bias = nullptr;
-    if (mask != nullptr) {
-      attn_bias = MaskAsBias(mask, qd[0], heads, qd[2], vd[2]);
-      if (attn_bias == nullptr) return false;
-    }
+    ir::Value* attn_bias = mask != nullptr ? MaskAsBias(mask, mask_dims) : nullptr;
     ir::Value* out = seq_first ? g_.AddValue(g_.UniqueName(orr->outputs()[0]->name() + "_bsd"))
                                : orr->outputs()[0];
     Replace(g_, nodes, "MultiHeadAttention", kMicrosoftDomain, 1,
@@ -447,29 +450,34 @@ class Fuser {
     return out;
   }
 
-  // The mask as an additive attention_bias of shape [B|1, H|1, S, L].
-  ir::Value* MaskAsBias(ir::Value* mask, int64_t b, int64_t h, int64_t s, int64_t l) {
-    auto it = masks_.find(mask);
-    if (it != masks_.end()) return it->second;
+  // Whether the mask broadcasts to [B, H, S, L] as an attention_bias of shape [B|1, H|1, S, L]
+  // (leading 1s added to its rank): the dims that bias has.
+  bool MaskBiasDims(const ir::Value* mask, int64_t b, int64_t h, int64_t s, int64_t l,
+                    std::array<int64_t, 4>& out) const {
     std::vector<int64_t> d = DimsOf(ctx_, mask);
     if (d.empty() && ConstantOf(mask) != nullptr) d = ConstantOf(mask)->shape().dims();
-    if (d.empty() || d.size() > 4 || ctx_.Facts(mask).type != DataType::kFloat) return nullptr;
+    if (d.empty() || d.size() > 4 || ctx_.Facts(mask).type != DataType::kFloat) return false;
     while (d.size() < 4) d.insert(d.begin(), 1);
     if ((d[0] != 1 && d[0] != b) || (d[1] != 1 && d[1] != h) || (d[2] != 1 && d[2] != s) ||
         d[3] != l) {
-      return nullptr;
+      return false;
     }
+    out = {d[0], d[1], s, l};
+    return true;
+  }
+
+  // The mask as that attention_bias: itself when it has those dims already, else expanded to
+  // them (once per mask; every layer of a model reads the same one).
+  ir::Value* MaskAsBias(ir::Value* mask, const std::array<int64_t, 4>& dims) {
+    auto it = masks_.find(mask);
+    if (it != masks_.end()) return it->second;
     ir::Value* result = mask;
-    if (d[2] != s || DimsOf(ctx_, mask).size() != 4) {
+    if (DimsOf(ctx_, mask) != std::vector<int64_t>(dims.begin(), dims.end())) {
       ir::Node* n = g_.AddNode(g_.UniqueName(mask->name() + "/Expand"), "Expand", "");
       n->set_opset(13);
       std::shared_ptr<Tensor> shape =
           Tensor::Allocate(DataType::kInt64, Shape({4}), CpuAllocator());
-      auto* p = static_cast<int64_t*>(shape->data());
-      p[0] = d[0];
-      p[1] = d[1];
-      p[2] = s;
-      p[3] = l;
+      std::copy(dims.begin(), dims.end(), static_cast<int64_t*>(shape->data()));
       result = g_.AddValue(g_.UniqueName(mask->name() + "_bias"));
       g_.Connect(n, {mask, AddConstant(g_, mask->name() + "_bias_shape", std::move(shape))},
                  {result});

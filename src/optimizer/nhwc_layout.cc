@@ -87,11 +87,17 @@ bool IsLayoutFreeBinary(const ir::Node* n) {
   return false;
 }
 
+// Whether PermuteConstant can take the value: a float constant of rank 4 or less.
+bool IsPermutableConstant(const ir::Value* v) {
+  const Tensor* t = ConstantOf(v);
+  return t != nullptr && t->shape().rank() <= 4 && t->type() == DataType::kFloat;
+}
+
 // A constant operand of a binary op on a 4-D NCHW tensor, as the same operand for the NHWC
-// tensor: padded to rank 4 with leading 1s (numpy broadcasting), then permuted.
+// tensor: padded to rank 4 with leading 1s (numpy broadcasting), then permuted. Only for an
+// IsPermutableConstant value.
 ir::Value* PermuteConstant(ir::Graph& g, const ir::Value* v) {
   const Tensor* t = ConstantOf(v);
-  if (t == nullptr || t->shape().rank() > 4 || t->type() != DataType::kFloat) return nullptr;
   std::vector<int64_t> d(4 - t->shape().rank(), 1);
   for (int64_t x : t->shape().dims()) d.push_back(x);
   std::shared_ptr<Tensor> out =
@@ -121,7 +127,10 @@ bool PushThrough(PassContext& ctx, ir::Node* n) {
   if ((!unary && !binary && !concat) || n->outputs().size() != 1 || n->inputs().empty()) {
     return false;
   }
+  // Decide first, change nothing until the node is known to move (a permuted constant made for a
+  // node that then stays would be left in the graph).
   std::vector<ir::Value*> inputs = n->inputs();
+  std::vector<size_t> constants;  // inputs to permute
   bool any = false;
   for (size_t i = 0; i < inputs.size(); ++i) {
     ir::Value* in = inputs[i];
@@ -133,9 +142,8 @@ bool PushThrough(PassContext& ctx, ir::Node* n) {
       inputs[i] = p->inputs()[0];
       any = true;
     } else if (data_input && binary) {
-      ir::Value* c = PermuteConstant(g, in);
-      if (c == nullptr) return false;
-      inputs[i] = c;
+      if (!IsPermutableConstant(in)) return false;
+      constants.push_back(i);
     } else if (data_input || ConstantOf(in) == nullptr) {
       // A Concat operand still in NCHW; or a non-data input (Clip's bounds) that is not a
       // constant scalar.
@@ -143,6 +151,7 @@ bool PushThrough(PassContext& ctx, ir::Node* n) {
     }
   }
   if (!any) return false;
+  for (size_t i : constants) inputs[i] = PermuteConstant(g, inputs[i]);
   ir::Value* out = n->outputs()[0];
   ir::Value* nhwc = g.AddValue(g.UniqueName(out->name() + "_nhwc"));
   std::vector<ir::Attribute> attrs = n->attributes();
