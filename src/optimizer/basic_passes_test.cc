@@ -109,5 +109,27 @@ TEST(Optimize, ReportsWhatEachPassDid) {
   EXPECT_EQ(r[1].rewrites, 3u);
 }
 
+// Nodes missing inputs their schemas require (a fuzzer found a MaxPool with none that the layout
+// pass read past): every level leaves them alone, for their kernels to reject at run time.
+TEST(Optimize, LeavesNodesMissingRequiredInputsAlone) {
+  auto build = [] {
+    GraphBuilder b;
+    ir::Value* x = b.Input("x", {1, 3, 8, 8});
+    b.Output(b.Op("MaxPool", {}, {IntsAttr("kernel_shape", {2, 2})}));
+    ir::Value* conv = b.Op("Conv", {x});
+    ir::Value* bn = b.Op("BatchNormalization", {conv, b.Floats({3})});
+    b.Output(b.Op("Relu", {bn}));
+    b.Output(b.Op("Add", {nullptr, x}));
+    b.Output(b.Op("Slice", {x, b.Ints({1}, {0})}));
+    return b.Model();
+  };
+  const OpCounts all{{"MaxPool", 1}, {"Conv", 1}, {"BatchNormalization", 1},
+                     {"Relu", 1},    {"Add", 1},  {"Slice", 1}};
+  for (int level = 0; level <= 3; ++level) {
+    SCOPED_TRACE(level);
+    EXPECT_EQ(OpsAfter(build(), level), all);
+  }
+}
+
 }  // namespace
 }  // namespace kiln::optimizer

@@ -45,7 +45,8 @@ bool ConvertNode(PassContext& ctx, ir::Node* n) {
   ir::Graph& g = ctx.graph;
   std::string op;
   const bool is_conv =
-      IsOp(n, "Conv") || (n->op_type() == "FusedConv" && n->domain() == kMicrosoftDomain);
+      IsOp(n, "Conv") ||
+      (n->op_type() == "FusedConv" && n->domain() == kMicrosoftDomain && HasRequiredInputs(n, 2));
   if (is_conv) {
     const Tensor* w = n->inputs().size() > 1 ? ConstantOf(n->inputs()[1]) : nullptr;
     if (w == nullptr || w->type() != DataType::kFloat || w->shape().rank() != 4) return false;

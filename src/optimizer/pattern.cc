@@ -8,9 +8,73 @@
 
 namespace kiln::optimizer {
 
+namespace {
+
+// How many leading inputs the ops the passes match require (ONNX schemas). A node that lacks one
+// is malformed: it fails with a precise error when it runs, and no pass may read past its inputs.
+size_t RequiredInputs(std::string_view op) noexcept {
+  struct Arity {
+    std::string_view op;
+    size_t inputs;
+  };
+  static constexpr Arity kArity[] = {
+      {"Add", 2},
+      {"Sub", 2},
+      {"Mul", 2},
+      {"Div", 2},
+      {"Pow", 2},
+      {"MatMul", 2},
+      {"Conv", 2},
+      {"Reshape", 2},
+      {"Slice", 3},
+      {"BatchNormalization", 5},
+      {"LayerNormalization", 2},
+      {"Concat", 1},
+      {"Clip", 1},
+      {"Split", 1},
+      {"Squeeze", 1},
+      {"Transpose", 1},
+      {"Softmax", 1},
+      {"ReduceMean", 1},
+      {"Cast", 1},
+      {"Dropout", 1},
+      {"Identity", 1},
+      {"Erf", 1},
+      {"Sqrt", 1},
+      {"Tanh", 1},
+      {"Sigmoid", 1},
+      {"Relu", 1},
+      {"LeakyRelu", 1},
+      {"HardSigmoid", 1},
+      {"HardSwish", 1},
+      {"MaxPool", 1},
+      {"AveragePool", 1},
+      {"GlobalAveragePool", 1},
+      {"GlobalMaxPool", 1},
+  };
+  for (const Arity& a : kArity) {
+    if (a.op == op) return a.inputs;
+  }
+  return 1;  // every other op a pass names reads at least one input
+}
+
+}  // namespace
+
+bool HasRequiredInputs(const ir::Node* node, size_t required) noexcept {
+  if (node->inputs().size() < required || node->outputs().empty() ||
+      node->outputs()[0] == nullptr) {
+    return false;
+  }
+  for (size_t i = 0; i < required; ++i) {
+    if (node->inputs()[i] == nullptr) return false;
+  }
+  return true;
+}
+
 bool IsOp(const ir::Node* node, std::string_view op) noexcept {
   return node != nullptr && node->op_type() == op &&
-         (node->domain().empty() || node->domain() == "ai.onnx");
+         (node->domain().empty() || node->domain() == "ai.onnx") &&
+         HasRequiredInputs(node, RequiredInputs(op));
 }
 
 ir::Node* ProducerIs(const ir::Value* v, std::string_view op) noexcept {

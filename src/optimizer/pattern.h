@@ -14,8 +14,12 @@
 
 namespace kiln::optimizer {
 
-// Whether the node is `op` of the default ONNX domain ("" or "ai.onnx").
+// Whether the node is `op` of the default ONNX domain ("" or "ai.onnx") and well formed enough
+// to match: it has the inputs its schema requires (present, not empty) and a first output. A
+// pass may read those inputs without checking; a malformed node is left for its kernel to reject.
 bool IsOp(const ir::Node* node, std::string_view op) noexcept;
+// Whether the node's first `required` inputs and its first output are present.
+bool HasRequiredInputs(const ir::Node* node, size_t required) noexcept;
 // The value's producer when it is `op` (default domain), else nullptr.
 ir::Node* ProducerIs(const ir::Value* v, std::string_view op) noexcept;
 // The one node reading the value, when exactly one node reads it once and it is not a graph
