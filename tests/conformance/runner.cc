@@ -1,0 +1,362 @@
+// kiln_conformance: runs the ONNX backend test suites through Kiln's C ABI and checks the
+// outcome against the expected-failures manifest.
+//
+//   kiln_conformance --manifest expected.txt --suite onnx-1.12=DIR [--suite LABEL=DIR]...
+//                    [--filter TEXT] [--jobs N] [--threads N] [--timeout SECONDS]
+//                    [--write-manifest FILE] [--verbose]
+//
+// Each case runs in a child process, so a crash or a hang is reported as that case's failure and
+// the run goes on. The run fails when a case fails that the manifest does not list, when a listed
+// case passes, or when the manifest names a case that does not exist. Its last line is
+// "N passed, N failed".
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cases.h"
+
+namespace conformance {
+namespace {
+
+struct Options {
+  std::string manifest;
+  std::vector<std::pair<std::string, std::string>> suites;
+  std::string filter;
+  std::string write_manifest;
+  int jobs = 2;
+  int timeout_s = 120;
+  RunSettings settings;
+  bool verbose = false;
+};
+
+[[noreturn]] void Usage(const std::string& why) {
+  std::cerr << "kiln_conformance: " << why << "\n"
+            << "usage: kiln_conformance --manifest FILE --suite LABEL=DIR [--suite LABEL=DIR]...\n"
+               "       [--filter TEXT] [--jobs N] [--threads N] [--timeout SECONDS]\n"
+               "       [--write-manifest FILE] [--verbose]\n";
+  std::exit(2);
+}
+
+Options ParseArgs(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) Usage(a + " needs a value");
+      return argv[++i];
+    };
+    auto number = [&]() {
+      const std::string v = value();
+      char* end = nullptr;
+      const long n = std::strtol(v.c_str(), &end, 10);
+      if (*end != '\0' || n < 1 || n > 100000) Usage(a + " takes a positive number, not " + v);
+      return static_cast<int>(n);
+    };
+    if (a == "--manifest") {
+      o.manifest = value();
+    } else if (a == "--suite") {
+      const std::string v = value();
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) Usage("--suite takes LABEL=DIR, not " + v);
+      o.suites.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else if (a == "--filter") {
+      o.filter = value();
+    } else if (a == "--write-manifest") {
+      o.write_manifest = value();
+    } else if (a == "--jobs") {
+      o.jobs = number();
+    } else if (a == "--threads") {
+      o.settings.threads = number();
+    } else if (a == "--timeout") {
+      o.timeout_s = number();
+    } else if (a == "--verbose") {
+      o.verbose = true;
+    } else {
+      Usage("unknown argument '" + a + "'");
+    }
+  }
+  if (o.suites.empty()) Usage("no --suite given");
+  if (o.manifest.empty() && o.write_manifest.empty()) Usage("no --manifest given");
+  return o;
+}
+
+// The manifest: "<case id> <reason>" per line; '#' starts a comment line.
+std::map<std::string, std::string> ReadManifest(const std::string& path, std::string& error) {
+  std::map<std::string, std::string> listed;
+  if (path.empty()) return listed;
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot read the manifest " + path;
+    return listed;
+  }
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t space = line.find_first_of(" \t");
+    const size_t reason = space == std::string::npos ? space : line.find_first_not_of(" \t", space);
+    const std::string where = path + ":" + std::to_string(number) + ": ";
+    if (reason == std::string::npos) {
+      error += where + "'" + line + "' has no reason\n";
+      continue;
+    }
+    const std::string id = line.substr(0, space);
+    if (!listed.emplace(id, line.substr(reason)).second) error += where + id + " is listed twice\n";
+  }
+  return listed;
+}
+
+// Runs the case in a child process; the child writes "<outcome>\n<message>" to a pipe.
+struct Child {
+  pid_t pid;
+  int fd;
+  size_t index;
+  std::chrono::steady_clock::time_point start;
+  std::string output;
+};
+
+Child Start(const Case& c, size_t index, const RunSettings& settings) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    std::perror("kiln_conformance: pipe");
+    std::exit(2);
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    std::perror("kiln_conformance: fork");
+    std::exit(2);
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    const Result r = RunCase(c, settings);
+    const std::string text = std::to_string(static_cast<int>(r.outcome)) + "\n" + r.message;
+    size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    close(fds[1]);
+    // exit (not _exit): LeakSanitizer checks for leaks at exit in the sanitizer build, and a
+    // report turns the exit status nonzero.
+    std::exit(0);
+  }
+  close(fds[1]);
+  return {pid, fds[0], index, std::chrono::steady_clock::now(), ""};
+}
+
+void Drain(Child& child) {
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = read(child.fd, buf, sizeof buf);
+    if (n <= 0) break;
+    child.output.append(buf, static_cast<size_t>(n));
+  }
+}
+
+Result Finish(Child& child, int status) {
+  Drain(child);
+  close(child.fd);
+  if (WIFSIGNALED(status)) {
+    return {Outcome::kFailed, std::string("crashed: ") + strsignal(WTERMSIG(status))};
+  }
+  if (WEXITSTATUS(status) != 0) {
+    return {Outcome::kFailed, "the case process exited with status " +
+                                  std::to_string(WEXITSTATUS(status)) +
+                                  " (a sanitizer report is above)"};
+  }
+  const size_t nl = child.output.find('\n');
+  if (nl == std::string::npos) return {Outcome::kFailed, "the case process reported nothing"};
+  return {static_cast<Outcome>(std::stoi(child.output.substr(0, nl))), child.output.substr(nl + 1)};
+}
+
+std::vector<Result> RunAll(const std::vector<Case>& cases, const Options& o) {
+  std::vector<Result> results(cases.size());
+  std::vector<Child> running;
+  size_t next = 0;
+  size_t done = 0;
+  while (done < cases.size()) {
+    while (next < cases.size() && running.size() < static_cast<size_t>(o.jobs)) {
+      running.push_back(Start(cases[next], next, o.settings));
+      ++next;
+    }
+    // Keep the pipes drained so a child never blocks on a full one.
+    std::vector<pollfd> fds;
+    for (const Child& c : running) fds.push_back({c.fd, POLLIN, 0});
+    poll(fds.data(), fds.size(), 5);
+    for (size_t i = 0; i < running.size();) {
+      Child& c = running[i];
+      if (fds.size() > i && (fds[i].revents & POLLIN)) {
+        char buf[4096];
+        const ssize_t n = read(c.fd, buf, sizeof buf);
+        if (n > 0) c.output.append(buf, static_cast<size_t>(n));
+      }
+      int status = 0;
+      const pid_t w = waitpid(c.pid, &status, WNOHANG);
+      const auto elapsed = std::chrono::steady_clock::now() - c.start;
+      if (w == 0 && elapsed > std::chrono::seconds(o.timeout_s)) {
+        kill(c.pid, SIGKILL);
+        waitpid(c.pid, &status, 0);
+        close(c.fd);
+        results[c.index] = {Outcome::kFailed,
+                            "hung: killed after " + std::to_string(o.timeout_s) + " s"};
+      } else if (w == c.pid) {
+        results[c.index] = Finish(c, status);
+      } else {
+        ++i;
+        continue;
+      }
+      if (o.verbose) {
+        std::cout << (results[c.index].outcome == Outcome::kFailed ? "FAIL " : "ok   ")
+                  << cases[c.index].id << " " << results[c.index].message << std::endl;
+      }
+      ++done;
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+      fds.erase(fds.begin() + static_cast<std::ptrdiff_t>(std::min(i, fds.size())));
+    }
+  }
+  return results;
+}
+
+struct Tally {
+  int cases = 0;
+  int passed = 0;
+  int failed = 0;
+  int listed = 0;
+  int random = 0;
+};
+
+void PrintTable(const std::string& title, const std::map<std::string, Tally>& rows) {
+  size_t width = title.size();
+  for (const auto& [name, t] : rows) width = std::max(width, name.size());
+  std::printf("\n%-*s %6s %6s %6s %6s %6s\n", static_cast<int>(width), title.c_str(), "cases",
+              "passed", "failed", "listed", "random");
+  for (const auto& [name, t] : rows) {
+    std::printf("%-*s %6d %6d %6d %6d %6d\n", static_cast<int>(width), name.c_str(), t.cases,
+                t.passed, t.failed, t.listed, t.random);
+  }
+}
+
+void Count(Tally& t, Outcome outcome, bool listed) {
+  ++t.cases;
+  if (outcome == Outcome::kPassed) ++t.passed;
+  if (outcome == Outcome::kFailed) ++t.failed;
+  if (outcome == Outcome::kRandomChecked) ++t.random;
+  if (listed) ++t.listed;
+}
+
+int Main(int argc, char** argv) {
+  const Options o = ParseArgs(argc, argv);
+  std::string manifest_error;
+  const std::map<std::string, std::string> listed = ReadManifest(o.manifest, manifest_error);
+
+  std::vector<Case> cases;
+  for (const auto& [label, dir] : o.suites) {
+    try {
+      for (Case& c : FindCases(label, dir)) {
+        if (o.filter.empty() || c.id.find(o.filter) != std::string::npos) {
+          cases.push_back(std::move(c));
+        }
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "kiln_conformance: suite " << label << ": " << e.what() << "\n";
+      return 2;
+    }
+  }
+  if (cases.empty()) {
+    std::cerr << "kiln_conformance: no cases found\n";
+    return 2;
+  }
+  std::printf("kiln_conformance: %zu cases, %d at a time\n", cases.size(), o.jobs);
+  std::fflush(stdout);
+  const std::vector<Result> results = RunAll(cases, o);
+
+  std::map<std::string, Tally> by_suite;
+  std::map<std::string, Tally> by_op;
+  std::vector<std::string> unexpected;
+  std::vector<std::string> now_passing;
+  std::vector<std::string> random_lines;
+  std::set<std::string> ids;
+  int passed = 0;
+  int failed = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    const Result& r = results[i];
+    ids.insert(c.id);
+    const bool is_listed = listed.count(c.id) > 0;
+    Count(by_suite[c.suite], r.outcome, is_listed);
+    for (const std::string& op : c.ops) Count(by_op[op], r.outcome, is_listed);
+    if (r.outcome == Outcome::kFailed) {
+      ++failed;
+      if (!is_listed) unexpected.push_back(c.id + ": " + r.message);
+    } else {
+      if (r.outcome == Outcome::kPassed) ++passed;
+      if (r.outcome == Outcome::kRandomChecked) random_lines.push_back(c.id + ": " + r.message);
+      if (is_listed) now_passing.push_back(c.id);
+    }
+  }
+  std::vector<std::string> stale;
+  if (o.filter.empty()) {
+    for (const auto& [id, reason] : listed) {
+      if (ids.count(id) == 0) stale.push_back(id);
+    }
+  }
+
+  PrintTable("op", by_op);
+  PrintTable("suite", by_suite);
+  std::printf(
+      "\nrandom-output cases, checked on kind, type, shape and values the op can produce "
+      "(not counted as passed): %zu\n",
+      random_lines.size());
+  for (const std::string& l : random_lines) std::printf("  %s\n", l.c_str());
+  if (!unexpected.empty()) {
+    std::printf("\nfailed, not in the manifest (%zu):\n", unexpected.size());
+    for (const std::string& l : unexpected) std::printf("  %s\n", l.c_str());
+  }
+  if (!now_passing.empty()) {
+    std::printf("\nlisted in the manifest but passing, remove them (%zu):\n", now_passing.size());
+    for (const std::string& l : now_passing) std::printf("  %s\n", l.c_str());
+  }
+  if (!stale.empty()) {
+    std::printf("\nlisted in the manifest but not a case (%zu):\n", stale.size());
+    for (const std::string& l : stale) std::printf("  %s\n", l.c_str());
+  }
+  if (!manifest_error.empty()) std::printf("\nmanifest errors:\n%s", manifest_error.c_str());
+
+  if (!o.write_manifest.empty()) {
+    std::ofstream out(o.write_manifest);
+    for (size_t i = 0; i < cases.size(); ++i) {
+      if (results[i].outcome != Outcome::kFailed) continue;
+      auto it = listed.find(cases[i].id);
+      out << cases[i].id << " " << (it != listed.end() ? it->second : results[i].message) << "\n";
+    }
+    std::printf("\nwrote the failing cases to %s\n", o.write_manifest.c_str());
+  }
+  const bool ok =
+      unexpected.empty() && now_passing.empty() && stale.empty() && manifest_error.empty();
+  std::printf("\nmanifest: %s\n", ok ? "matches" : "does NOT match (see above)");
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace conformance
+
+int main(int argc, char** argv) {
+  return conformance::Main(argc, argv);
+}
