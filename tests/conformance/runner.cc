@@ -2,7 +2,7 @@
 // outcome against the expected-failures manifest.
 //
 //   kiln_conformance --manifest expected.txt --suite onnx-1.12=DIR [--suite LABEL=DIR]...
-//                    [--filter TEXT] [--jobs N] [--threads N] [--timeout SECONDS]
+//                    [--filter REGEX] [--jobs N] [--threads N] [--timeout SECONDS]
 //                    [--write-manifest FILE] [--verbose]
 //
 // Each case runs in a child process, so a crash or a hang is reported as that case's failure and
@@ -21,6 +21,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -46,7 +47,7 @@ struct Options {
 [[noreturn]] void Usage(const std::string& why) {
   std::cerr << "kiln_conformance: " << why << "\n"
             << "usage: kiln_conformance --manifest FILE --suite LABEL=DIR [--suite LABEL=DIR]...\n"
-               "       [--filter TEXT] [--jobs N] [--threads N] [--timeout SECONDS]\n"
+               "       [--filter REGEX] [--jobs N] [--threads N] [--timeout SECONDS]\n"
                "       [--write-manifest FILE] [--verbose]\n";
   std::exit(2);
 }
@@ -265,11 +266,17 @@ int Main(int argc, char** argv) {
   std::string manifest_error;
   const std::map<std::string, std::string> listed = ReadManifest(o.manifest, manifest_error);
 
+  std::regex filter;
+  try {
+    filter = std::regex(o.filter, std::regex::extended);
+  } catch (const std::regex_error& e) {
+    Usage("--filter '" + o.filter + "' is not an extended regular expression: " + e.what());
+  }
   std::vector<Case> cases;
   for (const auto& [label, dir] : o.suites) {
     try {
       for (Case& c : FindCases(label, dir)) {
-        if (o.filter.empty() || c.id.find(o.filter) != std::string::npos) {
+        if (o.filter.empty() || std::regex_search(c.id, filter)) {
           cases.push_back(std::move(c));
         }
       }
