@@ -300,9 +300,6 @@ void Concat(InferenceContext& ctx) {
   const int64_t axis_attr =
       ctx.opset() < 4 ? ctx.info().GetInt("axis", 1) : ctx.info().GetInt("axis", INT64_MIN);
   if (axis_attr == INT64_MIN) ctx.Fail("attribute 'axis' is required");
-  if (ctx.opset() < 11 && axis_attr < 0) {
-    ctx.Fail("axis " + std::to_string(axis_attr) + " is negative (allowed from opset 11)");
-  }
   DataType type = DataType::kUndefined;
   std::optional<std::vector<int64_t>> out;
   std::optional<size_t> axis;
@@ -349,9 +346,6 @@ void Split(InferenceContext& ctx) {
   const size_t parts = ctx.output_count();
   const int64_t opset = ctx.opset();
   const int64_t axis_attr = ctx.info().GetInt("axis", 0);
-  if (opset < 11 && axis_attr < 0) {
-    ctx.Fail("axis " + std::to_string(axis_attr) + " is negative (allowed from opset 11)");
-  }
   const bool has_num_outputs = opset >= 18 && ctx.info().HasAttribute("num_outputs");
   if (has_num_outputs) {
     const int64_t n = ctx.info().GetInt("num_outputs", 0);

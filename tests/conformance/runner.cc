@@ -346,7 +346,16 @@ int Main(int argc, char** argv) {
   if (!manifest_error.empty()) std::printf("\nmanifest errors:\n%s", manifest_error.c_str());
 
   if (!o.write_manifest.empty()) {
+    // Keep the manifest's comment lines (its header) on top.
+    std::string comments;
+    if (!o.manifest.empty()) {
+      std::ifstream in(o.manifest);
+      for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line[0] == '#') comments += line + "\n";
+      }
+    }
     std::ofstream out(o.write_manifest);
+    out << comments;
     for (size_t i = 0; i < cases.size(); ++i) {
       if (results[i].outcome != Outcome::kFailed) continue;
       auto it = listed.find(cases[i].id);

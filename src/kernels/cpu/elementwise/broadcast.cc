@@ -74,7 +74,8 @@ SmallVector<int64_t> LegacyBroadcastDims(const KernelInfo& info, std::span<const
   }
   const size_t start = axis ? NormalizeAxis(info, *axis, a.size()) : a.size() - b.size();
   bool fits = start + b.size() <= a.size();
-  for (size_t i = 0; fits && i < b.size(); ++i) fits = b[i] == a[start + i];
+  // A dimension of 1 in B repeats along A's (the PyTorch exporter's legacy Add relies on it).
+  for (size_t i = 0; fits && i < b.size(); ++i) fits = b[i] == a[start + i] || b[i] == 1;
   if (!fits) {
     info.Fail(ErrorCode::kInvalidArgument,
               shapes() + "; legacy broadcasting needs it to match the dimensions from axis " +

@@ -42,7 +42,8 @@ bool BroadcastsTo(std::span<const int64_t> from, std::span<const int64_t> to);
 
 // The legacy broadcasting of opsets before 7 (Add-1/6, Pow-1, Equal-1, And-1, …): the output has
 // A's shape; without `broadcast` B must have A's shape; with it B is a one-element tensor or its
-// shape equals A's dimensions from `axis` on (the suffix of A when `axis` is absent). Returns B's
+// shape equals A's dimensions from `axis` on (the suffix of A when `axis` is absent), where a
+// dimension of 1 in B also fits (it repeats; PyTorch's exporter wrote such models). Returns B's
 // dimensions as numpy dimensions of A's rank (1 elsewhere). Throws kInvalidArgument naming the
 // node and the inputs `a_name`, `b_name`.
 SmallVector<int64_t> LegacyBroadcastDims(const KernelInfo& info, std::span<const int64_t> a,

@@ -68,6 +68,8 @@ TEST_F(ElementwiseBroadcast, LegacySuffixAxisAndSingleElement) {
   EXPECT_EQ(legacy({1, 1}, true, std::nullopt), (Dims{1, 1, 1, 1}));
   EXPECT_EQ(legacy({}, true, std::nullopt), (Dims{1, 1, 1, 1}));
   EXPECT_EQ(legacy(a, false, std::nullopt), a);
+  EXPECT_EQ(legacy({3, 1}, true, 1), (Dims{1, 3, 1, 1}));  // a 1 repeats along A's dimension
+  EXPECT_EQ(legacy({1, 5}, true, std::nullopt), (Dims{1, 1, 1, 5}));
 }
 
 TEST_F(ElementwiseBroadcast, LegacyErrors) {

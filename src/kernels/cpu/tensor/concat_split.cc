@@ -30,8 +30,7 @@ void CopyRows(ThreadPool& threads, const E* src, size_t src_row, size_t src_col,
 class Concat final : public Kernel {
  public:
   explicit Concat(const KernelInfo& info)
-      : axis_(info.opset() < 4 ? info.GetInt("axis", 1) : info.RequireInt("axis")),
-        allow_negative_(info.opset() >= 11) {}
+      : axis_(info.opset() < 4 ? info.GetInt("axis", 1) : info.RequireInt("axis")) {}
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
@@ -47,10 +46,6 @@ class Concat final : public Kernel {
     const std::vector<int64_t>& d0 = first.shape().dims();
     const size_t rank = d0.size();
     if (rank == 0) info.Fail(ErrorCode::kInvalidArgument, "cannot concatenate scalars");
-    if (!allow_negative_ && axis_ < 0) {
-      info.Fail(ErrorCode::kInvalidArgument,
-                "axis " + std::to_string(axis_) + " is negative (allowed from opset 11)");
-    }
     const size_t axis = NormalizeAxis(info, axis_, rank);
     SmallVector<int64_t> out(d0);
     out[axis] = 0;
@@ -86,8 +81,7 @@ class Concat final : public Kernel {
   }
 
  private:
-  int64_t axis_;
-  bool allow_negative_;
+  int64_t axis_;  // negative counts from the back in every opset (older exporters wrote it too)
 };
 
 class Split final : public Kernel {
@@ -108,10 +102,6 @@ class Split final : public Kernel {
                   "attribute 'num_outputs' is " + std::to_string(num_outputs_) +
                       " but the node has " + std::to_string(info.output_count()) + " outputs");
       }
-    }
-    if (!allow_negative() && axis_ < 0) {
-      info.Fail(ErrorCode::kInvalidArgument,
-                "axis " + std::to_string(axis_) + " is negative (allowed from opset 11)");
     }
   }
 
@@ -164,8 +154,6 @@ class Split final : public Kernel {
   }
 
  private:
-  bool allow_negative() const { return opset_ >= 11; }
-
   SmallVector<int64_t> Sizes(KernelContext& ctx, int64_t dim, size_t parts) const {
     if (has_split_attribute_) return split_;
     const Tensor* split = ctx.OptionalInput(1);

@@ -28,6 +28,23 @@ TEST(TensorConcat, NegativeAxisAndStrings) {
   EXPECT_EQ(Values<std::string>(*out[0]), (std::vector<std::string>{"a", "b", "c"}));
 }
 
+TEST(TensorSplit, NegativeAxisInOlderOpsets) {
+  // Documented from opset 11; PyTorch's exporter wrote it before (its GLU at opset 6).
+  auto parts = NodeTest("Split", 2)
+                   .Attr("axis", int64_t{-1})
+                   .Input<float>({2, 2}, {1, 2, 3, 4})
+                   .Outputs(2)
+                   .Run();
+  EXPECT_EQ(Values<float>(*parts[0]), (F{1, 3}));
+  EXPECT_EQ(Values<float>(*parts[1]), (F{2, 4}));
+  auto joined = NodeTest("Concat", 4)
+                    .Attr("axis", int64_t{-2})
+                    .Input<float>({1, 2}, {1, 2})
+                    .Input<float>({1, 2}, {3, 4})
+                    .Run();
+  EXPECT_EQ(joined[0]->shape(), Shape({2, 2}));
+}
+
 TEST(TensorConcat, Opset1DefaultsToAxisOne) {
   auto out = NodeTest("Concat", 1).Input<float>({1, 1}, {1}).Input<float>({1, 1}, {2}).Run();
   EXPECT_EQ(out[0]->shape(), Shape({1, 2}));
@@ -46,8 +63,8 @@ TEST(TensorConcat, Errors) {
                   ErrorCode::kInvalidArgument, "input 1 (int64");
   ExpectNodeError(NodeTest("Concat", 13).Attr("axis", int64_t{2}).Input<float>({1}, {1}),
                   ErrorCode::kInvalidArgument, "axis 2");
-  ExpectNodeError(NodeTest("Concat", 4).Attr("axis", int64_t{-1}).Input<float>({1}, {1}),
-                  ErrorCode::kInvalidArgument, "negative");
+  ExpectNodeError(NodeTest("Concat", 4).Attr("axis", int64_t{-2}).Input<float>({1}, {1}),
+                  ErrorCode::kInvalidArgument, "axis -2");
   ExpectNodeError(NodeTest("Concat", 4).Input<float>({1}, {1}), ErrorCode::kInvalidGraph, "'axis'");
   ExpectNodeError(NodeTest("Concat", 13).Attr("axis", int64_t{0}).Input<float>({}, {1}),
                   ErrorCode::kInvalidArgument, "scalars");
@@ -109,8 +126,8 @@ TEST(TensorSplit, Errors) {
                       .Input<float>({5}, {1, 2, 3, 4, 5})
                       .Outputs(4),
                   ErrorCode::kInvalidArgument, "cannot be split into 4 parts");
-  ExpectNodeError(NodeTest("Split", 2).Attr("axis", int64_t{-1}).Input(x).Outputs(1),
-                  ErrorCode::kInvalidArgument, "negative");
+  ExpectNodeError(NodeTest("Split", 2).Attr("axis", int64_t{-2}).Input(x).Outputs(1),
+                  ErrorCode::kInvalidArgument, "axis -2");
 }
 
 TEST(TensorConcat, NeedsAnInput) {
