@@ -76,7 +76,7 @@ TEST(ElementwiseUnaryMath, InverseAndHyperbolicTrigonometry) {
   }
   EXPECT_TRUE(std::isnan(RunFloat("Asin", 7, {2})[0]));
   EXPECT_TRUE(std::isnan(RunFloat("Acosh", 9, {0.5f})[0]));
-  auto half = NodeTest("Cosh", 9).Input<Float16>({1}, {Float16(0.5f)}).Run();
+  auto half = NodeTest("Cosh", 9).Input<Float16>({1}, {Float16::FromFloat(0.5f)}).Run();
   EXPECT_NEAR(Values<Float16>(*half[0])[0].ToFloat(), std::cosh(0.5), 1e-3);
 }
 

@@ -11,6 +11,7 @@
 // double.
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -187,7 +188,7 @@ class SoftmaxCrossEntropyLoss final : public Kernel {
       for (size_t n = 0; n < s.n; ++n) {
         for (size_t d = 0; d < s.inner; ++d) {
           const size_t base = n * s.c * s.inner + d;
-          double max = -INFINITY;
+          double max = -std::numeric_limits<double>::infinity();
           for (size_t c = 0; c < s.c; ++c) {
             max = std::fmax(max, static_cast<double>(nn::Load(x[base + c * s.inner])));
           }

@@ -17,8 +17,12 @@ using nn_test::ExpectNear;
 using nn_test::Pattern;
 
 // Input [2, 3, 2] (N, C, d1), targets [2, 2] with one ignored (-1), weights per class.
-const std::vector<int64_t> kTargets = {0, 2, -1, 1};
-const std::vector<float> kWeights = {0.5f, 1.0f, 2.0f};
+std::vector<int64_t> Targets() {
+  return {0, 2, -1, 1};
+}
+std::vector<float> Weights() {
+  return {0.5f, 1.0f, 2.0f};
+}
 
 // -x[n, t, d] * w[t] per (n, d), 0 where ignored; `logp` the [2, 3, 2] values.
 std::vector<float> NllReference(const std::vector<float>& logp, bool weighted, float* weight_sum) {
@@ -26,12 +30,12 @@ std::vector<float> NllReference(const std::vector<float>& logp, bool weighted, f
   *weight_sum = 0;
   for (size_t n = 0; n < 2; ++n) {
     for (size_t d = 0; d < 2; ++d) {
-      const int64_t t = kTargets[n * 2 + d];
+      const int64_t t = Targets()[n * 2 + d];
       if (t == -1) {
         losses.push_back(0);
         continue;
       }
-      const float w = weighted ? kWeights[static_cast<size_t>(t)] : 1.0f;
+      const float w = weighted ? Weights()[static_cast<size_t>(t)] : 1.0f;
       losses.push_back(-logp[(n * 3 + static_cast<size_t>(t)) * 2 + d] * w);
       *weight_sum += w;
     }
@@ -44,8 +48,8 @@ NodeTest Nll(const char* reduction, bool weighted) {
   t.Attr("reduction", reduction)
       .Attr("ignore_index", int64_t{-1})
       .Input<float>({2, 3, 2}, Pattern(12))
-      .Input<int64_t>({2, 2}, kTargets);
-  if (weighted) t.Input<float>({3}, kWeights);
+      .Input<int64_t>({2, 2}, Targets());
+  if (weighted) t.Input<float>({3}, Weights());
   return t;
 }
 
@@ -134,8 +138,8 @@ TEST(NnSoftmaxCrossEntropyLoss, LogProbAndLoss) {
   auto out = NodeTest("SoftmaxCrossEntropyLoss", 13)
                  .Attr("ignore_index", int64_t{-1})
                  .Input<float>({2, 3, 2}, x)
-                 .Input<int64_t>({2, 2}, kTargets)
-                 .Input<float>({3}, kWeights)
+                 .Input<int64_t>({2, 2}, Targets())
+                 .Input<float>({3}, Weights())
                  .Outputs(2)
                  .Run();
   ExpectNear(Values<float>(*out[0]), {sum / weight_sum}, 1e-5);
@@ -145,8 +149,8 @@ TEST(NnSoftmaxCrossEntropyLoss, LogProbAndLoss) {
                   .Attr("reduction", "none")
                   .Attr("ignore_index", int64_t{-1})
                   .Input<float>({2, 3, 2}, x)
-                  .Input<int64_t>({2, 2}, kTargets)
-                  .Input<float>({3}, kWeights)
+                  .Input<int64_t>({2, 2}, Targets())
+                  .Input<float>({3}, Weights())
                   .Run();
   ExpectNear(Values<float>(*none[0]), losses, 1e-5);
 }
