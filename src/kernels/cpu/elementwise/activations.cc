@@ -1,7 +1,9 @@
 // Activations, every opset up to 23 (`consumed_inputs` of opset 1 is ignored):
 //   Relu (1+): floats and signed integers;
 //   LeakyRelu, Elu, Selu, Sigmoid, HardSigmoid, Softplus, Softsign (1+), HardSwish (14+),
-//   Gelu (20+, approximate "none" or "tanh"): float, double, Float16, BFloat16;
+//   Gelu (20+, approximate "none" or "tanh"), ThresholdedRelu (10+), Celu (12+), Mish (18+),
+//   Swish (24+), SwiGLU (28+, two inputs of one shape): float, double, Float16, BFloat16;
+//   Shrink (9+): all numeric types;
 //   PRelu (1+): floats, int32, int64, uint32, uint64. Opsets 7+ broadcast the slope to X
 //   unidirectionally; opsets 1–6 take a one-element slope, one per channel (axis 1) or one of X's
 //   shape.
@@ -80,18 +82,23 @@ class SeluOp {
   float gamma_;
 };
 
+template <typename C>
+C Sigmoid(C x) {
+  if constexpr (std::is_same_v<C, float>) {
+    return SigmoidF(x);
+  } else {
+    if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
+    const C e = std::exp(x);  // no overflow for large negative x
+    return e / (C(1) + e);
+  }
+}
+
 struct SigmoidOp {
   using Types = FloatTypes;
   explicit SigmoidOp(const KernelInfo&) {}
   template <typename C>
   C operator()(C x) const {
-    if constexpr (std::is_same_v<C, float>) {
-      return SigmoidF(x);
-    } else {
-      if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
-      const C e = std::exp(x);  // no overflow for large negative x
-      return e / (C(1) + e);
-    }
+    return Sigmoid(x);
   }
 };
 
@@ -127,17 +134,22 @@ struct HardSwishOp {
   }
 };
 
+template <typename C>
+C Softplus(C x) {
+  if constexpr (std::is_same_v<C, float>) {
+    return SoftplusF(x);
+  } else {
+    // log(1 + e^x) without overflow: x + log(1 + e^-x) for positive x.
+    return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  }
+}
+
 struct SoftplusOp {
   using Types = FloatTypes;
   explicit SoftplusOp(const KernelInfo&) {}
   template <typename C>
   C operator()(C x) const {
-    if constexpr (std::is_same_v<C, float>) {
-      return SoftplusF(x);
-    } else {
-      // log(1 + e^x) without overflow: x + log(1 + e^-x) for positive x.
-      return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
-    }
+    return Softplus(x);
   }
 };
 
@@ -165,6 +177,125 @@ struct GeluOp {
       return C(0.5) * x * (C(1) + vmath::Erf(x / std::sqrt(C(2))));
     }
   }
+};
+
+class ThresholdedReluOp {
+ public:
+  using Types = FloatTypes;
+  explicit ThresholdedReluOp(const KernelInfo& info) : alpha_(info.GetFloat("alpha", 1.0f)) {}
+  template <typename C>
+  C operator()(C x) const {
+    return x > static_cast<C>(alpha_) ? x : C(0);
+  }
+
+ private:
+  float alpha_;
+};
+
+// Shrink takes every numeric type; integers compare against the float lambd and shift by the
+// float bias in double, so an int64 near its limits keeps its exact value in the pass-through
+// branch.
+class ShrinkOp {
+ public:
+  using Types = NumericTypes;
+  explicit ShrinkOp(const KernelInfo& info)
+      : bias_(info.GetFloat("bias", 0.0f)), lambd_(info.GetFloat("lambd", 0.5f)) {}
+  template <typename C>
+  C operator()(C x) const {
+    if constexpr (std::is_integral_v<C>) {
+      const auto v = static_cast<double>(x);
+      if (v < -static_cast<double>(lambd_)) return static_cast<C>(v + bias_);
+      if (v > static_cast<double>(lambd_)) return static_cast<C>(v - bias_);
+      return C(0);
+    } else {
+      if (x < -static_cast<C>(lambd_)) return x + static_cast<C>(bias_);
+      if (x > static_cast<C>(lambd_)) return x - static_cast<C>(bias_);
+      return C(0);
+    }
+  }
+
+ private:
+  float bias_;
+  float lambd_;
+};
+
+// max(0, x) + min(0, alpha * (e^(x / alpha) - 1)).
+class CeluOp {
+ public:
+  using Types = FloatTypes;
+  explicit CeluOp(const KernelInfo& info) : alpha_(info.GetFloat("alpha", 1.0f)) {
+    if (alpha_ == 0.0f) info.Fail(ErrorCode::kInvalidGraph, "attribute 'alpha' must not be 0");
+  }
+  template <typename C>
+  C operator()(C x) const {
+    const auto alpha = static_cast<C>(alpha_);
+    const C negative = alpha * vmath::Expm1(x / alpha);
+    return x > C(0) ? x : negative;
+  }
+
+ private:
+  float alpha_;
+};
+
+// x * sigmoid(alpha * x).
+template <typename C>
+C Swish(C x, C alpha) {
+  return x * Sigmoid(alpha * x);
+}
+
+class SwishOp {
+ public:
+  using Types = FloatTypes;
+  explicit SwishOp(const KernelInfo& info) : alpha_(info.GetFloat("alpha", 1.0f)) {}
+  template <typename C>
+  C operator()(C x) const {
+    return Swish(x, static_cast<C>(alpha_));
+  }
+
+ private:
+  float alpha_;
+};
+
+// x * tanh(softplus(x)).
+struct MishOp {
+  using Types = FloatTypes;
+  explicit MishOp(const KernelInfo&) {}
+  template <typename C>
+  C operator()(C x) const {
+    return x * vmath::Tanh(Softplus(x));
+  }
+};
+
+// SwiGLU (28+): Y = Swish_alpha(A) * B, A and B of one shape (no broadcasting).
+class SwiGlu final : public Kernel {
+ public:
+  explicit SwiGlu(const KernelInfo& info) : alpha_(info.GetFloat("alpha", 1.0f)) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& a = ctx.Input(0);
+    const Tensor& b = ctx.Input(1);
+    RequireSameType(info, a, "A", b, "B");
+    if (a.shape() != b.shape()) {
+      info.Fail(ErrorCode::kInvalidArgument, "input 'B' has shape " + b.shape().ToString() +
+                                                 " but 'A' has shape " + a.shape().ToString() +
+                                                 "; SwiGLU does not broadcast");
+    }
+    DispatchList(FloatTypes{}, a.type(), info, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using C = ComputeType<T>;
+      if (!ctx.WantsOutput(0)) return;
+      Tensor& y = ctx.OutputForOverwrite(0, a.type(), a.shape());
+      const BroadcastPlan plan(a.shape().dims(), {&a.shape().dims(), &b.shape().dims()});
+      const auto alpha = static_cast<C>(alpha_);
+      RunBinary(ctx.threads(), plan, static_cast<const T*>(a.data()),
+                static_cast<const T*>(b.data()), static_cast<T*>(y.data()),
+                [alpha](T p, T q) { return Store<T>(Swish(Load(p), alpha) * Load(q)); });
+    });
+  }
+
+ private:
+  float alpha_;
 };
 
 using PReluTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>;
@@ -267,6 +398,24 @@ std::unique_ptr<Kernel> MakeGelu(const KernelInfo& info) {
 }
 std::unique_ptr<Kernel> MakePRelu(const KernelInfo& info) {
   return Make<PRelu>(info);
+}
+std::unique_ptr<Kernel> MakeThresholdedRelu(const KernelInfo& info) {
+  return Make<UnaryKernel<ThresholdedReluOp>>(info);
+}
+std::unique_ptr<Kernel> MakeShrink(const KernelInfo& info) {
+  return Make<UnaryKernel<ShrinkOp>>(info);
+}
+std::unique_ptr<Kernel> MakeCelu(const KernelInfo& info) {
+  return Make<UnaryKernel<CeluOp>>(info);
+}
+std::unique_ptr<Kernel> MakeSwish(const KernelInfo& info) {
+  return Make<UnaryKernel<SwishOp>>(info);
+}
+std::unique_ptr<Kernel> MakeMish(const KernelInfo& info) {
+  return Make<UnaryKernel<MishOp>>(info);
+}
+std::unique_ptr<Kernel> MakeSwiGlu(const KernelInfo& info) {
+  return Make<SwiGlu>(info);
 }
 
 }  // namespace kiln::cpu

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -149,6 +150,70 @@ TEST(ElementwisePRelu, LegacySlopeIsPerChannel) {
             .Run();
       },
       ErrorCode::kInvalidArgument, {"node 'test_node' (PRelu)", "'slope'", "[3]", "opset 7"});
+}
+
+}  // namespace
+}  // namespace kiln::testing
+
+namespace kiln::testing {
+namespace {
+
+double SigmoidRef(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
+
+TEST(ElementwiseThresholdedRelu, ZeroAtOrBelowAlpha) {
+  ExpectAllNear(Run5(NodeTest("ThresholdedRelu", 10)), {0, 0, 0, 0, 3});
+  ExpectAllNear(Run5(NodeTest("ThresholdedRelu", 22).Attr("alpha", -1.0f)), {0, -0.5, 0, 0.75, 3});
+}
+
+TEST(ElementwiseShrink, SoftHardAndIntegers) {
+  ExpectAllNear(Run5(NodeTest("Shrink", 9)), {-2, 0, 0, 0.75, 3});
+  ExpectAllNear(Run5(NodeTest("Shrink", 9).Attr("lambd", 0.6f).Attr("bias", 0.5f)),
+                {-1.5, 0, 0, 0.25, 2.5});
+  auto i = NodeTest("Shrink", 9)
+               .Attr("lambd", 1.0f)
+               .Attr("bias", 1.0f)
+               .Input<int32_t>({5}, {-5, -1, 0, 1, 7})
+               .Run();
+  EXPECT_EQ(Values<int32_t>(*i[0]), (std::vector<int32_t>{-4, 0, 0, 0, 6}));
+}
+
+TEST(ElementwiseCelu, AgainstFormulaAndZeroAlphaRejected) {
+  std::vector<double> want;
+  for (float x : Sample())
+    want.push_back(std::max(0.0, double{x}) + std::min(0.0, 2.0 * std::expm1(x / 2.0)));
+  ExpectAllNear(Run5(NodeTest("Celu", 12).Attr("alpha", 2.0f)), want);
+  ExpectError([] { Run5(NodeTest("Celu", 12).Attr("alpha", 0.0f)); }, ErrorCode::kInvalidGraph,
+              {"(Celu)", "'alpha'"});
+}
+
+TEST(ElementwiseSwishMish, AgainstFormulas) {
+  std::vector<double> swish;
+  std::vector<double> mish;
+  for (float x : Sample()) {
+    swish.push_back(x * SigmoidRef(0.5 * x));
+    mish.push_back(x * std::tanh(std::log1p(std::exp(double{x}))));
+  }
+  ExpectAllNear(Run5(NodeTest("Swish", 24).Attr("alpha", 0.5f)), swish);
+  ExpectAllNear(Run5(NodeTest("Mish", 18)), mish);
+}
+
+TEST(ElementwiseSwiGlu, GateTimesValueAndShapeCheck) {
+  const std::vector<float> a = Sample();
+  const std::vector<float> b = {1, 2, 3, -4, 0.5f};
+  std::vector<double> want;
+  for (size_t i = 0; i < a.size(); ++i) want.push_back(a[i] * SigmoidRef(1.5 * a[i]) * b[i]);
+  auto out =
+      NodeTest("SwiGLU", 28).Attr("alpha", 1.5f).Input<float>({5}, a).Input<float>({5}, b).Run();
+  ExpectAllNear(Values<float>(*out[0]), want);
+  ExpectError(
+      [] {
+        NodeTest("SwiGLU", 28).Input<float>({2}, {1, 2}).Input<float>({1}, {1}).Run();
+      },
+      ErrorCode::kInvalidArgument, {"(SwiGLU)", "'B'", "[1]"});
+  ExpectError([] { NodeTest("SwiGLU", 28).Input<float>({1}, {1}).Input<double>({1}, {1}).Run(); },
+              ErrorCode::kInvalidArgument, {"(SwiGLU)", "'B'"});
 }
 
 }  // namespace

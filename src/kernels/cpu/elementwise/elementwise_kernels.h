@@ -32,6 +32,15 @@ std::unique_ptr<Kernel> MakeRound(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeAbs(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeNeg(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeSign(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeTan(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeAsin(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeAcos(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeAtan(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeSinh(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeCosh(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeAsinh(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeAcosh(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeAtanh(const KernelInfo& info);
 
 // activations.cc
 std::unique_ptr<Kernel> MakeRelu(const KernelInfo& info);
@@ -45,6 +54,12 @@ std::unique_ptr<Kernel> MakeHardSwish(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeSoftplus(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeSoftsign(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeGelu(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeThresholdedRelu(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeShrink(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeCelu(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeSwish(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeMish(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeSwiGlu(const KernelInfo& info);
 
 // clip.cc, variadic.cc
 std::unique_ptr<Kernel> MakeClip(const KernelInfo& info);
@@ -71,6 +86,14 @@ std::unique_ptr<Kernel> MakeIsInf(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeCast(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeCastLike(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeExpand(const KernelInfo& info);
+
+// bitwise.cc
+std::unique_ptr<Kernel> MakeBitShift(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeBitwiseAnd(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeBitwiseOr(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeBitwiseXor(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeBitwiseNot(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeBitCast(const KernelInfo& info);
 
 }  // namespace kiln::cpu
 

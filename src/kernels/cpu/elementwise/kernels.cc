@@ -29,6 +29,15 @@ constexpr KernelDef kDefs[] = {
     {"", "Abs", 1, kLatestOpset, MakeAbs},
     {"", "Neg", 1, kLatestOpset, MakeNeg},
     {"", "Sign", 9, kLatestOpset, MakeSign},
+    {"", "Tan", 7, kLatestOpset, MakeTan},
+    {"", "Asin", 7, kLatestOpset, MakeAsin},
+    {"", "Acos", 7, kLatestOpset, MakeAcos},
+    {"", "Atan", 7, kLatestOpset, MakeAtan},
+    {"", "Sinh", 9, kLatestOpset, MakeSinh},
+    {"", "Cosh", 9, kLatestOpset, MakeCosh},
+    {"", "Asinh", 9, kLatestOpset, MakeAsinh},
+    {"", "Acosh", 9, kLatestOpset, MakeAcosh},
+    {"", "Atanh", 9, kLatestOpset, MakeAtanh},
 
     {"", "Relu", 1, kLatestOpset, MakeRelu},
     {"", "LeakyRelu", 1, kLatestOpset, MakeLeakyRelu},
@@ -41,6 +50,12 @@ constexpr KernelDef kDefs[] = {
     {"", "Softplus", 1, kLatestOpset, MakeSoftplus},
     {"", "Softsign", 1, kLatestOpset, MakeSoftsign},
     {"", "Gelu", 20, kLatestOpset, MakeGelu},
+    {"", "ThresholdedRelu", 10, kLatestOpset, MakeThresholdedRelu},
+    {"", "Shrink", 9, kLatestOpset, MakeShrink},
+    {"", "Celu", 12, kLatestOpset, MakeCelu},
+    {"", "Swish", 24, kLatestOpset, MakeSwish},
+    {"", "Mish", 18, kLatestOpset, MakeMish},
+    {"", "SwiGLU", 28, kLatestOpset, MakeSwiGlu},
 
     {"", "Clip", 1, kLatestOpset, MakeClip},
     {"", "Min", 1, kLatestOpset, MakeMin},
@@ -64,6 +79,13 @@ constexpr KernelDef kDefs[] = {
     {"", "Cast", 1, kLatestOpset, MakeCast},
     {"", "CastLike", 15, kLatestOpset, MakeCastLike},
     {"", "Expand", 8, kLatestOpset, MakeExpand},
+
+    {"", "BitShift", 11, kLatestOpset, MakeBitShift},
+    {"", "BitwiseAnd", 18, kLatestOpset, MakeBitwiseAnd},
+    {"", "BitwiseOr", 18, kLatestOpset, MakeBitwiseOr},
+    {"", "BitwiseXor", 18, kLatestOpset, MakeBitwiseXor},
+    {"", "BitwiseNot", 18, kLatestOpset, MakeBitwiseNot},
+    {"", "BitCast", 26, kLatestOpset, MakeBitCast},
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 list(APPEND KILN_SOURCES
   src/kernels/cpu/elementwise/activations.cc
   src/kernels/cpu/elementwise/arithmetic.cc
+  src/kernels/cpu/elementwise/bitwise.cc
   src/kernels/cpu/elementwise/broadcast.cc
   src/kernels/cpu/elementwise/cast.cc
   src/kernels/cpu/elementwise/clip.cc
@@ -14,6 +15,7 @@ list(APPEND KILN_SOURCES
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/elementwise/activations_test.cc
   src/kernels/cpu/elementwise/arithmetic_test.cc
+  src/kernels/cpu/elementwise/bitwise_test.cc
   src/kernels/cpu/elementwise/broadcast_test.cc
   src/kernels/cpu/elementwise/cast_narrow_test.cc
   src/kernels/cpu/elementwise/cast_test.cc

@@ -1,5 +1,6 @@
 // Unary math, every opset up to 23 (`consumed_inputs` of opset 1 is ignored):
-//   Sqrt, Exp, Log, Reciprocal, Floor, Ceil, Tanh (1+), Sin, Cos (7+), Erf (9+), Round (11+):
+//   Sqrt, Exp, Log, Reciprocal, Floor, Ceil, Tanh (1+), Sin, Cos, Tan, Asin, Acos, Atan (7+),
+//   Sinh, Cosh, Asinh, Acosh, Atanh, Erf (9+), Round (11+):
 //     float, double, Float16, BFloat16;
 //   Abs (1+), Sign (9+): all numeric types; Neg (1+): floats and signed integers.
 // Float16/BFloat16 compute in float. Round rounds halves to even. Integer Abs/Neg wrap like numpy
@@ -36,6 +37,15 @@ KILN_FLOAT_UNARY_OP(TanhOp, vmath::Tanh(x))
 KILN_FLOAT_UNARY_OP(SinOp, std::sin(x))
 KILN_FLOAT_UNARY_OP(CosOp, std::cos(x))
 KILN_FLOAT_UNARY_OP(ErfOp, vmath::Erf(x))
+KILN_FLOAT_UNARY_OP(TanOp, std::tan(x))
+KILN_FLOAT_UNARY_OP(AsinOp, std::asin(x))
+KILN_FLOAT_UNARY_OP(AcosOp, std::acos(x))
+KILN_FLOAT_UNARY_OP(AtanOp, std::atan(x))
+KILN_FLOAT_UNARY_OP(SinhOp, std::sinh(x))
+KILN_FLOAT_UNARY_OP(CoshOp, std::cosh(x))
+KILN_FLOAT_UNARY_OP(AsinhOp, std::asinh(x))
+KILN_FLOAT_UNARY_OP(AcoshOp, std::acosh(x))
+KILN_FLOAT_UNARY_OP(AtanhOp, std::atanh(x))
 
 #undef KILN_FLOAT_UNARY_OP
 
@@ -134,6 +144,34 @@ std::unique_ptr<Kernel> MakeNeg(const KernelInfo& info) {
 }
 std::unique_ptr<Kernel> MakeSign(const KernelInfo& info) {
   return Make<UnaryKernel<SignOp>>(info);
+}
+
+std::unique_ptr<Kernel> MakeTan(const KernelInfo& info) {
+  return Make<UnaryKernel<TanOp>>(info);
+}
+std::unique_ptr<Kernel> MakeAsin(const KernelInfo& info) {
+  return Make<UnaryKernel<AsinOp>>(info);
+}
+std::unique_ptr<Kernel> MakeAcos(const KernelInfo& info) {
+  return Make<UnaryKernel<AcosOp>>(info);
+}
+std::unique_ptr<Kernel> MakeAtan(const KernelInfo& info) {
+  return Make<UnaryKernel<AtanOp>>(info);
+}
+std::unique_ptr<Kernel> MakeSinh(const KernelInfo& info) {
+  return Make<UnaryKernel<SinhOp>>(info);
+}
+std::unique_ptr<Kernel> MakeCosh(const KernelInfo& info) {
+  return Make<UnaryKernel<CoshOp>>(info);
+}
+std::unique_ptr<Kernel> MakeAsinh(const KernelInfo& info) {
+  return Make<UnaryKernel<AsinhOp>>(info);
+}
+std::unique_ptr<Kernel> MakeAcosh(const KernelInfo& info) {
+  return Make<UnaryKernel<AcoshOp>>(info);
+}
+std::unique_ptr<Kernel> MakeAtanh(const KernelInfo& info) {
+  return Make<UnaryKernel<AtanhOp>>(info);
 }
 
 }  // namespace kiln::cpu

@@ -48,6 +48,38 @@ TEST(ElementwiseUnaryMath, Trigonometry) {
                                                 0.7111556336535151, 0.9999779095030014});
 }
 
+// Tan … Atanh against double-precision libm, each over a domain where the op is defined; a value
+// outside the domain of the inverse functions gives NaN.
+TEST(ElementwiseUnaryMath, InverseAndHyperbolicTrigonometry) {
+  struct Case {
+    const char* op;
+    int opset;
+    double (*ref)(double);
+    std::vector<float> x;
+  };
+  const std::vector<Case> cases = {
+      {"Tan", 7, [](double v) { return std::tan(v); }, {-1.2f, -0.5f, 0, 0.75f, 1.4f}},
+      {"Asin", 7, [](double v) { return std::asin(v); }, {-1, -0.5f, 0, 0.75f, 1}},
+      {"Acos", 22, [](double v) { return std::acos(v); }, {-1, -0.5f, 0, 0.75f, 1}},
+      {"Atan", 7, [](double v) { return std::atan(v); }, {-20, -0.5f, 0, 0.75f, 3}},
+      {"Sinh", 9, [](double v) { return std::sinh(v); }, {-3, -0.5f, 0, 0.75f, 5}},
+      {"Cosh", 9, [](double v) { return std::cosh(v); }, {-3, -0.5f, 0, 0.75f, 5}},
+      {"Asinh", 9, [](double v) { return std::asinh(v); }, {-30, -0.5f, 0, 0.75f, 5}},
+      {"Acosh", 9, [](double v) { return std::acosh(v); }, {1, 1.5f, 2, 10, 100}},
+      {"Atanh", 22, [](double v) { return std::atanh(v); }, {-0.99f, -0.5f, 0, 0.75f, 0.9f}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    std::vector<double> want;
+    for (float v : c.x) want.push_back(c.ref(v));
+    ExpectAllNear(RunFloat(c.op, c.opset, c.x), want);
+  }
+  EXPECT_TRUE(std::isnan(RunFloat("Asin", 7, {2})[0]));
+  EXPECT_TRUE(std::isnan(RunFloat("Acosh", 9, {0.5f})[0]));
+  auto half = NodeTest("Cosh", 9).Input<Float16>({1}, {Float16::FromFloat(0.5f)}).Run();
+  EXPECT_NEAR(Values<Float16>(*half[0])[0].ToFloat(), std::cosh(0.5), 1e-3);
+}
+
 TEST(ElementwiseUnaryMath, FloorCeilRound) {
   EXPECT_EQ(RunFloat("Floor", 13, {-1.5f, 1.5f, 2}), (std::vector<float>{-2, 1, 2}));
   EXPECT_EQ(RunFloat("Ceil", 13, {-1.5f, 1.5f, 2}), (std::vector<float>{-1, 2, 2}));

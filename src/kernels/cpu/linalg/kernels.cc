@@ -14,6 +14,7 @@ constexpr KernelDef kDefs[] = {
     {"", "LogSoftmax", 1, kLatestOpset, MakeLogSoftmax},
     {"", "Hardmax", 1, kLatestOpset, MakeHardmax},
     {"", "LayerNormalization", 17, kLatestOpset, MakeLayerNormalization},
+    {"", "RMSNormalization", 23, kLatestOpset, MakeRmsNormalization},
 };
 
 }  // namespace

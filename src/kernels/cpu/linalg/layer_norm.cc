@@ -7,10 +7,12 @@
 //   16 (bfloat16): as the spec's function body, every step rounded to bfloat16: mean, mean of
 //     squares, var = mean of squares - mean², sqrt(var + epsilon), (X - mean) / that (sums
 //     accumulate in float before the mean is rounded).
-// The spec allows no other stash_type (kInvalidGraph). The second stage runs in X's type, as the
-// ONNX reference does: for Float16/BFloat16 X the normalised value, the product with Scale and the
-// sum with B are each rounded to X's type. The float and double loops are compiled for the widest
-// vectors (vectorize.h); the double sums of a row add 16 interleaved partial sums.
+// RMSNormalization (opset 23) shares it: Y = X / sqrt(mean(X²) + epsilon) · Scale, no B and no
+// statistics outputs. The spec allows no other stash_type (kInvalidGraph). The second stage runs in
+// X's type, as the ONNX reference does: for Float16/BFloat16 X the normalised value, the product
+// with Scale and the sum with B are each rounded to X's type. The float and double loops are
+// compiled for the widest vectors (vectorize.h); the double sums of a row add 16 interleaved
+// partial sums.
 #include <algorithm>
 #include <cmath>
 #include <span>
@@ -82,10 +84,11 @@ KILN_VECTOR_CLONES void ScaleShift(const double* x, const Acc* s, const Acc* b, 
 
 }  // namespace row_loops
 
+// With `rms` set, RMSNormalization: the same with the mean taken as 0 and no B.
 class LayerNormalization final : public Kernel {
  public:
-  explicit LayerNormalization(const KernelInfo& info)
-      : axis_(info.GetInt("axis", -1)), epsilon_(info.GetFloat("epsilon", 1e-5f)) {
+  LayerNormalization(const KernelInfo& info, bool rms)
+      : axis_(info.GetInt("axis", -1)), epsilon_(info.GetFloat("epsilon", 1e-5f)), rms_(rms) {
     const int64_t stash_type = info.GetInt("stash_type", 1);
     if (stash_type == static_cast<int64_t>(DataType::kBfloat16)) {
       stash_ = DataType::kBfloat16;
@@ -100,8 +103,9 @@ class LayerNormalization final : public Kernel {
     const KernelInfo& info = ctx.info();
     const Tensor& x = ctx.Input(0);
     const Tensor& scale = ctx.Input(1);
-    const Tensor* bias = ctx.OptionalInput(2);
-    for (const auto& [t, name] : {std::pair{&scale, "Scale"}, std::pair{bias, "B"}}) {
+    const Tensor* bias = rms_ ? nullptr : ctx.OptionalInput(2);
+    for (const auto& [t, name] :
+         {std::pair{&scale, rms_ ? "scale" : "Scale"}, std::pair{bias, "B"}}) {
       if (t == nullptr) continue;
       if (t->type() != x.type()) {
         info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + name + "' is " +
@@ -126,8 +130,8 @@ class LayerNormalization final : public Kernel {
     Tensor& y = ctx.Output(0, x.type(), x.shape());
     void* mean_out = nullptr;
     void* inv_std_out = nullptr;
-    if (ctx.WantsOutput(1)) mean_out = ctx.Output(1, stash_, stats_dims.span()).data();
-    if (ctx.WantsOutput(2)) inv_std_out = ctx.Output(2, stash_, stats_dims.span()).data();
+    if (!rms_ && ctx.WantsOutput(1)) mean_out = ctx.Output(1, stash_, stats_dims.span()).data();
+    if (!rms_ && ctx.WantsOutput(2)) inv_std_out = ctx.Output(2, stash_, stats_dims.span()).data();
     // With an empty X, `rows` may have wrapped unless an allocated Mean or InvStdDev holds it.
     if (rows == 0 || (width == 0 && mean_out == nullptr && inv_std_out == nullptr)) return;
 
@@ -223,7 +227,7 @@ class LayerNormalization final : public Kernel {
   // Normalises `row` in place in double (two passes); returns the mean and 1 / sqrt(var + eps).
   std::pair<double, double> NormalizeInDouble(std::span<double> row) const {
     const auto width = static_cast<double>(row.size());
-    const double mean = row_loops::Sum<false>(row.data(), row.size(), 0.0) / width;
+    const double mean = rms_ ? 0.0 : row_loops::Sum<false>(row.data(), row.size(), 0.0) / width;
     const double squares = row_loops::Sum<true>(row.data(), row.size(), mean);
     const double inv_std = 1.0 / std::sqrt(squares / width + double{epsilon_});
     row_loops::Normalize(row.data(), row.size(), mean, inv_std);
@@ -244,7 +248,7 @@ class LayerNormalization final : public Kernel {
       sum += static_cast<float>(v);
       sum_squares += static_cast<float>(bf(v * v));
     }
-    const double mean = bf(sum / width);
+    const double mean = rms_ ? 0.0 : bf(sum / width);
     const double mean_of_squares = bf(sum_squares / width);
     const double var = bf(mean_of_squares - bf(mean * mean));
     const double std_dev = bf(std::sqrt(bf(var + bf(epsilon_))));
@@ -255,12 +259,16 @@ class LayerNormalization final : public Kernel {
   int64_t axis_;
   float epsilon_;
   DataType stash_ = DataType::kFloat;
+  bool rms_;
 };
 
 }  // namespace
 
 std::unique_ptr<Kernel> MakeLayerNormalization(const KernelInfo& info) {
-  return Make<LayerNormalization>(info);
+  return std::make_unique<LayerNormalization>(info, false);
+}
+std::unique_ptr<Kernel> MakeRmsNormalization(const KernelInfo& info) {
+  return std::make_unique<LayerNormalization>(info, true);
 }
 
 }  // namespace kiln::cpu

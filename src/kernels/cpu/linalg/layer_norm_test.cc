@@ -185,3 +185,59 @@ TEST(LinalgLayerNormalization, RejectsBadInputs) {
 
 }  // namespace
 }  // namespace kiln::testing
+
+namespace kiln::testing {
+namespace {
+
+// RMSNormalization: x / sqrt(mean(x²) + epsilon) · scale over the axes from `axis` on.
+TEST(LinalgRmsNormalization, AxesEpsilonAndScale) {
+  const std::vector<float> x = {1, -2, 3, 0.5f, 4, -1};
+  const std::vector<float> scale = {2, 0.5f, 1};
+  std::vector<float> want(6);
+  for (size_t r = 0; r < 2; ++r) {
+    double sq = 0;
+    for (size_t i = 0; i < 3; ++i) sq += double{x[r * 3 + i]} * x[r * 3 + i];
+    const double inv = 1.0 / std::sqrt(sq / 3 + 0.01);
+    for (size_t i = 0; i < 3; ++i) {
+      want[r * 3 + i] = static_cast<float>(x[r * 3 + i] * inv * scale[i]);
+    }
+  }
+  auto out = NodeTest("RMSNormalization", 23)
+                 .Attr("epsilon", 0.01f)
+                 .Input<float>({2, 3}, x)
+                 .Input<float>({3}, scale)
+                 .Run(2);
+  ExpectNear(*out[0], want, 1e-6);
+  // axis 0 normalises over everything.
+  double sq = 0;
+  for (float v : x) sq += double{v} * v;
+  const double inv = 1.0 / std::sqrt(sq / 6 + 1e-5);
+  std::vector<float> all(6);
+  for (size_t i = 0; i < 6; ++i) all[i] = static_cast<float>(x[i] * inv);
+  auto whole = NodeTest("RMSNormalization", 23)
+                   .Attr("axis", int64_t{0})
+                   .Input<float>({2, 3}, x)
+                   .Input<float>({1}, {1})
+                   .Run();
+  ExpectNear(*whole[0], all, 1e-6);
+}
+
+TEST(LinalgRmsNormalization, RejectsBadInputs) {
+  ExpectError(NodeTest("RMSNormalization", 23)
+                  .Input<float>({2, 2}, {1, 2, 3, 4})
+                  .Input<float>({3}, {1, 1, 1}),
+              ErrorCode::kInvalidArgument, "RMSNormalization", "input 'scale' has shape [3]");
+  ExpectError(NodeTest("RMSNormalization", 23)
+                  .Attr("axis", int64_t{2})
+                  .Input<float>({2, 2}, {1, 2, 3, 4})
+                  .Input<float>({2}, {1, 1}),
+              ErrorCode::kInvalidArgument, "RMSNormalization", "axis 2 is out of range");
+  ExpectError(NodeTest("RMSNormalization", 23)
+                  .Attr("stash_type", int64_t{11})
+                  .Input<float>({2}, {1, 2})
+                  .Input<float>({2}, {1, 1}),
+              ErrorCode::kInvalidGraph, "RMSNormalization", "'stash_type'");
+}
+
+}  // namespace
+}  // namespace kiln::testing

@@ -16,6 +16,7 @@ std::unique_ptr<Kernel> MakeSoftmax(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeLogSoftmax(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeHardmax(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeLayerNormalization(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeRmsNormalization(const KernelInfo& info);
 
 }  // namespace kiln::cpu
 

@@ -18,6 +18,10 @@ constexpr KernelDef kDefs[] = {
     {"", "InstanceNormalization", 1, kLatestOpset, MakeInstanceNormalization},
     {"", "LRN", 1, kLatestOpset, MakeLrn},
     {"", "LpNormalization", 1, kLatestOpset, MakeLpNormalization},
+    {"", "NegativeLogLikelihoodLoss", 12, kLatestOpset, MakeNegativeLogLikelihoodLoss},
+    {"", "SoftmaxCrossEntropyLoss", 12, kLatestOpset, MakeSoftmaxCrossEntropyLoss},
+    {"", "MeanVarianceNormalization", 9, kLatestOpset, MakeMeanVarianceNormalization},
+    {"", "GroupNormalization", 18, kLatestOpset, MakeGroupNormalization},
 };
 
 }  // namespace

@@ -22,6 +22,10 @@ std::unique_ptr<Kernel> MakeBatchNormalization(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeInstanceNormalization(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeLrn(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeLpNormalization(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeNegativeLogLikelihoodLoss(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeSoftmaxCrossEntropyLoss(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeMeanVarianceNormalization(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeGroupNormalization(const KernelInfo& info);
 
 }  // namespace kiln::cpu
 

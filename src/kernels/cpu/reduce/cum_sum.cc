@@ -1,6 +1,8 @@
 // CumSum: opsets 11–23 (exclusive, reverse; the axis is input 1, an int32 or int64 scalar or
 // one-element 1-D tensor). Types: float, double, int32, int64, uint32, uint64, and from opset 14
 // Float16 and BFloat16 (summed in float, rounded at each output). Integer sums wrap.
+// CumProd (opset 26) is the same walk with products: the same types (halves at every opset), an
+// exclusive product starting from 1, integer products wrapping.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -17,23 +19,25 @@ using reduce::ComputeType;
 using reduce::Load;
 using reduce::Store;
 using reduce::WrapAdd;
+using reduce::WrapMul;
 
 // y along the middle dimension of x viewed as [outer, n, inner].
-template <typename T>
-void RunCumSum(KernelContext& ctx, const T* x, size_t outer, size_t n, size_t inner, bool exclusive,
-               bool reverse, T* y) {
+template <bool kProduct, typename T>
+void RunCumulative(KernelContext& ctx, const T* x, size_t outer, size_t n, size_t inner,
+                   bool exclusive, bool reverse, T* y) {
   using A = ComputeType<T>;
   ctx.threads().ParallelFor(outer, std::max<size_t>(1, (size_t{1} << 15) / (n * inner + 1)),
                             [&](size_t begin, size_t end) {
                               A* sum = ctx.Scratch<A>(inner);
                               for (size_t o = begin; o < end; ++o) {
-                                std::fill_n(sum, inner, A(0));
+                                std::fill_n(sum, inner, A(kProduct ? 1 : 0));
                                 for (size_t step = 0; step < n; ++step) {
                                   const size_t k = reverse ? n - 1 - step : step;
                                   const T* xs = x + (o * n + k) * inner;
                                   T* ys = y + (o * n + k) * inner;
                                   for (size_t i = 0; i < inner; ++i) {
-                                    const A next = WrapAdd(sum[i], Load(xs[i]));
+                                    const A next = kProduct ? WrapMul(sum[i], Load(xs[i]))
+                                                            : WrapAdd(sum[i], Load(xs[i]));
                                     ys[i] = Store<T>(exclusive ? sum[i] : next);
                                     sum[i] = next;
                                   }
@@ -42,12 +46,13 @@ void RunCumSum(KernelContext& ctx, const T* x, size_t outer, size_t n, size_t in
                             });
 }
 
-class CumSum final : public Kernel {
+template <bool kProduct>
+class Cumulative final : public Kernel {
  public:
-  explicit CumSum(const KernelInfo& info)
+  explicit Cumulative(const KernelInfo& info)
       : exclusive_(info.GetInt("exclusive", 0) != 0),
         reverse_(info.GetInt("reverse", 0) != 0),
-        halves_(info.opset() >= 14) {}
+        halves_(kProduct || info.opset() >= 14) {}
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
@@ -70,8 +75,8 @@ class CumSum final : public Kernel {
     Tensor& y = ctx.Output(0, x.type(), x.shape());
     auto run = [&](auto tag) {
       using T = typename decltype(tag)::type;
-      RunCumSum<T>(ctx, static_cast<const T*>(x.data()), outer, n, inner, exclusive_, reverse_,
-                   static_cast<T*>(y.data()));
+      RunCumulative<kProduct, T>(ctx, static_cast<const T*>(x.data()), outer, n, inner, exclusive_,
+                                 reverse_, static_cast<T*>(y.data()));
     };
     if (halves_) {
       Dispatch<float, double, int32_t, int64_t, uint32_t, uint64_t, Float16, BFloat16>(x.type(),
@@ -90,7 +95,10 @@ class CumSum final : public Kernel {
 }  // namespace
 
 std::unique_ptr<Kernel> MakeCumSum(const KernelInfo& info) {
-  return Make<CumSum>(info);
+  return Make<Cumulative<false>>(info);
+}
+std::unique_ptr<Kernel> MakeCumProd(const KernelInfo& info) {
+  return Make<Cumulative<true>>(info);
 }
 
 }  // namespace kiln::cpu

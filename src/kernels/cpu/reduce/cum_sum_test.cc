@@ -69,3 +69,41 @@ TEST(ReduceCumSumErrors, BadAxis) {
 
 }  // namespace
 }  // namespace kiln::testing
+
+namespace kiln::testing {
+namespace {
+
+TEST(ReduceCumProd, ModesAxesAndIntegers) {
+  const auto run = [](int64_t axis, int64_t exclusive, int64_t reverse) {
+    auto out = NodeTest("CumProd", 26)
+                   .Attr("exclusive", exclusive)
+                   .Attr("reverse", reverse)
+                   .Input<float>({2, 3}, X())
+                   .Input<int64_t>({}, {axis})
+                   .Run(2);
+    return Values<float>(*out[0]);
+  };
+  EXPECT_EQ(run(1, 0, 0), (std::vector<float>{1, 2, 6, 4, 20, 120}));
+  EXPECT_EQ(run(0, 0, 0), (std::vector<float>{1, 2, 3, 4, 10, 18}));
+  EXPECT_EQ(run(-1, 1, 0), (std::vector<float>{1, 1, 2, 1, 4, 20}));
+  EXPECT_EQ(run(1, 1, 1), (std::vector<float>{6, 3, 1, 30, 6, 1}));
+  // int32 products wrap.
+  auto i =
+      NodeTest("CumProd", 26).Input<int32_t>({3}, {65536, 65536, 3}).Input<int32_t>({1}, {0}).Run();
+  EXPECT_EQ(Values<int32_t>(*i[0]), (std::vector<int32_t>{65536, 0, 0}));
+  auto h = NodeTest("CumProd", 26)
+               .Input<Float16>({2}, {Float16::FromFloat(1.5f), Float16::FromFloat(2.0f)})
+               .Input<int64_t>({}, {0})
+               .Run();
+  EXPECT_EQ(Values<Float16>(*h[0])[1].ToFloat(), 3.0f);
+}
+
+TEST(ReduceCumProdErrors, BadAxis) {
+  ExpectNodeError(NodeTest("CumProd", 26).Input<float>({2, 3}, X()).Input<int64_t>({}, {2}),
+                  ErrorCode::kInvalidArgument, "axis");
+  ExpectNodeError(NodeTest("CumProd", 26).Input<float>({2, 3}, X()).Input<float>({}, {0}),
+                  ErrorCode::kInvalidArgument, "'axis'");
+}
+
+}  // namespace
+}  // namespace kiln::testing

@@ -22,6 +22,7 @@ constexpr KernelDef kDefs[] = {
     {"", "ArgMin", 1, kLatestOpset, MakeArgMin},
     {"", "TopK", 1, kLatestOpset, MakeTopK},
     {"", "CumSum", 11, kLatestOpset, MakeCumSum},
+    {"", "CumProd", 26, kLatestOpset, MakeCumProd},
 };
 
 }  // namespace

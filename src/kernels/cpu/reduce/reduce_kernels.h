@@ -22,6 +22,7 @@ std::unique_ptr<Kernel> MakeArgMax(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeArgMin(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeTopK(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeCumSum(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeCumProd(const KernelInfo& info);
 
 }  // namespace kiln::cpu
 

@@ -2,7 +2,7 @@
 //   Constant 1–23 (`value` of any type; 12+: value_float(s), value_int(s), value_string(s);
 //     sparse_value is not implemented)
 //   ConstantOfShape 9–23 (value of any type but the sub-byte ones; default float 0)
-//   Range 11–23 (float, double, int16, int32, int64)
+//   Range 11–23 (float, double, int16, int32, int64; Float16 and BFloat16, stepped in float)
 //   EyeLike 9–23 (numeric types and bool, `dtype` picks the output type)
 //   OneHot 9–23 (numeric indices and depth, values of any type but the sub-byte ones; indices
 //     outside [-depth, depth) give an all-off row, as the spec says)
@@ -104,6 +104,28 @@ class ConstantOfShape final : public Kernel {
   std::shared_ptr<const Tensor> value_;
 };
 
+template <typename T>
+void RangeOf(KernelContext& ctx, const Tensor& start, const Tensor& limit, const Tensor& delta) {
+  const KernelInfo& info = ctx.info();
+  const T s = *DataAs<T>(start);
+  const T d = *DataAs<T>(delta);
+  if (d == T(0)) info.Fail(ErrorCode::kInvalidArgument, "input 'delta' is 0");
+  const int64_t n = RangeCount<T>(s, *DataAs<T>(limit), d);
+  if (n < 0) info.Fail(ErrorCode::kInvalidArgument, "the range has too many elements");
+  const int64_t dims[] = {n};
+  Tensor& y = ctx.Output(0, start.type(), CheckedDims(info, start.type(), dims, "output shape"));
+  T* out = DataAs<T>(y);
+  if constexpr (std::is_integral_v<T>) {
+    for (int64_t i = 0; i < n; ++i) {
+      out[i] = static_cast<T>(static_cast<uint64_t>(s) +
+                              static_cast<uint64_t>(i) * static_cast<uint64_t>(d));
+    }
+  } else {
+    T value = s;
+    for (int64_t i = 0; i < n; ++i, value += d) out[i] = value;
+  }
+}
+
 class Range final : public Kernel {
  public:
   explicit Range(const KernelInfo&) {}
@@ -123,27 +145,27 @@ class Range final : public Kernel {
                       DataTypeName(inputs[i]->type()) + " " + inputs[i]->shape().ToString());
       }
     }
-    Dispatch<float, double, int16_t, int32_t, int64_t>(start.type(), info, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T s = *DataAs<T>(start);
-      const T d = *DataAs<T>(delta);
-      if (d == T(0)) info.Fail(ErrorCode::kInvalidArgument, "input 'delta' is 0");
-      const int64_t n = RangeCount<T>(s, *DataAs<T>(limit), d);
-      if (n < 0) info.Fail(ErrorCode::kInvalidArgument, "the range has too many elements");
-      const int64_t dims[] = {n};
-      Tensor& y =
-          ctx.Output(0, start.type(), CheckedDims(info, start.type(), dims, "output shape"));
-      T* out = DataAs<T>(y);
-      if constexpr (std::is_integral_v<T>) {
-        for (int64_t i = 0; i < n; ++i) {
-          out[i] = static_cast<T>(static_cast<uint64_t>(s) +
-                                  static_cast<uint64_t>(i) * static_cast<uint64_t>(d));
-        }
-      } else {
-        T value = s;
-        for (int64_t i = 0; i < n; ++i, value += d) out[i] = value;
-      }
-    });
+    Dispatch<float, double, int16_t, int32_t, int64_t, Float16, BFloat16>(
+        start.type(), info, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+            // Counted and stepped in float, each value rounded once to T.
+            const float s = DataAs<T>(start)->ToFloat();
+            const float d = DataAs<T>(delta)->ToFloat();
+            if (d == 0.0f) info.Fail(ErrorCode::kInvalidArgument, "input 'delta' is 0");
+            const int64_t n = RangeCount<float>(s, DataAs<T>(limit)->ToFloat(), d);
+            if (n < 0) info.Fail(ErrorCode::kInvalidArgument, "the range has too many elements");
+            const int64_t dims[] = {n};
+            Tensor& y =
+                ctx.Output(0, start.type(), CheckedDims(info, start.type(), dims, "output shape"));
+            T* out = DataAs<T>(y);
+            for (int64_t i = 0; i < n; ++i) {
+              out[i] = T::FromFloat(s + static_cast<float>(i) * d);
+            }
+          } else {
+            RangeOf<T>(ctx, start, limit, delta);
+          }
+        });
   }
 };
 

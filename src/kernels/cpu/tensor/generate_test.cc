@@ -71,6 +71,28 @@ TEST(TensorConstantOfShape, Errors) {
                   ErrorCode::kInvalidGraph, "one element");
 }
 
+TEST(TensorRange, HalfTypesStepInFloat) {
+  auto h = NodeTest("Range", 27)
+               .Input<Float16>({}, {Float16::FromFloat(1)})
+               .Input<Float16>({}, {Float16::FromFloat(2)})
+               .Input<Float16>({}, {Float16::FromFloat(0.25f)})
+               .Run();
+  ASSERT_EQ(h[0]->shape(), Shape({4}));
+  EXPECT_EQ(Values<Float16>(*h[0])[3].ToFloat(), 1.75f);
+  auto b = NodeTest("Range", 27)
+               .Input<BFloat16>({}, {BFloat16::FromFloat(4)})
+               .Input<BFloat16>({}, {BFloat16::FromFloat(1)})
+               .Input<BFloat16>({}, {BFloat16::FromFloat(-1.5f)})
+               .Run();
+  ASSERT_EQ(b[0]->shape(), Shape({2}));
+  EXPECT_EQ(Values<BFloat16>(*b[0])[1].ToFloat(), 2.5f);
+  ExpectNodeError(NodeTest("Range", 27)
+                      .Input<Float16>({}, {Float16::FromFloat(1)})
+                      .Input<Float16>({}, {Float16::FromFloat(2)})
+                      .Input<Float16>({}, {Float16::FromFloat(0)}),
+                  ErrorCode::kInvalidArgument, "'delta' is 0");
+}
+
 TEST(TensorRange, IntegersAndFloats) {
   auto i = NodeTest("Range", 11)
                .Input<int32_t>({}, {10})
