@@ -234,7 +234,7 @@ class Attention final : public Kernel {
       }
     }
     if (const Tensor* nonpad = ctx.OptionalInput(6)) {
-      if (nonpad->type() != DataType::kInt64 || nonpad->shape().dims() != std::vector{s.batch}) {
+      if (nonpad->type() != DataType::kInt64 || !HasDims(*nonpad, {s.batch})) {
         info.Fail(ErrorCode::kInvalidArgument,
                   "input 'nonpad_kv_seqlen' is " + std::string(DataTypeName(nonpad->type())) + " " +
                       ShapeText(*nonpad) + "; expected int64 [" + std::to_string(s.batch) + "]");

@@ -6,11 +6,13 @@
 #ifndef KILN_KERNELS_CPU_ATTENTION_ATTENTION_UTIL_H_
 #define KILN_KERNELS_CPU_ATTENTION_ATTENTION_UTIL_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "core/float16.h"
 #include "core/tensor.h"
@@ -54,6 +56,12 @@ void LoadFloats(const KernelInfo& info, const Tensor& t, float* out);
 
 // Writes `in` (element_count() floats) into a float, Float16 or BFloat16 tensor, rounding once.
 void StoreFloats(const KernelInfo& info, const float* in, Tensor& t);
+
+// Whether `t` has exactly these dimensions (no heap, unlike comparing with a vector).
+inline bool HasDims(const Tensor& t, std::initializer_list<int64_t> dims) noexcept {
+  const std::vector<int64_t>& d = t.shape().dims();
+  return d.size() == dims.size() && std::equal(d.begin(), d.end(), dims.begin());
+}
 
 // "[2,3,4]" for messages.
 std::string ShapeText(const Tensor& t);

@@ -49,14 +49,14 @@ class CausalConvWithState final : public Kernel {
     const int64_t k = wd[2];
     if (bias != nullptr) {
       RequireSameType(info, *bias, "bias", x.type(), "input");
-      if (bias->shape().dims() != std::vector<int64_t>{channels}) {
+      if (!HasDims(*bias, {channels})) {
         info.Fail(ErrorCode::kInvalidArgument, "input 'bias' has shape " + ShapeText(*bias) +
                                                    "; expected [" + std::to_string(channels) + "]");
       }
     }
     if (past != nullptr) {
       RequireSameType(info, *past, "past_state", x.type(), "input");
-      if (past->shape().dims() != std::vector<int64_t>{batch, channels, k - 1}) {
+      if (!HasDims(*past, {batch, channels, k - 1})) {
         info.Fail(ErrorCode::kInvalidArgument, "input 'past_state' has shape " + ShapeText(*past) +
                                                    "; expected [" + std::to_string(batch) + ", " +
                                                    std::to_string(channels) + ", " +

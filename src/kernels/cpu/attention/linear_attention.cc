@@ -11,7 +11,6 @@
 // in float; present_state [B, Hkv, Dk, Dv] has past_state's type (query's without one).
 #include <algorithm>
 #include <cmath>
-#include <span>
 #include <string>
 
 #include "kernels/cpu/attention/attention_kernels.h"
@@ -81,8 +80,8 @@ class LinearAttention final : public Kernel {
     }
     const int64_t dk = qd[2] / q_heads_;
     const int64_t dv = vd[2] / kv_heads_;
-    const std::vector<int64_t> state_dims = {batch, kv_heads_, dk, dv};
-    if (past != nullptr && past->shape().dims() != state_dims) {
+    const int64_t state_dims[4] = {batch, kv_heads_, dk, dv};
+    if (past != nullptr && !HasDims(*past, {batch, kv_heads_, dk, dv})) {
       info.Fail(ErrorCode::kInvalidArgument,
                 "input 'past_state' has shape " + ShapeText(*past) + "; expected [" +
                     std::to_string(batch) + "," + std::to_string(kv_heads_) + "," +
@@ -181,8 +180,7 @@ class LinearAttention final : public Kernel {
     StoreFloats(info, of, out);
     if (ctx.WantsOutput(1)) {
       const DataType state_type = past != nullptr ? past->type() : q.type();
-      StoreFloats(info, state,
-                  ctx.OutputForOverwrite(1, state_type, std::span<const int64_t>(state_dims)));
+      StoreFloats(info, state, ctx.OutputForOverwrite(1, state_type, state_dims));
     }
   }
 

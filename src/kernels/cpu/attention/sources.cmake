@@ -10,4 +10,5 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/attention/tensor_scatter.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/attention/attention_ops_test.cc
-  src/kernels/cpu/attention/attention_test.cc)
+  src/kernels/cpu/attention/attention_test.cc
+  src/kernels/cpu/attention/flex_attention_test.cc)

@@ -54,7 +54,7 @@ class TensorScatter final : public Kernel {
     const int64_t len = ud[axis];
     if (indices != nullptr) {
       RequireIntType(info, *indices, "write_indices");
-      if (indices->shape().dims() != std::vector<int64_t>{batch}) {
+      if (!HasDims(*indices, {batch})) {
         info.Fail(ErrorCode::kInvalidArgument, "input 'write_indices' has shape " +
                                                    ShapeText(*indices) + "; expected [" +
                                                    std::to_string(batch) + "]");
