@@ -13,9 +13,9 @@ namespace {
 
 using F = std::vector<float>;
 
-F Ramp(size_t n, float step, float offset = 0.0f) {
-  F v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<float>(i) * step + offset);
+F Ramp(int64_t n, float step, float offset = 0.0f) {
+  F v(static_cast<size_t>(n));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(static_cast<float>(i) * step + offset);
   return v;
 }
 
@@ -47,9 +47,9 @@ F RotaryReference(const F& x, const F& cos, const F& sin, const std::vector<int6
 }
 
 TEST(RotaryEmbedding, FourDAgainstReference) {
-  const F x = Ramp(2 * 3 * 4 * 8, 0.3f);
-  const F cos = Ramp(10 * 2, 0.7f, 1.0f);
-  const F sin = Ramp(10 * 2, 0.9f, 2.0f);
+  const F x = Ramp(int64_t{2} * 3 * 4 * 8, 0.3f);
+  const F cos = Ramp(int64_t{10} * 2, 0.7f, 1.0f);
+  const F sin = Ramp(int64_t{10} * 2, 0.9f, 2.0f);
   const std::vector<int64_t> pos = {0, 3, 9, 1, 2, 4, 5, 6};
   for (int64_t interleaved : {0, 1}) {
     auto out = NodeTest("RotaryEmbedding", 23)
@@ -177,11 +177,11 @@ TEST(CausalConvWithState, AgainstReferenceWithStateBiasAndSilu) {
   const F past = {7, 8, -1, -2};
   const F bias = {0.25f, -0.5f};
   F want(6);
-  for (int c = 0; c < 2; ++c) {
+  for (size_t c = 0; c < 2; ++c) {
     const F padded = {past[c * 2], past[c * 2 + 1], x[c * 3], x[c * 3 + 1], x[c * 3 + 2]};
-    for (int t = 0; t < 3; ++t) {
+    for (size_t t = 0; t < 3; ++t) {
       float acc = bias[c];
-      for (int j = 0; j < 3; ++j) acc += w[c * 3 + j] * padded[t + j];
+      for (size_t j = 0; j < 3; ++j) acc += w[c * 3 + j] * padded[t + j];
       want[c * 3 + t] = acc / (1.0f + std::exp(-acc));
     }
   }

@@ -17,10 +17,11 @@ namespace {
 
 using F = std::vector<float>;
 constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr double kInfD = std::numeric_limits<double>::infinity();
 
-F Ramp(size_t n, float step, float offset = 0.0f) {
-  F v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<float>(i) * step + offset);
+F Ramp(int64_t n, float step, float offset = 0.0f) {
+  F v(static_cast<size_t>(n));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(static_cast<float>(i) * step + offset);
   return v;
 }
 
@@ -32,15 +33,15 @@ struct Case {
   std::optional<float> scale;
   std::vector<int64_t> mask_dims;  // empty: no mask; a float mask
   std::vector<int64_t> nonpad;     // empty: none
-  F Q() const { return Ramp(static_cast<size_t>(b * hq * sq * dk), 0.37f); }
-  F K() const { return Ramp(static_cast<size_t>(b * hkv * skv * dk), 0.53f, 1.0f); }
-  F V() const { return Ramp(static_cast<size_t>(b * hkv * skv * dv), 0.29f, 2.0f); }
-  F PK() const { return Ramp(static_cast<size_t>(b * hkv * past * dk), 0.41f, 3.0f); }
-  F PV() const { return Ramp(static_cast<size_t>(b * hkv * past * dv), 0.31f, 4.0f); }
+  F Q() const { return Ramp((b * hq * sq * dk), 0.37f); }
+  F K() const { return Ramp((b * hkv * skv * dk), 0.53f, 1.0f); }
+  F V() const { return Ramp((b * hkv * skv * dv), 0.29f, 2.0f); }
+  F PK() const { return Ramp((b * hkv * past * dk), 0.41f, 3.0f); }
+  F PV() const { return Ramp((b * hkv * past * dv), 0.31f, 4.0f); }
   F Mask() const {
     size_t n = 1;
     for (int64_t d : mask_dims) n *= static_cast<size_t>(d);
-    F m = Ramp(n, 0.77f, 5.0f);
+    F m = Ramp(static_cast<int64_t>(n), 0.77f, 5.0f);
     m[0] = -kInf;
     return m;
   }
@@ -94,20 +95,24 @@ Expected Reference(const Case& c) {
               if (a + 1 == r && x >= dim) in = false;
               off = off * dim + (dim == 1 ? 0 : x);
             }
-            s += in ? mask[static_cast<size_t>(off)] : -kInf;
+            if (in) {
+              s += mask[static_cast<size_t>(off)];
+            } else {
+              s = -kInfD;  // a key past the mask's length
+            }
           }
           int64_t offset = c.past;
           if (c.past == 0 && !c.nonpad.empty()) offset = c.nonpad[b] - c.sq;
-          if (c.causal && j > i + offset) s = -kInf;
-          if (!c.nonpad.empty() && j >= c.nonpad[b]) s = -kInf;
+          if (c.causal && j > i + offset) s = -kInfD;
+          if (!c.nonpad.empty() && j >= c.nonpad[b]) s = -kInfD;
           e.stages[2][base + j] = static_cast<float>(s);
           row[j] = s;
         }
-        double mx = -kInf;
+        double mx = -kInfD;
         for (double s : row) mx = std::max(mx, s);
         double sum = 0;
         for (double& s : row) {
-          s = mx == -kInf ? 0.0 : std::exp(s - mx);
+          s = mx == -kInfD ? 0.0 : std::exp(s - mx);
           sum += s;
         }
         for (int64_t j = 0; j < t; ++j) {

@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,9 @@ namespace {
 
 using F = std::vector<float>;
 
-F Ramp(size_t n, float step, float offset = 0.0f) {
-  F v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<float>(i) * step + offset);
+F Ramp(int64_t n, float step, float offset = 0.0f) {
+  F v(static_cast<size_t>(n));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(static_cast<float>(i) * step + offset);
   return v;
 }
 
@@ -32,7 +33,7 @@ F Reference(const F& q, const F& k, const F& v, int64_t hq, int64_t hkv, int64_t
     const int64_t kh = h / (hq / hkv);
     for (int64_t i = 0; i < l; ++i) {
       std::vector<double> p(static_cast<size_t>(s));
-      double mx = -INFINITY, sum = 0;
+      double mx = -std::numeric_limits<double>::infinity(), sum = 0;
       for (int64_t j = 0; j < s; ++j) {
         double acc = 0;
         for (int64_t d = 0; d < e; ++d) acc += q[(h * l + i) * e + d] * k[(kh * s + j) * e + d];
@@ -51,7 +52,8 @@ F Reference(const F& q, const F& k, const F& v, int64_t hq, int64_t hkv, int64_t
 }
 
 TEST(FlexAttention, GqaAndScaleAgainstReference) {
-  const F q = Ramp(4 * 3 * 2, 0.4f), k = Ramp(2 * 5 * 2, 0.7f, 1.0f), v = Ramp(2 * 5 * 3, 0.3f);
+  const F q = Ramp(int64_t{4} * 3 * 2, 0.4f), k = Ramp(int64_t{2} * 5 * 2, 0.7f, 1.0f),
+          v = Ramp(int64_t{2} * 5 * 3, 0.3f);
   auto out = NodeTest("FlexAttention", 1, "ai.onnx.preview")
                  .Input<float>({1, 4, 3, 2}, q)
                  .Input<float>({1, 2, 5, 2}, k)
