@@ -23,6 +23,7 @@ std::span<const RuleDef> TensorRules() noexcept;       // tensor_rules.cc
 std::span<const RuleDef> NhwcRules() noexcept;         // nhwc_rules.cc: ai.kiln channels-last ops
 std::span<const RuleDef> ContribRules() noexcept;      // contrib_rules.cc: com.microsoft fused ops
 std::span<const RuleDef> LossNormRules() noexcept;  // loss_norm_rules.cc: losses, RMS/MVN, BitCast
+std::span<const RuleDef> AttentionRules() noexcept;    // attention_rules.cc
 
 }  // namespace kiln::infer
 

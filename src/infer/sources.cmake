@@ -11,7 +11,8 @@ list(APPEND KILN_SOURCES
   src/infer/rules.cc
   src/infer/shape_rules.cc
   src/infer/tensor_rules.cc
-  src/infer/loss_norm_rules.cc)
+  src/infer/loss_norm_rules.cc
+  src/infer/attention_rules.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/infer/contrib_rules_test.cc
   src/infer/elementwise_rules_test.cc
@@ -21,4 +22,5 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/infer/reduce_rules_test.cc
   src/infer/shape_rules_test.cc
   src/infer/tensor_rules_test.cc
-  src/infer/loss_norm_rules_test.cc)
+  src/infer/loss_norm_rules_test.cc
+  src/infer/attention_rules_test.cc)
