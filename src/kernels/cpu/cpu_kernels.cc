@@ -18,6 +18,8 @@ const KernelRegistry& CpuKernels() {
     r->Add(cpu::SequenceKernels());
     r->Add(cpu::NhwcKernels());
     r->Add(cpu::ContribKernels());
+    r->Add(cpu::QuantKernels());
+    r->Add(cpu::SignalKernels());
     return r;
   }();
   return *registry;
