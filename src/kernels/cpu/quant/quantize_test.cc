@@ -3,6 +3,7 @@
 // hand from the ONNX definitions (and checked with numpy's rint).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
