@@ -75,7 +75,8 @@ TEST(QuantMatMulInteger, Errors) {
                   ErrorCode::kInvalidArgument, "rank 1");
 }
 
-NodeTest QMatMul(int64_t opset, std::vector<float> b_scale, U8 b, std::vector<int64_t> b_shape) {
+NodeTest QMatMul(int64_t opset, const std::vector<float>& b_scale, const U8& b,
+                 std::vector<int64_t> b_shape) {
   NodeTest t("QLinearMatMul", opset);
   const auto n = static_cast<int64_t>(b_scale.size());
   t.Input<uint8_t>({1, 2}, {10, 20})
