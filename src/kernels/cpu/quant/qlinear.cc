@@ -288,21 +288,22 @@ class IntConv {
 
   Problem Resolve(const KernelInfo& info, const Shape& x, const Shape& w, const char* x_name,
                   const char* w_name) const {
-    const std::string xn = std::string("input '") + x_name + "' ";
-    const std::string wn = std::string("input '") + w_name + "' ";
+    // Message pieces are built only on the error paths: a run allocates nothing.
+    auto xn = [&] { return std::string("input '") + x_name + "' "; };
+    auto wn = [&] { return std::string("input '") + w_name + "' "; };
     if (x.rank() < 3) {
-      info.Fail(ErrorCode::kInvalidArgument,
-                xn + "has shape " + x.ToString() + "; it needs rank 3 or more (N, C, spatial...)");
+      info.Fail(ErrorCode::kInvalidArgument, xn() + "has shape " + x.ToString() +
+                                                 "; it needs rank 3 or more (N, C, spatial...)");
     }
     if (w.rank() != x.rank()) {
-      info.Fail(ErrorCode::kInvalidArgument, wn + "has shape " + w.ToString() + " but " + xn +
+      info.Fail(ErrorCode::kInvalidArgument, wn() + "has shape " + w.ToString() + " but " + xn() +
                                                  "has shape " + x.ToString() +
                                                  "; it needs the same rank");
     }
     const int64_t c = x.dims()[1], m = w.dims()[0];
     if (c % group_ != 0 || m % group_ != 0 || w.dims()[1] != c / group_) {
       info.Fail(ErrorCode::kInvalidArgument,
-                wn + "has shape " + w.ToString() + ", which does not fit " + xn + x.ToString() +
+                wn() + "has shape " + w.ToString() + ", which does not fit " + xn() + x.ToString() +
                     " with attribute 'group' " + std::to_string(group_));
     }
     const SmallVector<int64_t> kernel(std::span<const int64_t>(w.dims()).subspan(2));
@@ -310,12 +311,12 @@ class IntConv {
         !std::equal(attrs_.kernel_shape.begin(), attrs_.kernel_shape.end(), kernel.begin(),
                     kernel.end())) {
       info.Fail(ErrorCode::kInvalidArgument,
-                "attribute 'kernel_shape' does not match " + wn + w.ToString());
+                "attribute 'kernel_shape' does not match " + wn() + w.ToString());
     }
     for (int64_t k : kernel) {
       if (k <= 0) {
         info.Fail(ErrorCode::kInvalidArgument,
-                  wn + "has shape " + w.ToString() + "; kernel sizes must be positive");
+                  wn() + "has shape " + w.ToString() + "; kernel sizes must be positive");
       }
     }
     Problem p;
