@@ -24,6 +24,8 @@ std::span<const RuleDef> NhwcRules() noexcept;         // nhwc_rules.cc: ai.kiln
 std::span<const RuleDef> ContribRules() noexcept;      // contrib_rules.cc: com.microsoft fused ops
 std::span<const RuleDef> LossNormRules() noexcept;  // loss_norm_rules.cc: losses, RMS/MVN, BitCast
 std::span<const RuleDef> AttentionRules() noexcept;    // attention_rules.cc
+std::span<const RuleDef> QuantRules() noexcept;        // quant_rules.cc
+std::span<const RuleDef> SignalRules() noexcept;       // signal_rules.cc: DFT, STFT, windows, Det
 
 }  // namespace kiln::infer
 

@@ -12,7 +12,9 @@ list(APPEND KILN_SOURCES
   src/infer/shape_rules.cc
   src/infer/tensor_rules.cc
   src/infer/loss_norm_rules.cc
-  src/infer/attention_rules.cc)
+  src/infer/attention_rules.cc
+  src/infer/quant_rules.cc
+  src/infer/signal_rules.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/infer/contrib_rules_test.cc
   src/infer/elementwise_rules_test.cc
@@ -23,4 +25,6 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/infer/shape_rules_test.cc
   src/infer/tensor_rules_test.cc
   src/infer/loss_norm_rules_test.cc
-  src/infer/attention_rules_test.cc)
+  src/infer/attention_rules_test.cc
+  src/infer/quant_rules_test.cc
+  src/infer/signal_rules_test.cc)

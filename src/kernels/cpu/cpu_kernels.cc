@@ -19,6 +19,8 @@ const KernelRegistry& CpuKernels() {
     r->Add(cpu::NhwcKernels());
     r->Add(cpu::ContribKernels());
     r->Add(cpu::AttentionKernels());
+    r->Add(cpu::QuantKernels());
+    r->Add(cpu::SignalKernels());
     return r;
   }();
   return *registry;

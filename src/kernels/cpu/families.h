@@ -20,6 +20,8 @@ std::span<const KernelDef> SequenceKernels();     // sequence/: Sequence*, *From
 std::span<const KernelDef> NhwcKernels();         // nhwc/: ai.kiln channels-last Conv and pooling
 std::span<const KernelDef> ContribKernels();      // contrib/: com.microsoft fused ops
 std::span<const KernelDef> AttentionKernels();    // attention/: Attention, RotaryEmbedding, caches
+std::span<const KernelDef> QuantKernels();   // quant/: (De)QuantizeLinear, integer MatMul and Conv
+std::span<const KernelDef> SignalKernels();  // signal/: DFT, STFT, windows, MelWeightMatrix, Det
 
 }  // namespace kiln::cpu
 

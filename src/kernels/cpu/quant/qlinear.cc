@@ -1,0 +1,462 @@
+// Integer matrix products and convolutions over int8/uint8 operands:
+//   MatMulInteger (10+): int32 Y = (A - a_zero_point) @ (B - b_zero_point), numpy matmul shapes
+//     (1-D operands promoted, batch dimensions broadcast); a_zero_point is one value or one per
+//     row of A (M), b_zero_point one value or one per column of B (N).
+//   QLinearMatMul (10, 21): the same product requantized,
+//     y = saturate(round_half_even(acc * (a_scale * b_scale / y_scale)) + y_zero_point),
+//     the multiplier computed in the scales' type (float from 10; float16/bfloat16 too from 21)
+//     and applied in double, as the ONNX reference does; scales and zero points per tensor or
+//     per row of A / per column of B.
+//   ConvInteger (10+): int32 convolution of (x - x_zero_point) and (w - w_zero_point) (w's per
+//     output channel M or one), Conv's attributes; padding contributes 0.
+//   QLinearConv (10+): that convolution plus the optional int32 bias B, requantized like
+//     QLinearMatMul with w_scale per tensor or per output channel.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "core/float16.h"
+#include "kernels/cpu/nn/window.h"
+#include "kernels/cpu/quant/codec.h"
+#include "kernels/cpu/quant/quant_kernels.h"
+#include "kernels/cpu/small_vector.h"
+
+namespace kiln::cpu {
+namespace {
+
+using quant::LoadElement;
+
+bool IsInt8(DataType t) {
+  return t == DataType::kInt8 || t == DataType::kUint8;
+}
+
+void RequireInt8(const KernelInfo& info, const Tensor& t, const char* name) {
+  if (!IsInt8(t.type())) {
+    info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + name + "' has element type " +
+                                               DataTypeName(t.type()) + "; expected int8 or uint8");
+  }
+}
+
+// Element i of an int8 or uint8 tensor.
+inline int32_t Int8At(const Tensor& t, size_t i) noexcept {
+  return t.type() == DataType::kInt8 ? static_cast<const int8_t*>(t.data())[i]
+                                     : static_cast<const uint8_t*>(t.data())[i];
+}
+
+// A per-tensor or per-index (zero point or scale) operand: `count` is 1 or the size of the
+// dimension it follows. A missing operand reads as 0.
+struct Param {
+  const Tensor* t = nullptr;
+  size_t count = 1;
+  double At(size_t i) const noexcept {
+    if (t == nullptr) return 0;
+    return LoadElement(t->type(), t->data(), count == 1 ? 0 : i);
+  }
+};
+
+Param ReadParam(const KernelInfo& info, const Tensor* t, const char* name, size_t per,
+                const char* per_what, DataType same_as) {
+  Param p;
+  p.t = t;
+  if (t == nullptr) return p;
+  if (same_as != DataType::kUndefined && t->type() != same_as) {
+    info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + name + "' has element type " +
+                                               DataTypeName(t->type()) + "; expected " +
+                                               DataTypeName(same_as));
+  }
+  const size_t n = t->element_count();
+  if (t->shape().rank() > 1 || (n != 1 && n != per)) {
+    info.Fail(ErrorCode::kInvalidArgument,
+              std::string("input '") + name + "' has shape " + t->shape().ToString() +
+                  "; expected one value or one per " + per_what + " (" + std::to_string(per) + ")");
+  }
+  p.count = n;
+  return p;
+}
+
+// The shapes of a numpy matmul: batch dims broadcast, 1-D operands promoted.
+struct MatMulShape {
+  size_t m = 1, k = 1, n = 1;
+  SmallVector<int64_t> out;       // output dims
+  SmallVector<int64_t> batch;     // broadcast batch dims
+  SmallVector<size_t> a_strides;  // per batch dim, in matrices (0 where broadcast)
+  SmallVector<size_t> b_strides;
+  size_t batch_count = 1;
+};
+
+MatMulShape ResolveMatMul(const KernelInfo& info, const Shape& a, const Shape& b) {
+  if (a.rank() == 0 || b.rank() == 0) {
+    info.Fail(ErrorCode::kInvalidArgument, "inputs 'A' " + a.ToString() + " and 'B' " +
+                                               b.ToString() + " must have rank 1 or more");
+  }
+  SmallVector<int64_t> ad(a.dims());
+  SmallVector<int64_t> bd(b.dims());
+  const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
+  if (a_vec) ad.insert(0, 1);
+  if (b_vec) bd.push_back(1);
+  MatMulShape s;
+  s.m = static_cast<size_t>(ad[ad.size() - 2]);
+  s.k = static_cast<size_t>(ad.back());
+  s.n = static_cast<size_t>(bd.back());
+  if (bd[bd.size() - 2] != ad.back()) {
+    info.Fail(ErrorCode::kInvalidArgument, "input 'A' " + a.ToString() + " and input 'B' " +
+                                               b.ToString() + " have different inner dimensions");
+  }
+  const size_t ab = ad.size() - 2, bb = bd.size() - 2;
+  const size_t rank = std::max(ab, bb);
+  s.batch.resize(rank);
+  s.a_strides.resize(rank);
+  s.b_strides.resize(rank);
+  size_t as = 1, bs = 1;
+  for (size_t d = rank; d-- > 0;) {
+    const int64_t x = d + ab >= rank ? ad[d + ab - rank] : 1;
+    const int64_t y = d + bb >= rank ? bd[d + bb - rank] : 1;
+    if (x != y && x != 1 && y != 1) {
+      info.Fail(ErrorCode::kInvalidArgument, "input 'A' " + a.ToString() + " and input 'B' " +
+                                                 b.ToString() + " have batch dimensions that " +
+                                                 "do not broadcast");
+    }
+    s.batch[d] = x == 1 ? y : x;
+    s.a_strides[d] = x == 1 ? 0 : as;
+    s.b_strides[d] = y == 1 ? 0 : bs;
+    as *= static_cast<size_t>(x);
+    bs *= static_cast<size_t>(y);
+    s.batch_count *= static_cast<size_t>(s.batch[d]);
+  }
+  s.out = s.batch;
+  if (!a_vec) s.out.push_back(static_cast<int64_t>(s.m));
+  if (!b_vec) s.out.push_back(static_cast<int64_t>(s.n));
+  return s;
+}
+
+// Calls fn(batch, a_matrix, b_matrix) for every output matrix.
+template <typename F>
+void ForEachBatch(const MatMulShape& s, F&& fn) {
+  SmallVector<int64_t> idx(s.batch.size(), 0);
+  for (size_t i = 0; i < s.batch_count; ++i) {
+    size_t a = 0, b = 0;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      a += static_cast<size_t>(idx[d]) * s.a_strides[d];
+      b += static_cast<size_t>(idx[d]) * s.b_strides[d];
+    }
+    fn(i, a, b);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < s.batch[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+// acc[m, n] = sum_k (A[m, k] - azp[m]) * (B[k, n] - bzp[n]) for one matrix pair.
+void IntMatMul(const MatMulShape& s, const Tensor& a, size_t a_off, const Tensor& b, size_t b_off,
+               const Param& azp, const Param& bzp, int32_t* acc) {
+  for (size_t i = 0; i < s.m; ++i) {
+    for (size_t j = 0; j < s.n; ++j) acc[i * s.n + j] = 0;
+    const auto za = static_cast<int32_t>(azp.At(i));
+    for (size_t kk = 0; kk < s.k; ++kk) {
+      const int32_t av = Int8At(a, a_off + i * s.k + kk) - za;
+      if (av == 0) continue;
+      for (size_t j = 0; j < s.n; ++j) {
+        const int32_t bv = Int8At(b, b_off + kk * s.n + j) - static_cast<int32_t>(bzp.At(j));
+        acc[i * s.n + j] += av * bv;
+      }
+    }
+  }
+}
+
+// a * b / c rounded to `t` after each step, as numpy computes with arrays of that type.
+double Multiplier(DataType t, double a, double b, double c) {
+  auto round = [t](double v) -> double {
+    if (t == DataType::kDouble) return v;
+    const auto f = static_cast<float>(v);
+    if (t == DataType::kFloat16) return Float16::FromFloat(f).ToFloat();
+    if (t == DataType::kBfloat16) return BFloat16::FromFloat(f).ToFloat();
+    return f;
+  };
+  return round(round(a * b) / c);
+}
+
+// Writes saturate(round_half_even(acc * mult) + zp) to element i of an int8 or uint8 output.
+void Requantize(Tensor& y, size_t i, double acc, double mult, double zp) {
+  double q = std::nearbyint(acc * mult) + zp;
+  if (y.type() == DataType::kInt8) {
+    static_cast<int8_t*>(y.data())[i] = static_cast<int8_t>(std::clamp(q, -128.0, 127.0));
+  } else {
+    static_cast<uint8_t*>(y.data())[i] = static_cast<uint8_t>(std::clamp(q, 0.0, 255.0));
+  }
+}
+
+void RequireScale(const KernelInfo& info, const Tensor& t, const char* name, bool halves) {
+  const DataType s = t.type();
+  const bool ok =
+      s == DataType::kFloat || (halves && (s == DataType::kFloat16 || s == DataType::kBfloat16));
+  if (!ok) {
+    info.Fail(ErrorCode::kInvalidArgument,
+              std::string("input '") + name + "' has element type " + DataTypeName(s) +
+                  (halves ? "; expected float, float16 or bfloat16" : "; expected float"));
+  }
+}
+
+class MatMulInteger final : public Kernel {
+ public:
+  explicit MatMulInteger(const KernelInfo& /*info*/) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& a = ctx.Input(0);
+    const Tensor& b = ctx.Input(1);
+    RequireInt8(info, a, "A");
+    RequireInt8(info, b, "B");
+    const MatMulShape s = ResolveMatMul(info, a.shape(), b.shape());
+    const Param azp =
+        ReadParam(info, ctx.OptionalInput(2), "a_zero_point", s.m, "row of A", a.type());
+    const Param bzp =
+        ReadParam(info, ctx.OptionalInput(3), "b_zero_point", s.n, "column of B", b.type());
+    Tensor& y = ctx.OutputForOverwrite(0, DataType::kInt32, s.out.span());
+    auto* ys = static_cast<int32_t*>(y.data());
+    ForEachBatch(s, [&](size_t i, size_t am, size_t bm) {
+      IntMatMul(s, a, am * s.m * s.k, b, bm * s.k * s.n, azp, bzp, ys + i * s.m * s.n);
+    });
+  }
+};
+
+class QLinearMatMul final : public Kernel {
+ public:
+  explicit QLinearMatMul(const KernelInfo& /*info*/) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& a = ctx.Input(0);
+    const Tensor& b = ctx.Input(3);
+    RequireInt8(info, a, "a");
+    RequireInt8(info, b, "b");
+    const MatMulShape s = ResolveMatMul(info, a.shape(), b.shape());
+    const bool halves = info.opset() >= 21;
+    const Tensor& a_scale = ctx.Input(1);
+    const Tensor& b_scale = ctx.Input(4);
+    const Tensor& y_scale = ctx.Input(6);
+    RequireScale(info, a_scale, "a_scale", halves);
+    RequireScale(info, b_scale, "b_scale", halves);
+    RequireScale(info, y_scale, "y_scale", halves);
+    if (b_scale.type() != a_scale.type() || y_scale.type() != a_scale.type()) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "inputs 'a_scale', 'b_scale' and 'y_scale' must have the same element type");
+    }
+    const Tensor& y_zp_t = ctx.Input(7);
+    RequireInt8(info, y_zp_t, "y_zero_point");
+    const Param as = ReadParam(info, &a_scale, "a_scale", s.m, "row of a", DataType::kUndefined);
+    const Param azp = ReadParam(info, &ctx.Input(2), "a_zero_point", s.m, "row of a", a.type());
+    const Param bs = ReadParam(info, &b_scale, "b_scale", s.n, "column of b", DataType::kUndefined);
+    const Param bzp = ReadParam(info, &ctx.Input(5), "b_zero_point", s.n, "column of b", b.type());
+    const Param ys = ReadParam(info, &y_scale, "y_scale", 1, "tensor", DataType::kUndefined);
+    const Param yzp = ReadParam(info, &y_zp_t, "y_zero_point", 1, "tensor", DataType::kUndefined);
+    Tensor& y = ctx.OutputForOverwrite(0, y_zp_t.type(), s.out.span());
+    const size_t mn = s.m * s.n;
+    int32_t* acc = ctx.Scratch<int32_t>(mn);
+    const double y_s = ys.At(0), y_z = yzp.At(0);
+    ForEachBatch(s, [&](size_t i, size_t am, size_t bm) {
+      IntMatMul(s, a, am * s.m * s.k, b, bm * s.k * s.n, azp, bzp, acc);
+      for (size_t r = 0; r < s.m; ++r) {
+        for (size_t c = 0; c < s.n; ++c) {
+          const double mult = Multiplier(a_scale.type(), as.At(r), bs.At(c), y_s);
+          Requantize(y, i * mn + r * s.n + c, acc[r * s.n + c], mult, y_z);
+        }
+      }
+    });
+  }
+};
+
+// The convolution both conv ops share: checks shapes, resolves the window, and computes the int32
+// sums per output element into `acc` (N * M * out_size).
+class IntConv {
+ public:
+  explicit IntConv(const KernelInfo& info)
+      : attrs_(nn::ReadWindowAttrs(info, {.kernel_required = false})),
+        group_(info.GetInt("group", 1)) {
+    if (group_ < 1) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "attribute 'group' is " + std::to_string(group_) + "; it must be positive");
+    }
+  }
+
+  struct Problem {
+    nn::WindowGeometry g;
+    size_t batch = 0, channels = 0, features = 0, group_channels = 0, group_features = 0;
+    SmallVector<int64_t> out;
+  };
+
+  Problem Resolve(const KernelInfo& info, const Shape& x, const Shape& w, const char* x_name,
+                  const char* w_name) const {
+    // Message pieces are built only on the error paths: a run allocates nothing.
+    auto xn = [&] { return std::string("input '") + x_name + "' "; };
+    auto wn = [&] { return std::string("input '") + w_name + "' "; };
+    if (x.rank() < 3) {
+      info.Fail(ErrorCode::kInvalidArgument, xn() + "has shape " + x.ToString() +
+                                                 "; it needs rank 3 or more (N, C, spatial...)");
+    }
+    if (w.rank() != x.rank()) {
+      info.Fail(ErrorCode::kInvalidArgument, wn() + "has shape " + w.ToString() + " but " + xn() +
+                                                 "has shape " + x.ToString() +
+                                                 "; it needs the same rank");
+    }
+    const int64_t c = x.dims()[1], m = w.dims()[0];
+    if (c % group_ != 0 || m % group_ != 0 || w.dims()[1] != c / group_) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                wn() + "has shape " + w.ToString() + ", which does not fit " + xn() + x.ToString() +
+                    " with attribute 'group' " + std::to_string(group_));
+    }
+    const SmallVector<int64_t> kernel(std::span<const int64_t>(w.dims()).subspan(2));
+    if (!attrs_.kernel_shape.empty() &&
+        !std::equal(attrs_.kernel_shape.begin(), attrs_.kernel_shape.end(), kernel.begin(),
+                    kernel.end())) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "attribute 'kernel_shape' does not match " + wn() + w.ToString());
+    }
+    for (int64_t k : kernel) {
+      if (k <= 0) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  wn() + "has shape " + w.ToString() + "; kernel sizes must be positive");
+      }
+    }
+    Problem p;
+    p.g = nn::ResolveWindow(info, attrs_, x, kernel.span(), false);
+    p.batch = static_cast<size_t>(x.dims()[0]);
+    p.channels = static_cast<size_t>(c);
+    p.features = static_cast<size_t>(m);
+    p.group_channels = p.channels / static_cast<size_t>(group_);
+    p.group_features = p.features / static_cast<size_t>(group_);
+    p.out.push_back(x.dims()[0]);
+    p.out.push_back(m);
+    for (int64_t o : p.g.out) p.out.push_back(o);
+    return p;
+  }
+
+  // acc[n, m, :] = sum over the group's channels and taps of (x - xzp) * (w - wzp[m]).
+  static void Run(const Problem& p, const Tensor& x, const Tensor& w, int32_t xzp, const Param& wzp,
+                  int32_t* acc) {
+    const nn::WindowGeometry& g = p.g;
+    const auto s = static_cast<size_t>(g.stride.back());
+    std::fill(acc, acc + p.batch * p.features * g.out_size, 0);
+    for (size_t n = 0; n < p.batch; ++n) {
+      for (size_t m = 0; m < p.features; ++m) {
+        int32_t* ym = acc + (n * p.features + m) * g.out_size;
+        const size_t grp = m / p.group_features;
+        const auto zw = static_cast<int32_t>(wzp.At(m));
+        for (size_t cc = 0; cc < p.group_channels; ++cc) {
+          const size_t xc = (n * p.channels + grp * p.group_channels + cc) * g.in_size;
+          const size_t wc = (m * p.group_channels + cc) * g.kernel_size;
+          for (size_t tap = 0; tap < g.kernel_size; ++tap) {
+            const int32_t wv = Int8At(w, wc + tap) - zw;
+            if (wv == 0) continue;
+            nn::ForEachTapRow(
+                g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
+                  for (int64_t o = lo; o < hi; ++o) {
+                    const size_t xi =
+                        xc + static_cast<size_t>(in_base) + static_cast<size_t>(o) * s;
+                    ym[out_offset + static_cast<size_t>(o)] += (Int8At(x, xi) - xzp) * wv;
+                  }
+                });
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  nn::WindowAttrs attrs_;
+  int64_t group_;
+};
+
+class ConvInteger final : public Kernel {
+ public:
+  explicit ConvInteger(const KernelInfo& info) : conv_(info) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& x = ctx.Input(0);
+    const Tensor& w = ctx.Input(1);
+    RequireInt8(info, x, "x");
+    RequireInt8(info, w, "w");
+    const IntConv::Problem p = conv_.Resolve(info, x.shape(), w.shape(), "x", "w");
+    const Param xzp = ReadParam(info, ctx.OptionalInput(2), "x_zero_point", 1, "tensor", x.type());
+    const Param wzp = ReadParam(info, ctx.OptionalInput(3), "w_zero_point", p.features,
+                                "output channel", w.type());
+    Tensor& y = ctx.OutputForOverwrite(0, DataType::kInt32, p.out.span());
+    IntConv::Run(p, x, w, static_cast<int32_t>(xzp.At(0)), wzp, static_cast<int32_t*>(y.data()));
+  }
+
+ private:
+  IntConv conv_;
+};
+
+class QLinearConv final : public Kernel {
+ public:
+  explicit QLinearConv(const KernelInfo& info) : conv_(info) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& x = ctx.Input(0);
+    const Tensor& w = ctx.Input(3);
+    RequireInt8(info, x, "x");
+    RequireInt8(info, w, "w");
+    const IntConv::Problem p = conv_.Resolve(info, x.shape(), w.shape(), "x", "w");
+    const Tensor& x_scale = ctx.Input(1);
+    const Tensor& w_scale = ctx.Input(4);
+    const Tensor& y_scale = ctx.Input(6);
+    RequireScale(info, x_scale, "x_scale", false);
+    RequireScale(info, w_scale, "w_scale", false);
+    RequireScale(info, y_scale, "y_scale", false);
+    const Tensor& y_zp_t = ctx.Input(7);
+    RequireInt8(info, y_zp_t, "y_zero_point");
+    const Param xs = ReadParam(info, &x_scale, "x_scale", 1, "tensor", DataType::kUndefined);
+    const Param xzp = ReadParam(info, &ctx.Input(2), "x_zero_point", 1, "tensor", x.type());
+    const Param ws =
+        ReadParam(info, &w_scale, "w_scale", p.features, "output channel", DataType::kUndefined);
+    const Param wzp =
+        ReadParam(info, &ctx.Input(5), "w_zero_point", p.features, "output channel", w.type());
+    const Param ys = ReadParam(info, &y_scale, "y_scale", 1, "tensor", DataType::kUndefined);
+    const Param yzp = ReadParam(info, &y_zp_t, "y_zero_point", 1, "tensor", DataType::kUndefined);
+    const Tensor* bias = ctx.OptionalInput(8);
+    if (bias != nullptr && (bias->type() != DataType::kInt32 || bias->shape().rank() != 1 ||
+                            bias->element_count() != p.features)) {
+      info.Fail(ErrorCode::kInvalidArgument, std::string("input 'B' is ") +
+                                                 DataTypeName(bias->type()) + " " +
+                                                 bias->shape().ToString() + "; expected int32 [" +
+                                                 std::to_string(p.features) + "]");
+    }
+    const size_t plane = p.g.out_size;
+    int32_t* acc = ctx.Scratch<int32_t>(p.batch * p.features * plane);
+    IntConv::Run(p, x, w, static_cast<int32_t>(xzp.At(0)), wzp, acc);
+    Tensor& y = ctx.OutputForOverwrite(0, y_zp_t.type(), p.out.span());
+    const double y_s = ys.At(0), y_z = yzp.At(0);
+    for (size_t n = 0; n < p.batch; ++n) {
+      for (size_t m = 0; m < p.features; ++m) {
+        const double mult = Multiplier(DataType::kFloat, xs.At(0), ws.At(m), y_s);
+        const double b = bias != nullptr ? static_cast<const int32_t*>(bias->data())[m] : 0;
+        const size_t base = (n * p.features + m) * plane;
+        for (size_t o = 0; o < plane; ++o) Requantize(y, base + o, acc[base + o] + b, mult, y_z);
+      }
+    }
+  }
+
+ private:
+  IntConv conv_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeMatMulInteger(const KernelInfo& info) {
+  return Make<MatMulInteger>(info);
+}
+std::unique_ptr<Kernel> MakeQLinearMatMul(const KernelInfo& info) {
+  return Make<QLinearMatMul>(info);
+}
+std::unique_ptr<Kernel> MakeConvInteger(const KernelInfo& info) {
+  return Make<ConvInteger>(info);
+}
+std::unique_ptr<Kernel> MakeQLinearConv(const KernelInfo& info) {
+  return Make<QLinearConv>(info);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,253 @@
+// MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv: small products worked out by hand,
+// zero points and scales per tensor and per row/column/channel, broadcasting, and every error.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/test_errors.h"
+#include "kernels/test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+using U8 = std::vector<uint8_t>;
+using I32 = std::vector<int32_t>;
+
+TEST(QuantMatMulInteger, ZeroPointsAndBroadcasting) {
+  auto out = NodeTest("MatMulInteger", 10)
+                 .Input<uint8_t>({2, 3}, {1, 2, 3, 4, 5, 6})
+                 .Input<uint8_t>({3, 2}, {1, 0, 0, 1, 1, 1})
+                 .Input<uint8_t>({}, {1})
+                 .Input<uint8_t>({}, {0})
+                 .Run();
+  EXPECT_EQ(out[0]->shape(), Shape({2, 2}));
+  EXPECT_EQ(Values<int32_t>(*out[0]), (I32{2, 3, 8, 9}));
+  auto per_row = NodeTest("MatMulInteger", 10)
+                     .Input<uint8_t>({2, 3}, {1, 2, 3, 4, 5, 6})
+                     .Input<uint8_t>({3, 2}, {1, 0, 0, 1, 1, 1})
+                     .Input<uint8_t>({2}, {1, 0})
+                     .Run();
+  EXPECT_EQ(Values<int32_t>(*per_row[0]), (I32{2, 3, 10, 11}));
+  auto batched = NodeTest("MatMulInteger", 10)
+                     .Input<int8_t>({2, 1, 2}, {1, 2, -3, 4})
+                     .Input<int8_t>({2, 1}, {1, 1})
+                     .Run();
+  EXPECT_EQ(batched[0]->shape(), Shape({2, 1, 1}));
+  EXPECT_EQ(Values<int32_t>(*batched[0]), (I32{3, 1}));
+  auto vec = NodeTest("MatMulInteger", 10)
+                 .Input<uint8_t>({3}, {1, 2, 3})
+                 .Input<int8_t>({3, 2}, {1, -1, 1, -1, 1, -1})
+                 .Run();
+  EXPECT_EQ(vec[0]->shape(), Shape({2}));
+  EXPECT_EQ(Values<int32_t>(*vec[0]), (I32{6, -6}));
+  auto empty = NodeTest("MatMulInteger", 10)
+                   .Input<uint8_t>({0, 3}, {})
+                   .Input<uint8_t>({3, 2}, {1, 0, 0, 1, 1, 1})
+                   .Run();
+  EXPECT_EQ(empty[0]->shape(), Shape({0, 2}));
+}
+
+TEST(QuantMatMulInteger, Errors) {
+  ExpectNodeError(
+      NodeTest("MatMulInteger", 10).Input<float>({1, 1}, {1}).Input<uint8_t>({1, 1}, {1}),
+      ErrorCode::kInvalidArgument, "input 'A'");
+  ExpectNodeError(NodeTest("MatMulInteger", 10)
+                      .Input<uint8_t>({1, 2}, {1, 2})
+                      .Input<uint8_t>({3, 1}, {1, 2, 3}),
+                  ErrorCode::kInvalidArgument, "inner");
+  ExpectNodeError(NodeTest("MatMulInteger", 10)
+                      .Input<uint8_t>({2, 1, 1}, {1, 2})
+                      .Input<uint8_t>({3, 1, 1}, {1, 2, 3}),
+                  ErrorCode::kInvalidArgument, "broadcast");
+  ExpectNodeError(NodeTest("MatMulInteger", 10)
+                      .Input<uint8_t>({2, 1}, {1, 2})
+                      .Input<uint8_t>({1, 1}, {1})
+                      .Input<uint8_t>({3}, {1, 2, 3}),
+                  ErrorCode::kInvalidArgument, "a_zero_point");
+  ExpectNodeError(NodeTest("MatMulInteger", 10)
+                      .Input<uint8_t>({2, 1}, {1, 2})
+                      .Input<uint8_t>({1, 1}, {1})
+                      .MissingInput()
+                      .Input<int8_t>({}, {1}),
+                  ErrorCode::kInvalidArgument, "b_zero_point");
+  ExpectNodeError(NodeTest("MatMulInteger", 10).Input<uint8_t>({}, {1}).Input<uint8_t>({1}, {1}),
+                  ErrorCode::kInvalidArgument, "rank 1");
+}
+
+NodeTest QMatMul(int64_t opset, const std::vector<float>& b_scale, const U8& b,
+                 std::vector<int64_t> b_shape) {
+  NodeTest t("QLinearMatMul", opset);
+  const auto n = static_cast<int64_t>(b_scale.size());
+  t.Input<uint8_t>({1, 2}, {10, 20})
+      .Input<float>({}, {0.5f})
+      .Input<uint8_t>({}, {0})
+      .Input<uint8_t>(std::move(b_shape), b)
+      .Input<float>({n}, b_scale)
+      .Input<uint8_t>({}, {0})
+      .Input<float>({}, {2})
+      .Input<uint8_t>({}, {1});
+  return t;
+}
+
+TEST(QuantQLinearMatMul, RequantizesPerTensorAndPerColumn) {
+  auto out = QMatMul(10, {1}, {2, 4}, {2, 1}).Run();
+  // acc 100, multiplier 0.5 * 1 / 2: 25 + 1.
+  EXPECT_EQ(Values<uint8_t>(*out[0]), (U8{26}));
+  // acc [30, 60], multipliers [0.25, 0.5]: 7.5 rounds to even 8.
+  auto cols = QMatMul(10, {1, 2}, {1, 2, 1, 2}, {2, 2}).Run();
+  EXPECT_EQ(Values<uint8_t>(*cols[0]), (U8{9, 31}));
+  const Float16 h = Float16::FromFloat(0.1f);
+  const Float16 one = Float16::FromFloat(1);
+  auto half = NodeTest("QLinearMatMul", 21)
+                  .Input<int8_t>({1, 1}, {100})
+                  .Input<Float16>({1}, {h})
+                  .Input<int8_t>({1}, {0})
+                  .Input<int8_t>({1, 1}, {1})
+                  .Input<Float16>({1}, {one})
+                  .Input<int8_t>({1}, {0})
+                  .Input<Float16>({1}, {one})
+                  .Input<int8_t>({1}, {-1})
+                  .Run();
+  EXPECT_EQ(Values<int8_t>(*half[0]), (std::vector<int8_t>{9}));  // 9.9976 -> 10, - 1
+}
+
+TEST(QuantQLinearMatMul, Errors) {
+  const Float16 one = Float16::FromFloat(1);
+  ExpectNodeError(NodeTest("QLinearMatMul", 10)
+                      .Input<uint8_t>({1, 1}, {1})
+                      .Input<Float16>({}, {one})
+                      .Input<uint8_t>({}, {0})
+                      .Input<uint8_t>({1, 1}, {1})
+                      .Input<Float16>({}, {one})
+                      .Input<uint8_t>({}, {0})
+                      .Input<Float16>({}, {one})
+                      .Input<uint8_t>({}, {0}),
+                  ErrorCode::kInvalidArgument, "a_scale");
+  ExpectNodeError(NodeTest("QLinearMatMul", 21)
+                      .Input<uint8_t>({1, 1}, {1})
+                      .Input<float>({}, {1})
+                      .Input<uint8_t>({}, {0})
+                      .Input<uint8_t>({1, 1}, {1})
+                      .Input<Float16>({}, {one})
+                      .Input<uint8_t>({}, {0})
+                      .Input<float>({}, {1})
+                      .Input<uint8_t>({}, {0}),
+                  ErrorCode::kInvalidArgument, "same element type");
+  ExpectNodeError(NodeTest("QLinearMatMul", 10)
+                      .Input<uint8_t>({1, 1}, {1})
+                      .Input<float>({}, {1})
+                      .Input<uint8_t>({}, {0})
+                      .Input<uint8_t>({1, 1}, {1})
+                      .Input<float>({}, {1})
+                      .Input<uint8_t>({}, {0})
+                      .Input<float>({}, {1})
+                      .Input<int32_t>({}, {0}),
+                  ErrorCode::kInvalidArgument, "y_zero_point");
+  ExpectNodeError(QMatMul(10, {1, 1}, {1, 2, 3, 4, 5, 6}, {2, 3}), ErrorCode::kInvalidArgument,
+                  "b_scale");
+}
+
+TEST(QuantConvInteger, ZeroPointsPaddingAndChannels) {
+  const U8 x{1, 2, 3, 4, 5, 6, 7, 8, 9};
+  auto out = NodeTest("ConvInteger", 10)
+                 .Input<uint8_t>({1, 1, 3, 3}, x)
+                 .Input<uint8_t>({1, 1, 2, 2}, {1, 1, 1, 1})
+                 .Input<uint8_t>({}, {1})
+                 .Run();
+  EXPECT_EQ(out[0]->shape(), Shape({1, 1, 2, 2}));
+  EXPECT_EQ(Values<int32_t>(*out[0]), (I32{8, 12, 20, 24}));
+  auto padded = NodeTest("ConvInteger", 10)
+                    .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+                    .Input<uint8_t>({1, 1, 3, 3}, x)
+                    .Input<uint8_t>({1, 1, 2, 2}, {1, 1, 1, 1})
+                    .Input<uint8_t>({}, {1})
+                    .Run();
+  EXPECT_EQ(padded[0]->shape(), Shape({1, 1, 4, 4}));
+  EXPECT_EQ(Values<int32_t>(*padded[0]),
+            (I32{0, 1, 3, 2, 3, 8, 12, 7, 9, 20, 24, 13, 6, 13, 15, 8}));
+  auto channels = NodeTest("ConvInteger", 10)
+                      .Input<uint8_t>({1, 1, 1, 2}, {3, 4})
+                      .Input<int8_t>({2, 1, 1, 1}, {2, 3})
+                      .MissingInput()
+                      .Input<int8_t>({2}, {1, 1})
+                      .Run();
+  EXPECT_EQ(Values<int32_t>(*channels[0]), (I32{3, 4, 6, 8}));
+}
+
+TEST(QuantConvInteger, Errors) {
+  ExpectNodeError(
+      NodeTest("ConvInteger", 10).Input<uint8_t>({1, 1}, {1}).Input<uint8_t>({1, 1}, {1}),
+      ErrorCode::kInvalidArgument, "input 'x'");
+  ExpectNodeError(
+      NodeTest("ConvInteger", 10).Input<uint8_t>({1, 1, 1}, {1}).Input<uint8_t>({1, 1, 1, 1}, {1}),
+      ErrorCode::kInvalidArgument, "input 'w'");
+  ExpectNodeError(NodeTest("ConvInteger", 10)
+                      .Attr("group", int64_t{2})
+                      .Input<uint8_t>({1, 3, 1}, {1, 2, 3})
+                      .Input<uint8_t>({2, 1, 1}, {1, 1}),
+                  ErrorCode::kInvalidArgument, "group");
+  ExpectNodeError(NodeTest("ConvInteger", 10)
+                      .Attr("group", int64_t{0})
+                      .Input<uint8_t>({1, 1, 1}, {1})
+                      .Input<uint8_t>({1, 1, 1}, {1}),
+                  ErrorCode::kInvalidArgument, "group");
+  ExpectNodeError(NodeTest("ConvInteger", 10)
+                      .Attr("kernel_shape", std::vector<int64_t>{2})
+                      .Input<uint8_t>({1, 1, 3}, {1, 2, 3})
+                      .Input<uint8_t>({1, 1, 1}, {1}),
+                  ErrorCode::kInvalidArgument, "kernel_shape");
+  ExpectNodeError(NodeTest("ConvInteger", 10)
+                      .Input<uint8_t>({1, 1, 1}, {1})
+                      .Input<uint8_t>({1, 1, 1}, {1})
+                      .Input<uint8_t>({}, {0})
+                      .Input<uint8_t>({3}, {0, 0, 0}),
+                  ErrorCode::kInvalidArgument, "w_zero_point");
+  ExpectNodeError(NodeTest("ConvInteger", 10)
+                      .Input<uint8_t>({1, 1, 1}, {1})
+                      .Input<uint8_t>({1, 1, 1}, {1})
+                      .Input<int8_t>({}, {0}),
+                  ErrorCode::kInvalidArgument, "x_zero_point");
+}
+
+NodeTest QConv(bool bias_ok) {
+  NodeTest t("QLinearConv", 10);
+  t.Input<uint8_t>({1, 1, 2, 2}, {2, 4, 6, 8})
+      .Input<float>({}, {0.5f})
+      .Input<uint8_t>({}, {0})
+      .Input<int8_t>({1, 1, 1, 1}, {2})
+      .Input<float>({1}, {1})
+      .Input<int8_t>({1}, {0})
+      .Input<float>({}, {1})
+      .Input<uint8_t>({}, {5});
+  if (bias_ok) {
+    t.Input<int32_t>({1}, {1});
+  } else {
+    t.Input<int32_t>({2}, {1, 1});
+  }
+  return t;
+}
+
+TEST(QuantQLinearConv, BiasAndRequantization) {
+  // acc = 2x + 1 = [5, 9, 13, 17], times 0.5 rounds half to even: [2, 4, 6, 8], plus 5.
+  auto out = QConv(true).Run();
+  EXPECT_EQ(out[0]->shape(), Shape({1, 1, 2, 2}));
+  EXPECT_EQ(Values<uint8_t>(*out[0]), (U8{7, 9, 11, 13}));
+}
+
+TEST(QuantQLinearConv, Errors) {
+  ExpectNodeError(QConv(false), ErrorCode::kInvalidArgument, "input 'B'");
+  ExpectNodeError(NodeTest("QLinearConv", 10)
+                      .Input<uint8_t>({1, 1, 1}, {1})
+                      .Input<int32_t>({}, {1})
+                      .Input<uint8_t>({}, {0})
+                      .Input<uint8_t>({1, 1, 1}, {1})
+                      .Input<float>({}, {1})
+                      .Input<uint8_t>({}, {0})
+                      .Input<float>({}, {1})
+                      .Input<uint8_t>({}, {0}),
+                  ErrorCode::kInvalidArgument, "x_scale");
+}
+
+}  // namespace
+}  // namespace kiln::testing

@@ -1,0 +1,9 @@
+# The quant kernel family: library sources and unit tests (paths from the repository root).
+list(APPEND KILN_SOURCES
+  src/kernels/cpu/quant/codec.cc
+  src/kernels/cpu/quant/kernels.cc
+  src/kernels/cpu/quant/qlinear.cc
+  src/kernels/cpu/quant/quantize.cc)
+list(APPEND KILN_UNIT_TEST_SOURCES
+  src/kernels/cpu/quant/qlinear_test.cc
+  src/kernels/cpu/quant/quantize_test.cc)
