@@ -18,6 +18,7 @@ const KernelRegistry& CpuKernels() {
     r->Add(cpu::SequenceKernels());
     r->Add(cpu::NhwcKernels());
     r->Add(cpu::ContribKernels());
+    r->Add(cpu::ImageKernels());
     return r;
   }();
   return *registry;

@@ -19,6 +19,7 @@ std::span<const KernelDef> ControlFlowKernels();  // controlflow/: If, Loop, Sca
 std::span<const KernelDef> SequenceKernels();     // sequence/: Sequence*, *FromSequence, Optional*
 std::span<const KernelDef> NhwcKernels();         // nhwc/: ai.kiln channels-last Conv and pooling
 std::span<const KernelDef> ContribKernels();      // contrib/: com.microsoft fused ops
+std::span<const KernelDef> ImageKernels();        // image/: GridSample, NMS, RoiAlign, Col2Im, ...
 
 }  // namespace kiln::cpu
 
