@@ -167,7 +167,11 @@ TEST(ImageRoiAlign, Errors) {
                   "attribute 'coordinate_transformation_mode'");
   ExpectNodeError(Roi(16, {0, 0, 1, 1}, "half_pixel").Attr("output_height", int64_t{0}),
                   ErrorCode::kInvalidGraph, "'output_height'");
-  ExpectNodeError(Roi(16, {0, 0, 1, 1}, "half_pixel").Attr("sampling_ratio", int64_t{-1}),
+  ExpectNodeError(NodeTest("RoiAlign", 10)
+                      .Attr("sampling_ratio", int64_t{-1})
+                      .Input<float>({1, 1, 4, 4}, Linear())
+                      .Input<float>({1, 4}, {0, 0, 1, 1})
+                      .Input<int64_t>({1}, {0}),
                   ErrorCode::kInvalidGraph, "attribute 'sampling_ratio'");
 }
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -85,8 +86,9 @@ class NonMaxSuppression final : public Kernel {
       }
     }
     const Tensor* score_t = ctx.OptionalInput(4);
-    const double score_threshold =
-        score_t != nullptr ? ReadScalar(info, *score_t, "score_threshold") : -INFINITY;
+    const double score_threshold = score_t != nullptr
+                                       ? ReadScalar(info, *score_t, "score_threshold")
+                                       : -std::numeric_limits<double>::infinity();
 
     const auto batches = static_cast<size_t>(bd[0]);
     const auto count = static_cast<size_t>(bd[1]);
