@@ -15,14 +15,18 @@ using Floats = std::vector<float>;
 using Ints = std::vector<int64_t>;
 
 // ONNX's suppress-by-IoU example: boxes 0-2 overlap (IoU > 0.5), 3-4 overlap, 5 is alone.
-const Floats kBoxes{0, 0,  1, 1,  0, 0.1f,  1, 1.1f,  0, -0.1f, 1, 0.9f,
-                    0, 10, 1, 11, 0, 10.1f, 1, 11.1f, 0, 100,   1, 101};
-const Floats kScores{0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f};
+Floats Boxes() {
+  return {0, 0,  1, 1,  0, 0.1f,  1, 1.1f,  0, -0.1f, 1, 0.9f,
+          0, 10, 1, 11, 0, 10.1f, 1, 11.1f, 0, 100,   1, 101};
+}
+Floats Scores() {
+  return {0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f};
+}
 
 NodeTest Nms(int64_t max_out, float iou, float score) {
   return NodeTest("NonMaxSuppression", 11)
-      .Input<float>({1, 6, 4}, kBoxes)
-      .Input<float>({1, 1, 6}, kScores)
+      .Input<float>({1, 6, 4}, Boxes())
+      .Input<float>({1, 1, 6}, Scores())
       .Input<int64_t>({1}, {max_out})
       .Input<float>({1}, {iou})
       .Input<float>({1}, {score});
@@ -58,8 +62,8 @@ TEST(ImageNonMaxSuppression, CenterPointBoxesClassesAndBatches) {
 
 TEST(ImageNonMaxSuppression, DefaultsKeepNothing) {
   auto out = NodeTest("NonMaxSuppression", 11)
-                 .Input<float>({1, 6, 4}, kBoxes)
-                 .Input<float>({1, 1, 6}, kScores)
+                 .Input<float>({1, 6, 4}, Boxes())
+                 .Input<float>({1, 1, 6}, Scores())
                  .Run();
   EXPECT_EQ(out[0]->shape(), Shape({0, 3}));
 }
@@ -75,17 +79,17 @@ TEST(ImageNonMaxSuppression, Errors) {
                   ErrorCode::kInvalidArgument, "input 'scores'");
   ExpectNodeError(Nms(3, 1.5f, 0), ErrorCode::kInvalidArgument, "input 'iou_threshold'");
   ExpectNodeError(NodeTest("NonMaxSuppression", 11)
-                      .Input<float>({1, 6, 4}, kBoxes)
-                      .Input<float>({1, 1, 6}, kScores)
+                      .Input<float>({1, 6, 4}, Boxes())
+                      .Input<float>({1, 1, 6}, Scores())
                       .Input<int64_t>({2}, {1, 2}),
                   ErrorCode::kInvalidArgument, "input 'max_output_boxes_per_class'");
   ExpectNodeError(NodeTest("NonMaxSuppression", 11)
                       .Attr("center_point_box", int64_t{2})
-                      .Input<float>({1, 6, 4}, kBoxes)
-                      .Input<float>({1, 1, 6}, kScores),
+                      .Input<float>({1, 6, 4}, Boxes())
+                      .Input<float>({1, 1, 6}, Scores()),
                   ErrorCode::kInvalidGraph, "attribute 'center_point_box'");
   ExpectNodeError(NodeTest("NonMaxSuppression", 11)
-                      .Input<float>({1, 6, 4}, kBoxes)
+                      .Input<float>({1, 6, 4}, Boxes())
                       .Input<double>({1, 1, 6}, {1, 2, 3, 4, 5, 6}),
                   ErrorCode::kInvalidArgument, "scores");
 }

@@ -113,9 +113,9 @@ TEST(ImageGridSample, DoubleEmptyAndTwoThreads) {
                    .Input<float>({1, 0, 3, 2}, {})
                    .Run();
   EXPECT_EQ(empty[0]->shape(), Shape({1, 1, 0, 3}));
-  Floats x(2 * 3 * 5 * 7);
+  Floats x(size_t{2} * 3 * 5 * 7);
   for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i));
-  Floats grid(2 * 9 * 11 * 2);
+  Floats grid(size_t{2} * 9 * 11 * 2);
   for (size_t i = 0; i < grid.size(); ++i) grid[i] = 1.3f * std::cos(static_cast<float>(i) * 0.7f);
   auto run = [&](int threads) {
     return Values<float>(*NodeTest("GridSample", 16)

@@ -25,11 +25,11 @@ TEST(ImageCol2Im, SumsOverlappingBlocks) {
                  .Run(2);
   EXPECT_EQ(out[0]->shape(), Shape({1, 1, 3, 3}));
   Floats want(9);
-  for (int y = 0; y < 3; ++y) {
-    for (int x = 0; x < 3; ++x) {
+  for (size_t y = 0; y < 3; ++y) {
+    for (size_t x = 0; x < 3; ++x) {
       const int cy = (y > 0 ? 1 : 0) + (y < 2 ? 1 : 0);
       const int cx = (x > 0 ? 1 : 0) + (x < 2 ? 1 : 0);
-      want[static_cast<size_t>(y * 3 + x)] = static_cast<float>(cy * cx);
+      want[y * 3 + x] = static_cast<float>(cy * cx);
     }
   }
   EXPECT_EQ(Values<float>(*out[0]), want);
@@ -139,7 +139,7 @@ void ExpectNear(const Floats& got, const Floats& want) {
 }
 
 TEST(ImageDeformConv, ZeroOffsetsAreAConvolution) {
-  Floats x(2 * 4 * 4);
+  Floats x(size_t{2} * 4 * 4);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 2;
   const Floats w{1, -1, 2, 0.5f, 0, 1, -2, 1, 3, 1, 1, 1, -1, 0, 0, 2};  // [2, 2, 2, 2]
   auto out = NodeTest("DeformConv", 19)
@@ -228,7 +228,7 @@ TEST(ImageMaxUnpool, ScattersToIndices) {
 }
 
 TEST(ImageMaxUnpool, Errors) {
-  auto base = [](Ints idx) {
+  auto base = [](const Ints& idx) {
     return NodeTest("MaxUnpool", 11)
         .Attr("kernel_shape", Ints{2})
         .Attr("strides", Ints{2})
