@@ -68,6 +68,15 @@ TEST(ImageNonMaxSuppression, DefaultsKeepNothing) {
   EXPECT_EQ(out[0]->shape(), Shape({0, 3}));
 }
 
+TEST(ImageNonMaxSuppression, NoBoxes) {
+  auto out = NodeTest("NonMaxSuppression", 11)
+                 .Input<float>({1, 0, 4}, {})
+                 .Input<float>({1, 2, 0}, {})
+                 .Input<int64_t>({1}, {3})
+                 .Run();
+  EXPECT_EQ(out[0]->shape(), Shape({0, 3}));
+}
+
 TEST(ImageNonMaxSuppression, Errors) {
   ExpectNodeError(NodeTest("NonMaxSuppression", 11)
                       .Input<float>({1, 2, 3}, Floats(6))
@@ -142,6 +151,15 @@ TEST(ImageRoiAlign, BinsScaleAndBatches) {
   EXPECT_EQ(out[0]->shape(), Shape({2, 1, 2, 1}));
   // The roi is [0, 2] on both axes: one sample per bin at x 1, y 0.5 and 1.5.
   EXPECT_EQ(Values<float>(*out[0]), (Floats{103, 107, 3, 7}));
+}
+
+TEST(ImageRoiAlign, NoRois) {
+  auto out = NodeTest("RoiAlign", 16)
+                 .Input<float>({1, 1, 4, 4}, Linear())
+                 .Input<float>({0, 4}, {})
+                 .Input<int64_t>({0}, {})
+                 .Run();
+  EXPECT_EQ(out[0]->shape(), Shape({0, 1, 1, 1}));
 }
 
 TEST(ImageRoiAlign, Errors) {

@@ -91,6 +91,19 @@ TEST(ImageCenterCropPad, CropsAndPadsAroundTheCentre) {
   EXPECT_EQ(Values<int32_t>(*axes[0]), (std::vector<int32_t>{0, 1, 2, 0, 0}));
 }
 
+TEST(ImageCenterCropPad, EmptyTargetAndStrings) {
+  auto empty = NodeTest("CenterCropPad", 18)
+                   .Input<float>({2, 2}, {1, 2, 3, 4})
+                   .Input<int64_t>({2}, {0, 2})
+                   .Run();
+  EXPECT_EQ(empty[0]->shape(), Shape({0, 2}));
+  auto strings = NodeTest("CenterCropPad", 18)
+                     .Input<std::string>({2}, {"a", "b"})
+                     .Input<int64_t>({1}, {4})
+                     .Run();
+  EXPECT_EQ(Values<std::string>(*strings[0]), (std::vector<std::string>{"", "a", "b", ""}));
+}
+
 TEST(ImageCenterCropPad, Errors) {
   ExpectNodeError(
       NodeTest("CenterCropPad", 18).Input<float>({2, 2}, Floats(4)).Input<int64_t>({1}, {2}),
