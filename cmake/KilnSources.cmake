@@ -58,6 +58,7 @@ set(KILN_UNIT_TEST_SOURCES
 include(${CMAKE_CURRENT_LIST_DIR}/../src/infer/sources.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/../src/optimizer/sources.cmake)
 foreach(family contrib controlflow elementwise linalg nhwc nn reduce rnn sequence tensor attention
-foreach(family contrib controlflow elementwise linalg nhwc nn reduce rnn sequence tensor quant signal)
+foreach(family contrib controlflow elementwise linalg nhwc nn reduce rnn sequence tensor quant signal
+foreach(family contrib controlflow elementwise linalg nhwc nn reduce rnn sequence tensor image)
   include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/${family}/sources.cmake)
 endforeach()

@@ -21,7 +21,7 @@ const std::unordered_map<std::string, Rule>& Table() {
     std::unordered_map<std::string, Rule> t;
     for (std::span<const RuleDef> list :
          {ElementwiseRules(), LinalgRules(), NnRules(), ReduceRules(), ShapeRules(), TensorRules(),
-          NhwcRules(), ContribRules(), LossNormRules(), AttentionRules(), QuantRules(), SignalRules()}) {
+          NhwcRules(), ContribRules(), LossNormRules(), AttentionRules(), QuantRules(), SignalRules(), ImageRules()}) {
       for (const RuleDef& d : list) t.emplace(Key(d.domain, d.op_type), d.rule);
     }
     return t;

@@ -26,6 +26,7 @@ std::span<const RuleDef> LossNormRules() noexcept;  // loss_norm_rules.cc: losse
 std::span<const RuleDef> AttentionRules() noexcept;    // attention_rules.cc
 std::span<const RuleDef> QuantRules() noexcept;        // quant_rules.cc
 std::span<const RuleDef> SignalRules() noexcept;       // signal_rules.cc: DFT, STFT, windows, Det
+std::span<const RuleDef> ImageRules() noexcept;  // image_rules.cc: GridSample, NMS, RoiAlign, ...
 
 }  // namespace kiln::infer
 

@@ -21,6 +21,7 @@ const KernelRegistry& CpuKernels() {
     r->Add(cpu::AttentionKernels());
     r->Add(cpu::QuantKernels());
     r->Add(cpu::SignalKernels());
+    r->Add(cpu::ImageKernels());
     return r;
   }();
   return *registry;

@@ -22,6 +22,7 @@ std::span<const KernelDef> ContribKernels();      // contrib/: com.microsoft fus
 std::span<const KernelDef> AttentionKernels();    // attention/: Attention, RotaryEmbedding, caches
 std::span<const KernelDef> QuantKernels();   // quant/: (De)QuantizeLinear, integer MatMul and Conv
 std::span<const KernelDef> SignalKernels();  // signal/: DFT, STFT, windows, MelWeightMatrix, Det
+std::span<const KernelDef> ImageKernels();        // image/: GridSample, NMS, RoiAlign, Col2Im, ...
 
 }  // namespace kiln::cpu
 

@@ -1,0 +1,201 @@
+// NonMaxSuppression and RoiAlign: selections and pooled values worked out by hand from the ONNX
+// definitions (RoiAlign on an image linear in x and y, where bilinear samples are exact), each
+// opset's defaults, every error the kernels raise.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "kernels/test_errors.h"
+#include "kernels/test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+using Floats = std::vector<float>;
+using Ints = std::vector<int64_t>;
+
+// ONNX's suppress-by-IoU example: boxes 0-2 overlap (IoU > 0.5), 3-4 overlap, 5 is alone.
+Floats Boxes() {
+  return {0, 0,  1, 1,  0, 0.1f,  1, 1.1f,  0, -0.1f, 1, 0.9f,
+          0, 10, 1, 11, 0, 10.1f, 1, 11.1f, 0, 100,   1, 101};
+}
+Floats Scores() {
+  return {0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f};
+}
+
+NodeTest Nms(int64_t max_out, float iou, float score) {
+  return NodeTest("NonMaxSuppression", 11)
+      .Input<float>({1, 6, 4}, Boxes())
+      .Input<float>({1, 1, 6}, Scores())
+      .Input<int64_t>({1}, {max_out})
+      .Input<float>({1}, {iou})
+      .Input<float>({1}, {score});
+}
+
+TEST(ImageNonMaxSuppression, SuppressesByIouAndScore) {
+  auto out = Nms(3, 0.5f, 0).Run();
+  EXPECT_EQ(out[0]->shape(), Shape({3, 3}));
+  EXPECT_EQ(Values<int64_t>(*out[0]), (Ints{0, 0, 3, 0, 0, 0, 0, 0, 5}));
+  auto scored = Nms(3, 0.5f, 0.4f).Run();
+  EXPECT_EQ(Values<int64_t>(*scored[0]), (Ints{0, 0, 3, 0, 0, 0}));
+  auto limited = Nms(2, 0.5f, 0).Run();
+  EXPECT_EQ(Values<int64_t>(*limited[0]), (Ints{0, 0, 3, 0, 0, 0}));
+  // With a threshold of 1 nothing overlaps enough: all boxes in score order.
+  auto all = Nms(10, 1, 0).Run();
+  EXPECT_EQ(Values<int64_t>(*all[0]), (Ints{0, 0, 3, 0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 4, 0, 0, 5}));
+}
+
+TEST(ImageNonMaxSuppression, CenterPointBoxesClassesAndBatches) {
+  // Centre format: box 1 is box 0 moved by 0.1 (IoU 0.82), box 2 is far away.
+  auto out = NodeTest("NonMaxSuppression", 10)
+                 .Attr("center_point_box", int64_t{1})
+                 .Input<float>({2, 3, 4}, {0.5f, 0.5f, 1, 1, 0.6f, 0.5f, 1, 1, 5, 5, 1, 1,
+                                           0.5f, 0.5f, 1, 1, 0.6f, 0.5f, 1, 1, 5, 5, 1, 1})
+                 .Input<float>({2, 2, 3}, {0.1f, 0.2f, 0.3f, 0.3f, 0.2f, 0.1f,  //
+                                           0.5f, 0.5f, 0.5f, 0.1f, 0.1f, 0.1f})
+                 .Input<int64_t>({}, {5})
+                 .Input<float>({}, {0.5f})
+                 .Run();
+  EXPECT_EQ(Values<int64_t>(*out[0]), (Ints{0, 0, 2, 0, 0, 1, 0, 1, 0, 0, 1, 2,  //
+                                            1, 0, 0, 1, 0, 2, 1, 1, 0, 1, 1, 2}));
+}
+
+TEST(ImageNonMaxSuppression, DefaultsKeepNothing) {
+  auto out = NodeTest("NonMaxSuppression", 11)
+                 .Input<float>({1, 6, 4}, Boxes())
+                 .Input<float>({1, 1, 6}, Scores())
+                 .Run();
+  EXPECT_EQ(out[0]->shape(), Shape({0, 3}));
+}
+
+TEST(ImageNonMaxSuppression, NoBoxes) {
+  auto out = NodeTest("NonMaxSuppression", 11)
+                 .Input<float>({1, 0, 4}, {})
+                 .Input<float>({1, 2, 0}, {})
+                 .Input<int64_t>({1}, {3})
+                 .Run();
+  EXPECT_EQ(out[0]->shape(), Shape({0, 3}));
+}
+
+TEST(ImageNonMaxSuppression, Errors) {
+  ExpectNodeError(NodeTest("NonMaxSuppression", 11)
+                      .Input<float>({1, 2, 3}, Floats(6))
+                      .Input<float>({1, 1, 2}, Floats(2)),
+                  ErrorCode::kInvalidArgument, "input 'boxes'");
+  ExpectNodeError(NodeTest("NonMaxSuppression", 11)
+                      .Input<float>({1, 2, 4}, Floats(8))
+                      .Input<float>({1, 1, 3}, Floats(3)),
+                  ErrorCode::kInvalidArgument, "input 'scores'");
+  ExpectNodeError(Nms(3, 1.5f, 0), ErrorCode::kInvalidArgument, "input 'iou_threshold'");
+  ExpectNodeError(NodeTest("NonMaxSuppression", 11)
+                      .Input<float>({1, 6, 4}, Boxes())
+                      .Input<float>({1, 1, 6}, Scores())
+                      .Input<int64_t>({2}, {1, 2}),
+                  ErrorCode::kInvalidArgument, "input 'max_output_boxes_per_class'");
+  ExpectNodeError(NodeTest("NonMaxSuppression", 11)
+                      .Attr("center_point_box", int64_t{2})
+                      .Input<float>({1, 6, 4}, Boxes())
+                      .Input<float>({1, 1, 6}, Scores()),
+                  ErrorCode::kInvalidGraph, "attribute 'center_point_box'");
+  ExpectNodeError(NodeTest("NonMaxSuppression", 11)
+                      .Input<float>({1, 6, 4}, Boxes())
+                      .Input<double>({1, 1, 6}, {1, 2, 3, 4, 5, 6}),
+                  ErrorCode::kInvalidArgument, "scores");
+}
+
+// A 4 x 4 image with value 4y + x.
+Floats Linear() {
+  Floats v(16);
+  for (size_t i = 0; i < 16; ++i) v[i] = static_cast<float>(i);
+  return v;
+}
+
+NodeTest Roi(int64_t opset, const Floats& roi, const char* ctm, const char* mode = "avg") {
+  NodeTest t("RoiAlign", opset);
+  if (opset >= 16) t.Attr("coordinate_transformation_mode", ctm);
+  return t.Attr("mode", mode)
+      .Attr("sampling_ratio", int64_t{2})
+      .Input<float>({1, 1, 4, 4}, Linear())
+      .Input<float>({1, 4}, roi)
+      .Input<int64_t>({1}, {0});
+}
+
+TEST(ImageRoiAlign, AverageOfExactSamples) {
+  // output_half_pixel: samples at 0.75 and 2.25 on each axis, mean 1.5: 4 * 1.5 + 1.5.
+  EXPECT_EQ(Values<float>(*Roi(16, {0, 0, 3, 3}, "output_half_pixel").Run()[0]), (Floats{7.5f}));
+  // Version 10 has no half-pixel shift either.
+  EXPECT_EQ(Values<float>(*Roi(10, {0, 0, 3, 3}, "").Run()[0]), (Floats{7.5f}));
+  // half_pixel: the roi moves by -0.5, samples at 0.25 and 1.75, mean 1.
+  EXPECT_EQ(Values<float>(*Roi(16, {0, 0, 3, 3}, "half_pixel").Run()[0]), (Floats{5}));
+}
+
+TEST(ImageRoiAlign, MaxTakesTheLargestTap) {
+  // Samples land on pixels 1 and 3 of each axis: the largest is (3, 3) = 15.
+  EXPECT_EQ(Values<float>(*Roi(16, {0, 0, 4, 4}, "output_half_pixel", "max").Run()[0]),
+            (Floats{15}));
+}
+
+TEST(ImageRoiAlign, BinsScaleAndBatches) {
+  Floats x = Linear();
+  for (size_t i = 0; i < 16; ++i) x.push_back(100 + x[i]);
+  auto out = NodeTest("RoiAlign", 16)
+                 .Attr("coordinate_transformation_mode", "output_half_pixel")
+                 .Attr("output_height", int64_t{2})
+                 .Attr("output_width", int64_t{1})
+                 .Attr("sampling_ratio", int64_t{1})
+                 .Attr("spatial_scale", 0.5f)
+                 .Input<float>({2, 1, 4, 4}, x)
+                 .Input<float>({2, 4}, {0, 0, 4, 4, 0, 0, 4, 4})
+                 .Input<int64_t>({2}, {1, 0})
+                 .Run(2);
+  EXPECT_EQ(out[0]->shape(), Shape({2, 1, 2, 1}));
+  // The roi is [0, 2] on both axes: one sample per bin at x 1, y 0.5 and 1.5.
+  EXPECT_EQ(Values<float>(*out[0]), (Floats{103, 107, 3, 7}));
+}
+
+TEST(ImageRoiAlign, NoRois) {
+  auto out = NodeTest("RoiAlign", 16)
+                 .Input<float>({1, 1, 4, 4}, Linear())
+                 .Input<float>({0, 4}, {})
+                 .Input<int64_t>({0}, {})
+                 .Run();
+  EXPECT_EQ(out[0]->shape(), Shape({0, 1, 1, 1}));
+}
+
+TEST(ImageRoiAlign, Errors) {
+  ExpectNodeError(NodeTest("RoiAlign", 16)
+                      .Input<float>({1, 4, 4}, Linear())
+                      .Input<float>({1, 4}, {0, 0, 1, 1})
+                      .Input<int64_t>({1}, {0}),
+                  ErrorCode::kInvalidArgument, "input 'X'");
+  ExpectNodeError(NodeTest("RoiAlign", 16)
+                      .Input<float>({1, 1, 4, 4}, Linear())
+                      .Input<float>({1, 5}, {0, 0, 1, 1, 1})
+                      .Input<int64_t>({1}, {0}),
+                  ErrorCode::kInvalidArgument, "input 'rois'");
+  ExpectNodeError(NodeTest("RoiAlign", 16)
+                      .Input<float>({1, 1, 4, 4}, Linear())
+                      .Input<float>({1, 4}, {0, 0, 1, 1})
+                      .Input<int64_t>({1}, {1}),
+                  ErrorCode::kInvalidArgument, "input 'batch_indices'");
+  ExpectNodeError(NodeTest("RoiAlign", 16)
+                      .Input<float>({1, 1, 4, 4}, Linear())
+                      .Input<float>({1, 4}, {0, 0, 1, 1})
+                      .Input<int64_t>({2}, {0, 0}),
+                  ErrorCode::kInvalidArgument, "input 'batch_indices'");
+  ExpectNodeError(Roi(16, {0, 0, 1, 1}, "half_pixel", "min"), ErrorCode::kInvalidGraph,
+                  "attribute 'mode'");
+  ExpectNodeError(Roi(16, {0, 0, 1, 1}, "align_corners"), ErrorCode::kInvalidGraph,
+                  "attribute 'coordinate_transformation_mode'");
+  ExpectNodeError(Roi(16, {0, 0, 1, 1}, "half_pixel").Attr("output_height", int64_t{0}),
+                  ErrorCode::kInvalidGraph, "'output_height'");
+  ExpectNodeError(NodeTest("RoiAlign", 10)
+                      .Attr("sampling_ratio", int64_t{-1})
+                      .Input<float>({1, 1, 4, 4}, Linear())
+                      .Input<float>({1, 4}, {0, 0, 1, 1})
+                      .Input<int64_t>({1}, {0}),
+                  ErrorCode::kInvalidGraph, "attribute 'sampling_ratio'");
+}
+
+}  // namespace
+}  // namespace kiln::testing

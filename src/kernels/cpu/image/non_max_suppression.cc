@@ -1,0 +1,160 @@
+// NonMaxSuppression (versions 10, 11): per batch and class, greedily keeps the boxes of highest
+// score whose IoU with every box kept before is at most iou_threshold, up to
+// max_output_boxes_per_class; boxes with score <= score_threshold are never kept. Output int64
+// [num_selected, 3] rows (batch, class, box), batch-major, then class, then selection order.
+//   boxes [B, N, 4]: (y1, x1, y2, x2) corners in any order (center_point_box 0) or
+//     (x_center, y_center, width, height) (center_point_box 1); scores [B, C, N];
+//   optional scalars: max_output_boxes_per_class (int64, default 0: nothing kept), iou_threshold
+//     (float, default 0), score_threshold (float, default: none).
+// Equal scores keep the lower box index first. The output's size depends on the data, so it is
+// gathered in a heap vector.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/common.h"
+#include "kernels/cpu/image/image_kernels.h"
+#include "kernels/cpu/nn/nn_types.h"
+#include "kernels/cpu/types.h"
+
+namespace kiln::cpu {
+namespace {
+
+struct Box {
+  double y1, x1, y2, x2;
+};
+
+double Iou(const Box& a, const Box& b) {
+  const double area_a = (a.y2 - a.y1) * (a.x2 - a.x1);
+  const double area_b = (b.y2 - b.y1) * (b.x2 - b.x1);
+  if (area_a <= 0 || area_b <= 0) return 0;
+  const double h = std::min(a.y2, b.y2) - std::max(a.y1, b.y1);
+  const double w = std::min(a.x2, b.x2) - std::max(a.x1, b.x1);
+  if (h <= 0 || w <= 0) return 0;
+  const double inter = h * w;
+  return inter / (area_a + area_b - inter);
+}
+
+class NonMaxSuppression final : public Kernel {
+ public:
+  explicit NonMaxSuppression(const KernelInfo& info)
+      : center_point_box_(info.GetInt("center_point_box", 0)) {
+    if (center_point_box_ != 0 && center_point_box_ != 1) {
+      info.Fail(ErrorCode::kInvalidGraph, "attribute 'center_point_box' is " +
+                                              std::to_string(center_point_box_) +
+                                              "; it must be 0 or 1");
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& boxes = ctx.Input(0);
+    const Tensor& scores = ctx.Input(1);
+    const auto& bd = boxes.shape().dims();
+    const auto& sd = scores.shape().dims();
+    if (bd.size() != 3 || bd[2] != 4) {
+      info.Fail(ErrorCode::kInvalidArgument, "input 'boxes' has shape " + boxes.shape().ToString() +
+                                                 "; expected [batches, boxes, 4]");
+    }
+    if (sd.size() != 3 || sd[0] != bd[0] || sd[2] != bd[1]) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "input 'scores' has shape " + scores.shape().ToString() + "; expected [" +
+                    std::to_string(bd[0]) + ", classes, " + std::to_string(bd[1]) +
+                    "] for 'boxes' of shape " + boxes.shape().ToString());
+    }
+    nn::RequireSameType(info, "scores", scores, boxes.type(), "boxes");
+    int64_t max_out = 0;
+    if (const Tensor* t = ctx.OptionalInput(2); t != nullptr) {
+      RequireIntType(info, *t, "max_output_boxes_per_class");
+      if (t->element_count() != 1) {
+        info.Fail(ErrorCode::kInvalidArgument, "input 'max_output_boxes_per_class' has shape " +
+                                                   t->shape().ToString() +
+                                                   "; it must hold one value");
+      }
+      max_out = std::max<int64_t>(0, IntAt(*t, 0));
+    }
+    double iou_threshold = 0;
+    if (const Tensor* t = ctx.OptionalInput(3); t != nullptr) {
+      iou_threshold = ReadScalar(info, *t, "iou_threshold");
+      if (!(iou_threshold >= 0 && iou_threshold <= 1)) {
+        info.Fail(
+            ErrorCode::kInvalidArgument,
+            "input 'iou_threshold' is " + std::to_string(iou_threshold) + "; it must be in [0, 1]");
+      }
+    }
+    const Tensor* score_t = ctx.OptionalInput(4);
+    const double score_threshold = score_t != nullptr
+                                       ? ReadScalar(info, *score_t, "score_threshold")
+                                       : -std::numeric_limits<double>::infinity();
+
+    const auto batches = static_cast<size_t>(bd[0]);
+    const auto count = static_cast<size_t>(bd[1]);
+    const auto classes = static_cast<size_t>(sd[1]);
+    std::vector<double> box_values(boxes.element_count());
+    std::vector<double> score_values(scores.element_count());
+    nn::ReadAsDouble(info, boxes, "boxes", box_values.data());
+    nn::ReadAsDouble(info, scores, "scores", score_values.data());
+    std::vector<Box> corners(count);
+    std::vector<size_t> order;
+    std::vector<size_t> kept;
+    std::vector<int64_t> selected;
+    for (size_t b = 0; b < batches; ++b) {
+      for (size_t i = 0; i < count; ++i) corners[i] = Corners(&box_values[(b * count + i) * 4]);
+      for (size_t c = 0; c < classes; ++c) {
+        const double* s = &score_values[(b * classes + c) * count];
+        order.clear();
+        for (size_t i = 0; i < count; ++i) {
+          if (s[i] > score_threshold) order.push_back(i);
+        }
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t l, size_t r) { return s[l] > s[r]; });
+        kept.clear();
+        for (size_t i : order) {
+          if (kept.size() >= static_cast<size_t>(max_out)) break;
+          const bool suppressed = std::any_of(kept.begin(), kept.end(), [&](size_t k) {
+            return Iou(corners[k], corners[i]) > iou_threshold;
+          });
+          if (suppressed) continue;
+          kept.push_back(i);
+          selected.insert(selected.end(), {static_cast<int64_t>(b), static_cast<int64_t>(c),
+                                           static_cast<int64_t>(i)});
+        }
+      }
+    }
+    const std::array<int64_t, 2> dims{static_cast<int64_t>(selected.size() / 3), 3};
+    Tensor& y = ctx.OutputForOverwrite(0, DataType::kInt64, dims);
+    std::copy(selected.begin(), selected.end(), static_cast<int64_t*>(y.data()));
+  }
+
+ private:
+  static double ReadScalar(const KernelInfo& info, const Tensor& t, const char* name) {
+    if (t.element_count() != 1) {
+      info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + name + "' has shape " +
+                                                 t.shape().ToString() + "; it must hold one value");
+    }
+    double v = 0;
+    nn::ReadAsDouble(info, t, name, &v);
+    return v;
+  }
+
+  Box Corners(const double* v) const {
+    if (center_point_box_ != 0) {
+      return Box{v[1] - v[3] / 2, v[0] - v[2] / 2, v[1] + v[3] / 2, v[0] + v[2] / 2};
+    }
+    return Box{std::min(v[0], v[2]), std::min(v[1], v[3]), std::max(v[0], v[2]),
+               std::max(v[1], v[3])};
+  }
+
+  int64_t center_point_box_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeNonMaxSuppression(const KernelInfo& info) {
+  return std::make_unique<NonMaxSuppression>(info);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,230 @@
+// RoiAlign (versions 10, 16 (coordinate_transformation_mode), 22 (bfloat16)): for each region
+// of interest rois[r] = (x1, y1, x2, y2) on image batch_indices[r], an output_height x
+// output_width map per channel; each bin averages (mode avg) or takes the largest weighted tap
+// of (mode max) a sampling_ratio x sampling_ratio grid of bilinear samples (adaptive
+// ceil(roi size / bins) when sampling_ratio is 0).
+//   coordinate_transformation_mode half_pixel (16's default) shifts the scaled roi by -0.5;
+//   output_half_pixel (what version 10 does) does not, and makes rois at least 1 x 1.
+// Samples more than one pixel outside the image count as 0; nearer ones are clamped to it.
+// Types: float, double, float16 and bfloat16 (computed in double).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+
+#include "kernels/cpu/common.h"
+#include "kernels/cpu/image/image_kernels.h"
+#include "kernels/cpu/nn/nn_types.h"
+#include "kernels/cpu/types.h"
+
+namespace kiln::cpu {
+namespace {
+
+// One bilinear sample: four pixel offsets in a plane and their weights.
+struct Sample {
+  std::array<size_t, 4> at;
+  std::array<double, 4> w;
+};
+
+Sample Bilinear(double y, double x, int64_t height, int64_t width) {
+  Sample s{};
+  if (!(y >= -1.0 && y <= static_cast<double>(height) && x >= -1.0 &&
+        x <= static_cast<double>(width))) {
+    return s;  // weights 0
+  }
+  y = std::max(y, 0.0);
+  x = std::max(x, 0.0);
+  auto y_low = static_cast<int64_t>(y);
+  auto x_low = static_cast<int64_t>(x);
+  int64_t y_high = y_low + 1;
+  int64_t x_high = x_low + 1;
+  if (y_low >= height - 1) {
+    y_high = y_low = height - 1;
+    y = static_cast<double>(y_low);
+  }
+  if (x_low >= width - 1) {
+    x_high = x_low = width - 1;
+    x = static_cast<double>(x_low);
+  }
+  const double ly = y - static_cast<double>(y_low);
+  const double lx = x - static_cast<double>(x_low);
+  const double hy = 1 - ly;
+  const double hx = 1 - lx;
+  const auto w = static_cast<size_t>(width);
+  s.at = {static_cast<size_t>(y_low) * w + static_cast<size_t>(x_low),
+          static_cast<size_t>(y_low) * w + static_cast<size_t>(x_high),
+          static_cast<size_t>(y_high) * w + static_cast<size_t>(x_low),
+          static_cast<size_t>(y_high) * w + static_cast<size_t>(x_high)};
+  s.w = {hy * hx, hy * lx, ly * hx, ly * lx};
+  return s;
+}
+
+class RoiAlign final : public Kernel {
+ public:
+  explicit RoiAlign(const KernelInfo& info)
+      : output_height_(info.GetInt("output_height", 1)),
+        output_width_(info.GetInt("output_width", 1)),
+        sampling_ratio_(info.GetInt("sampling_ratio", 0)),
+        spatial_scale_(static_cast<double>(info.GetFloat("spatial_scale", 1.0f))) {
+    const std::string mode = info.GetString("mode", "avg");
+    if (mode != "avg" && mode != "max") {
+      info.Fail(ErrorCode::kInvalidGraph,
+                "attribute 'mode' is '" + mode + "'; it must be avg or max");
+    }
+    max_ = mode == "max";
+    if (info.opset() >= 16) {
+      const std::string ctm = info.GetString("coordinate_transformation_mode", "half_pixel");
+      if (ctm != "half_pixel" && ctm != "output_half_pixel") {
+        info.Fail(ErrorCode::kInvalidGraph, "attribute 'coordinate_transformation_mode' is '" +
+                                                ctm +
+                                                "'; it must be half_pixel or output_half_pixel");
+      }
+      half_pixel_ = ctm == "half_pixel";
+    }
+    if (output_height_ < 1 || output_width_ < 1) {
+      info.Fail(ErrorCode::kInvalidGraph, "attributes 'output_height' and 'output_width' are " +
+                                              std::to_string(output_height_) + " and " +
+                                              std::to_string(output_width_) +
+                                              "; both must be at least 1");
+    }
+    if (sampling_ratio_ < 0) {
+      info.Fail(ErrorCode::kInvalidGraph, "attribute 'sampling_ratio' is " +
+                                              std::to_string(sampling_ratio_) +
+                                              "; it must be 0 (adaptive) or more");
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& x = ctx.Input(0);
+    const Tensor& rois = ctx.Input(1);
+    const Tensor& indices = ctx.Input(2);
+    nn::RequireOpsetForType(info, "X", x.type(), DataType::kBfloat16, 22);
+    nn::RequireSameType(info, "rois", rois, x.type());
+    RequireIntType(info, indices, "batch_indices");
+    const auto& xd = x.shape().dims();
+    if (xd.size() != 4) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "input 'X' has shape " + x.shape().ToString() + "; expected (N, C, H, W)");
+    }
+    const auto& rd = rois.shape().dims();
+    if (rd.size() != 2 || rd[1] != 4) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "input 'rois' has shape " + rois.shape().ToString() + "; expected [num_rois, 4]");
+    }
+    if (indices.shape().rank() != 1 || indices.shape().dims()[0] != rd[0]) {
+      info.Fail(ErrorCode::kInvalidArgument, "input 'batch_indices' has shape " +
+                                                 indices.shape().ToString() + "; expected [" +
+                                                 std::to_string(rd[0]) + "] (one per roi)");
+    }
+    const auto count = static_cast<size_t>(rd[0]);
+    for (size_t r = 0; r < count; ++r) {
+      const int64_t b = IntAt(indices, r);
+      if (b < 0 || b >= xd[0]) {
+        info.Fail(ErrorCode::kInvalidArgument, "input 'batch_indices' holds " + std::to_string(b) +
+                                                   " at " + std::to_string(r) + "; 'X' has " +
+                                                   std::to_string(xd[0]) + " images");
+      }
+    }
+    const std::array<int64_t, 4> yd{rd[0], xd[1], output_height_, output_width_};
+    Tensor& y = ctx.OutputForOverwrite(0, x.type(), yd);
+    if (y.element_count() == 0) return;
+    if (xd[2] == 0 || xd[3] == 0) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "input 'X' has shape " + x.shape().ToString() + "; it has no pixels to sample");
+    }
+    double* roi = ctx.Scratch<double>(rois.element_count());
+    nn::ReadAsDouble(info, rois, "rois", roi);
+    const auto channels = static_cast<size_t>(xd[1]);
+    const int64_t height = xd[2];
+    const int64_t width = xd[3];
+    const size_t plane = static_cast<size_t>(height * width);
+    const size_t bins = static_cast<size_t>(output_height_ * output_width_);
+    Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* src = static_cast<const T*>(x.data());
+      T* dst = static_cast<T*>(y.data());
+      ctx.threads().ParallelFor(count * bins, 16, [&](size_t begin, size_t end) {
+        for (size_t job = begin; job < end; ++job) {
+          const size_t r = job / bins;
+          const size_t bin = job % bins;
+          const size_t row = bin / static_cast<size_t>(output_width_);
+          const auto ph = static_cast<double>(row);
+          const auto pw = static_cast<double>(bin - row * static_cast<size_t>(output_width_));
+          const double offset = half_pixel_ ? 0.5 : 0;
+          const double* box = roi + r * 4;
+          const double start_w = box[0] * spatial_scale_ - offset;
+          const double start_h = box[1] * spatial_scale_ - offset;
+          double roi_w = box[2] * spatial_scale_ - offset - start_w;
+          double roi_h = box[3] * spatial_scale_ - offset - start_h;
+          if (!half_pixel_) {
+            roi_w = std::max(roi_w, 1.0);
+            roi_h = std::max(roi_h, 1.0);
+          }
+          const double bin_h = roi_h / static_cast<double>(output_height_);
+          const double bin_w = roi_w / static_cast<double>(output_width_);
+          const int64_t grid_h = GridSize(bin_h);
+          const int64_t grid_w = GridSize(bin_w);
+          const auto samples = static_cast<double>(std::max<int64_t>(grid_h * grid_w, 1));
+          const T* image = src + static_cast<size_t>(IntAt(indices, r)) * channels * plane;
+          T* out = dst + r * channels * bins + bin;
+          for (size_t c = 0; c < channels; ++c) {
+            const T* in = image + c * plane;
+            double acc = 0;
+            bool first = true;
+            for (int64_t iy = 0; iy < grid_h; ++iy) {
+              const double yy =
+                  start_h + ph * bin_h +
+                  (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
+              for (int64_t ix = 0; ix < grid_w; ++ix) {
+                const double xx =
+                    start_w + pw * bin_w +
+                    (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
+                const Sample s = Bilinear(yy, xx, height, width);
+                if (max_) {
+                  double v = s.w[0] * static_cast<double>(nn::Load(in[s.at[0]]));
+                  for (size_t k = 1; k < 4; ++k) {
+                    v = std::max(v, s.w[k] * static_cast<double>(nn::Load(in[s.at[k]])));
+                  }
+                  acc = first ? v : std::max(acc, v);
+                  first = false;
+                } else {
+                  for (size_t k = 0; k < 4; ++k) {
+                    acc += s.w[k] * static_cast<double>(nn::Load(in[s.at[k]]));
+                  }
+                }
+              }
+            }
+            const double v = max_ ? acc : acc / samples;
+            out[c * bins] = nn::Store<T>(static_cast<nn::AccOf<T>>(v));
+          }
+        }
+      });
+    });
+  }
+
+ private:
+  // Samples along one axis of a bin: sampling_ratio, or adaptive (bounded so that a huge roi
+  // cannot make the loop run forever).
+  int64_t GridSize(double bin) const {
+    if (sampling_ratio_ > 0) return sampling_ratio_;
+    const double n = std::ceil(bin);
+    if (!(n >= 1)) return 0;  // an empty (or NaN) roi takes no samples: its bins are 0
+    return static_cast<int64_t>(std::min(n, 65536.0));
+  }
+
+  int64_t output_height_;
+  int64_t output_width_;
+  int64_t sampling_ratio_;
+  double spatial_scale_;
+  bool max_ = false;
+  bool half_pixel_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeRoiAlign(const KernelInfo& info) {
+  return std::make_unique<RoiAlign>(info);
+}
+
+}  // namespace kiln::cpu
