@@ -22,6 +22,7 @@ std::span<const RuleDef> ShapeRules() noexcept;        // shape_rules.cc
 std::span<const RuleDef> TensorRules() noexcept;       // tensor_rules.cc
 std::span<const RuleDef> NhwcRules() noexcept;         // nhwc_rules.cc: ai.kiln channels-last ops
 std::span<const RuleDef> ContribRules() noexcept;      // contrib_rules.cc: com.microsoft fused ops
+std::span<const RuleDef> DataRules() noexcept;  // data_rules.cc: Unique, string ops, optimizers
 
 }  // namespace kiln::infer
 

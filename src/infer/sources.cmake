@@ -10,7 +10,8 @@ list(APPEND KILN_SOURCES
   src/infer/rule_util.cc
   src/infer/rules.cc
   src/infer/shape_rules.cc
-  src/infer/tensor_rules.cc)
+  src/infer/tensor_rules.cc
+  src/infer/data_rules.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/infer/contrib_rules_test.cc
   src/infer/elementwise_rules_test.cc
@@ -19,4 +20,5 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/infer/nn_rules_test.cc
   src/infer/reduce_rules_test.cc
   src/infer/shape_rules_test.cc
-  src/infer/tensor_rules_test.cc)
+  src/infer/tensor_rules_test.cc
+  src/infer/data_rules_test.cc)

@@ -18,6 +18,10 @@ const KernelRegistry& CpuKernels() {
     r->Add(cpu::SequenceKernels());
     r->Add(cpu::NhwcKernels());
     r->Add(cpu::ContribKernels());
+    r->Add(cpu::TrainingKernels());
+    r->Add(cpu::TextKernels());
+    r->Add(cpu::MlKernels());
+    r->Add(cpu::RandomKernels());
     return r;
   }();
   return *registry;

@@ -19,6 +19,10 @@ std::span<const KernelDef> ControlFlowKernels();  // controlflow/: If, Loop, Sca
 std::span<const KernelDef> SequenceKernels();     // sequence/: Sequence*, *FromSequence, Optional*
 std::span<const KernelDef> NhwcKernels();         // nhwc/: ai.kiln channels-last Conv and pooling
 std::span<const KernelDef> ContribKernels();      // contrib/: com.microsoft fused ops
+std::span<const KernelDef> TrainingKernels();     // training/: ai.onnx.preview.training optimizers
+std::span<const KernelDef> TextKernels();         // text/: string ops, TfIdfVectorizer
+std::span<const KernelDef> MlKernels();           // ml/: ai.onnx.ml LabelEncoder, TreeEnsemble, ...
+std::span<const KernelDef> RandomKernels();       // random/: Random*, Bernoulli
 
 }  // namespace kiln::cpu
 
