@@ -15,7 +15,7 @@ void AddIo(::onnx::ValueInfoProto* vi, const std::string& name) {
 
 // A Scan whose body adds each step's slice to a running sum and emits the sum:
 // inputs (sequence_lens for opset 8,) init, x; outputs final, sums.
-::onnx::ModelProto SumModel(int opset, std::vector<std::pair<std::string, int64_t>> lists) {
+::onnx::ModelProto SumModel(int opset, const std::vector<std::pair<std::string, int64_t>>& lists) {
   ::onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(opset);

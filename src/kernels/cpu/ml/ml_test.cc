@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 #include "kernels/test_errors.h"
 
@@ -91,21 +92,21 @@ TEST(MlLabelEncoder, Errors) {
 
 // Node 0: x0 <= 1 ? node 1 : leaf 2; node 1: x1 in {5, 6} ? leaf 0 : leaf 1.
 NodeTest Tree(int64_t aggregate, int64_t post, I64 true_ids = {1, 0}, I64 leaf_targets = {0, 1, 1},
-              I64 roots = {0}, std::vector<uint8_t> modes = {0, 6}) {
+              I64 roots = {0}, const std::vector<uint8_t>& modes = {0, 6}) {
   NodeTest t("TreeEnsemble", 5, kMl);
   t.Attr("aggregate_function", aggregate)
       .Attr("post_transform", post)
       .Attr("n_targets", int64_t{2})
-      .Attr("tree_roots", roots)
+      .Attr("tree_roots", std::move(roots))
       .Attr("nodes_featureids", I64{0, 1})
       .Attr("nodes_modes", MakeTensor<uint8_t>({2}, modes))
       .Attr("nodes_splits", MakeTensor<double>({2}, {1.0, 0.0}))
-      .Attr("nodes_truenodeids", true_ids)
+      .Attr("nodes_truenodeids", std::move(true_ids))
       .Attr("nodes_trueleafs", I64{0, 1})
       .Attr("nodes_falsenodeids", I64{2, 1})
       .Attr("nodes_falseleafs", I64{1, 1})
       .Attr("membership_values", MakeTensor<double>({3}, {5, 6, NAN}))
-      .Attr("leaf_targetids", leaf_targets)
+      .Attr("leaf_targetids", std::move(leaf_targets))
       .Attr("leaf_weights", MakeTensor<double>({3}, {1.5, 2.5, -1.0}));
   return t;
 }

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "kernels/test_errors.h"
 
 namespace kiln::testing {
@@ -16,8 +18,8 @@ NodeTest Vectorizer(const char* mode, int64_t min_n, int64_t skip, I64 counts = 
       .Attr("min_gram_length", min_n)
       .Attr("max_gram_length", int64_t{2})
       .Attr("max_skip_count", skip)
-      .Attr("ngram_counts", counts)
-      .Attr("ngram_indexes", indexes)
+      .Attr("ngram_counts", std::move(counts))
+      .Attr("ngram_indexes", std::move(indexes))
       .Attr("pool_int64s", I64{2, 3, 5, 4, 5, 6, 7, 8, 6, 7});
   return t;
 }
@@ -55,7 +57,7 @@ TEST(TextTfIdfVectorizer, StringPool) {
                  .Attr("pool_strings", std::vector<std::string>{"b", "a"})
                  .Input<std::string>({3}, {"a", "b", "a"})
                  .Run();
-  EXPECT_EQ(Values<float>(*out[0]), (F{1, 2}));
+  EXPECT_EQ(Values<float>(*out[0]), (F{2, 1}));  // "a" is column 0, "b" column 1
 }
 
 TEST(TextTfIdfVectorizer, Errors) {

@@ -113,9 +113,8 @@ TEST(TrainingOptimizers, Errors) {
   ExpectNodeError(Momentum("heavy").Input<float>({}, {0.1f}), ErrorCode::kInvalidGraph, "'mode'");
   ExpectNodeError(NodeTest("Momentum", 1, kDomain).Attr("mode", "standard"),
                   ErrorCode::kInvalidGraph, "'alpha'");
-  auto base = [](NodeTest t, std::shared_ptr<Tensor> r, std::shared_ptr<Tensor> count) {
-    return t.Input(r).Input(count);
-  };
+  auto base = [](NodeTest t, const std::shared_ptr<Tensor>& r,
+                 const std::shared_ptr<Tensor>& count) { return t.Input(r).Input(count); };
   ExpectNodeError(
       base(Momentum("standard"), MakeTensor<float>({2}, {1, 2}), MakeTensor<int64_t>({}, {1}))
           .Input<float>({1}, {1})
