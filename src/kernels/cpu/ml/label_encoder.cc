@@ -84,7 +84,7 @@ R NumberAt(const KernelInfo& info, const Tensor& t, size_t i) {
     if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
       r = static_cast<R>(v.ToFloat());
     } else {
-      r = static_cast<R>(v);
+      r = static_cast<R>(v);  // NOLINT(bugprone-signed-char-misuse): int8 keys are numbers
     }
   });
   return r;
