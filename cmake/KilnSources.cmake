@@ -62,3 +62,7 @@ foreach(family contrib controlflow elementwise linalg nhwc nn reduce rnn sequenc
 foreach(family contrib controlflow elementwise linalg nhwc nn reduce rnn sequence tensor image)
   include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/${family}/sources.cmake)
 endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/training/sources.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/text/sources.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/ml/sources.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/random/sources.cmake)

@@ -24,6 +24,7 @@ const std::unordered_map<std::string, Rule>& Table() {
           NhwcRules(), ContribRules(), LossNormRules(), AttentionRules(), QuantRules(), SignalRules(), ImageRules()}) {
       for (const RuleDef& d : list) t.emplace(Key(d.domain, d.op_type), d.rule);
     }
+    for (const RuleDef& d : DataRules()) t.emplace(Key(d.domain, d.op_type), d.rule);
     return t;
   }();
   return table;

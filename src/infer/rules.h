@@ -27,6 +27,7 @@ std::span<const RuleDef> AttentionRules() noexcept;    // attention_rules.cc
 std::span<const RuleDef> QuantRules() noexcept;        // quant_rules.cc
 std::span<const RuleDef> SignalRules() noexcept;       // signal_rules.cc: DFT, STFT, windows, Det
 std::span<const RuleDef> ImageRules() noexcept;  // image_rules.cc: GridSample, NMS, RoiAlign, ...
+std::span<const RuleDef> DataRules() noexcept;  // data_rules.cc: Unique, string ops, optimizers
 
 }  // namespace kiln::infer
 

@@ -15,7 +15,8 @@ list(APPEND KILN_SOURCES
   src/infer/attention_rules.cc
   src/infer/quant_rules.cc
   src/infer/signal_rules.cc
-  src/infer/image_rules.cc)
+  src/infer/image_rules.cc
+  src/infer/data_rules.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/infer/contrib_rules_test.cc
   src/infer/elementwise_rules_test.cc
@@ -29,4 +30,5 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/infer/attention_rules_test.cc
   src/infer/quant_rules_test.cc
   src/infer/signal_rules_test.cc
-  src/infer/image_rules_test.cc)
+  src/infer/image_rules_test.cc
+  src/infer/data_rules_test.cc)

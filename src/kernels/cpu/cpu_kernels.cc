@@ -22,6 +22,10 @@ const KernelRegistry& CpuKernels() {
     r->Add(cpu::QuantKernels());
     r->Add(cpu::SignalKernels());
     r->Add(cpu::ImageKernels());
+    r->Add(cpu::TrainingKernels());
+    r->Add(cpu::TextKernels());
+    r->Add(cpu::MlKernels());
+    r->Add(cpu::RandomKernels());
     return r;
   }();
   return *registry;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "kernels/cpu/controlflow/scan.h"
 #include "kernels/cpu/families.h"
 #include "kernels/cpu/types.h"
 
@@ -187,6 +188,8 @@ class Loop final : public Kernel {
 constexpr KernelDef kDefs[] = {
     {"", "If", 1, kLatestOpset, Make<If>},
     {"", "Loop", 1, kLatestOpset, Make<Loop>},
+    {"", "Scan", 8, 8, MakeScan8},
+    {"", "Scan", 9, kLatestOpset, MakeScan9},
 };
 
 }  // namespace

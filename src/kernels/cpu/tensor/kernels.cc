@@ -37,6 +37,9 @@ constexpr KernelDef kDefs[] = {
     {"", "Pad", 1, kLatestOpset, MakePad},
     {"", "Resize", 10, kLatestOpset, MakeResize},
     {"", "Upsample", 7, kLatestOpset, MakeUpsample},
+    {"", "Unique", 11, kLatestOpset, MakeUnique},
+    {"", "Compress", 9, kLatestOpset, MakeCompress},
+    {"", "ReverseSequence", 10, kLatestOpset, MakeReverseSequence},
 };
 
 }  // namespace

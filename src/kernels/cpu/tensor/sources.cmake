@@ -13,7 +13,9 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/tensor/slice.cc
   src/kernels/cpu/tensor/tensor_util.cc
   src/kernels/cpu/tensor/transpose.cc
-  src/kernels/cpu/tensor/trilu_nonzero.cc)
+  src/kernels/cpu/tensor/trilu_nonzero.cc
+  src/kernels/cpu/tensor/unique.cc
+  src/kernels/cpu/tensor/compress_reverse.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/tensor/concat_split_test.cc
   src/kernels/cpu/tensor/dropout_test.cc
@@ -26,4 +28,5 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/tensor/scatter_test.cc
   src/kernels/cpu/tensor/slice_test.cc
   src/kernels/cpu/tensor/transpose_test.cc
-  src/kernels/cpu/tensor/trilu_nonzero_test.cc)
+  src/kernels/cpu/tensor/trilu_nonzero_test.cc
+  src/kernels/cpu/tensor/unique_test.cc)

@@ -38,6 +38,9 @@ std::unique_ptr<Kernel> MakeNonZero(const KernelInfo& info);
 std::unique_ptr<Kernel> MakePad(const KernelInfo& info);     // pad.cc
 std::unique_ptr<Kernel> MakeResize(const KernelInfo& info);  // resize.cc
 std::unique_ptr<Kernel> MakeUpsample(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeUnique(const KernelInfo& info);    // unique.cc
+std::unique_ptr<Kernel> MakeCompress(const KernelInfo& info);  // compress_reverse.cc
+std::unique_ptr<Kernel> MakeReverseSequence(const KernelInfo& info);
 
 }  // namespace kiln::cpu
 
