@@ -57,12 +57,7 @@ set(KILN_UNIT_TEST_SOURCES
 
 include(${CMAKE_CURRENT_LIST_DIR}/../src/infer/sources.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/../src/optimizer/sources.cmake)
-foreach(family contrib controlflow elementwise linalg nhwc nn reduce rnn sequence tensor attention
-foreach(family contrib controlflow elementwise linalg nhwc nn reduce rnn sequence tensor quant signal
-foreach(family contrib controlflow elementwise linalg nhwc nn reduce rnn sequence tensor image)
+foreach(family attention contrib controlflow elementwise image linalg ml nhwc nn quant random
+               reduce rnn sequence signal tensor text training)
   include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/${family}/sources.cmake)
 endforeach()
-include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/training/sources.cmake)
-include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/text/sources.cmake)
-include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/ml/sources.cmake)
-include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/random/sources.cmake)

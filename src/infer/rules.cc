@@ -21,10 +21,10 @@ const std::unordered_map<std::string, Rule>& Table() {
     std::unordered_map<std::string, Rule> t;
     for (std::span<const RuleDef> list :
          {ElementwiseRules(), LinalgRules(), NnRules(), ReduceRules(), ShapeRules(), TensorRules(),
-          NhwcRules(), ContribRules(), LossNormRules(), AttentionRules(), QuantRules(), SignalRules(), ImageRules()}) {
+          NhwcRules(), ContribRules(), LossNormRules(), AttentionRules(), QuantRules(),
+          SignalRules(), ImageRules(), DataRules()}) {
       for (const RuleDef& d : list) t.emplace(Key(d.domain, d.op_type), d.rule);
     }
-    for (const RuleDef& d : DataRules()) t.emplace(Key(d.domain, d.op_type), d.rule);
     return t;
   }();
   return table;

@@ -22,12 +22,12 @@ std::span<const RuleDef> ShapeRules() noexcept;        // shape_rules.cc
 std::span<const RuleDef> TensorRules() noexcept;       // tensor_rules.cc
 std::span<const RuleDef> NhwcRules() noexcept;         // nhwc_rules.cc: ai.kiln channels-last ops
 std::span<const RuleDef> ContribRules() noexcept;      // contrib_rules.cc: com.microsoft fused ops
-std::span<const RuleDef> LossNormRules() noexcept;  // loss_norm_rules.cc: losses, RMS/MVN, BitCast
-std::span<const RuleDef> AttentionRules() noexcept;    // attention_rules.cc
-std::span<const RuleDef> QuantRules() noexcept;        // quant_rules.cc
-std::span<const RuleDef> SignalRules() noexcept;       // signal_rules.cc: DFT, STFT, windows, Det
+std::span<const RuleDef> LossNormRules() noexcept;   // loss_norm_rules.cc: losses, RMS/MVN, BitCast
+std::span<const RuleDef> AttentionRules() noexcept;  // attention_rules.cc
+std::span<const RuleDef> QuantRules() noexcept;      // quant_rules.cc
+std::span<const RuleDef> SignalRules() noexcept;     // signal_rules.cc: DFT, STFT, windows, Det
 std::span<const RuleDef> ImageRules() noexcept;  // image_rules.cc: GridSample, NMS, RoiAlign, ...
-std::span<const RuleDef> DataRules() noexcept;  // data_rules.cc: Unique, string ops, optimizers
+std::span<const RuleDef> DataRules() noexcept;   // data_rules.cc: Unique, string ops, optimizers
 
 }  // namespace kiln::infer
 

@@ -22,11 +22,11 @@ std::span<const KernelDef> ContribKernels();      // contrib/: com.microsoft fus
 std::span<const KernelDef> AttentionKernels();    // attention/: Attention, RotaryEmbedding, caches
 std::span<const KernelDef> QuantKernels();   // quant/: (De)QuantizeLinear, integer MatMul and Conv
 std::span<const KernelDef> SignalKernels();  // signal/: DFT, STFT, windows, MelWeightMatrix, Det
-std::span<const KernelDef> ImageKernels();        // image/: GridSample, NMS, RoiAlign, Col2Im, ...
-std::span<const KernelDef> TrainingKernels();     // training/: ai.onnx.preview.training optimizers
-std::span<const KernelDef> TextKernels();         // text/: string ops, TfIdfVectorizer
-std::span<const KernelDef> MlKernels();           // ml/: ai.onnx.ml LabelEncoder, TreeEnsemble, ...
-std::span<const KernelDef> RandomKernels();       // random/: Random*, Bernoulli
+std::span<const KernelDef> ImageKernels();   // image/: GridSample, NMS, RoiAlign, Col2Im, ...
+std::span<const KernelDef> TrainingKernels();  // training/: ai.onnx.preview.training optimizers
+std::span<const KernelDef> TextKernels();      // text/: string ops, TfIdfVectorizer
+std::span<const KernelDef> MlKernels();        // ml/: ai.onnx.ml LabelEncoder, TreeEnsemble, ...
+std::span<const KernelDef> RandomKernels();    // random/: Random*, Bernoulli
 
 }  // namespace kiln::cpu
 
