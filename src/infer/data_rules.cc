@@ -7,7 +7,8 @@
 //   (broadcast), StringSplit (the input's shape plus an unknown last dimension; int64 counts of
 //   the input's shape), RegexFullMatch (bool of the input's shape), TfIdfVectorizer (float
 //   [max(ngram_indexes) + 1], after the batch dimension of a 2-D input), Bernoulli (like its
-//   input, of type `dtype` when given).
+//   input, of type `dtype` when given), and kernels/cpu/ml/'s Binarizer (like its input),
+//   ArrayFeatureExtractor, LabelEncoder (the values' type) and TreeEnsemble ([N, n_targets]).
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -41,6 +42,44 @@ void Unique(InferenceContext& ctx) {
 
 void SameAsInput(InferenceContext& ctx) {
   SetOutputDims(ctx, 0, InputType(ctx, 0), InputDims(ctx, 0));
+}
+
+// ai.onnx.ml ArrayFeatureExtractor: X's shape with the last axis replaced by Y's element count
+// ([1, count] for a 1-D X).
+void ArrayFeatureExtractor(InferenceContext& ctx) {
+  std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> y = InputDims(ctx, 1);
+  if (x && y && !x->empty()) {
+    const int64_t count = ProductOfDims(*y, 0, y->size());
+    if (x->size() == 1) x->insert(x->begin(), 1);
+    x->back() = count;
+  } else {
+    x.reset();
+  }
+  SetOutputDims(ctx, 0, InputType(ctx, 0), x);
+}
+
+// ai.onnx.ml LabelEncoder: the input's shape, of the type of the values attribute or tensor.
+void LabelEncoder(InferenceContext& ctx) {
+  DataType type = DataType::kUndefined;
+  const KernelInfo& info = ctx.info();
+  if (info.HasAttribute("values_strings")) type = DataType::kString;
+  if (info.HasAttribute("values_int64s")) type = DataType::kInt64;
+  if (info.HasAttribute("values_floats")) type = DataType::kFloat;
+  if (info.opset() >= 4 && info.HasAttribute("values_tensor")) {
+    type = info.GetTensor("values_tensor")->type();
+  }
+  if (type == DataType::kUndefined) return;
+  SetOutputDims(ctx, 0, type, InputDims(ctx, 0));
+}
+
+// ai.onnx.ml TreeEnsemble: [N, n_targets] of X's type.
+void TreeEnsemble(InferenceContext& ctx) {
+  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const int64_t targets = ctx.info().GetInt("n_targets", kUnknownDim);
+  std::optional<std::vector<int64_t>> y;
+  if (x && x->size() == 2) y = std::vector<int64_t>{(*x)[0], targets >= 1 ? targets : kUnknownDim};
+  SetOutputDims(ctx, 0, InputType(ctx, 0), y);
 }
 
 // Inputs R, T, X1..Xn and the state groups; outputs: `groups` groups of n, each like X1..Xn.
@@ -99,6 +138,7 @@ void Bernoulli(InferenceContext& ctx) {
 }
 
 constexpr const char* kTraining = "ai.onnx.preview.training";
+constexpr const char* kMl = "ai.onnx.ml";
 
 constexpr RuleDef kRules[] = {
     {"Unique", Unique},
@@ -112,6 +152,10 @@ constexpr RuleDef kRules[] = {
     {"RegexFullMatch", RegexFullMatch},
     {"TfIdfVectorizer", TfIdfVectorizer},
     {"Bernoulli", Bernoulli},
+    {"Binarizer", SameAsInput, kMl},
+    {"ArrayFeatureExtractor", ArrayFeatureExtractor, kMl},
+    {"LabelEncoder", LabelEncoder, kMl},
+    {"TreeEnsemble", TreeEnsemble, kMl},
 };
 
 }  // namespace

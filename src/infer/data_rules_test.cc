@@ -23,6 +23,26 @@ TEST(InferUnique, FlattenedAndAlongAxis) {
   EXPECT_EQ(Dims(RuleTest("Unique", 11).UnknownRankInput(kF).Outputs(4).Run()[2]), (V{-1}));
 }
 
+TEST(InferMl, BinarizerArrayFeatureExtractorLabelEncoderTreeEnsemble) {
+  const std::string ml = "ai.onnx.ml";
+  auto bin = RuleTest("Binarizer", 1, ml).Input(kF, {2, 3}).Run();
+  EXPECT_EQ(Dims(bin[0]), (V{2, 3}));
+  EXPECT_EQ(bin[0].type, kF);
+  auto afe = RuleTest("ArrayFeatureExtractor", 1, ml).Input(kF, {2, 5}).Input(kI64, {3}).Run();
+  EXPECT_EQ(Dims(afe[0]), (V{2, 3}));
+  auto afe1 = RuleTest("ArrayFeatureExtractor", 1, ml).Input(kF, {5}).Input(kI64, {2}).Run();
+  EXPECT_EQ(Dims(afe1[0]), (V{1, 2}));
+  auto le = RuleTest("LabelEncoder", 2, ml)
+                .Attr("keys_int64s", std::vector<int64_t>{1})
+                .Attr("values_floats", std::vector<float>{0.5f})
+                .Input(kI64, {4})
+                .Run();
+  EXPECT_EQ(le[0].type, kF);
+  EXPECT_EQ(Dims(le[0]), (V{4}));
+  auto tree = RuleTest("TreeEnsemble", 5, ml).Attr("n_targets", int64_t{2}).Input(kF, {3, 4}).Run();
+  EXPECT_EQ(Dims(tree[0]), (V{3, 2}));
+}
+
 TEST(InferReverseSequence, KeepsTheInput) {
   auto out = RuleTest("ReverseSequence", 10).Input(kF, {4, 2, 3}).Input(kI64, {2}).Run();
   EXPECT_EQ(Dims(out[0]), (V{4, 2, 3}));

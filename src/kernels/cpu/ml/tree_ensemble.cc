@@ -156,7 +156,8 @@ class TreeEnsemble final : public Kernel {
     const auto rows = static_cast<size_t>(dims[0]);
     const auto width = static_cast<size_t>(dims[1]);
     const auto targets = static_cast<size_t>(targets_);
-    Tensor& y = ctx.OutputForOverwrite(0, x.type(), Shape({dims[0], targets_}));
+    const int64_t y_dims[2] = {dims[0], targets_};  // a span: no Shape (heap) per run
+    Tensor& y = ctx.OutputForOverwrite(0, x.type(), y_dims);
     double* acc = ctx.Scratch<double>(targets);
     bool* seen = ctx.Scratch<bool>(targets);
     Dispatch<float, double, Float16>(x.type(), info, [&](auto tag) {

@@ -6,6 +6,7 @@
 // The pool is sorted once at creation, so a run looks each candidate up without allocating.
 #include <algorithm>
 #include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -111,8 +112,10 @@ class TfIdfVectorizer final : public Kernel {
     const size_t rows = dims.size() == 2 ? static_cast<size_t>(dims[0]) : 1;
     const size_t cols = static_cast<size_t>(dims.back());
     const auto width = static_cast<int64_t>(columns_);
-    Tensor& y = dims.size() == 2 ? ctx.Output(0, DataType::kFloat, Shape({dims[0], width}))
-                                 : ctx.Output(0, DataType::kFloat, Shape({width}));
+    // Dimensions as a span: no Shape (heap) per run.
+    const int64_t y_dims[2] = {dims.size() == 2 ? dims[0] : width, width};
+    Tensor& y =
+        ctx.Output(0, DataType::kFloat, std::span<const int64_t>(y_dims, dims.size() == 2 ? 2 : 1));
     auto* out = DataAs<float>(y);
     for (size_t r = 0; r < rows; ++r) {
       float* row = out + r * columns_;
