@@ -8,6 +8,7 @@ list(APPEND KILN_SOURCES
   src/optimizer/conv_bn_fusion.cc
   src/optimizer/dead_code.cc
   src/optimizer/gelu_fusion.cc
+  src/optimizer/gradient.cc
   src/optimizer/identity_elimination.cc
   src/optimizer/layer_norm_fusion.cc
   src/optimizer/nhwc_layout.cc
@@ -17,5 +18,6 @@ list(APPEND KILN_SOURCES
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/optimizer/basic_passes_test.cc
   src/optimizer/fusion_passes_test.cc
+  src/optimizer/gradient_test.cc
   src/optimizer/nhwc_layout_test.cc
   src/optimizer/test_util.cc)

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "kernels/registry.h"
+#include "optimizer/gradient.h"
 #include "optimizer/optimizer.h"
 
 namespace kiln::runtime {
@@ -43,6 +44,8 @@ Session::Session(ir::Model model, SessionOptions options)
   }
   for (const ir::Value* v : g.inputs()) inputs_.push_back({v->name(), v->type()});
   for (const ir::Value* v : g.outputs()) outputs_.push_back({v->name(), v->type()});
+  // Gradient nodes have no kernel: they become ordinary nodes first, whatever the level.
+  optimizer::ExpandGradients(g);
   optimizer::Optimize(g, options_.optimization_level, CpuKernels());
   plan_ = std::make_unique<GraphPlan>(
       g, CpuKernels(),
