@@ -81,7 +81,8 @@ class Differentiator {
   ir::Value* Filled(float v, ir::Value* like) {
     return Emit("Expand", {Scalar(v, like), Emit("Shape", {like})});
   }
-  ir::Value* Unbroadcast(ir::Value* grad, ir::Value* target);
+  // `x` is the operand's forward value (F of it).
+  ir::Value* Unbroadcast(ir::Value* grad, ir::Value* x);
   ir::Value* Accumulated(ir::Value* v);
   void Add(ir::Value* v, ir::Value* grad) {
     if (v != nullptr && diff_.count(v) != 0) grads_[v].push_back(grad);
@@ -226,8 +227,7 @@ ir::Value* Differentiator::Scalar(float v, ir::Value* like) {
 // operand's shape, padded with leading ones to the result's rank, differs from the result's, then
 // reshaped to the operand's shape. Computed from the shapes at run time, so it needs no static
 // shapes; with static shapes the folding at level 1 leaves only the ReduceSum and Reshape.
-ir::Value* Differentiator::Unbroadcast(ir::Value* grad, ir::Value* target) {
-  ir::Value* x = F(target);
+ir::Value* Differentiator::Unbroadcast(ir::Value* grad, ir::Value* x) {
   ir::Value* sx = Emit("Shape", {x});
   ir::Value* sg = Emit("Shape", {grad});
   ir::Value* pad = Emit("Sub", {Emit("Size", {sg}), Emit("Size", {sx})});
@@ -289,11 +289,17 @@ void Differentiator::MatMul(ir::Node* n, ir::Value* gy) {
     fa = Emit("Unsqueeze", {fa, Ints({0})});
     g = Emit("Unsqueeze", {g, Ints({-2})});
   }
+  // The operand's gradient at the operand's (possibly unsqueezed) shape, back to its own shape.
+  auto restore = [&](ir::Value* grad, ir::Value* v, ir::Value* fv) {
+    grad = Unbroadcast(grad, fv);
+    if (rank(v) != 1) return grad;
+    return Emit("Reshape", {grad, Emit("Shape", {F(v)})}, {IntAttr("allowzero", 1)});
+  };
   if (diff_.count(a) != 0) {
-    Add(a, Unbroadcast(Emit("Einsum", {g, fb}, {StringAttr("equation", "...ij,...kj->...ik")}), a));
+    Add(a, restore(Emit("Einsum", {g, fb}, {StringAttr("equation", "...ij,...kj->...ik")}), a, fa));
   }
   if (diff_.count(b) != 0) {
-    Add(b, Unbroadcast(Emit("Einsum", {fa, g}, {StringAttr("equation", "...ki,...kj->...ij")}), b));
+    Add(b, restore(Emit("Einsum", {fa, g}, {StringAttr("equation", "...ki,...kj->...ij")}), b, fb));
   }
 }
 
@@ -329,23 +335,23 @@ void Differentiator::Backprop(ir::Node* n, ir::Value* gy) {
   auto in = [&](size_t i) { return n->inputs()[i]; };
   ir::Value* out = F(n->outputs()[0]);
   if (IsOp(n, "Add") || IsOp(n, "Sub")) {
-    if (diff_.count(in(0)) != 0) Add(in(0), Unbroadcast(gy, in(0)));
+    if (diff_.count(in(0)) != 0) Add(in(0), Unbroadcast(gy, F(in(0))));
     if (diff_.count(in(1)) != 0) {
-      Add(in(1), Unbroadcast(IsOp(n, "Sub") ? Emit("Neg", {gy}) : gy, in(1)));
+      Add(in(1), Unbroadcast(IsOp(n, "Sub") ? Emit("Neg", {gy}) : gy, F(in(1))));
     }
   } else if (IsOp(n, "Mul")) {
-    if (diff_.count(in(0)) != 0) Add(in(0), Unbroadcast(Emit("Mul", {gy, F(in(1))}), in(0)));
-    if (diff_.count(in(1)) != 0) Add(in(1), Unbroadcast(Emit("Mul", {gy, F(in(0))}), in(1)));
+    if (diff_.count(in(0)) != 0) Add(in(0), Unbroadcast(Emit("Mul", {gy, F(in(1))}), F(in(0))));
+    if (diff_.count(in(1)) != 0) Add(in(1), Unbroadcast(Emit("Mul", {gy, F(in(0))}), F(in(1))));
   } else if (IsOp(n, "Div")) {
     // d(a/b)/db = -(a/b)/b.
-    if (diff_.count(in(0)) != 0) Add(in(0), Unbroadcast(Emit("Div", {gy, F(in(1))}), in(0)));
+    if (diff_.count(in(0)) != 0) Add(in(0), Unbroadcast(Emit("Div", {gy, F(in(1))}), F(in(0))));
     if (diff_.count(in(1)) != 0) {
       ir::Value* share = Emit("Neg", {Emit("Div", {Emit("Mul", {gy, out}), F(in(1))})});
-      Add(in(1), Unbroadcast(share, in(1)));
+      Add(in(1), Unbroadcast(share, F(in(1))));
     }
   } else if (IsOp(n, "Sum")) {
     for (ir::Value* v : n->inputs()) {
-      if (v != nullptr && diff_.count(v) != 0) Add(v, Unbroadcast(gy, v));
+      if (v != nullptr && diff_.count(v) != 0) Add(v, Unbroadcast(gy, F(v)));
     }
   } else if (IsOp(n, "Neg")) {
     Add(in(0), Emit("Neg", {gy}));
