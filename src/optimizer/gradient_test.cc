@@ -89,6 +89,7 @@ void ExpectGradients(const GradCase& c, int level) {
   }
   auto run = [&] {
     std::vector<Value> inputs;
+    inputs.reserve(xs.size());
     for (const auto& x : xs) inputs.emplace_back(x);
     return RunModel(Build(c), level, inputs);
   };
@@ -196,7 +197,7 @@ TEST(Gradient, ShapeOps) {
 
 TEST(Gradient, Reductions) {
   // Weighted by a second input so each element's gradient differs.
-  auto reduce = [](std::function<ir::Value*(GraphBuilder&, ir::Value*)> r,
+  auto reduce = [](const std::function<ir::Value*(GraphBuilder&, ir::Value*)>& r,
                    std::vector<int64_t> w_shape) {
     return GradCase{{{2, 3, 4}, std::move(w_shape)},
                     [r](GraphBuilder& g, const std::vector<ir::Value*>& x) {
