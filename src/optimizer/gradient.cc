@@ -393,6 +393,16 @@ void Differentiator::Backprop(ir::Node* n, ir::Value* gy) {
       attrs.push_back(IntsAttr("perm", std::move(inverse)));
     }
     Add(in(0), Emit("Transpose", {gy}, std::move(attrs)));
+  } else if (IsOp(n, "Expand") && HasRequiredInputs(n, 2)) {
+    Add(in(0), Unbroadcast(gy, F(in(0))));
+  } else if (IsOp(n, "CastLike") && HasRequiredInputs(n, 2)) {
+    // The second input gives only the type.
+    Add(in(0), Emit("CastLike", {gy, F(in(0))}));
+  } else if (IsOp(n, "Where") && HasRequiredInputs(n, 3)) {
+    ir::Value* zero = Scalar(0.0f, gy);
+    ir::Value* cond = F(in(0));
+    if (diff_.count(in(1)) != 0) Add(in(1), Unbroadcast(Emit("Where", {cond, gy, zero}), F(in(1))));
+    if (diff_.count(in(2)) != 0) Add(in(2), Unbroadcast(Emit("Where", {cond, zero, gy}), F(in(2))));
   } else if (IsOp(n, "MatMul")) {
     MatMul(n, gy);
   } else if (IsOp(n, "ReduceSum") || IsOp(n, "ReduceMean")) {

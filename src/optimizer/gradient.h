@@ -11,7 +11,9 @@
 // computed again from the input). An x that y does not depend on gets zeros of x's shape. The
 // derivative rules: Add, Sub, Mul, Div, Neg, MatMul (1-D only where the rank is declared, batched
 // with broadcasting), Relu, Sigmoid, Tanh, Exp, Log, Sqrt, Identity, Reshape, Transpose, ReduceSum,
-// ReduceMean and Sum, with broadcast operands' gradients summed over the broadcast axes.
+// ReduceMean, Sum, Expand, Where and CastLike (the ops the rewrite itself emits on the way from y,
+// so a Gradient of a Gradient's output works for these ops), with broadcast operands' gradients
+// summed over the broadcast axes.
 #ifndef KILN_OPTIMIZER_GRADIENT_H_
 #define KILN_OPTIMIZER_GRADIENT_H_
 

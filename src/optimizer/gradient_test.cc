@@ -332,6 +332,36 @@ TEST(Gradient, WithRespectToAnIntermediate) {
   EXPECT_NEAR(out[0][1], 2 * std::exp(1.0), 1e-12);
 }
 
+TEST(Gradient, WhereExpandAndCastLike) {
+  ExpectGradients(
+      {{{2, 3}, {3}, {2, 1}}, [](GraphBuilder& g, const std::vector<ir::Value*>& x) {
+         ir::Value* cond = g.Op("Greater", {x[0], g.Op("CastLike", {g.Floats({}, {0.2f}), x[0]})});
+         return g.Op("Where", {cond, x[1], g.Op("Expand", {x[2], g.Ints({2}, {2, 3})})});
+       }});
+  ExpectGradients({{{3}, {2, 1}}, [](GraphBuilder& g, const std::vector<ir::Value*>& x) {
+                     return g.Op("Mul", {g.Op("CastLike", {x[0], x[1]}), x[1]});
+                   }});
+}
+
+TEST(Gradient, SecondOrder) {
+  // y = x³ + x·w: dy/dx = 3x² + w, and the Gradient of that output is 6x (and 1 for w).
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {3}, DataType::kDouble);
+  ir::Value* w = b.Input("w", {1}, DataType::kDouble);
+  ir::Value* y = b.Op("Add", {b.Op("Mul", {b.Op("Mul", {x, x}), x}), b.Op("Mul", {x, w})});
+  auto g1 = b.Node("Gradient", {x, w}, 1, {Strings("xs", {"x", "w"}), StringAttr("y", y->name())},
+                   1, kTraining);
+  auto g2 = b.Node("Gradient", {x, w}, 2,
+                   {Strings("xs", {"x", "w"}), StringAttr("y", g1[0]->name())}, 1, kTraining);
+  b.Output(g1[0]);
+  b.Output(g2[0]);
+  b.Output(g2[1]);
+  const auto out = Outputs(b.Model(), {{1, -2, 0.5}, {4}}, {{3}, {1}});
+  EXPECT_EQ(out[0], (std::vector<double>{7, 16, 4.75}));
+  EXPECT_EQ(out[1], (std::vector<double>{6, -12, 3}));
+  EXPECT_EQ(out[2], (std::vector<double>{3}));  // the sum over x's three elements
+}
+
 TEST(Gradient, EveryGradientNodeIsReplacedAndNamesStay) {
   GraphBuilder b;
   ir::Value* a = b.Input("a", {2});
