@@ -91,7 +91,7 @@ void DecodeBmp(const KernelInfo& info, std::span<const uint8_t> data, ImageSink&
                    std::to_string(stride) + " bytes from offset " + std::to_string(offset) +
                    " in " + std::to_string(size) + " bytes)");
   }
-  std::array<uint8_t, 3 * 256> palette{};
+  std::array<uint8_t, 768> palette{};  // 256 entries of R, G, B
   if (bpp <= 8) {
     const size_t max_colors = size_t{1} << bpp;
     const size_t n = colors == 0 || colors > max_colors ? max_colors : colors;
@@ -113,7 +113,7 @@ void DecodeBmp(const KernelInfo& info, std::span<const uint8_t> data, ImageSink&
     for (size_t x = 0; x < w; ++x, o += 3) {
       if (bpp <= 8) {
         const size_t bit = x * bpp;
-        const uint32_t index =
+        const size_t index =
             (row[bit / 8] >> (8 - bpp - bit % 8)) & ((1u << bpp) - 1);  // most significant first
         o[0] = palette[3 * index];
         o[1] = palette[3 * index + 1];

@@ -15,17 +15,22 @@ namespace kiln::testing {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
-using std::string_literals::operator""s;
 using V = std::vector<int64_t>;
 
 // The image every encoded test file holds: 4 wide, 3 high, RGB.
-const Bytes kSourceRgb = {255, 0,  0,  0,   255, 0,   0,   0,   255, 255, 255, 255,
-                          0,   0,  0,  128, 64,  32,  10,  200, 90,  250, 128, 3,
-                          17,  34, 51, 68,  85,  102, 119, 136, 153, 170, 187, 204};
+constexpr uint8_t kSourceRgb[] = {255, 0,  0,  0,   255, 0,   0,   0,   255, 255, 255, 255,
+                                  0,   0,  0,  128, 64,  32,  10,  200, 90,  250, 128, 3,
+                                  17,  34, 51, 68,  85,  102, 119, 136, 153, 170, 187, 204};
 
 template <size_t N>
 Bytes ToBytes(const uint8_t (&a)[N]) {
   return Bytes(a, a + N);
+}
+
+// A literal's bytes, NULs included.
+template <size_t N>
+Bytes Literal(const char (&s)[N]) {
+  return Bytes(s, s + N - 1);
 }
 
 Bytes FromText(const std::string& s) {
@@ -104,7 +109,7 @@ Bytes SourceBmp24() {
   Bytes rows;
   for (int y = 2; y >= 0; --y) {
     for (int x = 0; x < 4; ++x) {
-      const uint8_t* p = &kSourceRgb[static_cast<size_t>((y * 4 + x) * 3)];
+      const uint8_t* p = &kSourceRgb[static_cast<size_t>(y * 4 + x) * 3];
       rows.insert(rows.end(), {p[2], p[1], p[0]});
     }
   }
@@ -124,37 +129,37 @@ TEST(ImageDecoder, LosslessFormatsGiveTheSourcePixels) {
     SCOPED_TRACE(name);
     const Decoded d = Decode(data);
     EXPECT_EQ(d.dims, (V{3, 4, 3}));
-    EXPECT_EQ(d.pixels, kSourceRgb);
+    EXPECT_EQ(d.pixels, ToBytes(kSourceRgb));
   }
 }
 
 TEST(ImageDecoder, LossyFormatsMatchPillow) {
-  EXPECT_EQ(Decode(ToBytes(images::kJpeg)).pixels, images::kJpegRgb);
-  EXPECT_EQ(Decode(ToBytes(images::kWebpLossy)).pixels, images::kWebpLossyRgb);
+  EXPECT_EQ(Decode(ToBytes(images::kJpeg)).pixels, ToBytes(images::kJpegRgb));
+  EXPECT_EQ(Decode(ToBytes(images::kWebpLossy)).pixels, ToBytes(images::kWebpLossyRgb));
   const Decoded gray = Decode(ToBytes(images::kGrayJpeg));  // a 1-component JPEG
   EXPECT_EQ(gray.dims, (V{3, 4, 3}));
   Bytes replicated;
-  for (uint8_t v : images::kGrayJpegGray) replicated.insert(replicated.end(), {v, v, v});
+  for (uint8_t v : ToBytes(images::kGrayJpegGray)) replicated.insert(replicated.end(), {v, v, v});
   EXPECT_EQ(gray.pixels, replicated);
-  EXPECT_EQ(Decode(ToBytes(images::kGrayJpeg), "Grayscale").pixels, images::kGrayJpegGray);
+  EXPECT_EQ(Decode(ToBytes(images::kGrayJpeg), "Grayscale").pixels, ToBytes(images::kGrayJpegGray));
 }
 
 TEST(ImageDecoder, GrayscaleIsPillowsLuma) {
   // The formula agrees with Pillow's convert("L") ...
-  EXPECT_EQ(Luma(kSourceRgb), images::kPillowLuma);
+  EXPECT_EQ(Luma(ToBytes(kSourceRgb)), ToBytes(images::kPillowLuma));
   // ... and is applied to the decoded RGB of every format.
   const Decoded png = Decode(ToBytes(images::kPng), "Grayscale");
   EXPECT_EQ(png.dims, (V{3, 4, 1}));
-  EXPECT_EQ(png.pixels, images::kPillowLuma);
-  EXPECT_EQ(Decode(SourceBmp24(), "Grayscale").pixels, images::kPillowLuma);
-  EXPECT_EQ(Decode(ToBytes(images::kJpeg), "Grayscale").pixels, Luma(images::kJpegRgb));
-  EXPECT_EQ(Decode(ToBytes(images::kJpeg), "Grayscale").pixels, images::kJpegGray);
+  EXPECT_EQ(png.pixels, ToBytes(images::kPillowLuma));
+  EXPECT_EQ(Decode(SourceBmp24(), "Grayscale").pixels, ToBytes(images::kPillowLuma));
+  EXPECT_EQ(Decode(ToBytes(images::kJpeg), "Grayscale").pixels, Luma(ToBytes(images::kJpegRgb)));
+  EXPECT_EQ(Decode(ToBytes(images::kJpeg), "Grayscale").pixels, ToBytes(images::kJpegGray));
 }
 
 TEST(ImageDecoder, BgrReversesTheChannels) {
-  EXPECT_EQ(Decode(ToBytes(images::kPng), "BGR").pixels, SwapRb(kSourceRgb));
-  EXPECT_EQ(Decode(ToBytes(images::kJpeg), "BGR").pixels, SwapRb(images::kJpegRgb));
-  EXPECT_EQ(Decode(ToBytes(images::kJp2), "BGR").pixels, SwapRb(kSourceRgb));
+  EXPECT_EQ(Decode(ToBytes(images::kPng), "BGR").pixels, SwapRb(ToBytes(kSourceRgb)));
+  EXPECT_EQ(Decode(ToBytes(images::kJpeg), "BGR").pixels, SwapRb(ToBytes(images::kJpegRgb)));
+  EXPECT_EQ(Decode(ToBytes(images::kJp2), "BGR").pixels, SwapRb(ToBytes(kSourceRgb)));
 }
 
 TEST(ImageDecoder, GrayPngExpandsToRgbAndStaysGray) {
@@ -206,8 +211,8 @@ TEST(ImageDecoder, BmpBitfields) {
 TEST(ImageDecoder, PnmAllKinds) {
   // P6 binary RGB, P3 plain with comments, P5 gray, P2 with maxval 15 (scaled, rounded).
   Bytes p6 = FromText("P6\n# made by hand\n4 3\n255\n");
-  p6.insert(p6.end(), kSourceRgb.begin(), kSourceRgb.end());
-  EXPECT_EQ(Decode(p6).pixels, kSourceRgb);
+  p6.insert(p6.end(), std::begin(kSourceRgb), std::end(kSourceRgb));
+  EXPECT_EQ(Decode(p6).pixels, ToBytes(kSourceRgb));
   const Decoded p3 = Decode(FromText("P3 2 1 # size\n255\n1 2 3\n# comment\n4 5 6\n"));
   EXPECT_EQ(p3.dims, (V{1, 2, 3}));
   EXPECT_EQ(p3.pixels, (Bytes{1, 2, 3, 4, 5, 6}));
@@ -216,7 +221,7 @@ TEST(ImageDecoder, PnmAllKinds) {
   EXPECT_EQ(p5.pixels, (Bytes{1, 128, 255}));
   EXPECT_EQ(Decode(FromText("P2 3 1 15 0 7 15"), "Grayscale").pixels, (Bytes{0, 119, 255}));
   // 16-bit samples (maxval 65535), big-endian.
-  EXPECT_EQ(Decode(FromText("P5 2 1 65535\n\xff\xff\x80\x00"s), "Grayscale").pixels,
+  EXPECT_EQ(Decode(Literal("P5 2 1 65535\n\xff\xff\x80\x00"), "Grayscale").pixels,
             (Bytes{255, 128}));
   // Bitmaps: 1 is black. P1 digits may touch; P4 rows are padded to bytes.
   EXPECT_EQ(Decode(FromText("P1 3 2 101\n0 1 0"), "Grayscale").pixels,

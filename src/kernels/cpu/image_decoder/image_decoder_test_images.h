@@ -5,7 +5,6 @@
 #define KILN_KERNELS_CPU_IMAGE_DECODER_IMAGE_DECODER_TEST_IMAGES_H_
 
 #include <cstdint>
-#include <vector>
 
 namespace kiln::testing::images {
 
@@ -172,16 +171,15 @@ inline constexpr uint8_t kGrayJpeg[] = {
     0x16, 0x65, 0xf0, 0xee, 0x99, 0x08, 0x8e, 0x14, 0x85, 0x7c, 0xab, 0x0d, 0x2d, 0x6d, 0xed, 0x61,
     0x25, 0x63, 0x52, 0xc6, 0x38, 0x94, 0xbb, 0xee, 0x77, 0xdc, 0xec, 0xcc, 0x7f, 0xff, 0xd9,
 };
-inline const std::vector<uint8_t> kJpegRgb = {
-    87,  83,  22,  153, 149, 88,  47, 26, 9,  255, 251, 234, 11,  7,   0,   96,  92,  31,
-    147, 126, 109, 164, 143, 126, 5,  34, 48, 59,  88,  102, 112, 131, 174, 164, 183, 226};
-inline const std::vector<uint8_t> kJpegGray = {77, 143, 30, 250, 7, 86, 130, 147, 27, 81, 130, 182};
-inline const std::vector<uint8_t> kWebpLossyRgb = {
+inline constexpr uint8_t kJpegRgb[] = {87, 83, 22, 153, 149, 88,  47,  26,  9,   255, 251, 234,
+                                       11, 7,  0,  96,  92,  31,  147, 126, 109, 164, 143, 126,
+                                       5,  34, 48, 59,  88,  102, 112, 131, 174, 164, 183, 226};
+inline constexpr uint8_t kJpegGray[] = {77, 143, 30, 250, 7, 86, 130, 147, 27, 81, 130, 182};
+inline constexpr uint8_t kWebpLossyRgb[] = {
     84,  72,  23,  152, 147, 112, 25, 31, 22, 249, 255, 255, 8,   0,   0,   91,  88,  66,
     119, 126, 123, 143, 155, 165, 24, 26, 28, 74,  77,  83,  120, 131, 145, 173, 185, 206};
-inline const std::vector<uint8_t> kGrayJpegGray = {0, 48, 101, 150, 203, 250, 2, 0, 0, 3, 3, 9};
-inline const std::vector<uint8_t> kPillowLuma = {76,  150, 29, 255, 0,   79,
-                                                 131, 150, 31, 82,  133, 184};
+inline constexpr uint8_t kGrayJpegGray[] = {0, 48, 101, 150, 203, 250, 2, 0, 0, 3, 3, 9};
+inline constexpr uint8_t kPillowLuma[] = {76, 150, 29, 255, 0, 79, 131, 150, 31, 82, 133, 184};
 
 }  // namespace kiln::testing::images
 
