@@ -111,6 +111,18 @@ void DecodeTiff(const KernelInfo& info, std::span<const uint8_t> data, ImageSink
   }
   TIFFGetFieldDefaulted(g.tif, TIFFTAG_PHOTOMETRIC, &photometric);
   TIFFGetFieldDefaulted(g.tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
+  // TIFFRGBAImage premultiplies unassociated alpha into the colours; Pillow drops alpha and
+  // keeps the colours as stored. Declaring the alpha associated makes libtiff copy them as they
+  // are (only the in-memory directory changes).
+  uint16_t extra_count = 0;
+  const uint16_t* extra = nullptr;
+  if (TIFFGetField(g.tif, TIFFTAG_EXTRASAMPLES, &extra_count, &extra) == 1 && extra_count > 0 &&
+      extra[0] == EXTRASAMPLE_UNASSALPHA) {
+    auto* assoc = static_cast<uint16_t*>(sink.Scratch(extra_count * sizeof(uint16_t)));
+    std::memcpy(assoc, extra, extra_count * sizeof(uint16_t));
+    assoc[0] = EXTRASAMPLE_ASSOCALPHA;
+    TIFFSetField(g.tif, TIFFTAG_EXTRASAMPLES, extra_count, assoc);
+  }
   char why[1024] = {};
   if (TIFFRGBAImageOK(g.tif, why) != 1) FailDecode(info, kFmt, why);
   CheckImageSize(info, kFmt, height, width, 4);

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernels/cpu/image_decoder/image_decoder_test_images.h"
@@ -170,6 +171,28 @@ TEST(ImageDecoder, GrayPngExpandsToRgbAndStaysGray) {
   Bytes rgb;
   for (uint8_t v : gray) rgb.insert(rgb.end(), {v, v, v});
   EXPECT_EQ(Decode(ToBytes(images::kGrayPng)).pixels, rgb);
+}
+
+TEST(ImageDecoder, AlphaIsDroppedAndPalettesExpandedAsPillowDoes) {
+  const std::vector<std::tuple<const char*, Bytes, Bytes, Bytes>> files = {
+      {"RGBA PNG", ToBytes(images::kRgbaPng), ToBytes(images::kRgbaPngRgb),
+       ToBytes(images::kRgbaPngGray)},
+      {"palette PNG with tRNS", ToBytes(images::kPalettePng), ToBytes(images::kPalettePngRgb),
+       ToBytes(images::kPalettePngGray)},
+      {"gray+alpha PNG", ToBytes(images::kGrayAlphaPng), ToBytes(images::kGrayAlphaPngRgb),
+       ToBytes(images::kGrayAlphaPngGray)},
+      {"RGBA TIFF", ToBytes(images::kRgbaTiff), ToBytes(images::kRgbaTiffRgb),
+       ToBytes(images::kRgbaTiffGray)},
+      {"RGBA WebP", ToBytes(images::kRgbaWebp), ToBytes(images::kRgbaWebpRgb),
+       ToBytes(images::kRgbaWebpGray)},
+  };
+  for (const auto& [name, data, rgb, gray] : files) {
+    SCOPED_TRACE(name);
+    const Decoded d = Decode(data);
+    EXPECT_EQ(d.dims, (V{2, 3, 3}));
+    EXPECT_EQ(d.pixels, rgb);
+    EXPECT_EQ(Decode(data, "Grayscale").pixels, gray);
+  }
 }
 
 TEST(ImageDecoder, BmpPaletteTopDownAndDirectColour) {
