@@ -24,7 +24,7 @@ void CheckImageSize(const KernelInfo& info, const char* format, int64_t height, 
   if (height <= 0 || width <= 0) {
     FailDecode(info, format, "its size is " + std::to_string(width) + "x" + std::to_string(height));
   }
-  // Both are below 2^32 in every format, so the product cannot overflow before the check.
+  // Each side is checked first, so the product (at most 2^56) cannot overflow.
   if (height > kMaxImageBytes || width > kMaxImageBytes ||
       height * width > kMaxImageBytes / bytes_per_pixel) {
     info.Fail(ErrorCode::kInvalidArgument,
