@@ -61,3 +61,4 @@ foreach(family attention contrib controlflow elementwise image linalg ml nhwc nn
                reduce rnn sequence signal tensor text training)
   include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/${family}/sources.cmake)
 endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../src/kernels/cpu/image_decoder/sources.cmake)

@@ -1,9 +1,10 @@
-// Rules for the image family (kernels/cpu/image/), deriving sizes as those kernels do:
+// Rules for the image family (kernels/cpu/image/ and image_decoder/), deriving sizes as those
+// kernels do:
 //   GridSample [N, C, grid's middle dims], AffineGrid [N, (D,) H, W, 2 or 3] from a known size,
 //   NonMaxSuppression int64 [-1, 3] (the row count depends on the data), RoiAlign
 //   [num_rois, C, output_height, output_width], Col2Im [N, C, image_shape], CenterCropPad (the
 //   target sizes along axes), DeformConv [N, M, out H, out W], MaxUnpool (output_shape, else
-//   (in - 1) * stride + kernel - pads).
+//   (in - 1) * stride + kernel - pads), ImageDecoder uint8 [-1, -1, 1 or 3].
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -209,6 +210,13 @@ void MaxUnpool(InferenceContext& ctx) {
   SetOutputDims(ctx, 0, type, out);
 }
 
+// The height and width depend on the encoded data; the channels on pixel_format (the kernel
+// checks its value).
+void ImageDecoder(InferenceContext& ctx) {
+  const int64_t channels = ctx.info().GetString("pixel_format", "RGB") == "Grayscale" ? 1 : 3;
+  SetOutputDims(ctx, 0, DataType::kUint8, std::vector<int64_t>{kUnknownDim, kUnknownDim, channels});
+}
+
 constexpr RuleDef kRules[] = {
     {"GridSample", GridSample},
     {"AffineGrid", AffineGrid},
@@ -218,6 +226,7 @@ constexpr RuleDef kRules[] = {
     {"CenterCropPad", CenterCropPad},
     {"DeformConv", DeformConv},
     {"MaxUnpool", MaxUnpool},
+    {"ImageDecoder", ImageDecoder},
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Inference rules of the image family: GridSample, AffineGrid, NonMaxSuppression, RoiAlign,
-// Col2Im, CenterCropPad, DeformConv and MaxUnpool.
+// Col2Im, CenterCropPad, DeformConv, MaxUnpool and ImageDecoder.
 #include <gtest/gtest.h>
 
 #include "infer/rule_test_util.h"
@@ -131,6 +131,20 @@ TEST(InferMaxUnpool, DefaultSizeOrOutputShape) {
             .Run();
       },
       {"input 'X'"});
+}
+
+TEST(InferImageDecoder, SizeDependsOnTheDataChannelsOnThePixelFormat) {
+  auto rgb = RuleTest("ImageDecoder", 20).Input(DataType::kUint8, {1058}).Run();
+  EXPECT_EQ(rgb[0].type, DataType::kUint8);
+  EXPECT_EQ(Dims(rgb[0]), (V{-1, -1, 3}));
+  auto bgr =
+      RuleTest("ImageDecoder", 20).Attr("pixel_format", "BGR").Input(DataType::kUint8, {9}).Run();
+  EXPECT_EQ(Dims(bgr[0]), (V{-1, -1, 3}));
+  auto gray = RuleTest("ImageDecoder", 20)
+                  .Attr("pixel_format", "Grayscale")
+                  .Input(DataType::kUint8, {-1})
+                  .Run();
+  EXPECT_EQ(Dims(gray[0]), (V{-1, -1, 1}));
 }
 
 }  // namespace

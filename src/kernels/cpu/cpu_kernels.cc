@@ -26,6 +26,7 @@ const KernelRegistry& CpuKernels() {
     r->Add(cpu::TextKernels());
     r->Add(cpu::MlKernels());
     r->Add(cpu::RandomKernels());
+    r->Add(cpu::ImageDecoderKernels());
     return r;
   }();
   return *registry;

@@ -27,6 +27,7 @@ std::span<const KernelDef> TrainingKernels();  // training/: ai.onnx.preview.tra
 std::span<const KernelDef> TextKernels();      // text/: string ops, TfIdfVectorizer
 std::span<const KernelDef> MlKernels();        // ml/: ai.onnx.ml LabelEncoder, TreeEnsemble, ...
 std::span<const KernelDef> RandomKernels();    // random/: Random*, Bernoulli
+std::span<const KernelDef> ImageDecoderKernels();  // image_decoder/: ImageDecoder and its codecs
 
 }  // namespace kiln::cpu
 
