@@ -246,8 +246,10 @@ std::vector<Case> FindCases(const std::string& label, const std::string& root) {
     for (const auto& dir : fs::directory_iterator(suite.path())) {
       if (!fs::exists(dir.path() / "model.onnx")) continue;
       Case c;
-      c.suite = label + "/" + suite_name;
-      c.id = c.suite + "/" + dir.path().filename().string();
+      c.suite = label;
+      c.suite.append("/").append(suite_name);
+      c.id = c.suite;
+      c.id.append("/").append(dir.path().filename().string());
       c.model = (dir.path() / "model.onnx").string();
       c.dir = dir.path().string();
       cases.push_back(std::move(c));

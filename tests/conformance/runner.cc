@@ -64,7 +64,9 @@ Options ParseArgs(int argc, char** argv) {
       const std::string v = value();
       char* end = nullptr;
       const long n = std::strtol(v.c_str(), &end, 10);
-      if (*end != '\0' || n < 1 || n > 100000) Usage(a + " takes a positive number, not " + v);
+      if (*end != '\0' || n < 1 || n > 100000) {
+        Usage(std::string(a).append(" takes a positive number, not ").append(v));
+      }
       return static_cast<int>(n);
     };
     if (a == "--manifest") {
@@ -111,7 +113,7 @@ std::map<std::string, std::string> ReadManifest(const std::string& path, std::st
     const size_t reason = space == std::string::npos ? space : line.find_first_not_of(" \t", space);
     const std::string where = path + ":" + std::to_string(number) + ": ";
     if (reason == std::string::npos) {
-      error += where + "'" + line + "' has no reason\n";
+      error.append(where).append("'").append(line).append("' has no reason\n");
       continue;
     }
     const std::string id = line.substr(0, space);
@@ -198,6 +200,7 @@ std::vector<Result> RunAll(const std::vector<Case>& cases, const Options& o) {
     }
     // Keep the pipes drained so a child never blocks on a full one.
     std::vector<pollfd> fds;
+    fds.reserve(running.size());
     for (const Child& c : running) fds.push_back({c.fd, POLLIN, 0});
     poll(fds.data(), fds.size(), 5);
     for (size_t i = 0; i < running.size();) {

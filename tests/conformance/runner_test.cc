@@ -17,7 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-onnx::TensorProto FloatProto(std::vector<int64_t> dims, std::vector<float> values, bool raw) {
+onnx::TensorProto FloatProto(const std::vector<int64_t>& dims, const std::vector<float>& values,
+                             bool raw) {
   onnx::TensorProto p;
   p.set_data_type(onnx::TensorProto::FLOAT);
   for (int64_t d : dims) p.add_dims(d);
@@ -30,8 +31,8 @@ onnx::TensorProto FloatProto(std::vector<int64_t> dims, std::vector<float> value
   return p;
 }
 
-Tensor Floats(std::vector<int64_t> dims, std::vector<float> values) {
-  return DecodeTensor(FloatProto(std::move(dims), std::move(values), true));
+Tensor Floats(const std::vector<int64_t>& dims, const std::vector<float>& values) {
+  return DecodeTensor(FloatProto(dims, values, true));
 }
 
 Tensor Bytes(KilnElementType type, std::vector<int64_t> dims, std::vector<uint8_t> bytes) {
