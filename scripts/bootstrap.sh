@@ -13,7 +13,7 @@ packages=(
   libdnnl-dev                   # oneDNN: sgemm behind cpu::Gemm<float>
   pkgconf                       # finds the image codec libraries (CMake's pkg_check_modules)
   libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev  # ImageDecoder's codecs
-  libonnx-testdata              # the ONNX 1.12 backend cases (allocation sweep)
+  libonnx-testdata              # the ONNX 1.12 backend cases (conformance, allocation sweep)
   python3-torch python3-torchvision python3-sklearn python3-onnx python3-numpy  # demo and model tests: export only
   doxygen                       # make docs (part of make test)
   binutils                      # nm, readelf for the link checks
