@@ -104,7 +104,7 @@ class NonMaxSuppression final : public Kernel {
     for (size_t b = 0; b < batches; ++b) {
       for (size_t i = 0; i < count; ++i) corners[i] = Corners(&box_values[(b * count + i) * 4]);
       for (size_t c = 0; c < classes; ++c) {
-        const double* s = &score_values[(b * classes + c) * count];
+        const double* s = score_values.data() + (b * classes + c) * count;  // count may be 0
         order.clear();
         for (size_t i = 0; i < count; ++i) {
           if (s[i] > score_threshold) order.push_back(i);
