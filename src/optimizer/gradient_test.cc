@@ -19,6 +19,7 @@ namespace kiln::optimizer {
 namespace {
 
 using testing::GraphBuilder;
+using testing::RunModel;
 constexpr const char* kTraining = "ai.onnx.preview.training";
 
 ir::Attribute Strings(const std::string& name, std::vector<std::string> v) {
@@ -55,21 +56,6 @@ ir::Model Build(const GradCase& c) {
   return m;
 }
 
-std::vector<std::shared_ptr<Tensor>> RunModel(ir::Model model, int level,
-                                              const std::vector<Value>& inputs) {
-  runtime::SessionOptions options;
-  options.optimization_level = level;
-  options.intra_op_threads = 1;
-  runtime::Session s(std::move(model), options);
-  std::vector<std::string> in_names, out_names;
-  for (const auto& d : s.inputs()) in_names.push_back(d.name);
-  for (const auto& d : s.outputs()) out_names.push_back(d.name);
-  std::vector<std::shared_ptr<Tensor>> outs(out_names.size());
-  std::vector<Value> others(out_names.size());
-  s.Run(runtime::RunOptions(), in_names, inputs, out_names, outs, others);
-  return outs;
-}
-
 double SumOf(const Tensor& t) {
   double s = 0;
   for (size_t i = 0; i < t.element_count(); ++i) s += static_cast<const double*>(t.data())[i];
@@ -91,7 +77,7 @@ void ExpectGradients(const GradCase& c, int level) {
     std::vector<Value> inputs;
     inputs.reserve(xs.size());
     for (const auto& x : xs) inputs.emplace_back(x);
-    return RunModel(Build(c), level, inputs);
+    return RunModel(Build(c), level, inputs, 1);
   };
   const auto outs = run();
   ASSERT_EQ(outs.size(), xs.size() + 1);
@@ -266,7 +252,7 @@ std::vector<std::vector<double>> Outputs(ir::Model m, const std::vector<std::vec
     inputs.emplace_back(t);
   }
   std::vector<std::vector<double>> result;
-  for (const auto& t : RunModel(std::move(m), 0, inputs)) {
+  for (const auto& t : RunModel(std::move(m), 0, inputs, 1)) {
     const auto* p = static_cast<const double*>(t->data());
     result.emplace_back(p, p + t->element_count());
   }
@@ -381,7 +367,7 @@ TEST(Gradient, EveryGradientNodeIsReplacedAndNamesStay) {
 // Building a session of the model must fail with `code` naming the Gradient node and `needle`.
 void ExpectError(ir::Model m, ErrorCode code, const std::string& needle) {
   try {
-    RunModel(std::move(m), 0, {});
+    RunModel(std::move(m), 0, {}, 1);
     ADD_FAILURE() << "no error; expected one mentioning " << needle;
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), code) << e.what();

@@ -88,13 +88,11 @@ OpCounts OpsAfter(const ir::Model& model, int level) {
   return counts;
 }
 
-namespace {
-
-std::vector<std::shared_ptr<Tensor>> RunAt(ir::Model model, int level,
-                                           const std::vector<Value>& inputs) {
+std::vector<std::shared_ptr<Tensor>> RunModel(ir::Model model, int level,
+                                              const std::vector<Value>& inputs, int threads) {
   runtime::SessionOptions options;
   options.optimization_level = level;
-  options.intra_op_threads = 2;
+  options.intra_op_threads = threads;
   runtime::Session s(std::move(model), options);
   std::vector<std::string> in_names, out_names;
   for (const auto& d : s.inputs()) in_names.push_back(d.name);
@@ -104,8 +102,6 @@ std::vector<std::shared_ptr<Tensor>> RunAt(ir::Model model, int level,
   s.Run(runtime::RunOptions(), in_names, inputs, out_names, outs, others);
   return outs;
 }
-
-}  // namespace
 
 float ExpectSameOutputs(const std::function<ir::Model()>& build, int level, float rtol,
                         float atol) {
@@ -122,8 +118,8 @@ float ExpectSameOutputs(const std::function<ir::Model()>& build, int level, floa
     }
     inputs.emplace_back(t);
   }
-  const auto want = RunAt(build(), 0, inputs);
-  const auto got = RunAt(build(), level, inputs);
+  const auto want = RunModel(build(), 0, inputs);
+  const auto got = RunModel(build(), level, inputs);
   float worst = 0;
   EXPECT_EQ(want.size(), got.size());
   for (size_t k = 0; k < want.size() && k < got.size(); ++k) {

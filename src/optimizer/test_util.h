@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "core/value.h"
 #include "ir/graph.h"
 
 namespace kiln::optimizer::testing {
@@ -48,6 +49,11 @@ class GraphBuilder {
   size_t counter_ = 0;
   uint32_t seed_ = 1;
 };
+
+// Runs the model in a session at `level` with `threads` intra-op threads on `inputs` (in the
+// order of the session's inputs) and returns its outputs.
+std::vector<std::shared_ptr<Tensor>> RunModel(ir::Model model, int level,
+                                              const std::vector<Value>& inputs, int threads = 2);
 
 using OpCounts = std::map<std::string, int>;
 // The ops (as "Op" or "domain.Op") the model's graph has after Optimize at `level`.
