@@ -8,6 +8,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/linalg/layer_norm.cc
   src/kernels/cpu/linalg/linalg_util.cc
   src/kernels/cpu/linalg/matmul.cc
+  src/kernels/cpu/linalg/packed_gemm.cc
   src/kernels/cpu/linalg/softmax.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/linalg/einsum_test.cc
@@ -15,4 +16,12 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/linalg/gemm_test.cc
   src/kernels/cpu/linalg/layer_norm_test.cc
   src/kernels/cpu/linalg/matmul_test.cc
+  src/kernels/cpu/linalg/packed_gemm_test.cc
   src/kernels/cpu/linalg/softmax_test.cc)
+# PackedGemm's x86 micro-kernels, each compiled for its instruction set (CMakeLists.txt sets the
+# flags) and called only on machines that run it.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  list(APPEND KILN_SOURCES
+    src/kernels/cpu/linalg/packed_kernel_avx2.cc
+    src/kernels/cpu/linalg/packed_kernel_avx512.cc)
+endif()

@@ -8,8 +8,8 @@
 // DwRowFast), otherwise a general loop followed by the epilogue;
 // everything else multiplies blocks of output pixels, [P, kH·kW·C/group] · [kH·kW·C/group, M/group]
 // per group, the left side being X itself for a 1×1, stride 1, unpadded kernel and an im2col of
-// the block (contiguous C-runs per tap) otherwise. Blocks run in parallel, each thread calling the
-// single-threaded sgemm, and get the epilogue while they are still in cache.
+// the block (contiguous C-runs per tap) otherwise, the right side the weights packed once for
+// PackedGemm. Blocks run in parallel and get the epilogue while they are still in cache.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/nhwc/nhwc_kernels.h"
 #include "kernels/cpu/nhwc/nhwc_window.h"
 #include "kernels/cpu/nn/conv_epilogue.h"
@@ -35,7 +35,11 @@ using nn::WindowGeometry;
 // 256 KB of floats for the im2col block and its output block: measured on ResNet-50 layers,
 // anything from 48 to 256 pixels per block runs at the same speed; 1 MB blocks are 40% slower.
 constexpr size_t kBlockFloats = size_t{64} * 1024;
-constexpr size_t kMinBlockPixels = 256;
+// The fewest pixels per block (four tiles of the AVX-512 kernel's 12 rows); below that many per
+// thread a layer splits its output channels instead.
+constexpr size_t kMinBlockPixels = 48;
+// Pixels per block from which the weights' trips from L3 cost little (see RunGemmPath).
+constexpr size_t kReuseBlockPixels = 256;
 // The largest whole-image unfolding (floats, 16 MB) for layers with too few pixels to block.
 constexpr size_t kWholeImageFloats = size_t{4} << 20;
 
@@ -53,9 +57,10 @@ struct Problem {
 
 struct Operands {
   const float* x;
-  const float* w;     // packed
-  const float* bias;  // nullptr when absent
-  const float* z;     // nullptr when absent
+  const float* w;                       // depthwise: [kH·kW, M]
+  const std::vector<PackedMatrix>* gw;  // otherwise: one [kH·kW·C/group, M/group] per group
+  const float* bias;                    // nullptr when absent
+  const float* z;                       // nullptr when absent
   float* y;
 };
 
@@ -479,18 +484,11 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
   const size_t k = p.g.kernel_size * p.channels;  // im2col row length, all groups
   const size_t group_k = p.g.kernel_size * p.group_channels;
   const bool pointwise = p.g.IsPointwise();
-  // sgemm packs the whole weight matrix on every call, which costs about as much as 30 pixels'
-  // products: blocks of fewer than ~256 pixels (deep layers, where k and M are large) would spend
-  // most of their time packing, so blocks are at least that (or one per thread).
+  const std::vector<PackedMatrix>& weights = *o.gw;
   const size_t threads = static_cast<size_t>(ctx.threads().size());
-  const size_t per_thread = (pixels + threads - 1) / threads;
-  const size_t block = std::max(std::clamp<size_t>(kBlockFloats / (k + p.features), 32, 4096),
-                                std::min<size_t>(kMinBlockPixels, per_thread));
-  const size_t blocks = (pixels + block - 1) / block;
   if (threads > 1 && pixels < kMinBlockPixels * threads && pixels * k <= kWholeImageFloats) {
-    // Too few pixels to give each thread a block that pays for its packing (deep layers): unfold
-    // the whole image once and let one product per group split the output channels (each thread
-    // packs only its share of the weights).
+    // Too few pixels to give each thread a block (deep layers): unfold the whole image once and
+    // let one product per group split its rows and output channels over the pool.
     const float* a = o.x;
     size_t lda = p.channels;
     if (!pointwise) {
@@ -503,9 +501,8 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
     }
     for (size_t grp = 0; grp < p.groups; ++grp) {
       const float* ag = a + grp * (pointwise ? p.group_channels : group_k);
-      Gemm<float>(false, false, pixels, p.group_features, group_k, 1.0f, ag, lda,
-                  o.w + grp * group_k * p.group_features, p.group_features, 0.0f,
-                  o.y + grp * p.group_features, p.features, &ctx.threads());
+      PackedGemm(pixels, ag, lda, weights[grp], o.y + grp * p.group_features, p.features,
+                 &ctx.threads());
     }
     ctx.threads().ParallelFor(pixels, 8, [&](size_t begin, size_t end) {
       nn::ApplyEpilogueRows(e, o.y + begin * p.features, end - begin, p.features, p.features,
@@ -514,6 +511,15 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
     });
     return;
   }
+  // Blocks that fit the cache, but at least kReuseBlockPixels (or one per thread): every block
+  // reads all the weights, which for deep layers come from L3. Then equal sizes, so no block is
+  // a sliver that the micro-kernel runs slowly.
+  const size_t per_thread = (pixels + threads - 1) / threads;
+  const size_t fit = std::clamp<size_t>(kBlockFloats / (k + p.features), kMinBlockPixels, 4096);
+  const size_t target = std::max(fit, std::min(kReuseBlockPixels, per_thread));
+  // A whole number of blocks per thread, so that no thread waits on another's extra block.
+  const size_t blocks = (pixels + target * threads - 1) / (target * threads) * threads;
+  const size_t block = (pixels + blocks - 1) / blocks;
   ctx.threads().ParallelFor(blocks, 1, [&](size_t first, size_t last) {
     float* col = pointwise ? nullptr : ctx.Scratch<float>(block * k);
     for (size_t b = first; b < last; ++b) {
@@ -530,9 +536,8 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
       for (size_t grp = 0; grp < p.groups; ++grp) {
         // A pointwise group's columns start at its first channel; an im2col group's at its block.
         const float* ag = a + grp * (pointwise ? p.group_channels : group_k);
-        Gemm<float>(false, false, rows, p.group_features, group_k, 1.0f, ag, lda,
-                    o.w + grp * group_k * p.group_features, p.group_features, 0.0f,
-                    y + grp * p.group_features, p.features, nullptr);
+        PackedGemm(rows, ag, lda, weights[grp], 0, p.group_features, y + grp * p.group_features,
+                   p.features, false);
       }
       nn::ApplyEpilogueRows(e, y, rows, p.features, p.features, o.bias,
                             o.z != nullptr ? o.z + begin * p.features : nullptr, p.features);
@@ -604,7 +609,9 @@ class NhwcConv final : public Kernel {
     }
     Tensor& y = ctx.OutputForOverwrite(0, DataType::kFloat, std::span<const int64_t>(y_dims));
     if (y.element_count() == 0) return;
-    const Operands o = {static_cast<const float*>(x.data()), packed_.data(),
+    const Operands o = {static_cast<const float*>(x.data()),
+                        packed_.data(),
+                        &group_weights_,
                         b != nullptr ? static_cast<const float*>(b->data()) : nullptr,
                         z != nullptr ? static_cast<const float*>(z->data()) : nullptr,
                         static_cast<float*>(y.data())};
@@ -616,35 +623,34 @@ class NhwcConv final : public Kernel {
   }
 
  private:
-  // W [M, C/group, kH, kW] → depthwise: [kH·kW, M]; otherwise, per group, [kH·kW·C/group, M/group]
-  // with row tap·(C/group) + c (the im2col row order).
-  // OIHW → [group][tap][C/group][M/group] (depthwise: [tap][M]). A transpose: written in
-  // destination order, sixteen features at a time, so each source row's cache lines serve all
-  // its taps while they are loaded (a feature-major loop took ~150 ms on ResNet-50's weights).
+  // W [M, C/group, kH, kW] → depthwise: [kH·kW, M]; otherwise, per group, a PackedMatrix of
+  // [kH·kW·C/group, M/group] with row tap·(C/group) + c (the im2col row order).
   void Pack(const float* w) {
     const auto m = static_cast<size_t>(features_);
     const auto cg = static_cast<size_t>(group_channels_);
     const auto taps = static_cast<size_t>(kernel_[0] * kernel_[1]);
     const auto groups = static_cast<size_t>(group_);
     const size_t mg = m / groups;
-    packed_.resize(m * cg * taps);
+    if (!depthwise_) {
+      // Read panel by panel: a panel's 32 features of OIHW (at most 32·C/group·kH·kW floats)
+      // stay in L2 while its rows are written.
+      group_weights_.reserve(groups);
+      for (size_t grp = 0; grp < groups; ++grp) {
+        const float* wg = w + grp * mg * cg * taps;
+        group_weights_.push_back(PackedMatrix::PackFrom(taps * cg, mg, [&](size_t row, size_t f) {
+          return wg[(f * cg + row % cg) * taps + row / cg];
+        }));
+      }
+      return;
+    }
+    // A transpose: written in destination order, sixteen features at a time, so each source
+    // row's cache lines serve all its taps while they are loaded.
+    packed_.resize(m * taps);
     constexpr size_t kBlock = 16;
-    for (size_t grp = 0; grp < groups; ++grp) {
-      for (size_t f0 = 0; f0 < mg; f0 += kBlock) {
-        const size_t f1 = std::min(mg, f0 + kBlock);
-        for (size_t c = 0; c < cg; ++c) {
-          for (size_t tap = 0; tap < taps; ++tap) {
-            for (size_t fg = f0; fg < f1; ++fg) {
-              const size_t f = grp * mg + fg;
-              const float v = w[(f * cg + c) * taps + tap];
-              if (depthwise_) {
-                packed_[tap * m + f] = v;
-              } else {
-                packed_[grp * taps * cg * mg + (tap * cg + c) * mg + fg] = v;
-              }
-            }
-          }
-        }
+    for (size_t f0 = 0; f0 < m; f0 += kBlock) {
+      const size_t f1 = std::min(m, f0 + kBlock);
+      for (size_t tap = 0; tap < taps; ++tap) {
+        for (size_t f = f0; f < f1; ++f) packed_[tap * m + f] = w[f * taps + tap];
       }
     }
   }
@@ -686,7 +692,8 @@ class NhwcConv final : public Kernel {
   int64_t group_channels_ = 0;
   std::array<int64_t, 2> kernel_ = {};
   bool depthwise_ = false;
-  std::vector<float> packed_;
+  std::vector<float> packed_;                // depthwise weights
+  std::vector<PackedMatrix> group_weights_;  // the others, one per group
 };
 
 }  // namespace

@@ -1,0 +1,275 @@
+// PackedGemm: packing, the choice of micro-kernel, depth blocking and the split over threads.
+// The micro-kernels are in packed_kernel.h; here is the portable one.
+#include "kernels/cpu/linalg/packed_gemm.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "core/error.h"
+#include "kernels/cpu/linalg/packed_kernel.h"
+
+namespace kiln::cpu {
+namespace {
+
+static_assert(kPackedPanel == packed::kPanel, "one panel width");
+
+// Depth per block: a 256 × 32 block of a panel is 32 KB, which stays in L1 while every row tile
+// of A streams past it.
+constexpr size_t kDepthBlock = 256;
+// Rows per tile when a product is shared out (a multiple of 12 and of 6), and panels per tile.
+constexpr size_t kTileRows = 96;
+constexpr size_t kTilePanels = 4;
+// Multiply-adds below which a product runs on the calling thread alone.
+constexpr double kMinParallelWork = 65536;
+
+constexpr size_t CeilDiv(size_t a, size_t b) {
+  return (a + b - 1) / b;
+}
+
+// Where part i of `total` cut into `parts` near-equal parts starts (i ≤ parts).
+constexpr size_t PartStart(size_t total, size_t parts, size_t i) {
+  return i * (total / parts) + std::min(i, total % parts);
+}
+
+// The portable micro-kernel: tiles of up to kPortableRows rows by 32 sums, plain loops for the
+// compiler to vectorize as the baseline target allows.
+constexpr size_t kPortableRows = 4;
+void PanelPortable(size_t m, size_t kc, const float* a, size_t lda, const float* b, float* c,
+                   size_t ldc, size_t cols, bool accumulate) {
+  constexpr size_t kW = packed::kPanel;
+  for (size_t t = 0; t < packed::TileCount(m, kPortableRows); ++t) {
+    const size_t i = packed::TileStart(m, kPortableRows, t);
+    const size_t rows = packed::TileRows(m, kPortableRows, t);
+    // A(i + r, p) is at[r·row_step + p·depth_step].
+    const float* at = a + i * (lda == 0 ? kc : lda);
+    const size_t row_step = lda == 0 ? 1 : lda;
+    const size_t depth_step = lda == 0 ? rows : 1;
+    float acc[kPortableRows][kW] = {};
+    for (size_t p = 0; p < kc; ++p) {
+      const float* brow = b + p * kW;
+      for (size_t r = 0; r < rows; ++r) {
+        const float av = at[r * row_step + p * depth_step];
+        for (size_t j = 0; j < kW; ++j) acc[r][j] += av * brow[j];
+      }
+    }
+    for (size_t r = 0; r < rows; ++r) {
+      float* row = c + (i + r) * ldc;
+      for (size_t j = 0; j < cols; ++j) row[j] = accumulate ? row[j] + acc[r][j] : acc[r][j];
+    }
+  }
+}
+
+// The most rows of A packed at a time (256 KB at full depth, in L2); a product's rows are cut into
+// equal blocks, so 197 rows are one block, not 192 and a slow 5.
+constexpr size_t kRowBlock = 256;
+
+// The calling thread's buffer for a packed block of A (kRowBlock × kDepthBlock), made on its
+// first product so later ones allocate nothing.
+float* PackingBuffer() {
+  struct Free {
+    void operator()(float* p) const noexcept { std::free(p); }
+  };
+  thread_local std::unique_ptr<float[], Free> buffer;
+  if (buffer == nullptr) {
+    buffer.reset(
+        static_cast<float*>(std::aligned_alloc(64, kRowBlock * kDepthBlock * sizeof(float))));
+    if (buffer == nullptr)
+      throw Error(ErrorCode::kOutOfMemory, "out of memory for a product's workspace");
+  }
+  return buffer.get();
+}
+
+// Packs A[0:m, 0:kc] (row stride lda) by tiles of at most `max` rows (see packed_kernel.h).
+void PackA(size_t m, size_t kc, const float* a, size_t lda, size_t max, float* out) {
+  for (size_t t = 0; t < packed::TileCount(m, max); ++t) {
+    const size_t i = packed::TileStart(m, max, t);
+    const size_t rows = packed::TileRows(m, max, t);
+    float* dst = out + i * kc;
+    for (size_t r = 0; r < rows; ++r) {
+      const float* src = a + (i + r) * lda;
+      for (size_t p = 0; p < kc; ++p) dst[p * rows + r] = src[p];
+    }
+  }
+}
+
+struct Kernel {
+  packed::PanelFn fn;
+  size_t rows;  // the most rows per tile
+};
+
+bool Supported(PackedKernel kernel) {
+#if defined(__x86_64__)
+  switch (kernel) {
+    case PackedKernel::kAvx512:
+      return __builtin_cpu_supports("avx512f");
+    case PackedKernel::kAvx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case PackedKernel::kPortable:
+      return true;
+  }
+  return false;
+#else
+  return kernel == PackedKernel::kPortable;
+#endif
+}
+
+PackedKernel Widest() {
+  if (Supported(PackedKernel::kAvx512)) return PackedKernel::kAvx512;
+  if (Supported(PackedKernel::kAvx2)) return PackedKernel::kAvx2;
+  return PackedKernel::kPortable;
+}
+
+std::atomic<PackedKernel>& Chosen() {
+  static std::atomic<PackedKernel> chosen{Widest()};
+  return chosen;
+}
+
+Kernel KernelFor(PackedKernel kernel) {
+  switch (kernel) {
+#if defined(__x86_64__)
+    case PackedKernel::kAvx512:
+      return {packed::PanelAvx512, packed::kAvx512Rows};
+    case PackedKernel::kAvx2:
+      return {packed::PanelAvx2, packed::kAvx2Rows};
+#endif
+    default:
+      return {PanelPortable, kPortableRows};
+  }
+}
+
+}  // namespace
+
+void PackedMatrix::Free::operator()(float* p) const noexcept {
+  std::free(p);
+}
+
+PackedMatrix PackedMatrix::Allocate(size_t k, size_t n) {
+  PackedMatrix out;
+  out.k_ = k;
+  out.n_ = n;
+  const size_t floats = out.panels() * k * kPackedPanel;
+  if (floats == 0) return out;
+  constexpr size_t kAlign = 64;
+  const size_t bytes = CeilDiv(floats * sizeof(float), kAlign) * kAlign;
+  out.data_.reset(static_cast<float*>(std::aligned_alloc(kAlign, bytes)));
+  if (out.data_ == nullptr) {
+    throw Error(ErrorCode::kOutOfMemory, "out of memory packing a " + std::to_string(k) + "×" +
+                                             std::to_string(n) + " weight matrix");
+  }
+  std::memset(out.data_.get(), 0, bytes);
+  return out;
+}
+
+PackedMatrix PackedMatrix::Pack(const float* b, size_t ldb, size_t k, size_t n, bool transposed) {
+  PackedMatrix out = Allocate(k, n);
+  for (size_t j = 0; j < out.panels(); ++j) {
+    float* dst = out.data_.get() + j * k * kPackedPanel;
+    const size_t j0 = j * kPackedPanel;
+    const size_t cols = std::min(kPackedPanel, n - j0);
+    if (transposed) {
+      // B is stored n×k: each of the panel's columns is a row, written column by column.
+      for (size_t c = 0; c < cols; ++c) {
+        const float* src = b + (j0 + c) * ldb;
+        for (size_t p = 0; p < k; ++p) dst[p * kPackedPanel + c] = src[p];
+      }
+    } else {
+      for (size_t p = 0; p < k; ++p) {
+        std::memcpy(dst + p * kPackedPanel, b + p * ldb + j0, cols * sizeof(float));
+      }
+    }
+  }
+  return out;
+}
+
+void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, size_t col_begin,
+                size_t col_end, float* c, size_t ldc, bool accumulate) {
+  if (m == 0 || col_begin >= col_end) return;
+  const size_t k = b.k();
+  if (k == 0) {
+    if (!accumulate) {
+      for (size_t i = 0; i < m; ++i)
+        std::fill(c + i * ldc + col_begin, c + i * ldc + col_end, 0.0f);
+    }
+    return;
+  }
+  const Kernel kernel = KernelFor(Chosen().load(std::memory_order_relaxed));
+  // The kernels read A in place, row by row, except when its row stride is a multiple of 4 KB:
+  // then a tile's rows all fall in one set of the L1 cache, and A is packed by tiles first.
+  // (For two panels or fewer the copy would cost more than the misses.)
+  constexpr size_t kCacheWay = 4096 / sizeof(float);
+  const bool pack = lda % kCacheWay == 0 && col_end - col_begin > 2 * kPackedPanel;
+  float* pa = pack ? PackingBuffer() : nullptr;
+  // Equal depth blocks of at most kDepthBlock.
+  const size_t blocks = CeilDiv(k, kDepthBlock);
+  const size_t depth = CeilDiv(k, blocks);
+  const size_t row_block = CeilDiv(m, CeilDiv(m, kRowBlock));
+  for (size_t i0 = 0; i0 < m; i0 += row_block) {
+    const size_t mb = std::min(row_block, m - i0);
+    for (size_t p0 = 0; p0 < k; p0 += depth) {
+      const size_t kc = std::min(depth, k - p0);
+      const float* ab = a + i0 * lda + p0;
+      if (pack) PackA(mb, kc, ab, lda, kernel.rows, pa);
+      const bool add = accumulate || p0 > 0;
+      for (size_t j0 = col_begin; j0 < col_end; j0 += kPackedPanel) {
+        const size_t cols = std::min(kPackedPanel, col_end - j0);
+        kernel.fn(mb, kc, pack ? pa : ab, pack ? 0 : lda,
+                  b.panel(j0 / kPackedPanel) + p0 * kPackedPanel, c + i0 * ldc + j0, ldc, cols,
+                  add);
+      }
+    }
+  }
+}
+
+void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, float* c, size_t ldc,
+                ThreadPool* pool) {
+  const size_t n = b.n();
+  if (m == 0 || n == 0) return;
+  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(b.k());
+  const size_t threads = pool != nullptr ? static_cast<size_t>(pool->size()) : 1;
+  if (threads == 1 || work < kMinParallelWork) {
+    return PackedGemm(m, a, lda, b, 0, n, c, ldc, false);
+  }
+  // Tiles of rows × panels, more of them until each thread has a few; rows and panels are
+  // shared out evenly, so no tile is a sliver.
+  size_t row_parts = CeilDiv(m, kTileRows);
+  size_t col_parts = CeilDiv(b.panels(), kTilePanels);
+  while (row_parts * col_parts < 4 * threads) {
+    if (col_parts < b.panels()) {
+      col_parts = std::min(b.panels(), 2 * col_parts);
+    } else if (m / (2 * row_parts) >= 12) {
+      row_parts *= 2;
+    } else {
+      break;
+    }
+  }
+  pool->ParallelFor(row_parts * col_parts, 1, [&](size_t begin, size_t end) {
+    for (size_t t = begin; t < end; ++t) {
+      const size_t rt = t / col_parts;
+      const size_t ct = t % col_parts;
+      const size_t i0 = PartStart(m, row_parts, rt);
+      const size_t rows = PartStart(m, row_parts, rt + 1) - i0;
+      const size_t p0 = PartStart(b.panels(), col_parts, ct);
+      const size_t panels = PartStart(b.panels(), col_parts, ct + 1) - p0;
+      PackedGemm(rows, a + i0 * lda, lda, b, p0 * kPackedPanel,
+                 std::min(n, (p0 + panels) * kPackedPanel), c + i0 * ldc, ldc, false);
+    }
+  });
+}
+
+bool PackedKernelSupported(PackedKernel kernel) {
+  return Supported(kernel);
+}
+
+PackedKernel SetPackedKernelForTesting(PackedKernel kernel) {
+  if (!Supported(kernel)) {
+    throw Error(ErrorCode::kInvalidArgument, "this machine does not run that packed kernel");
+  }
+  return Chosen().exchange(kernel);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,87 @@
+// Matrix products against a right-hand side packed once: the weights of a convolution, a Gemm or
+// a MatMul, packed at session creation so a run spends nothing on them but the arithmetic.
+//
+//   PackedMatrix w = PackedMatrix::Pack(b, n, k, n, false);   // once: B is k×n, row stride n
+//   PackedGemm(m, a, k, w, 0, n, c, n, false);               // C = A·B on this thread
+//   PackedGemm(m, a, k, w, c, n, &pool);                     // the same, split over the pool
+//
+// The panels are cut for the widest micro-kernel the machine runs (AVX-512: 12 rows × 32
+// columns, AVX2+FMA: 6 × 16 twice, otherwise portable C++), chosen once when the library first
+// uses them; every kernel reads the same packed layout.
+#ifndef KILN_KERNELS_CPU_LINALG_PACKED_GEMM_H_
+#define KILN_KERNELS_CPU_LINALG_PACKED_GEMM_H_
+
+#include <cstddef>
+#include <memory>
+
+#include "core/thread_pool.h"
+
+namespace kiln::cpu {
+
+// Columns per packed panel; column ranges handed to PackedGemm start on a panel.
+inline constexpr size_t kPackedPanel = 32;
+
+// B (k × n) as ceil(n / 32) panels; panel j holds, for each depth p, the 32 values
+// B(p, 32·j + c), zero past column n. 64-byte aligned. Movable, not copyable.
+class PackedMatrix {
+ public:
+  PackedMatrix() = default;
+  // B is k×n with row stride ldb, or n×k (stored transposed) when `transposed`. Throws
+  // Error(kOutOfMemory) when the panels cannot be allocated.
+  static PackedMatrix Pack(const float* b, size_t ldb, size_t k, size_t n, bool transposed);
+
+  // The same from an accessor: value(p, j) is B(p, j), for p < k and j < n, read panel by panel
+  // (the 32 columns of a depth row one after another).
+  template <typename Value>
+  static PackedMatrix PackFrom(size_t k, size_t n, Value&& value) {
+    PackedMatrix out = Allocate(k, n);
+    for (size_t j = 0; j < out.panels(); ++j) {
+      float* dst = out.data_.get() + j * k * kPackedPanel;
+      const size_t j0 = j * kPackedPanel;
+      const size_t cols = n - j0 < kPackedPanel ? n - j0 : kPackedPanel;
+      for (size_t p = 0; p < k; ++p) {
+        for (size_t c = 0; c < cols; ++c) dst[p * kPackedPanel + c] = value(p, j0 + c);
+      }
+    }
+    return out;
+  }
+
+  size_t k() const { return k_; }
+  size_t n() const { return n_; }
+  size_t panels() const { return (n_ + kPackedPanel - 1) / kPackedPanel; }
+  const float* panel(size_t j) const { return data_.get() + j * k_ * kPackedPanel; }
+  bool empty() const { return data_ == nullptr; }
+
+ private:
+  // k × n panels, zero-filled (empty when k or n is 0); throws Error(kOutOfMemory).
+  static PackedMatrix Allocate(size_t k, size_t n);
+
+  struct Free {
+    void operator()(float* p) const noexcept;
+  };
+  size_t k_ = 0;
+  size_t n_ = 0;
+  std::unique_ptr<float[], Free> data_;
+};
+
+// C[0:m, col_begin:col_end] = A · B[:, col_begin:col_end] (+ that block of C when `accumulate`)
+// on the calling thread. A is m×k (B's k) with row stride lda; col_begin is a multiple of
+// kPackedPanel and col_end ≤ B.n(). When `accumulate` is false C is not read.
+void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, size_t col_begin,
+                size_t col_end, float* c, size_t ldc, bool accumulate);
+
+// C = A · B (m × B.n()), cut into tiles of rows and panels that `pool` shares out (null: this
+// thread). C is not read.
+void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, float* c, size_t ldc,
+                ThreadPool* pool);
+
+// The micro-kernels, widest first. Tests run each one the machine supports.
+enum class PackedKernel { kAvx512, kAvx2, kPortable };
+// Whether this machine runs `kernel`.
+bool PackedKernelSupported(PackedKernel kernel);
+// Makes later products use `kernel` (it must be supported), for tests; returns the previous one.
+PackedKernel SetPackedKernelForTesting(PackedKernel kernel);
+
+}  // namespace kiln::cpu
+
+#endif  // KILN_KERNELS_CPU_LINALG_PACKED_GEMM_H_

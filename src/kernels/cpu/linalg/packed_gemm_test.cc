@@ -1,0 +1,175 @@
+// PackedGemm against a naive triple loop, for every micro-kernel this machine runs: sizes that
+// end inside a tile, a panel and a depth block, transposed packing, padded leading dimensions,
+// column ranges, accumulation, an empty depth, and the pool split.
+#include "kernels/cpu/linalg/packed_gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace kiln::cpu {
+namespace {
+
+// Small integers: every product and sum is exact in float, so results compare exactly.
+std::vector<float> IntegerValues(size_t count, uint32_t seed) {
+  std::vector<float> v(count);
+  uint32_t s = seed;
+  for (float& x : v) {
+    s = s * 1664525u + 1013904223u;
+    x = static_cast<float>(static_cast<int>((s >> 16) % 7) - 3);
+  }
+  return v;
+}
+
+const char* Name(PackedKernel kernel) {
+  switch (kernel) {
+    case PackedKernel::kAvx512:
+      return "avx512";
+    case PackedKernel::kAvx2:
+      return "avx2";
+    case PackedKernel::kPortable:
+      return "portable";
+  }
+  return "?";
+}
+
+// Runs `body` once with each micro-kernel this machine supports, then restores the default.
+template <typename Body>
+void ForEachKernel(Body&& body) {
+  size_t ran = 0;
+  for (PackedKernel kernel :
+       {PackedKernel::kAvx512, PackedKernel::kAvx2, PackedKernel::kPortable}) {
+    if (!PackedKernelSupported(kernel)) continue;
+    const PackedKernel previous = SetPackedKernelForTesting(kernel);
+    SCOPED_TRACE(Name(kernel));
+    body();
+    SetPackedKernelForTesting(previous);
+    ++ran;
+  }
+  EXPECT_GE(ran, 1u);  // the portable kernel at least
+}
+
+struct Case {
+  size_t m, n, k;
+  bool transposed;
+  size_t pad;  // extra elements at the end of each row of A, B and C
+};
+
+// C = A·B through PackedGemm (whole, on `pool`), every element checked, padding untouched.
+void Check(const Case& c, ThreadPool* pool) {
+  SCOPED_TRACE("m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+               " k=" + std::to_string(c.k) + " transposed=" + std::to_string(c.transposed) +
+               " pad=" + std::to_string(c.pad));
+  const size_t lda = c.k + c.pad;
+  const size_t ldb = (c.transposed ? c.k : c.n) + c.pad;
+  const size_t ldc = c.n + c.pad;
+  const std::vector<float> a = IntegerValues(c.m * lda, 1);
+  const std::vector<float> b = IntegerValues((c.transposed ? c.n : c.k) * ldb, 2);
+  const PackedMatrix packed = PackedMatrix::Pack(b.data(), ldb, c.k, c.n, c.transposed);
+  EXPECT_EQ(packed.k(), c.k);
+  EXPECT_EQ(packed.n(), c.n);
+  const float kNaN = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> out(c.m * ldc, kNaN);  // C is not read: NaN must not leak into it
+  PackedGemm(c.m, a.data(), lda, packed, out.data(), ldc, pool);
+  size_t wrong = 0;
+  for (size_t i = 0; i < c.m; ++i) {
+    for (size_t j = 0; j < c.n; ++j) {
+      float want = 0;
+      for (size_t p = 0; p < c.k; ++p) {
+        want += a[i * lda + p] * (c.transposed ? b[j * ldb + p] : b[p * ldb + j]);
+      }
+      if (out[i * ldc + j] != want && wrong++ < 5) {
+        ADD_FAILURE() << "C(" << i << ", " << j << ") = " << out[i * ldc + j] << ", want " << want;
+      }
+    }
+    for (size_t j = c.n; j < ldc; ++j) EXPECT_TRUE(std::isnan(out[i * ldc + j])) << "padding";
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
+const Case kCases[] = {
+    {1, 1, 1, false, 0},       {12, 32, 8, false, 0},  {13, 33, 7, false, 3},
+    {5, 17, 300, false, 1},    {25, 64, 257, true, 0}, {7, 31, 513, true, 2},
+    {100, 100, 100, false, 0}, {197, 96, 64, true, 5}, {3, 200, 2304, false, 0},
+    {250, 130, 40, false, 1},  {11, 5, 1, true, 0},
+};
+
+TEST(PackedGemm, MatchesNaiveProductOnOneThread) {
+  ForEachKernel([] {
+    for (const Case& c : kCases) Check(c, nullptr);
+  });
+}
+
+TEST(PackedGemm, MatchesNaiveProductOnThePool) {
+  ThreadPool pool(2);
+  ForEachKernel([&] {
+    for (const Case& c : kCases) Check(c, &pool);
+  });
+}
+
+TEST(PackedGemm, WritesOnlyTheColumnRangeAndAccumulates) {
+  ForEachKernel([] {
+    const size_t m = 14, n = 80, k = 33;
+    const std::vector<float> a = IntegerValues(m * k, 3);
+    const std::vector<float> b = IntegerValues(k * n, 4);
+    const PackedMatrix packed = PackedMatrix::Pack(b.data(), n, k, n, false);
+    std::vector<float> c(m * n, 1.0f);
+    PackedGemm(m, a.data(), k, packed, 32, 70, c.data(), n, /*accumulate=*/true);
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        float want = 1.0f;
+        if (j >= 32 && j < 70) {
+          for (size_t p = 0; p < k; ++p) want += a[i * k + p] * b[p * n + j];
+        }
+        ASSERT_EQ(c[i * n + j], want) << "C(" << i << ", " << j << ")";
+      }
+    }
+  });
+}
+
+TEST(PackedGemm, PacksFromAnAccessor) {
+  const size_t k = 5, n = 40;
+  const std::vector<float> b = IntegerValues(k * n, 9);
+  const PackedMatrix from_memory = PackedMatrix::Pack(b.data(), n, k, n, false);
+  const PackedMatrix from_accessor =
+      PackedMatrix::PackFrom(k, n, [&](size_t p, size_t j) { return b[p * n + j]; });
+  ASSERT_EQ(from_accessor.panels(), 2u);
+  for (size_t j = 0; j < 2; ++j) {
+    for (size_t i = 0; i < k * kPackedPanel; ++i) {
+      ASSERT_EQ(from_accessor.panel(j)[i], from_memory.panel(j)[i]) << "panel " << j << " " << i;
+    }
+  }
+  // Past column n the last panel is zero.
+  for (size_t p = 0; p < k; ++p) {
+    for (size_t c = n - kPackedPanel; c < kPackedPanel; ++c) {
+      EXPECT_EQ(from_accessor.panel(1)[p * kPackedPanel + c], 0.0f);
+    }
+  }
+}
+
+TEST(PackedGemm, EmptyDepthWritesZerosOrLeavesCAlone) {
+  const PackedMatrix packed = PackedMatrix::Pack(nullptr, 5, 0, 5, false);
+  EXPECT_TRUE(packed.empty());
+  std::vector<float> c(15, 7.0f);
+  PackedGemm(3, nullptr, 0, packed, 0, 5, c.data(), 5, /*accumulate=*/true);
+  EXPECT_EQ(c, std::vector<float>(15, 7.0f));
+  PackedGemm(3, nullptr, 0, packed, c.data(), 5, nullptr);
+  EXPECT_EQ(c, std::vector<float>(15, 0.0f));
+}
+
+TEST(PackedGemm, RefusesAKernelTheMachineLacks) {
+  for (PackedKernel kernel : {PackedKernel::kAvx512, PackedKernel::kAvx2}) {
+    if (PackedKernelSupported(kernel)) continue;
+    EXPECT_THROW(SetPackedKernelForTesting(kernel), Error) << Name(kernel);
+  }
+  EXPECT_TRUE(PackedKernelSupported(PackedKernel::kPortable));
+}
+
+}  // namespace
+}  // namespace kiln::cpu

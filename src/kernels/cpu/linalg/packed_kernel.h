@@ -1,0 +1,170 @@
+// The register-tiled micro-kernel of PackedGemm, written once over an instruction-set traits type
+// and instantiated in packed_kernel_avx512.cc and packed_kernel_avx2.cc, each compiled for its
+// target. Internal to packed_gemm.cc: only the PanelFn entry points are called from outside, and
+// only after the CPU has been checked. These files use nothing from the standard library, whose
+// inline functions would otherwise be emitted here with the wider instructions and could be the
+// copy the linker keeps for the whole library.
+//
+// Traits I provide: V (a vector of I::kWidth floats), kRows (rows per tile), Zero(), Load(p)
+// (aligned), LoadU(p), Broadcast(p), Fma(a, b, c) = a·b + c, Add(a, b), StoreU(p, v), and
+// LoadPartial(p, n) / StorePartial(p, v, n), which touch only the first n ≤ kWidth floats.
+#ifndef KILN_KERNELS_CPU_LINALG_PACKED_KERNEL_H_
+#define KILN_KERNELS_CPU_LINALG_PACKED_KERNEL_H_
+
+#include <cstddef>
+
+namespace kiln::cpu::packed {
+
+inline constexpr size_t kPanel = 32;  // kPackedPanel
+
+// Row tiles: a block of m rows is cut into ceil(m / max) tiles whose sizes differ by at most one
+// (49 rows in tiles of at most 12 are 10+10+10+10+9, not 12+12+12+12+1: a one-row tile runs at a
+// fraction of the speed). Tile t starts at row TileStart(m, max, t) and has TileRows(m, max, t).
+static inline size_t TileCount(size_t m, size_t max) {
+  return (m + max - 1) / max;
+}
+static inline size_t TileStart(size_t m, size_t max, size_t t) {
+  const size_t tiles = TileCount(m, max);
+  const size_t extra = m % tiles;
+  return t * (m / tiles) + (t < extra ? t : extra);
+}
+static inline size_t TileRows(size_t m, size_t max, size_t t) {
+  const size_t tiles = TileCount(m, max);
+  return m / tiles + (t < m % tiles ? 1 : 0);
+}
+
+// C[0:m, 0:cols] (+)= A · panel[0:kc, 0:cols]. With lda 0, A is packed by tiles (see above,
+// `max` = the kernel's kRows): tile t's rows start at a + TileStart(m, max, t)·kc and hold, for
+// each depth p, its rows' values at p·rows + r. Otherwise A is row-major with row stride lda.
+// `b` is the panel at the block's first depth (row stride kPanel); cols ≤ kPanel.
+using PanelFn = void (*)(size_t m, size_t kc, const float* a, size_t lda, const float* b, float* c,
+                         size_t ldc, size_t cols, bool accumulate);
+
+// Rows per tile of each kernel.
+inline constexpr size_t kAvx512Rows = 12;
+inline constexpr size_t kAvx2Rows = 6;
+
+void PanelAvx512(size_t m, size_t kc, const float* a, size_t lda, const float* b, float* c,
+                 size_t ldc, size_t cols, bool accumulate);
+void PanelAvx2(size_t m, size_t kc, const float* a, size_t lda, const float* b, float* c,
+               size_t ldc, size_t cols, bool accumulate);
+
+#if defined(KILN_PACKED_KERNEL_BODY)
+
+#if defined(__clang__)
+#define KILN_UNROLL _Pragma("unroll")
+#else
+#define KILN_UNROLL _Pragma("GCC unroll 16")
+#endif
+
+// Rows of B ahead that a tile asks for (8 KB): the first tile over a panel reads its rows from
+// L3 or memory, where the hardware prefetcher alone leaves it waiting.
+inline constexpr size_t kBDistance = 64;
+// One tile: kR rows (≤ I::kRows) by kV (1 or 2) vectors of columns. The sums stay in registers
+// over the whole depth; each step loads kV vectors of B and broadcasts one value of A per row,
+// A(r, p) being a[r·lda + p] (strided) or a[p·kR + r] (packed). The first `cols` columns are
+// stored (or added to C); kV is 1 when they fit in one vector.
+template <typename I, size_t kR, bool kStrided, size_t kV>
+inline void Tile(size_t kc, const float* a, size_t lda, const float* b, float* c, size_t ldc,
+                 size_t cols, bool accumulate) {
+  const size_t row_step = kStrided ? lda : 1;
+  constexpr size_t kW = I::kWidth;
+  typename I::V acc[kV][kR];
+  KILN_UNROLL
+  for (size_t r = 0; r < kR; ++r) {
+    KILN_UNROLL
+    for (size_t v = 0; v < kV; ++v) acc[v][r] = I::Zero();
+  }
+  for (size_t p = 0; p < kc; ++p, a += kStrided ? 1 : kR, b += kPanel) {
+    __builtin_prefetch(b + kBDistance * kPanel, 0, 3);
+    __builtin_prefetch(b + kBDistance * kPanel + kPanel / 2, 0, 3);
+    typename I::V bv[kV];
+    KILN_UNROLL
+    for (size_t v = 0; v < kV; ++v) bv[v] = I::Load(b + v * kW);
+    KILN_UNROLL
+    for (size_t r = 0; r < kR; ++r) {
+      const typename I::V av = I::Broadcast(a + r * row_step);
+      KILN_UNROLL
+      for (size_t v = 0; v < kV; ++v) acc[v][r] = I::Fma(av, bv[v], acc[v][r]);
+    }
+  }
+  if (cols == kV * kW) {
+    KILN_UNROLL
+    for (size_t r = 0; r < kR; ++r) {
+      float* row = c + r * ldc;
+      KILN_UNROLL
+      for (size_t v = 0; v < kV; ++v) {
+        if (accumulate) acc[v][r] = I::Add(acc[v][r], I::LoadU(row + v * kW));
+        I::StoreU(row + v * kW, acc[v][r]);
+      }
+    }
+    return;
+  }
+  // Fewer columns: masked loads and stores.
+  KILN_UNROLL
+  for (size_t r = 0; r < kR; ++r) {
+    float* row = c + r * ldc;
+    KILN_UNROLL
+    for (size_t v = 0; v < kV; ++v) {
+      const size_t done = v * kW;
+      const size_t n = cols <= done ? 0 : (cols - done < kW ? cols - done : kW);
+      if (accumulate) acc[v][r] = I::Add(acc[v][r], I::LoadPartial(row + done, n));
+      I::StorePartial(row + done, acc[v][r], n);
+    }
+  }
+}
+
+template <typename I, size_t kR, bool kStrided, size_t kV>
+void TileFn(size_t kc, const float* a, size_t lda, const float* b, float* c, size_t ldc,
+            size_t cols, bool accumulate) {
+  Tile<I, kR, kStrided, kV>(kc, a, lda, b, c, ldc, cols, accumulate);
+}
+
+using TileFnPtr = void (*)(size_t, const float*, size_t, const float*, float*, size_t, size_t,
+                           bool);
+
+// The tile functions for 1 .. kRows rows: kFns[strided][vectors − 1][rows − 1].
+template <typename I, size_t... kR>
+struct TileTable {
+  static constexpr TileFnPtr kFns[2][2][sizeof...(kR)] = {
+      {{&TileFn<I, kR + 1, false, 1>...}, {&TileFn<I, kR + 1, false, 2>...}},
+      {{&TileFn<I, kR + 1, true, 1>...}, {&TileFn<I, kR + 1, true, 2>...}}};
+};
+
+template <typename I, typename Table>
+void Panel(size_t m, size_t kc, const float* a, size_t lda, const float* b, float* c, size_t ldc,
+           size_t cols, bool accumulate) {
+  constexpr size_t kW = I::kWidth;
+  constexpr size_t kMax = I::kRows;
+  const size_t tiles = TileCount(m, kMax);
+  const bool strided = lda != 0;
+  // A panel is kPanel / (2·kW) tiles wide.
+  for (size_t off = 0; off < cols; off += 2 * kW) {
+    const size_t w = cols - off < 2 * kW ? cols - off : 2 * kW;
+    const size_t vectors = w <= kW ? 1 : 2;
+    for (size_t t = 0; t < tiles; ++t) {
+      const size_t i = TileStart(m, kMax, t);
+      const size_t rows = TileRows(m, kMax, t);
+      const float* at = a + i * (strided ? lda : kc);
+      float* ct = c + i * ldc + off;
+      if (rows == kMax && vectors == 2) {
+        // The common case, inlined.
+        if (strided) {
+          Tile<I, kMax, true, 2>(kc, at, lda, b + off, ct, ldc, w, accumulate);
+        } else {
+          Tile<I, kMax, false, 2>(kc, at, 0, b + off, ct, ldc, w, accumulate);
+        }
+      } else {
+        Table::kFns[strided][vectors - 1][rows - 1](kc, at, lda, b + off, ct, ldc, w, accumulate);
+      }
+    }
+  }
+}
+
+#undef KILN_UNROLL
+
+#endif  // KILN_PACKED_KERNEL_BODY
+
+}  // namespace kiln::cpu::packed
+
+#endif  // KILN_KERNELS_CPU_LINALG_PACKED_KERNEL_H_
