@@ -21,6 +21,7 @@
 #include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/nhwc/nhwc_kernels.h"
 #include "kernels/cpu/nhwc/nhwc_window.h"
+#include "kernels/cpu/nhwc/nhwc_winograd.h"
 #include "kernels/cpu/nn/conv_epilogue.h"
 #include "kernels/cpu/nn/window.h"
 #include "kernels/cpu/vectorize.h"
@@ -585,7 +586,20 @@ class NhwcConv final : public Kernel {
                 "attribute 'kernel_shape' does not match input 'W' " + ws.ToString());
     }
     depthwise_ = group_ > 1 && group_channels_ == 1;
-    Pack(static_cast<const float*>(w->data()));
+    const auto all_one = [](const std::vector<int64_t>& v) {
+      return std::all_of(v.begin(), v.end(), [](int64_t d) { return d == 1; });
+    };
+    winograd_ =
+        group_ == 1 && kernel_[0] == 3 && kernel_[1] == 3 && all_one(attrs_.strides) &&
+        all_one(attrs_.dilations) &&
+        nhwc::WinogradPays(static_cast<size_t>(group_channels_), static_cast<size_t>(features_));
+    if (winograd_) {
+      winograd_weights_ = nhwc::WinogradWeights::Pack(static_cast<const float*>(w->data()),
+                                                      static_cast<size_t>(features_),
+                                                      static_cast<size_t>(group_channels_));
+    } else {
+      Pack(static_cast<const float*>(w->data()));
+    }
   }
 
   void Compute(KernelContext& ctx) const override {
@@ -617,6 +631,10 @@ class NhwcConv final : public Kernel {
                         static_cast<float*>(y.data())};
     if (depthwise_) {
       RunDepthwise(p, o, epilogue_, ctx.threads());
+    } else if (winograd_) {
+      const nhwc::WinogradShape s = {p.batch, p.in_h,           p.in_w,          p.out_h,
+                                     p.out_w, p.g.pad_begin[0], p.g.pad_begin[1]};
+      nhwc::RunWinograd(s, o.x, winograd_weights_, o.bias, o.z, epilogue_, o.y, ctx);
     } else {
       RunGemmPath(p, o, epilogue_, ctx);
     }
@@ -694,6 +712,9 @@ class NhwcConv final : public Kernel {
   bool depthwise_ = false;
   std::vector<float> packed_;                // depthwise weights
   std::vector<PackedMatrix> group_weights_;  // the others, one per group
+  // 3×3, stride 1, undilated, one group, channel counts where it pays: Winograd F(2×2, 3×3).
+  bool winograd_ = false;
+  nhwc::WinogradWeights winograd_weights_;
 };
 
 }  // namespace

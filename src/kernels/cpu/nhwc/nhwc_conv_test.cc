@@ -224,6 +224,40 @@ std::vector<ConvCase> Cases() {
        .group = 32,
        .pads = {1, 1, 1, 1}});
   add({.name = "N=1 odd", .n = 1, .h = 5, .w = 3, .c = 1, .m = 3, .kh = 2, .kw = 3});
+  // 3×3 stride 1 with 16 to 256 channels: Winograd F(2×2, 3×3), odd and even output sizes, every
+  // padding form, more than one panel of output channels, and many tile rows.
+  add({.name = "winograd pad 1",
+       .c = 16,
+       .m = 20,
+       .pads = {1, 1, 1, 1},
+       .z = true,
+       .activation = "Relu"});
+  add({.name = "winograd no pad", .h = 8, .w = 7, .c = 24, .m = 16});
+  add({.name = "winograd uneven pads", .h = 7, .w = 10, .c = 17, .m = 33, .pads = {0, 2, 2, 0}});
+  add({.name = "winograd SAME_UPPER", .h = 15, .w = 4, .c = 16, .m = 40, .auto_pad = "SAME_UPPER"});
+  add({.name = "winograd 1x1 image",
+       .n = 1,
+       .h = 1,
+       .w = 1,
+       .c = 16,
+       .m = 16,
+       .pads = {1, 1, 1, 1}});
+  add({.name = "winograd many tile rows",
+       .n = 3,
+       .h = 30,
+       .w = 29,
+       .c = 32,
+       .m = 64,
+       .pads = {1, 1, 1, 1},
+       .bias = false,
+       .z = true});
+  add({.name = "3x3 stride 2, 16 channels (not Winograd)",
+       .h = 12,
+       .w = 12,
+       .c = 16,
+       .m = 16,
+       .strides = {2, 2},
+       .pads = {1, 1, 1, 1}});
   return cases;
 }
 

@@ -1,0 +1,250 @@
+// Winograd F(2×2, 3×3) (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks"):
+//   Y = Aᵀ [ (G g Gᵀ) ⊙ (Bᵀ d B) ] A
+// for a 4×4 input tile d and 3×3 kernel g, giving a 2×2 output tile, with
+//   Bᵀ = [1 0 −1 0; 0 1 1 0; 0 −1 1 0; 0 1 0 −1],  G = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1],
+//   Aᵀ = [1 1 1 0; 0 1 −1 −1].
+// Summed over the input channels, the elementwise product becomes 16 matrix products
+// M[ξ] = V[ξ] · U[ξ] with V[ξ] [tiles, C] and U[ξ] [C, M], which run on PackedGemm.
+//
+// Work is cut into blocks of whole tile rows (two output rows each), so a block's outputs are one
+// contiguous range of pixels and the epilogue runs on it while it is in cache. Per block: gather
+// and transform the input tiles into V (vectorized along the channels), 16 products into M, and
+// the output transform into Y.
+#include "kernels/cpu/nhwc/nhwc_winograd.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu/vectorize.h"
+
+namespace kiln::cpu::nhwc {
+namespace {
+
+constexpr size_t kTaps = 16;  // ξ = 4·i + j over the 4×4 tile
+// V and M of a block stay within ~1 MB (half of L2).
+constexpr size_t kBlockFloats = size_t{256} * 1024;
+
+// The tile rows (and tiles) of a call: each image's tile rows cut into blocks_per_image
+// near-equal blocks (a whole number per thread when there are few).
+struct Tiling {
+  size_t tile_rows;  // per image: ceil(out_h / 2)
+  size_t tile_cols;  // ceil(out_w / 2)
+  size_t blocks_per_image;
+  size_t max_block_rows;
+  // Where block b of an image starts (b ≤ blocks_per_image).
+  size_t BlockStart(size_t b) const {
+    return b * (tile_rows / blocks_per_image) + std::min(b, tile_rows % blocks_per_image);
+  }
+};
+
+// Zeros standing in for the input outside the image (WinogradPays: C ≤ 256).
+constexpr size_t kMaxChannels = 256;
+alignas(64) constexpr float kZeros[kMaxChannels] = {};
+
+// Channels [c0, c0 + kW) of V = Bᵀ d B, d(i, j) read at src[4·i + j][c].
+template <size_t kW>
+[[gnu::always_inline]] inline void InputChunk(const float* const* src, size_t c0, float* v,
+                                              size_t ldv) {
+  float t[4][4][kW];  // t = Bᵀ d
+  for (size_t j = 0; j < 4; ++j) {
+    const float* d0 = src[j] + c0;
+    const float* d1 = src[4 + j] + c0;
+    const float* d2 = src[8 + j] + c0;
+    const float* d3 = src[12 + j] + c0;
+    for (size_t c = 0; c < kW; ++c) {
+      t[0][j][c] = d0[c] - d2[c];
+      t[1][j][c] = d1[c] + d2[c];
+      t[2][j][c] = d2[c] - d1[c];
+      t[3][j][c] = d1[c] - d3[c];
+    }
+  }
+  for (size_t i = 0; i < 4; ++i) {
+    float* out = v + 4 * i * ldv + c0;
+    for (size_t c = 0; c < kW; ++c) {
+      out[c] = t[i][0][c] - t[i][2][c];
+      out[ldv + c] = t[i][1][c] + t[i][2][c];
+      out[2 * ldv + c] = t[i][2][c] - t[i][1][c];
+      out[3 * ldv + c] = t[i][1][c] - t[i][3][c];
+    }
+  }
+}
+
+// One tile: v[ξ·ldv + c] = (Bᵀ d B)[ξ] for every channel c, where d is the 4×4 window at input
+// (iy0, ix0), zero outside the image.
+KILN_VECTOR_CLONES void InputTile(const WinogradShape& s, size_t channels, const float* image,
+                                  int64_t iy0, int64_t ix0, float* v, size_t ldv) {
+  const float* src[kTaps];
+  for (int64_t i = 0; i < 4; ++i) {
+    for (int64_t j = 0; j < 4; ++j) {
+      const int64_t iy = iy0 + i;
+      const int64_t ix = ix0 + j;
+      const bool inside = iy >= 0 && iy < s.in_h && ix >= 0 && ix < s.in_w;
+      src[4 * i + j] = inside ? image + static_cast<size_t>(iy * s.in_w + ix) * channels : kZeros;
+    }
+  }
+  constexpr size_t kChunk = 16;
+  size_t c = 0;
+  for (; c + kChunk <= channels; c += kChunk) InputChunk<kChunk>(src, c, v, ldv);
+  for (; c < channels; ++c) InputChunk<1>(src, c, v, ldv);
+}
+
+// Features [f0, f0 + kW) of the output tile Y = Aᵀ a A, a(i, j) read at m[(4·i + j)·ldm + f].
+template <size_t kW>
+[[gnu::always_inline]] inline void OutputChunk(const float* m, size_t ldm, size_t f0,
+                                               float* const* y, bool row1, bool col1) {
+  float s0[4][kW];  // the two rows of Aᵀ a
+  float s1[4][kW];
+  for (size_t j = 0; j < 4; ++j) {
+    const float* a0 = m + j * ldm + f0;
+    const float* a1 = m + (4 + j) * ldm + f0;
+    const float* a2 = m + (8 + j) * ldm + f0;
+    const float* a3 = m + (12 + j) * ldm + f0;
+    for (size_t f = 0; f < kW; ++f) {
+      s0[j][f] = a0[f] + a1[f] + a2[f];
+      s1[j][f] = a1[f] - a2[f] - a3[f];
+    }
+  }
+  for (size_t f = 0; f < kW; ++f) y[0][f0 + f] = s0[0][f] + s0[1][f] + s0[2][f];
+  if (col1) {
+    for (size_t f = 0; f < kW; ++f) y[1][f0 + f] = s0[1][f] - s0[2][f] - s0[3][f];
+  }
+  if (row1) {
+    for (size_t f = 0; f < kW; ++f) y[2][f0 + f] = s1[0][f] + s1[1][f] + s1[2][f];
+    if (col1) {
+      for (size_t f = 0; f < kW; ++f) y[3][f0 + f] = s1[1][f] - s1[2][f] - s1[3][f];
+    }
+  }
+}
+
+// The output tile from m[ξ·ldm + f], its pixels (oy0 + r, ox0 + q) written where they are inside
+// the output.
+KILN_VECTOR_CLONES void OutputTile(const WinogradShape& s, size_t features, const float* m,
+                                   size_t ldm, int64_t oy0, int64_t ox0, float* y_image) {
+  const bool row1 = oy0 + 1 < s.out_h;
+  const bool col1 = ox0 + 1 < s.out_w;
+  float* y[4];
+  y[0] = y_image + static_cast<size_t>(oy0 * s.out_w + ox0) * features;
+  y[1] = y[0] + features;
+  y[2] = y[0] + static_cast<size_t>(s.out_w) * features;
+  y[3] = y[2] + features;
+  constexpr size_t kChunk = 16;
+  size_t f = 0;
+  for (; f + kChunk <= features; f += kChunk) OutputChunk<kChunk>(m, ldm, f, y, row1, col1);
+  for (; f < features; ++f) OutputChunk<1>(m, ldm, f, y, row1, col1);
+}
+
+Tiling Plan(const WinogradShape& s, size_t channels, size_t features, size_t threads) {
+  Tiling t;
+  t.tile_rows = static_cast<size_t>((s.out_h + 1) / 2);
+  t.tile_cols = static_cast<size_t>((s.out_w + 1) / 2);
+  const size_t tiles_fit = std::max<size_t>(1, kBlockFloats / (kTaps * (channels + features)));
+  const size_t rows_fit = std::clamp<size_t>(tiles_fit / t.tile_cols, 1, t.tile_rows);
+  t.blocks_per_image = (t.tile_rows + rows_fit - 1) / rows_fit;
+  if (s.batch < threads) {
+    // Give every thread the same number of blocks, if the image has the tile rows for it.
+    const size_t round = (t.blocks_per_image + threads - 1) / threads * threads;
+    t.blocks_per_image = std::min(round, t.tile_rows);
+  }
+  t.max_block_rows = (t.tile_rows + t.blocks_per_image - 1) / t.blocks_per_image;
+  return t;
+}
+
+}  // namespace
+
+bool WinogradPays(size_t channels, size_t features) {
+  return channels >= 16 && channels <= 256 && features >= 16 && features <= 256;
+}
+
+WinogradWeights WinogradWeights::Pack(const float* w, size_t m, size_t c) {
+  // U[ξ](c, f) = (G g Gᵀ)[ξ] for g = W[f, c].
+  std::vector<float> u(kTaps * c * m);
+  for (size_t f = 0; f < m; ++f) {
+    for (size_t ch = 0; ch < c; ++ch) {
+      const float* g = w + (f * c + ch) * 9;
+      float t[4][3];  // G g
+      for (size_t j = 0; j < 3; ++j) {
+        const float g0 = g[0 * 3 + j];
+        const float g1 = g[1 * 3 + j];
+        const float g2 = g[2 * 3 + j];
+        t[0][j] = g0;
+        t[1][j] = 0.5f * (g0 + g1 + g2);
+        t[2][j] = 0.5f * (g0 - g1 + g2);
+        t[3][j] = g2;
+      }
+      for (size_t i = 0; i < 4; ++i) {
+        const float r[4] = {t[i][0], 0.5f * (t[i][0] + t[i][1] + t[i][2]),
+                            0.5f * (t[i][0] - t[i][1] + t[i][2]), t[i][2]};
+        for (size_t j = 0; j < 4; ++j) u[((4 * i + j) * c + ch) * m + f] = r[j];
+      }
+    }
+  }
+  WinogradWeights out;
+  out.channels = c;
+  out.features = m;
+  for (size_t x = 0; x < kTaps; ++x)
+    out.u[x] = PackedMatrix::Pack(u.data() + x * c * m, m, c, m, false);
+  return out;
+}
+
+void RunWinograd(const WinogradShape& s, const float* x, const WinogradWeights& w,
+                 const float* bias, const float* z, const nn::Epilogue& e, float* y,
+                 KernelContext& ctx) {
+  const size_t c = w.channels;
+  const size_t m = w.features;
+  const size_t threads = static_cast<size_t>(ctx.threads().size());
+  const Tiling t = Plan(s, c, m, threads);
+  const size_t blocks = s.batch * t.blocks_per_image;
+  const size_t in_image = static_cast<size_t>(s.in_h * s.in_w) * c;
+  const size_t out_image = static_cast<size_t>(s.out_h * s.out_w) * m;
+  const size_t max_tiles = t.max_block_rows * t.tile_cols;
+  // One pair of V and M buffers per thread, taken before the blocks are shared out: a chunk of
+  // blocks claims a free pair (at most `threads` chunks run at once), so the buffers stay in
+  // the threads' caches from block to block instead of being new memory for every chunk.
+  const size_t buffer = kTaps * max_tiles * (c + m);
+  float* buffers = ctx.Scratch<float>(threads * buffer);
+  auto* busy = ctx.Scratch<uint8_t>(threads);
+  std::fill(busy, busy + threads, uint8_t{0});
+  ctx.threads().ParallelFor(blocks, 1, [&](size_t first, size_t last) {
+    size_t slot = 0;
+    while (std::atomic_ref<uint8_t>(busy[slot]).exchange(1, std::memory_order_acquire) != 0) {
+      slot = (slot + 1) % threads;
+    }
+    float* v = buffers + slot * buffer;
+    float* mm = v + kTaps * max_tiles * c;
+    for (size_t b = first; b < last; ++b) {
+      const size_t n = b / t.blocks_per_image;
+      const size_t tr0 = t.BlockStart(b % t.blocks_per_image);
+      const size_t tr1 = t.BlockStart(b % t.blocks_per_image + 1);
+      const size_t tiles = (tr1 - tr0) * t.tile_cols;
+      const float* image = x + n * in_image;
+      float* y_image = y + n * out_image;
+      // V[ξ] is [tiles, C] at v + ξ·tiles·C.
+      for (size_t tile = 0; tile < tiles; ++tile) {
+        const auto ty = static_cast<int64_t>(tr0 + tile / t.tile_cols);
+        const auto tx = static_cast<int64_t>(tile % t.tile_cols);
+        InputTile(s, c, image, 2 * ty - s.pad_top, 2 * tx - s.pad_left, v + tile * c, tiles * c);
+      }
+      for (size_t xi = 0; xi < kTaps; ++xi) {
+        PackedGemm(tiles, v + xi * tiles * c, c, w.u[xi], 0, m, mm + xi * tiles * m, m, false);
+      }
+      for (size_t tile = 0; tile < tiles; ++tile) {
+        const auto ty = static_cast<int64_t>(tr0 + tile / t.tile_cols);
+        const auto tx = static_cast<int64_t>(tile % t.tile_cols);
+        OutputTile(s, m, mm + tile * m, tiles * m, 2 * ty, 2 * tx, y_image);
+      }
+      // The block's output rows are one range of pixels.
+      const size_t row0 = 2 * tr0;
+      const size_t row1 = std::min(static_cast<size_t>(s.out_h), 2 * tr1);
+      const size_t pixel0 = row0 * static_cast<size_t>(s.out_w);
+      const size_t pixels = (row1 - row0) * static_cast<size_t>(s.out_w);
+      nn::ApplyEpilogueRows(e, y_image + pixel0 * m, pixels, m, m, bias,
+                            z != nullptr ? z + n * out_image + pixel0 * m : nullptr, m);
+    }
+    std::atomic_ref<uint8_t>(busy[slot]).store(0, std::memory_order_release);
+  });
+}
+
+}  // namespace kiln::cpu::nhwc
