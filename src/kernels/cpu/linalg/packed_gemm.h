@@ -46,6 +46,11 @@ class PackedMatrix {
     return out;
   }
 
+  // k × n panels, zero-filled (empty when k or n is 0), for a caller that writes B(p, j) itself
+  // at MutablePanel(j / 32)[p·32 + j % 32]. Throws Error(kOutOfMemory).
+  static PackedMatrix Allocate(size_t k, size_t n);
+  float* MutablePanel(size_t j) { return data_.get() + j * k_ * kPackedPanel; }
+
   size_t k() const { return k_; }
   size_t n() const { return n_; }
   size_t panels() const { return (n_ + kPackedPanel - 1) / kPackedPanel; }
@@ -53,9 +58,6 @@ class PackedMatrix {
   bool empty() const { return data_ == nullptr; }
 
  private:
-  // k × n panels, zero-filled (empty when k or n is 0); throws Error(kOutOfMemory).
-  static PackedMatrix Allocate(size_t k, size_t n);
-
   struct Free {
     void operator()(float* p) const noexcept;
   };

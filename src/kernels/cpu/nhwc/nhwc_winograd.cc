@@ -15,8 +15,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstring>
-#include <vector>
 
 #include "kernels/cpu/vectorize.h"
 
@@ -41,7 +39,7 @@ struct Tiling {
 };
 
 // Zeros standing in for the input outside the image (WinogradPays: C ≤ 256).
-constexpr size_t kMaxChannels = 256;
+constexpr size_t kMaxChannels = 512;
 alignas(64) constexpr float kZeros[kMaxChannels] = {};
 
 // Channels [c0, c0 + kW) of V = Bᵀ d B, d(i, j) read at src[4·i + j][c].
@@ -155,37 +153,36 @@ Tiling Plan(const WinogradShape& s, size_t channels, size_t features, size_t thr
 }  // namespace
 
 bool WinogradPays(size_t channels, size_t features) {
-  return channels >= 16 && channels <= 256 && features >= 16 && features <= 256;
+  return channels >= 16 && channels <= kMaxChannels && features >= 16 && features <= kMaxChannels;
 }
 
 WinogradWeights WinogradWeights::Pack(const float* w, size_t m, size_t c) {
-  // U[ξ](c, f) = (G g Gᵀ)[ξ] for g = W[f, c].
-  std::vector<float> u(kTaps * c * m);
-  for (size_t f = 0; f < m; ++f) {
-    for (size_t ch = 0; ch < c; ++ch) {
+  // U[ξ](c, f) = (G g Gᵀ)[ξ] for g = W[f, c], written straight into the panels, along f.
+  WinogradWeights out;
+  out.channels = c;
+  out.features = m;
+  for (PackedMatrix& u : out.u) u = PackedMatrix::Allocate(c, m);
+  for (size_t ch = 0; ch < c; ++ch) {
+    for (size_t f = 0; f < m; ++f) {
       const float* g = w + (f * c + ch) * 9;
       float t[4][3];  // G g
       for (size_t j = 0; j < 3; ++j) {
-        const float g0 = g[0 * 3 + j];
-        const float g1 = g[1 * 3 + j];
-        const float g2 = g[2 * 3 + j];
+        const float g0 = g[j];
+        const float g1 = g[3 + j];
+        const float g2 = g[6 + j];
         t[0][j] = g0;
         t[1][j] = 0.5f * (g0 + g1 + g2);
         t[2][j] = 0.5f * (g0 - g1 + g2);
         t[3][j] = g2;
       }
+      const size_t at = ch * kPackedPanel + f % kPackedPanel;
       for (size_t i = 0; i < 4; ++i) {
         const float r[4] = {t[i][0], 0.5f * (t[i][0] + t[i][1] + t[i][2]),
                             0.5f * (t[i][0] - t[i][1] + t[i][2]), t[i][2]};
-        for (size_t j = 0; j < 4; ++j) u[((4 * i + j) * c + ch) * m + f] = r[j];
+        for (size_t j = 0; j < 4; ++j) out.u[4 * i + j].MutablePanel(f / kPackedPanel)[at] = r[j];
       }
     }
   }
-  WinogradWeights out;
-  out.channels = c;
-  out.features = m;
-  for (size_t x = 0; x < kTaps; ++x)
-    out.u[x] = PackedMatrix::Pack(u.data() + x * c * m, m, c, m, false);
   return out;
 }
 
