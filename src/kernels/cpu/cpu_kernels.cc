@@ -1,6 +1,7 @@
 // The one table of CPU kernels: every family is added here and nowhere else.
 #include "kernels/cpu/families.h"
 #include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/registry.h"
 
 namespace kiln {
@@ -34,6 +35,7 @@ const KernelRegistry& CpuKernels() {
 
 void PrepareCpuKernelThread() noexcept {
   cpu::PrepareGemmWorkspaces();
+  cpu::PreparePackedGemmWorkspace();
 }
 
 }  // namespace kiln

@@ -261,6 +261,14 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, flo
   });
 }
 
+void PreparePackedGemmWorkspace() noexcept {
+  try {
+    PackingBuffer();
+  } catch (const Error&) {
+    // Made on first use instead, which reports the failure.
+  }
+}
+
 bool PackedKernelSupported(PackedKernel kernel) {
   return Supported(kernel);
 }

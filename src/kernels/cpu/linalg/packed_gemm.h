@@ -77,6 +77,10 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, siz
 void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, float* c, size_t ldc,
                 ThreadPool* pool);
 
+// Makes the calling thread's buffer for packing A now, so its first product allocates nothing;
+// on failure it is made on first use instead (which reports it).
+void PreparePackedGemmWorkspace() noexcept;
+
 // The micro-kernels, widest first. Tests run each one the machine supports.
 enum class PackedKernel { kAvx512, kAvx2, kPortable };
 // Whether this machine runs `kernel`.
