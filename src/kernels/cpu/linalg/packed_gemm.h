@@ -67,13 +67,13 @@ class PackedMatrix {
 };
 
 // C[0:m, col_begin:col_end] = A · B[:, col_begin:col_end] (+ that block of C when `accumulate`)
-// on the calling thread. A is m×k (B's k) with row stride lda; col_begin is a multiple of
+// on the calling thread. A is m×k (B's k) with row stride lda ≥ k; col_begin is a multiple of
 // kPackedPanel and col_end ≤ B.n(). When `accumulate` is false C is not read.
 void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, size_t col_begin,
                 size_t col_end, float* c, size_t ldc, bool accumulate);
 
-// C = A · B (m × B.n()), cut into tiles of rows and panels that `pool` shares out (null: this
-// thread). C is not read.
+// C = A · B (m × B.n()), lda ≥ k, cut into tiles of rows and panels that `pool` shares out (null:
+// this thread). C is not read.
 void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, float* c, size_t ldc,
                 ThreadPool* pool);
 

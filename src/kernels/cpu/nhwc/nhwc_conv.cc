@@ -520,14 +520,17 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
   const size_t per_thread = (pixels + threads - 1) / threads;
   const size_t fit = std::clamp<size_t>(kBlockFloats / (k + p.features), kMinBlockPixels, 4096);
   const size_t target = std::max(fit, std::min(kReuseBlockPixels, per_thread));
-  // A whole number of blocks per thread, so that no thread waits on another's extra block.
+  // A whole number of blocks per thread, so that no thread waits on another's extra block; the
+  // pixels shared out so that block sizes differ by at most one (and every block starts inside
+  // the image: rounding the size up instead can put the last blocks past the end).
   const size_t blocks = (pixels + target * threads - 1) / (target * threads) * threads;
-  const size_t block = (pixels + blocks - 1) / blocks;
+  const size_t block = (pixels + blocks - 1) / blocks;  // the largest
   ctx.threads().ParallelFor(blocks, 1, [&](size_t first, size_t last) {
     float* col = pointwise ? nullptr : ctx.Scratch<float>(block * k);
     for (size_t b = first; b < last; ++b) {
-      const size_t begin = b * block;
-      const size_t rows = std::min(block, pixels - begin);
+      const size_t begin = b * (pixels / blocks) + std::min(b, pixels % blocks);
+      const size_t rows = pixels / blocks + (b < pixels % blocks ? 1 : 0);
+      if (rows == 0) continue;  // more threads than pixels
       const float* a = o.x + begin * p.channels;
       size_t lda = p.channels;
       if (!pointwise) {

@@ -224,7 +224,7 @@ std::vector<ConvCase> Cases() {
        .group = 32,
        .pads = {1, 1, 1, 1}});
   add({.name = "N=1 odd", .n = 1, .h = 5, .w = 3, .c = 1, .m = 3, .kh = 2, .kw = 3});
-  // 3×3 stride 1 with 16 to 256 channels: Winograd F(2×2, 3×3), odd and even output sizes, every
+  // 3×3 stride 1 with 16 to 512 channels: Winograd F(2×2, 3×3), odd and even output sizes, every
   // padding form, more than one panel of output channels, and many tile rows.
   add({.name = "winograd pad 1",
        .c = 16,
@@ -266,6 +266,22 @@ TEST(NhwcConv, MatchesConvOnManyShapes) {
     CheckCase(k, 1);
     CheckCase(k, 2);
   }
+}
+
+// 271² = 73441 pixels at 2 threads, 64 → 256 channels: 288 blocks. Rounding the block size up
+// (256) once put the last block past the end of X, Z and Y (found in review; ASan reports it).
+// The blocks now share the pixels out exactly.
+TEST(NhwcConv, BlocksCoverTheImageExactly) {
+  CheckCase({.name = "73441 pixels",
+             .n = 1,
+             .h = 271,
+             .w = 271,
+             .c = 64,
+             .m = 256,
+             .kh = 1,
+             .kw = 1,
+             .z = true},
+            2);
 }
 
 TEST(NhwcConv, EveryActivationWithBiasAndZ) {

@@ -38,7 +38,7 @@ struct Tiling {
   }
 };
 
-// Zeros standing in for the input outside the image (WinogradPays: C ≤ 256).
+// Zeros standing in for the input outside the image (WinogradPays: C ≤ kMaxChannels).
 constexpr size_t kMaxChannels = 512;
 alignas(64) constexpr float kZeros[kMaxChannels] = {};
 
@@ -123,11 +123,12 @@ KILN_VECTOR_CLONES void OutputTile(const WinogradShape& s, size_t features, cons
                                    size_t ldm, int64_t oy0, int64_t ox0, float* y_image) {
   const bool row1 = oy0 + 1 < s.out_h;
   const bool col1 = ox0 + 1 < s.out_w;
-  float* y[4];
+  // Pointers to the pixels that exist (the others are never formed, let alone written).
+  float* y[4] = {};
   y[0] = y_image + static_cast<size_t>(oy0 * s.out_w + ox0) * features;
-  y[1] = y[0] + features;
-  y[2] = y[0] + static_cast<size_t>(s.out_w) * features;
-  y[3] = y[2] + features;
+  if (col1) y[1] = y[0] + features;
+  if (row1) y[2] = y[0] + static_cast<size_t>(s.out_w) * features;
+  if (row1 && col1) y[3] = y[2] + features;
   constexpr size_t kChunk = 16;
   size_t f = 0;
   for (; f + kChunk <= features; f += kChunk) OutputChunk<kChunk>(m, ldm, f, y, row1, col1);

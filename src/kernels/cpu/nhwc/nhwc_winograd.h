@@ -30,7 +30,7 @@ struct WinogradWeights {
 };
 
 // Whether a 3×3 convolution with these channel counts runs faster as Winograd (measured on
-// ResNet-50 and SqueezeNet layers: with 16 to 256 channels on both sides).
+// ResNet-50 and SqueezeNet layers: with 16 to 512 channels on both sides).
 bool WinogradPays(size_t channels, size_t features);
 
 // The sizes of one call: X [batch, in_h, in_w, C], Y [batch, out_h, out_w, M], with Y(oy, ox)
