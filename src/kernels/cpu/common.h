@@ -18,6 +18,12 @@
 
 namespace kiln::cpu {
 
+// Where part i of `total` items cut into `parts` near-equal parts starts (i ≤ parts; part i is
+// [PartStart(i), PartStart(i + 1))): sizes differ by at most one and every part starts inside.
+constexpr size_t PartStart(size_t total, size_t parts, size_t i) {
+  return i * (total / parts) + (i < total % parts ? i : total % parts);
+}
+
 // Maps axis in [-rank, rank) to [0, rank); throws kInvalidArgument naming the node and `what`.
 size_t NormalizeAxis(const KernelInfo& info, int64_t axis, size_t rank, const char* what = "axis");
 

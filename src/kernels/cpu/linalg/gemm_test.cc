@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/linalg/linalg_test_util.h"
+
 namespace kiln::cpu {
 namespace {
 
@@ -32,17 +34,7 @@ struct Case {
   }
 };
 
-// Small integers: every product and sum is exact in float, so results compare exactly.
-template <typename T>
-std::vector<T> IntegerValues(size_t count, uint32_t seed) {
-  std::vector<T> v(count);
-  uint32_t s = seed;
-  for (T& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = static_cast<T>(static_cast<int>((s >> 16) % 7) - 3);
-  }
-  return v;
-}
+using testing::IntegerValues;
 
 // Runs Gemm on case `c` and checks every element of C (and that padding is untouched).
 template <typename T>

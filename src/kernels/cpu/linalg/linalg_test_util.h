@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,19 @@
 #include "kernels/test_util.h"
 
 namespace kiln::testing {
+
+// count small integers in [-3, 3] from `seed`: every product and sum of a test-sized matrix
+// product is exact in float and double, so results compare exactly.
+template <typename T>
+std::vector<T> IntegerValues(size_t count, uint32_t seed) {
+  std::vector<T> v(count);
+  uint32_t s = seed;
+  for (T& x : v) {
+    s = s * 1664525u + 1013904223u;
+    x = static_cast<T>(static_cast<int>((s >> 16) % 7) - 3);
+  }
+  return v;
+}
 
 // Runs `test` and expects an Error with `code` whose message names the test node with its op type
 // and contains `fragment`.

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "kernels/cpu/common.h"
 #include "kernels/cpu/linalg/packed_kernel.h"
 
 namespace kiln::cpu {
@@ -29,11 +30,6 @@ constexpr double kMinParallelWork = 65536;
 
 constexpr size_t CeilDiv(size_t a, size_t b) {
   return (a + b - 1) / b;
-}
-
-// Where part i of `total` cut into `parts` near-equal parts starts (i ≤ parts).
-constexpr size_t PartStart(size_t total, size_t parts, size_t i) {
-  return i * (total / parts) + std::min(i, total % parts);
 }
 
 // The portable micro-kernel: tiles of up to kPortableRows rows by 32 sums, plain loops for the

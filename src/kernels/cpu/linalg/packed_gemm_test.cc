@@ -12,19 +12,13 @@
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/cpu/linalg/linalg_test_util.h"
 
 namespace kiln::cpu {
 namespace {
 
-// Small integers: every product and sum is exact in float, so results compare exactly.
 std::vector<float> IntegerValues(size_t count, uint32_t seed) {
-  std::vector<float> v(count);
-  uint32_t s = seed;
-  for (float& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = static_cast<float>(static_cast<int>((s >> 16) % 7) - 3);
-  }
-  return v;
+  return testing::IntegerValues<float>(count, seed);
 }
 
 const char* Name(PackedKernel kernel) {

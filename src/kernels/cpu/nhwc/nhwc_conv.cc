@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/common.h"
 #include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/nhwc/nhwc_kernels.h"
 #include "kernels/cpu/nhwc/nhwc_window.h"
@@ -528,8 +529,8 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
   ctx.threads().ParallelFor(blocks, 1, [&](size_t first, size_t last) {
     float* col = pointwise ? nullptr : ctx.Scratch<float>(block * k);
     for (size_t b = first; b < last; ++b) {
-      const size_t begin = b * (pixels / blocks) + std::min(b, pixels % blocks);
-      const size_t rows = pixels / blocks + (b < pixels % blocks ? 1 : 0);
+      const size_t begin = PartStart(pixels, blocks, b);
+      const size_t rows = PartStart(pixels, blocks, b + 1) - begin;
       if (rows == 0) continue;  // more threads than pixels
       const float* a = o.x + begin * p.channels;
       size_t lda = p.channels;

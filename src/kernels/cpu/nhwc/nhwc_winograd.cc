@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "kernels/cpu/common.h"
 #include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu::nhwc {
@@ -33,9 +34,7 @@ struct Tiling {
   size_t blocks_per_image;
   size_t max_block_rows;
   // Where block b of an image starts (b ≤ blocks_per_image).
-  size_t BlockStart(size_t b) const {
-    return b * (tile_rows / blocks_per_image) + std::min(b, tile_rows % blocks_per_image);
-  }
+  size_t BlockStart(size_t b) const { return PartStart(tile_rows, blocks_per_image, b); }
 };
 
 // Zeros standing in for the input outside the image (WinogradPays: C ≤ kMaxChannels).
