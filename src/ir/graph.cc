@@ -168,8 +168,8 @@ void Graph::RemoveDeadValues() {
   std::vector<std::unique_ptr<Value>> kept;
   kept.reserve(values_.size());
   for (std::unique_ptr<Value>& v : values_) {
-    if (v->producer_ == nullptr && v->consumers_.empty() && v->initializer_ == nullptr &&
-        !v->outer_ && named.count(v.get()) == 0) {
+    if (v->producer_ == nullptr && v->consumers_.empty() && !v->outer_ &&
+        named.count(v.get()) == 0) {
       by_name_.erase(v->name_);
       continue;
     }

@@ -498,9 +498,13 @@ class Fuser {
 size_t FuseAttention(PassContext& ctx) {
   if (!ctx.registry.Knows(kMicrosoftDomain, "MultiHeadAttention")) return 0;
   Fuser fuser(ctx);
-  const size_t count = RewriteAll(ctx.graph, [&](ir::Node* n) { return fuser.FuseOne(n); });
-  // The packed projections and splits nothing reads any more (and what a match that failed late
-  // made) go.
+  // After each match the packed projections and splits nothing reads any more (and what a match
+  // that failed late made) go, so at most one replaced packed weight is alive beside its parts.
+  const size_t count = RewriteAll(ctx.graph, [&](ir::Node* n) {
+    if (!fuser.FuseOne(n)) return false;
+    EliminateDeadCode(ctx);
+    return true;
+  });
   EliminateDeadCode(ctx);
   return count;
 }

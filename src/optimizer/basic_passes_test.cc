@@ -1,6 +1,9 @@
 // Level 1: constant folding, identity elimination, dead-code elimination.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <string>
+
 #include "kernels/registry.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pattern.h"
@@ -98,6 +101,27 @@ TEST(DeadCode, RemovesNodesWhoseOutputsNothingReads) {
   Optimize(*m.graph, 1, CpuKernels());
   EXPECT_EQ(m.graph->values().size(), values_before - 2);  // the Neg and Exp outputs went too
   ExpectSameOutputs(build, 1);
+}
+
+// An initializer nothing reads any more is dropped with its tensor (the session would otherwise
+// hold the weights a fusion replaced); one that is a graph output stays.
+TEST(DeadCode, DropsInitializersNothingReads) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {4});
+  ir::Value* w = b.Floats({4});
+  ir::Value* kept = b.Floats({2});
+  b.Output(b.Op("Relu", {b.Op("Mul", {x, w})}));
+  b.Output(kept);
+  ir::Model m = b.Model();
+  std::weak_ptr<const Tensor> weights = w->initializer();
+  const std::string w_name = w->name();
+  // The Mul is rewired to read x twice, as a fusion would: w has no reader left.
+  m.graph->SetInput(w->consumers().front(), 1, x);
+  Optimize(*m.graph, 1, CpuKernels());
+  EXPECT_EQ(m.graph->FindValue(w_name), nullptr);
+  EXPECT_TRUE(weights.expired()) << "the unread weights were freed";
+  ASSERT_NE(m.graph->FindValue(kept->name()), nullptr);
+  EXPECT_NE(m.graph->FindValue(kept->name())->initializer(), nullptr);
 }
 
 TEST(Optimize, ReportsWhatEachPassDid) {

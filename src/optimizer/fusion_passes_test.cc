@@ -3,7 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
 
+#include "kernels/registry.h"
+#include "optimizer/optimizer.h"
 #include "optimizer/pattern.h"
 #include "optimizer/test_util.h"
 
@@ -287,6 +292,30 @@ TEST(AttentionFusion, FusesPackedQkvAttention) {
     EXPECT_EQ(OpsAfter(AttentionModel(true, mask, false), 2), want);
     ExpectSameOutputs([&] { return AttentionModel(true, mask, false); }, 2);
   }
+}
+
+// The names of the initializers in `g` that nothing reads (and no output names).
+std::vector<std::string> UnreadInitializers(const ir::Graph& g) {
+  std::vector<std::string> out;
+  for (const auto& v : g.values()) {
+    if (v->initializer() != nullptr && !g.IsUsed(v.get())) out.push_back(v->name());
+  }
+  return out;
+}
+
+// The packed weight that a fusion splits into three column blocks is freed, not kept beside them.
+TEST(AttentionFusion, FreesThePackedWeightItSplits) {
+  ir::Model m = AttentionModel(true, false, false);
+  std::vector<std::weak_ptr<const Tensor>> packed;
+  for (const auto& v : m.graph->values()) {
+    if (v->initializer() != nullptr && v->initializer()->shape().rank() == 2) {
+      packed.push_back(v->initializer());
+    }
+  }
+  ASSERT_EQ(packed.size(), 1u);
+  Optimize(*m.graph, 2, CpuKernels());
+  EXPECT_TRUE(packed[0].expired());
+  EXPECT_EQ(UnreadInitializers(*m.graph), std::vector<std::string>{});
 }
 
 TEST(AttentionFusion, FusesSeparateProjections) {
