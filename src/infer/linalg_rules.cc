@@ -3,7 +3,8 @@
 // (transA/transB; C must broadcast to [M, N], or equal it before opset 7 with broadcast = 0),
 // LayerNormalization (Y like X; Mean and InvStdDev float, X's shape with 1 from `axis` on),
 // Einsum (the inputs' one type; the output shape from the kernel's own equation parser and
-// binder, kernels/cpu/linalg/einsum_equation.h, so that the rule and the kernel cannot disagree).
+// binder, kernels/cpu/linalg/einsum_equation.h, so that the rule and the kernel cannot disagree),
+// ai.kiln BlockedMatMul (A [..., K], B [K, N] → [..., N]).
 #include <algorithm>
 #include <optional>
 #include <span>
@@ -222,12 +223,32 @@ void Einsum(InferenceContext& ctx) {
   SetOutputDims(ctx, 0, type, out);
 }
 
+void BlockedMatMul(InferenceContext& ctx) {
+  const std::optional<std::vector<int64_t>> a = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> b = InputDims(ctx, 1);
+  if (b && b->size() != 2) ctx.Fail("input 'B' has shape " + DimsText(*b) + ": it must be 2-D");
+  if (a && a->empty()) ctx.Fail("input 'A' is a scalar: it must have rank 1 or more");
+  if (a && b) {
+    RequireSameDim(ctx, a->back(), (*b)[0],
+                   "input 'A' has shape " + DimsText(*a) + " and input 'B' has shape " +
+                       DimsText(*b) + ": the inner dimensions differ");
+  }
+  if (!a) {
+    SetOutputDims(ctx, 0, InputType(ctx, 0), std::nullopt);
+    return;
+  }
+  std::vector<int64_t> y = *a;
+  y.back() = b ? (*b)[1] : kUnknownDim;
+  SetOutputDims(ctx, 0, InputType(ctx, 0), y);
+}
+
 constexpr RuleDef kRules[] = {
     {"MatMul", MatMul<DataType::kUndefined>},
     {"MatMulInteger", MatMul<DataType::kInt32>},
     {"Gemm", Gemm},
     {"LayerNormalization", LayerNormalization},
     {"Einsum", Einsum},
+    {"BlockedMatMul", BlockedMatMul, "ai.kiln"},
 };
 
 }  // namespace

@@ -368,5 +368,57 @@ TEST(AttentionFusion, FusesSequenceFirstAttention) {
   ExpectSameOutputs([] { return SequenceFirstAttention(false); }, 2);
 }
 
+// Blocked weights: a wide MatMul and a transposed Gemm (with its bias) become BlockedMatMul, the
+// original weights freed; narrow, thin, shared or scaled products stay as they are.
+TEST(BlockedMatMul, BlocksWideAndTransposedWeights) {
+  auto wide = [] {  // 1100 columns: blocks of 560 and 540
+    GraphBuilder b;
+    ir::Value* x = b.Input("x", {2, 20, 8});
+    b.Output(b.Op("Relu", {b.Op("MatMul", {x, b.Floats({8, 1100})})}));
+    return b.Model();
+  };
+  EXPECT_EQ(OpsAfter(wide(), 2), (OpCounts{{"Relu", 1}, {"ai.kiln.BlockedMatMul", 1}}));
+  ExpectSameOutputs(wide, 2);
+  auto transposed = [](bool bias) {
+    GraphBuilder b;
+    ir::Value* x = b.Input("x", {40, 24});
+    std::vector<ir::Value*> in = {x, b.Floats({50, 24})};
+    if (bias) in.push_back(b.Floats({50}));
+    b.Output(b.Op("Gemm", in, {IntAttr("transB", 1)}));
+    return b.Model();
+  };
+  for (bool bias : {false, true}) {
+    EXPECT_EQ(OpsAfter(transposed(bias), 2), (OpCounts{{"ai.kiln.BlockedMatMul", 1}}));
+    ExpectSameOutputs([&] { return transposed(bias); }, 2);
+  }
+  ir::Model m = wide();
+  std::weak_ptr<const Tensor> weights;
+  for (const auto& v : m.graph->values()) {
+    if (v->initializer() != nullptr) weights = v->initializer();
+  }
+  Optimize(*m.graph, 2, CpuKernels());
+  EXPECT_TRUE(weights.expired()) << "the original weights were freed";
+  EXPECT_EQ(UnreadInitializers(*m.graph), std::vector<std::string>{});
+}
+
+TEST(BlockedMatMul, LeavesOtherProductsAlone) {
+  auto build = [](int variant) {
+    GraphBuilder b;
+    ir::Value* x = b.Input("x", {variant == 1 ? 4 : 40, 8});
+    ir::Value* w = b.Floats({8, variant == 0 ? 1024 : 1100});
+    if (variant == 3) {
+      b.Output(b.Op("Gemm", {x, b.Floats({50, 8})}, {IntAttr("transB", 1), FloatAttr("alpha", 2)}));
+      return b.Model();
+    }
+    b.Output(b.Op("MatMul", {x, w}));
+    if (variant == 2) b.Output(b.Op("MatMul", {b.Input("y", {40, 8}), w}));  // shared weight
+    return b.Model();
+  };
+  EXPECT_EQ(OpsAfter(build(0), 2), (OpCounts{{"MatMul", 1}}));  // 1024 columns: not blocked
+  EXPECT_EQ(OpsAfter(build(1), 2), (OpCounts{{"MatMul", 1}}));  // 4 rows: a thin product
+  EXPECT_EQ(OpsAfter(build(2), 2), (OpCounts{{"MatMul", 2}}));
+  EXPECT_EQ(OpsAfter(build(3), 2), (OpCounts{{"Gemm", 1}}));
+}
+
 }  // namespace
 }  // namespace kiln::optimizer

@@ -3,6 +3,7 @@ list(APPEND KILN_SOURCES
   src/optimizer/activation.cc
   src/optimizer/attention_fusion.cc
   src/optimizer/bias_gelu_fusion.cc
+  src/optimizer/blocked_matmul.cc
   src/optimizer/constant_folding.cc
   src/optimizer/conv_activation_fusion.cc
   src/optimizer/conv_bn_fusion.cc

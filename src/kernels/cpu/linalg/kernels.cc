@@ -9,6 +9,7 @@ namespace {
 constexpr KernelDef kDefs[] = {
     {"", "MatMul", 1, kLatestOpset, MakeMatMul},
     {"", "Gemm", 1, kLatestOpset, MakeGemm},
+    {"ai.kiln", "BlockedMatMul", 1, kLatestOpset, MakeBlockedMatMul},
     {"", "Einsum", 12, kLatestOpset, MakeEinsum},
     {"", "Softmax", 1, kLatestOpset, MakeSoftmax},
     {"", "LogSoftmax", 1, kLatestOpset, MakeLogSoftmax},

@@ -11,6 +11,7 @@ namespace kiln::cpu {
 
 std::unique_ptr<Kernel> MakeMatMul(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeGemm(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeBlockedMatMul(const KernelInfo& info);  // ai.kiln
 std::unique_ptr<Kernel> MakeEinsum(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeSoftmax(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeLogSoftmax(const KernelInfo& info);

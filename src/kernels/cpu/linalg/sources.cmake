@@ -1,5 +1,6 @@
 # The linalg kernel family: library sources and unit tests (paths from the repository root).
 list(APPEND KILN_SOURCES
+  src/kernels/cpu/linalg/blocked_matmul.cc
   src/kernels/cpu/linalg/einsum.cc
   src/kernels/cpu/linalg/einsum_equation.cc
   src/kernels/cpu/linalg/gemm.cc
@@ -11,6 +12,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/linalg/packed_gemm.cc
   src/kernels/cpu/linalg/softmax.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
+  src/kernels/cpu/linalg/blocked_matmul_test.cc
   src/kernels/cpu/linalg/einsum_test.cc
   src/kernels/cpu/linalg/gemm_op_test.cc
   src/kernels/cpu/linalg/gemm_test.cc

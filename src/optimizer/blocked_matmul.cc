@@ -1,0 +1,139 @@
+// Level 2: products against a constant weight whose layout oneDNN's sgemm runs slowly become
+// ai.kiln BlockedMatMul (kernels/cpu/linalg/blocked_matmul.cc), with the weight rewritten once
+// as column blocks of at most 768 columns, each a contiguous row-major [K, width] matrix:
+//
+//   MatMul(A, W [K, N])                     N > 1024 (a 3072-wide product runs at ~140 GFLOP/s
+//                                           here, four 768-wide blocks at ~160)
+//   Gemm(A, W, c), transA = 0, alpha = 1    transB = 1 (W stored [N, K]: ~142 against ~166), or
+//                                           N > 1024; c absent or a constant [N] with beta = 1
+//
+// A must have rank 2 or more for MatMul (a 1-D A drops a dimension) and at least 32 rows, all
+// its dimensions known (MLP's one-row products were 10% slower blocked). The weight must be a float
+// initializer read only by this node; the replaced one is freed at once, so at most one extra
+// weight is alive while the pass runs.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/domains.h"
+#include "optimizer/pass.h"
+#include "optimizer/pattern.h"
+
+namespace kiln::optimizer {
+namespace {
+
+constexpr int64_t kMaxBlock = 768;
+constexpr int64_t kMinBlockedWidth = 1025;  // plain MatMuls this wide or wider are blocked
+constexpr int64_t kMinRows = 32;            // A's rows (all its dimensions but the last)
+
+// Block widths: near-equal blocks of at most kMaxBlock columns, rounded up to 16 (whole vectors).
+int64_t BlockWidth(int64_t n) {
+  const int64_t blocks = (n + kMaxBlock - 1) / kMaxBlock;
+  const int64_t width = (n + blocks - 1) / blocks;
+  return (width + 15) / 16 * 16;
+}
+
+// The weight [K, N] (or [N, K] when `transposed`) as column blocks of `width`.
+std::shared_ptr<Tensor> Blocked(const Tensor& w, bool transposed, int64_t width) {
+  const int64_t k = w.shape().dims()[transposed ? 1 : 0];
+  const int64_t n = w.shape().dims()[transposed ? 0 : 1];
+  std::shared_ptr<Tensor> out =
+      Tensor::AllocateForOverwrite(DataType::kFloat, Shape({k, n}), CpuAllocator());
+  const auto* src = static_cast<const float*>(w.data());
+  auto* dst = static_cast<float*>(out->data());
+  for (int64_t j0 = 0; j0 < n; j0 += width) {
+    const int64_t cols = std::min(width, n - j0);
+    float* block = dst + j0 * k;
+    if (!transposed) {
+      for (int64_t p = 0; p < k; ++p) {
+        std::copy_n(src + p * n + j0, cols, block + p * cols);
+      }
+      continue;
+    }
+    // W is [N, K]: 16×16 tiles, so that neither side is walked with a large stride for long.
+    constexpr int64_t kTile = 16;
+    for (int64_t p0 = 0; p0 < k; p0 += kTile) {
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+        for (int64_t c = c0; c < std::min(cols, c0 + kTile); ++c) {
+          const float* row = src + (j0 + c) * k;
+          for (int64_t p = p0; p < std::min(k, p0 + kTile); ++p) block[p * cols + c] = row[p];
+        }
+      }
+    }
+  }
+  return out;
+}
+
+bool IsFloatAttr(const ir::Node* n, const std::string& name, float want) {
+  const ir::Attribute* a = n->FindAttribute(name);
+  return a == nullptr || (a->type == ir::AttrType::kFloat && a->f == want);
+}
+
+bool RewriteOne(PassContext& ctx, ir::Node* node) {
+  ir::Graph& g = ctx.graph;
+  const bool gemm = IsOp(node, "Gemm");
+  if ((!gemm && !IsOp(node, "MatMul")) || !HasRequiredInputs(node, 2) ||
+      node->outputs().size() != 1) {
+    return false;
+  }
+  ir::Value* a = node->inputs()[0];
+  ir::Value* w = node->inputs()[1];
+  const Tensor* wt = ConstantOf(w);
+  if (wt == nullptr || wt->type() != DataType::kFloat || wt->shape().rank() != 2 ||
+      wt->element_count() == 0 || OnlyConsumer(g, w) != node || ConstantOf(a) != nullptr) {
+    return false;
+  }
+  const infer::TensorFacts& fa = ctx.Facts(a);
+  if (fa.type != DataType::kFloat || !fa.shape || fa.shape->rank() < 2 ||
+      fa.shape->dims().back() < 0) {
+    return false;
+  }
+  // Rows of the product: known, and enough that it is not a matrix-vector product (those stream
+  // the weight once in either layout, and a transposed one is the better for them).
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < fa.shape->rank(); ++i) {
+    if (fa.shape->dims()[i] < 0) return false;
+    rows *= fa.shape->dims()[i];
+  }
+  if (rows < kMinRows) return false;
+  bool transposed = false;
+  ir::Value* bias = nullptr;
+  if (gemm) {
+    transposed = IntAttrOf(node, "transB", 0) != 0;
+    if (IntAttrOf(node, "transA", 0) != 0 || !IsFloatAttr(node, "alpha", 1.0f) ||
+        fa.shape->rank() != 2 || node->FindAttribute("broadcast") != nullptr) {
+      return false;
+    }
+    if (node->inputs().size() > 2 && node->inputs()[2] != nullptr) {
+      bias = node->inputs()[2];
+      const Tensor* c = ConstantOf(bias);
+      const int64_t n = wt->shape().dims()[transposed ? 0 : 1];
+      if (c == nullptr || c->type() != DataType::kFloat || c->shape().rank() != 1 ||
+          c->shape().dims()[0] != n || !IsFloatAttr(node, "beta", 1.0f)) {
+        return false;
+      }
+    }
+  }
+  const int64_t k = wt->shape().dims()[transposed ? 1 : 0];
+  const int64_t n = wt->shape().dims()[transposed ? 0 : 1];
+  if (fa.shape->dims().back() != k || (!transposed && n < kMinBlockedWidth)) return false;
+  const int64_t width = BlockWidth(n);
+  ir::Value* blocked = AddConstant(g, w->name() + "_blocked", Blocked(*wt, transposed, width));
+  std::vector<ir::Value*> inputs = {a, blocked};
+  if (bias != nullptr) inputs.push_back(bias);
+  Replace(g, {node}, "BlockedMatMul", kKilnDomain, 1, std::move(inputs), {node->outputs()[0]},
+          {IntAttr("block", width)});
+  // The original weight is read by nothing now: free it before the next rewrite makes a copy.
+  g.RemoveDeadValues();
+  return true;
+}
+
+}  // namespace
+
+size_t BlockMatMulWeights(PassContext& ctx) {
+  if (!ctx.registry.Knows(kKilnDomain, "BlockedMatMul")) return 0;
+  return RewriteAll(ctx.graph, [&](ir::Node* n) { return RewriteOne(ctx, n); });
+}
+
+}  // namespace kiln::optimizer
