@@ -161,7 +161,8 @@ bool Graph::IsUsed(const Value* v) const noexcept {
   return !v->consumers_.empty() || std::find(outputs_.begin(), outputs_.end(), v) != outputs_.end();
 }
 
-void Graph::RemoveDeadValues() {
+std::vector<const Value*> Graph::RemoveDeadValues() {
+  std::vector<const Value*> removed;
   std::unordered_set<const Value*> named(inputs_.begin(), inputs_.end());
   named.insert(outputs_.begin(), outputs_.end());
   named.insert(captures_.begin(), captures_.end());
@@ -171,11 +172,13 @@ void Graph::RemoveDeadValues() {
     if (v->producer_ == nullptr && v->consumers_.empty() && !v->outer_ &&
         named.count(v.get()) == 0) {
       by_name_.erase(v->name_);
+      removed.push_back(v.get());
       continue;
     }
     kept.push_back(std::move(v));
   }
-  values_ = std::move(kept);
+  values_ = std::move(kept);  // destroys the removed values
+  return removed;
 }
 
 std::vector<Node*> Graph::TopologicalOrder() const {

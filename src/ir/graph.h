@@ -149,8 +149,9 @@ class Graph {
   bool ReplaceUses(Value* from, Value* to);
   // Whether anything reads the value: a node, a subgraph, or the graph's outputs.
   bool IsUsed(const Value* v) const noexcept;
-  // Destroys values nothing produces, reads or names (left behind by rewrites).
-  void RemoveDeadValues();
+  // Destroys values nothing produces, reads or names (left behind by rewrites, initializers
+  // included) and returns their former addresses (to forget, never to dereference).
+  std::vector<const Value*> RemoveDeadValues();
 
  private:
   // Drops one entry for `node` from v's consumers (a node reading v twice has two).

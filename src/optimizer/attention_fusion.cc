@@ -233,6 +233,14 @@ class Fuser {
     return true;
   }
 
+  // Forgets the splits and masks made so far: after dead code has run they may be gone (a match
+  // that failed late leaves them unread), and their addresses may be reused.
+  void Forget() {
+    split_.clear();
+    seq_split_.clear();
+    masks_.clear();
+  }
+
  private:
   // Whether v is QKᵀ, possibly divided or multiplied by a scalar.
   static bool LeadsToProduct(const ir::Value* v) {
@@ -503,6 +511,7 @@ size_t FuseAttention(PassContext& ctx) {
   const size_t count = RewriteAll(ctx.graph, [&](ir::Node* n) {
     if (!fuser.FuseOne(n)) return false;
     EliminateDeadCode(ctx);
+    fuser.Forget();
     return true;
   });
   EliminateDeadCode(ctx);

@@ -84,6 +84,8 @@ bool RewriteOne(PassContext& ctx, ir::Node* node) {
       wt->element_count() == 0 || OnlyConsumer(g, w) != node || ConstantOf(a) != nullptr) {
     return false;
   }
+  // Before opset 11 C is required, and before 7 it must be [M, N] unless broadcast is set.
+  if (gemm && node->opset() < 11) return false;
   const infer::TensorFacts& fa = ctx.Facts(a);
   if (fa.type != DataType::kFloat || !fa.shape || fa.shape->rank() < 2 ||
       fa.shape->dims().back() < 0) {
@@ -125,7 +127,7 @@ bool RewriteOne(PassContext& ctx, ir::Node* node) {
   Replace(g, {node}, "BlockedMatMul", kKilnDomain, 1, std::move(inputs), {node->outputs()[0]},
           {IntAttr("block", width)});
   // The original weight is read by nothing now: free it before the next rewrite makes a copy.
-  g.RemoveDeadValues();
+  EliminateDeadCode(ctx);
   return true;
 }
 

@@ -21,7 +21,8 @@ size_t EliminateDeadCode(PassContext& ctx) {
     g.RemoveNode(n);
     ++removed;
   }
-  g.RemoveDeadValues();
+  // Facts are keyed by address: a value made later at a freed one's address must not inherit them.
+  for (const ir::Value* gone : g.RemoveDeadValues()) ctx.facts.erase(gone);
   return removed;
 }
 

@@ -379,17 +379,21 @@ TEST(BlockedMatMul, BlocksWideAndTransposedWeights) {
   };
   EXPECT_EQ(OpsAfter(wide(), 2), (OpCounts{{"Relu", 1}, {"ai.kiln.BlockedMatMul", 1}}));
   ExpectSameOutputs(wide, 2);
-  auto transposed = [](bool bias) {
+  // Transposed: 50 columns (one block), and 1100 (two, the second narrower), K not a multiple
+  // of the 16-wide tiles the layout is written in.
+  auto transposed = [](bool bias, int64_t n = 50) {
     GraphBuilder b;
-    ir::Value* x = b.Input("x", {40, 24});
-    std::vector<ir::Value*> in = {x, b.Floats({50, 24})};
-    if (bias) in.push_back(b.Floats({50}));
+    ir::Value* x = b.Input("x", {40, 20});
+    std::vector<ir::Value*> in = {x, b.Floats({n, 20})};
+    if (bias) in.push_back(b.Floats({n}));
     b.Output(b.Op("Gemm", in, {IntAttr("transB", 1)}));
     return b.Model();
   };
   for (bool bias : {false, true}) {
-    EXPECT_EQ(OpsAfter(transposed(bias), 2), (OpCounts{{"ai.kiln.BlockedMatMul", 1}}));
-    ExpectSameOutputs([&] { return transposed(bias); }, 2);
+    for (int64_t n : {50, 1100}) {
+      EXPECT_EQ(OpsAfter(transposed(bias, n), 2), (OpCounts{{"ai.kiln.BlockedMatMul", 1}}));
+      ExpectSameOutputs([&] { return transposed(bias, n); }, 2);
+    }
   }
   ir::Model m = wide();
   std::weak_ptr<const Tensor> weights;
@@ -418,6 +422,14 @@ TEST(BlockedMatMul, LeavesOtherProductsAlone) {
   EXPECT_EQ(OpsAfter(build(1), 2), (OpCounts{{"MatMul", 1}}));  // 4 rows: a thin product
   EXPECT_EQ(OpsAfter(build(2), 2), (OpCounts{{"MatMul", 2}}));
   EXPECT_EQ(OpsAfter(build(3), 2), (OpCounts{{"Gemm", 1}}));
+  // Before opset 11 C is required (and before 7 must be [M, N]): Gemm's own kernel judges, even
+  // where (as here, at opset 9) the node would also qualify.
+  GraphBuilder old;
+  ir::Value* x = old.Input("x", {40, 8});
+  old.Output(old.Op("Gemm", {x, old.Floats({50, 8}), old.Floats({50})}, {IntAttr("transB", 1)}));
+  ir::Model m = old.Model();
+  for (const auto& n : m.graph->nodes()) n->set_opset(9);
+  EXPECT_EQ(OpsAfter(m, 2), (OpCounts{{"Gemm", 1}}));
 }
 
 }  // namespace

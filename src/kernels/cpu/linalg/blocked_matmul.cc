@@ -54,7 +54,7 @@ class BlockedMatMul final : public Kernel {
     dims.back() = static_cast<int64_t>(n);
     Tensor& y = ctx.OutputForOverwrite(0, DataType::kFloat, dims.span());
     if (y.element_count() == 0) return;
-    const size_t m = a.element_count() / std::max<size_t>(k, 1);
+    const size_t m = y.element_count() / n;  // n > 0: Y is not empty (k may be 0)
     const auto* av = static_cast<const float*>(a.data());
     const auto* bv = static_cast<const float*>(b.data());
     const float* biasv = bias != nullptr ? static_cast<const float*>(bias->data()) : nullptr;
