@@ -10,8 +10,9 @@
 // past_value / past_sequence_length / cache_indirection, the present_key / present_value / qk
 // outputs, and the packed forms (no key: packed QKV; 4-D or 5-D key).
 // One task per (batch, head): scores = scale·Q_h·K_hᵀ by cpu::Gemm reading the head's columns in
-// place (lda = D), + attention_bias, the causal limit, a max-subtracted softmax per row, then
-// P·V_h by cpu::Gemm written straight into the output's columns (ldc = Dv). With a bias the
+// place (lda = D), + attention_bias, the causal limit, e^(score - row max) per row, then P·V_h by
+// cpu::Gemm written straight into the output's columns (ldc = Dv), and each output row divided
+// by its row's sum (hdv values rather than L scores per row). With a bias the
 // head's Q, K and V are first copied with the bias added into the task's scratch.
 #include <algorithm>
 #include <cmath>
@@ -215,6 +216,7 @@ class MultiHeadAttention final : public Kernel {
     ThreadPool* gemm_pool = tasks < static_cast<size_t>(pool.size()) ? &pool : nullptr;
     const auto run = [&](size_t begin, size_t end) {
       float* scores = ctx.Scratch<float>(sh.s * sh.l);
+      float* inv_sums = ctx.Scratch<float>(sh.s);
       float* qs = nullptr;
       float* ks = nullptr;
       float* vs = nullptr;
@@ -262,11 +264,15 @@ class MultiHeadAttention final : public Kernel {
             if (limit >= sh.s) valid = std::min(sh.l, limit - sh.s + 1);
           }
           const float max = RowMax(row, valid);
-          Scale(row, valid, 1.0f / ExpSum(row, valid, max));
+          inv_sums[i] = 1.0f / ExpSum(row, valid, max);
           std::fill(row + valid, row + sh.l, 0.0f);
         }
-        Gemm<float>(false, false, sh.s, sh.hdv, sh.l, 1.0f, scores, sh.l, v, ldv, 0.0f,
-                    yp + b * sh.s * sh.dv + h * sh.hdv, sh.dv, gemm_pool);
+        // The weights are normalized on the head's output rows (hdv wide) rather than on the
+        // scores (L wide): one pass over the scores fewer.
+        float* out = yp + b * sh.s * sh.dv + h * sh.hdv;
+        Gemm<float>(false, false, sh.s, sh.hdv, sh.l, 1.0f, scores, sh.l, v, ldv, 0.0f, out, sh.dv,
+                    gemm_pool);
+        for (size_t i = 0; i < sh.s; ++i) Scale(out + i * sh.dv, sh.hdv, inv_sums[i]);
       }
     };
     if (gemm_pool != nullptr) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/cpu/linalg/linalg_test_util.h"
+#include "kernels/cpu/linalg/linalg_util.h"
 
 namespace kiln::testing {
 namespace {
@@ -94,6 +95,26 @@ TEST(LinalgSoftmax, NaNFillsItsRow) {
   const std::vector<float> y = Values<float>(*out[0]);
   EXPECT_TRUE(std::isnan(y[0]) && std::isnan(y[1]));
   EXPECT_EQ(y[2], 0.5f);
+}
+
+// RowMax (shared with the attention kernels) over every length up to three vectors of 16 and the
+// tail, the maximum in each position; a NaN first makes the result NaN, a later one is skipped.
+TEST(LinalgSoftmax, RowMaxFindsTheMaximumAnywhere) {
+  for (size_t n = 1; n <= 50; ++n) {
+    for (size_t at = 0; at < n; ++at) {
+      std::vector<float> x(n);
+      for (size_t i = 0; i < n; ++i) x[i] = -static_cast<float>((i * 7) % 13) - 1.0f;
+      x[at] = 0.5f;
+      ASSERT_EQ(cpu::RowMax(x.data(), n), 0.5f) << "n " << n << ", maximum at " << at;
+    }
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x(40, 1.0f);
+  x[33] = 2.0f;
+  x[17] = nan;
+  EXPECT_EQ(cpu::RowMax(x.data(), x.size()), 2.0f);
+  x[0] = nan;
+  EXPECT_TRUE(std::isnan(cpu::RowMax(x.data(), x.size())));
 }
 
 TEST(LinalgSoftmax, RejectsBadAxisRankAndType) {
