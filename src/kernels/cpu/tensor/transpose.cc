@@ -3,19 +3,153 @@
 //   Transpose 1–23 (perm defaults to reversing the axes)
 //   DepthToSpace 1–23 (11+: mode DCR or CRD; before 11 DCR only)
 //   SpaceToDepth 1–23
+#include <algorithm>
 #include <initializer_list>
 #include <numeric>
 #include <span>
+#include <type_traits>
 
 #include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
+#include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
 namespace {
 
-// Writes `x` viewed as `view` dims, permuted by `perm`, into output 0 of shape `out_shape`.
+// A permutation with its size-1 axes dropped and each run of input axes that stays together in
+// the output merged into one: [1, 3, 224, 224] by (0, 2, 3, 1) is [3, 50176] by (1, 0).
+struct Collapsed {
+  SmallVector<int64_t> dims;  // input order
+  SmallVector<size_t> perm;
+};
+
+Collapsed Collapse(std::span<const int64_t> view, std::span<const size_t> perm) {
+  // The kept axes numbered in input order.
+  SmallVector<size_t> kept_index(view.size(), 0);
+  size_t kept = 0;
+  for (size_t a = 0; a < view.size(); ++a) {
+    if (view[a] != 1) kept_index[a] = kept++;
+  }
+  // The output's kept axes, as kept numbers, cut into runs of consecutive numbers.
+  SmallVector<size_t> run_first;  // kept number of each run's first axis, in output order
+  SmallVector<int64_t> run_dims;
+  size_t prev = 0;
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (view[perm[i]] == 1) continue;
+    const size_t k = kept_index[perm[i]];
+    if (!run_first.empty() && k == prev + 1) {
+      run_dims.back() *= view[perm[i]];
+    } else {
+      run_first.push_back(k);
+      run_dims.push_back(view[perm[i]]);
+    }
+    prev = k;
+  }
+  // Runs in input order: the r-th output run is input axis rank_of[r] of the collapsed shape.
+  Collapsed c;
+  const size_t runs = run_first.size();
+  c.dims = SmallVector<int64_t>(runs, 0);
+  c.perm = SmallVector<size_t>(runs, 0);
+  for (size_t r = 0; r < runs; ++r) {
+    size_t rank_of = 0;
+    for (size_t q = 0; q < runs; ++q) rank_of += run_first[q] < run_first[r] ? 1 : 0;
+    c.perm[r] = rank_of;
+    c.dims[rank_of] = run_dims[r];
+  }
+  return c;
+}
+
+// Columns [j0, j1) of a transpose with kRows rows (y[j][i] = x[i][j]), for the compiler to
+// vectorize with the row count known.
+template <size_t kRows, typename E>
+inline void NarrowColumns(const E* x, E* y, size_t cols, size_t j0, size_t j1) {
+  for (size_t j = j0; j < j1; ++j) {
+    for (size_t i = 0; i < kRows; ++i) y[j * kRows + i] = x[i * cols + j];
+  }
+}
+
+// The same for 2 to 4 rows (NCHW to NHWC of a 3-channel image), vector-cloned: 3 × 50176 floats
+// take about a third of the time of the tiled loop.
+template <typename E>
+KILN_VECTOR_CLONES void TransposeNarrow(const E* x, E* y, size_t rows, size_t cols, size_t j0,
+                                        size_t j1) {
+  switch (rows) {
+    case 2:
+      NarrowColumns<2>(x, y, cols, j0, j1);
+      break;
+    case 3:
+      NarrowColumns<3>(x, y, cols, j0, j1);
+      break;
+    default:
+      NarrowColumns<4>(x, y, cols, j0, j1);
+      break;
+  }
+}
+
+// y[b][j][i] = x[b][i][j] for x of `batch` × rows × cols, by tiles of 32 × 32 that stay in L1
+// (a row-by-row copy would read one element per cache line along the columns).
+template <typename E>
+void TransposeBatched(ThreadPool& threads, const E* x, E* y, size_t batch, size_t rows,
+                      size_t cols) {
+  if constexpr (std::is_arithmetic_v<E> && sizeof(E) == 4) {
+    if (rows >= 2 && rows <= 4) {
+      constexpr size_t kChunk = 4096;  // columns per task
+      const size_t chunks = (cols + kChunk - 1) / kChunk;
+      threads.ParallelFor(batch * chunks, 1, [&](size_t begin, size_t end) {
+        for (size_t t = begin; t < end; ++t) {
+          const size_t b = t / chunks;
+          const size_t j0 = t % chunks * kChunk;
+          TransposeNarrow(x + b * rows * cols, y + b * rows * cols, rows, cols, j0,
+                          std::min(cols, j0 + kChunk));
+        }
+      });
+      return;
+    }
+  }
+  constexpr size_t kTile = 32;
+  const size_t col_tiles = (cols + kTile - 1) / kTile;
+  const size_t grain = std::max<size_t>(1, 16384 / (kTile * rows));
+  threads.ParallelFor(batch * col_tiles, grain, [&](size_t begin, size_t end) {
+    for (size_t t = begin; t < end; ++t) {
+      const size_t b = t / col_tiles;
+      const size_t j0 = t % col_tiles * kTile;
+      const size_t j1 = std::min(cols, j0 + kTile);
+      const E* xb = x + b * rows * cols;
+      E* yb = y + b * rows * cols;
+      for (size_t i0 = 0; i0 < rows; i0 += kTile) {
+        const size_t i1 = std::min(rows, i0 + kTile);
+        for (size_t j = j0; j < j1; ++j) {
+          for (size_t i = i0; i < i1; ++i) yb[j * rows + i] = xb[i * cols + j];
+        }
+      }
+    }
+  });
+}
+
+// Writes `x` viewed as `view` dims, permuted by `perm`, into output 0 of shape `out_shape`. A
+// permutation that collapses to swapping the last two axes of at most three (NCHW to NHWC and
+// back, a matrix transpose) goes by tiles; any other by StridedCopy.
 void PermuteInto(KernelContext& ctx, const Tensor& x, std::span<const int64_t> view,
                  std::span<const size_t> perm, std::span<const int64_t> out_shape) {
+  Tensor& y = ctx.OutputForOverwrite(0, x.type(), out_shape);
+  if (y.element_count() == 0) return;
+  const Collapsed c = Collapse(view, perm);
+  const size_t rank = c.perm.size();
+  if (rank <= 1) {
+    // Nothing moves. (DispatchStorage refuses the sub-byte types, as on the other paths.)
+    DispatchStorage(x.type(), ctx.info(), [&](auto) { CopyTensor(x, y); });
+    return;
+  }
+  if (rank <= 3 && c.perm[rank - 1] == rank - 2 && c.perm[rank - 2] == rank - 1) {
+    const size_t batch = rank == 3 ? static_cast<size_t>(c.dims[0]) : 1;
+    const auto rows = static_cast<size_t>(c.dims[rank - 2]);
+    const auto cols = static_cast<size_t>(c.dims[rank - 1]);
+    DispatchStorage(x.type(), ctx.info(), [&](auto tag) {
+      using E = typename decltype(tag)::type;
+      TransposeBatched(ctx.threads(), DataAs<E>(x), DataAs<E>(y), batch, rows, cols);
+    });
+    return;
+  }
   const SmallVector<int64_t> strides = SignedStrides(view);
   SmallVector<int64_t> dims(perm.size());
   SmallVector<int64_t> src_strides(perm.size());
@@ -23,7 +157,6 @@ void PermuteInto(KernelContext& ctx, const Tensor& x, std::span<const int64_t> v
     dims[i] = view[perm[i]];
     src_strides[i] = strides[perm[i]];
   }
-  Tensor& y = ctx.OutputForOverwrite(0, x.type(), out_shape);
   StridedCopyTensor(ctx.info(), ctx.threads(), x, y, dims.span(), src_strides.span(), 0);
 }
 

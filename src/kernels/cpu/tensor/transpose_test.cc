@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "kernels/test_errors.h"
 
@@ -126,6 +129,69 @@ TEST(TensorTranspose, LargeParallelMatchesNaive) {
                   x[static_cast<size_t>((i * b + j) * c + k)]);
       }
     }
+  }
+}
+
+// y[out index] = x[in index] by the definition, for the given shape and perm.
+std::vector<float> NaiveTranspose(const std::vector<float>& x, const I64& shape, const I64& perm) {
+  const size_t rank = shape.size();
+  std::vector<int64_t> in_strides(rank, 1);
+  for (size_t d = rank; d-- > 1;) in_strides[d - 1] = in_strides[d] * shape[d];
+  std::vector<float> y(x.size());
+  std::vector<int64_t> index(rank, 0);  // over the output's dims
+  for (float& out : y) {
+    int64_t at = 0;
+    for (size_t d = 0; d < rank; ++d) at += index[d] * in_strides[static_cast<size_t>(perm[d])];
+    out = x[static_cast<size_t>(at)];
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < shape[static_cast<size_t>(perm[d])]) break;
+      index[d] = 0;
+    }
+  }
+  return y;
+}
+
+// Permutations that collapse to a tiled 2-D or batched transpose (NCHW to NHWC and back, size-1
+// axes anywhere, tiles cut at 32 with ragged edges, the vectorized 2-4 row path), to a plain copy,
+// and ones that do not collapse (the strided path), at 1 and 3 threads, against the definition;
+// strings take the tiled path too.
+TEST(TensorTranspose, CollapsedPermutationsMatchTheDefinition) {
+  const std::vector<std::pair<I64, I64>> cases = {
+      {{2, 3, 5, 7}, {0, 2, 3, 1}},        // NCHW -> NHWC: 2 × [3, 35] transposed
+      {{2, 5, 7, 3}, {0, 3, 1, 2}},        // and back
+      {{1, 3, 40, 41}, {0, 2, 3, 1}},      // one image, more than one tile of pixels
+      {{1, 2, 70, 65}, {0, 2, 3, 1}},      // 2 rows, 4550 columns: two column chunks
+      {{4, 9}, {1, 0}},                    // 4 rows
+      {{70, 45}, {1, 0}},                  // a matrix, ragged 32-tiles both ways
+      {{1, 4, 1, 33}, {3, 1, 0, 2}},       // size-1 axes dropped: [4, 33] transposed
+      {{2, 1, 3}, {1, 0, 2}},              // only a size-1 axis moves: a copy
+      {{3, 4, 5, 6}, {0, 1, 2, 3}},        // identity
+      {{2, 3, 4, 5, 2}, {4, 2, 0, 3, 1}},  // does not collapse
+      {{6, 5, 4}, {2, 1, 0}},              // reversal: three runs
+  };
+  for (const auto& [shape, perm] : cases) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    const std::vector<float> x = Iota(static_cast<size_t>(n));
+    const std::vector<float> want = NaiveTranspose(x, shape, perm);
+    I64 out_shape;
+    for (int64_t p : perm) out_shape.push_back(shape[static_cast<size_t>(p)]);
+    for (int threads : {1, 3}) {
+      auto out = NodeTest("Transpose", 13).Attr("perm", perm).Input<float>(shape, x).Run(threads);
+      ASSERT_EQ(out[0]->shape(), Shape(out_shape));
+      EXPECT_EQ(Values<float>(*out[0]), want) << "perm of " << ::testing::PrintToString(shape);
+    }
+  }
+  std::vector<std::string> s(3 * 35);
+  for (size_t i = 0; i < s.size(); ++i) s[i] = "s" + std::to_string(i);
+  auto out = NodeTest("Transpose", 13)
+                 .Attr("perm", I64{0, 2, 3, 1})
+                 .Input<std::string>({1, 3, 5, 7}, s)
+                 .Run();
+  const std::vector<std::string> y = Values<std::string>(*out[0]);
+  ASSERT_EQ(y.size(), s.size());
+  for (size_t pixel = 0; pixel < 35; ++pixel) {
+    for (size_t c = 0; c < 3; ++c) ASSERT_EQ(y[pixel * 3 + c], s[c * 35 + pixel]);
   }
 }
 
