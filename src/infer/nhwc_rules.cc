@@ -1,6 +1,6 @@
 // Rules for the ai.kiln channels-last ops (kernels/cpu/nhwc/) and com.microsoft FusedConv:
 //   NhwcConv: X [N, H, W, C], W [M, C/group, kH, kW] → Y [N, OH, OW, M] (Z, when known, must
-//     have Y's shape);
+//     have Y's shape; with input_channels, C is their sum and input 0 holds the first part);
 //   NhwcMaxPool, NhwcAveragePool: [N, H, W, C] → [N, OH, OW, C];
 //   NhwcGlobalMaxPool, NhwcGlobalAveragePool: [N, H, W, C] → [N, 1, 1, C];
 //   FusedConv: ONNX Conv's rule, and Z, when known, must have Y's shape.
@@ -51,7 +51,18 @@ void NhwcConv(InferenceContext& ctx) {
   if (w && w->size() != 4) {
     ctx.Fail("input 'W' has shape " + DimsText(*w) + "; it needs rank 4 (M, C/group, kH, kW)");
   }
-  const int64_t c = x ? (*x)[3] : kUnknownDim;
+  int64_t c = x ? (*x)[3] : kUnknownDim;
+  // X in parts along the channels (attribute input_channels; inputs 0, 4, 5, ...): the channels
+  // are the parts' sum.
+  const std::vector<int64_t> parts = ctx.info().GetInts("input_channels");
+  if (!parts.empty()) {
+    if (IsKnownDim(c) && c != parts[0]) {
+      ctx.Fail("input 'X' has shape " + DimsText(*x) + "; attribute 'input_channels' gives it " +
+               std::to_string(parts[0]) + " channels");
+    }
+    c = 0;
+    for (int64_t p : parts) c += p;
+  }
   const int64_t m = w ? (*w)[0] : kUnknownDim;
   if (IsKnownDim(c) && w && IsKnownDim((*w)[1]) && c != MulDims((*w)[1], group)) {
     ctx.Fail("input 'X' has shape " + DimsText(*x) + " with " + std::to_string(c) +

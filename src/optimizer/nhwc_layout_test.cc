@@ -1,6 +1,11 @@
-// Level 3: the channels-last layout pass on convolution chains shaped like the zoo's CNNs.
+// Level 3: the channels-last layout pass on convolution chains shaped like the zoo's CNNs, and
+// nhwc_concat_split after it.
 #include <gtest/gtest.h>
 
+#include <vector>
+
+#include "kernels/registry.h"
+#include "optimizer/optimizer.h"
 #include "optimizer/pattern.h"
 #include "optimizer/test_util.h"
 
@@ -90,11 +95,87 @@ ir::Model Fire() {
 }
 
 TEST(NhwcLayout, ConcatenatesOnTheChannelAxisInNhwc) {
+  // nhwc_concat_split moves the Concat after the pool (each branch pooled alone); the model's
+  // output still needs it.
   EXPECT_EQ(OpsAfter(Fire(), 3), (OpCounts{{"Concat", 1},
                                            {"Transpose", 2},
-                                           {"ai.kiln.NhwcAveragePool", 1},
+                                           {"ai.kiln.NhwcAveragePool", 2},
                                            {"ai.kiln.NhwcConv", 3}}));
   ExpectSameOutputs(Fire, 3);
+}
+
+// Two SqueezeNet fire modules in a row: the first's Concat feeds a max pool and then the second's
+// 1×1 squeeze convolution (with a residual Z from a third branch, to keep Z in place); the
+// second's feeds two 1×1 convolutions.
+ir::Model TwoFires() {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {1, 6, 13, 13});
+  const auto fire = [&](ir::Value* in, int64_t c, int64_t e) {
+    ir::Value* s = b.Op("Relu", {b.Op("Conv", {in, b.Floats({4, c, 1, 1}), b.Floats({4})})});
+    ir::Value* e1 = b.Op("Relu", {b.Op("Conv", {s, b.Floats({e, 4, 1, 1}), b.Floats({e})})});
+    ir::Value* e3 =
+        b.Op("Relu", {b.Op("Conv", {s, b.Floats({e + 1, 4, 3, 3}), b.Floats({e + 1})}, {Pads(1)})});
+    return b.Op("Concat", {e1, e3}, {IntAttr("axis", 1)});
+  };
+  ir::Value* f = fire(x, 6, 5);  // 11 channels
+  f = b.Op("MaxPool", {f}, {IntsAttr("kernel_shape", {3, 3}), IntsAttr("strides", {2, 2})});
+  f = fire(f, 11, 7);  // 15 channels
+  ir::Value* a = b.Op("Conv", {f, b.Floats({3, 15, 1, 1}), b.Floats({3})});
+  ir::Value* c = b.Op("Relu", {b.Op("Conv", {f, b.Floats({3, 15, 1, 1})})});
+  b.Output(b.Op("Add", {a, c}));
+  return b.Model();
+}
+
+TEST(NhwcConcatSplit, OneByOneConvolutionsReadTheConcatenatedPartsInPlace) {
+  // Level 3: no Concat left; the first one went past the max pool (two pools), every 1×1
+  // convolution after a fire reads its two parts (input_channels).
+  EXPECT_EQ(OpsAfter(TwoFires(), 3),
+            (OpCounts{{"Transpose", 2}, {"ai.kiln.NhwcConv", 8}, {"ai.kiln.NhwcMaxPool", 2}}));
+  ExpectSameOutputs(TwoFires, 3);
+  ir::Model m = TwoFires();
+  const std::vector<PassReport> reports = Optimize(*m.graph, 3, CpuKernels());
+  size_t split = 0;
+  for (const PassReport& r : reports) {
+    if (r.pass == "nhwc_concat_split") split = r.rewrites;
+  }
+  EXPECT_EQ(split, 2u);
+  size_t readers = 0;
+  for (const ir::Node* n : m.graph->TopologicalOrder()) {
+    const ir::Attribute* parts = n->FindAttribute("input_channels");
+    if (parts == nullptr) continue;
+    ++readers;
+    EXPECT_EQ(n->inputs().size(), 5u);
+    EXPECT_TRUE(parts->ints == std::vector<int64_t>({5, 6}) ||
+                parts->ints == std::vector<int64_t>({7, 8}));
+  }
+  EXPECT_EQ(readers, 3u);  // the second squeeze and both final convolutions
+}
+
+TEST(NhwcConcatSplit, LeavesConcatsThatOtherReadersNeed) {
+  // A 3×3 reader, a strided 1×1 reader, and a 1×1 reader next to another kind of reader.
+  const auto build = [](int variant) {
+    return [variant] {
+      GraphBuilder b;
+      ir::Value* x = b.Input("x", {1, 3, 8, 8});
+      ir::Value* p = b.Op("Conv", {x, b.Floats({4, 3, 1, 1})});
+      ir::Value* q = b.Op("Conv", {x, b.Floats({5, 3, 3, 3})}, {Pads(1)});
+      ir::Value* c = b.Op("Concat", {p, q}, {IntAttr("axis", 1)});
+      if (variant == 0) {
+        b.Output(b.Op("Conv", {c, b.Floats({2, 9, 3, 3})}));
+      } else if (variant == 1) {
+        b.Output(b.Op("Conv", {c, b.Floats({2, 9, 1, 1})}, {IntsAttr("strides", {2, 2})}));
+      } else {
+        b.Output(b.Op("Conv", {c, b.Floats({2, 9, 1, 1})}));
+        b.Output(b.Op("Relu", {c}));
+      }
+      return b.Model();
+    };
+  };
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(variant);
+    EXPECT_EQ(OpsAfter(build(variant)(), 3).count("Concat"), 1u);
+    ExpectSameOutputs(build(variant), 3);
+  }
 }
 
 TEST(NhwcLayout, LeavesNonFloatAndOneDimensionalConvolutionsAlone) {

@@ -33,6 +33,7 @@ constexpr PassEntry kPasses[] = {
     {"attention_fusion", 2, FuseAttention},
     {"blocked_matmul", 2, BlockMatMulWeights},
     {"nhwc_layout", 3, ConvertToNhwc},
+    {"nhwc_concat_split", 3, SplitNhwcConcats},
 };
 
 }  // namespace

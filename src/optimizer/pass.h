@@ -35,6 +35,7 @@ size_t FuseSkipLayerNorm(PassContext& ctx);    // skip_layer_norm_fusion.cc
 size_t FuseAttention(PassContext& ctx);        // attention_fusion.cc
 size_t BlockMatMulWeights(PassContext& ctx);   // blocked_matmul.cc
 size_t ConvertToNhwc(PassContext& ctx);        // nhwc_layout.cc
+size_t SplitNhwcConcats(PassContext& ctx);     // nhwc_concat_split.cc
 
 }  // namespace kiln::optimizer
 

@@ -12,6 +12,7 @@ list(APPEND KILN_SOURCES
   src/optimizer/gradient.cc
   src/optimizer/identity_elimination.cc
   src/optimizer/layer_norm_fusion.cc
+  src/optimizer/nhwc_concat_split.cc
   src/optimizer/nhwc_layout.cc
   src/optimizer/optimizer.cc
   src/optimizer/pattern.cc

@@ -11,6 +11,12 @@
 // per group, the left side being X itself for a 1×1, stride 1, unpadded kernel and an im2col of
 // the block (contiguous C-runs per tap) otherwise, the right side the weights packed once for
 // PackedGemm. Blocks run in parallel and get the epilogue while they are still in cache.
+//
+// Attribute `input_channels` (ints, optional; set by the optimizer's nhwc_concat_split pass when
+// it absorbs a Concat): X comes in parts along the channels, input 0 holding the first
+// input_channels[0] of them and inputs 4, 5, ... the next ones in order. Only for a 1×1 kernel
+// with one group, stride 1 and no padding: each part is multiplied by its rows of W and the
+// products summed (Y = Σ X_i·W_i), so the concatenation is never written.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -26,6 +32,7 @@
 #include "kernels/cpu/nhwc/nhwc_winograd.h"
 #include "kernels/cpu/nn/conv_epilogue.h"
 #include "kernels/cpu/nn/window.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
@@ -65,6 +72,11 @@ struct Operands {
   const float* bias;                    // nullptr when absent
   const float* z;                       // nullptr when absent
   float* y;
+  // X in parts along the channels (input_channels): part i starts at parts[i] and has
+  // part_channels[i] channels, and gw holds one PackedMatrix per part. Null otherwise.
+  const float* const* parts = nullptr;
+  const size_t* part_channels = nullptr;
+  size_t part_count = 0;
 };
 
 // Channels [c0, c0 + kWidth) of one depthwise output pixel (multiplier 1), summed in registers.
@@ -490,7 +502,8 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
   const bool pointwise = p.g.IsPointwise();
   const std::vector<PackedMatrix>& weights = *o.gw;
   const size_t threads = static_cast<size_t>(ctx.threads().size());
-  if (threads > 1 && pixels < kMinBlockPixels * threads && pixels * k <= kWholeImageFloats) {
+  if (o.parts == nullptr && threads > 1 && pixels < kMinBlockPixels * threads &&
+      pixels * k <= kWholeImageFloats) {
     // Too few pixels to give each thread a block (deep layers): unfold the whole image once and
     // let one product per group split its rows and output channels over the pool.
     const float* a = o.x;
@@ -540,7 +553,13 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
         lda = k;
       }
       float* y = o.y + begin * p.features;
-      for (size_t grp = 0; grp < p.groups; ++grp) {
+      // X in parts (pointwise, one group): the parts' products summed into the block.
+      for (size_t i = 0; i < o.part_count; ++i) {
+        const size_t c = o.part_channels[i];
+        PackedGemm(rows, o.parts[i] + begin * c, c, weights[i], 0, p.features, y, p.features,
+                   i > 0);
+      }
+      for (size_t grp = 0; o.parts == nullptr && grp < p.groups; ++grp) {
         // A pointwise group's columns start at its first channel; an im2col group's at its block.
         const float* ag = a + grp * (pointwise ? p.group_channels : group_k);
         PackedGemm(rows, ag, lda, weights[grp], 0, p.group_features, y + grp * p.group_features,
@@ -599,7 +618,10 @@ class NhwcConv final : public Kernel {
         group_ == 1 && kernel_[0] == 3 && kernel_[1] == 3 && all_one(attrs_.strides) &&
         all_one(attrs_.dilations) &&
         nhwc::WinogradPays(static_cast<size_t>(group_channels_), static_cast<size_t>(features_));
-    if (winograd_) {
+    part_channels_ = info.GetInts("input_channels");
+    if (!part_channels_.empty()) {
+      PackParts(info, static_cast<const float*>(w->data()));
+    } else if (winograd_) {
       winograd_weights_ = nhwc::WinogradWeights::Pack(static_cast<const float*>(w->data()),
                                                       static_cast<size_t>(features_),
                                                       static_cast<size_t>(group_channels_));
@@ -615,7 +637,36 @@ class NhwcConv final : public Kernel {
     const Tensor* z = ctx.OptionalInput(3);
     nhwc::RequireFloat(info, "X", x);
     nhwc::RequireRank4(info, x);
-    const Problem p = Check(info, x, b);
+    // X in parts (input_channels): inputs 0, 4, 5, ...; the problem is that of their concatenation.
+    SmallVector<const float*> parts;
+    SmallVector<size_t> part_sizes;
+    std::array<int64_t, 4> x_dims = {};
+    std::copy_n(x.shape().dims().begin(), 4, x_dims.begin());
+    if (!part_channels_.empty()) {
+      x_dims[3] = 0;
+      for (size_t i = 0; i < part_channels_.size(); ++i) {
+        const Tensor& xi = i == 0 ? x : ctx.Input(3 + i);
+        const std::vector<int64_t>& d = xi.shape().dims();
+        if (xi.type() != DataType::kFloat || d.size() != 4 ||
+            !std::equal(d.begin(), d.begin() + 3, x.shape().dims().begin()) ||
+            d[3] != part_channels_[i]) {
+          info.Fail(ErrorCode::kInvalidArgument,
+                    "input " + std::to_string(i == 0 ? 0 : 3 + i) + " (X part " +
+                        std::to_string(i) + ") is " + DataTypeName(xi.type()) + " " +
+                        xi.shape().ToString() + "; it must be float [N, H, W, " +
+                        std::to_string(part_channels_[i]) + "] with the N, H, W of input 'X' " +
+                        x.shape().ToString());
+        }
+        parts.push_back(static_cast<const float*>(xi.data()));
+        part_sizes.push_back(static_cast<size_t>(d[3]));
+        x_dims[3] += d[3];
+      }
+    }
+    const Problem p = Check(info, std::span<const int64_t>(x_dims), b);
+    if (!parts.empty() && !p.g.IsPointwise()) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "attribute 'input_channels' needs stride 1 and no padding (a 1×1 product)");
+    }
     const std::array<int64_t, 4> y_dims = {x.shape().dims()[0], p.out_h, p.out_w, features_};
     if (b != nullptr) nhwc::RequireFloat(info, "B", *b);
     if (z != nullptr) {
@@ -634,7 +685,10 @@ class NhwcConv final : public Kernel {
                         &group_weights_,
                         b != nullptr ? static_cast<const float*>(b->data()) : nullptr,
                         z != nullptr ? static_cast<const float*>(z->data()) : nullptr,
-                        static_cast<float*>(y.data())};
+                        static_cast<float*>(y.data()),
+                        parts.empty() ? nullptr : parts.data(),
+                        part_sizes.data(),
+                        parts.size()};
     if (depthwise_) {
       RunDepthwise(p, o, epilogue_, ctx.threads());
     } else if (winograd_) {
@@ -679,14 +733,59 @@ class NhwcConv final : public Kernel {
     }
   }
 
-  Problem Check(const KernelInfo& info, const Tensor& x, const Tensor* b) const {
-    const auto& d = x.shape().dims();
+  // X parts' weights: rows [start, start + input_channels[i]) of W's input channels for part i.
+  void PackParts(const KernelInfo& info, const float* w) {
+    const size_t count = part_channels_.size();
+    if (count < 2) {
+      info.Fail(ErrorCode::kInvalidArgument, "attribute 'input_channels' has " +
+                                                 std::to_string(count) +
+                                                 " entry; it needs one per part, at least 2");
+    }
+    if (group_ != 1 || kernel_[0] != 1 || kernel_[1] != 1) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "attribute 'input_channels' needs a 1×1 kernel in one group");
+    }
+    int64_t sum = 0;
+    for (int64_t c : part_channels_) {
+      if (c <= 0) {
+        info.Fail(ErrorCode::kInvalidArgument, "attribute 'input_channels' has an entry " +
+                                                   std::to_string(c) + "; each must be positive");
+      }
+      sum += c;
+    }
+    if (sum != group_channels_) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "attribute 'input_channels' adds up to " + std::to_string(sum) +
+                    " channels, but input 'W' has " + std::to_string(group_channels_));
+    }
+    if (info.input_count() != 3 + count) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "attribute 'input_channels' has " + std::to_string(count) +
+                    " parts, so the node needs " + std::to_string(3 + count) +
+                    " inputs (X, W, B, Z, then the other parts), not " +
+                    std::to_string(info.input_count()));
+    }
+    const auto m = static_cast<size_t>(features_);
+    const auto c_all = static_cast<size_t>(group_channels_);
+    size_t start = 0;
+    for (int64_t c : part_channels_) {
+      group_weights_.push_back(
+          PackedMatrix::PackFrom(static_cast<size_t>(c), m,
+                                 [&](size_t row, size_t f) { return w[f * c_all + start + row]; }));
+      start += static_cast<size_t>(c);
+    }
+  }
+
+  // d: X's dimensions (with parts, of their concatenation).
+  Problem Check(const KernelInfo& info, std::span<const int64_t> d, const Tensor* b) const {
     const int64_t c = d[3];
     if (c != group_channels_ * group_) {
       info.Fail(ErrorCode::kInvalidArgument,
-                "input 'X' has shape " + x.shape().ToString() + " with " + std::to_string(c) +
-                    " channels, but input 'W' has " + std::to_string(group_channels_) +
-                    " input channels per group in " + std::to_string(group_) + " groups (needs " +
+                "input 'X' has shape " +
+                    Shape(std::vector<int64_t>(d.begin(), d.end())).ToString() + " with " +
+                    std::to_string(c) + " channels, but input 'W' has " +
+                    std::to_string(group_channels_) + " input channels per group in " +
+                    std::to_string(group_) + " groups (needs " +
                     std::to_string(group_channels_ * group_) + ")");
     }
     if (b != nullptr && (b->shape().rank() != 1 || b->shape().dims()[0] != features_)) {
@@ -695,7 +794,7 @@ class NhwcConv final : public Kernel {
                                                  "] (one bias per output channel of W)");
     }
     Problem p;
-    p.g = nhwc::ResolveNhwc(info, attrs_, x.shape(), std::span<const int64_t>(kernel_), false);
+    p.g = nhwc::ResolveNhwc(info, attrs_, d, std::span<const int64_t>(kernel_), false);
     p.batch = static_cast<size_t>(d[0]);
     p.in_h = d[1];
     p.in_w = d[2];
@@ -717,7 +816,8 @@ class NhwcConv final : public Kernel {
   std::array<int64_t, 2> kernel_ = {};
   bool depthwise_ = false;
   std::vector<float> packed_;                // depthwise weights
-  std::vector<PackedMatrix> group_weights_;  // the others, one per group
+  std::vector<PackedMatrix> group_weights_;  // the others, one per group (or per X part)
+  std::vector<int64_t> part_channels_;       // input_channels: X's parts, or empty
   // 3×3, stride 1, undilated, one group, channel counts where it pays: Winograd F(2×2, 3×3).
   bool winograd_ = false;
   nhwc::WinogradWeights winograd_weights_;

@@ -353,5 +353,83 @@ TEST(NhwcConv, Errors) {
                   ErrorCode::kNotImplemented, "input 'W'");
 }
 
+// input_channels: X in parts along the channels (inputs 0, 4, 5), as nhwc_concat_split leaves
+// a 1×1 convolution of a Concat; the same as the convolution of the concatenation, with B, Z and
+// an activation, at 1 and 2 threads and with enough pixels for several blocks.
+TEST(NhwcConv, InputInPartsMatchesTheConcatenation) {
+  const int64_t n = 2, h = 9, w = 23, m = 7;
+  const std::vector<int64_t> parts = {3, 5, 2};
+  const int64_t c = 10;
+  std::vector<std::vector<float>> xs;
+  std::vector<float> joined(static_cast<size_t>(n * h * w * c));
+  int64_t start = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    xs.push_back(Random(static_cast<size_t>(n * h * w * parts[i]), 10 + static_cast<unsigned>(i)));
+    for (int64_t pix = 0; pix < n * h * w; ++pix) {
+      for (int64_t k = 0; k < parts[i]; ++k) {
+        joined[static_cast<size_t>(pix * c + start + k)] =
+            xs[i][static_cast<size_t>(pix * parts[i] + k)];
+      }
+    }
+    start += parts[i];
+  }
+  const std::vector<float> weights = Random(static_cast<size_t>(m * c), 20);
+  const std::vector<float> bias = Random(static_cast<size_t>(m), 21);
+  const std::vector<float> z = Random(static_cast<size_t>(n * h * w * m), 22);
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    auto want = NodeTest("NhwcConv", 1, "ai.kiln")
+                    .Attr("activation", "Relu")
+                    .Input<float>({n, h, w, c}, joined)
+                    .Input<float>({m, c, 1, 1}, weights, true)
+                    .Input<float>({m}, bias)
+                    .Input<float>({n, h, w, m}, z)
+                    .Run(threads);
+    auto got = NodeTest("NhwcConv", 1, "ai.kiln")
+                   .Attr("activation", "Relu")
+                   .Attr("input_channels", parts)
+                   .Input<float>({n, h, w, parts[0]}, xs[0])
+                   .Input<float>({m, c, 1, 1}, weights, true)
+                   .Input<float>({m}, bias)
+                   .Input<float>({n, h, w, m}, z)
+                   .Input<float>({n, h, w, parts[1]}, xs[1])
+                   .Input<float>({n, h, w, parts[2]}, xs[2])
+                   .Run(threads);
+    ASSERT_EQ(got[0]->shape(), want[0]->shape());
+    ExpectClose(Values<float>(*got[0]), Values<float>(*want[0]), "input_channels");
+  }
+}
+
+TEST(NhwcConv, InputInPartsErrors) {
+  const auto split = [](const V& parts, const V& w_shape, const V& x1_shape) {
+    NodeTest t("NhwcConv", 1, "ai.kiln");
+    t.Attr("input_channels", parts)
+        .Input<float>({1, 4, 4, 3}, Random(48, 1))
+        .Input<float>(
+            w_shape,
+            Random(static_cast<size_t>(w_shape[0] * w_shape[1] * w_shape[2] * w_shape[3]), 2), true)
+        .MissingInput()
+        .MissingInput();
+    size_t n1 = 1;
+    for (int64_t d : x1_shape) n1 *= static_cast<size_t>(d);
+    if (!x1_shape.empty()) t.Input<float>(x1_shape, Random(n1, 3));
+    return t;
+  };
+  ExpectNodeError(split({3, 2}, {2, 6, 1, 1}, {1, 4, 4, 2}), ErrorCode::kInvalidArgument,
+                  "adds up to 5 channels, but input 'W' has 6");
+  ExpectNodeError(split({3}, {2, 3, 1, 1}, {}), ErrorCode::kInvalidArgument, "at least 2");
+  ExpectNodeError(split({3, 0}, {2, 3, 1, 1}, {1, 4, 4, 0}), ErrorCode::kInvalidArgument,
+                  "each must be positive");
+  ExpectNodeError(split({3, 2}, {2, 5, 3, 3}, {1, 4, 4, 2}), ErrorCode::kInvalidArgument,
+                  "needs a 1×1 kernel in one group");
+  ExpectNodeError(split({3, 2}, {2, 5, 1, 1}, {}), ErrorCode::kInvalidArgument, "needs 5 inputs");
+  ExpectNodeError(split({3, 2}, {2, 5, 1, 1}, {1, 4, 4, 3}), ErrorCode::kInvalidArgument,
+                  "input 4 (X part 1) is float [1,4,4,3]");
+  ExpectNodeError(split({3, 2}, {2, 5, 1, 1}, {1, 4, 5, 2}), ErrorCode::kInvalidArgument,
+                  "X part 1");
+  ExpectNodeError(split({3, 2}, {2, 5, 1, 1}, {1, 4, 4, 2}).Attr("strides", V{2, 2}),
+                  ErrorCode::kInvalidArgument, "stride 1 and no padding");
+}
+
 }  // namespace
 }  // namespace kiln::testing

@@ -33,11 +33,17 @@ inline void RequireFloat(const KernelInfo& info, const char* name, const Tensor&
 
 // The window of an [N, H, W, C] input, resolved as ONNX does for [N, C, H, W].
 inline nn::WindowGeometry ResolveNhwc(const KernelInfo& info, const nn::WindowAttrs& attrs,
-                                      const Shape& x, std::span<const int64_t> kernel,
+                                      std::span<const int64_t> d, std::span<const int64_t> kernel,
                                       bool honour_ceil_mode) {
-  const auto& d = x.dims();
   const std::array<int64_t, 4> nchw = {d[0], d[3], d[1], d[2]};
   return nn::ResolveWindow(info, attrs, std::span<const int64_t>(nchw), kernel, honour_ceil_mode);
+}
+
+// The same from a Shape.
+inline nn::WindowGeometry ResolveNhwc(const KernelInfo& info, const nn::WindowAttrs& attrs,
+                                      const Shape& x, std::span<const int64_t> kernel,
+                                      bool honour_ceil_mode) {
+  return ResolveNhwc(info, attrs, std::span<const int64_t>(x.dims()), kernel, honour_ceil_mode);
 }
 
 // The taps [lo, hi) along one axis whose input coordinate o * s + k * d - pad is in [0, in); with
