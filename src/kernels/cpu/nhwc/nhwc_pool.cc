@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 
+#include "kernels/cpu/common.h"
 #include "kernels/cpu/nhwc/nhwc_kernels.h"
 #include "kernels/cpu/nhwc/nhwc_window.h"
 #include "kernels/cpu/nn/window.h"
@@ -169,29 +170,46 @@ class NhwcGlobalPool final : public Kernel {
     }
     const auto* xp = static_cast<const float*>(x.data());
     auto* yp = static_cast<float*>(y.data());
-    // Parallel over images and blocks of 64 channels, so that N = 1 still splits.
-    constexpr size_t kChannelBlock = 64;
-    const size_t blocks = (c + kChannelBlock - 1) / kChannelBlock;
-    const size_t tasks = static_cast<size_t>(d[0]) * blocks;
-    const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, pixels * kChannelBlock));
-    ctx.threads().ParallelFor(tasks, grain, [&](size_t b, size_t e) {
+    // Each image's pixels are cut into parts that run in parallel, each pooling its contiguous
+    // run of pixels over all channels into a row of partial results; the parts' rows are then
+    // combined. (Splitting the channels instead reads each pixel's channels in short strided
+    // pieces, and a few blocks of 64 channels share out unevenly.)
+    const auto images = static_cast<size_t>(d[0]);
+    const auto threads = static_cast<size_t>(ctx.threads().size());
+    const size_t parts = std::clamp<size_t>((4 * threads + images - 1) / images, 1,
+                                            std::max<size_t>(1, pixels / 32));
+    float* partial = ctx.Scratch<float>(images * parts * c);
+    const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, pixels / parts * c));
+    ctx.threads().ParallelFor(images * parts, grain, [&](size_t b, size_t e) {
       for (size_t t = b; t < e; ++t) {
-        const size_t n = t / blocks;
-        const size_t c0 = t % blocks * kChannelBlock;
-        const size_t width = std::min(kChannelBlock, c - c0);
-        const float* image = xp + n * pixels * c + c0;
-        float* acc = yp + n * c + c0;
-        std::copy(image, image + width, acc);
-        for (size_t i = 1; i < pixels; ++i) {
+        const size_t n = t / parts;
+        const size_t first = PartStart(pixels, parts, t % parts);
+        const size_t last = PartStart(pixels, parts, t % parts + 1);
+        const float* image = xp + n * pixels * c;
+        float* acc = partial + t * c;
+        std::copy(image + first * c, image + (first + 1) * c, acc);
+        for (size_t i = first + 1; i < last; ++i) {
           if (max_) {
-            MaxInto(acc, image + i * c, width);
+            MaxInto(acc, image + i * c, c);
           } else {
-            AddInto(acc, image + i * c, width);
+            AddInto(acc, image + i * c, c);
           }
         }
-        if (!max_) Scale(acc, 1.0f / static_cast<float>(pixels), width);
       }
     });
+    for (size_t n = 0; n < images; ++n) {
+      float* out = yp + n * c;
+      const float* rows = partial + n * parts * c;
+      std::copy(rows, rows + c, out);
+      for (size_t part = 1; part < parts; ++part) {
+        if (max_) {
+          MaxInto(out, rows + part * c, c);
+        } else {
+          AddInto(out, rows + part * c, c);
+        }
+      }
+      if (!max_) Scale(out, 1.0f / static_cast<float>(pixels), c);
+    }
   }
 
  private:

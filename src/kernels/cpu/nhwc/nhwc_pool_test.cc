@@ -121,7 +121,9 @@ TEST(NhwcPool, MaxPoolIgnoresNaNUnlessAllNaN) {
 
 TEST(NhwcPool, GlobalPoolsMatch) {
   for (const std::string op : {"GlobalMaxPool", "GlobalAveragePool"}) {
-    for (const V& s : {V{2, 7, 5, 3}, V{1, 9, 9, 130}, V{3, 1, 1, 64}}) {
+    // The pixels of an image are pooled in up to 4 parts per thread (at least 32 pixels each).
+    for (const V& s :
+         {V{2, 7, 5, 3}, V{1, 9, 9, 130}, V{3, 1, 1, 64}, V{1, 40, 40, 20}, V{2, 30, 31, 5}}) {
       for (int threads : {1, 2}) {
         SCOPED_TRACE(op + " threads=" + std::to_string(threads));
         const auto n = static_cast<size_t>(s[0] * s[1] * s[2] * s[3]);
@@ -135,6 +137,24 @@ TEST(NhwcPool, GlobalPoolsMatch) {
         ExpectClose(Values<float>(*y[0]), Values<float>(*ref[0]), op);
       }
     }
+  }
+}
+
+// A global max pool over parts: a part whose pixels are all NaN in a channel does not hide the
+// other parts' values (as when the pixels are taken in one pass); an all-NaN channel stays NaN.
+TEST(NhwcPool, GlobalMaxPoolIgnoresNaNAcrossParts) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x(2 * 128);  // [1, 128, 1, 2]
+  for (size_t i = 0; i < 128; ++i) {
+    x[2 * i] = i < 64 ? nan : static_cast<float>(i % 50);
+    x[2 * i + 1] = nan;
+  }
+  for (int threads : {1, 2}) {
+    auto y =
+        NodeTest("NhwcGlobalMaxPool", 1, "ai.kiln").Input<float>({1, 128, 1, 2}, x).Run(threads);
+    const std::vector<float> v = Values<float>(*y[0]);
+    EXPECT_EQ(v[0], 49.0f);
+    EXPECT_TRUE(std::isnan(v[1]));
   }
 }
 
