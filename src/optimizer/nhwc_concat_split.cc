@@ -9,6 +9,11 @@
 // Before that, a channel Concat read only by an NhwcMaxPool or NhwcAveragePool is moved after
 // it (pooling acts on each channel alone: Pool(Concat(a, b)) = Concat(Pool(a), Pool(b))), so the
 // Concat meets the convolution after the pool and goes too.
+//
+// nhwc_scale_fusion (the second pass here): a squeeze-and-excitation block's Mul(x, s), where s
+// holds one value per image and channel computed from x itself (a global pool of x, then 1×1
+// convolutions and unary activations) and the product is read only by a pointwise NhwcConv, goes
+// into that convolution (attribute channel_scale, S as input 4): the scaled x is never written.
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +39,14 @@ bool IsChannelConcat(const ir::Node* n) {
   return axis == 3 || axis == -1;
 }
 
+// An elementwise activation of one input.
+bool IsUnary(const ir::Node* n) {
+  for (const char* op : {"Sigmoid", "Relu", "Tanh", "HardSigmoid", "HardSwish"}) {
+    if (IsOp(n, op)) return n->inputs().size() == 1;
+  }
+  return false;
+}
+
 // The channels of an NHWC value, known from what made it: an NhwcConv (W's output channels), a
 // pool (its input's), a Transpose to NHWC (the NCHW input's dimension 1). Otherwise unknown.
 std::optional<int64_t> Channels(const PassContext& ctx, const ir::Value* v) {
@@ -44,7 +57,9 @@ std::optional<int64_t> Channels(const PassContext& ctx, const ir::Value* v) {
     if (w == nullptr || w->shape().rank() != 4) return std::nullopt;
     return w->shape().dims()[0];
   }
-  if ((IsKilnOp(p, "NhwcMaxPool") || IsKilnOp(p, "NhwcAveragePool")) && !p->inputs().empty()) {
+  if ((IsKilnOp(p, "NhwcMaxPool") || IsKilnOp(p, "NhwcAveragePool") ||
+       IsKilnOp(p, "NhwcGlobalAveragePool") || IsKilnOp(p, "NhwcGlobalMaxPool") || IsUnary(p)) &&
+      !p->inputs().empty()) {
     return Channels(ctx, p->inputs()[0]);
   }
   if (IsOp(p, "Transpose")) {
@@ -84,7 +99,8 @@ bool PoolFirst(ir::Graph& g, ir::Node* pool) {
 // W [M, C, 1, 1], one group, unit strides, no padding, not already split.
 bool PointwiseReaderOf(const ir::Node* n, const ir::Value* v) {
   if (!IsKilnOp(n, "NhwcConv") || n->inputs().size() < 2 || n->inputs().size() > 4 ||
-      n->inputs()[0] != v || n->FindAttribute("input_channels") != nullptr) {
+      n->inputs()[0] != v || n->FindAttribute("input_channels") != nullptr ||
+      n->FindAttribute("channel_scale") != nullptr) {
     return false;
   }
   for (size_t i = 1; i < n->inputs().size(); ++i) {
@@ -140,7 +156,55 @@ bool SplitConcat(PassContext& ctx, ir::Node* concat) {
   return true;
 }
 
+// When v holds one value per image and channel of `x` ([N, 1, 1, C] for x [N, H, W, C]): a global
+// pool of x, then any pointwise NhwcConvs (without Z) and unary activations of that.
+bool PerChannelOf(const ir::Value* v, const ir::Value* x, int depth = 0) {
+  const ir::Node* p = v->producer();
+  if (depth > 16 || p == nullptr || p->inputs().empty() || p->outputs().size() != 1) return false;
+  if (IsKilnOp(p, "NhwcGlobalAveragePool") || IsKilnOp(p, "NhwcGlobalMaxPool")) {
+    return p->inputs()[0] == x;
+  }
+  if (IsKilnOp(p, "NhwcConv")) {
+    const bool no_z = p->inputs().size() < 4 || p->inputs()[3] == nullptr;
+    return no_z && PointwiseReaderOf(p, p->inputs()[0]) &&
+           PerChannelOf(p->inputs()[0], x, depth + 1);
+  }
+  return IsUnary(p) && PerChannelOf(p->inputs()[0], x, depth + 1);
+}
+
+// Mul(x, s) with s per channel of x, read only by a pointwise NhwcConv → that NhwcConv with
+// channel_scale and S = s.
+bool FuseScale(PassContext& ctx, ir::Node* mul) {
+  ir::Graph& g = ctx.graph;
+  if (!IsOp(mul, "Mul") || mul->inputs().size() != 2 || mul->outputs().size() != 1) return false;
+  ir::Value* product = mul->outputs()[0];
+  ir::Node* reader = OnlyConsumer(g, product);
+  if (!PointwiseReaderOf(reader, product)) return false;
+  const int64_t c = ConstantOf(reader->inputs()[1])->shape().dims()[1];
+  for (int side = 0; side < 2; ++side) {
+    ir::Value* x = mul->inputs()[side];
+    ir::Value* s = mul->inputs()[1 - side];
+    if (x == nullptr || s == nullptr || !PerChannelOf(s, x)) continue;
+    if (Channels(ctx, x) != c || Channels(ctx, s) != c) return false;
+    std::vector<ir::Value*> inputs = reader->inputs();
+    inputs.resize(4, nullptr);
+    inputs[0] = x;
+    inputs.push_back(s);
+    std::vector<ir::Attribute> attrs = reader->attributes();
+    attrs.push_back(IntAttr("channel_scale", 1));
+    Replace(g, {mul, reader}, reader->op_type(), reader->domain(), reader->opset(),
+            std::move(inputs), reader->outputs(), std::move(attrs));
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+size_t FuseNhwcChannelScale(PassContext& ctx) {
+  if (!ctx.registry.Knows(kKilnDomain, "NhwcConv")) return 0;
+  return RewriteAll(ctx.graph, [&](ir::Node* n) { return FuseScale(ctx, n); });
+}
 
 size_t SplitNhwcConcats(PassContext& ctx) {
   ir::Graph& g = ctx.graph;

@@ -178,6 +178,39 @@ TEST(NhwcConcatSplit, LeavesConcatsThatOtherReadersNeed) {
   }
 }
 
+// EfficientNet's squeeze-and-excitation block ending in its 1×1 projection: the Mul goes into the
+// projection (channel_scale). Variants that must stay: the scale from another tensor's pool (its
+// batch need not match), and a 3×3 reader.
+ir::Model ExciteThenProject(int variant) {
+  GraphBuilder b;
+  ir::Value* in = b.Input("x", {2, 4, 7, 7});
+  ir::Value* x = b.Op("Conv", {in, b.Floats({8, 4, 1, 1})});
+  x = b.Op("Mul", {x, b.Op("Sigmoid", {x})});
+  ir::Value* pooled = b.Op("GlobalAveragePool", {variant == 1 ? in : x});
+  ir::Value* s = b.Op("Conv", {pooled, b.Floats({2, variant == 1 ? 4 : 8, 1, 1}), b.Floats({2})});
+  s = b.Op("Mul", {s, b.Op("Sigmoid", {s})});
+  s = b.Op("Sigmoid", {b.Op("Conv", {s, b.Floats({8, 2, 1, 1}), b.Floats({8})})});
+  x = b.Op("Mul", {s, x});  // the scale first: either order
+  if (variant == 2) {
+    b.Output(b.Op("Conv", {x, b.Floats({3, 8, 3, 3}), b.Floats({3})}, {Pads(1)}));
+  } else {
+    b.Output(b.Op("Conv", {x, b.Floats({3, 8, 1, 1}), b.Floats({3})}));
+  }
+  return b.Model();
+}
+
+TEST(NhwcScaleFusion, ExcitationScalesTheProjectionsInput) {
+  EXPECT_EQ(
+      OpsAfter(ExciteThenProject(0), 3),
+      (OpCounts{{"Transpose", 2}, {"ai.kiln.NhwcConv", 4}, {"ai.kiln.NhwcGlobalAveragePool", 1}}));
+  ExpectSameOutputs([] { return ExciteThenProject(0); }, 3);
+  for (int variant : {1, 2}) {
+    SCOPED_TRACE(variant);
+    EXPECT_EQ(OpsAfter(ExciteThenProject(variant), 3).count("Mul"), 1u);
+    ExpectSameOutputs([variant] { return ExciteThenProject(variant); }, 3);
+  }
+}
+
 TEST(NhwcLayout, LeavesNonFloatAndOneDimensionalConvolutionsAlone) {
   auto build = [] {
     GraphBuilder b;

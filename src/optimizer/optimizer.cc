@@ -34,6 +34,7 @@ constexpr PassEntry kPasses[] = {
     {"blocked_matmul", 2, BlockMatMulWeights},
     {"nhwc_layout", 3, ConvertToNhwc},
     {"nhwc_concat_split", 3, SplitNhwcConcats},
+    {"nhwc_scale_fusion", 3, FuseNhwcChannelScale},
 };
 
 }  // namespace

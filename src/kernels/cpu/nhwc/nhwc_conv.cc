@@ -17,6 +17,12 @@
 // input_channels[0] of them and inputs 4, 5, ... the next ones in order. Only for a 1×1 kernel
 // with one group, stride 1 and no padding: each part is multiplied by its rows of W and the
 // products summed (Y = Σ X_i·W_i), so the concatenation is never written.
+//
+// Attribute `channel_scale` (int, 0 or 1; set by the optimizer's nhwc_scale_fusion pass): input 4
+// is S [N or 1, 1, 1, C], and the product is of X·S (each image's channels scaled, as a
+// squeeze-and-excitation block's Mul does) — scaled block by block into the scratch the product
+// reads, so the scaled X is never written whole. The same restrictions as input_channels; not
+// with it.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -77,7 +83,15 @@ struct Operands {
   const float* const* parts = nullptr;
   const size_t* part_channels = nullptr;
   size_t part_count = 0;
+  // channel_scale: S, one row of C per image (scale_images of them: 1 or N). Null otherwise.
+  const float* scale = nullptr;
+  size_t scale_images = 0;
 };
+
+// dst[c] = src[c]·s[c] for c < n.
+KILN_VECTOR_CLONES void ScaleRow(const float* src, const float* s, float* dst, size_t n) {
+  for (size_t c = 0; c < n; ++c) dst[c] = src[c] * s[c];
+}
 
 // Channels [c0, c0 + kWidth) of one depthwise output pixel (multiplier 1), summed in registers.
 template <size_t kWidth>
@@ -502,8 +516,8 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
   const bool pointwise = p.g.IsPointwise();
   const std::vector<PackedMatrix>& weights = *o.gw;
   const size_t threads = static_cast<size_t>(ctx.threads().size());
-  if (o.parts == nullptr && threads > 1 && pixels < kMinBlockPixels * threads &&
-      pixels * k <= kWholeImageFloats) {
+  if (o.parts == nullptr && o.scale == nullptr && threads > 1 &&
+      pixels < kMinBlockPixels * threads && pixels * k <= kWholeImageFloats) {
     // Too few pixels to give each thread a block (deep layers): unfold the whole image once and
     // let one product per group split its rows and output channels over the pool.
     const float* a = o.x;
@@ -540,7 +554,7 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
   const size_t blocks = (pixels + target * threads - 1) / (target * threads) * threads;
   const size_t block = (pixels + blocks - 1) / blocks;  // the largest
   ctx.threads().ParallelFor(blocks, 1, [&](size_t first, size_t last) {
-    float* col = pointwise ? nullptr : ctx.Scratch<float>(block * k);
+    float* col = pointwise && o.scale == nullptr ? nullptr : ctx.Scratch<float>(block * k);
     for (size_t b = first; b < last; ++b) {
       const size_t begin = PartStart(pixels, blocks, b);
       const size_t rows = PartStart(pixels, blocks, b + 1) - begin;
@@ -551,6 +565,14 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
         Im2ColBlock(p, o.x, begin, begin + rows, col);
         a = col;
         lda = k;
+      } else if (o.scale != nullptr) {
+        const size_t plane = static_cast<size_t>(p.out_h * p.out_w);
+        for (size_t r = 0; r < rows; ++r) {
+          const size_t image = o.scale_images == 1 ? 0 : (begin + r) / plane;
+          ScaleRow(a + r * p.channels, o.scale + image * p.channels, col + r * p.channels,
+                   p.channels);
+        }
+        a = col;
       }
       float* y = o.y + begin * p.features;
       // X in parts (pointwise, one group): the parts' products summed into the block.
@@ -619,6 +641,19 @@ class NhwcConv final : public Kernel {
         all_one(attrs_.dilations) &&
         nhwc::WinogradPays(static_cast<size_t>(group_channels_), static_cast<size_t>(features_));
     part_channels_ = info.GetInts("input_channels");
+    const int64_t channel_scale = info.GetInt("channel_scale", 0);
+    if (channel_scale != 0 && channel_scale != 1) {
+      info.Fail(
+          ErrorCode::kInvalidArgument,
+          "attribute 'channel_scale' is " + std::to_string(channel_scale) + "; it must be 0 or 1");
+    }
+    channel_scale_ = channel_scale == 1;
+    if (channel_scale_ && (!part_channels_.empty() || group_ != 1 || kernel_[0] != 1 ||
+                           kernel_[1] != 1 || info.input_count() != 5)) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "attribute 'channel_scale' needs a 1×1 kernel in one group, no attribute "
+                "'input_channels', and input 4 (S)");
+    }
     if (!part_channels_.empty()) {
       PackParts(info, static_cast<const float*>(w->data()));
     } else if (winograd_) {
@@ -667,6 +702,22 @@ class NhwcConv final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument,
                 "attribute 'input_channels' needs stride 1 and no padding (a 1×1 product)");
     }
+    const Tensor* scale = channel_scale_ ? &ctx.Input(4) : nullptr;
+    if (scale != nullptr) {
+      const std::vector<int64_t>& sd = scale->shape().dims();
+      if (scale->type() != DataType::kFloat || sd.size() != 4 ||
+          (sd[0] != 1 && sd[0] != x_dims[0]) || sd[1] != 1 || sd[2] != 1 || sd[3] != x_dims[3]) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "input 4 (S) is " + std::string(DataTypeName(scale->type())) + " " +
+                      scale->shape().ToString() + "; it must be float [" +
+                      std::to_string(x_dims[0]) + " or 1, 1, 1, " + std::to_string(x_dims[3]) +
+                      "]");
+      }
+      if (!p.g.IsPointwise()) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "attribute 'channel_scale' needs stride 1 and no padding (a 1×1 product)");
+      }
+    }
     const std::array<int64_t, 4> y_dims = {x.shape().dims()[0], p.out_h, p.out_w, features_};
     if (b != nullptr) nhwc::RequireFloat(info, "B", *b);
     if (z != nullptr) {
@@ -688,7 +739,9 @@ class NhwcConv final : public Kernel {
                         static_cast<float*>(y.data()),
                         parts.empty() ? nullptr : parts.data(),
                         part_sizes.data(),
-                        parts.size()};
+                        parts.size(),
+                        scale != nullptr ? static_cast<const float*>(scale->data()) : nullptr,
+                        scale != nullptr ? static_cast<size_t>(scale->shape().dims()[0]) : 0};
     if (depthwise_) {
       RunDepthwise(p, o, epilogue_, ctx.threads());
     } else if (winograd_) {
@@ -818,6 +871,7 @@ class NhwcConv final : public Kernel {
   std::vector<float> packed_;                // depthwise weights
   std::vector<PackedMatrix> group_weights_;  // the others, one per group (or per X part)
   std::vector<int64_t> part_channels_;       // input_channels: X's parts, or empty
+  bool channel_scale_ = false;               // input 4 scales X's channels per image
   // 3×3, stride 1, undilated, one group, channel counts where it pays: Winograd F(2×2, 3×3).
   bool winograd_ = false;
   nhwc::WinogradWeights winograd_weights_;

@@ -431,5 +431,70 @@ TEST(NhwcConv, InputInPartsErrors) {
                   ErrorCode::kInvalidArgument, "stride 1 and no padding");
 }
 
+// channel_scale: the product of X·S, S per image ([N, 1, 1, C]) or shared ([1, 1, 1, C]), against
+// the NhwcConv of X already scaled, with B, Z and an activation, at 1 and 2 threads.
+TEST(NhwcConv, ChannelScaleMatchesScalingFirst) {
+  const int64_t n = 2, h = 11, w = 13, c = 9, m = 5;
+  const std::vector<float> x = Random(static_cast<size_t>(n * h * w * c), 30);
+  const std::vector<float> weights = Random(static_cast<size_t>(m * c), 31);
+  const std::vector<float> bias = Random(static_cast<size_t>(m), 32);
+  const std::vector<float> z = Random(static_cast<size_t>(n * h * w * m), 33);
+  for (int64_t scale_images : {n, int64_t{1}}) {
+    const std::vector<float> s = Random(static_cast<size_t>(scale_images * c), 34);
+    std::vector<float> scaled(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      const size_t image = scale_images == 1 ? 0 : i / static_cast<size_t>(h * w * c);
+      scaled[i] = x[i] * s[image * static_cast<size_t>(c) + i % static_cast<size_t>(c)];
+    }
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("S images " + std::to_string(scale_images) + ", threads " +
+                   std::to_string(threads));
+      const auto run = [&](const std::vector<float>& input, bool with_scale) {
+        NodeTest t("NhwcConv", 1, "ai.kiln");
+        t.Attr("activation", "Relu")
+            .Input<float>({n, h, w, c}, input)
+            .Input<float>({m, c, 1, 1}, weights, true)
+            .Input<float>({m}, bias)
+            .Input<float>({n, h, w, m}, z);
+        if (with_scale)
+          t.Attr("channel_scale", int64_t{1}).Input<float>({scale_images, 1, 1, c}, s);
+        return Values<float>(*t.Run(threads)[0]);
+      };
+      ExpectClose(run(x, true), run(scaled, false), "channel_scale");
+    }
+  }
+}
+
+TEST(NhwcConv, ChannelScaleErrors) {
+  const auto scaled = [](const V& w_shape, const V& s_shape) {
+    NodeTest t("NhwcConv", 1, "ai.kiln");
+    t.Attr("channel_scale", int64_t{1})
+        .Input<float>({2, 4, 4, 3}, Random(96, 1))
+        .Input<float>(
+            w_shape,
+            Random(static_cast<size_t>(w_shape[0] * w_shape[1] * w_shape[2] * w_shape[3]), 2), true)
+        .MissingInput()
+        .MissingInput();
+    size_t count = 1;
+    for (int64_t d : s_shape) count *= static_cast<size_t>(d);
+    if (!s_shape.empty()) t.Input<float>(s_shape, Random(count, 3));
+    return t;
+  };
+  ExpectNodeError(scaled({2, 3, 1, 1}, {2, 1, 1, 4}), ErrorCode::kInvalidArgument,
+                  "input 4 (S) is float [2,1,1,4]; it must be float [2 or 1, 1, 1, 3]");
+  ExpectNodeError(scaled({2, 3, 1, 1}, {3, 1, 1, 3}), ErrorCode::kInvalidArgument, "input 4 (S)");
+  ExpectNodeError(scaled({2, 3, 1, 1}, {2, 2, 1, 3}), ErrorCode::kInvalidArgument, "input 4 (S)");
+  ExpectNodeError(scaled({2, 3, 1, 1}, {}), ErrorCode::kInvalidArgument, "and input 4 (S)");
+  ExpectNodeError(scaled({2, 3, 3, 3}, {2, 1, 1, 3}), ErrorCode::kInvalidArgument,
+                  "needs a 1×1 kernel in one group");
+  ExpectNodeError(scaled({2, 3, 1, 1}, {2, 1, 1, 3}).Attr("pads", V{1, 1, 1, 1}),
+                  ErrorCode::kInvalidArgument, "stride 1 and no padding");
+  ExpectNodeError(NodeTest("NhwcConv", 1, "ai.kiln")
+                      .Attr("channel_scale", int64_t{2})
+                      .Input<float>({1, 2, 2, 3}, Random(12, 1))
+                      .Input<float>({2, 3, 1, 1}, Random(6, 2), true),
+                  ErrorCode::kInvalidArgument, "must be 0 or 1");
+}
+
 }  // namespace
 }  // namespace kiln::testing
