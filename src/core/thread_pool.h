@@ -6,6 +6,7 @@
 #ifndef KILN_CORE_THREAD_POOL_H_
 #define KILN_CORE_THREAD_POOL_H_
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -45,6 +46,24 @@ class ThreadPool {
     using Fn = std::remove_reference_t<F>;
     auto thunk = [](void* ctx, size_t b, size_t e) { (*static_cast<Fn*>(ctx))(b, e); };
     Run(n, grain, thunk, const_cast<void*>(static_cast<const void*>(&fn)));
+  }
+
+  // Calls fn(begin, end) once for each of size() contiguous, near-equal shares of [0, n) (n
+  // shares when n is smaller), in parallel. The caller usually takes the first share and each
+  // worker one of the others, so consecutive calls over the same rows (a convolution chain's
+  // layers) mostly find their share in the cache of the thread that wrote it: measured on
+  // MobileNetV2 at 2 threads, 4.26 ms with chunks handed out in turn, 3.68 with shares. No load
+  // balancing beyond that: for work that splits evenly. Makes no heap allocation.
+  template <typename F>
+  void ParallelForShares(size_t n, F&& fn) {
+    const size_t parts = std::min(n, static_cast<size_t>(size()));
+    if (parts == 0) return;
+    const size_t each = n / parts;
+    const size_t extra = n % parts;  // the first `extra` shares take one more
+    const auto start = [&](size_t i) { return i * each + std::min(i, extra); };
+    ParallelFor(parts, 1, [&](size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i) fn(start(i), start(i + 1));
+    });
   }
 
  private:

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace kiln {
@@ -18,6 +21,32 @@ TEST(ThreadPool, CoversEveryIndexOnce) {
       for (size_t i = b; i < e; ++i) hits[i].fetch_add(1);
     });
     for (auto& h : hits) EXPECT_EQ(h.load(), 1);
+  }
+}
+
+// ParallelForShares: one contiguous share per thread (n of them when n is smaller), sizes
+// differing by at most one, together covering [0, n) once; nothing for n = 0.
+TEST(ThreadPool, SharesAreContiguousAndCoverEveryIndexOnce) {
+  for (int threads : {1, 2, 3}) {
+    ThreadPool pool(threads);
+    for (size_t n : {0, 1, 2, 5, 7, 100}) {
+      std::mutex mu;
+      std::vector<std::pair<size_t, size_t>> shares;
+      pool.ParallelForShares(n, [&](size_t begin, size_t end) {
+        std::lock_guard<std::mutex> lock(mu);
+        shares.emplace_back(begin, end);
+      });
+      std::sort(shares.begin(), shares.end());
+      ASSERT_EQ(shares.size(), std::min(n, static_cast<size_t>(threads))) << n;
+      size_t next = 0;
+      for (const auto& [begin, end] : shares) {
+        EXPECT_EQ(begin, next);
+        EXPECT_LE(end - begin, (n + shares.size() - 1) / shares.size());
+        EXPECT_GE(end - begin, n / shares.size());
+        next = end;
+      }
+      EXPECT_EQ(next, n);
+    }
   }
 }
 

@@ -406,8 +406,10 @@ void RunDepthwise(const Problem& p, const Operands& o, const nn::Epilogue& e, Th
     const size_t want = 4 * static_cast<size_t>(pool.size());
     parts = std::clamp<size_t>((want + rows - 1) / rows, 1, std::max<size_t>(1, units / 4));
   }
-  const size_t work = std::max<size_t>(1, row_size / parts * g.kernel_size);
-  pool.ParallelFor(rows * parts, std::max<size_t>(1, 32768 / work), [&](size_t begin, size_t end) {
+  // One contiguous share of rows per thread (ParallelForShares): the rows the previous layer's
+  // thread wrote stay with it. A small layer runs on this thread alone.
+  const size_t work = rows * row_size * g.kernel_size;
+  const auto run = [&](size_t begin, size_t end) {
     for (size_t item = begin; item < end; ++item) {
       const size_t r = item / parts;
       const size_t part = item % parts;
@@ -443,7 +445,12 @@ void RunDepthwise(const Problem& p, const Operands& o, const nn::Epilogue& e, Th
                               z_row != nullptr ? z_row + rest : nullptr, p.features);
       }
     }
-  });
+  };
+  if (work < 32768) {
+    run(0, rows * parts);
+  } else {
+    pool.ParallelForShares(rows * parts, run);
+  }
 }
 
 // Copies n floats (n is often small: C = 3 for a first layer).
@@ -550,10 +557,12 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
   const size_t target = std::max(fit, std::min(kReuseBlockPixels, per_thread));
   // A whole number of blocks per thread, so that no thread waits on another's extra block; the
   // pixels shared out so that block sizes differ by at most one (and every block starts inside
-  // the image: rounding the size up instead can put the last blocks past the end).
+  // the image: rounding the size up instead can put the last blocks past the end). Each thread
+  // takes one contiguous share of blocks (ParallelForShares), so the pixels it reads are mostly
+  // the ones it wrote in the previous layer.
   const size_t blocks = (pixels + target * threads - 1) / (target * threads) * threads;
   const size_t block = (pixels + blocks - 1) / blocks;  // the largest
-  ctx.threads().ParallelFor(blocks, 1, [&](size_t first, size_t last) {
+  ctx.threads().ParallelForShares(blocks, [&](size_t first, size_t last) {
     float* col = pointwise && o.scale == nullptr ? nullptr : ctx.Scratch<float>(block * k);
     for (size_t b = first; b < last; ++b) {
       const size_t begin = PartStart(pixels, blocks, b);

@@ -116,8 +116,10 @@ class NhwcPool final : public Kernel {
     const size_t rows = static_cast<size_t>(d[0] * s.out_h);
     const size_t row_size = static_cast<size_t>(s.out_w) * s.channels;
     const size_t image_size = static_cast<size_t>(s.in_h * s.in_w) * s.channels;
-    const size_t work = std::max<size_t>(1, row_size * g.kernel_size);
-    ctx.threads().ParallelFor(rows, std::max<size_t>(1, 32768 / work), [&](size_t b, size_t e) {
+    // One contiguous share of rows per thread, as the convolutions share theirs (their output
+    // rows are then mostly in the cache of the thread that pools them); a small pool runs here.
+    const size_t work = rows * row_size * g.kernel_size;
+    const auto run = [&](size_t b, size_t e) {
       for (size_t r = b; r < e; ++r) {
         const float* image = xp + r / static_cast<size_t>(s.out_h) * image_size;
         const auto oy = static_cast<int64_t>(r % static_cast<size_t>(s.out_h));
@@ -127,7 +129,12 @@ class NhwcPool final : public Kernel {
           PoolRow<false>(g, s, image, oy, count_include_pad_, yp + r * row_size);
         }
       }
-    });
+    };
+    if (work < 32768) {
+      run(0, rows);
+    } else {
+      ctx.threads().ParallelForShares(rows, run);
+    }
   }
 
  private:

@@ -204,7 +204,8 @@ void RunWinograd(const WinogradShape& s, const float* x, const WinogradWeights& 
   float* buffers = ctx.Scratch<float>(threads * buffer);
   auto* busy = ctx.Scratch<uint8_t>(threads);
   std::fill(busy, busy + threads, uint8_t{0});
-  ctx.threads().ParallelFor(blocks, 1, [&](size_t first, size_t last) {
+  // One contiguous share of blocks per thread, as the other layers share out their pixels.
+  ctx.threads().ParallelForShares(blocks, [&](size_t first, size_t last) {
     size_t slot = 0;
     while (std::atomic_ref<uint8_t>(busy[slot]).exchange(1, std::memory_order_acquire) != 0) {
       slot = (slot + 1) % threads;
