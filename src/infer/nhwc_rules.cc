@@ -60,8 +60,14 @@ void NhwcConv(InferenceContext& ctx) {
       ctx.Fail("input 'X' has shape " + DimsText(*x) + "; attribute 'input_channels' gives it " +
                std::to_string(parts[0]) + " channels");
     }
-    c = 0;
-    for (int64_t p : parts) c += p;
+    int64_t sum = 0;
+    for (int64_t p : parts) sum += p;
+    if (w && IsKnownDim((*w)[1]) && sum != MulDims((*w)[1], group)) {
+      ctx.Fail("attribute 'input_channels' adds up to " + std::to_string(sum) +
+               " channels, but input 'W' " + DimsText(*w) + " has " + std::to_string((*w)[1]) +
+               " input channels per group in " + std::to_string(group) + " groups");
+    }
+    c = kUnknownDim;  // checked above
   }
   const int64_t m = w ? (*w)[0] : kUnknownDim;
   if (IsKnownDim(c) && w && IsKnownDim((*w)[1]) && c != MulDims((*w)[1], group)) {

@@ -37,6 +37,37 @@ TEST(InferNhwc, ConvShapes) {
   EXPECT_EQ(Dims(unknown_w[0]), (V{2, 6, 5, -1}));
 }
 
+// input_channels (X in parts): input 0 holds the first part; the parts add up to W's channels.
+TEST(InferNhwc, ConvWithInputInParts) {
+  auto out = RuleTest("NhwcConv", 1, "ai.kiln")
+                 .Attr("input_channels", V{3, 5})
+                 .Input(kF, {1, 6, 7, 3})
+                 .Input(kF, {4, 8, 1, 1})
+                 .Input(kF, {4})
+                 .MissingInput()
+                 .Input(kF, {1, 6, 7, 5})
+                 .Run();
+  EXPECT_EQ(Dims(out[0]), (V{1, 6, 7, 4}));
+  ExpectFail(
+      [] {
+        RuleTest("NhwcConv", 1, "ai.kiln")
+            .Attr("input_channels", V{3, 5})
+            .Input(kF, {1, 6, 7, 4})
+            .Input(kF, {4, 8, 1, 1})
+            .Run();
+      },
+      {"input 'X'", "attribute 'input_channels' gives it 3 channels"});
+  ExpectFail(
+      [] {
+        RuleTest("NhwcConv", 1, "ai.kiln")
+            .Attr("input_channels", V{3, 4})
+            .Input(kF, {1, 6, 7, 3})
+            .Input(kF, {4, 8, 1, 1})
+            .Run();
+      },
+      {"attribute 'input_channels' adds up to 7 channels", "input 'W'"});
+}
+
 TEST(InferNhwc, ConvFailsOnContradictions) {
   ExpectFail(
       [] {

@@ -95,18 +95,18 @@ ir::Model Fire() {
 }
 
 TEST(NhwcLayout, ConcatenatesOnTheChannelAxisInNhwc) {
-  // nhwc_concat_split moves the Concat after the pool (each branch pooled alone); the model's
-  // output still needs it.
+  // The pool's output is the model's: nhwc_concat_split gains nothing by moving the Concat after
+  // the pool, so the pool stays whole.
   EXPECT_EQ(OpsAfter(Fire(), 3), (OpCounts{{"Concat", 1},
                                            {"Transpose", 2},
-                                           {"ai.kiln.NhwcAveragePool", 2},
+                                           {"ai.kiln.NhwcAveragePool", 1},
                                            {"ai.kiln.NhwcConv", 3}}));
   ExpectSameOutputs(Fire, 3);
 }
 
 // Two SqueezeNet fire modules in a row: the first's Concat feeds a max pool and then the second's
-// 1×1 squeeze convolution (with a residual Z from a third branch, to keep Z in place); the
-// second's feeds two 1×1 convolutions.
+// 1×1 squeeze convolution; the second's feeds two 1×1 convolutions whose Add becomes one's
+// residual Z (so a split reader keeps its Z in place).
 ir::Model TwoFires() {
   GraphBuilder b;
   ir::Value* x = b.Input("x", {1, 6, 13, 13});
@@ -180,7 +180,7 @@ TEST(NhwcConcatSplit, LeavesConcatsThatOtherReadersNeed) {
 
 // EfficientNet's squeeze-and-excitation block ending in its 1×1 projection: the Mul goes into the
 // projection (channel_scale). Variants that must stay: the scale from another tensor's pool (its
-// batch need not match), and a 3×3 reader.
+// batch need not match), a 3×3 reader, and a product that is also a model output.
 ir::Model ExciteThenProject(int variant) {
   GraphBuilder b;
   ir::Value* in = b.Input("x", {2, 4, 7, 7});
@@ -190,7 +190,8 @@ ir::Model ExciteThenProject(int variant) {
   ir::Value* s = b.Op("Conv", {pooled, b.Floats({2, variant == 1 ? 4 : 8, 1, 1}), b.Floats({2})});
   s = b.Op("Mul", {s, b.Op("Sigmoid", {s})});
   s = b.Op("Sigmoid", {b.Op("Conv", {s, b.Floats({8, 2, 1, 1}), b.Floats({8})})});
-  x = b.Op("Mul", {s, x});  // the scale first: either order
+  x = b.Op("Mul", {s, x});        // the scale first: either order
+  if (variant == 3) b.Output(x);  // the scaled x is the model's too
   if (variant == 2) {
     b.Output(b.Op("Conv", {x, b.Floats({3, 8, 3, 3}), b.Floats({3})}, {Pads(1)}));
   } else {
@@ -204,11 +205,26 @@ TEST(NhwcScaleFusion, ExcitationScalesTheProjectionsInput) {
       OpsAfter(ExciteThenProject(0), 3),
       (OpCounts{{"Transpose", 2}, {"ai.kiln.NhwcConv", 4}, {"ai.kiln.NhwcGlobalAveragePool", 1}}));
   ExpectSameOutputs([] { return ExciteThenProject(0); }, 3);
-  for (int variant : {1, 2}) {
+  for (int variant : {1, 2, 3}) {
     SCOPED_TRACE(variant);
     EXPECT_EQ(OpsAfter(ExciteThenProject(variant), 3).count("Mul"), 1u);
     ExpectSameOutputs([variant] { return ExciteThenProject(variant); }, 3);
   }
+}
+
+// ai.kiln nodes with their X left empty (a malformed model) are left for their kernels to
+// reject: the channels-last passes do not follow the missing input.
+TEST(NhwcConcatSplit, LeavesMalformedNodesToTheirKernels) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {1, 4, 5, 5});
+  ir::Value* t = b.Op("Transpose", {x}, {IntsAttr("perm", {0, 2, 3, 1})});
+  ir::Value* pooled =
+      b.Node("NhwcMaxPool", {nullptr}, 1, {IntsAttr("kernel_shape", {1, 1})}, 1, "ai.kiln")[0];
+  ir::Value* s = b.Node("NhwcConv", {nullptr, b.Floats({4, 4, 1, 1})}, 1, {}, 1, "ai.kiln")[0];
+  ir::Value* m = b.Op("Mul", {t, b.Op("Sigmoid", {s})});
+  ir::Value* c = b.Op("Concat", {m, pooled}, {IntAttr("axis", 3)});
+  b.Output(b.Node("NhwcConv", {c, b.Floats({2, 8, 1, 1})}, 1, {}, 1, "ai.kiln")[0]);
+  EXPECT_EQ(OpsAfter(b.Model(), 3).count("ai.kiln.NhwcConv"), 1u);
 }
 
 TEST(NhwcLayout, LeavesNonFloatAndOneDimensionalConvolutionsAlone) {

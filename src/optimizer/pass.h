@@ -36,7 +36,7 @@ size_t FuseAttention(PassContext& ctx);         // attention_fusion.cc
 size_t BlockMatMulWeights(PassContext& ctx);    // blocked_matmul.cc
 size_t ConvertToNhwc(PassContext& ctx);         // nhwc_layout.cc
 size_t SplitNhwcConcats(PassContext& ctx);      // nhwc_concat_split.cc
-size_t FuseNhwcChannelScale(PassContext& ctx);  // nhwc_concat_split.cc
+size_t FuseNhwcChannelScale(PassContext& ctx);  // nhwc_scale_fusion.cc
 
 }  // namespace kiln::optimizer
 

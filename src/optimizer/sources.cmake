@@ -14,6 +14,8 @@ list(APPEND KILN_SOURCES
   src/optimizer/layer_norm_fusion.cc
   src/optimizer/nhwc_concat_split.cc
   src/optimizer/nhwc_layout.cc
+  src/optimizer/nhwc_pattern.cc
+  src/optimizer/nhwc_scale_fusion.cc
   src/optimizer/optimizer.cc
   src/optimizer/pattern.cc
   src/optimizer/skip_layer_norm_fusion.cc)

@@ -222,13 +222,13 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, siz
 }
 
 void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, float* c, size_t ldc,
-                ThreadPool* pool) {
+                ThreadPool* pool, bool accumulate) {
   const size_t n = b.n();
   if (m == 0 || n == 0) return;
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(b.k());
   const size_t threads = pool != nullptr ? static_cast<size_t>(pool->size()) : 1;
   if (threads == 1 || work < kMinParallelWork) {
-    return PackedGemm(m, a, lda, b, 0, n, c, ldc, false);
+    return PackedGemm(m, a, lda, b, 0, n, c, ldc, accumulate);
   }
   // Tiles of rows × panels, more of them until each thread has a few; rows and panels are
   // shared out evenly, so no tile is a sliver.
@@ -252,7 +252,7 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, flo
       const size_t p0 = PartStart(b.panels(), col_parts, ct);
       const size_t panels = PartStart(b.panels(), col_parts, ct + 1) - p0;
       PackedGemm(rows, a + i0 * lda, lda, b, p0 * kPackedPanel,
-                 std::min(n, (p0 + panels) * kPackedPanel), c + i0 * ldc, ldc, false);
+                 std::min(n, (p0 + panels) * kPackedPanel), c + i0 * ldc, ldc, accumulate);
     }
   });
 }

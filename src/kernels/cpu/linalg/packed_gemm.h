@@ -72,10 +72,10 @@ class PackedMatrix {
 void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, size_t col_begin,
                 size_t col_end, float* c, size_t ldc, bool accumulate);
 
-// C = A · B (m × B.n()), lda ≥ k, cut into tiles of rows and panels that `pool` shares out (null:
-// this thread). C is not read.
+// C = A · B (m × B.n()) (+ C when `accumulate`; otherwise C is not read), lda ≥ k, cut into
+// tiles of rows and panels that `pool` shares out (null: this thread).
 void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, float* c, size_t ldc,
-                ThreadPool* pool);
+                ThreadPool* pool, bool accumulate = false);
 
 // Makes the calling thread's buffer for packing A now, so its first product allocates nothing;
 // on failure it is made on first use instead (which reports it).

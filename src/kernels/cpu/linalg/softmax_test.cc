@@ -108,10 +108,12 @@ TEST(LinalgSoftmax, RowMaxFindsTheMaximumAnywhere) {
       ASSERT_EQ(cpu::RowMax(x.data(), n), 0.5f) << "n " << n << ", maximum at " << at;
     }
   }
+  // A NaN after the maximum in the same vector lane (1 and 17), and one in the scalar tail.
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> x(40, 1.0f);
-  x[33] = 2.0f;
+  x[1] = 2.0f;
   x[17] = nan;
+  x[38] = nan;
   EXPECT_EQ(cpu::RowMax(x.data(), x.size()), 2.0f);
   x[0] = nan;
   EXPECT_TRUE(std::isnan(cpu::RowMax(x.data(), x.size())));

@@ -523,21 +523,34 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
   const bool pointwise = p.g.IsPointwise();
   const std::vector<PackedMatrix>& weights = *o.gw;
   const size_t threads = static_cast<size_t>(ctx.threads().size());
-  if (o.parts == nullptr && o.scale == nullptr && threads > 1 &&
-      pixels < kMinBlockPixels * threads && pixels * k <= kWholeImageFloats) {
-    // Too few pixels to give each thread a block (deep layers): unfold the whole image once and
-    // let one product per group split its rows and output channels over the pool.
+  if (threads > 1 && pixels < kMinBlockPixels * threads && pixels * k <= kWholeImageFloats) {
+    // Too few pixels to give each thread a block (deep layers): unfold (or scale) the whole image
+    // once and let one product per group (or per part of X) split its rows and output channels
+    // over the pool.
     const float* a = o.x;
     size_t lda = p.channels;
-    if (!pointwise) {
+    if (!pointwise || o.scale != nullptr) {
       float* col = ctx.Scratch<float>(pixels * k);
+      const size_t plane = static_cast<size_t>(p.out_h * p.out_w);
       ctx.threads().ParallelFor(pixels, 8, [&](size_t begin, size_t end) {
-        Im2ColBlock(p, o.x, begin, end, col + begin * k);
+        if (!pointwise) {
+          Im2ColBlock(p, o.x, begin, end, col + begin * k);
+          return;
+        }
+        for (size_t r = begin; r < end; ++r) {
+          const size_t image = o.scale_images == 1 ? 0 : r / plane;
+          ScaleRow(o.x + r * p.channels, o.scale + image * p.channels, col + r * p.channels,
+                   p.channels);
+        }
       });
       a = col;
       lda = k;
     }
-    for (size_t grp = 0; grp < p.groups; ++grp) {
+    for (size_t i = 0; i < o.part_count; ++i) {
+      PackedGemm(pixels, o.parts[i], o.part_channels[i], weights[i], o.y, p.features,
+                 &ctx.threads(), i > 0);
+    }
+    for (size_t grp = 0; o.parts == nullptr && grp < p.groups; ++grp) {
       const float* ag = a + grp * (pointwise ? p.group_channels : group_k);
       PackedGemm(pixels, ag, lda, weights[grp], o.y + grp * p.group_features, p.features,
                  &ctx.threads());
@@ -568,7 +581,8 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
       const size_t begin = PartStart(pixels, blocks, b);
       const size_t rows = PartStart(pixels, blocks, b + 1) - begin;
       if (rows == 0) continue;  // more threads than pixels
-      const float* a = o.x + begin * p.channels;
+      // (With X in parts, o.x is only part 0: the parts' own rows are read below.)
+      const float* a = o.parts == nullptr ? o.x + begin * p.channels : nullptr;
       size_t lda = p.channels;
       if (!pointwise) {
         Im2ColBlock(p, o.x, begin, begin + rows, col);
@@ -682,8 +696,8 @@ class NhwcConv final : public Kernel {
     nhwc::RequireFloat(info, "X", x);
     nhwc::RequireRank4(info, x);
     // X in parts (input_channels): inputs 0, 4, 5, ...; the problem is that of their concatenation.
-    SmallVector<const float*> parts;
-    SmallVector<size_t> part_sizes;
+    const size_t part_count = part_channels_.size();
+    const float** parts = part_count > 0 ? ctx.Scratch<const float*>(part_count) : nullptr;
     std::array<int64_t, 4> x_dims = {};
     std::copy_n(x.shape().dims().begin(), 4, x_dims.begin());
     if (!part_channels_.empty()) {
@@ -701,13 +715,12 @@ class NhwcConv final : public Kernel {
                         std::to_string(part_channels_[i]) + "] with the N, H, W of input 'X' " +
                         x.shape().ToString());
         }
-        parts.push_back(static_cast<const float*>(xi.data()));
-        part_sizes.push_back(static_cast<size_t>(d[3]));
+        parts[i] = static_cast<const float*>(xi.data());
         x_dims[3] += d[3];
       }
     }
     const Problem p = Check(info, std::span<const int64_t>(x_dims), b);
-    if (!parts.empty() && !p.g.IsPointwise()) {
+    if (part_count > 0 && !p.g.IsPointwise()) {
       info.Fail(ErrorCode::kInvalidArgument,
                 "attribute 'input_channels' needs stride 1 and no padding (a 1×1 product)");
     }
@@ -746,9 +759,9 @@ class NhwcConv final : public Kernel {
                         b != nullptr ? static_cast<const float*>(b->data()) : nullptr,
                         z != nullptr ? static_cast<const float*>(z->data()) : nullptr,
                         static_cast<float*>(y.data()),
-                        parts.empty() ? nullptr : parts.data(),
-                        part_sizes.data(),
-                        parts.size(),
+                        parts,
+                        part_sizes_.data(),
+                        part_count,
                         scale != nullptr ? static_cast<const float*>(scale->data()) : nullptr,
                         scale != nullptr ? static_cast<size_t>(scale->shape().dims()[0]) : 0};
     if (depthwise_) {
@@ -835,6 +848,7 @@ class NhwcConv final : public Kernel {
           PackedMatrix::PackFrom(static_cast<size_t>(c), m,
                                  [&](size_t row, size_t f) { return w[f * c_all + start + row]; }));
       start += static_cast<size_t>(c);
+      part_sizes_.push_back(static_cast<size_t>(c));
     }
   }
 
@@ -880,6 +894,7 @@ class NhwcConv final : public Kernel {
   std::vector<float> packed_;                // depthwise weights
   std::vector<PackedMatrix> group_weights_;  // the others, one per group (or per X part)
   std::vector<int64_t> part_channels_;       // input_channels: X's parts, or empty
+  std::vector<size_t> part_sizes_;           // the same as size_t
   bool channel_scale_ = false;               // input 4 scales X's channels per image
   // 3×3, stride 1, undilated, one group, channel counts where it pays: Winograd F(2×2, 3×3).
   bool winograd_ = false;

@@ -353,13 +353,13 @@ TEST(NhwcConv, Errors) {
                   ErrorCode::kNotImplemented, "input 'W'");
 }
 
-// input_channels: X in parts along the channels (inputs 0, 4, 5), as nhwc_concat_split leaves
-// a 1×1 convolution of a Concat; the same as the convolution of the concatenation, with B, Z and
-// an activation, at 1 and 2 threads and with enough pixels for several blocks.
-TEST(NhwcConv, InputInPartsMatchesTheConcatenation) {
-  const int64_t n = 2, h = 9, w = 23, m = 7;
-  const std::vector<int64_t> parts = {3, 5, 2};
-  const int64_t c = 10;
+// input_channels: X in parts along the channels (inputs 0, 4, 5, ...), as nhwc_concat_split
+// leaves a 1×1 convolution of a Concat; the same as the convolution of the concatenation, with B,
+// Z and an activation, at 1 and 2 threads.
+void CheckParts(int64_t n, int64_t h, int64_t w, const std::vector<int64_t>& parts) {
+  const int64_t m = 7;
+  int64_t c = 0;
+  for (int64_t part : parts) c += part;
   std::vector<std::vector<float>> xs;
   std::vector<float> joined(static_cast<size_t>(n * h * w * c));
   int64_t start = 0;
@@ -385,19 +385,25 @@ TEST(NhwcConv, InputInPartsMatchesTheConcatenation) {
                     .Input<float>({m}, bias)
                     .Input<float>({n, h, w, m}, z)
                     .Run(threads);
-    auto got = NodeTest("NhwcConv", 1, "ai.kiln")
-                   .Attr("activation", "Relu")
-                   .Attr("input_channels", parts)
-                   .Input<float>({n, h, w, parts[0]}, xs[0])
-                   .Input<float>({m, c, 1, 1}, weights, true)
-                   .Input<float>({m}, bias)
-                   .Input<float>({n, h, w, m}, z)
-                   .Input<float>({n, h, w, parts[1]}, xs[1])
-                   .Input<float>({n, h, w, parts[2]}, xs[2])
-                   .Run(threads);
+    NodeTest split("NhwcConv", 1, "ai.kiln");
+    split.Attr("activation", "Relu")
+        .Attr("input_channels", parts)
+        .Input<float>({n, h, w, parts[0]}, xs[0])
+        .Input<float>({m, c, 1, 1}, weights, true)
+        .Input<float>({m}, bias)
+        .Input<float>({n, h, w, m}, z);
+    for (size_t i = 1; i < parts.size(); ++i) split.Input<float>({n, h, w, parts[i]}, xs[i]);
+    auto got = split.Run(threads);
     ASSERT_EQ(got[0]->shape(), want[0]->shape());
     ExpectClose(Values<float>(*got[0]), Values<float>(*want[0]), "input_channels");
   }
+}
+
+// Enough pixels for blocks per thread, and a deep layer's few (25: the whole image at once, each
+// part's product split over the pool), there with more parts than SmallVector keeps inline.
+TEST(NhwcConv, InputInPartsMatchesTheConcatenation) {
+  CheckParts(2, 9, 23, {3, 5, 2});
+  CheckParts(1, 5, 5, {2, 1, 3, 1, 1, 2, 1, 1, 4, 2});
 }
 
 TEST(NhwcConv, InputInPartsErrors) {
@@ -433,8 +439,8 @@ TEST(NhwcConv, InputInPartsErrors) {
 
 // channel_scale: the product of X·S, S per image ([N, 1, 1, C]) or shared ([1, 1, 1, C]), against
 // the NhwcConv of X already scaled, with B, Z and an activation, at 1 and 2 threads.
-TEST(NhwcConv, ChannelScaleMatchesScalingFirst) {
-  const int64_t n = 2, h = 11, w = 13, c = 9, m = 5;
+void CheckChannelScale(int64_t n, int64_t h, int64_t w) {
+  const int64_t c = 9, m = 5;
   const std::vector<float> x = Random(static_cast<size_t>(n * h * w * c), 30);
   const std::vector<float> weights = Random(static_cast<size_t>(m * c), 31);
   const std::vector<float> bias = Random(static_cast<size_t>(m), 32);
@@ -463,6 +469,12 @@ TEST(NhwcConv, ChannelScaleMatchesScalingFirst) {
       ExpectClose(run(x, true), run(scaled, false), "channel_scale");
     }
   }
+}
+
+// Enough pixels for blocks per thread, and a deep layer's few (the whole image scaled at once).
+TEST(NhwcConv, ChannelScaleMatchesScalingFirst) {
+  CheckChannelScale(2, 11, 13);
+  CheckChannelScale(2, 3, 4);
 }
 
 TEST(NhwcConv, ChannelScaleErrors) {

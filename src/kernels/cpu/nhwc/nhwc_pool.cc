@@ -181,10 +181,10 @@ class NhwcGlobalPool final : public Kernel {
     // run of pixels over all channels into a row of partial results; the parts' rows are then
     // combined. (Splitting the channels instead reads each pixel's channels in short strided
     // pieces, and a few blocks of 64 channels share out unevenly.)
+    // The parts depend on the image size alone (runs of at least 32 pixels, at most 8 parts), so
+    // the sums are added in the same order whatever the thread count.
     const auto images = static_cast<size_t>(d[0]);
-    const auto threads = static_cast<size_t>(ctx.threads().size());
-    const size_t parts = std::clamp<size_t>((4 * threads + images - 1) / images, 1,
-                                            std::max<size_t>(1, pixels / 32));
+    const size_t parts = std::clamp<size_t>(pixels / 32, 1, 8);
     float* partial = ctx.Scratch<float>(images * parts * c);
     const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, pixels / parts * c));
     ctx.threads().ParallelFor(images * parts, grain, [&](size_t b, size_t e) {

@@ -121,7 +121,7 @@ TEST(NhwcPool, MaxPoolIgnoresNaNUnlessAllNaN) {
 
 TEST(NhwcPool, GlobalPoolsMatch) {
   for (const std::string op : {"GlobalMaxPool", "GlobalAveragePool"}) {
-    // The pixels of an image are pooled in up to 4 parts per thread (at least 32 pixels each).
+    // The pixels of an image are pooled in up to 8 parts of at least 32 pixels each.
     for (const V& s :
          {V{2, 7, 5, 3}, V{1, 9, 9, 130}, V{3, 1, 1, 64}, V{1, 40, 40, 20}, V{2, 30, 31, 5}}) {
       for (int threads : {1, 2}) {
@@ -142,6 +142,19 @@ TEST(NhwcPool, GlobalPoolsMatch) {
 
 // A global max pool over parts: a part whose pixels are all NaN in a channel does not hide the
 // other parts' values (as when the pixels are taken in one pass); an all-NaN channel stays NaN.
+// The parts do not depend on the thread count: the same bits at 1, 2 and 3 threads.
+TEST(NhwcPool, GlobalAveragePoolIsTheSameAtAnyThreadCount) {
+  const std::vector<float> x = Random(40 * 40 * 20, 7);
+  std::vector<std::vector<float>> results;
+  for (int threads : {1, 2, 3}) {
+    results.push_back(Values<float>(*NodeTest("NhwcGlobalAveragePool", 1, "ai.kiln")
+                                         .Input<float>({1, 40, 40, 20}, x)
+                                         .Run(threads)[0]));
+  }
+  EXPECT_EQ(results[0], results[1]);
+  EXPECT_EQ(results[0], results[2]);
+}
+
 TEST(NhwcPool, GlobalMaxPoolIgnoresNaNAcrossParts) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> x(2 * 128);  // [1, 128, 1, 2]

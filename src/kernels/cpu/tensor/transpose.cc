@@ -108,19 +108,19 @@ void TransposeBatched(ThreadPool& threads, const E* x, E* y, size_t batch, size_
   }
   constexpr size_t kTile = 32;
   const size_t col_tiles = (cols + kTile - 1) / kTile;
-  const size_t grain = std::max<size_t>(1, 16384 / (kTile * rows));
-  threads.ParallelFor(batch * col_tiles, grain, [&](size_t begin, size_t end) {
+  const size_t row_tiles = (rows + kTile - 1) / kTile;
+  const size_t tiles = row_tiles * col_tiles;
+  threads.ParallelFor(batch * tiles, 16, [&](size_t begin, size_t end) {
     for (size_t t = begin; t < end; ++t) {
-      const size_t b = t / col_tiles;
+      const size_t b = t / tiles;
+      const size_t i0 = t % tiles / col_tiles * kTile;
       const size_t j0 = t % col_tiles * kTile;
+      const size_t i1 = std::min(rows, i0 + kTile);
       const size_t j1 = std::min(cols, j0 + kTile);
       const E* xb = x + b * rows * cols;
       E* yb = y + b * rows * cols;
-      for (size_t i0 = 0; i0 < rows; i0 += kTile) {
-        const size_t i1 = std::min(rows, i0 + kTile);
-        for (size_t j = j0; j < j1; ++j) {
-          for (size_t i = i0; i < i1; ++i) yb[j * rows + i] = xb[i * cols + j];
-        }
+      for (size_t j = j0; j < j1; ++j) {
+        for (size_t i = i0; i < i1; ++i) yb[j * rows + i] = xb[i * cols + j];
       }
     }
   });
