@@ -144,7 +144,7 @@ TEST(NhwcPool, GlobalPoolsMatch) {
 // other parts' values (as when the pixels are taken in one pass); an all-NaN channel stays NaN.
 // The parts do not depend on the thread count: the same bits at 1, 2 and 3 threads.
 TEST(NhwcPool, GlobalAveragePoolIsTheSameAtAnyThreadCount) {
-  const std::vector<float> x = Random(40 * 40 * 20, 7);
+  const std::vector<float> x = Random(size_t{40} * 40 * 20, 7);
   std::vector<std::vector<float>> results;
   for (int threads : {1, 2, 3}) {
     results.push_back(Values<float>(*NodeTest("NhwcGlobalAveragePool", 1, "ai.kiln")
@@ -157,7 +157,7 @@ TEST(NhwcPool, GlobalAveragePoolIsTheSameAtAnyThreadCount) {
 
 TEST(NhwcPool, GlobalMaxPoolIgnoresNaNAcrossParts) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> x(2 * 128);  // [1, 128, 1, 2]
+  std::vector<float> x(size_t{2} * 128);  // [1, 128, 1, 2]
   for (size_t i = 0; i < 128; ++i) {
     x[2 * i] = i < 64 ? nan : static_cast<float>(i % 50);
     x[2 * i + 1] = nan;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/nn/swish_avx512.h"
 #include "kernels/cpu/vector_math.h"
 #include "kernels/cpu/vectorize.h"
 
@@ -102,6 +103,12 @@ void ApplyEpiloguePlane(const Epilogue& e, float* y, size_t n, float bias, const
 
 void ApplyEpilogueRows(const Epilogue& e, float* y, size_t rows, size_t cols, size_t ldy,
                        const float* bias, const float* z, size_t ldz) {
+#if defined(__x86_64__)
+  if (e.activation == Activation::kSwish && SwishAvx512Supported()) {
+    SwishRowsAvx512(y, rows, cols, ldy, bias, z, ldz);
+    return;
+  }
+#endif
   WithActivation(e.activation, [&]<Activation A>() {
     RowsLoop<A>(y, rows, cols, ldy, bias, z, ldz, e.alpha, e.beta);
   });

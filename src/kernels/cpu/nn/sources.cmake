@@ -12,6 +12,12 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/nn/normalization.cc
   src/kernels/cpu/nn/pool.cc
   src/kernels/cpu/nn/window.cc)
+# The Swish epilogue in AVX-512 intrinsics (CMakeLists.txt sets the flag), used where the machine
+# runs it.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  list(APPEND KILN_SOURCES src/kernels/cpu/nn/swish_avx512.cc)
+  list(APPEND KILN_UNIT_TEST_SOURCES src/kernels/cpu/nn/swish_avx512_test.cc)
+endif()
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/nn/batch_norm_test.cc
   src/kernels/cpu/nn/conv_test.cc

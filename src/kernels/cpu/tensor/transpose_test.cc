@@ -182,7 +182,7 @@ TEST(TensorTranspose, CollapsedPermutationsMatchTheDefinition) {
       EXPECT_EQ(Values<float>(*out[0]), want) << "perm of " << ::testing::PrintToString(shape);
     }
   }
-  std::vector<std::string> s(3 * 35);
+  std::vector<std::string> s(size_t{3} * 35);
   for (size_t i = 0; i < s.size(); ++i) s[i] = "s" + std::to_string(i);
   auto out = NodeTest("Transpose", 13)
                  .Attr("perm", I64{0, 2, 3, 1})
