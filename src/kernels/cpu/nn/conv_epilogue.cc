@@ -3,6 +3,7 @@
 #include "kernels/cpu/nn/conv_epilogue.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,11 @@ KILN_VECTOR_CLONES void RowsLoop(float* y, size_t rows, size_t cols, size_t ldy,
       for (size_t j = 0; j < cols; ++j) yr[j] = Activate<A>(yr[j], alpha, beta);
     }
   }
+}
+
+std::atomic<bool>& SwishAvx512Allowed() {
+  static std::atomic<bool> allowed{true};
+  return allowed;
 }
 
 }  // namespace
@@ -104,7 +110,8 @@ void ApplyEpiloguePlane(const Epilogue& e, float* y, size_t n, float bias, const
 void ApplyEpilogueRows(const Epilogue& e, float* y, size_t rows, size_t cols, size_t ldy,
                        const float* bias, const float* z, size_t ldz) {
 #if defined(__x86_64__)
-  if (e.activation == Activation::kSwish && SwishAvx512Supported()) {
+  if (e.activation == Activation::kSwish && SwishAvx512Allowed().load(std::memory_order_relaxed) &&
+      SwishAvx512Supported()) {
     SwishRowsAvx512(y, rows, cols, ldy, bias, z, ldz);
     return;
   }
@@ -112,6 +119,10 @@ void ApplyEpilogueRows(const Epilogue& e, float* y, size_t rows, size_t cols, si
   WithActivation(e.activation, [&]<Activation A>() {
     RowsLoop<A>(y, rows, cols, ldy, bias, z, ldz, e.alpha, e.beta);
   });
+}
+
+bool AllowSwishAvx512ForTesting(bool allow) noexcept {
+  return SwishAvx512Allowed().exchange(allow);
 }
 
 }  // namespace kiln::cpu::nn

@@ -91,8 +91,14 @@ void ApplyEpiloguePlane(const Epilogue& e, float* y, size_t n, float bias, const
 
 // For each of `rows` rows of `cols` elements (row r at y + r * ldy, z + r * ldz):
 // y[j] = act(y[j] + bias[j] + z[j]); bias and z may be nullptr.
+// Swish goes to nn/swish_avx512.cc where the machine runs AVX-512, to the vector-cloned loop
+// elsewhere.
 void ApplyEpilogueRows(const Epilogue& e, float* y, size_t rows, size_t cols, size_t ldy,
                        const float* bias, const float* z, size_t ldz);
+
+// For tests: whether ApplyEpilogueRows may use the AVX-512 Swish (true at start; it still needs
+// the machine to run it). Returns the previous setting.
+bool AllowSwishAvx512ForTesting(bool allow) noexcept;
 
 }  // namespace kiln::cpu::nn
 

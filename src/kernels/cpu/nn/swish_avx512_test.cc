@@ -2,6 +2,8 @@
 // that matters, the special values, and rows with bias, Z, a row stride and ragged tails.
 #include "kernels/cpu/nn/swish_avx512.h"
 
+#include "kernels/cpu/nn/conv_epilogue.h"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -88,6 +90,28 @@ TEST(SwishAvx512, RowsWithBiasZAndStrides) {
       const double v = static_cast<double>(before[r * ldy + j] + bias[j] + z[r * ldz + j]);
       EXPECT_NEAR(y[r * ldy + j], SwishRef(v), 1e-6 * std::fabs(SwishRef(v)) + 1e-12)
           << "row " << r << " column " << j;
+    }
+  }
+}
+
+// The convolutions' Swish epilogue through both of its variants (the AVX-512 one where the
+// machine runs it, and the vector-cloned loop) against the definition.
+TEST(SwishAvx512, EpilogueVariantsAgree) {
+  Epilogue e;
+  e.activation = Activation::kSwish;
+  const size_t rows = 4, cols = 45;
+  std::vector<float> x(rows * cols);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.37f * static_cast<float>(i % 91) - 17.0f;
+  std::vector<float> bias(cols, 0.25f);
+  for (bool allow : {true, false}) {
+    SCOPED_TRACE(allow ? "AVX-512 allowed" : "vector-cloned loop");
+    const bool before = AllowSwishAvx512ForTesting(allow);
+    std::vector<float> y = x;
+    ApplyEpilogueRows(e, y.data(), rows, cols, cols, bias.data(), nullptr, 0);
+    AllowSwishAvx512ForTesting(before);
+    for (size_t i = 0; i < y.size(); ++i) {
+      const double want = SwishRef(static_cast<double>(x[i]) + 0.25);
+      ASSERT_NEAR(y[i], want, 1e-6 * std::fabs(want) + 1e-30) << i;
     }
   }
 }
