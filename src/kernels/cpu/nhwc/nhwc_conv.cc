@@ -663,7 +663,7 @@ class NhwcConv final : public Kernel {
         group_ == 1 && kernel_[0] == 3 && kernel_[1] == 3 && all_one(attrs_.strides) &&
         all_one(attrs_.dilations) &&
         nhwc::WinogradPays(static_cast<size_t>(group_channels_), static_cast<size_t>(features_));
-    part_channels_ = info.GetInts("input_channels");
+    const std::vector<int64_t> parts = info.GetInts("input_channels");
     const int64_t channel_scale = info.GetInt("channel_scale", 0);
     if (channel_scale != 0 && channel_scale != 1) {
       info.Fail(
@@ -671,14 +671,14 @@ class NhwcConv final : public Kernel {
           "attribute 'channel_scale' is " + std::to_string(channel_scale) + "; it must be 0 or 1");
     }
     channel_scale_ = channel_scale == 1;
-    if (channel_scale_ && (!part_channels_.empty() || group_ != 1 || kernel_[0] != 1 ||
-                           kernel_[1] != 1 || info.input_count() != 5)) {
+    if (channel_scale_ && (!parts.empty() || group_ != 1 || kernel_[0] != 1 || kernel_[1] != 1 ||
+                           info.input_count() != 5)) {
       info.Fail(ErrorCode::kInvalidArgument,
                 "attribute 'channel_scale' needs a 1×1 kernel in one group, no attribute "
                 "'input_channels', and input 4 (S)");
     }
-    if (!part_channels_.empty()) {
-      PackParts(info, static_cast<const float*>(w->data()));
+    if (!parts.empty()) {
+      PackParts(info, parts, static_cast<const float*>(w->data()));
     } else if (winograd_) {
       winograd_weights_ = nhwc::WinogradWeights::Pack(static_cast<const float*>(w->data()),
                                                       static_cast<size_t>(features_),
@@ -696,23 +696,23 @@ class NhwcConv final : public Kernel {
     nhwc::RequireFloat(info, "X", x);
     nhwc::RequireRank4(info, x);
     // X in parts (input_channels): inputs 0, 4, 5, ...; the problem is that of their concatenation.
-    const size_t part_count = part_channels_.size();
+    const size_t part_count = part_sizes_.size();
     const float** parts = part_count > 0 ? ctx.Scratch<const float*>(part_count) : nullptr;
     std::array<int64_t, 4> x_dims = {};
     std::copy_n(x.shape().dims().begin(), 4, x_dims.begin());
-    if (!part_channels_.empty()) {
+    if (part_count > 0) {
       x_dims[3] = 0;
-      for (size_t i = 0; i < part_channels_.size(); ++i) {
+      for (size_t i = 0; i < part_count; ++i) {
         const Tensor& xi = i == 0 ? x : ctx.Input(3 + i);
         const std::vector<int64_t>& d = xi.shape().dims();
         if (xi.type() != DataType::kFloat || d.size() != 4 ||
             !std::equal(d.begin(), d.begin() + 3, x.shape().dims().begin()) ||
-            d[3] != part_channels_[i]) {
+            d[3] != static_cast<int64_t>(part_sizes_[i])) {
           info.Fail(ErrorCode::kInvalidArgument,
                     "input " + std::to_string(i == 0 ? 0 : 3 + i) + " (X part " +
                         std::to_string(i) + ") is " + DataTypeName(xi.type()) + " " +
                         xi.shape().ToString() + "; it must be float [N, H, W, " +
-                        std::to_string(part_channels_[i]) + "] with the N, H, W of input 'X' " +
+                        std::to_string(part_sizes_[i]) + "] with the N, H, W of input 'X' " +
                         x.shape().ToString());
         }
         parts[i] = static_cast<const float*>(xi.data());
@@ -809,8 +809,8 @@ class NhwcConv final : public Kernel {
   }
 
   // X parts' weights: rows [start, start + input_channels[i]) of W's input channels for part i.
-  void PackParts(const KernelInfo& info, const float* w) {
-    const size_t count = part_channels_.size();
+  void PackParts(const KernelInfo& info, const std::vector<int64_t>& parts, const float* w) {
+    const size_t count = parts.size();
     if (count < 2) {
       info.Fail(ErrorCode::kInvalidArgument, "attribute 'input_channels' has " +
                                                  std::to_string(count) +
@@ -821,7 +821,7 @@ class NhwcConv final : public Kernel {
                 "attribute 'input_channels' needs a 1×1 kernel in one group");
     }
     int64_t sum = 0;
-    for (int64_t c : part_channels_) {
+    for (int64_t c : parts) {
       if (c <= 0) {
         info.Fail(ErrorCode::kInvalidArgument, "attribute 'input_channels' has an entry " +
                                                    std::to_string(c) + "; each must be positive");
@@ -843,7 +843,7 @@ class NhwcConv final : public Kernel {
     const auto m = static_cast<size_t>(features_);
     const auto c_all = static_cast<size_t>(group_channels_);
     size_t start = 0;
-    for (int64_t c : part_channels_) {
+    for (int64_t c : parts) {
       group_weights_.push_back(
           PackedMatrix::PackFrom(static_cast<size_t>(c), m,
                                  [&](size_t row, size_t f) { return w[f * c_all + start + row]; }));
@@ -893,8 +893,7 @@ class NhwcConv final : public Kernel {
   bool depthwise_ = false;
   std::vector<float> packed_;                // depthwise weights
   std::vector<PackedMatrix> group_weights_;  // the others, one per group (or per X part)
-  std::vector<int64_t> part_channels_;       // input_channels: X's parts, or empty
-  std::vector<size_t> part_sizes_;           // the same as size_t
+  std::vector<size_t> part_sizes_;           // input_channels: X's parts, or empty
   bool channel_scale_ = false;               // input 4 scales X's channels per image
   // 3×3, stride 1, undilated, one group, channel counts where it pays: Winograd F(2×2, 3×3).
   bool winograd_ = false;
