@@ -194,6 +194,12 @@ class Kernel {
   virtual ~Kernel() = default;
   // Must not modify the kernel: one kernel serves concurrent runs.
   virtual void Compute(KernelContext& ctx) const = 0;
+  // Called at most once, at load, before any run, when inference has learnt the inputs' shapes:
+  // shapes[i] is input i's shape as far as it is known (dimensions -1 where not), or nullptr when
+  // not even its rank is (or the input is left out). A hint for choosing an algorithm (and
+  // repacking constant weights for it); the kernel must still work, and check the shapes it gets,
+  // when it is never called or the hint is wrong. The default ignores it.
+  virtual void SpecializeForShapes(std::span<const Shape* const> shapes) { (void)shapes; }
 };
 
 }  // namespace kiln

@@ -140,6 +140,12 @@ NodeTest& NodeTest::Outputs(size_t n, std::vector<size_t> missing) {
   return *this;
 }
 
+NodeTest& NodeTest::ShapeHint(size_t i, Shape shape) {
+  if (hints_.size() <= i) hints_.resize(i + 1);
+  hints_[i] = std::move(shape);
+  return *this;
+}
+
 std::vector<Value> NodeTest::RunValues(int threads) {
   ir::Graph g;
   std::vector<ir::Value*> ins;
@@ -179,6 +185,13 @@ std::vector<Value> NodeTest::RunValues(int threads) {
   }
   KernelInfo info(*node);
   std::unique_ptr<Kernel> kernel = def->create(info);
+  if (!hints_.empty()) {
+    std::vector<const Shape*> shapes(inputs_.size(), nullptr);
+    for (size_t i = 0; i < hints_.size() && i < shapes.size(); ++i) {
+      if (hints_[i].has_value()) shapes[i] = &*hints_[i];
+    }
+    kernel->SpecializeForShapes(shapes);
+  }
   std::vector<const Tensor*> in_ptrs;
   std::vector<const Value*> value_ptrs;
   for (const Value& v : inputs_) {

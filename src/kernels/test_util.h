@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,10 @@ class NodeTest {
   NodeTest& MissingInput();
   // How many outputs the node has (default 1); `missing` lists ones left out.
   NodeTest& Outputs(size_t n, std::vector<size_t> missing = {});
+  // Before running, hands the kernel `shape` as what is known of input i's shape
+  // (Kernel::SpecializeForShapes, as a session does after inference at load; the other inputs
+  // unknown). Without it the kernel is never specialized.
+  NodeTest& ShapeHint(size_t i, Shape shape);
 
   // Creates the kernel and runs it once with `threads` threads. Entries for outputs left out are
   // null. Throws what the kernel throws.
@@ -87,6 +92,7 @@ class NodeTest {
   std::vector<bool> constant_;
   size_t outputs_ = 1;
   std::vector<size_t> missing_outputs_;
+  std::vector<std::optional<Shape>> hints_;  // per input; empty: no SpecializeForShapes call
 };
 
 }  // namespace kiln::testing

@@ -1,6 +1,7 @@
 #include "runtime/plan.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "core/error.h"
 #include "runtime/inference.h"
@@ -68,7 +69,10 @@ GraphPlan::GraphPlan(const ir::Graph& graph, const KernelRegistry& registry, Pla
   }
   facts_.assign(slot_count_, infer::TensorFacts{});
   offsets_.assign(slot_count_, -1);
-  if (options.infer) Infer(options.fold_constants);
+  if (options.infer) {
+    Infer(options.fold_constants);
+    Specialize();
+  }
   PlanReleases();
   if (options.infer) PlanArena();
   // Values found at load are only needed while inferring (constants_ keeps what runs read).
@@ -121,6 +125,21 @@ void GraphPlan::Infer(bool fold_constants) {
   }
   for (int s : folded_outputs) {
     if (needed[s]) constants_.emplace_back(s, facts_[s].value);
+  }
+}
+
+void GraphPlan::Specialize() {
+  std::vector<const Shape*> shapes;
+  for (Step& step : steps_) {
+    shapes.clear();
+    for (int s : step.inputs) {
+      const Shape* shape = nullptr;
+      if (s >= 0 && facts_[static_cast<size_t>(s)].shape.has_value()) {
+        shape = &*facts_[static_cast<size_t>(s)].shape;
+      }
+      shapes.push_back(shape);
+    }
+    step.kernel->SpecializeForShapes(shapes);
   }
 }
 

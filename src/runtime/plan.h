@@ -85,6 +85,8 @@ class GraphPlan {
   size_t folded_steps_ = 0;
 
   void Infer(bool fold_constants);
+  // Hands each kernel what inference learnt of its inputs' shapes (Kernel::SpecializeForShapes).
+  void Specialize();
   void PlanReleases();
   void PlanArena();
 };

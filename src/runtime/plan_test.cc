@@ -5,10 +5,13 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstring>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/registry.h"
 #include "onnx/loader.h"
 #include "runtime/session.h"
 
@@ -290,6 +293,59 @@ TEST(PlanArena, FreeDimensionsLeaveTheirValuesToRunTime) {
   std::vector<float> want(10);
   for (size_t i = 0; i < 10; ++i) want[i] = x[i] > 0 ? x[i] : 0.0f;
   EXPECT_EQ(RunFloat(*s, "v0", Shape({10}), x, "v3"), want);
+}
+
+// A kernel that records what SpecializeForShapes hands it (the dims of each input, or "?" when
+// nothing is known) under its node's name.
+std::vector<std::string>& SpecializeCalls() {
+  static std::vector<std::string> calls;
+  return calls;
+}
+
+class ProbeKernel final : public Kernel {
+ public:
+  explicit ProbeKernel(const KernelInfo& info) : name_(info.name()) {}
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.Input(0);
+    Tensor& y = ctx.Output(0, x.type(), x.shape());
+    std::memcpy(y.data(), x.data(), x.element_count() * sizeof(float));
+  }
+  void SpecializeForShapes(std::span<const Shape* const> shapes) override {
+    std::string call = name_ + ":";
+    for (const Shape* s : shapes) call += " " + (s != nullptr ? s->ToString() : std::string("?"));
+    SpecializeCalls().push_back(call);
+  }
+
+ private:
+  std::string name_;
+};
+
+std::unique_ptr<Kernel> MakeProbe(const KernelInfo& info) {
+  return std::make_unique<ProbeKernel>(info);
+}
+
+TEST(PlanInference, KernelsAreSpecializedOnceWithWhatInferenceKnows) {
+  KernelRegistry registry;
+  const KernelDef probe[] = {{"test.probe", "Probe", 1, 1, &MakeProbe}};
+  registry.Add(probe);
+  ::onnx::ModelProto m = NewModel();
+  auto* import = m.add_opset_import();
+  import->set_domain("test.probe");
+  import->set_version(1);
+  auto* g = m.mutable_graph();
+  SetType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {2, 3, 4});
+  SetType(g->add_output(), "z", ::onnx::TensorProto::FLOAT, {});
+  AddNode(g, "first", "Probe", {"x"}, {"y"})->set_domain("test.probe");
+  AddNode(g, "second", "Probe", {"y"}, {"z"})->set_domain("test.probe");  // no rule: y unknown
+  const std::string bytes = m.SerializeAsString();
+  const ir::Model model = onnx::LoadModelBytes(bytes.data(), bytes.size(), "");
+  SpecializeCalls().clear();
+  { const GraphPlan plan(*model.graph, registry, {.infer = true}); }
+  EXPECT_EQ(SpecializeCalls(), (std::vector<std::string>{"first: [2,3,4]", "second: ?"}));
+  // Without inference nothing is known, and kernels are left as created.
+  SpecializeCalls().clear();
+  { const GraphPlan plan(*model.graph, registry, {.infer = false}); }
+  EXPECT_TRUE(SpecializeCalls().empty());
 }
 
 }  // namespace

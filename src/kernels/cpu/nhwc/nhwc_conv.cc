@@ -662,7 +662,7 @@ class NhwcConv final : public Kernel {
     winograd_ =
         group_ == 1 && kernel_[0] == 3 && kernel_[1] == 3 && all_one(attrs_.strides) &&
         all_one(attrs_.dilations) &&
-        nhwc::WinogradPays(static_cast<size_t>(group_channels_), static_cast<size_t>(features_));
+        nhwc::WinogradPays(static_cast<size_t>(group_channels_), static_cast<size_t>(features_), 0);
     const std::vector<int64_t> parts = info.GetInts("input_channels");
     const int64_t channel_scale = info.GetInt("channel_scale", 0);
     if (channel_scale != 0 && channel_scale != 1) {
@@ -683,9 +683,29 @@ class NhwcConv final : public Kernel {
       winograd_weights_ = nhwc::WinogradWeights::Pack(static_cast<const float*>(w->data()),
                                                       static_cast<size_t>(features_),
                                                       static_cast<size_t>(group_channels_));
+      w_ = w;  // the graph's initializer, for SpecializeForShapes (called while loading)
     } else {
       Pack(static_cast<const float*>(w->data()));
     }
+  }
+
+  // A Winograd layer whose input is known to be small (fewer than kWinogradMinPixels pixels; an
+  // unknown batch counted as 1, the latency case) runs as the im2col product instead.
+  void SpecializeForShapes(std::span<const Shape* const> shapes) override {
+    if (!winograd_ || w_ == nullptr || shapes.empty() || shapes[0] == nullptr) return;
+    const std::vector<int64_t>& x = shapes[0]->dims();
+    if (x.size() != 4 || x[1] <= 0 || x[2] <= 0) return;
+    int64_t pixels = 0;
+    if (__builtin_mul_overflow(std::max<int64_t>(x[0], 1), x[1], &pixels) ||
+        __builtin_mul_overflow(pixels, x[2], &pixels) ||
+        nhwc::WinogradPays(static_cast<size_t>(group_channels_), static_cast<size_t>(features_),
+                           static_cast<size_t>(pixels))) {
+      return;
+    }
+    Pack(static_cast<const float*>(w_->data()));
+    winograd_ = false;
+    winograd_weights_ = {};
+    w_ = nullptr;
   }
 
   void Compute(KernelContext& ctx) const override {
@@ -898,6 +918,7 @@ class NhwcConv final : public Kernel {
   // 3×3, stride 1, undilated, one group, channel counts where it pays: Winograd F(2×2, 3×3).
   bool winograd_ = false;
   nhwc::WinogradWeights winograd_weights_;
+  const Tensor* w_ = nullptr;  // W, while a Winograd layer may still switch to the im2col product
 };
 
 }  // namespace

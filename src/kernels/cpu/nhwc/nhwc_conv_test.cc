@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/cpu/nhwc/nhwc_test_util.h"
+#include "kernels/cpu/nhwc/nhwc_winograd.h"
 #include "kernels/test_errors.h"
 #include "kernels/test_util.h"
 
@@ -31,6 +32,7 @@ struct ConvCase {
   bool z = false;
   std::string activation = {};
   std::vector<float> params = {};
+  V shape_hint = {};  // handed to the kernel as X's shape known at load (SpecializeForShapes)
 };
 
 // Adds the window attributes (and group) that the case sets.
@@ -77,6 +79,7 @@ void CheckCase(const ConvCase& k, int threads) {
     t.MissingInput();
   }
   if (k.z) t.Input<float>({k.n, oh, ow, k.m}, z);
+  if (!k.shape_hint.empty()) t.ShapeHint(0, Shape(k.shape_hint));
   const std::shared_ptr<Tensor> y = t.Run(threads)[0];
   EXPECT_EQ(y->shape(), Shape({k.n, oh, ow, k.m}));
   ExpectClose(Values<float>(*y), want, k.name);
@@ -251,6 +254,50 @@ std::vector<ConvCase> Cases() {
        .pads = {1, 1, 1, 1},
        .bias = false,
        .z = true});
+  // Known at load to be small (under kWinogradMinPixels): the im2col product instead. The hint is
+  // only a hint: a batch it leaves unknown, and inputs other than the one it describes.
+  add({.name = "winograd channels, 7x7 image known at load",
+       .n = 1,
+       .h = 7,
+       .w = 7,
+       .c = 32,
+       .m = 40,
+       .pads = {1, 1, 1, 1},
+       .z = true,
+       .activation = "Relu",
+       .shape_hint = {1, 7, 7, 32}});
+  add({.name = "winograd channels, unknown batch of 6x5 images",
+       .n = 3,
+       .h = 6,
+       .w = 5,
+       .c = 16,
+       .m = 16,
+       .pads = {1, 1, 1, 1},
+       .shape_hint = {-1, 6, 5, 16}});
+  add({.name = "winograd channels, hint of a small image but a large one given",
+       .n = 2,
+       .h = 17,
+       .w = 16,
+       .c = 24,
+       .m = 24,
+       .pads = {1, 1, 1, 1},
+       .shape_hint = {1, 7, 7, 24}});
+  add({.name = "winograd channels, 8x8 image known at load (stays Winograd)",
+       .n = 1,
+       .h = 8,
+       .w = 8,
+       .c = 16,
+       .m = 16,
+       .pads = {1, 1, 1, 1},
+       .shape_hint = {1, 8, 8, 16}});
+  add({.name = "winograd channels, hint without height",
+       .n = 1,
+       .h = 5,
+       .w = 5,
+       .c = 16,
+       .m = 16,
+       .pads = {1, 1, 1, 1},
+       .shape_hint = {1, -1, 5, 16}});
   add({.name = "3x3 stride 2, 16 channels (not Winograd)",
        .h = 12,
        .w = 12,
@@ -259,6 +306,30 @@ std::vector<ConvCase> Cases() {
        .strides = {2, 2},
        .pads = {1, 1, 1, 1}});
   return cases;
+}
+
+// The hint changes the path, not the result: on a 7×7 image the specialized kernel's bits differ
+// from Winograd's (other roundings) while both match Conv (CheckCase above), and a hint of a
+// large image, or none, leaves Winograd's bits.
+TEST(NhwcConv, SmallImageKnownAtLoadLeavesWinograd) {
+  EXPECT_TRUE(cpu::nhwc::WinogradPays(16, 16, 0));
+  EXPECT_TRUE(cpu::nhwc::WinogradPays(512, 512, cpu::nhwc::kWinogradMinPixels));
+  EXPECT_FALSE(cpu::nhwc::WinogradPays(512, 512, cpu::nhwc::kWinogradMinPixels - 1));
+  EXPECT_FALSE(cpu::nhwc::WinogradPays(15, 16, 0));
+  EXPECT_FALSE(cpu::nhwc::WinogradPays(16, 513, 0));
+  const std::vector<float> x = Random(size_t{7} * 7 * 32, 11);
+  const std::vector<float> w = Random(size_t{32} * 32 * 9, 12);
+  const auto run = [&](const V& hint) {
+    NodeTest t("NhwcConv", 1, "ai.kiln");
+    t.Attr("pads", V{1, 1, 1, 1});
+    t.Input<float>({1, 7, 7, 32}, x).Input<float>({32, 32, 3, 3}, w, /*constant=*/true);
+    if (!hint.empty()) t.ShapeHint(0, Shape(hint));
+    return Values<float>(*t.Run()[0]);
+  };
+  const std::vector<float> winograd = run({});
+  EXPECT_NE(run({1, 7, 7, 32}), winograd);
+  EXPECT_EQ(run({1, 16, 16, 32}), winograd);
+  EXPECT_EQ(run({-1, 7, -1, 32}), winograd);
 }
 
 TEST(NhwcConv, MatchesConvOnManyShapes) {

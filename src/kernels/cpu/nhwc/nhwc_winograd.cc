@@ -152,8 +152,9 @@ Tiling Plan(const WinogradShape& s, size_t channels, size_t features, size_t thr
 
 }  // namespace
 
-bool WinogradPays(size_t channels, size_t features) {
-  return channels >= 16 && channels <= kMaxChannels && features >= 16 && features <= kMaxChannels;
+bool WinogradPays(size_t channels, size_t features, size_t pixels) {
+  return channels >= 16 && channels <= kMaxChannels && features >= 16 && features <= kMaxChannels &&
+         (pixels == 0 || pixels >= kWinogradMinPixels);
 }
 
 WinogradWeights WinogradWeights::Pack(const float* w, size_t m, size_t c) {

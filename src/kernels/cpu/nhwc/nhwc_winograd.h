@@ -29,9 +29,17 @@ struct WinogradWeights {
   static WinogradWeights Pack(const float* w, size_t m, size_t c);
 };
 
-// Whether a 3×3 convolution with these channel counts runs faster as Winograd (measured on
-// ResNet-50 and SqueezeNet layers: with 16 to 512 channels on both sides).
-bool WinogradPays(size_t channels, size_t features);
+// Whether a 3×3 convolution with these channel counts runs faster as Winograd, given the input's
+// pixels per call (batch · H · W; 0 when not known before running): with 16 to 512 channels on
+// both sides (measured on ResNet-50 and SqueezeNet layers), and at least kWinogradMinPixels.
+// Winograd's transformed weights are 16/9 the size of the im2col product's and each block reads
+// all of them, so on a small image the weights' trips from memory cost more than the multiply-adds
+// saved, and a 7×7 image also wastes a quarter of its 16 tiles. Measured here on chains of 3×3
+// layers whose weights do not stay in cache, the im2col product against Winograd: 7×7 images
+// (ResNet-50's last layers) level at 1 thread and 30% faster at 2; 8×8, 17% slower at 1 and 5–15%
+// faster at 2; 10×10, 0–35% slower.
+inline constexpr size_t kWinogradMinPixels = 64;
+bool WinogradPays(size_t channels, size_t features, size_t pixels);
 
 // The sizes of one call: X [batch, in_h, in_w, C], Y [batch, out_h, out_w, M], with Y(oy, ox)
 // reading X(oy − pad_top + ky, ox − pad_left + kx) (zero outside).
