@@ -298,6 +298,26 @@ std::vector<ConvCase> Cases() {
        .m = 16,
        .pads = {1, 1, 1, 1},
        .shape_hint = {1, -1, 5, 16}});
+  // Unfolded rows of 1024 floats are padded past 4 KB (ColStride): a deep layer (the whole image
+  // unfolded at 2 threads) and blocks.
+  add({.name = "1x1 stride 2, 1024 channels",
+       .n = 1,
+       .h = 5,
+       .w = 6,
+       .c = 1024,
+       .m = 40,
+       .kh = 1,
+       .kw = 1,
+       .strides = {2, 2},
+       .z = true});
+  add({.name = "2x2, 256 channels, blocks",
+       .n = 1,
+       .h = 20,
+       .w = 21,
+       .c = 256,
+       .m = 33,
+       .kh = 2,
+       .kw = 2});
   add({.name = "3x3 stride 2, 16 channels (not Winograd)",
        .h = 12,
        .w = 12,
@@ -510,8 +530,8 @@ TEST(NhwcConv, InputInPartsErrors) {
 
 // channel_scale: the product of X·S, S per image ([N, 1, 1, C]) or shared ([1, 1, 1, C]), against
 // the NhwcConv of X already scaled, with B, Z and an activation, at 1 and 2 threads.
-void CheckChannelScale(int64_t n, int64_t h, int64_t w) {
-  const int64_t c = 9, m = 5;
+void CheckChannelScale(int64_t n, int64_t h, int64_t w, int64_t c = 9) {
+  const int64_t m = 5;
   const std::vector<float> x = Random(static_cast<size_t>(n * h * w * c), 30);
   const std::vector<float> weights = Random(static_cast<size_t>(m * c), 31);
   const std::vector<float> bias = Random(static_cast<size_t>(m), 32);
@@ -546,6 +566,9 @@ void CheckChannelScale(int64_t n, int64_t h, int64_t w) {
 TEST(NhwcConv, ChannelScaleMatchesScalingFirst) {
   CheckChannelScale(2, 11, 13);
   CheckChannelScale(2, 3, 4);
+  // 1024 channels: the scaled copy's rows are padded past 4 KB (ColStride).
+  CheckChannelScale(2, 11, 13, 1024);
+  CheckChannelScale(1, 3, 4, 1024);
 }
 
 TEST(NhwcConv, ChannelScaleErrors) {
