@@ -200,6 +200,11 @@ class Kernel {
   // repacking constant weights for it); the kernel must still work, and check the shapes it gets,
   // when it is never called or the hint is wrong. The default ignores it.
   virtual void SpecializeForShapes(std::span<const Shape* const> shapes) { (void)shapes; }
+  // Whether output 0 always holds exactly input 0's bytes, in order (a reshape, or a transpose
+  // that moves only axes of size 1). The planner may then place the two in one buffer, and
+  // Compute must write nothing when it finds its output at its input's address. Asked at load,
+  // after SpecializeForShapes.
+  virtual bool OutputIsInputBytes() const { return false; }
 };
 
 }  // namespace kiln

@@ -107,7 +107,10 @@ class Frame::StepOutputs final : public OutputAllocator {
     const int slot = index < step_.outputs.size() ? step_.outputs[index] : -1;
     if (slot >= 0) {
       if (Tensor* planned = frame_.Planned(slot, type, dims)) {
-        Prepare(*planned, zero || type == DataType::kString);
+        // (A view's buffer holds its input, which the step reads.)
+        if (!frame_.plan_.SharesInputBuffer(slot)) {
+          Prepare(*planned, zero || type == DataType::kString);
+        }
         frame_.owned_[slot] = frame_.planned_[slot];
         frame_.slots_[slot] = Value(frame_.planned_[slot]);
         return *planned;

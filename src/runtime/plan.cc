@@ -181,10 +181,27 @@ void GraphPlan::PlanArena() {
   for (int s : output_slots_) is_output[s] = true;
   std::vector<Block> blocks;
   std::vector<size_t> block_of(slot_count_, SIZE_MAX);
+  shares_input_.assign(slot_count_, false);
+  const auto bytes_of = [&](int s) {
+    return *StorageBytes(facts_[s].type, *facts_[s].shape->ElementCount());
+  };
   for (size_t k = 0; k < steps_.size(); ++k) {
-    for (int s : steps_[k].outputs) {
+    const Step& step = steps_[k];
+    // A view (output 0 is input 0's bytes) of a planned buffer shares it, which then lives as
+    // long as either value; not for a graph output, which leaves the arena.
+    if (step.kernel->OutputIsInputBytes() && !step.inputs.empty() && !step.outputs.empty()) {
+      const int in = step.inputs[0];
+      const int out = step.outputs[0];
+      if (in >= 0 && out >= 0 && block_of[in] != SIZE_MAX && block_of[out] == SIZE_MAX &&
+          !is_output[out] && IsStatic(facts_[out]) && facts_[out].type == facts_[in].type &&
+          bytes_of(out) == bytes_of(in)) {
+        block_of[out] = block_of[in];
+        shares_input_[out] = true;
+      }
+    }
+    for (int s : step.outputs) {
       if (s < 0 || !IsStatic(facts_[s]) || block_of[s] != SIZE_MAX) continue;
-      const size_t bytes = *StorageBytes(facts_[s].type, *facts_[s].shape->ElementCount());
+      const size_t bytes = bytes_of(s);
       constexpr size_t kAlign = 64;
       if (bytes > SIZE_MAX - kAlign) continue;
       block_of[s] = blocks.size();
@@ -192,8 +209,8 @@ void GraphPlan::PlanArena() {
       blocks.push_back(
           {s, k, is_output[s] ? steps_.size() : k, (bytes + kAlign - 1) / kAlign * kAlign});
     }
-    for (int s : steps_[k].release) {
-      if (block_of[s] != SIZE_MAX) blocks[block_of[s]].last = k;
+    for (int s : step.release) {
+      if (block_of[s] != SIZE_MAX) blocks[block_of[s]].last = std::max(blocks[block_of[s]].last, k);
     }
   }
   // Largest first, each at the lowest offset free during its whole life.
@@ -219,7 +236,9 @@ void GraphPlan::PlanArena() {
     placed.push_back(i);
     arena_bytes_ = std::max(arena_bytes_, offset + b.bytes);
   }
-  for (const Block& b : blocks) offsets_[b.slot] = static_cast<int64_t>(b.offset);
+  for (size_t s = 0; s < slot_count_; ++s) {
+    if (block_of[s] != SIZE_MAX) offsets_[s] = static_cast<int64_t>(blocks[block_of[s]].offset);
+  }
   has_arena_ = !blocks.empty();
 }
 

@@ -60,6 +60,11 @@ class GraphPlan {
   const infer::TensorFacts& Facts(int slot) const { return facts_.at(static_cast<size_t>(slot)); }
   // Where a slot's buffer lies in the run's arena, or -1 when it is allocated at run time.
   int64_t ArenaOffset(int slot) const { return offsets_.at(static_cast<size_t>(slot)); }
+  // Whether a slot's planned buffer is its producer's input 0's (Kernel::OutputIsInputBytes):
+  // the step finds its input there and must not be handed a cleared or poisoned buffer.
+  bool SharesInputBuffer(int slot) const noexcept {
+    return static_cast<size_t>(slot) < shares_input_.size() && shares_input_[slot];
+  }
   // Bytes of the arena each run uses (0 when nothing is planned, or only empty tensors).
   size_t arena_bytes() const noexcept { return arena_bytes_; }
   // Whether any slot is planned (has an arena offset), empty tensors included.
@@ -80,6 +85,7 @@ class GraphPlan {
   std::unordered_map<const ir::Graph*, std::unique_ptr<GraphPlan>> subplans_;
   std::vector<infer::TensorFacts> facts_;
   std::vector<int64_t> offsets_;
+  std::vector<bool> shares_input_;  // per slot, see SharesInputBuffer
   size_t arena_bytes_ = 0;
   bool has_arena_ = false;
   size_t folded_steps_ = 0;

@@ -256,6 +256,64 @@ TEST(PlanArena, BuffersAliveAtTheSameTimeNeverOverlapAndDeadOnesAreReused) {
   EXPECT_EQ(RunFloat(*s, "v0", Shape({64}), x, "v12"), b) << "a second run, from the pool";
 }
 
+// Views share their input's buffer: r = Relu(x) [2,3,4]; v = Reshape(r, [6,4]); u = Unsqueeze(v,
+// [0]) [1,6,4]; t = Transpose(u, [1,0,2]) [6,1,4] (moves only the axis of size 1); w = Relu(t);
+// q = Transpose(w, [2,1,0]) [4,1,6] (a real one); z = Reshape(q, [2,3,4]); y = z + r. r is read
+// last, so its buffer (shared by v, u and t) must outlive w and q.
+TEST(PlanArena, AViewSharesItsInputsBufferWhichLivesAsLongAsEither) {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  SetType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {2, 3, 4});
+  SetType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {2, 3, 4});
+  AddInt64Initializer(g, "six_four", {2}, {6, 4});
+  AddInt64Initializer(g, "two_three_four", {3}, {2, 3, 4});
+  AddInt64Initializer(g, "axis0", {1}, {0});
+  const auto perm = [](const std::vector<int64_t>& p) {
+    ::onnx::AttributeProto a;
+    a.set_name("perm");
+    a.set_type(::onnx::AttributeProto::INTS);
+    for (int64_t v : p) a.add_ints(v);
+    return a;
+  };
+  AddNode(g, "relu_r", "Relu", {"x"}, {"r"});
+  AddNode(g, "reshape_v", "Reshape", {"r", "six_four"}, {"v"});
+  AddNode(g, "unsqueeze_u", "Unsqueeze", {"v", "axis0"}, {"u"});
+  AddNode(g, "transpose_t", "Transpose", {"u"}, {"t"})->add_attribute()->CopyFrom(perm({1, 0, 2}));
+  AddNode(g, "relu_w", "Relu", {"t"}, {"w"});
+  AddNode(g, "transpose_q", "Transpose", {"w"}, {"q"})->add_attribute()->CopyFrom(perm({2, 1, 0}));
+  AddNode(g, "reshape_z", "Reshape", {"q", "two_three_four"}, {"z"});
+  AddNode(g, "add_y", "Add", {"z", "r"}, {"y"});
+  std::unique_ptr<Session> s = Create(m, 0);
+  const GraphPlan& plan = s->plan();
+  const auto offset = [&](const char* name) { return plan.ArenaOffset(plan.SlotNamed(name)); };
+  const auto shares = [&](const char* name) {
+    return plan.SharesInputBuffer(plan.SlotNamed(name));
+  };
+  ASSERT_GE(offset("r"), 0);
+  for (const char* view : {"v", "u", "t"}) {
+    EXPECT_EQ(offset(view), offset("r")) << view;
+    EXPECT_TRUE(shares(view)) << view;
+  }
+  EXPECT_TRUE(shares("z"));
+  EXPECT_EQ(offset("z"), offset("q"));
+  for (const char* own : {"r", "w", "q"}) EXPECT_FALSE(shares(own)) << own;
+  // r's buffer is live until the Add, so w and q (96 bytes each, 128 with alignment) are elsewhere.
+  for (const char* other : {"w", "q"}) {
+    EXPECT_TRUE(offset(other) + 128 <= offset("r") || offset("r") + 128 <= offset(other)) << other;
+  }
+  EXPECT_TRUE(offset("w") + 128 <= offset("q") || offset("q") + 128 <= offset("w"));
+
+  const std::vector<float> x = Ramp(24, -11.5f);
+  std::vector<float> r(24), want(24);
+  for (size_t i = 0; i < 24; ++i) r[i] = x[i] > 0 ? x[i] : 0.0f;
+  // q [4,1,6] from w = r viewed as [6,1,4]: q[k][0][i] = r[i·4 + k].
+  for (size_t k = 0; k < 4; ++k) {
+    for (size_t i = 0; i < 6; ++i) want[k * 6 + i] = r[i * 4 + k] + r[k * 6 + i];
+  }
+  EXPECT_EQ(RunFloat(*s, "x", Shape({2, 3, 4}), x, "y"), want);
+  EXPECT_EQ(RunFloat(*s, "x", Shape({2, 3, 4}), x, "y"), want) << "a second run, from the pool";
+}
+
 TEST(PlanInference, AWrongValueInfoIsNotTrusted) {
   // v0 [64] -> Relu -> v1 -> Shape -> s. The exporter claims v1 is [5]: neither the plan nor the
   // folded Shape may believe it.

@@ -18,6 +18,8 @@
 namespace kiln::cpu {
 namespace {
 
+// The output: x's bytes with new dims. Nothing is copied when the planner put the output on x's
+// buffer (OutputIsInputBytes).
 Tensor& CopyWithShape(KernelContext& ctx, const Tensor& x, std::span<const int64_t> dims) {
   Tensor& y = ctx.OutputForOverwrite(0, x.type(), dims);
   CopyTensor(x, y);
@@ -42,6 +44,7 @@ SmallVector<int64_t> ReadSmallInts(const KernelInfo& info, const Tensor& t, cons
 
 class Reshape final : public Kernel {
  public:
+  bool OutputIsInputBytes() const override { return true; }
   explicit Reshape(const KernelInfo& info)
       : from_attribute_(info.opset() < 5), allowzero_(info.GetInt("allowzero", 0) != 0) {
     if (from_attribute_) {
@@ -121,6 +124,7 @@ class Reshape final : public Kernel {
 
 class Flatten final : public Kernel {
  public:
+  bool OutputIsInputBytes() const override { return true; }
   explicit Flatten(const KernelInfo& info)
       : axis_(info.GetInt("axis", 1)), allow_negative_(info.opset() >= 11) {}
 
@@ -199,6 +203,7 @@ class AxesKernel : public Kernel {
 
 class Squeeze final : public AxesKernel {
  public:
+  bool OutputIsInputBytes() const override { return true; }
   explicit Squeeze(const KernelInfo& info) : AxesKernel(info, false) {}
 
   void Compute(KernelContext& ctx) const override {
@@ -228,6 +233,7 @@ class Squeeze final : public AxesKernel {
 
 class Unsqueeze final : public AxesKernel {
  public:
+  bool OutputIsInputBytes() const override { return true; }
   explicit Unsqueeze(const KernelInfo& info) : AxesKernel(info, true) {}
 
   void Compute(KernelContext& ctx) const override {

@@ -63,6 +63,7 @@ std::string DimsText(std::span<const int64_t> dims) {
 }
 
 void CopyTensor(const Tensor& src, Tensor& dst) {
+  if (src.data() == dst.data()) return;  // one buffer (a view the planner made)
   if (src.type() == DataType::kString) {
     std::copy_n(src.strings(), src.element_count(), dst.strings());
   } else if (src.byte_size() != 0) {

@@ -136,9 +136,14 @@ void PermuteInto(KernelContext& ctx, const Tensor& x, std::span<const int64_t> v
   const Collapsed c = Collapse(view, perm);
   const size_t rank = c.perm.size();
   if (rank <= 1) {
-    // Nothing moves. (DispatchStorage refuses the sub-byte types, as on the other paths.)
+    // Nothing moves (and nothing is copied when the planner put y on x's buffer). DispatchStorage
+    // refuses the sub-byte types, as on the other paths.
     DispatchStorage(x.type(), ctx.info(), [&](auto) { CopyTensor(x, y); });
     return;
+  }
+  if (y.data() == x.data()) {
+    ctx.info().Fail(ErrorCode::kEngineError,
+                    "output planned on the input's buffer, but the permutation moves its elements");
   }
   if (rank <= 3 && c.perm[rank - 1] == rank - 2 && c.perm[rank - 2] == rank - 1) {
     const size_t batch = rank == 3 ? static_cast<size_t>(c.dims[0]) : 1;
@@ -173,6 +178,26 @@ class Transpose final : public Kernel {
   explicit Transpose(const KernelInfo& info)
       : has_perm_(info.HasAttribute("perm")), perm_(info.GetInts("perm")) {}
 
+  // A transpose of a shape known at load that moves only axes of size 1 (the [1, S, D] ↔
+  // [S, 1, D] of a sequence-first attention block) leaves the bytes where they are.
+  void SpecializeForShapes(std::span<const Shape* const> shapes) override {
+    if (shapes.empty() || shapes[0] == nullptr) return;
+    const std::vector<int64_t>& in = shapes[0]->dims();
+    const size_t rank = in.size();
+    if (std::any_of(in.begin(), in.end(), [](int64_t d) { return d < 0; })) return;
+    if (has_perm_ && perm_.size() != rank) return;
+    SmallVector<size_t> perm(rank);
+    SmallVector<bool> seen(rank, false);
+    for (size_t i = 0; i < rank; ++i) {
+      const int64_t p = has_perm_ ? perm_[i] : static_cast<int64_t>(rank - 1 - i);
+      if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) return;
+      seen[static_cast<size_t>(p)] = true;
+      perm[i] = static_cast<size_t>(p);
+    }
+    bytes_stay_ = Collapse(std::span<const int64_t>(in), perm.span()).perm.size() <= 1;
+  }
+  bool OutputIsInputBytes() const override { return bytes_stay_; }
+
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.Input(0);
     const std::vector<int64_t>& in = x.shape().dims();
@@ -206,6 +231,7 @@ class Transpose final : public Kernel {
  private:
   bool has_perm_;
   std::vector<int64_t> perm_;
+  bool bytes_stay_ = false;  // known at load to move only axes of size 1
 };
 
 int64_t BlockSize(const KernelInfo& info) {
