@@ -55,6 +55,12 @@ set(KILN_UNIT_TEST_SOURCES
   src/runtime/session_test.cc
 )
 
+# Transcendental rows in AVX-512 intrinsics (CMakeLists.txt sets the flag), used where the
+# machine runs them.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  list(APPEND KILN_SOURCES src/kernels/cpu/vector_math_avx512.cc)
+  list(APPEND KILN_UNIT_TEST_SOURCES src/kernels/cpu/vector_math_avx512_test.cc)
+endif()
 include(${CMAKE_CURRENT_LIST_DIR}/../src/infer/sources.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/../src/optimizer/sources.cmake)
 foreach(family attention contrib controlflow elementwise image linalg ml nhwc nn quant random

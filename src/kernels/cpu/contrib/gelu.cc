@@ -3,7 +3,8 @@
 //   FastGelu(X, bias?)    y = x (+ bias); Y = 0.5·y·(1 + tanh(√(2/π)·(y + 0.044715·y³)))
 //   BiasGelu(A, B)        Gelu(A + B)
 // The bias is 1-D of X's last dimension and is added row by row inside the same loop, so each
-// op reads X once and writes Y once. erf and tanh come from vector_math.h.
+// op reads X once and writes Y once. erf and tanh come from vector_math.h (the erf form from
+// vector_math_avx512.h on machines that run AVX-512).
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -12,6 +13,7 @@
 #include "kernels/cpu/contrib/contrib_kernels.h"
 #include "kernels/cpu/types.h"
 #include "kernels/cpu/vector_math.h"
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
@@ -31,11 +33,21 @@ KILN_VMATH_INLINE float GeluOf(float x) {
 
 // y[i] = Gelu(x[i] (+ b[i])) over n elements; b may be null.
 template <Form kForm>
-KILN_VECTOR_CLONES void GeluRow(const float* x, const float* b, float* y, size_t n) {
+KILN_VECTOR_CLONES void GeluRowLoop(const float* x, const float* b, float* y, size_t n) {
   if (b == nullptr) {
     for (size_t i = 0; i < n; ++i) y[i] = GeluOf<kForm>(x[i]);
   } else {
     for (size_t i = 0; i < n; ++i) y[i] = GeluOf<kForm>(x[i] + b[i]);
+  }
+}
+
+// GeluRowLoop, or its AVX-512 version for the erf form where the machine runs it.
+template <Form kForm>
+void GeluRow(const float* x, const float* b, float* y, size_t n) {
+  if (kForm == Form::kErf && UseVectorMathAvx512()) {
+    GeluErfRowAvx512(x, b, y, n);
+  } else {
+    GeluRowLoop<kForm>(x, b, y, n);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/cpu/contrib/contrib_test_util.h"
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/test_errors.h"
 
 namespace kiln::testing {
@@ -43,12 +44,16 @@ std::vector<std::vector<int64_t>> Shapes() {
 }
 
 TEST(ContribGelu, MatchesErfFormula) {
-  for (const auto& dims : Shapes()) {
-    for (int threads : {1, 2}) {
-      const std::vector<float> x = RandomFloats(Count(dims), 1, -6.0f, 6.0f);
-      auto out = NodeTest("Gelu", 1, kMs).Input<float>(dims, x).Run(threads);
-      EXPECT_EQ(out[0]->shape(), Shape(dims));
-      ExpectClose(*out[0], Reference(ErfGelu, x, {}));
+  for (bool avx512 : {true, false}) {
+    SCOPED_TRACE(avx512 ? "AVX-512 rows" : "vector-cloned rows");
+    const cpu::ScopedVectorMathAvx512 scoped(avx512);
+    for (const auto& dims : Shapes()) {
+      for (int threads : {1, 2}) {
+        const std::vector<float> x = RandomFloats(Count(dims), 1, -6.0f, 6.0f);
+        auto out = NodeTest("Gelu", 1, kMs).Input<float>(dims, x).Run(threads);
+        EXPECT_EQ(out[0]->shape(), Shape(dims));
+        ExpectClose(*out[0], Reference(ErfGelu, x, {}));
+      }
     }
   }
 }
@@ -75,16 +80,20 @@ TEST(ContribFastGelu, MatchesTanhFormulaWithAndWithoutBias) {
 }
 
 TEST(ContribBiasGelu, MatchesErfFormulaOfTheSum) {
-  for (const auto& dims : Shapes()) {
-    for (int threads : {1, 2}) {
-      const std::vector<float> a = RandomFloats(Count(dims), 4, -6.0f, 6.0f);
-      const std::vector<float> b = RandomFloats(static_cast<size_t>(dims.back()), 5);
-      auto out = NodeTest("BiasGelu", 1, kMs)
-                     .Input<float>(dims, a)
-                     .Input<float>({dims.back()}, b, true)
-                     .Run(threads);
-      EXPECT_EQ(out[0]->shape(), Shape(dims));
-      ExpectClose(*out[0], Reference(ErfGelu, a, b));
+  for (bool avx512 : {true, false}) {
+    SCOPED_TRACE(avx512 ? "AVX-512 rows" : "vector-cloned rows");
+    const cpu::ScopedVectorMathAvx512 scoped(avx512);
+    for (const auto& dims : Shapes()) {
+      for (int threads : {1, 2}) {
+        const std::vector<float> a = RandomFloats(Count(dims), 4, -6.0f, 6.0f);
+        const std::vector<float> b = RandomFloats(static_cast<size_t>(dims.back()), 5);
+        auto out = NodeTest("BiasGelu", 1, kMs)
+                       .Input<float>(dims, a)
+                       .Input<float>({dims.back()}, b, true)
+                       .Run(threads);
+        EXPECT_EQ(out[0]->shape(), Shape(dims));
+        ExpectClose(*out[0], Reference(ErfGelu, a, b));
+      }
     }
   }
 }

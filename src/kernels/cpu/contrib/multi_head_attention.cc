@@ -23,6 +23,7 @@
 #include "kernels/cpu/linalg/linalg_util.h"
 #include "kernels/cpu/types.h"
 #include "kernels/cpu/vector_math.h"
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
@@ -214,6 +215,7 @@ class MultiHeadAttention final : public Kernel {
     // in turn and each product uses the whole pool instead.
     ThreadPool& pool = ctx.threads();
     ThreadPool* gemm_pool = tasks < static_cast<size_t>(pool.size()) ? &pool : nullptr;
+    const bool avx512 = UseVectorMathAvx512();
     const auto run = [&](size_t begin, size_t end) {
       float* scores = ctx.Scratch<float>(sh.s * sh.l);
       float* inv_sums = ctx.Scratch<float>(sh.s);
@@ -264,7 +266,8 @@ class MultiHeadAttention final : public Kernel {
             if (limit >= sh.s) valid = std::min(sh.l, limit - sh.s + 1);
           }
           const float max = RowMax(row, valid);
-          inv_sums[i] = 1.0f / ExpSum(row, valid, max);
+          inv_sums[i] =
+              1.0f / (avx512 ? ExpShiftedSumAvx512(row, row, valid, max) : ExpSum(row, valid, max));
           std::fill(row + valid, row + sh.l, 0.0f);
         }
         // The weights are normalized on the head's output rows (hdv wide) rather than on the

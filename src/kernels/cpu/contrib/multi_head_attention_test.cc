@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu/contrib/contrib_test_util.h"
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/test_errors.h"
 
 namespace kiln::testing {
@@ -136,15 +137,47 @@ TEST(ContribMultiHeadAttention, MatchesReference) {
       {1, 1, 12, 12, 64, 64, {1, 12, 1, 12}, true, true, 0},
       {2, 33, 40, 12, 5, 7, {2, 1, 33, 40}, false, true, 0.5f},
   };
-  uint32_t seed = 100;
-  for (const Config& c : configs) {
-    Check(c, seed);
-    seed += 10;
+  // The softmax's exponentials in AVX-512 intrinsics (where the machine runs them) and not.
+  for (bool avx512 : {true, false}) {
+    SCOPED_TRACE(avx512 ? "AVX-512 rows" : "vector-cloned rows");
+    const cpu::ScopedVectorMathAvx512 scoped(avx512);
+    uint32_t seed = 100;
+    for (const Config& c : configs) {
+      Check(c, seed);
+      seed += 10;
+    }
   }
 }
 
 TEST(ContribMultiHeadAttention, BertBaseShape) {
   Check({1, 128, 128, 12, 64, 64, {1, 1, 128, 128}, false, true, 0}, 7);
+}
+
+// Scores far below their row's maximum (a -10000 mask): e^x underflows, flushed to 0 by the
+// AVX-512 rows, so the masked keys get no weight and the rest still sum to one.
+TEST(ContribMultiHeadAttention, MaskedKeysGetNoWeight) {
+  const int64_t s = 3, l = 40, heads = 1, d = 16;
+  std::vector<float> bias(static_cast<size_t>(s * l), 0.0f);
+  for (size_t i = 0; i < bias.size(); ++i) {
+    if (i % static_cast<size_t>(l) % 3 == 0) bias[i] = -10000.0f;  // keys 0, 3, 6, ...
+  }
+  std::vector<float> v(static_cast<size_t>(l * d));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i / d % 3 == 0 ? 1000.0f : 1.0f;
+  for (bool avx512 : {true, false}) {
+    SCOPED_TRACE(avx512 ? "AVX-512 rows" : "vector-cloned rows");
+    const cpu::ScopedVectorMathAvx512 scoped(avx512);
+    auto out = NodeTest("MultiHeadAttention", 1, kMs)
+                   .Attr("num_heads", heads)
+                   .Input<float>({1, s, d}, RandomFloats(static_cast<size_t>(s * d), 1))
+                   .Input<float>({1, l, d}, RandomFloats(static_cast<size_t>(l * d), 2))
+                   .Input<float>({1, l, d}, v)
+                   .MissingInput()
+                   .MissingInput()
+                   .Input<float>({1, 1, s, l}, bias)
+                   .Run();
+    // Each output is a weighted mean of the unmasked values (all 1): exactly 1 within rounding.
+    for (float y : Values<float>(*out[0])) EXPECT_NEAR(y, 1.0f, 1e-5f);
+  }
 }
 
 NodeTest Mha(const std::vector<int64_t>& q, const std::vector<int64_t>& k,

@@ -4,7 +4,8 @@
 // first maximum (a NaN counts as the maximum, like numpy.argmax). Types: float, double, Float16 and
 // BFloat16 (computed in float). In float, e^x comes from vector_math.h, and rows along the last
 // axis run in vectorized passes (maximum, exponentials, a sum in 16 interleaved float partial sums,
-// scaling); double keeps std::exp and the sequential sum.
+// scaling; on AVX-512 machines the exponentials and their sum in one pass of
+// vector_math_avx512.h); double keeps std::exp and the sequential sum.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "kernels/cpu/linalg/linalg_util.h"
 #include "kernels/cpu/types.h"
 #include "kernels/cpu/vector_math.h"
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
@@ -87,12 +89,25 @@ KILN_VECTOR_CLONES void ShiftTwice(const float* x, float* y, size_t n, float shi
 template <Norm kNorm>
 void Normalize(const float* x, float* y, size_t len, float* exps) {
   const float max = RowMax(x, len);
+  const bool avx512 = UseVectorMathAvx512();
   if constexpr (kNorm == Norm::kSoftmax) {
-    ExpShifted(x, y, len, max);
-    Scale(y, len, 1.0f / Sum(y, len));
+    float sum = 0.0f;
+    if (avx512) {
+      sum = ExpShiftedSumAvx512(x, y, len, max);
+    } else {
+      ExpShifted(x, y, len, max);
+      sum = Sum(y, len);
+    }
+    Scale(y, len, 1.0f / sum);
   } else {
-    ExpShifted(x, exps, len, max);
-    ShiftTwice(x, y, len, max, std::log(Sum(exps, len)));
+    float sum = 0.0f;
+    if (avx512) {
+      sum = ExpShiftedSumAvx512(x, exps, len, max);
+    } else {
+      ExpShifted(x, exps, len, max);
+      sum = Sum(exps, len);
+    }
+    ShiftTwice(x, y, len, max, std::log(sum));
   }
 }
 

@@ -3,12 +3,14 @@
 // NaN, 16-bit floats, empty inputs and the axis and type errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "kernels/cpu/linalg/linalg_test_util.h"
 #include "kernels/cpu/linalg/linalg_util.h"
+#include "kernels/cpu/vector_math_avx512.h"
 
 namespace kiln::testing {
 namespace {
@@ -74,6 +76,36 @@ TEST(LinalgSoftmax, StableForLargeInputsAndParallelRows) {
     float sum = 0;
     for (size_t j = 0; j < 7; ++j) sum += y[r * 7 + j];
     ASSERT_NEAR(sum, 1.0f, 1e-5) << r;
+  }
+}
+
+// Float rows of every length up to three vectors and a tail, with values 100 apart (e^x flushed
+// to 0 by the AVX-512 rows below the smallest normal float), against double; both variants.
+TEST(LinalgSoftmax, FloatRowsMatchDoubleInBothVariants) {
+  for (bool avx512 : {true, false}) {
+    SCOPED_TRACE(avx512 ? "AVX-512 rows" : "vector-cloned rows");
+    const cpu::ScopedVectorMathAvx512 scoped(avx512);
+    for (int64_t n = 1; n <= 50; ++n) {
+      std::vector<float> x(static_cast<size_t>(n));
+      for (size_t i = 0; i < x.size(); ++i) {
+        x[i] = i % 7 == 3 ? -100.0f : std::sin(static_cast<float>(i)) * 5.0f;
+      }
+      const float max = *std::max_element(x.begin(), x.end());
+      double sum = 0;
+      for (float v : x) sum += std::exp(static_cast<double>(v) - max);
+      for (int64_t opset : {13, 1}) {
+        const std::vector<float> y =
+            Values<float>(*NodeTest("Softmax", opset).Input<float>({1, n}, x).Run()[0]);
+        const std::vector<float> log_y =
+            Values<float>(*NodeTest("LogSoftmax", opset).Input<float>({1, n}, x).Run()[0]);
+        for (size_t i = 0; i < x.size(); ++i) {
+          const double want = std::exp(static_cast<double>(x[i]) - max) / sum;
+          ASSERT_NEAR(y[i], want, 2e-6 * want + 1e-30) << n << " " << i;
+          ASSERT_NEAR(log_y[i], std::log(want), 1e-5 * std::fabs(std::log(want)) + 1e-6)
+              << n << " " << i;
+        }
+      }
+    }
   }
 }
 

@@ -1,0 +1,81 @@
+// Transcendental functions on AVX-512 vectors of 16 floats, for files compiled with -mavx512f
+// (and called only where the machine runs AVX-512). The same arithmetic as vector_math.h, with
+// AVX-512's scalef in place of exponent bit tricks.
+#ifndef KILN_KERNELS_CPU_VECTOR_MATH_AVX512_INL_H_
+#define KILN_KERNELS_CPU_VECTOR_MATH_AVX512_INL_H_
+
+#include <immintrin.h>
+
+#include <cstddef>
+
+namespace kiln::cpu::avx512 {
+
+// e^a for a <= 0 (or NaN, which stays NaN): Cody-Waite reduction (k = round(a·log2 e),
+// r = a - k·ln 2 in two parts), a degree-6 polynomial on r and scalef by 2^k. a is held at -104,
+// where e^a is 0 in float, which keeps r finite; max(-104, NaN) is the NaN.
+inline __m512 ExpNonPositive(__m512 a) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  a = _mm512_max_ps(_mm512_set1_ps(-104.0f), a);
+  const __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(a, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693145751953125f), a);
+  r = _mm512_fnmadd_ps(k, _mm512_set1_ps(1.428606765330187045e-06f), r);
+  __m512 p = _mm512_set1_ps(0.0013814611593261361f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.008368710055947304f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.04166634753346443f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.16666552424430847f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5000000596046448f));
+  p = _mm512_fmadd_ps(p, r, one);
+  p = _mm512_fmadd_ps(p, r, one);
+  return _mm512_scalef_ps(p, k);
+}
+
+// -|v|: the sign bit set (as integers: a float OR needs AVX-512DQ).
+inline __m512 NegativeAbs(__m512 v) {
+  return _mm512_castsi512_ps(
+      _mm512_or_si512(_mm512_castps_si512(v), _mm512_set1_epi32(static_cast<int>(0x80000000u))));
+}
+
+// erf(x), vector_math.h's ErfF: |x|·P(x²) for |x| < 1; 1 - e^-x²·R(|x| - 2.5) for
+// 1 <= |x| <= 3.95 (|x| clamped there, where erf is 1 in float); x's sign. NaN stays NaN.
+inline __m512 Erf(__m512 x) {
+  const __m512i sign_bit = _mm512_set1_epi32(static_cast<int>(0x80000000u));
+  const __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), sign_bit);
+  __m512 a = _mm512_castsi512_ps(_mm512_andnot_si512(sign_bit, _mm512_castps_si512(x)));
+  a = _mm512_min_ps(a, _mm512_set1_ps(3.95f));  // min(NaN, 3.95) is 3.95: NaN restored below
+  const __m512 a2 = _mm512_mul_ps(a, a);
+  __m512 p = _mm512_set1_ps(7.889279368100688e-05f);
+  p = _mm512_fmadd_ps(p, a2, _mm512_set1_ps(-0.0008020892855711281f));
+  p = _mm512_fmadd_ps(p, a2, _mm512_set1_ps(0.005189541727304459f));
+  p = _mm512_fmadd_ps(p, a2, _mm512_set1_ps(-0.02685444802045822f));
+  p = _mm512_fmadd_ps(p, a2, _mm512_set1_ps(0.11283600330352783f));
+  p = _mm512_fmadd_ps(p, a2, _mm512_set1_ps(-0.3761262595653534f));
+  p = _mm512_fmadd_ps(p, a2, _mm512_set1_ps(1.1283791065216064f));
+  const __m512 small = _mm512_mul_ps(a, p);
+  const __m512 u = _mm512_sub_ps(a, _mm512_set1_ps(2.5f));
+  __m512 q = _mm512_set1_ps(-0.000393788272049278f);
+  q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(-0.0008255168795585632f));
+  q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(-0.0020103221759200096f));
+  q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(0.0019271763740107417f));
+  q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(-0.007811638060957193f));
+  q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(0.02516462467610836f));
+  q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(-0.0742964968085289f));
+  q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(0.21080681681632996f));
+  const __m512 e = ExpNonPositive(_mm512_sub_ps(_mm512_setzero_ps(), a2));
+  const __m512 large = _mm512_fnmadd_ps(e, q, _mm512_set1_ps(1.0f));
+  const __mmask16 below_one = _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.0f), _CMP_LT_OQ);
+  __m512 r = _mm512_mask_blend_ps(below_one, large, small);
+  r = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), sign));
+  // NaN in, NaN out (the clamp above replaced it).
+  const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  return _mm512_mask_mov_ps(r, nan, x);
+}
+
+// The mask of the first n (< 16 or more) lanes.
+inline __mmask16 FirstLanes(size_t n) {
+  return n >= 16 ? __mmask16{0xffff} : static_cast<__mmask16>((1u << n) - 1);
+}
+
+}  // namespace kiln::cpu::avx512
+
+#endif  // KILN_KERNELS_CPU_VECTOR_MATH_AVX512_INL_H_
