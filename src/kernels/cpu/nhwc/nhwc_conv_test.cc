@@ -33,6 +33,9 @@ struct ConvCase {
   std::string activation = {};
   std::vector<float> params = {};
   V shape_hint = {};  // handed to the kernel as X's shape known at load (SpecializeForShapes)
+  // W's values are uniform in ±w_scale: deep layers keep the sums near 1, where ExpectClose's
+  // absolute tolerance applies.
+  float w_scale = 1.0f;
 };
 
 // Adds the window attributes (and group) that the case sets.
@@ -49,8 +52,8 @@ void CheckCase(const ConvCase& k, int threads) {
   SCOPED_TRACE(k.name + " threads=" + std::to_string(threads));
   const auto seed = static_cast<unsigned>(k.name.size() * 131 + static_cast<size_t>(k.c));
   const std::vector<float> x = Random(static_cast<size_t>(k.n * k.h * k.w * k.c), seed);
-  const std::vector<float> w =
-      Random(static_cast<size_t>(k.m * (k.c / k.group) * k.kh * k.kw), seed + 1);
+  std::vector<float> w = Random(static_cast<size_t>(k.m * (k.c / k.group) * k.kh * k.kw), seed + 1);
+  for (float& v : w) v *= k.w_scale;
   const std::vector<float> b = Random(static_cast<size_t>(k.m), seed + 2);
   const V w_shape = {k.m, k.c / k.group, k.kh, k.kw};
 
@@ -254,6 +257,17 @@ std::vector<ConvCase> Cases() {
        .pads = {1, 1, 1, 1},
        .bias = false,
        .z = true});
+  // Over 16384 C·M (transformed weights over 1 MB): larger blocks, still three of them here.
+  add({.name = "winograd large weights, several blocks",
+       .n = 1,
+       .h = 30,
+       .w = 29,
+       .c = 128,
+       .m = 160,
+       .pads = {1, 1, 1, 1},
+       .z = true,
+       .activation = "Relu",
+       .w_scale = 0.05f});
   // Known at load to be small (under kWinogradMinPixels): the im2col product instead. The hint is
   // only a hint: a batch it leaves unknown, and inputs other than the one it describes.
   add({.name = "winograd channels, 7x7 image known at load",
