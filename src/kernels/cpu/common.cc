@@ -1,7 +1,10 @@
 #include "kernels/cpu/common.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
+
+#include "kernels/cpu/vector_math_avx512.h"
 
 namespace kiln::cpu {
 
@@ -59,5 +62,26 @@ SliceAxis ClampSliceAxis(int64_t start, int64_t end, int64_t step, int64_t dim) 
   const uint64_t magnitude = uint64_t{0} - static_cast<uint64_t>(step);
   return {start, static_cast<int64_t>((static_cast<uint64_t>(start - end) - 1) / magnitude + 1)};
 }
+
+#if defined(__x86_64__)
+// vector_math_avx512.h's switch (here, not in the file compiled with -mavx512f).
+namespace {
+
+std::atomic<bool>& VectorMathAvx512Allowed() {
+  static std::atomic<bool> allowed{true};
+  return allowed;
+}
+
+}  // namespace
+
+bool UseVectorMathAvx512() noexcept {
+  static const bool supported = __builtin_cpu_supports("avx512f");
+  return supported && VectorMathAvx512Allowed().load(std::memory_order_relaxed);
+}
+
+bool AllowVectorMathAvx512ForTesting(bool allow) noexcept {
+  return VectorMathAvx512Allowed().exchange(allow);
+}
+#endif
 
 }  // namespace kiln::cpu

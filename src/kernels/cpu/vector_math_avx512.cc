@@ -1,29 +1,11 @@
 // Compiled with -mavx512f (CMakeLists.txt); the row functions run only where
-// UseVectorMathAvx512().
+// UseVectorMathAvx512() (defined in common.cc, which is compiled for the baseline: code that
+// runs before the check must not be built with AVX-512 instructions).
 #include "kernels/cpu/vector_math_avx512.h"
-
-#include <atomic>
 
 #include "kernels/cpu/vector_math_avx512_inl.h"
 
 namespace kiln::cpu {
-namespace {
-
-std::atomic<bool>& Allowed() {
-  static std::atomic<bool> allowed{true};
-  return allowed;
-}
-
-}  // namespace
-
-bool UseVectorMathAvx512() noexcept {
-  static const bool supported = __builtin_cpu_supports("avx512f");
-  return supported && Allowed().load(std::memory_order_relaxed);
-}
-
-bool AllowVectorMathAvx512ForTesting(bool allow) noexcept {
-  return Allowed().exchange(allow);
-}
 
 namespace {
 

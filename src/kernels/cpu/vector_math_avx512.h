@@ -18,7 +18,7 @@ bool UseVectorMathAvx512() noexcept;
 bool AllowVectorMathAvx512ForTesting(bool allow) noexcept;
 
 // y[i] = e^(x[i] - shift) for i < n, with shift >= every x[i] (a row maximum); returns their
-// sum. y may be x. Within 2e-6 relative of the exact value per element (as ExpF), except that a
+// sum. y may be x. Within 2e-6 relative of the exact value per element, except that a
 // result below the smallest normal float (x[i] - shift < -87.34) is 0; NaN stays NaN.
 float ExpShiftedSumAvx512(const float* x, float* y, size_t n, float shift);
 

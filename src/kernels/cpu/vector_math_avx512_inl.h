@@ -1,6 +1,7 @@
 // Transcendental functions on AVX-512 vectors of 16 floats, for files compiled with -mavx512f
-// (and called only where the machine runs AVX-512). The same arithmetic as vector_math.h, with
-// AVX-512's scalef in place of exponent bit tricks.
+// (and called only where the machine runs AVX-512): e^x by a Cody-Waite reduction, a degree-6
+// polynomial and scalef (in place of vector_math.h's exponent bit tricks), and vector_math.h's
+// ErfF polynomials.
 #ifndef KILN_KERNELS_CPU_VECTOR_MATH_AVX512_INL_H_
 #define KILN_KERNELS_CPU_VECTOR_MATH_AVX512_INL_H_
 

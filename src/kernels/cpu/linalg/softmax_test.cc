@@ -79,8 +79,9 @@ TEST(LinalgSoftmax, StableForLargeInputsAndParallelRows) {
   }
 }
 
-// Float rows of every length up to three vectors and a tail, with values 100 apart (e^x flushed
-// to 0 by the AVX-512 rows below the smallest normal float), against double; both variants.
+// Float rows of every length up to three vectors and a tail, some values near -100 (e^x below the
+// smallest normal float: 0 in the AVX-512 rows, a subnormal or 0 in the others, both within the
+// absolute tolerance), against double; both variants.
 TEST(LinalgSoftmax, FloatRowsMatchDoubleInBothVariants) {
   for (bool avx512 : {true, false}) {
     SCOPED_TRACE(avx512 ? "AVX-512 rows" : "vector-cloned rows");

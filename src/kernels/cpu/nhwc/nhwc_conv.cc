@@ -29,6 +29,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/cpu/common.h"
@@ -697,23 +698,24 @@ class NhwcConv final : public Kernel {
     }
   }
 
-  // A Winograd layer whose input is known to be small (fewer than kWinogradMinPixels pixels; an
-  // unknown batch counted as 1, the latency case) runs as the im2col product instead.
+  // A Winograd layer whose input is known at load to be small (batch·H·W under
+  // kWinogradMinPixels, the batch known too: a symbolic one may be large) runs as the im2col
+  // product instead.
   void SpecializeForShapes(std::span<const Shape* const> shapes) override {
-    if (!winograd_ || w_ == nullptr || shapes.empty() || shapes[0] == nullptr) return;
+    const Tensor* w = std::exchange(w_, nullptr);  // needed only here
+    if (!winograd_ || w == nullptr || shapes.empty() || shapes[0] == nullptr) return;
     const std::vector<int64_t>& x = shapes[0]->dims();
-    if (x.size() != 4 || x[1] <= 0 || x[2] <= 0) return;
+    if (x.size() != 4 || x[0] <= 0 || x[1] <= 0 || x[2] <= 0) return;
     int64_t pixels = 0;
-    if (__builtin_mul_overflow(std::max<int64_t>(x[0], 1), x[1], &pixels) ||
+    if (__builtin_mul_overflow(x[0], x[1], &pixels) ||
         __builtin_mul_overflow(pixels, x[2], &pixels) ||
         nhwc::WinogradPays(static_cast<size_t>(group_channels_), static_cast<size_t>(features_),
                            static_cast<size_t>(pixels))) {
       return;
     }
-    Pack(static_cast<const float*>(w_->data()));
+    Pack(static_cast<const float*>(w->data()));
     winograd_ = false;
     winograd_weights_ = {};
-    w_ = nullptr;
   }
 
   void Compute(KernelContext& ctx) const override {

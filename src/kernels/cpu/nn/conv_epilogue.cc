@@ -121,6 +121,13 @@ void ApplyEpilogueRows(const Epilogue& e, float* y, size_t rows, size_t cols, si
   });
 }
 
+#if defined(__x86_64__)
+bool SwishAvx512Supported() noexcept {
+  static const bool supported = __builtin_cpu_supports("avx512f");
+  return supported;
+}
+#endif
+
 bool AllowSwishAvx512ForTesting(bool allow) noexcept {
   return SwishAvx512Allowed().exchange(allow);
 }

@@ -1,4 +1,5 @@
-// Compiled with -mavx512f (CMakeLists.txt); called only where SwishAvx512Supported().
+// Compiled with -mavx512f (CMakeLists.txt); called only where SwishAvx512Supported() (defined in
+// conv_epilogue.cc, compiled for the baseline).
 #include "kernels/cpu/nn/swish_avx512.h"
 
 #include <immintrin.h>
@@ -21,11 +22,6 @@ inline __m512 Swish(__m512 v) {
 }
 
 }  // namespace
-
-bool SwishAvx512Supported() noexcept {
-  static const bool supported = __builtin_cpu_supports("avx512f");
-  return supported;
-}
 
 void SwishRowsAvx512(float* y, size_t rows, size_t cols, size_t ldy, const float* bias,
                      const float* z, size_t ldz) {
