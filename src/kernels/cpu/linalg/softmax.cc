@@ -89,25 +89,16 @@ KILN_VECTOR_CLONES void ShiftTwice(const float* x, float* y, size_t n, float shi
 template <Norm kNorm>
 void Normalize(const float* x, float* y, size_t len, float* exps) {
   const float max = RowMax(x, len);
-  const bool avx512 = UseVectorMathAvx512();
+  // e^(x - max) into dst, and its sum (in one pass on AVX-512 machines).
+  const auto exp_sum = [&](float* dst) {
+    if (UseVectorMathAvx512()) return ExpShiftedSumAvx512(x, dst, len, max);
+    ExpShifted(x, dst, len, max);
+    return Sum(dst, len);
+  };
   if constexpr (kNorm == Norm::kSoftmax) {
-    float sum = 0.0f;
-    if (avx512) {
-      sum = ExpShiftedSumAvx512(x, y, len, max);
-    } else {
-      ExpShifted(x, y, len, max);
-      sum = Sum(y, len);
-    }
-    Scale(y, len, 1.0f / sum);
+    Scale(y, len, 1.0f / exp_sum(y));
   } else {
-    float sum = 0.0f;
-    if (avx512) {
-      sum = ExpShiftedSumAvx512(x, exps, len, max);
-    } else {
-      ExpShifted(x, exps, len, max);
-      sum = Sum(exps, len);
-    }
-    ShiftTwice(x, y, len, max, std::log(sum));
+    ShiftTwice(x, y, len, max, std::log(exp_sum(exps)));
   }
 }
 
