@@ -172,7 +172,6 @@ void GraphPlan::PlanReleases() {
 
 void GraphPlan::PlanArena() {
   struct Block {
-    int slot;
     size_t first, last;  // steps during which the buffer is live
     size_t bytes;
     size_t offset = 0;
@@ -207,7 +206,7 @@ void GraphPlan::PlanArena() {
       block_of[s] = blocks.size();
       // Graph outputs outlive every step; the others end where they are released.
       blocks.push_back(
-          {s, k, is_output[s] ? steps_.size() : k, (bytes + kAlign - 1) / kAlign * kAlign});
+          {k, is_output[s] ? steps_.size() : k, (bytes + kAlign - 1) / kAlign * kAlign});
     }
     for (int s : step.release) {
       if (block_of[s] != SIZE_MAX) blocks[block_of[s]].last = std::max(blocks[block_of[s]].last, k);

@@ -185,15 +185,8 @@ class Transpose final : public Kernel {
     const std::vector<int64_t>& in = shapes[0]->dims();
     const size_t rank = in.size();
     if (std::any_of(in.begin(), in.end(), [](int64_t d) { return d < 0; })) return;
-    if (has_perm_ && perm_.size() != rank) return;
     SmallVector<size_t> perm(rank);
-    SmallVector<bool> seen(rank, false);
-    for (size_t i = 0; i < rank; ++i) {
-      const int64_t p = has_perm_ ? perm_[i] : static_cast<int64_t>(rank - 1 - i);
-      if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) return;
-      seen[static_cast<size_t>(p)] = true;
-      perm[i] = static_cast<size_t>(p);
-    }
+    if (!Permutation(rank, perm)) return;
     bytes_stay_ = Collapse(std::span<const int64_t>(in), perm.span()).perm.size() <= 1;
   }
   bool OutputIsInputBytes() const override { return bytes_stay_; }
@@ -202,26 +195,16 @@ class Transpose final : public Kernel {
     const Tensor& x = ctx.Input(0);
     const std::vector<int64_t>& in = x.shape().dims();
     const size_t rank = in.size();
+    if (has_perm_ && perm_.size() != rank) {
+      ctx.info().Fail(ErrorCode::kInvalidArgument,
+                      "perm " + DimsText(perm_) + " has " + std::to_string(perm_.size()) +
+                          " entries for input " + x.shape().ToString());
+    }
     SmallVector<size_t> perm(rank);
-    if (has_perm_) {
-      if (perm_.size() != rank) {
-        ctx.info().Fail(ErrorCode::kInvalidArgument,
-                        "perm " + DimsText(perm_) + " has " + std::to_string(perm_.size()) +
-                            " entries for input " + x.shape().ToString());
-      }
-      SmallVector<bool> seen(rank, false);
-      for (size_t i = 0; i < rank; ++i) {
-        const int64_t p = perm_[i];
-        if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) {
-          ctx.info().Fail(ErrorCode::kInvalidArgument, "perm " + DimsText(perm_) +
-                                                           " is not a permutation of the axes of " +
-                                                           x.shape().ToString());
-        }
-        seen[static_cast<size_t>(p)] = true;
-        perm[i] = static_cast<size_t>(p);
-      }
-    } else {
-      for (size_t i = 0; i < rank; ++i) perm[i] = rank - 1 - i;
+    if (!Permutation(rank, perm)) {
+      ctx.info().Fail(ErrorCode::kInvalidArgument, "perm " + DimsText(perm_) +
+                                                       " is not a permutation of the axes of " +
+                                                       x.shape().ToString());
     }
     SmallVector<int64_t> out(rank);
     for (size_t i = 0; i < rank; ++i) out[i] = in[perm[i]];
@@ -229,6 +212,20 @@ class Transpose final : public Kernel {
   }
 
  private:
+  // perm_ (the axes reversed when absent) for `rank` axes into perm; false when it is not a
+  // permutation of them.
+  bool Permutation(size_t rank, SmallVector<size_t>& perm) const {
+    if (has_perm_ && perm_.size() != rank) return false;
+    SmallVector<bool> seen(rank, false);
+    for (size_t i = 0; i < rank; ++i) {
+      const int64_t p = has_perm_ ? perm_[i] : static_cast<int64_t>(rank - 1 - i);
+      if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) return false;
+      seen[static_cast<size_t>(p)] = true;
+      perm[i] = static_cast<size_t>(p);
+    }
+    return true;
+  }
+
   bool has_perm_;
   std::vector<int64_t> perm_;
   bool bytes_stay_ = false;  // known at load to move only axes of size 1
