@@ -18,6 +18,7 @@
 #include <cmath>
 #include <string>
 
+#include "kernels/cpu/contrib/attention_avx512.h"
 #include "kernels/cpu/contrib/contrib_kernels.h"
 #include "kernels/cpu/linalg/gemm.h"
 #include "kernels/cpu/linalg/linalg_util.h"
@@ -216,6 +217,43 @@ class MultiHeadAttention final : public Kernel {
     ThreadPool& pool = ctx.threads();
     ThreadPool* gemm_pool = tasks < static_cast<size_t>(pool.size()) ? &pool : nullptr;
     const bool avx512 = UseVectorMathAvx512();
+    if (avx512 && gemm_pool == nullptr) {
+      // A head per task, its rows a few at a time (attention_avx512.h).
+      pool.ParallelFor(tasks, 1, [&](size_t begin, size_t end) {
+        float* scratch = ctx.Scratch<float>(AttentionHeadScratchFloats(sh.s, sh.l, sh.hd, sh.hdv));
+        for (size_t t = begin; t < end; ++t) {
+          const size_t b = t / sh.heads;
+          const size_t h = t % sh.heads;
+          AttentionHead head;
+          head.q = qp + b * sh.s * sh.d + h * sh.hd;
+          head.ldq = sh.d;
+          head.k = kp + b * sh.l * sh.d + h * sh.hd;
+          head.ldk = sh.d;
+          head.v = vp + b * sh.l * sh.dv + h * sh.hdv;
+          head.ldv = sh.dv;
+          if (bp != nullptr) {
+            head.q_bias = bp + h * sh.hd;
+            head.k_bias = bp + sh.d + h * sh.hd;
+            head.v_bias = bp + 2 * sh.d + h * sh.hdv;
+          }
+          if (abp != nullptr) {
+            const size_t ab_b = ab_batch == 1 ? 0 : b;
+            const size_t ab_h = ab_heads == 1 ? 0 : h;
+            head.scores_bias = abp + (ab_b * static_cast<size_t>(ab_heads) + ab_h) * sh.s * sh.l;
+          }
+          head.out = yp + b * sh.s * sh.dv + h * sh.hdv;
+          head.ldo = sh.dv;
+          head.s = sh.s;
+          head.l = sh.l;
+          head.hd = sh.hd;
+          head.hdv = sh.hdv;
+          head.scale = scale;
+          head.causal = causal_;
+          AttentionHeadAvx512(head, scratch);
+        }
+      });
+      return;
+    }
     const auto run = [&](size_t begin, size_t end) {
       float* scores = ctx.Scratch<float>(sh.s * sh.l);
       float* inv_sums = ctx.Scratch<float>(sh.s);

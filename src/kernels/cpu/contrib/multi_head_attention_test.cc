@@ -1,6 +1,6 @@
 // MultiHeadAttention (com.microsoft): random data against a plain double reference (per batch and
 // head: scale·(Q+bq)(K+bk)ᵀ + attention_bias, causal limit, softmax, ·(V+bv)), S ≠ L, batches of
-// 1 and 2, 1/4/12 heads, head sizes 64 and 5, value head size ≠ query head size, each
+// 1 and 2, 1/4/12 heads, head sizes 1 to 80, value head size ≠ query head size, each
 // attention_bias broadcast form, unidirectional, bias present or absent, scale, 1 and 2 threads,
 // and the errors and unsupported forms.
 #include <gtest/gtest.h>
@@ -136,6 +136,14 @@ TEST(ContribMultiHeadAttention, MatchesReference) {
       {2, 9, 5, 1, 5, 5, {}, true, true, 0},  // S > L: early rows have no allowed key
       {1, 1, 12, 12, 64, 64, {1, 12, 1, 12}, true, true, 0},
       {2, 33, 40, 12, 5, 7, {2, 1, 33, 40}, false, true, 0.5f},
+      // The AVX-512 head (attention_avx512.cc): key panels of 16 in register tiles of 1 to 4,
+      // blocks of 6 query rows with a short last one, value columns in tiles of up to 64 with a
+      // masked last vector, and causal rows attending to different numbers of keys.
+      {1, 197, 197, 2, 64, 64, {}, false, true, 0},
+      {1, 13, 50, 2, 16, 80, {1, 2, 13, 50}, true, true, 0},
+      {2, 20, 35, 3, 24, 70, {}, false, false, 0},
+      {1, 7, 20, 2, 3, 40, {}, true, true, 0},
+      {1, 12, 64, 2, 1, 16, {}, false, false, 0},
   };
   // The softmax's exponentials in AVX-512 intrinsics (where the machine runs them) and not.
   for (bool avx512 : {true, false}) {

@@ -1,6 +1,7 @@
 # The contrib kernel family (com.microsoft fused ops): library sources and unit tests (paths from
 # the repository root).
 list(APPEND KILN_SOURCES
+  src/kernels/cpu/contrib/attention_avx512.cc
   src/kernels/cpu/contrib/fused_matmul.cc
   src/kernels/cpu/contrib/gelu.cc
   src/kernels/cpu/contrib/kernels.cc

@@ -1,0 +1,266 @@
+// Compiled with -mavx512f (CMakeLists.txt); runs only where UseVectorMathAvx512().
+//
+// Per head: K+bk is packed transposed into panels of 16 key rows (panel p: hd rows of 16 floats,
+// key row 16p+c in lane c, zero past l) and V+bv into rows of hdv rounded up to 16 floats. Then
+// per block of kRows query rows: (Q+bq)·scale into a small packed block, the block's scores
+// (kRows × up to 4 panels per register tile: 24 accumulators), each row's bias, causal limit,
+// maximum and exponentials (ExpShiftedSumAvx512), and the weighted sum of V rows (kRows × up to
+// 64 output columns per tile), divided by the row's sum as it is stored.
+#include "kernels/cpu/contrib/attention_avx512.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "kernels/cpu/vector_math_avx512.h"
+#include "kernels/cpu/vector_math_avx512_inl.h"
+
+namespace kiln::cpu {
+namespace {
+
+constexpr size_t kRows = 6;    // query rows per block
+constexpr size_t kLanes = 16;  // floats per vector, key rows per panel
+constexpr size_t kTile = 4;    // vectors per register tile row (4 × kRows accumulators)
+
+size_t RoundUp(size_t n) {
+  return (n + kLanes - 1) / kLanes * kLanes;
+}
+
+struct Layout {
+  size_t lp = 0;   // l rounded up to whole panels
+  size_t hvp = 0;  // hdv rounded up to whole vectors: packed V's row stride
+  size_t keys = 0, values = 0, scores = 0, queries = 0, inv = 0, total = 0;  // offsets, floats
+};
+
+Layout MakeLayout(size_t l, size_t hd, size_t hdv) {
+  Layout x;
+  x.lp = RoundUp(l);
+  x.hvp = RoundUp(hdv);
+  x.keys = 0;
+  x.values = x.keys + x.lp * hd;
+  x.scores = x.values + l * x.hvp;
+  x.queries = x.scores + kRows * x.lp;
+  x.inv = x.queries + RoundUp(kRows * hd);
+  x.total = x.inv + kLanes;
+  return x;
+}
+
+__mmask16 FirstLanes(size_t n) {
+  return n >= kLanes ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
+}
+
+// Q, K and V rows are slices of wider rows (one head's columns), which the hardware prefetchers
+// do not follow: each packing loop asks for the row kAhead rows on, one cache line at a time.
+constexpr size_t kAhead = 4;
+
+void PrefetchRow(const float* row, size_t n) {
+  for (size_t i = 0; i < n; i += kLanes) {
+    _mm_prefetch(reinterpret_cast<const char*>(row + i), _MM_HINT_T0);
+  }
+}
+
+void PackKeys(const AttentionHead& h, const Layout& x, float* kp) {
+  for (size_t p = 0; p < x.lp / kLanes; ++p) {
+    float* panel = kp + p * h.hd * kLanes;
+    const size_t rows = std::min(kLanes, h.l - p * kLanes);
+    for (size_t c = 0; c < rows; ++c) {
+      const size_t j = p * kLanes + c;
+      if (j + kAhead < h.l) PrefetchRow(h.k + (j + kAhead) * h.ldk, h.hd);
+      const float* row = h.k + j * h.ldk;
+      if (h.k_bias != nullptr) {
+        for (size_t d = 0; d < h.hd; ++d) panel[d * kLanes + c] = row[d] + h.k_bias[d];
+      } else {
+        for (size_t d = 0; d < h.hd; ++d) panel[d * kLanes + c] = row[d];
+      }
+    }
+    for (size_t c = rows; c < kLanes; ++c) {
+      for (size_t d = 0; d < h.hd; ++d) panel[d * kLanes + c] = 0.0f;
+    }
+  }
+}
+
+void PackValues(const AttentionHead& h, const Layout& x, float* vp) {
+  for (size_t j = 0; j < h.l; ++j) {
+    if (j + kAhead < h.l) PrefetchRow(h.v + (j + kAhead) * h.ldv, h.hdv);
+    const float* row = h.v + j * h.ldv;
+    float* dst = vp + j * x.hvp;
+    for (size_t c = 0; c < x.hvp; c += kLanes) {
+      const __mmask16 m = FirstLanes(h.hdv - std::min(h.hdv, c));
+      __m512 v = _mm512_maskz_loadu_ps(m, row + c);
+      if (h.v_bias != nullptr) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, h.v_bias + c));
+      _mm512_store_ps(dst + c, v);  // zero past hdv
+    }
+  }
+}
+
+// Scores of the block's kRows rows against key panels [p0, p0 + NV): qb is [kRows, hd].
+template <size_t NV>
+void ScoreTile(const float* qb, size_t hd, const float* panels, float* sb, size_t lp) {
+  __m512 acc[kRows][NV];
+#pragma GCC unroll 8
+  for (size_t r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+    for (size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+  }
+  const size_t stride = hd * kLanes;  // one panel
+  for (size_t d = 0; d < hd; ++d) {
+    __m512 b[NV];
+#pragma GCC unroll 4
+    for (size_t v = 0; v < NV; ++v) b[v] = _mm512_load_ps(panels + v * stride + d * kLanes);
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r) {
+      const __m512 a = _mm512_set1_ps(qb[r * hd + d]);
+#pragma GCC unroll 4
+      for (size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 8
+  for (size_t r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+    for (size_t v = 0; v < NV; ++v) _mm512_store_ps(sb + r * lp + v * kLanes, acc[r][v]);
+  }
+}
+
+// out rows [0, rows) columns [0, 16·NV) (the last vector's lanes under `last`) =
+// inv[r] · Σ_{j < jn} P[r][j] · V[j]: P is the block's weights (rows lp apart), vp points at
+// packed V's column 0 of this tile (rows hvp apart).
+template <size_t NV>
+void ValueTile(const float* sb, size_t lp, size_t jn, const float* vp, size_t hvp, const float* inv,
+               size_t rows, __mmask16 last, float* out, size_t ldo) {
+  __m512 acc[kRows][NV];
+#pragma GCC unroll 8
+  for (size_t r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+    for (size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+  }
+  for (size_t j = 0; j < jn; ++j) {
+    __m512 b[NV];
+#pragma GCC unroll 4
+    for (size_t v = 0; v < NV; ++v) b[v] = _mm512_load_ps(vp + j * hvp + v * kLanes);
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r) {
+      const __m512 a = _mm512_set1_ps(sb[r * lp + j]);
+#pragma GCC unroll 4
+      for (size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+    }
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    const __m512 s = _mm512_set1_ps(inv[r]);
+    float* dst = out + r * ldo;
+#pragma GCC unroll 4
+    for (size_t v = 0; v + 1 < NV; ++v) {
+      _mm512_storeu_ps(dst + v * kLanes, _mm512_mul_ps(acc[r][v], s));
+    }
+    _mm512_mask_storeu_ps(dst + (NV - 1) * kLanes, last, _mm512_mul_ps(acc[r][NV - 1], s));
+  }
+}
+
+float RowMaxAvx512(const float* x, size_t n) {
+  __m512 m = _mm512_set1_ps(-__builtin_inff());
+  for (size_t i = 0; i < n; i += kLanes) {
+    m = _mm512_max_ps(m, _mm512_mask_loadu_ps(m, FirstLanes(n - i), x + i));
+  }
+  alignas(64) float lanes[kLanes];
+  _mm512_store_ps(lanes, m);
+  return *std::max_element(lanes, lanes + kLanes);
+}
+
+// The number of key rows query row i attends to.
+size_t Allowed(const AttentionHead& h, size_t i) {
+  if (!h.causal) return h.l;
+  // j <= i + l - s; a row with no such j keeps all (ONNX Runtime adds the same
+  // mask_filter_value to each of its scores, which the softmax cancels).
+  const size_t limit = i + h.l;  // (i + l - s) + s, kept unsigned
+  return limit >= h.s ? std::min(h.l, limit - h.s + 1) : h.l;
+}
+
+}  // namespace
+
+size_t AttentionHeadScratchFloats(size_t /*s*/, size_t l, size_t hd, size_t hdv) {
+  return MakeLayout(l, hd, hdv).total;
+}
+
+void AttentionHeadAvx512(const AttentionHead& h, float* scratch) {
+  const Layout x = MakeLayout(h.l, h.hd, h.hdv);
+  float* kp = scratch + x.keys;
+  float* vp = scratch + x.values;
+  float* sb = scratch + x.scores;
+  float* qb = scratch + x.queries;
+  float* inv = scratch + x.inv;
+  PackKeys(h, x, kp);
+  PackValues(h, x, vp);
+  const size_t panels = x.lp / kLanes;
+  for (size_t i0 = 0; i0 < h.s; i0 += kRows) {
+    const size_t rows = std::min(kRows, h.s - i0);
+    for (size_t r = 0; r < kRows; ++r) {
+      float* dst = qb + r * h.hd;
+      if (r >= rows) {
+        std::fill(dst, dst + h.hd, 0.0f);
+        continue;
+      }
+      const float* src = h.q + (i0 + r) * h.ldq;
+      if (i0 + r + kRows < h.s) PrefetchRow(src + kRows * h.ldq, h.hd);  // the next block's row
+      for (size_t d = 0; d < h.hd; ++d) {
+        dst[d] = (src[d] + (h.q_bias != nullptr ? h.q_bias[d] : 0.0f)) * h.scale;
+      }
+    }
+    for (size_t p = 0; p < panels; p += kTile) {
+      const float* kpanels = kp + p * h.hd * kLanes;
+      float* out = sb + p * kLanes;
+      switch (std::min(kTile, panels - p)) {
+        case 1:
+          ScoreTile<1>(qb, h.hd, kpanels, out, x.lp);
+          break;
+        case 2:
+          ScoreTile<2>(qb, h.hd, kpanels, out, x.lp);
+          break;
+        case 3:
+          ScoreTile<3>(qb, h.hd, kpanels, out, x.lp);
+          break;
+        default:
+          ScoreTile<4>(qb, h.hd, kpanels, out, x.lp);
+          break;
+      }
+    }
+    size_t jn = 0;  // key rows any of the block's rows attends to
+    for (size_t r = 0; r < kRows; ++r) {
+      float* row = sb + r * x.lp;
+      if (r >= rows) {
+        std::fill(row, row + h.l, 0.0f);
+        inv[r] = 0.0f;
+        continue;
+      }
+      const size_t i = i0 + r;
+      if (h.scores_bias != nullptr) {
+        const float* b = h.scores_bias + i * h.l;
+        for (size_t j = 0; j < h.l; ++j) row[j] += b[j];
+      }
+      const size_t valid = Allowed(h, i);
+      inv[r] = 1.0f / ExpShiftedSumAvx512(row, row, valid, RowMaxAvx512(row, valid));
+      std::fill(row + valid, row + h.l, 0.0f);
+      jn = std::max(jn, valid);
+    }
+    float* out = h.out + i0 * h.ldo;
+    for (size_t c = 0; c < h.hdv; c += kTile * kLanes) {
+      const size_t vectors = std::min(kTile, (h.hdv - c + kLanes - 1) / kLanes);
+      const __mmask16 last = FirstLanes(h.hdv - c - (vectors - 1) * kLanes);
+      const float* vcol = vp + c;
+      switch (vectors) {
+        case 1:
+          ValueTile<1>(sb, x.lp, jn, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
+          break;
+        case 2:
+          ValueTile<2>(sb, x.lp, jn, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
+          break;
+        case 3:
+          ValueTile<3>(sb, x.lp, jn, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
+          break;
+        default:
+          ValueTile<4>(sb, x.lp, jn, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
+          break;
+      }
+    }
+  }
+}
+
+}  // namespace kiln::cpu
