@@ -40,13 +40,7 @@ float ExpShiftedSumAvx512(const float* x, float* y, size_t n, float shift) {
     _mm512_mask_storeu_ps(y + i, m, e);
     acc0 = _mm512_add_ps(acc0, _mm512_maskz_mov_ps(m, e));
   }
-  // (GCC 12's _mm512_reduce_add_ps trips -Wuninitialized in its own header.)
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, _mm512_add_ps(acc0, acc1));
-  for (size_t w = 8; w > 0; w /= 2) {
-    for (size_t j = 0; j < w; ++j) lanes[j] += lanes[j + w];
-  }
-  return lanes[0];
+  return avx512::ReduceAdd(_mm512_add_ps(acc0, acc1));
 }
 
 void GeluErfRowAvx512(const float* x, const float* b, float* y, size_t n) {

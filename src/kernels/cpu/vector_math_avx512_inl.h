@@ -83,6 +83,32 @@ inline __m512 Erf(__m512 x) {
   return _mm512_mask_mov_ps(r, nan, x);
 }
 
+// The largest lane and the sum of the lanes, by swapping halves (no round trip through memory,
+// whose store-to-scalar-load forwarding stalls). The masked forms, with every lane set, because
+// GCC 12's unmasked shuffles (and _mm512_reduce_*) pass an undefined vector that trips
+// -Wuninitialized in its own header.
+inline __m512 SwapLanes(__m512 v, int step) {
+  constexpr __mmask16 kAll = 0xFFFF;
+  switch (step) {
+    case 8:
+      return _mm512_mask_shuffle_f32x4(v, kAll, v, v, 0x4E);  // 256-bit halves
+    case 4:
+      return _mm512_mask_shuffle_f32x4(v, kAll, v, v, 0xB1);  // 128-bit quarters
+    case 2:
+      return _mm512_mask_permute_ps(v, kAll, v, 0x4E);  // pairs within a quarter
+    default:
+      return _mm512_mask_permute_ps(v, kAll, v, 0xB1);  // neighbours
+  }
+}
+inline float ReduceMax(__m512 v) {
+  for (int step = 8; step > 0; step /= 2) v = _mm512_max_ps(v, SwapLanes(v, step));
+  return _mm512_cvtss_f32(v);
+}
+inline float ReduceAdd(__m512 v) {
+  for (int step = 8; step > 0; step /= 2) v = _mm512_add_ps(v, SwapLanes(v, step));
+  return _mm512_cvtss_f32(v);
+}
+
 // The mask of the first n (< 16 or more) lanes.
 inline __mmask16 FirstLanes(size_t n) {
   return n >= 16 ? __mmask16{0xffff} : static_cast<__mmask16>((1u << n) - 1);

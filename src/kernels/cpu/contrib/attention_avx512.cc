@@ -1,8 +1,8 @@
 // Compiled with -mavx512f (CMakeLists.txt); runs only where UseVectorMathAvx512().
 //
-// Per head: K+bk is packed transposed into panels of 16 key rows (panel p: hd rows of 16 floats,
-// key row 16p+c in lane c, zero past l) and V+bv into rows of hdv rounded up to 16 floats. Then
-// per block of kRows query rows: (Q+bq)·scale into a small packed block, the block's scores
+// Per head: K+bk is gathered, transposed, into panels of 16 key rows (panel p: hd rows of 16
+// floats, key row 16p+c in lane c, zero past l) and V+bv into rows of hdv rounded up to 16 floats.
+// Then per block of kRows query rows: (Q+bq)·scale into a small packed block, the block's scores
 // (kRows × up to 4 panels per register tile: 24 accumulators), each row's bias, causal limit,
 // maximum and exponentials (ExpShiftedSumAvx512), and the weighted sum of V rows (kRows × up to
 // 64 output columns per tile), divided by the row's sum as it is stored.
@@ -50,7 +50,8 @@ __mmask16 FirstLanes(size_t n) {
 }
 
 // Q, K and V rows are slices of wider rows (one head's columns), which the hardware prefetchers
-// do not follow: each packing loop asks for the row kAhead rows on, one cache line at a time.
+// do not follow: the loops that read them ask for rows ahead, one cache line at a time (V: kAhead
+// rows on; K: the next panel's 16 keys; Q: the next block's rows).
 constexpr size_t kAhead = 4;
 
 void PrefetchRow(const float* row, size_t n) {
@@ -59,22 +60,26 @@ void PrefetchRow(const float* row, size_t n) {
   }
 }
 
+// Each panel row (one depth, 16 keys) is one gather down the keys' column (the 16 keys' offsets
+// fit the gather's 32-bit indices: ldk <= kAttentionMaxKeyStride).
 void PackKeys(const AttentionHead& h, const Layout& x, float* kp) {
-  for (size_t p = 0; p < x.lp / kLanes; ++p) {
+  const __m512i rows =
+      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_epi32(static_cast<int>(h.ldk)));
+  const size_t panels = x.lp / kLanes;
+  for (size_t p = 0; p < panels; ++p) {
     float* panel = kp + p * h.hd * kLanes;
-    const size_t rows = std::min(kLanes, h.l - p * kLanes);
-    for (size_t c = 0; c < rows; ++c) {
-      const size_t j = p * kLanes + c;
-      if (j + kAhead < h.l) PrefetchRow(h.k + (j + kAhead) * h.ldk, h.hd);
-      const float* row = h.k + j * h.ldk;
-      if (h.k_bias != nullptr) {
-        for (size_t d = 0; d < h.hd; ++d) panel[d * kLanes + c] = row[d] + h.k_bias[d];
-      } else {
-        for (size_t d = 0; d < h.hd; ++d) panel[d * kLanes + c] = row[d];
-      }
+    const __mmask16 m = FirstLanes(h.l - p * kLanes);
+    const float* col = h.k + p * kLanes * h.ldk;
+    for (size_t c = 0; p + 1 < panels && c < kLanes && (p + 1) * kLanes + c < h.l; ++c) {
+      PrefetchRow(col + (kLanes + c) * h.ldk, h.hd);  // the next panel's keys
     }
-    for (size_t c = rows; c < kLanes; ++c) {
-      for (size_t d = 0; d < h.hd; ++d) panel[d * kLanes + c] = 0.0f;
+    for (size_t d = 0; d < h.hd; ++d) {
+      __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, rows, col + d, 4);
+      if (h.k_bias != nullptr) {
+        v = _mm512_maskz_add_ps(m, v, _mm512_set1_ps(h.k_bias[d]));  // zero past l
+      }
+      _mm512_store_ps(panel + d * kLanes, v);
     }
   }
 }
@@ -156,13 +161,17 @@ void ValueTile(const float* sb, size_t lp, size_t jn, const float* vp, size_t hv
 }
 
 float RowMaxAvx512(const float* x, size_t n) {
-  __m512 m = _mm512_set1_ps(-__builtin_inff());
-  for (size_t i = 0; i < n; i += kLanes) {
-    m = _mm512_max_ps(m, _mm512_mask_loadu_ps(m, FirstLanes(n - i), x + i));
+  __m512 m0 = _mm512_set1_ps(-__builtin_inff());
+  __m512 m1 = m0;
+  size_t i = 0;
+  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+    m0 = _mm512_max_ps(m0, _mm512_loadu_ps(x + i));
+    m1 = _mm512_max_ps(m1, _mm512_loadu_ps(x + i + kLanes));
   }
-  alignas(64) float lanes[kLanes];
-  _mm512_store_ps(lanes, m);
-  return *std::max_element(lanes, lanes + kLanes);
+  for (; i < n; i += kLanes) {
+    m0 = _mm512_max_ps(m0, _mm512_mask_loadu_ps(m0, FirstLanes(n - i), x + i));
+  }
+  return avx512::ReduceMax(_mm512_max_ps(m0, m1));
 }
 
 // The number of key rows query row i attends to.
@@ -200,8 +209,12 @@ void AttentionHeadAvx512(const AttentionHead& h, float* scratch) {
       }
       const float* src = h.q + (i0 + r) * h.ldq;
       if (i0 + r + kRows < h.s) PrefetchRow(src + kRows * h.ldq, h.hd);  // the next block's row
-      for (size_t d = 0; d < h.hd; ++d) {
-        dst[d] = (src[d] + (h.q_bias != nullptr ? h.q_bias[d] : 0.0f)) * h.scale;
+      const __m512 scale = _mm512_set1_ps(h.scale);
+      for (size_t d = 0; d < h.hd; d += kLanes) {
+        const __mmask16 m = FirstLanes(h.hd - d);
+        __m512 v = _mm512_maskz_loadu_ps(m, src + d);
+        if (h.q_bias != nullptr) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, h.q_bias + d));
+        _mm512_mask_storeu_ps(dst + d, m, _mm512_mul_ps(v, scale));
       }
     }
     for (size_t p = 0; p < panels; p += kTile) {

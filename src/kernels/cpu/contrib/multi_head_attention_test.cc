@@ -189,6 +189,35 @@ TEST(ContribMultiHeadAttention, MaskedKeysGetNoWeight) {
   }
 }
 
+// One key far above the others (a score 300 higher, where e^300 overflows float): the softmax
+// must shift by the row's true maximum wherever that key sits (each lane of a vector, each panel)
+// and give it all the weight, so each output row is that key's value row.
+TEST(ContribMultiHeadAttention, DominantKeyAtEveryPosition) {
+  const int64_t s = 3, l = 40, d = 16;
+  std::vector<float> v(static_cast<size_t>(l * d));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i / d) + 0.01f * (i % d);
+  const std::vector<float> q(static_cast<size_t>(s * d), 1.0f);
+  for (bool avx512 : {true, false}) {
+    const cpu::ScopedVectorMathAvx512 scoped(avx512);
+    for (int64_t top = 0; top < l; ++top) {
+      SCOPED_TRACE(::testing::Message()
+                   << (avx512 ? "AVX-512" : "vector-cloned") << ", key " << top);
+      std::vector<float> k(static_cast<size_t>(l * d), 0.0f);
+      for (int64_t e = 0; e < d; ++e) k[static_cast<size_t>(top * d + e)] = 75.0f;  // score 300
+      auto out = NodeTest("MultiHeadAttention", 1, kMs)
+                     .Attr("num_heads", int64_t{1})
+                     .Input<float>({1, s, d}, q)
+                     .Input<float>({1, l, d}, k)
+                     .Input<float>({1, l, d}, v)
+                     .Run();
+      const std::vector<float> y = Values<float>(*out[0]);
+      for (size_t i = 0; i < y.size(); ++i) {
+        ASSERT_NEAR(y[i], v[static_cast<size_t>(top * d) + i % d], 1e-5f) << "output " << i;
+      }
+    }
+  }
+}
+
 NodeTest Mha(const std::vector<int64_t>& q, const std::vector<int64_t>& k,
              const std::vector<int64_t>& v, int64_t heads = 2) {
   NodeTest t("MultiHeadAttention", 1, kMs);
