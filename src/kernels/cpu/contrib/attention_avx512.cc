@@ -1,4 +1,6 @@
-// Compiled with -mavx512f (CMakeLists.txt); runs only where UseVectorMathAvx512().
+// Compiled with -mavx512f (CMakeLists.txt; x86-64 only); runs only where UseVectorMathAvx512().
+// Uses nothing from the standard library, whose inline functions would otherwise be emitted here
+// with AVX-512 instructions and could be the copy the linker keeps for the whole library.
 //
 // Per head: K+bk is gathered, transposed, into panels of 16 key rows (panel p: hd rows of 16
 // floats, key row 16p+c in lane c, zero past l) and V+bv into rows of hdv rounded up to 16 floats.
@@ -10,17 +12,27 @@
 
 #include <immintrin.h>
 
-#include <algorithm>
-
 #include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/cpu/vector_math_avx512_inl.h"
 
 namespace kiln::cpu {
 namespace {
 
+using avx512::FirstLanes;
+
 constexpr size_t kRows = 6;    // query rows per block
 constexpr size_t kLanes = 16;  // floats per vector, key rows per panel
 constexpr size_t kTile = 4;    // vectors per register tile row (4 × kRows accumulators)
+
+size_t Min(size_t a, size_t b) {
+  return a < b ? a : b;
+}
+
+void Zero(float* x, size_t n) {
+  for (size_t i = 0; i < n; i += kLanes) {
+    _mm512_mask_storeu_ps(x + i, FirstLanes(n - i), _mm512_setzero_ps());
+  }
+}
 
 size_t RoundUp(size_t n) {
   return (n + kLanes - 1) / kLanes * kLanes;
@@ -43,10 +55,6 @@ Layout MakeLayout(size_t l, size_t hd, size_t hdv) {
   x.inv = x.queries + RoundUp(kRows * hd);
   x.total = x.inv + kLanes;
   return x;
-}
-
-__mmask16 FirstLanes(size_t n) {
-  return n >= kLanes ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
 }
 
 // Q, K and V rows are slices of wider rows (one head's columns), which the hardware prefetchers
@@ -90,7 +98,7 @@ void PackValues(const AttentionHead& h, const Layout& x, float* vp) {
     const float* row = h.v + j * h.ldv;
     float* dst = vp + j * x.hvp;
     for (size_t c = 0; c < x.hvp; c += kLanes) {
-      const __mmask16 m = FirstLanes(h.hdv - std::min(h.hdv, c));
+      const __mmask16 m = FirstLanes(h.hdv - Min(h.hdv, c));
       __m512 v = _mm512_maskz_loadu_ps(m, row + c);
       if (h.v_bias != nullptr) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, h.v_bias + c));
       _mm512_store_ps(dst + c, v);  // zero past hdv
@@ -127,10 +135,12 @@ void ScoreTile(const float* qb, size_t hd, const float* panels, float* sb, size_
 }
 
 // out rows [0, rows) columns [0, 16·NV) (the last vector's lanes under `last`) =
-// inv[r] · Σ_{j < jn} P[r][j] · V[j]: P is the block's weights (rows lp apart), vp points at
+// inv[r] · Σ_{j < l} P[r][j] · V[j]: P is the block's weights (rows lp apart; 0 past each row's
+// causal limit, and every key is still multiplied, so that a non-finite value of V reaches every
+// row as it does through a whole product), vp points at
 // packed V's column 0 of this tile (rows hvp apart).
 template <size_t NV>
-void ValueTile(const float* sb, size_t lp, size_t jn, const float* vp, size_t hvp, const float* inv,
+void ValueTile(const float* sb, size_t lp, size_t l, const float* vp, size_t hvp, const float* inv,
                size_t rows, __mmask16 last, float* out, size_t ldo) {
   __m512 acc[kRows][NV];
 #pragma GCC unroll 8
@@ -138,7 +148,7 @@ void ValueTile(const float* sb, size_t lp, size_t jn, const float* vp, size_t hv
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
   }
-  for (size_t j = 0; j < jn; ++j) {
+  for (size_t j = 0; j < l; ++j) {
     __m512 b[NV];
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) b[v] = _mm512_load_ps(vp + j * hvp + v * kLanes);
@@ -180,7 +190,7 @@ size_t Allowed(const AttentionHead& h, size_t i) {
   // j <= i + l - s; a row with no such j keeps all (ONNX Runtime adds the same
   // mask_filter_value to each of its scores, which the softmax cancels).
   const size_t limit = i + h.l;  // (i + l - s) + s, kept unsigned
-  return limit >= h.s ? std::min(h.l, limit - h.s + 1) : h.l;
+  return limit >= h.s ? Min(h.l, limit - h.s + 1) : h.l;
 }
 
 }  // namespace
@@ -200,11 +210,11 @@ void AttentionHeadAvx512(const AttentionHead& h, float* scratch) {
   PackValues(h, x, vp);
   const size_t panels = x.lp / kLanes;
   for (size_t i0 = 0; i0 < h.s; i0 += kRows) {
-    const size_t rows = std::min(kRows, h.s - i0);
+    const size_t rows = Min(kRows, h.s - i0);
     for (size_t r = 0; r < kRows; ++r) {
       float* dst = qb + r * h.hd;
       if (r >= rows) {
-        std::fill(dst, dst + h.hd, 0.0f);
+        Zero(dst, h.hd);
         continue;
       }
       const float* src = h.q + (i0 + r) * h.ldq;
@@ -220,7 +230,7 @@ void AttentionHeadAvx512(const AttentionHead& h, float* scratch) {
     for (size_t p = 0; p < panels; p += kTile) {
       const float* kpanels = kp + p * h.hd * kLanes;
       float* out = sb + p * kLanes;
-      switch (std::min(kTile, panels - p)) {
+      switch (Min(kTile, panels - p)) {
         case 1:
           ScoreTile<1>(qb, h.hd, kpanels, out, x.lp);
           break;
@@ -235,11 +245,10 @@ void AttentionHeadAvx512(const AttentionHead& h, float* scratch) {
           break;
       }
     }
-    size_t jn = 0;  // key rows any of the block's rows attends to
     for (size_t r = 0; r < kRows; ++r) {
       float* row = sb + r * x.lp;
       if (r >= rows) {
-        std::fill(row, row + h.l, 0.0f);
+        Zero(row, h.l);
         inv[r] = 0.0f;
         continue;
       }
@@ -250,26 +259,25 @@ void AttentionHeadAvx512(const AttentionHead& h, float* scratch) {
       }
       const size_t valid = Allowed(h, i);
       inv[r] = 1.0f / ExpShiftedSumAvx512(row, row, valid, RowMaxAvx512(row, valid));
-      std::fill(row + valid, row + h.l, 0.0f);
-      jn = std::max(jn, valid);
+      Zero(row + valid, h.l - valid);
     }
     float* out = h.out + i0 * h.ldo;
     for (size_t c = 0; c < h.hdv; c += kTile * kLanes) {
-      const size_t vectors = std::min(kTile, (h.hdv - c + kLanes - 1) / kLanes);
+      const size_t vectors = Min(kTile, (h.hdv - c + kLanes - 1) / kLanes);
       const __mmask16 last = FirstLanes(h.hdv - c - (vectors - 1) * kLanes);
       const float* vcol = vp + c;
       switch (vectors) {
         case 1:
-          ValueTile<1>(sb, x.lp, jn, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
+          ValueTile<1>(sb, x.lp, h.l, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
           break;
         case 2:
-          ValueTile<2>(sb, x.lp, jn, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
+          ValueTile<2>(sb, x.lp, h.l, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
           break;
         case 3:
-          ValueTile<3>(sb, x.lp, jn, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
+          ValueTile<3>(sb, x.lp, h.l, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
           break;
         default:
-          ValueTile<4>(sb, x.lp, jn, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
+          ValueTile<4>(sb, x.lp, h.l, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
           break;
       }
     }

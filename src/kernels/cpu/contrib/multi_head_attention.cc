@@ -9,11 +9,14 @@
 // Not implemented (kNotImplemented naming the input or output): key_padding_mask, past_key /
 // past_value / past_sequence_length / cache_indirection, the present_key / present_value / qk
 // outputs, and the packed forms (no key: packed QKV; 4-D or 5-D key).
-// One task per (batch, head): scores = scale·Q_h·K_hᵀ by cpu::Gemm reading the head's columns in
-// place (lda = D), + attention_bias, the causal limit, e^(score - row max) per row, then P·V_h by
-// cpu::Gemm written straight into the output's columns (ldc = Dv), and each output row divided
-// by its row's sum (hdv values rather than L scores per row). With a bias the
-// head's Q, K and V are first copied with the bias added into the task's scratch.
+// One task per (batch, head). On AVX-512 machines, with at least as many tasks as threads, each
+// runs attention_avx512.h's head kernel (a few query rows at a time, the scores in L1).
+// Otherwise: scores = scale·Q_h·K_hᵀ by cpu::Gemm reading the head's columns in place (lda = D),
+// + attention_bias, the causal limit, e^(score - row max) per row, then P·V_h by cpu::Gemm
+// written straight into the output's columns (ldc = Dv), and each output row divided by its
+// row's sum (hdv values rather than L scores per row); with a bias the head's Q, K and V are
+// first copied with the bias added into the task's scratch. With fewer tasks than threads they
+// run in turn, each product over the whole pool.
 #include <algorithm>
 #include <cmath>
 #include <string>

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
+#include "kernels/cpu/contrib/attention_avx512.h"
 #include "kernels/cpu/contrib/contrib_test_util.h"
 #include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/test_errors.h"
@@ -144,6 +146,13 @@ TEST(ContribMultiHeadAttention, MatchesReference) {
       {2, 20, 35, 3, 24, 70, {}, false, false, 0},
       {1, 7, 20, 2, 3, 40, {}, true, true, 0},
       {1, 12, 64, 2, 1, 16, {}, false, false, 0},
+      {2, 7, 33, 2, 8, 30, {2, 1, 7, 33}, false, true, 0},  // two value vectors, the last partial
+      {1, 8, 21, 2, 16, 60, {}, true, false, 0},            // four, the last partial
+      {2, 5, 1, 2, 8, 8, {}, true, true, 0},                // one key
+      // One (batch, head) pair: at 2 threads the products run over the pool instead of the head
+      // kernel, with the AVX-512 exponentials too.
+      {1, 9, 5, 1, 5, 5, {1, 1, 9, 5}, true, true, 0},
+      {1, 6, 11, 1, 16, 24, {}, false, true, 0.4f},
   };
   // The softmax's exponentials in AVX-512 intrinsics (where the machine runs them) and not.
   for (bool avx512 : {true, false}) {
@@ -153,6 +162,56 @@ TEST(ContribMultiHeadAttention, MatchesReference) {
     for (const Config& c : configs) {
       Check(c, seed);
       seed += 10;
+    }
+  }
+}
+
+// The AVX-512 head kernel called directly (the node tests above reach it only where the machine
+// runs AVX-512, and otherwise pass on the other path): one head against the node's reference.
+TEST(ContribMultiHeadAttention, Avx512HeadKernel) {
+  if (!cpu::UseVectorMathAvx512()) GTEST_SKIP() << "this machine does not run AVX-512";
+  const Config c{1, 13, 37, 1, 20, 40, {1, 1, 13, 37}, true, true, 0.3f};
+  const std::vector<float> q = RandomFloats(static_cast<size_t>(c.s * c.hd), 1);
+  const std::vector<float> k = RandomFloats(static_cast<size_t>(c.l * c.hd), 2);
+  const std::vector<float> v = RandomFloats(static_cast<size_t>(c.l * c.hdv), 3);
+  const std::vector<float> bias = RandomFloats(static_cast<size_t>(2 * c.hd + c.hdv), 4);
+  const std::vector<float> ab = RandomFloats(static_cast<size_t>(c.s * c.l), 5, -3.0f, 3.0f);
+  const std::vector<double> want = Reference(c, q, k, v, bias, ab);
+  // The output rows 50 apart, with sentinels between them that must stay.
+  const size_t ldo = 50;
+  std::vector<float> out(static_cast<size_t>(c.s) * ldo, -7.0f);
+  std::vector<float> scratch(cpu::AttentionHeadScratchFloats(13, 37, 20, 40) + 16);
+  float* aligned = scratch.data();
+  while (reinterpret_cast<uintptr_t>(aligned) % 64 != 0) ++aligned;
+  cpu::AttentionHead h;
+  h.q = q.data();
+  h.ldq = 20;
+  h.k = k.data();
+  h.ldk = 20;
+  h.v = v.data();
+  h.ldv = 40;
+  h.q_bias = bias.data();
+  h.k_bias = bias.data() + 20;
+  h.v_bias = bias.data() + 40;
+  h.scores_bias = ab.data();
+  h.out = out.data();
+  h.ldo = ldo;
+  h.s = 13;
+  h.l = 37;
+  h.hd = 20;
+  h.hdv = 40;
+  h.scale = c.scale;
+  h.causal = true;
+  cpu::AttentionHeadAvx512(h, aligned);
+  for (size_t i = 0; i < 13; ++i) {
+    for (size_t e = 0; e < ldo; ++e) {
+      const float got = out[i * ldo + e];
+      if (e >= 40) {
+        EXPECT_EQ(got, -7.0f) << "row " << i << " column " << e;
+      } else {
+        EXPECT_NEAR(got, want[i * 40 + e], 1e-5 + 1e-4 * std::abs(want[i * 40 + e]))
+            << "row " << i << " column " << e;
+      }
     }
   }
 }
@@ -195,7 +254,11 @@ TEST(ContribMultiHeadAttention, MaskedKeysGetNoWeight) {
 TEST(ContribMultiHeadAttention, DominantKeyAtEveryPosition) {
   const int64_t s = 3, l = 40, d = 16;
   std::vector<float> v(static_cast<size_t>(l * d));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i / d) + 0.01f * (i % d);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const size_t key =
+        i / static_cast<size_t>(d);  // each key's row: its index, plus 0.01 per column
+    v[i] = static_cast<float>(key) + 0.01f * static_cast<float>(i % static_cast<size_t>(d));
+  }
   const std::vector<float> q(static_cast<size_t>(s * d), 1.0f);
   for (bool avx512 : {true, false}) {
     const cpu::ScopedVectorMathAvx512 scoped(avx512);

@@ -1,7 +1,6 @@
 # The contrib kernel family (com.microsoft fused ops): library sources and unit tests (paths from
 # the repository root).
 list(APPEND KILN_SOURCES
-  src/kernels/cpu/contrib/attention_avx512.cc
   src/kernels/cpu/contrib/fused_matmul.cc
   src/kernels/cpu/contrib/gelu.cc
   src/kernels/cpu/contrib/kernels.cc
@@ -12,3 +11,7 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/contrib/gelu_test.cc
   src/kernels/cpu/contrib/multi_head_attention_test.cc
   src/kernels/cpu/contrib/skip_layer_norm_test.cc)
+# The AVX-512 attention head (CMakeLists.txt sets the flag), used where the machine runs it.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  list(APPEND KILN_SOURCES src/kernels/cpu/contrib/attention_avx512.cc)
+endif()
