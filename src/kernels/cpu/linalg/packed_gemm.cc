@@ -36,7 +36,7 @@ constexpr size_t CeilDiv(size_t a, size_t b) {
 // compiler to vectorize as the baseline target allows.
 constexpr size_t kPortableRows = 4;
 void PanelPortable(size_t m, size_t kc, const float* a, size_t lda, const float* b, float* c,
-                   size_t ldc, size_t cols, bool accumulate) {
+                   size_t ldc, size_t cols, bool accumulate, ptrdiff_t /*next*/) {
   constexpr size_t kW = packed::kPanel;
   for (size_t t = 0; t < packed::TileCount(m, kPortableRows); ++t) {
     const size_t i = packed::TileStart(m, kPortableRows, t);
@@ -213,9 +213,18 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, siz
       const bool add = accumulate || p0 > 0;
       for (size_t j0 = col_begin; j0 < col_end; j0 += kPackedPanel) {
         const size_t cols = std::min(kPackedPanel, col_end - j0);
+        // Where the next panel's slice is, from this one: the following panel at this depth (k·32
+        // floats on), else the first panel at the next depth; 0 at the end of the product.
+        ptrdiff_t next = 0;
+        if (j0 + kPackedPanel < col_end) {
+          next = static_cast<ptrdiff_t>(k * kPackedPanel);
+        } else if (p0 + kc < k) {
+          next = b.panel(col_begin / kPackedPanel) - b.panel(j0 / kPackedPanel) +
+                 static_cast<ptrdiff_t>(kc * kPackedPanel);
+        }
         kernel.fn(mb, kc, pack ? pa : ab, pack ? 0 : lda,
-                  b.panel(j0 / kPackedPanel) + p0 * kPackedPanel, c + i0 * ldc + j0, ldc, cols,
-                  add);
+                  b.panel(j0 / kPackedPanel) + p0 * kPackedPanel, c + i0 * ldc + j0, ldc, cols, add,
+                  next);
       }
     }
   }

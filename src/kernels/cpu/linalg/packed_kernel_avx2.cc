@@ -34,8 +34,8 @@ using Table = TileTable<Avx2, 0, 1, 2, 3, 4, 5>;
 }  // namespace
 
 void PanelAvx2(size_t m, size_t kc, const float* a, size_t lda, const float* b, float* c,
-               size_t ldc, size_t cols, bool accumulate) {
-  Panel<Avx2, Table>(m, kc, a, lda, b, c, ldc, cols, accumulate);
+               size_t ldc, size_t cols, bool accumulate, ptrdiff_t next) {
+  Panel<Avx2, Table>(m, kc, a, lda, b, c, ldc, cols, accumulate, next);
 }
 
 }  // namespace kiln::cpu::packed

@@ -30,8 +30,8 @@ using Table = TileTable<Avx512, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
 }  // namespace
 
 void PanelAvx512(size_t m, size_t kc, const float* a, size_t lda, const float* b, float* c,
-                 size_t ldc, size_t cols, bool accumulate) {
-  Panel<Avx512, Table>(m, kc, a, lda, b, c, ldc, cols, accumulate);
+                 size_t ldc, size_t cols, bool accumulate, ptrdiff_t next) {
+  Panel<Avx512, Table>(m, kc, a, lda, b, c, ldc, cols, accumulate, next);
 }
 
 }  // namespace kiln::cpu::packed
