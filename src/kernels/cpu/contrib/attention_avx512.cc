@@ -106,27 +106,35 @@ void PackValues(const AttentionHead& h, const Layout& x, float* vp) {
   }
 }
 
-// Scores of the block's kRows rows against key panels [p0, p0 + NV): qb is [kRows, hd].
+// acc[r][v] = Σ_{k < depth} a[r·a_row + k] · b[k·b_row + v·b_vec + 0..15]: kRows rows of A
+// broadcast against NV vectors of B per step, the sums in registers.
 template <size_t NV>
-void ScoreTile(const float* qb, size_t hd, const float* panels, float* sb, size_t lp) {
-  __m512 acc[kRows][NV];
+[[gnu::always_inline]] inline void MultiplyTile(__m512 (&acc)[kRows][NV], const float* a,
+                                                size_t a_row, const float* b, size_t b_row,
+                                                size_t b_vec, size_t depth) {
 #pragma GCC unroll 8
   for (size_t r = 0; r < kRows; ++r) {
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
   }
-  const size_t stride = hd * kLanes;  // one panel
-  for (size_t d = 0; d < hd; ++d) {
-    __m512 b[NV];
+  for (size_t k = 0; k < depth; ++k) {
+    __m512 bk[NV];
 #pragma GCC unroll 4
-    for (size_t v = 0; v < NV; ++v) b[v] = _mm512_load_ps(panels + v * stride + d * kLanes);
+    for (size_t v = 0; v < NV; ++v) bk[v] = _mm512_load_ps(b + k * b_row + v * b_vec);
 #pragma GCC unroll 8
     for (size_t r = 0; r < kRows; ++r) {
-      const __m512 a = _mm512_set1_ps(qb[r * hd + d]);
+      const __m512 ar = _mm512_set1_ps(a[r * a_row + k]);
 #pragma GCC unroll 4
-      for (size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+      for (size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(ar, bk[v], acc[r][v]);
     }
   }
+}
+
+// Scores of the block's kRows rows against key panels [p0, p0 + NV): qb is [kRows, hd].
+template <size_t NV>
+void ScoreTile(const float* qb, size_t hd, const float* panels, float* sb, size_t lp) {
+  __m512 acc[kRows][NV];
+  MultiplyTile<NV>(acc, qb, hd, panels, kLanes, hd * kLanes, hd);
 #pragma GCC unroll 8
   for (size_t r = 0; r < kRows; ++r) {
 #pragma GCC unroll 4
@@ -137,28 +145,13 @@ void ScoreTile(const float* qb, size_t hd, const float* panels, float* sb, size_
 // out rows [0, rows) columns [0, 16·NV) (the last vector's lanes under `last`) =
 // inv[r] · Σ_{j < l} P[r][j] · V[j]: P is the block's weights (rows lp apart; 0 past each row's
 // causal limit, and every key is still multiplied, so that a non-finite value of V reaches every
-// row as it does through a whole product), vp points at
-// packed V's column 0 of this tile (rows hvp apart).
+// row as it does through a whole product), vp points at packed V's column 0 of this tile (rows
+// hvp apart).
 template <size_t NV>
 void ValueTile(const float* sb, size_t lp, size_t l, const float* vp, size_t hvp, const float* inv,
                size_t rows, __mmask16 last, float* out, size_t ldo) {
   __m512 acc[kRows][NV];
-#pragma GCC unroll 8
-  for (size_t r = 0; r < kRows; ++r) {
-#pragma GCC unroll 4
-    for (size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
-  }
-  for (size_t j = 0; j < l; ++j) {
-    __m512 b[NV];
-#pragma GCC unroll 4
-    for (size_t v = 0; v < NV; ++v) b[v] = _mm512_load_ps(vp + j * hvp + v * kLanes);
-#pragma GCC unroll 8
-    for (size_t r = 0; r < kRows; ++r) {
-      const __m512 a = _mm512_set1_ps(sb[r * lp + j]);
-#pragma GCC unroll 4
-      for (size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
-    }
-  }
+  MultiplyTile<NV>(acc, sb, lp, vp, hvp, kLanes, l);
   for (size_t r = 0; r < rows; ++r) {
     const __m512 s = _mm512_set1_ps(inv[r]);
     float* dst = out + r * ldo;
