@@ -188,7 +188,7 @@ size_t Allowed(const AttentionHead& h, size_t i) {
 
 }  // namespace
 
-size_t AttentionHeadScratchFloats(size_t /*s*/, size_t l, size_t hd, size_t hdv) {
+size_t AttentionHeadScratchFloats(size_t l, size_t hd, size_t hdv) {
   return MakeLayout(l, hd, hdv).total;
 }
 

@@ -40,13 +40,13 @@ inline constexpr size_t kAttentionMaxKeyStride = 0x7FFFFFFF / 16;
 #if defined(__x86_64__)
 
 // Floats of scratch AttentionHeadAvx512 needs for these sizes.
-size_t AttentionHeadScratchFloats(size_t s, size_t l, size_t hd, size_t hdv);
+size_t AttentionHeadScratchFloats(size_t l, size_t hd, size_t hdv);
 // Writes the head's output rows; `scratch` is 64-byte aligned, AttentionHeadScratchFloats long.
 void AttentionHeadAvx512(const AttentionHead& head, float* scratch);
 
 #else
 
-inline size_t AttentionHeadScratchFloats(size_t, size_t, size_t, size_t) {
+inline size_t AttentionHeadScratchFloats(size_t, size_t, size_t) {
   __builtin_unreachable();
 }
 inline void AttentionHeadAvx512(const AttentionHead&, float*) {

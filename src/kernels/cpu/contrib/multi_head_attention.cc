@@ -223,7 +223,7 @@ class MultiHeadAttention final : public Kernel {
     if (avx512 && gemm_pool == nullptr && sh.d <= kAttentionMaxKeyStride) {
       // A head per task, its rows a few at a time (attention_avx512.h).
       pool.ParallelFor(tasks, 1, [&](size_t begin, size_t end) {
-        float* scratch = ctx.Scratch<float>(AttentionHeadScratchFloats(sh.s, sh.l, sh.hd, sh.hdv));
+        float* scratch = ctx.Scratch<float>(AttentionHeadScratchFloats(sh.l, sh.hd, sh.hdv));
         for (size_t t = begin; t < end; ++t) {
           const size_t b = t / sh.heads;
           const size_t h = t % sh.heads;

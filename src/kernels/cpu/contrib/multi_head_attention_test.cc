@@ -180,7 +180,7 @@ TEST(ContribMultiHeadAttention, Avx512HeadKernel) {
   // The output rows 50 apart, with sentinels between them that must stay.
   const size_t ldo = 50;
   std::vector<float> out(static_cast<size_t>(c.s) * ldo, -7.0f);
-  std::vector<float> scratch(cpu::AttentionHeadScratchFloats(13, 37, 20, 40) + 16);
+  std::vector<float> scratch(cpu::AttentionHeadScratchFloats(37, 20, 40) + 16);
   float* aligned = scratch.data();
   while (reinterpret_cast<uintptr_t>(aligned) % 64 != 0) ++aligned;
   cpu::AttentionHead h;
