@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev     # tests
   libprotobuf-dev protobuf-compiler libonnx-dev  # the ONNX loader (src/onnx)
   libdnnl-dev                   # oneDNN: sgemm behind cpu::Gemm<float>
+  ocl-icd-opencl-dev            # Debian's dnnl-config.cmake looks for OpenCL (only recommended by libdnnl-dev)
   pkgconf                       # finds the image codec libraries (CMake's pkg_check_modules)
   libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev  # ImageDecoder's codecs
   libonnx-testdata              # the ONNX 1.12 backend cases (conformance, allocation sweep)
