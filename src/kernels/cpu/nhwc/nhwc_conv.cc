@@ -466,19 +466,80 @@ inline void CopyRun(const float* src, size_t n, float* dst) {
   std::memcpy(dst, src, n * sizeof(float));
 }
 
+// Im2ColBlock for one group with dense columns: each kernel row's taps inside the image are one
+// run of X, of kRun floats when kRun is not 0 (a size known here, so that the copy is a few
+// vector moves instead of a call: the short runs of first layers, 3×3 and 7×7 kernels over 3 or
+// 4 channels). Walks the pixels row by row, so nothing is divided per pixel.
+template <size_t kRun>
+void Im2ColRuns(const Problem& p, const float* x, size_t begin, size_t end, float* col,
+                size_t ldcol) {
+  const WindowGeometry& g = p.g;
+  const size_t c = p.channels;
+  const auto kh = g.kernel[0];
+  const auto kw = g.kernel[1];
+  const size_t run = kRun != 0 ? kRun : static_cast<size_t>(kw) * c;
+  const size_t plane = static_cast<size_t>(p.out_h * p.out_w);
+  const auto out_w = static_cast<size_t>(p.out_w);
+  size_t pix = begin;
+  while (pix < end) {
+    const size_t n = pix / plane;
+    const auto oy = static_cast<int64_t>((pix % plane) / out_w);
+    const size_t row_end = std::min(end, pix - pix % out_w + out_w);
+    const float* image = x + n * static_cast<size_t>(p.in_h * p.in_w) * c;
+    const int64_t iy0 = oy * g.stride[0] - g.pad_begin[0];
+    for (auto ox = static_cast<int64_t>(pix % out_w); pix < row_end; ++pix, ++ox) {
+      float* dst = col + (pix - begin) * ldcol;
+      const int64_t ix0 = ox * g.stride[1] - g.pad_begin[1];
+      const TapRange rx = Taps(ox, g.stride[1], 1, g.pad_begin[1], p.in_w, kw);
+      const bool whole = rx.lo == 0 && rx.hi == kw;
+      for (int64_t ky = 0; ky < kh; ++ky) {
+        const int64_t iy = iy0 + ky * g.dilation[0];
+        float* d = dst + static_cast<size_t>(ky * kw) * c;
+        if (iy < 0 || iy >= p.in_h) {
+          std::fill(d, d + run, 0.0f);
+          continue;
+        }
+        if (whole) {
+          std::memcpy(d, image + static_cast<size_t>(iy * p.in_w + ix0) * c, run * sizeof(float));
+          continue;
+        }
+        std::fill(d, d + static_cast<size_t>(rx.lo) * c, 0.0f);
+        if (rx.hi > rx.lo) {
+          CopyRun(image + static_cast<size_t>(iy * p.in_w + ix0 + rx.lo) * c,
+                  static_cast<size_t>(rx.hi - rx.lo) * c, d + static_cast<size_t>(rx.lo) * c);
+        }
+        std::fill(d + static_cast<size_t>(rx.hi) * c, d + run, 0.0f);
+      }
+    }
+  }
+}
+
 // Unfolds output pixels [begin, end) (flat over N·OH·OW) into col, one row of k = kH·kW·C
 // elements per pixel (rows ldcol apart), ordered [group][tap][C/group], zeros in the padding.
 void Im2ColBlock(const Problem& p, const float* x, size_t begin, size_t end, float* col,
                  size_t ldcol) {
   const WindowGeometry& g = p.g;
+  // With one group and dense columns, a kernel row's taps inside the image are one contiguous run.
+  if (p.groups == 1 && g.dilation[1] == 1) {
+    switch (static_cast<size_t>(g.kernel[1]) * p.channels) {
+      case 9:
+        return Im2ColRuns<9>(p, x, begin, end, col, ldcol);
+      case 12:
+        return Im2ColRuns<12>(p, x, begin, end, col, ldcol);
+      case 21:
+        return Im2ColRuns<21>(p, x, begin, end, col, ldcol);
+      case 28:
+        return Im2ColRuns<28>(p, x, begin, end, col, ldcol);
+      default:
+        return Im2ColRuns<0>(p, x, begin, end, col, ldcol);
+    }
+  }
   const size_t c = p.channels;
   const size_t cg = p.group_channels;
   const auto kh = g.kernel[0];
   const auto kw = g.kernel[1];
   const size_t group_k = g.kernel_size * cg;
   const size_t plane = static_cast<size_t>(p.out_h * p.out_w);
-  // With one group and dense columns, a kernel row's taps inside the image are one contiguous run.
-  const bool row_runs = p.groups == 1 && g.dilation[1] == 1;
   for (size_t pix = begin; pix < end; ++pix) {
     float* dst = col + (pix - begin) * ldcol;
     const size_t n = pix / plane;
@@ -491,20 +552,6 @@ void Im2ColBlock(const Problem& p, const float* x, size_t begin, size_t end, flo
     for (int64_t ky = 0; ky < kh; ++ky) {
       const int64_t iy = iy0 + ky * g.dilation[0];
       const bool row_inside = iy >= 0 && iy < p.in_h;
-      if (row_runs) {
-        float* d = dst + static_cast<size_t>(ky * kw) * c;
-        if (!row_inside) {
-          std::fill(d, d + static_cast<size_t>(kw) * c, 0.0f);
-          continue;
-        }
-        std::fill(d, d + static_cast<size_t>(rx.lo) * c, 0.0f);
-        if (rx.hi > rx.lo) {
-          CopyRun(image + static_cast<size_t>(iy * p.in_w + ix0 + rx.lo) * c,
-                  static_cast<size_t>(rx.hi - rx.lo) * c, d + static_cast<size_t>(rx.lo) * c);
-        }
-        std::fill(d + static_cast<size_t>(rx.hi) * c, d + static_cast<size_t>(kw) * c, 0.0f);
-        continue;
-      }
       for (int64_t kx = 0; kx < kw; ++kx) {
         const auto tap = static_cast<size_t>(ky * kw + kx);
         const bool inside = row_inside && kx >= rx.lo && kx < rx.hi;

@@ -119,6 +119,25 @@ std::vector<ConvCase> Cases() {
        .strides = {2, 2},
        .pads = {3, 3, 3, 3},
        .activation = "Relu"});
+  add({.name = "7x7/2 pad 3 C=4",
+       .h = 20,
+       .w = 23,
+       .c = 4,
+       .m = 8,
+       .kh = 7,
+       .kw = 7,
+       .strides = {2, 2},
+       .pads = {3, 3, 3, 3}});
+  // A first layer's 3×3/2 over 3 channels (runs of 9 floats) on an image large enough for
+  // several pixel blocks, which then start and end inside output rows.
+  add({.name = "3x3/2 pad 1 C=3, several blocks",
+       .h = 96,
+       .w = 94,
+       .c = 3,
+       .m = 32,
+       .strides = {2, 2},
+       .pads = {1, 1, 1, 1},
+       .activation = "Swish"});
   add({.name = "5x5", .h = 12, .w = 9, .c = 6, .m = 4, .kh = 5, .kw = 5});
   add({.name = "dilation 2",
        .h = 13,
