@@ -78,7 +78,12 @@ inline void Tile(size_t kc, const float* a, size_t lda, const float* b, float* c
     KILN_UNROLL
     for (size_t v = 0; v < kV; ++v) acc[v][r] = I::Zero();
   }
-  for (size_t p = 0; p < kc; ++p, a += kStrided ? 1 : kR, b += kPanel) {
+  // Strided rows are read from two bases, rows 0 .. kHalf - 1 and kHalf .. kR - 1, at the same
+  // offsets r·lda: fewer live registers than one pointer per row, so that nothing is spilled.
+  constexpr size_t kHalf = (kR + 1) / 2;
+  const float* a_hi = a + kHalf * row_step;
+  const float* const b_end = b + kc * kPanel;
+  for (; b != b_end; a += kStrided ? 1 : kR, a_hi += kStrided ? 1 : kR, b += kPanel) {
     __builtin_prefetch(b + kBDistance * kPanel, 0, 3);
     __builtin_prefetch(b + kBDistance * kPanel + kPanel / 2, 0, 3);
     __builtin_prefetch(pf, 0, 2);
@@ -88,7 +93,8 @@ inline void Tile(size_t kc, const float* a, size_t lda, const float* b, float* c
     for (size_t v = 0; v < kV; ++v) bv[v] = I::Load(b + v * kW);
     KILN_UNROLL
     for (size_t r = 0; r < kR; ++r) {
-      const typename I::V av = I::Broadcast(a + r * row_step);
+      const typename I::V av =
+          I::Broadcast(r < kHalf ? a + r * row_step : a_hi + (r - kHalf) * row_step);
       KILN_UNROLL
       for (size_t v = 0; v < kV; ++v) acc[v][r] = I::Fma(av, bv[v], acc[v][r]);
     }
