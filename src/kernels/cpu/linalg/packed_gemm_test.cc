@@ -88,10 +88,21 @@ void Check(const Case& c, ThreadPool* pool) {
 }
 
 const Case kCases[] = {
-    {1, 1, 1, false, 0},       {12, 32, 8, false, 0},  {13, 33, 7, false, 3},
-    {5, 17, 300, false, 1},    {25, 64, 257, true, 0}, {7, 31, 513, true, 2},
-    {100, 100, 100, false, 0}, {197, 96, 64, true, 5}, {3, 200, 2304, false, 0},
-    {250, 130, 40, false, 1},  {11, 5, 1, true, 0},
+    {1, 1, 1, false, 0},
+    {12, 32, 8, false, 0},
+    {13, 33, 7, false, 3},
+    {5, 17, 300, false, 1},
+    {25, 64, 257, true, 0},
+    {7, 31, 513, true, 2},
+    {100, 100, 100, false, 0},
+    {197, 96, 64, true, 5},
+    {3, 200, 2304, false, 0},
+    {250, 130, 40, false, 1},
+    {11, 5, 1, true, 0},
+    // Several depth blocks and a C wider than a column chunk: on one thread the columns go in
+    // chunks (three for the first).
+    {70, 1000, 600, false, 1},
+    {40, 2000, 300, true, 0},
 };
 
 TEST(PackedGemm, MatchesNaiveProductOnOneThread) {
