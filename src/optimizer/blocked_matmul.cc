@@ -1,16 +1,19 @@
-// Level 2: products against a constant weight whose layout oneDNN's sgemm runs slowly become
-// ai.kiln BlockedMatMul (kernels/cpu/linalg/blocked_matmul.cc), with the weight rewritten once
-// as column blocks of at most 768 columns, each a contiguous row-major [K, width] matrix:
+// Level 2: products against a constant weight become ai.kiln BlockedMatMul
+// (kernels/cpu/linalg/blocked_matmul.cc), with the weight rewritten once as column blocks of 32,
+// each a contiguous row-major [K, width] matrix: the panel layout of cpu::PackedGemm, which the
+// kernel then reads in place, so that a run neither re-packs the weight nor allocates (oneDNN's
+// sgemm, which plain MatMul/Gemm call, copies strips of the weight into a workspace it allocates
+// on every call):
 //
-//   MatMul(A, W [K, N])                     N > 1024 (a 3072-wide product runs at ~140 GFLOP/s
-//                                           here, four 768-wide blocks at ~160)
-//   Gemm(A, W, c), transA = 0, alpha = 1    transB = 1 (W stored [N, K]: ~142 against ~166), or
-//                                           N > 1024; c absent or a constant [N] with beta = 1
+//   MatMul(A, W [K, N])
+//   Gemm(A, W, c), transA = 0, alpha = 1    W [K, N] or (transB = 1) [N, K]; c absent or a
+//                                           constant [N] with beta = 1
 //
-// A must have rank 2 or more for MatMul (a 1-D A drops a dimension) and at least 32 rows, all
-// its dimensions known (MLP's one-row products were 10% slower blocked). The weight must be a float
-// initializer read only by this node; the replaced one is freed at once, so at most one extra
-// weight is alive while the pass runs.
+// A must have rank 2 or more for MatMul (a 1-D A drops a dimension) and at least 2 rows, all its
+// dimensions known (matrix-vector products stream the weight once whatever its layout, and
+// oneDNN's kernels for them allocate nothing). The weight must be a float initializer read only
+// by this node; the replaced one is freed at once, so at most one extra weight is alive while the
+// pass runs.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -23,16 +26,8 @@
 namespace kiln::optimizer {
 namespace {
 
-constexpr int64_t kMaxBlock = 768;
-constexpr int64_t kMinBlockedWidth = 1025;  // plain MatMuls this wide or wider are blocked
-constexpr int64_t kMinRows = 32;            // A's rows (all its dimensions but the last)
-
-// Block widths: near-equal blocks of at most kMaxBlock columns, rounded up to 16 (whole vectors).
-int64_t BlockWidth(int64_t n) {
-  const int64_t blocks = (n + kMaxBlock - 1) / kMaxBlock;
-  const int64_t width = (n + blocks - 1) / blocks;
-  return (width + 15) / 16 * 16;
-}
+constexpr int64_t kBlock = 32;   // cpu::kPackedPanel
+constexpr int64_t kMinRows = 2;  // A's rows (all its dimensions but the last)
 
 // The weight [K, N] (or [N, K] when `transposed`) as column blocks of `width`.
 std::shared_ptr<Tensor> Blocked(const Tensor& w, bool transposed, int64_t width) {
@@ -118,14 +113,12 @@ bool RewriteOne(PassContext& ctx, ir::Node* node) {
     }
   }
   const int64_t k = wt->shape().dims()[transposed ? 1 : 0];
-  const int64_t n = wt->shape().dims()[transposed ? 0 : 1];
-  if (fa.shape->dims().back() != k || (!transposed && n < kMinBlockedWidth)) return false;
-  const int64_t width = BlockWidth(n);
-  ir::Value* blocked = AddConstant(g, w->name() + "_blocked", Blocked(*wt, transposed, width));
+  if (fa.shape->dims().back() != k) return false;
+  ir::Value* blocked = AddConstant(g, w->name() + "_blocked", Blocked(*wt, transposed, kBlock));
   std::vector<ir::Value*> inputs = {a, blocked};
   if (bias != nullptr) inputs.push_back(bias);
   Replace(g, {node}, "BlockedMatMul", kKilnDomain, 1, std::move(inputs), {node->outputs()[0]},
-          {IntAttr("block", width)});
+          {IntAttr("block", kBlock)});
   // The original weight is read by nothing now: free it before the next rewrite makes a copy.
   EliminateDeadCode(ctx);
   return true;

@@ -162,7 +162,7 @@ TEST(GeluFusion, FusesTheErfForms) {
   for (GeluForm f :
        {GeluForm::kErfDivOuterHalf, GeluForm::kErfMulInnerHalf, GeluForm::kErfHalfFirst}) {
     EXPECT_EQ(OpsAfter(GeluModel(f, false), 2),
-              (OpCounts{{"MatMul", 1}, {"com.microsoft.Gelu", 1}}));
+              (OpCounts{{"ai.kiln.BlockedMatMul", 1}, {"com.microsoft.Gelu", 1}}));
     ExpectSameOutputs([&] { return GeluModel(f, false); }, 2);
   }
 }
@@ -170,17 +170,17 @@ TEST(GeluFusion, FusesTheErfForms) {
 TEST(GeluFusion, FusesTheTanhForms) {
   for (GeluForm f : {GeluForm::kTanhMul, GeluForm::kTanhPow}) {
     EXPECT_EQ(OpsAfter(GeluModel(f, false), 2),
-              (OpCounts{{"MatMul", 1}, {"com.microsoft.FastGelu", 1}}));
+              (OpCounts{{"ai.kiln.BlockedMatMul", 1}, {"com.microsoft.FastGelu", 1}}));
     ExpectSameOutputs([&] { return GeluModel(f, false); }, 2);
   }
 }
 
 TEST(BiasGeluFusion, TakesTheBiasAddIntoTheGelu) {
   EXPECT_EQ(OpsAfter(GeluModel(GeluForm::kErfDivOuterHalf, true), 2),
-            (OpCounts{{"MatMul", 1}, {"com.microsoft.BiasGelu", 1}}));
+            (OpCounts{{"ai.kiln.BlockedMatMul", 1}, {"com.microsoft.BiasGelu", 1}}));
   ExpectSameOutputs([] { return GeluModel(GeluForm::kErfDivOuterHalf, true); }, 2);
   EXPECT_EQ(OpsAfter(GeluModel(GeluForm::kTanhPow, true), 2),
-            (OpCounts{{"MatMul", 1}, {"com.microsoft.FastGelu", 1}}));
+            (OpCounts{{"ai.kiln.BlockedMatMul", 1}, {"com.microsoft.FastGelu", 1}}));
   ExpectSameOutputs([] { return GeluModel(GeluForm::kTanhPow, true); }, 2);
 }
 
@@ -238,7 +238,7 @@ ir::Model SkipLn(bool bias, bool sum_read_elsewhere) {
 TEST(SkipLayerNormFusion, FusesTheResidualAddAndTheBias) {
   for (bool bias : {false, true}) {
     for (bool elsewhere : {false, true}) {
-      OpCounts want{{"MatMul", 1}, {"com.microsoft.SkipLayerNormalization", 1}};
+      OpCounts want{{"ai.kiln.BlockedMatMul", 1}, {"com.microsoft.SkipLayerNormalization", 1}};
       if (elsewhere) want["Relu"] = 1;
       EXPECT_EQ(OpsAfter(SkipLn(bias, elsewhere), 2), want);
       ExpectSameOutputs([&] { return SkipLn(bias, elsewhere); }, 2);
@@ -287,7 +287,7 @@ ir::Model AttentionModel(bool packed, bool mask, bool mul_scale) {
 
 TEST(AttentionFusion, FusesPackedQkvAttention) {
   for (bool mask : {false, true}) {
-    OpCounts want{{"MatMul", 3}, {"com.microsoft.MultiHeadAttention", 1}};
+    OpCounts want{{"ai.kiln.BlockedMatMul", 3}, {"com.microsoft.MultiHeadAttention", 1}};
     if (mask) want["Expand"] = 1;  // the [B, 1, 1, L] mask broadcast over the queries
     EXPECT_EQ(OpsAfter(AttentionModel(true, mask, false), 2), want);
     ExpectSameOutputs([&] { return AttentionModel(true, mask, false); }, 2);
@@ -319,10 +319,11 @@ TEST(AttentionFusion, FreesThePackedWeightItSplits) {
 }
 
 TEST(AttentionFusion, FusesSeparateProjections) {
-  EXPECT_EQ(
-      OpsAfter(AttentionModel(false, true, true), 2),
-      (OpCounts{
-          {"Add", 3}, {"Expand", 1}, {"MatMul", 3}, {"com.microsoft.MultiHeadAttention", 1}}));
+  EXPECT_EQ(OpsAfter(AttentionModel(false, true, true), 2),
+            (OpCounts{{"Add", 3},
+                      {"Expand", 1},
+                      {"ai.kiln.BlockedMatMul", 3},
+                      {"com.microsoft.MultiHeadAttention", 1}}));
   ExpectSameOutputs([] { return AttentionModel(false, true, true); }, 2);
   ExpectSameOutputs([] { return AttentionModel(false, false, false); }, 2);
 }
@@ -354,12 +355,11 @@ TEST(AttentionFusion, FusesSequenceFirstAttention) {
   EXPECT_EQ(
       OpsAfter(SequenceFirstAttention(true), 2),
       (OpCounts{
-          {"Gemm", 1}, {"MatMul", 3}, {"Reshape", 1}, {"com.microsoft.MultiHeadAttention", 1}}));
+          {"Reshape", 1}, {"ai.kiln.BlockedMatMul", 4}, {"com.microsoft.MultiHeadAttention", 1}}));
   ExpectSameOutputs([] { return SequenceFirstAttention(true); }, 2);
   EXPECT_EQ(OpsAfter(SequenceFirstAttention(false), 2),
             (OpCounts{{"Add", 1},
-                      {"Gemm", 1},
-                      {"MatMul", 1},
+                      {"ai.kiln.BlockedMatMul", 2},
                       {"Relu", 1},
                       {"Reshape", 4},
                       {"Slice", 3},
@@ -368,10 +368,11 @@ TEST(AttentionFusion, FusesSequenceFirstAttention) {
   ExpectSameOutputs([] { return SequenceFirstAttention(false); }, 2);
 }
 
-// Blocked weights: a wide MatMul and a transposed Gemm (with its bias) become BlockedMatMul, the
-// original weights freed; narrow, thin, shared or scaled products stay as they are.
+// Blocked weights: MatMul and Gemm (with its bias, its weight plain or transposed) against a
+// constant weight become BlockedMatMul with blocks of 32 columns (PackedGemm's panels), the
+// original weights freed; matrix-vector, shared or scaled products stay as they are.
 TEST(BlockedMatMul, BlocksWideAndTransposedWeights) {
-  auto wide = [] {  // 1100 columns: blocks of 560 and 540
+  auto wide = [] {  // 1100 columns: 34 blocks of 32 and one of 12
     GraphBuilder b;
     ir::Value* x = b.Input("x", {2, 20, 8});
     b.Output(b.Op("Relu", {b.Op("MatMul", {x, b.Floats({8, 1100})})}));
@@ -379,8 +380,18 @@ TEST(BlockedMatMul, BlocksWideAndTransposedWeights) {
   };
   EXPECT_EQ(OpsAfter(wide(), 2), (OpCounts{{"Relu", 1}, {"ai.kiln.BlockedMatMul", 1}}));
   ExpectSameOutputs(wide, 2);
-  // Transposed: 50 columns (one block), and 1100 (two, the second narrower), K not a multiple
-  // of the 16-wide tiles the layout is written in.
+  auto narrow = [](int64_t n) {  // 64 columns: two whole blocks; 40: one and one of 8
+    GraphBuilder b;
+    ir::Value* x = b.Input("x", {3, 12, 16});
+    b.Output(b.Op("MatMul", {x, b.Floats({16, n})}));
+    return b.Model();
+  };
+  for (int64_t n : {64, 40}) {
+    EXPECT_EQ(OpsAfter(narrow(n), 2), (OpCounts{{"ai.kiln.BlockedMatMul", 1}}));
+    ExpectSameOutputs([&] { return narrow(n); }, 2);
+  }
+  // Transposed: 50 columns (one block of 32 and one of 18), and 1100, K not a multiple of the
+  // 16-wide tiles the layout is written in.
   auto transposed = [](bool bias, int64_t n = 50) {
     GraphBuilder b;
     ir::Value* x = b.Input("x", {40, 20});
@@ -408,7 +419,7 @@ TEST(BlockedMatMul, BlocksWideAndTransposedWeights) {
 TEST(BlockedMatMul, LeavesOtherProductsAlone) {
   auto build = [](int variant) {
     GraphBuilder b;
-    ir::Value* x = b.Input("x", {variant == 1 ? 4 : 40, 8});
+    ir::Value* x = b.Input("x", {variant == 1 ? 1 : 40, 8});
     ir::Value* w = b.Floats({8, variant == 0 ? 1024 : 1100});
     if (variant == 3) {
       b.Output(b.Op("Gemm", {x, b.Floats({50, 8})}, {IntAttr("transB", 1), FloatAttr("alpha", 2)}));
@@ -418,8 +429,8 @@ TEST(BlockedMatMul, LeavesOtherProductsAlone) {
     if (variant == 2) b.Output(b.Op("MatMul", {b.Input("y", {40, 8}), w}));  // shared weight
     return b.Model();
   };
-  EXPECT_EQ(OpsAfter(build(0), 2), (OpCounts{{"MatMul", 1}}));  // 1024 columns: not blocked
-  EXPECT_EQ(OpsAfter(build(1), 2), (OpCounts{{"MatMul", 1}}));  // 4 rows: a thin product
+  EXPECT_EQ(OpsAfter(build(0), 2), (OpCounts{{"ai.kiln.BlockedMatMul", 1}}));  // 40 rows: blocked
+  EXPECT_EQ(OpsAfter(build(1), 2), (OpCounts{{"MatMul", 1}}));  // 1 row: matrix-vector
   EXPECT_EQ(OpsAfter(build(2), 2), (OpCounts{{"MatMul", 2}}));
   EXPECT_EQ(OpsAfter(build(3), 2), (OpCounts{{"Gemm", 1}}));
   // Before opset 11 C is required (and before 7 must be [M, N]): Gemm's own kernel judges, even

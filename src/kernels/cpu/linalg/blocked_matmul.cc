@@ -4,14 +4,20 @@
 // blocks one after another. A is [..., K] (its leading dimensions are rows of one product), bias
 // is [N]; Y is [..., N].
 //
-// Why: oneDNN's sgemm runs a 197×768 · 768×3072 product at about 140 GFLOP/s here but four
-// products against contiguous 768×768 blocks at about 160, and a transposed weight (Gemm's
-// transB) at 142 against 166 laid out plainly; the layout is made once, at session creation.
+// With blocks of 32 columns (the pass's choice) every whole block is a panel of PackedGemm's
+// layout: the kernel reads the initializer in place through PackedMatrix::View (packing only a
+// last, narrower block, K × 32 floats, itself), so a run neither copies the weight nor allocates.
+// Other block widths, or a B that is not the node's initializer, go through cpu::Gemm per block.
 #include <algorithm>
+#include <cstdint>
+#include <memory>
 #include <string>
 
+#include "ir/graph.h"
+#include "kernels/cpu/common.h"
 #include "kernels/cpu/linalg/gemm.h"
 #include "kernels/cpu/linalg/linalg_kernels.h"
+#include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/small_vector.h"
 
 namespace kiln::cpu {
@@ -24,6 +30,22 @@ class BlockedMatMul final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument,
                 "attribute 'block' is " + std::to_string(block_) + "; it must be positive");
     }
+    if (static_cast<size_t>(block_) != kPackedPanel || !info.HasInput(1)) return;
+    std::shared_ptr<const Tensor> b = info.node().inputs()[1]->initializer();
+    if (b == nullptr || b->type() != DataType::kFloat || b->shape().rank() != 2) return;
+    const auto k = static_cast<size_t>(b->shape().dims()[0]);
+    const auto n = static_cast<size_t>(b->shape().dims()[1]);
+    const auto* data = static_cast<const float*>(b->data());
+    const size_t whole = n / kPackedPanel * kPackedPanel;
+    constexpr uintptr_t kAlign = 64;
+    if (k > 0 && whole > 0 && reinterpret_cast<uintptr_t>(data) % kAlign != 0) return;
+    panels_ = PackedMatrix::View(data, k, whole);
+    if (whole < n) {
+      const size_t w = n - whole;
+      const float* last = data + whole * k;  // the last block, [K, w] row-major
+      tail_ = PackedMatrix::PackFrom(k, w, [&](size_t p, size_t j) { return last[p * w + j]; });
+    }
+    weight_ = std::move(b);
   }
 
   void Compute(KernelContext& ctx) const override {
@@ -75,6 +97,10 @@ class BlockedMatMul final : public Kernel {
     };
     ThreadPool* pool = &ctx.threads();
     const size_t threads = static_cast<size_t>(pool->size());
+    if (weight_ != nullptr && b.data() == weight_->data()) {
+      RunPacked(m, k, n, av, biasv, yv, *pool);
+      return;
+    }
     if (threads > 1 && blocks % threads == 0) {
       // Whole blocks per thread.
       pool->ParallelFor(blocks, 1, [&](size_t begin, size_t end) {
@@ -86,7 +112,42 @@ class BlockedMatMul final : public Kernel {
   }
 
  private:
+  // Y = A · B on the packed panels: the columns shared out over the threads in whole panels
+  // (each thread reads only its share of the weight), the bias added to each share while it is
+  // in cache.
+  void RunPacked(size_t m, size_t k, size_t n, const float* a, const float* bias, float* y,
+                 ThreadPool& pool) const {
+    const size_t whole = panels_.n();
+    const size_t panels = (n + kPackedPanel - 1) / kPackedPanel;
+    const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    constexpr double kMinParallelWork = 65536;
+    const size_t parts =
+        work < kMinParallelWork ? 1 : std::min(panels, static_cast<size_t>(pool.size()));
+    auto part = [&](size_t t) {
+      const size_t c0 = PartStart(panels, parts, t) * kPackedPanel;
+      const size_t c1 = std::min(n, PartStart(panels, parts, t + 1) * kPackedPanel);
+      if (c0 < std::min(c1, whole)) {
+        PackedGemm(m, a, k, panels_, c0, std::min(c1, whole), y, n, false);
+      }
+      if (c1 > whole) PackedGemm(m, a, k, tail_, 0, n - whole, y + whole, n, false);
+      if (bias == nullptr) return;
+      for (size_t i = 0; i < m; ++i) {
+        float* row = y + i * n;
+        for (size_t col = c0; col < c1; ++col) row[col] += bias[col];
+      }
+    };
+    if (parts == 1) return part(0);
+    pool.ParallelFor(parts, 1, [&](size_t begin, size_t end) {
+      for (size_t t = begin; t < end; ++t) part(t);
+    });
+  }
+
   int64_t block_;
+  // With blocks of kPackedPanel columns: the node's initializer B (kept alive here), its whole
+  // panels viewed in place and its last, narrower block packed.
+  std::shared_ptr<const Tensor> weight_;
+  PackedMatrix panels_;
+  PackedMatrix tail_;
 };
 
 }  // namespace

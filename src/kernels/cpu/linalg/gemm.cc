@@ -10,6 +10,8 @@
 #include "kernels/cpu/linalg/gemm.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <exception>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -18,6 +20,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "core/error.h"
+#include "kernels/cpu/linalg/packed_gemm.h"
 
 namespace kiln::cpu {
 namespace {
@@ -416,13 +419,57 @@ void LibraryGemm(const GemmArgs<float>& g, ThreadPool* pool) {
   });
 }
 
+// The calling thread's buffer `slot` (0: a product's packed B, 1: its transposed A), grown to the
+// largest it has held, so that a thread's later products of that size allocate nothing.
+float* ThreadBuffer(size_t slot, size_t floats) {
+  struct Free {
+    void operator()(float* p) const noexcept { std::free(p); }
+  };
+  struct Buffer {
+    std::unique_ptr<float[], Free> data;
+    size_t capacity = 0;
+  };
+  thread_local Buffer buffers[2];
+  Buffer& buf = buffers[slot];
+  if (buf.capacity < floats) {
+    constexpr size_t kAlign = 64;
+    const size_t bytes = RoundUp(floats * sizeof(float), kAlign);
+    buf.data.reset(static_cast<float*>(std::aligned_alloc(kAlign, bytes)));
+    buf.capacity = buf.data != nullptr ? floats : 0;
+    if (buf.data == nullptr) throw Error(ErrorCode::kOutOfMemory, "out of memory for a product");
+  }
+  return buf.data.get();
+}
+
+// float products other than matrix-vector ones: B (times alpha) packed into the calling thread's
+// buffer as PackedGemm's panels, A transposed into another when trans_a, then PackedGemm over the
+// pool. oneDNN's sgemm, which ran them before, allocates a workspace on every call and copies
+// strips of B into it; this allocates only when a thread meets a larger product than before.
+void PackedFloatGemm(const GemmArgs<float>& g, ThreadPool* pool) {
+  float* storage = ThreadBuffer(0, PackedMatrix::PanelFloats(g.k, g.n));
+  const PackedMatrix b = PackedMatrix::PackInto(storage, g.b, g.ldb, g.k, g.n, g.trans_b, g.alpha);
+  const float* a = g.a;
+  size_t lda = g.lda;
+  if (g.trans_a) {
+    float* at = ThreadBuffer(1, g.m * g.k);
+    for (size_t p = 0; p < g.k; ++p) {
+      for (size_t i = 0; i < g.m; ++i) at[i * g.k + p] = g.a[p * g.lda + i];
+    }
+    a = at;
+    lda = g.k;
+  }
+  const bool accumulate = g.beta != 0.0f;
+  if (accumulate && g.beta != 1.0f) ScaleC(g.m, g.n, g.beta, g.c, g.ldc);
+  PackedGemm(g.m, a, lda, b, g.c, g.ldc, pool, accumulate);
+}
+
 }  // namespace
 
 void PrepareGemmWorkspaces() noexcept {
   try {
-    ThreadPanels<float>();
     ThreadPanels<double>();
-  } catch (const std::bad_alloc&) {
+    ThreadBuffer(0, size_t{64} * 1024);
+  } catch (const std::exception&) {
     // Made on the first product instead, which reports the failure.
   }
 }
@@ -440,7 +487,11 @@ void Gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, T alpha, con
   const GemmArgs<T> g{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc};
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   if (work < kMinParallelWork) pool = nullptr;
-  if constexpr (std::is_same_v<T, float>) return LibraryGemm(g, pool);
+  if constexpr (std::is_same_v<T, float>) {
+    // oneDNN's matrix-vector kernels use no workspace; the rest go to PackedGemm.
+    if (m == 1 || n == 1) return LibraryGemm(g, pool);
+    return PackedFloatGemm(g, pool);
+  }
   if (m <= kThin) return ThinRows(g, pool);
   if (n <= kThin) return ThinCols(g, pool);
 

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <utility>
 
 #include "core/thread_pool.h"
 
@@ -26,6 +27,19 @@ inline constexpr size_t kPackedPanel = 32;
 class PackedMatrix {
  public:
   PackedMatrix() = default;
+  PackedMatrix(PackedMatrix&& other) noexcept
+      : k_(other.k_),
+        n_(other.n_),
+        data_(std::move(other.data_)),
+        base_(std::exchange(other.base_, nullptr)) {}
+  PackedMatrix& operator=(PackedMatrix&& other) noexcept {
+    k_ = other.k_;
+    n_ = other.n_;
+    data_ = std::move(other.data_);
+    base_ = std::exchange(other.base_, nullptr);
+    return *this;
+  }
+  ~PackedMatrix() = default;
   // B is k×n with row stride ldb, or n×k (stored transposed) when `transposed`. Throws
   // Error(kOutOfMemory) when the panels cannot be allocated.
   static PackedMatrix Pack(const float* b, size_t ldb, size_t k, size_t n, bool transposed);
@@ -51,11 +65,25 @@ class PackedMatrix {
   static PackedMatrix Allocate(size_t k, size_t n);
   float* MutablePanel(size_t j) { return data_.get() + j * k_ * kPackedPanel; }
 
+  // Panels that someone else laid out and keeps alive (a weight the optimizer stored so):
+  // ceil(n / 32) panels of k rows of 32 floats, one after another, from `panels`, which must be
+  // 64-byte aligned (a last panel's columns past n are read but never reach C). Not owned, not
+  // copied. Throws kInvalidArgument when misaligned.
+  static PackedMatrix View(const float* panels, size_t k, size_t n);
+
+  // Floats of the panels of a k × n matrix, and B (as for Pack) times `scale` packed into
+  // `storage` (that many floats, 64-byte aligned), returned as a view of it.
+  static size_t PanelFloats(size_t k, size_t n) {
+    return (n + kPackedPanel - 1) / kPackedPanel * k * kPackedPanel;
+  }
+  static PackedMatrix PackInto(float* storage, const float* b, size_t ldb, size_t k, size_t n,
+                               bool transposed, float scale);
+
   size_t k() const { return k_; }
   size_t n() const { return n_; }
   size_t panels() const { return (n_ + kPackedPanel - 1) / kPackedPanel; }
-  const float* panel(size_t j) const { return data_.get() + j * k_ * kPackedPanel; }
-  bool empty() const { return data_ == nullptr; }
+  const float* panel(size_t j) const { return base_ + j * k_ * kPackedPanel; }
+  bool empty() const { return base_ == nullptr; }
 
  private:
   struct Free {
@@ -63,7 +91,8 @@ class PackedMatrix {
   };
   size_t k_ = 0;
   size_t n_ = 0;
-  std::unique_ptr<float[], Free> data_;
+  std::unique_ptr<float[], Free> data_;  // null for a view
+  const float* base_ = nullptr;          // data_, or the viewed panels
 };
 
 // C[0:m, col_begin:col_end] = A · B[:, col_begin:col_end] (+ that block of C when `accumulate`)

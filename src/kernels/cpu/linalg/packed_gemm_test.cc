@@ -103,6 +103,10 @@ const Case kCases[] = {
     // chunks (three for the first).
     {70, 1000, 600, false, 1},
     {40, 2000, 300, true, 0},
+    // Rows of A a multiple of 4 KB apart: copied to rows a line further apart first (two row
+    // blocks for the second).
+    {30, 100, 1024, false, 0},
+    {300, 70, 2048, true, 0},
 };
 
 TEST(PackedGemm, MatchesNaiveProductOnOneThread) {

@@ -33,9 +33,7 @@ static inline size_t TileRows(size_t m, size_t max, size_t t) {
   return m / tiles + (t < m % tiles ? 1 : 0);
 }
 
-// C[0:m, 0:cols] (+)= A · panel[0:kc, 0:cols]. With lda 0, A is packed by tiles (see above,
-// `max` = the kernel's kRows): tile t's rows start at a + TileStart(m, max, t)·kc and hold, for
-// each depth p, its rows' values at p·rows + r. Otherwise A is row-major with row stride lda.
+// C[0:m, 0:cols] (+)= A · panel[0:kc, 0:cols], A row-major with row stride lda.
 // `b` is the panel at the block's first depth (row stride kPanel); cols ≤ kPanel. `next` is the
 // offset (floats, from b) of the kc × kPanel slice the product reads after this one, 0 if none:
 // the tiles ask for it to be brought to L2 while they work (see Panel).
@@ -64,13 +62,12 @@ void PanelAvx2(size_t m, size_t kc, const float* a, size_t lda, const float* b, 
 inline constexpr size_t kBDistance = 64;
 // One tile: kR rows (≤ I::kRows) by kV (1 or 2) vectors of columns. The sums stay in registers
 // over the whole depth; each step loads kV vectors of B and broadcasts one value of A per row,
-// A(r, p) being a[r·lda + p] (strided) or a[p·kR + r] (packed). The first `cols` columns are
-// stored (or added to C); kV is 1 when they fit in one vector. Each step also asks for the line
+// A(r, p) being a[r·lda + p]. The first `cols` columns are stored (or added to C); kV is 1 when
+// they fit in one vector. Each step also asks for the line
 // at pf to be brought to L2, pf then moving on by pf_step floats.
-template <typename I, size_t kR, bool kStrided, size_t kV>
+template <typename I, size_t kR, size_t kV>
 inline void Tile(size_t kc, const float* a, size_t lda, const float* b, float* c, size_t ldc,
                  size_t cols, bool accumulate, const float* pf, size_t pf_step) {
-  const size_t row_step = kStrided ? lda : 1;
   constexpr size_t kW = I::kWidth;
   typename I::V acc[kV][kR];
   KILN_UNROLL
@@ -81,9 +78,9 @@ inline void Tile(size_t kc, const float* a, size_t lda, const float* b, float* c
   // Strided rows are read from two bases, rows 0 .. kHalf - 1 and kHalf .. kR - 1, at the same
   // offsets r·lda: fewer live registers than one pointer per row, so that nothing is spilled.
   constexpr size_t kHalf = (kR + 1) / 2;
-  const float* a_hi = a + kHalf * row_step;
+  const float* a_hi = a + kHalf * lda;
   const float* const b_end = b + kc * kPanel;
-  for (; b != b_end; a += kStrided ? 1 : kR, a_hi += kStrided ? 1 : kR, b += kPanel) {
+  for (; b != b_end; ++a, ++a_hi, b += kPanel) {
     __builtin_prefetch(b + kBDistance * kPanel, 0, 3);
     __builtin_prefetch(b + kBDistance * kPanel + kPanel / 2, 0, 3);
     __builtin_prefetch(pf, 0, 2);
@@ -93,8 +90,7 @@ inline void Tile(size_t kc, const float* a, size_t lda, const float* b, float* c
     for (size_t v = 0; v < kV; ++v) bv[v] = I::Load(b + v * kW);
     KILN_UNROLL
     for (size_t r = 0; r < kR; ++r) {
-      const typename I::V av =
-          I::Broadcast(r < kHalf ? a + r * row_step : a_hi + (r - kHalf) * row_step);
+      const typename I::V av = I::Broadcast(r < kHalf ? a + r * lda : a_hi + (r - kHalf) * lda);
       KILN_UNROLL
       for (size_t v = 0; v < kV; ++v) acc[v][r] = I::Fma(av, bv[v], acc[v][r]);
     }
@@ -125,21 +121,20 @@ inline void Tile(size_t kc, const float* a, size_t lda, const float* b, float* c
   }
 }
 
-template <typename I, size_t kR, bool kStrided, size_t kV>
+template <typename I, size_t kR, size_t kV>
 void TileFn(size_t kc, const float* a, size_t lda, const float* b, float* c, size_t ldc,
             size_t cols, bool accumulate, const float* pf, size_t pf_step) {
-  Tile<I, kR, kStrided, kV>(kc, a, lda, b, c, ldc, cols, accumulate, pf, pf_step);
+  Tile<I, kR, kV>(kc, a, lda, b, c, ldc, cols, accumulate, pf, pf_step);
 }
 
 using TileFnPtr = void (*)(size_t, const float*, size_t, const float*, float*, size_t, size_t, bool,
                            const float*, size_t);
 
-// The tile functions for 1 .. kRows rows: kFns[strided][vectors − 1][rows − 1].
+// The tile functions for 1 .. kRows rows: kFns[vectors − 1][rows − 1].
 template <typename I, size_t... kR>
 struct TileTable {
-  static constexpr TileFnPtr kFns[2][2][sizeof...(kR)] = {
-      {{&TileFn<I, kR + 1, false, 1>...}, {&TileFn<I, kR + 1, false, 2>...}},
-      {{&TileFn<I, kR + 1, true, 1>...}, {&TileFn<I, kR + 1, true, 2>...}}};
+  static constexpr TileFnPtr kFns[2][sizeof...(kR)] = {{&TileFn<I, kR + 1, 1>...},
+                                                       {&TileFn<I, kR + 1, 2>...}};
 };
 
 template <typename I, typename Table>
@@ -148,7 +143,6 @@ void Panel(size_t m, size_t kc, const float* a, size_t lda, const float* b, floa
   constexpr size_t kW = I::kWidth;
   constexpr size_t kMax = I::kRows;
   const size_t tiles = TileCount(m, kMax);
-  const bool strided = lda != 0;
   // The next slice of B comes from memory (a layer's weights, read once per run): asked for
   // while this panel's tiles run, spread evenly over all their steps (each step one line,
   // pf_step floats after the previous), it is in L2 when the next panel starts instead of
@@ -166,18 +160,14 @@ void Panel(size_t m, size_t kc, const float* a, size_t lda, const float* b, floa
     for (size_t t = 0; t < tiles; ++t) {
       const size_t i = TileStart(m, kMax, t);
       const size_t rows = TileRows(m, kMax, t);
-      const float* at = a + i * (strided ? lda : kc);
+      const float* at = a + i * lda;
       float* ct = c + i * ldc + off;
       if (rows == kMax && vectors == 2) {
         // The common case, inlined.
-        if (strided) {
-          Tile<I, kMax, true, 2>(kc, at, lda, b + off, ct, ldc, w, accumulate, pf, pf_step);
-        } else {
-          Tile<I, kMax, false, 2>(kc, at, 0, b + off, ct, ldc, w, accumulate, pf, pf_step);
-        }
+        Tile<I, kMax, 2>(kc, at, lda, b + off, ct, ldc, w, accumulate, pf, pf_step);
       } else {
-        Table::kFns[strided][vectors - 1][rows - 1](kc, at, lda, b + off, ct, ldc, w, accumulate,
-                                                    pf, pf_step);
+        Table::kFns[vectors - 1][rows - 1](kc, at, lda, b + off, ct, ldc, w, accumulate, pf,
+                                           pf_step);
       }
       pf += kc * pf_step;
     }
