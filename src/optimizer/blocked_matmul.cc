@@ -1,9 +1,8 @@
 // Level 2: products against a constant weight become ai.kiln BlockedMatMul
 // (kernels/cpu/linalg/blocked_matmul.cc), with the weight rewritten once as column blocks of 32,
 // each a contiguous row-major [K, width] matrix: the panel layout of cpu::PackedGemm, which the
-// kernel then reads in place, so that a run neither re-packs the weight nor allocates (oneDNN's
-// sgemm, which plain MatMul/Gemm call, copies strips of the weight into a workspace it allocates
-// on every call):
+// kernel then reads in place, so that a run neither re-packs the weight nor allocates (plain
+// MatMul/Gemm go through cpu::Gemm, which packs B on every call):
 //
 //   MatMul(A, W [K, N])
 //   Gemm(A, W, c), transA = 0, alpha = 1    W [K, N] or (transB = 1) [N, K]; c absent or a

@@ -396,9 +396,10 @@ void LibraryBlock(const GemmArgs<float>& g, size_t i0, size_t rows, size_t j0, s
   }
 }
 
-// float products run on oneDNN's sgemm (JIT kernels for the machine's widest vectors, chosen at
-// run time). The library is held to one thread per call; Kiln's pool cuts C into one block of
-// rows or columns per thread, so the library never starts threads that compete with the pool.
+// float matrix-vector products run on oneDNN's sgemm (JIT kernels for the machine's widest
+// vectors, chosen at run time; for these it takes no workspace). The library is held to one thread
+// per call; Kiln's pool cuts C into one block of rows or columns per thread, so the library never
+// starts threads that compete with the pool.
 void LibraryGemm(const GemmArgs<float>& g, ThreadPool* pool) {
   const size_t threads = pool != nullptr ? static_cast<size_t>(pool->size()) : 1;
   if (threads == 1) return LibraryBlock(g, 0, g.m, 0, g.n);
