@@ -8,11 +8,13 @@
 //   Gemm(A, W, c), transA = 0, alpha = 1    W [K, N] or (transB = 1) [N, K]; c absent or a
 //                                           constant [N] with beta = 1
 //
-// A must have rank 2 or more for MatMul (a 1-D A drops a dimension) and at least 2 rows, all its
-// dimensions known (matrix-vector products stream the weight once whatever its layout, and
-// oneDNN's kernels for them allocate nothing). The weight must be a float initializer read only
-// by this node; the replaced one is freed at once, so at most one extra weight is alive while the
-// pass runs.
+// A must have rank 2 or more for MatMul (a 1-D A drops a dimension) and its last dimension
+// known; when all its other dimensions are known too, at least 2 rows (matrix-vector products
+// stream the weight once whatever its layout, and oneDNN's kernels for them allocate nothing).
+// Rows unknown until run time (a free batch or sequence length) are blocked, so that such a
+// model's products do not pack their weight on every call either. The weight must be a float
+// initializer read only by this node; the replaced one is freed at once, so at most one extra
+// weight is alive while the pass runs.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -85,14 +87,15 @@ bool RewriteOne(PassContext& ctx, ir::Node* node) {
       fa.shape->dims().back() < 0) {
     return false;
   }
-  // Rows of the product: known, and enough that it is not a matrix-vector product (those stream
+  // Rows of the product, when known: enough that it is not a matrix-vector product (those stream
   // the weight once in either layout, and a transposed one is the better for them).
   int64_t rows = 1;
+  bool rows_known = true;
   for (size_t i = 0; i + 1 < fa.shape->rank(); ++i) {
-    if (fa.shape->dims()[i] < 0) return false;
-    rows *= fa.shape->dims()[i];
+    if (fa.shape->dims()[i] < 0) rows_known = false;
+    rows *= std::max<int64_t>(fa.shape->dims()[i], 1);
   }
-  if (rows < kMinRows) return false;
+  if (rows_known && rows < kMinRows) return false;
   bool transposed = false;
   ir::Value* bias = nullptr;
   if (gemm) {

@@ -390,6 +390,11 @@ TEST(BlockedMatMul, BlocksWideAndTransposedWeights) {
     EXPECT_EQ(OpsAfter(narrow(n), 2), (OpCounts{{"ai.kiln.BlockedMatMul", 1}}));
     ExpectSameOutputs([&] { return narrow(n); }, 2);
   }
+  // Rows unknown until run time (a free batch dimension): blocked too.
+  GraphBuilder free_rows;
+  ir::Value* fx = free_rows.Input("x", {-1, 12, 16});
+  free_rows.Output(free_rows.Op("MatMul", {fx, free_rows.Floats({16, 40})}));
+  EXPECT_EQ(OpsAfter(free_rows.Model(), 2), (OpCounts{{"ai.kiln.BlockedMatMul", 1}}));
   // Transposed: 50 columns (one block of 32 and one of 18), and 1100, K not a multiple of the
   // 16-wide tiles the layout is written in.
   auto transposed = [](bool bias, int64_t n = 50) {
