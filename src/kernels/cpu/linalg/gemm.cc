@@ -10,7 +10,6 @@
 #include "kernels/cpu/linalg/gemm.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <string>
@@ -420,39 +419,17 @@ void LibraryGemm(const GemmArgs<float>& g, ThreadPool* pool) {
   });
 }
 
-// The calling thread's buffer `slot` (0: a product's packed B, 1: its transposed A), grown to the
-// largest it has held, so that a thread's later products of that size allocate nothing.
-float* ThreadBuffer(size_t slot, size_t floats) {
-  struct Free {
-    void operator()(float* p) const noexcept { std::free(p); }
-  };
-  struct Buffer {
-    std::unique_ptr<float[], Free> data;
-    size_t capacity = 0;
-  };
-  thread_local Buffer buffers[2];
-  Buffer& buf = buffers[slot];
-  if (buf.capacity < floats) {
-    constexpr size_t kAlign = 64;
-    const size_t bytes = RoundUp(floats * sizeof(float), kAlign);
-    buf.data.reset(static_cast<float*>(std::aligned_alloc(kAlign, bytes)));
-    buf.capacity = buf.data != nullptr ? floats : 0;
-    if (buf.data == nullptr) throw Error(ErrorCode::kOutOfMemory, "out of memory for a product");
-  }
-  return buf.data.get();
-}
-
 // float products other than matrix-vector ones: B (times alpha) packed into the calling thread's
 // buffer as PackedGemm's panels, A transposed into another when trans_a, then PackedGemm over the
 // pool. oneDNN's sgemm, which ran them before, allocates a workspace on every call and copies
 // strips of B into it; this allocates only when a thread meets a larger product than before.
 void PackedFloatGemm(const GemmArgs<float>& g, ThreadPool* pool) {
-  float* storage = ThreadBuffer(0, PackedMatrix::PanelFloats(g.k, g.n));
+  float* storage = ThreadBufferOf(ThreadBuffer::kPackedB, PackedMatrix::PanelFloats(g.k, g.n));
   const PackedMatrix b = PackedMatrix::PackInto(storage, g.b, g.ldb, g.k, g.n, g.trans_b, g.alpha);
   const float* a = g.a;
   size_t lda = g.lda;
   if (g.trans_a) {
-    float* at = ThreadBuffer(1, g.m * g.k);
+    float* at = ThreadBufferOf(ThreadBuffer::kTransposedA, g.m * g.k);
     for (size_t p = 0; p < g.k; ++p) {
       for (size_t i = 0; i < g.m; ++i) at[i * g.k + p] = g.a[p * g.lda + i];
     }
@@ -469,7 +446,7 @@ void PackedFloatGemm(const GemmArgs<float>& g, ThreadPool* pool) {
 void PrepareGemmWorkspaces() noexcept {
   try {
     ThreadPanels<double>();
-    ThreadBuffer(0, size_t{64} * 1024);
+    ThreadBufferOf(ThreadBuffer::kPackedB, size_t{64} * 1024);
   } catch (const std::exception&) {
     // Made on the first product instead, which reports the failure.
   }

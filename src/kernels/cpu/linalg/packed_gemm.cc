@@ -65,26 +65,6 @@ constexpr size_t kRowBlock = 256;
 // 197×768·768×2304 103 → 109, 128×768·768×3072 99 → 107, GPT's head 64×512·512×50257 92 → 103.
 constexpr size_t kChunkCFloats = 32768;
 
-// The calling thread's buffer for a copy of a block of A, grown to the largest block it has
-// copied, so that a thread's later products of that size allocate nothing.
-float* CopyBuffer(size_t floats) {
-  struct Free {
-    void operator()(float* p) const noexcept { std::free(p); }
-  };
-  thread_local std::unique_ptr<float[], Free> buffer;
-  thread_local size_t capacity = 0;
-  if (capacity < floats) {
-    constexpr size_t kAlign = 64;
-    const size_t bytes = (floats * sizeof(float) + kAlign - 1) / kAlign * kAlign;
-    buffer.reset(static_cast<float*>(std::aligned_alloc(kAlign, bytes)));
-    capacity = buffer != nullptr ? floats : 0;
-    if (buffer == nullptr) {
-      throw Error(ErrorCode::kOutOfMemory, "out of memory for a product's workspace");
-    }
-  }
-  return buffer.get();
-}
-
 struct Kernel {
   packed::PanelFn fn;
   size_t rows;  // the most rows per tile
@@ -237,7 +217,7 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, siz
   if (lda % kCacheWay == 0 && col_end - col_begin > 2 * kPackedPanel) {
     constexpr size_t kLine = 64 / sizeof(float);
     const size_t stride = k + kLine;
-    float* copy = CopyBuffer(row_block * stride);
+    float* copy = ThreadBufferOf(ThreadBuffer::kRowsOfA, row_block * stride);
     for (size_t i0 = 0; i0 < m; i0 += row_block) {
       const size_t mb = std::min(row_block, m - i0);
       for (size_t i = 0; i < mb; ++i) {
@@ -322,9 +302,32 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, flo
   });
 }
 
+float* ThreadBufferOf(ThreadBuffer which, size_t floats) {
+  struct Free {
+    void operator()(float* p) const noexcept { std::free(p); }
+  };
+  struct Buffer {
+    std::unique_ptr<float[], Free> data;
+    size_t capacity = 0;
+  };
+  thread_local Buffer buffers[3];
+  Buffer& buf = buffers[static_cast<size_t>(which)];
+  if (buf.capacity < floats) {
+    constexpr size_t kAlign = 64;
+    const size_t bytes = (floats * sizeof(float) + kAlign - 1) / kAlign * kAlign;
+    buf.data.reset(static_cast<float*>(std::aligned_alloc(kAlign, bytes)));
+    buf.capacity = buf.data != nullptr ? floats : 0;
+    if (buf.data == nullptr) {
+      throw Error(ErrorCode::kOutOfMemory, "out of memory for a product's workspace");
+    }
+  }
+  return buf.data.get();
+}
+
 void PreparePackedGemmWorkspace() noexcept {
   try {
-    CopyBuffer(kRowBlock * kDepthBlock);  // the common case; larger blocks grow it
+    // The common case; larger blocks grow it.
+    ThreadBufferOf(ThreadBuffer::kRowsOfA, kRowBlock * kDepthBlock);
   } catch (const Error&) {
     // Made on first use instead, which reports the failure.
   }

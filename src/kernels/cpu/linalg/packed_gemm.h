@@ -106,7 +106,14 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, siz
 void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, float* c, size_t ldc,
                 ThreadPool* pool, bool accumulate = false);
 
-// Makes the calling thread's buffer for packing A now, so its first product allocates nothing;
+// The calling thread's scratch buffers, 64-byte aligned, each grown to the largest size asked of
+// it, so that a thread's later requests of that size allocate nothing: kRowsOfA is PackedGemm's
+// own (rows of A copied a cache line apart); cpu::Gemm packs B and transposes A into the others.
+// Valid until the same buffer is asked for again on this thread. Throws Error(kOutOfMemory).
+enum class ThreadBuffer { kRowsOfA, kPackedB, kTransposedA };
+float* ThreadBufferOf(ThreadBuffer which, size_t floats);
+
+// Makes the calling thread's buffer for copying A now, so its first product allocates nothing;
 // on failure it is made on first use instead (which reports it).
 void PreparePackedGemmWorkspace() noexcept;
 
