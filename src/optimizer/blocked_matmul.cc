@@ -13,10 +13,12 @@
 // stream the weight once whatever its layout, and oneDNN's kernels for them allocate nothing).
 // Rows unknown until run time (a free batch or sequence length) are blocked, so that such a
 // model's products do not pack their weight on every call either. The weight must be a float
-// initializer read only by this node; the replaced one is freed at once, so at most one extra
-// weight is alive while the pass runs.
+// initializer read only by such products, all reading it the same way (plain or transposed): a
+// weight shared by several (layers that share weights) is blocked once and read by all of them.
+// The replaced one is freed at once, so at most one extra weight is alive while the pass runs.
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,26 +68,34 @@ bool IsFloatAttr(const ir::Node* n, const std::string& name, float want) {
   return a == nullptr || (a->type == ir::AttrType::kFloat && a->f == want);
 }
 
-bool RewriteOne(PassContext& ctx, ir::Node* node) {
-  ir::Graph& g = ctx.graph;
+// How one product reads its weight, when it can read it blocked.
+struct Product {
+  ir::Node* node;
+  bool transposed;  // Gemm with transB = 1: W is [N, K]
+  ir::Value* bias;  // Gemm's constant C, or nullptr
+};
+
+// The product `node` as a BlockedMatMul candidate: its weight (input 1) a float initializer,
+// checked here except for who else reads it.
+std::optional<Product> Candidate(PassContext& ctx, ir::Node* node) {
   const bool gemm = IsOp(node, "Gemm");
   if ((!gemm && !IsOp(node, "MatMul")) || !HasRequiredInputs(node, 2) ||
       node->outputs().size() != 1) {
-    return false;
+    return std::nullopt;
   }
   ir::Value* a = node->inputs()[0];
   ir::Value* w = node->inputs()[1];
   const Tensor* wt = ConstantOf(w);
   if (wt == nullptr || wt->type() != DataType::kFloat || wt->shape().rank() != 2 ||
-      wt->element_count() == 0 || OnlyConsumer(g, w) != node || ConstantOf(a) != nullptr) {
-    return false;
+      wt->element_count() == 0 || ConstantOf(a) != nullptr) {
+    return std::nullopt;
   }
   // Before opset 11 C is required, and before 7 it must be [M, N] unless broadcast is set.
-  if (gemm && node->opset() < 11) return false;
+  if (gemm && node->opset() < 11) return std::nullopt;
   const infer::TensorFacts& fa = ctx.Facts(a);
   if (fa.type != DataType::kFloat || !fa.shape || fa.shape->rank() < 2 ||
       fa.shape->dims().back() < 0) {
-    return false;
+    return std::nullopt;
   }
   // Rows of the product, when known: enough that it is not a matrix-vector product (those stream
   // the weight once in either layout, and a transposed one is the better for them).
@@ -95,32 +105,56 @@ bool RewriteOne(PassContext& ctx, ir::Node* node) {
     if (fa.shape->dims()[i] < 0) rows_known = false;
     rows *= std::max<int64_t>(fa.shape->dims()[i], 1);
   }
-  if (rows_known && rows < kMinRows) return false;
-  bool transposed = false;
-  ir::Value* bias = nullptr;
+  if (rows_known && rows < kMinRows) return std::nullopt;
+  Product p{node, false, nullptr};
   if (gemm) {
-    transposed = IntAttrOf(node, "transB", 0) != 0;
+    p.transposed = IntAttrOf(node, "transB", 0) != 0;
     if (IntAttrOf(node, "transA", 0) != 0 || !IsFloatAttr(node, "alpha", 1.0f) ||
         fa.shape->rank() != 2 || node->FindAttribute("broadcast") != nullptr) {
-      return false;
+      return std::nullopt;
     }
     if (node->inputs().size() > 2 && node->inputs()[2] != nullptr) {
-      bias = node->inputs()[2];
-      const Tensor* c = ConstantOf(bias);
-      const int64_t n = wt->shape().dims()[transposed ? 0 : 1];
+      p.bias = node->inputs()[2];
+      const Tensor* c = ConstantOf(p.bias);
+      const int64_t n = wt->shape().dims()[p.transposed ? 0 : 1];
       if (c == nullptr || c->type() != DataType::kFloat || c->shape().rank() != 1 ||
           c->shape().dims()[0] != n || !IsFloatAttr(node, "beta", 1.0f)) {
-        return false;
+        return std::nullopt;
       }
     }
   }
-  const int64_t k = wt->shape().dims()[transposed ? 1 : 0];
-  if (fa.shape->dims().back() != k) return false;
-  ir::Value* blocked = AddConstant(g, w->name() + "_blocked", Blocked(*wt, transposed, kBlock));
-  std::vector<ir::Value*> inputs = {a, blocked};
-  if (bias != nullptr) inputs.push_back(bias);
-  Replace(g, {node}, "BlockedMatMul", kKilnDomain, 1, std::move(inputs), {node->outputs()[0]},
-          {IntAttr("block", kBlock)});
+  const int64_t k = wt->shape().dims()[p.transposed ? 1 : 0];
+  if (fa.shape->dims().back() != k) return std::nullopt;
+  return p;
+}
+
+// Blocks the weight of `node` when every reader of it is a candidate reading it the same way
+// (one weight shared by several products is blocked once, for all of them).
+bool RewriteOne(PassContext& ctx, ir::Node* node) {
+  ir::Graph& g = ctx.graph;
+  const std::optional<Product> first = Candidate(ctx, node);
+  if (!first) return false;
+  ir::Value* w = node->inputs()[1];
+  if (w->is_outer()) return false;
+  for (const ir::Value* out : g.outputs()) {
+    if (out == w) return false;
+  }
+  // Every reader (a node with a subgraph that reads it is not a candidate; a candidate reads it
+  // once, as input 1: input 0 is not a constant and C has rank 1).
+  std::vector<Product> products;
+  for (ir::Node* reader : w->consumers()) {
+    const std::optional<Product> p = Candidate(ctx, reader);
+    if (!p || reader->inputs()[1] != w || p->transposed != first->transposed) return false;
+    products.push_back(*p);
+  }
+  ir::Value* blocked =
+      AddConstant(g, w->name() + "_blocked", Blocked(*ConstantOf(w), first->transposed, kBlock));
+  for (const Product& p : products) {
+    std::vector<ir::Value*> inputs = {p.node->inputs()[0], blocked};
+    if (p.bias != nullptr) inputs.push_back(p.bias);
+    Replace(g, {p.node}, "BlockedMatMul", kKilnDomain, 1, std::move(inputs), {p.node->outputs()[0]},
+            {IntAttr("block", kBlock)});
+  }
   // The original weight is read by nothing now: free it before the next rewrite makes a copy.
   EliminateDeadCode(ctx);
   return true;

@@ -370,7 +370,8 @@ TEST(AttentionFusion, FusesSequenceFirstAttention) {
 
 // Blocked weights: MatMul and Gemm (with its bias, its weight plain or transposed) against a
 // constant weight become BlockedMatMul with blocks of 32 columns (PackedGemm's panels), the
-// original weights freed; matrix-vector, shared or scaled products stay as they are.
+// original weights freed; matrix-vector or scaled products stay as they are, and a weight
+// shared by several products is blocked once when all of them read it the same way.
 TEST(BlockedMatMul, BlocksWideAndTransposedWeights) {
   auto wide = [] {  // 1100 columns: 34 blocks of 32 and one of 12
     GraphBuilder b;
@@ -421,6 +422,54 @@ TEST(BlockedMatMul, BlocksWideAndTransposedWeights) {
   EXPECT_EQ(UnreadInitializers(*m.graph), std::vector<std::string>{});
 }
 
+TEST(BlockedMatMul, BlocksASharedWeightOnce) {
+  // W [8, 100] read by `readers` products: MatMul(x [m, 8], W), or (transposed) Gemm(x [m, 100],
+  // W, C [8]) with transB, which reads it as [100, 8]. `mixed` flips the last reader's way,
+  // `other` adds a reader that is not a product (an Add with an input), `output` makes W a graph
+  // output too.
+  struct Variant {
+    int readers = 2;
+    bool transposed = false, mixed = false, other = false, output = false;
+  };
+  auto build = [](Variant v) {
+    GraphBuilder b;
+    ir::Value* w = b.Floats({8, 100});
+    for (int i = 0; i < v.readers; ++i) {
+      const bool transposed = v.mixed && i == v.readers - 1 ? !v.transposed : v.transposed;
+      ir::Value* x = b.Input("x" + std::to_string(i), {3 + i, transposed ? 100 : 8});
+      b.Output(transposed ? b.Op("Gemm", {x, w, b.Floats({8})}, {IntAttr("transB", 1)})
+                          : b.Op("MatMul", {x, w}));
+    }
+    if (v.other) b.Output(b.Op("Add", {w, b.Input("y", {8, 100})}));
+    if (v.output) b.Output(w);
+    return b.Model();
+  };
+  auto weights = [](const ir::Model& m) {
+    size_t n = 0;
+    for (const auto& v : m.graph->values()) {
+      if (v->initializer() != nullptr && v->initializer()->element_count() == 800) ++n;
+    }
+    return n;
+  };
+  for (int readers : {2, 3}) {
+    for (bool transposed : {false, true}) {
+      const Variant v{readers, transposed};
+      EXPECT_EQ(OpsAfter(build(v), 2), (OpCounts{{"ai.kiln.BlockedMatMul", readers}}));
+      ExpectSameOutputs([&] { return build(v); }, 2);
+      ir::Model m = build(v);
+      Optimize(*m.graph, 2, CpuKernels());
+      EXPECT_EQ(weights(m), 1u) << "one blocked copy, the original freed";
+      EXPECT_EQ(UnreadInitializers(*m.graph), std::vector<std::string>{});
+    }
+  }
+  // Some reader cannot read the blocked layout: every reader keeps the weight as it is.
+  EXPECT_EQ(OpsAfter(build({3, false, true}), 2), (OpCounts{{"MatMul", 2}, {"Gemm", 1}}));
+  ExpectSameOutputs([&] { return build({3, false, true}); }, 2);
+  EXPECT_EQ(OpsAfter(build({3, true, true}), 2), (OpCounts{{"MatMul", 1}, {"Gemm", 2}}));
+  EXPECT_EQ(OpsAfter(build({2, false, false, true}), 2), (OpCounts{{"MatMul", 2}, {"Add", 1}}));
+  EXPECT_EQ(OpsAfter(build({2, false, false, false, true}), 2), (OpCounts{{"MatMul", 2}}));
+}
+
 TEST(BlockedMatMul, LeavesOtherProductsAlone) {
   auto build = [](int variant) {
     GraphBuilder b;
@@ -431,12 +480,10 @@ TEST(BlockedMatMul, LeavesOtherProductsAlone) {
       return b.Model();
     }
     b.Output(b.Op("MatMul", {x, w}));
-    if (variant == 2) b.Output(b.Op("MatMul", {b.Input("y", {40, 8}), w}));  // shared weight
     return b.Model();
   };
   EXPECT_EQ(OpsAfter(build(0), 2), (OpCounts{{"ai.kiln.BlockedMatMul", 1}}));  // 40 rows: blocked
   EXPECT_EQ(OpsAfter(build(1), 2), (OpCounts{{"MatMul", 1}}));  // 1 row: matrix-vector
-  EXPECT_EQ(OpsAfter(build(2), 2), (OpCounts{{"MatMul", 2}}));
   EXPECT_EQ(OpsAfter(build(3), 2), (OpCounts{{"Gemm", 1}}));
   // Before opset 11 C is required (and before 7 must be [M, N]): Gemm's own kernel judges, even
   // where (as here, at opset 9) the node would also qualify.
