@@ -96,13 +96,13 @@ const Case kCases[] = {
     {7, 31, 513, true, 2},
     {100, 100, 100, false, 0},
     {197, 96, 64, true, 5},
-    {3, 200, 2304, false, 0},
+    {3, 200, 2305, false, 0},  // three depth blocks, the last one shorter
     {250, 130, 40, false, 1},
     {11, 5, 1, true, 0},
     // Several depth blocks and a C wider than a column chunk: on one thread the columns go in
-    // chunks (three for the first).
-    {70, 1000, 600, false, 1},
-    {40, 2000, 300, true, 0},
+    // chunks (two for the first, three for the second).
+    {70, 700, 1100, false, 1},
+    {40, 1700, 1030, true, 0},
     // Rows of A a multiple of 4 KB apart: copied to rows a line further apart first (two row
     // blocks for the second).
     {30, 100, 1024, false, 0},
