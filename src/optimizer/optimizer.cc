@@ -31,6 +31,7 @@ constexpr PassEntry kPasses[] = {
     {"bias_gelu_fusion", 2, FuseBiasGelu},
     {"skip_layer_norm_fusion", 2, FuseSkipLayerNorm},
     {"attention_fusion", 2, FuseAttention},
+    {"row_gather_pushdown", 2, PushRowGathersUp},
     {"blocked_matmul", 2, BlockMatMulWeights},
     {"nhwc_layout", 3, ConvertToNhwc},
     {"nhwc_concat_split", 3, SplitNhwcConcats},

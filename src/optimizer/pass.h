@@ -33,6 +33,7 @@ size_t FuseLayerNorm(PassContext& ctx);         // layer_norm_fusion.cc
 size_t FuseBiasGelu(PassContext& ctx);          // bias_gelu_fusion.cc
 size_t FuseSkipLayerNorm(PassContext& ctx);     // skip_layer_norm_fusion.cc
 size_t FuseAttention(PassContext& ctx);         // attention_fusion.cc
+size_t PushRowGathersUp(PassContext& ctx);      // row_gather_pushdown.cc
 size_t BlockMatMulWeights(PassContext& ctx);    // blocked_matmul.cc
 size_t ConvertToNhwc(PassContext& ctx);         // nhwc_layout.cc
 size_t SplitNhwcConcats(PassContext& ctx);      // nhwc_concat_split.cc

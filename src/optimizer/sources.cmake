@@ -18,10 +18,12 @@ list(APPEND KILN_SOURCES
   src/optimizer/nhwc_scale_fusion.cc
   src/optimizer/optimizer.cc
   src/optimizer/pattern.cc
+  src/optimizer/row_gather_pushdown.cc
   src/optimizer/skip_layer_norm_fusion.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/optimizer/basic_passes_test.cc
   src/optimizer/fusion_passes_test.cc
   src/optimizer/gradient_test.cc
   src/optimizer/nhwc_layout_test.cc
+  src/optimizer/row_gather_pushdown_test.cc
   src/optimizer/test_util.cc)
