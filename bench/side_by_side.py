@@ -9,7 +9,8 @@ Needs the zoo (bench/export_zoo.py) and ONNX Runtime for Node.js in bench/ort/no
 both once on the model's stored inputs and checks that their outputs agree (dtype, shape, and
 numpy.allclose with rtol 1e-3, atol 1e-4), then, for each thread count, alternates `kiln bench
 --json` and bench/ort/ort_bench.js for the given number of rounds and keeps each side's best
-median. It prints one Markdown table (and writes it with the machine's description to --results):
+median. It prints one Markdown table (and writes it with the machine's description to --results,
+keeping the file's "## " analysis sections after it):
 model, threads, Kiln median, ONNX Runtime median, ratio (Kiln / ONNX Runtime; below 1 is faster),
 load times, peak RSS, and the largest output difference. ONNX Runtime's peak RSS is that of its
 Node.js process less the process's resident set before ONNX Runtime was loaded.
@@ -156,6 +157,15 @@ def main():
     if args.results:
         kiln_rev = subprocess.run(["git", "-C", HERE, "describe", "--always", "--dirty"],
                                   capture_output=True, text=True).stdout.strip()
+        # The written analyses below the table ("## " sections, each naming the run it is about)
+        # are kept after the new table.
+        kept = ""
+        if os.path.exists(args.results):
+            with open(args.results) as f:
+                old = f.read()
+            at = old.find("\n## ")
+            if at >= 0:
+                kept = old[at:]
         with open(args.results, "w") as f:
             f.write("# Kiln and ONNX Runtime side by side\n\n")
             f.write(f"Run {datetime.date.today().isoformat()} by `bench/side_by_side.py` on "
@@ -165,6 +175,7 @@ def main():
                     "faster). ONNX Runtime's peak RSS excludes Node.js's own resident set. The "
                     "machine is shared and noisy: ratios from one run.\n\n")
             f.write("\n".join(rows) + "\n")
+            f.write(kept)
     sys.exit(1 if failed else 0)
 
 
