@@ -26,9 +26,11 @@
 //                                                 varies along queries (its axis 2); key and value
 //                                                 are read whole
 //
-// Shapes must be static along the way; the facts are inferred again when the graph has such a
-// Gather (fusions before this pass add values without them).
+// Rows of a constant input are picked at once (a new constant). Shapes must be static along the
+// way; the facts are inferred again when the graph has such a Gather (fusions before this pass
+// add values without them).
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -342,6 +344,33 @@ class Pushdown {
   PassContext& ctx_;
   ir::Graph& g_;
 
+  // The rows `picks` of t along `axis`.
+  static std::shared_ptr<Tensor> PickRows(const Tensor& t, int64_t axis,
+                                          const std::vector<int64_t>& picks) {
+    std::vector<int64_t> dims = t.shape().dims();
+    const auto a = static_cast<size_t>(axis);
+    const size_t elem = BitsPerElement(t.type()) / 8;
+    size_t outer = 1;
+    size_t inner = elem;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (i < a) outer *= static_cast<size_t>(dims[i]);
+      if (i > a) inner *= static_cast<size_t>(dims[i]);
+    }
+    const auto rows = static_cast<size_t>(dims[a]);
+    dims[a] = static_cast<int64_t>(picks.size());
+    std::shared_ptr<Tensor> out =
+        Tensor::AllocateForOverwrite(t.type(), Shape(std::move(dims)), CpuAllocator());
+    const auto* src = static_cast<const char*>(t.data());
+    auto* dst = static_cast<char*>(out->data());
+    for (size_t o = 0; o < outer; ++o) {
+      for (const int64_t p : picks) {
+        std::memcpy(dst, src + (o * rows + static_cast<size_t>(p)) * inner, inner);
+        dst += inner;
+      }
+    }
+    return out;
+  }
+
   static std::shared_ptr<Tensor> IntTensor(std::vector<int64_t> dims,
                                            const std::vector<int64_t>& values) {
     std::shared_ptr<Tensor> t =
@@ -350,8 +379,12 @@ class Pushdown {
     return t;
   }
 
-  // Gather(v, picks, axis) as a new value (k rows along axis).
+  // Gather(v, picks, axis) as a new value (k rows along axis); of a constant, a new constant.
   ir::Value* Gather(ir::Value* v, ir::Value* picks, int64_t axis, int64_t k) {
+    if (const Tensor* t = ConstantOf(v);
+        t != nullptr && BitsPerElement(t->type()) % 8 == 0 && t->type() != DataType::kString) {
+      return AddConstant(g_, v->name() + "_rows", PickRows(*t, axis, *IntsOf(picks)));
+    }
     ir::Value* out = g_.AddValue(g_.UniqueName(v->name() + "_rows"));
     ir::Node* n = g_.AddNode(g_.UniqueName(v->name() + "/Gather_rows"), "Gather", "");
     n->set_opset(13);
