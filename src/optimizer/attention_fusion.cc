@@ -7,9 +7,11 @@
 //   scores    = MatMul(heads(q), Transpose(heads(k), [0, 1, 3, 2]))  (÷ c or · c, + mask)
 //   out       = Reshape(Transpose(MatMul(Softmax(scores, -1), heads(v)), [0, 2, 1, 3]), [B, S, D])
 //
-// A packed qkv = x·W (+ b) with constant W is split into three MatMuls by columns (b becomes the
-// op's bias input); any other packed qkv gets a Split. A mask is passed as attention_bias,
-// expanded to [B|1, H|1, S, L] when it broadcasts over the query axis.
+// A packed qkv = x·W (+ b) with constant W is split into three products by columns (b becomes
+// the op's bias input), each part of W copied once: into BlockedMatMul's layout where the product
+// suits one (ProductOfColumns), else as a MatMul's plain weight; any other packed qkv gets a Split.
+// A mask is passed as attention_bias, expanded to [B|1, H|1, S, L] when it broadcasts over the
+// query axis.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -312,25 +314,7 @@ class Fuser {
     const Tensor* w = mm != nullptr ? ConstantOf(mm->inputs()[1]) : nullptr;
     if (w != nullptr && w->type() == DataType::kFloat && w->shape().rank() == 2 &&
         w->shape().dims()[1] == d[2]) {
-      const int64_t k = w->shape().dims()[0];
-      const auto* src = static_cast<const float*>(w->data());
-      for (int p = 0; p < 3; ++p) {
-        std::shared_ptr<Tensor> part =
-            Tensor::AllocateForOverwrite(DataType::kFloat, Shape({k, width}), CpuAllocator());
-        auto* dst = static_cast<float*>(part->data());
-        for (int64_t r = 0; r < k; ++r) {
-          std::memcpy(dst + r * width, src + r * d[2] + p * width,
-                      static_cast<size_t>(width) * sizeof(float));
-        }
-        ir::Value* wp =
-            AddConstant(g_, mm->inputs()[1]->name() + "_part" + std::to_string(p), std::move(part));
-        ir::Value* y = g_.AddValue(g_.UniqueName(qkv->name() + "_part" + std::to_string(p)));
-        ir::Node* n =
-            g_.AddNode(g_.UniqueName(mm->name() + "_part" + std::to_string(p)), "MatMul", "");
-        n->set_opset(13);
-        g_.Connect(n, {mm->inputs()[0], wp}, {y});
-        out.parts[p] = y;
-      }
+      MakeParts(mm->inputs()[0], mm->inputs()[1], qkv->name(), out.parts);
       out.bias = b;
       return true;
     }
@@ -349,30 +333,14 @@ class Fuser {
     return true;
   }
 
-  // Three [K, D] column blocks of a constant [K, 3D] weight, each multiplied with x.
+  // x times each third of the columns of a constant [K, 3D] weight: three products, each weight
+  // part copied once (in BlockedMatMul's layout where the product suits it).
   void MakeParts(ir::Value* x, const ir::Value* weights, const std::string& base,
                  ir::Value* (&parts)[3]) {
-    const Tensor* w = ConstantOf(weights);
-    const int64_t k = w->shape().dims()[0];
-    const int64_t total = w->shape().dims()[1];
-    const int64_t width = total / 3;
-    const auto* src = static_cast<const float*>(w->data());
+    const int64_t width = ConstantOf(weights)->shape().dims()[1] / 3;
     for (int p = 0; p < 3; ++p) {
-      std::shared_ptr<Tensor> part =
-          Tensor::AllocateForOverwrite(DataType::kFloat, Shape({k, width}), CpuAllocator());
-      auto* dst = static_cast<float*>(part->data());
-      for (int64_t r = 0; r < k; ++r) {
-        std::memcpy(dst + r * width, src + r * total + p * width,
-                    static_cast<size_t>(width) * sizeof(float));
-      }
-      ir::Value* wp =
-          AddConstant(g_, weights->name() + "_part" + std::to_string(p), std::move(part));
-      ir::Value* y = g_.AddValue(g_.UniqueName(base + "_part" + std::to_string(p)));
-      ir::Node* n =
-          g_.AddNode(g_.UniqueName(base + "/MatMul_part" + std::to_string(p)), "MatMul", "");
-      n->set_opset(13);
-      g_.Connect(n, {x, wp}, {y});
-      parts[p] = y;
+      parts[p] =
+          ProductOfColumns(ctx_, x, weights, p * width, width, base + "_part" + std::to_string(p));
     }
   }
 

@@ -32,20 +32,19 @@ namespace {
 constexpr int64_t kBlock = 32;   // cpu::kPackedPanel
 constexpr int64_t kMinRows = 2;  // A's rows (all its dimensions but the last)
 
-// The weight [K, N] (or [N, K] when `transposed`) as column blocks of `width`.
-std::shared_ptr<Tensor> Blocked(const Tensor& w, bool transposed, int64_t width) {
-  const int64_t k = w.shape().dims()[transposed ? 1 : 0];
-  const int64_t n = w.shape().dims()[transposed ? 0 : 1];
+// The [k, n] matrix whose element (p, j) is src[p·ld + j] (or, `transposed`, src[j·ld + p]) as
+// column blocks of kBlock.
+std::shared_ptr<Tensor> Blocked(const float* src, int64_t ld, int64_t k, int64_t n,
+                                bool transposed) {
   std::shared_ptr<Tensor> out =
       Tensor::AllocateForOverwrite(DataType::kFloat, Shape({k, n}), CpuAllocator());
-  const auto* src = static_cast<const float*>(w.data());
   auto* dst = static_cast<float*>(out->data());
-  for (int64_t j0 = 0; j0 < n; j0 += width) {
-    const int64_t cols = std::min(width, n - j0);
+  for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
+    const int64_t cols = std::min(kBlock, n - j0);
     float* block = dst + j0 * k;
     if (!transposed) {
       for (int64_t p = 0; p < k; ++p) {
-        std::copy_n(src + p * n + j0, cols, block + p * cols);
+        std::copy_n(src + p * ld + j0, cols, block + p * cols);
       }
       continue;
     }
@@ -54,13 +53,32 @@ std::shared_ptr<Tensor> Blocked(const Tensor& w, bool transposed, int64_t width)
     for (int64_t p0 = 0; p0 < k; p0 += kTile) {
       for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
         for (int64_t c = c0; c < std::min(cols, c0 + kTile); ++c) {
-          const float* row = src + (j0 + c) * k;
+          const float* row = src + (j0 + c) * ld;
           for (int64_t p = p0; p < std::min(k, p0 + kTile); ++p) block[p * cols + c] = row[p];
         }
       }
     }
   }
   return out;
+}
+
+// Whether A (a product's left side) suits BlockedMatMul against a [k, N] weight: float, rank 2
+// or more, last dimension k, and at least kMinRows rows or rows unknown until run time.
+bool RowsSuit(const PassContext& ctx, const ir::Value* a, int64_t k) {
+  const infer::TensorFacts& fa = ctx.Facts(a);
+  if (fa.type != DataType::kFloat || !fa.shape || fa.shape->rank() < 2 ||
+      fa.shape->dims().back() != k) {
+    return false;
+  }
+  // Rows of the product, when known: enough that it is not a matrix-vector product (those stream
+  // the weight once in either layout, and a transposed one is the better for them).
+  int64_t rows = 1;
+  bool rows_known = true;
+  for (size_t i = 0; i + 1 < fa.shape->rank(); ++i) {
+    if (fa.shape->dims()[i] < 0) rows_known = false;
+    rows *= std::max<int64_t>(fa.shape->dims()[i], 1);
+  }
+  return !rows_known || rows >= kMinRows;
 }
 
 bool IsFloatAttr(const ir::Node* n, const std::string& name, float want) {
@@ -92,24 +110,11 @@ std::optional<Product> Candidate(PassContext& ctx, ir::Node* node) {
   }
   // Before opset 11 C is required, and before 7 it must be [M, N] unless broadcast is set.
   if (gemm && node->opset() < 11) return std::nullopt;
-  const infer::TensorFacts& fa = ctx.Facts(a);
-  if (fa.type != DataType::kFloat || !fa.shape || fa.shape->rank() < 2 ||
-      fa.shape->dims().back() < 0) {
-    return std::nullopt;
-  }
-  // Rows of the product, when known: enough that it is not a matrix-vector product (those stream
-  // the weight once in either layout, and a transposed one is the better for them).
-  int64_t rows = 1;
-  bool rows_known = true;
-  for (size_t i = 0; i + 1 < fa.shape->rank(); ++i) {
-    if (fa.shape->dims()[i] < 0) rows_known = false;
-    rows *= std::max<int64_t>(fa.shape->dims()[i], 1);
-  }
-  if (rows_known && rows < kMinRows) return std::nullopt;
   Product p{node, false, nullptr};
   if (gemm) {
     p.transposed = IntAttrOf(node, "transB", 0) != 0;
-    if (IntAttrOf(node, "transA", 0) != 0 || !IsFloatAttr(node, "alpha", 1.0f) ||
+    const infer::TensorFacts& fa = ctx.Facts(a);
+    if (IntAttrOf(node, "transA", 0) != 0 || !IsFloatAttr(node, "alpha", 1.0f) || !fa.shape ||
         fa.shape->rank() != 2 || node->FindAttribute("broadcast") != nullptr) {
       return std::nullopt;
     }
@@ -123,8 +128,7 @@ std::optional<Product> Candidate(PassContext& ctx, ir::Node* node) {
       }
     }
   }
-  const int64_t k = wt->shape().dims()[p.transposed ? 1 : 0];
-  if (fa.shape->dims().back() != k) return std::nullopt;
+  if (!RowsSuit(ctx, a, wt->shape().dims()[p.transposed ? 1 : 0])) return std::nullopt;
   return p;
 }
 
@@ -147,8 +151,13 @@ bool RewriteOne(PassContext& ctx, ir::Node* node) {
     if (!p || reader->inputs()[1] != w || p->transposed != first->transposed) return false;
     products.push_back(*p);
   }
-  ir::Value* blocked =
-      AddConstant(g, w->name() + "_blocked", Blocked(*ConstantOf(w), first->transposed, kBlock));
+  const Tensor& wt = *ConstantOf(w);
+  const int64_t rows = wt.shape().dims()[0];
+  const int64_t cols = wt.shape().dims()[1];
+  const auto* data = static_cast<const float*>(wt.data());
+  ir::Value* blocked = AddConstant(g, w->name() + "_blocked",
+                                   first->transposed ? Blocked(data, cols, cols, rows, true)
+                                                     : Blocked(data, cols, rows, cols, false));
   for (const Product& p : products) {
     std::vector<ir::Value*> inputs = {p.node->inputs()[0], blocked};
     if (p.bias != nullptr) inputs.push_back(p.bias);
@@ -161,6 +170,36 @@ bool RewriteOne(PassContext& ctx, ir::Node* node) {
 }
 
 }  // namespace
+
+ir::Value* ProductOfColumns(PassContext& ctx, ir::Value* x, const ir::Value* w, int64_t c0,
+                            int64_t n, const std::string& base) {
+  ir::Graph& g = ctx.graph;
+  const Tensor& wt = *ConstantOf(w);
+  const int64_t k = wt.shape().dims()[0];
+  const int64_t ld = wt.shape().dims()[1];
+  const float* src = static_cast<const float*>(wt.data()) + c0;
+  const bool blocked = ctx.registry.Knows(kKilnDomain, "BlockedMatMul") && RowsSuit(ctx, x, k);
+  std::shared_ptr<Tensor> part;
+  if (blocked) {
+    part = Blocked(src, ld, k, n, false);
+  } else {
+    part = Tensor::AllocateForOverwrite(DataType::kFloat, Shape({k, n}), CpuAllocator());
+    auto* dst = static_cast<float*>(part->data());
+    for (int64_t r = 0; r < k; ++r) std::copy_n(src + r * ld, n, dst + r * n);
+  }
+  ir::Value* wp = AddConstant(g, w->name() + (blocked ? "_blocked" : "_columns"), std::move(part));
+  ir::Value* y = g.AddValue(g.UniqueName(base));
+  ir::Node* node = g.AddNode(g.UniqueName(base + (blocked ? "/BlockedMatMul" : "/MatMul")),
+                             blocked ? "BlockedMatMul" : "MatMul", blocked ? kKilnDomain : "");
+  if (blocked) {
+    node->set_opset(1);
+    node->attributes() = {IntAttr("block", kBlock)};
+  } else {
+    node->set_opset(13);
+  }
+  g.Connect(node, {x, wp}, {y});
+  return y;
+}
 
 size_t BlockMatMulWeights(PassContext& ctx) {
   if (!ctx.registry.Knows(kKilnDomain, "BlockedMatMul")) return 0;
