@@ -24,18 +24,21 @@ struct PassContext {
 };
 
 // Each returns how many rewrites it made.
-size_t FoldConstants(PassContext& ctx);        // constant_folding.cc
-size_t EliminateIdentities(PassContext& ctx);  // identity_elimination.cc
-size_t EliminateDeadCode(PassContext& ctx);    // dead_code.cc
-size_t FuseConvBatchNorm(PassContext& ctx);    // conv_bn_fusion.cc
-size_t FuseConvActivation(PassContext& ctx);   // conv_activation_fusion.cc
-size_t FuseGelu(PassContext& ctx);             // gelu_fusion.cc
-size_t FuseLayerNorm(PassContext& ctx);        // layer_norm_fusion.cc
-size_t FuseBiasGelu(PassContext& ctx);         // bias_gelu_fusion.cc
-size_t FuseSkipLayerNorm(PassContext& ctx);    // skip_layer_norm_fusion.cc
-size_t FuseAttention(PassContext& ctx);        // attention_fusion.cc
-size_t PushRowGathersUp(PassContext& ctx);     // row_gather_pushdown.cc
-size_t BlockMatMulWeights(PassContext& ctx);   // blocked_matmul.cc
+size_t FoldConstants(PassContext& ctx);         // constant_folding.cc
+size_t EliminateIdentities(PassContext& ctx);   // identity_elimination.cc
+size_t EliminateDeadCode(PassContext& ctx);     // dead_code.cc
+size_t FuseConvBatchNorm(PassContext& ctx);     // conv_bn_fusion.cc
+size_t FuseConvActivation(PassContext& ctx);    // conv_activation_fusion.cc
+size_t FuseGelu(PassContext& ctx);              // gelu_fusion.cc
+size_t FuseLayerNorm(PassContext& ctx);         // layer_norm_fusion.cc
+size_t FuseBiasGelu(PassContext& ctx);          // bias_gelu_fusion.cc
+size_t FuseSkipLayerNorm(PassContext& ctx);     // skip_layer_norm_fusion.cc
+size_t FuseAttention(PassContext& ctx);         // attention_fusion.cc
+size_t PushRowGathersUp(PassContext& ctx);      // row_gather_pushdown.cc
+size_t BlockMatMulWeights(PassContext& ctx);    // blocked_matmul.cc
+size_t ConvertToNhwc(PassContext& ctx);         // nhwc_layout.cc
+size_t SplitNhwcConcats(PassContext& ctx);      // nhwc_concat_split.cc
+size_t FuseNhwcChannelScale(PassContext& ctx);  // nhwc_scale_fusion.cc
 
 // blocked_matmul.cc: y = x · W[:, c0 : c0 + n] for a constant float W [K, N], as a new value
 // named from `base`: a BlockedMatMul reading those columns written once in its layout where the
@@ -43,9 +46,6 @@ size_t BlockMatMulWeights(PassContext& ctx);   // blocked_matmul.cc
 // of them. A packed weight split into parts so is copied once, not twice.
 ir::Value* ProductOfColumns(PassContext& ctx, ir::Value* x, const ir::Value* w, int64_t c0,
                             int64_t n, const std::string& base);
-size_t ConvertToNhwc(PassContext& ctx);         // nhwc_layout.cc
-size_t SplitNhwcConcats(PassContext& ctx);      // nhwc_concat_split.cc
-size_t FuseNhwcChannelScale(PassContext& ctx);  // nhwc_scale_fusion.cc
 
 }  // namespace kiln::optimizer
 
