@@ -406,12 +406,14 @@ class Pushdown {
   }
 };
 
-// Whether some Gather with constant indices reads a value that a node produces: the only case
-// where inferring the facts again is worth it.
+// Whether some Gather with constant indices is the only reader of a value that a node produces
+// (not a graph output): every rewrite starts from one, so only then is inferring the facts again
+// worth it (BERT's Gather reads last_hidden_state, an output: no second inference for it).
 bool HasCandidate(const ir::Graph& g) {
   for (const auto& n : g.nodes()) {
-    if (IsOp(n.get(), "Gather") && n->inputs()[0]->producer() != nullptr &&
-        ConstantOf(n->inputs()[1]) != nullptr) {
+    const ir::Value* data = IsOp(n.get(), "Gather") ? n->inputs()[0] : nullptr;
+    if (data != nullptr && data->producer() != nullptr && ConstantOf(n->inputs()[1]) != nullptr &&
+        OnlyConsumer(g, data) == n.get()) {
       return true;
     }
   }
