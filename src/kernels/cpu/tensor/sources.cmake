@@ -16,6 +16,9 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/tensor/trilu_nonzero.cc
   src/kernels/cpu/tensor/unique.cc
   src/kernels/cpu/tensor/compress_reverse.cc)
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  list(APPEND KILN_SOURCES src/kernels/cpu/tensor/transpose_avx512.cc)
+endif()
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/tensor/concat_split_test.cc
   src/kernels/cpu/tensor/dropout_test.cc

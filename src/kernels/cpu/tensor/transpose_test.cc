@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/test_errors.h"
 
 namespace kiln::testing {
@@ -192,6 +195,55 @@ TEST(TensorTranspose, CollapsedPermutationsMatchTheDefinition) {
   ASSERT_EQ(y.size(), s.size());
   for (size_t pixel = 0; pixel < 35; ++pixel) {
     for (size_t c = 0; c < 3; ++c) ASSERT_EQ(y[pixel * 3 + c], s[c * 35 + pixel]);
+  }
+}
+
+// 4-byte elements by 16 × 16 blocks transposed in registers (where the machine runs AVX-512) and
+// element by element: ragged blocks and 64-tiles both ways, fewer rows or columns than a block,
+// a batch, a 4 KB row stride, 1 and 3 threads; int32 bit patterns that are NaNs as floats (a
+// block moves bits, never arithmetic) and floats against the definition.
+TEST(TensorTranspose, FourByteBlocksMatchTheDefinition) {
+  const std::vector<std::pair<I64, I64>> cases = {
+      {{1, 17, 19, 33}, {0, 2, 3, 1}},  // NCHW -> NHWC: [17, 627], ragged blocks
+      {{1, 19, 33, 17}, {0, 3, 1, 2}},  // NHWC -> NCHW: [627, 17]
+      {{3, 70, 130}, {0, 2, 1}},        // a batch of 3, ragged 64-tiles both ways
+      {{5, 200}, {1, 0}},               // 5 rows: part of a block
+      {{200, 5}, {1, 0}},               // 5 columns
+      {{48, 64}, {1, 0}},               // whole blocks only
+      {{64, 1024}, {1, 0}},             // rows 4 KB apart
+  };
+  for (bool avx512 : {true, false}) {
+    SCOPED_TRACE(avx512 ? "AVX-512 blocks" : "element by element");
+    const cpu::ScopedVectorMathAvx512 scoped(avx512);
+    for (const auto& [shape, perm] : cases) {
+      int64_t n = 1;
+      for (int64_t d : shape) n *= d;
+      I64 out_shape;
+      for (int64_t p : perm) out_shape.push_back(shape[static_cast<size_t>(p)]);
+      std::vector<float> x(static_cast<size_t>(n));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.5f - 3.0f;
+      const std::vector<float> want = NaiveTranspose(x, shape, perm);
+      // The same positions as int32: every other one a NaN's bit pattern, with its payload.
+      std::vector<int32_t> xi(x.size());
+      std::vector<int32_t> want_i(x.size());
+      for (size_t i = 0; i < x.size(); ++i)
+        xi[i] = i % 2 == 0 ? 0x7FC00000 + static_cast<int32_t>(i) : -static_cast<int32_t>(i);
+      {
+        std::vector<float> as_float(x.size());
+        std::memcpy(as_float.data(), xi.data(), xi.size() * sizeof(int32_t));
+        const std::vector<float> moved = NaiveTranspose(as_float, shape, perm);
+        std::memcpy(want_i.data(), moved.data(), moved.size() * sizeof(int32_t));
+      }
+      for (int threads : {1, 3}) {
+        auto out = NodeTest("Transpose", 13).Attr("perm", perm).Input<float>(shape, x).Run(threads);
+        ASSERT_EQ(out[0]->shape(), Shape(out_shape));
+        EXPECT_EQ(Values<float>(*out[0]), want) << "perm of " << ::testing::PrintToString(shape);
+        auto out_i =
+            NodeTest("Transpose", 13).Attr("perm", perm).Input<int32_t>(shape, xi).Run(threads);
+        EXPECT_EQ(Values<int32_t>(*out_i[0]), want_i)
+            << "int32 perm of " << ::testing::PrintToString(shape);
+      }
+    }
   }
 }
 
