@@ -1,7 +1,8 @@
 // Transcendental functions on AVX-512 vectors of 16 floats, for files compiled with -mavx512f
 // (and called only where the machine runs AVX-512): e^x by a Cody-Waite reduction, a degree-6
 // polynomial and scalef (in place of vector_math.h's exponent bit tricks), and erf from a
-// small-argument polynomial of its own and vector_math.h's ErfF large-argument form.
+// small-argument polynomial of its own and vector_math.h's ErfF large-argument form. Also lane
+// reductions and a 16 × 16 transpose in registers.
 #ifndef KILN_KERNELS_CPU_VECTOR_MATH_AVX512_INL_H_
 #define KILN_KERNELS_CPU_VECTOR_MATH_AVX512_INL_H_
 
@@ -112,6 +113,43 @@ inline float ReduceAdd(__m512 v) {
 // The mask of the first n (< 16 or more) lanes.
 inline __mmask16 FirstLanes(size_t n) {
   return n >= 16 ? __mmask16{0xffff} : static_cast<__mmask16>((1u << n) - 1);
+}
+
+// Transposes the 16 × 16 block r[row] lane by lane in registers: pairs of rows interleaved by
+// element, then pairs of pairs, then 128-bit quarters twice (the masked forms, as above). After
+// it, r[q] is column TransposedColumn(q) of the block: bits 0 and 1 of q swapped when they
+// differ (0, 2, 1, 3, 4, 6, 5, 7, ...), which saves a shuffle per vector. Moves bits only.
+inline void Transpose16(__m512 (&r)[16]) {
+  constexpr __mmask16 kAll = 0xFFFF;
+  constexpr __mmask8 kAllPairs = 0xFF;
+  __m512 t[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_mask_unpacklo_ps(r[i], kAll, r[i], r[i + 1]);
+    t[i + 1] = _mm512_mask_unpackhi_ps(r[i], kAll, r[i], r[i + 1]);
+  }
+  // r[i + k], per 128-bit quarter q: column 4q + (0, 2, 1, 3 for k = 0..3) of rows i..i+3.
+  for (int i = 0; i < 16; i += 4) {
+    for (int k = 0; k < 2; ++k) {
+      const __m512d a = _mm512_castps_pd(t[i + k]);
+      const __m512d b = _mm512_castps_pd(t[i + 2 + k]);
+      r[i + k] = _mm512_castpd_ps(_mm512_mask_unpacklo_pd(a, kAllPairs, a, b));
+      r[i + 2 + k] = _mm512_castpd_ps(_mm512_mask_unpackhi_pd(a, kAllPairs, a, b));
+    }
+  }
+  // Then each column's four quarters, one from each group of four rows, into one vector.
+  for (int i = 0; i < 16; i += 8) {
+    for (int k = 0; k < 4; ++k) {
+      t[i + k] = _mm512_mask_shuffle_f32x4(r[i + k], kAll, r[i + k], r[i + 4 + k], 0x88);
+      t[i + 4 + k] = _mm512_mask_shuffle_f32x4(r[i + k], kAll, r[i + k], r[i + 4 + k], 0xDD);
+    }
+  }
+  for (int k = 0; k < 8; ++k) {
+    r[k] = _mm512_mask_shuffle_f32x4(t[k], kAll, t[k], t[8 + k], 0x88);
+    r[8 + k] = _mm512_mask_shuffle_f32x4(t[k], kAll, t[k], t[8 + k], 0xDD);
+  }
+}
+inline size_t TransposedColumn(size_t q) {
+  return ((q >> 1) ^ q) & 1 ? q ^ 3 : q;
 }
 
 }  // namespace kiln::cpu::avx512

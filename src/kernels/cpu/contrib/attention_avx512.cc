@@ -2,7 +2,7 @@
 // Uses nothing from the standard library, whose inline functions would otherwise be emitted here
 // with AVX-512 instructions and could be the copy the linker keeps for the whole library.
 //
-// Per head: K+bk is gathered, transposed, into panels of 16 key rows (panel p: hd rows of 16
+// Per head: K+bk is transposed (in registers) into panels of 16 key rows (panel p: hd rows of 16
 // floats, key row 16p+c in lane c, zero past l) and V+bv into rows of hdv rounded up to 16 floats.
 // Then per block of kRows query rows: (Q+bq)·scale into a small packed block, the block's scores
 // (kRows × up to 4 panels per register tile: 24 accumulators), each row's bias, causal limit,
@@ -68,26 +68,32 @@ void PrefetchRow(const float* row, size_t n) {
   }
 }
 
-// Each panel row (one depth, 16 keys) is one gather down the keys' column (the 16 keys' offsets
-// fit the gather's 32-bit indices: ldk <= kAttentionMaxKeyStride).
+// Each panel is its 16 keys' rows (K+bk, zero rows past l) transposed in registers, 16 columns
+// at a time: stored as rows of 16 keys, one per depth.
 void PackKeys(const AttentionHead& h, const Layout& x, float* kp) {
-  const __m512i rows =
-      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                         _mm512_set1_epi32(static_cast<int>(h.ldk)));
   const size_t panels = x.lp / kLanes;
   for (size_t p = 0; p < panels; ++p) {
     float* panel = kp + p * h.hd * kLanes;
-    const __mmask16 m = FirstLanes(h.l - p * kLanes);
-    const float* col = h.k + p * kLanes * h.ldk;
+    const size_t keys = Min(kLanes, h.l - p * kLanes);
+    const float* rows = h.k + p * kLanes * h.ldk;
     for (size_t c = 0; p + 1 < panels && c < kLanes && (p + 1) * kLanes + c < h.l; ++c) {
-      PrefetchRow(col + (kLanes + c) * h.ldk, h.hd);  // the next panel's keys
+      PrefetchRow(rows + (kLanes + c) * h.ldk, h.hd);  // the next panel's keys
     }
-    for (size_t d = 0; d < h.hd; ++d) {
-      __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, rows, col + d, 4);
-      if (h.k_bias != nullptr) {
-        v = _mm512_maskz_add_ps(m, v, _mm512_set1_ps(h.k_bias[d]));  // zero past l
+    for (size_t d0 = 0; d0 < h.hd; d0 += kLanes) {
+      const size_t depths = Min(kLanes, h.hd - d0);
+      const __mmask16 m = FirstLanes(depths);
+      const __m512 bias =
+          h.k_bias != nullptr ? _mm512_maskz_loadu_ps(m, h.k_bias + d0) : _mm512_setzero_ps();
+      __m512 r[kLanes];
+      for (size_t c = 0; c < kLanes; ++c) {
+        r[c] = c < keys ? _mm512_add_ps(_mm512_maskz_loadu_ps(m, rows + c * h.ldk + d0), bias)
+                        : _mm512_setzero_ps();
       }
-      _mm512_store_ps(panel + d * kLanes, v);
+      avx512::Transpose16(r);
+      for (size_t q = 0; q < kLanes; ++q) {
+        const size_t d = avx512::TransposedColumn(q);
+        if (d < depths) _mm512_store_ps(panel + (d0 + d) * kLanes, r[q]);
+      }
     }
   }
 }

@@ -14,7 +14,7 @@ namespace kiln::cpu {
 struct AttentionHead {
   const float* q = nullptr;  // [s, hd], rows ldq apart
   size_t ldq = 0;
-  const float* k = nullptr;  // [l, hd], rows ldk (<= kAttentionMaxKeyStride) apart
+  const float* k = nullptr;  // [l, hd], rows ldk apart
   size_t ldk = 0;
   const float* v = nullptr;  // [l, hdv], rows ldv apart
   size_t ldv = 0;
@@ -32,10 +32,6 @@ struct AttentionHead {
   // Query row i attends to key rows j <= i + l - s; a row with none attends to all.
   bool causal = false;
 };
-
-// The widest row stride of K AttentionHeadAvx512 takes (it gathers 16 keys' values with 32-bit
-// offsets).
-inline constexpr size_t kAttentionMaxKeyStride = 0x7FFFFFFF / 16;
 
 #if defined(__x86_64__)
 

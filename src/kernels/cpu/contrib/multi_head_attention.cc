@@ -220,7 +220,7 @@ class MultiHeadAttention final : public Kernel {
     ThreadPool& pool = ctx.threads();
     ThreadPool* gemm_pool = tasks < static_cast<size_t>(pool.size()) ? &pool : nullptr;
     const bool avx512 = UseVectorMathAvx512();
-    if (avx512 && gemm_pool == nullptr && sh.d <= kAttentionMaxKeyStride) {
+    if (avx512 && gemm_pool == nullptr) {
       // A head per task, its rows a few at a time (attention_avx512.h).
       pool.ParallelFor(tasks, 1, [&](size_t begin, size_t end) {
         float* scratch = ctx.Scratch<float>(AttentionHeadScratchFloats(sh.l, sh.hd, sh.hdv));
