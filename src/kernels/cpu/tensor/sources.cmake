@@ -17,7 +17,8 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/tensor/unique.cc
   src/kernels/cpu/tensor/compress_reverse.cc)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
-  list(APPEND KILN_SOURCES src/kernels/cpu/tensor/transpose_avx512.cc)
+  list(APPEND KILN_SOURCES src/kernels/cpu/tensor/transpose_avx2.cc
+                           src/kernels/cpu/tensor/transpose_avx512.cc)
 endif()
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/tensor/concat_split_test.cc

@@ -1,7 +1,7 @@
 // Compiled with -mavx512f (CMakeLists.txt; x86-64 only); called only where UseVectorMathAvx512().
 // Uses nothing from the standard library, whose inline functions would otherwise be emitted here
 // with AVX-512 instructions and could be the copy the linker keeps for the whole library.
-#include "kernels/cpu/tensor/transpose_avx512.h"
+#include "kernels/cpu/tensor/transpose_blocks.h"
 
 #include <immintrin.h>
 

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/cpu/tensor/transpose_blocks.h"
 #include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/test_errors.h"
 
@@ -212,9 +213,16 @@ TEST(TensorTranspose, FourByteBlocksMatchTheDefinition) {
       {{48, 64}, {1, 0}},               // whole blocks only
       {{64, 1024}, {1, 0}},             // rows 4 KB apart
   };
-  for (bool avx512 : {true, false}) {
-    SCOPED_TRACE(avx512 ? "AVX-512 blocks" : "element by element");
-    const cpu::ScopedVectorMathAvx512 scoped(avx512);
+  // Each way the tiles can go: 16 x 16 register blocks, 8 x 8 ones, element by element (on a
+  // machine without AVX-512, or AVX2, the first ways fall back to the next).
+  for (int way = 0; way < 3; ++way) {
+    SCOPED_TRACE(way == 0 ? "AVX-512 blocks" : way == 1 ? "AVX2 blocks" : "element by element");
+    const cpu::ScopedVectorMathAvx512 scoped(way == 0);
+    const bool blocks_before = cpu::AllowTransposeBlocksForTesting(way < 2);
+    struct Restore {
+      bool before;
+      ~Restore() { cpu::AllowTransposeBlocksForTesting(before); }
+    } restore{blocks_before};
     for (const auto& [shape, perm] : cases) {
       int64_t n = 1;
       for (int64_t d : shape) n *= d;
