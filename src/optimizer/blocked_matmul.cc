@@ -8,11 +8,18 @@
 //   Gemm(A, W, c), transA = 0, alpha = 1    W [K, N] or (transB = 1) [N, K]; c absent or a
 //                                           constant [N] with beta = 1
 //
-// A must have rank 2 or more for MatMul (a 1-D A drops a dimension) and its last dimension
-// known; when all its other dimensions are known too, at least 2 rows (matrix-vector products
-// stream the weight once whatever its layout, and oneDNN's kernels for them allocate nothing).
-// Rows unknown until run time (a free batch or sequence length) are blocked, so that such a
-// model's products do not pack their weight on every call either. The weight must be a float
+//   Add(MatMul(A, W [K, N]), b)             b a constant [N]: the bias of the BlockedMatMul
+//
+// A known to be 1-D stays a MatMul (a matrix-vector product); when all of A's dimensions but the
+// last are known, it needs at least 2 rows (matrix-vector products stream the weight once whatever
+// its layout, and oneDNN's kernels for them allocate nothing). Rows unknown until run time (a free
+// batch or sequence length) are blocked, so that such a model's products do not pack their weight
+// on every call either; so is an A whose rank or last dimension is not known before run time (a
+// Reshape to a shape computed from Shape nodes, as exporters write with dynamic axes), since the
+// kernel checks that A's last dimension is K as MatMul does, and gives a 1-D A MatMul's [N]. A
+// MatMul's bias (an Add of a constant [N], which broadcasts over every row whatever A's shape) is
+// taken in where no earlier fusion took it (skip-LayerNorm, bias-GELU, attention all need shapes
+// known before run time). The weight must be a float
 // initializer read only by such products, all reading it the same way (plain or transposed): a
 // weight shared by several (layers that share weights) is blocked once and read by all of them.
 // The replaced one is freed at once, so at most one extra weight is alive while the pass runs.
@@ -63,11 +70,13 @@ std::shared_ptr<Tensor> Blocked(const float* src, int64_t ld, int64_t k, int64_t
 }
 
 // Whether A (a product's left side) suits BlockedMatMul against a [k, N] weight: float, rank 2
-// or more, last dimension k, and at least kMinRows rows or rows unknown until run time.
+// or more, last dimension k, and at least kMinRows rows or rows unknown until run time; a rank or
+// a last dimension not known before run time suits too (the kernel checks them).
 bool RowsSuit(const PassContext& ctx, const ir::Value* a, int64_t k) {
   const infer::TensorFacts& fa = ctx.Facts(a);
-  if (fa.type != DataType::kFloat || !fa.shape || fa.shape->rank() < 2 ||
-      fa.shape->dims().back() != k) {
+  if (fa.type != DataType::kFloat) return false;
+  if (!fa.shape) return true;
+  if (fa.shape->rank() < 2 || (fa.shape->dims().back() != k && fa.shape->dims().back() >= 0)) {
     return false;
   }
   // Rows of the product, when known: enough that it is not a matrix-vector product (those stream
@@ -89,9 +98,16 @@ bool IsFloatAttr(const ir::Node* n, const std::string& name, float want) {
 // How one product reads its weight, when it can read it blocked.
 struct Product {
   ir::Node* node;
-  bool transposed;  // Gemm with transB = 1: W is [N, K]
-  ir::Value* bias;  // Gemm's constant C, or nullptr
+  bool transposed;          // Gemm with transB = 1: W is [N, K]
+  ir::Value* bias;          // Gemm's constant C or the constant a MatMul's Add adds, or nullptr
+  ir::Node* add = nullptr;  // that Add (replaced with the product), or nullptr
 };
+
+bool IsBiasOf(const ir::Value* v, int64_t n) {
+  const Tensor* c = ConstantOf(v);
+  return c != nullptr && c->type() == DataType::kFloat && c->shape().rank() == 1 &&
+         c->shape().dims()[0] == n;
+}
 
 // The product `node` as a BlockedMatMul candidate: its weight (input 1) a float initializer,
 // checked here except for who else reads it.
@@ -120,12 +136,18 @@ std::optional<Product> Candidate(PassContext& ctx, ir::Node* node) {
     }
     if (node->inputs().size() > 2 && node->inputs()[2] != nullptr) {
       p.bias = node->inputs()[2];
-      const Tensor* c = ConstantOf(p.bias);
-      const int64_t n = wt->shape().dims()[p.transposed ? 0 : 1];
-      if (c == nullptr || c->type() != DataType::kFloat || c->shape().rank() != 1 ||
-          c->shape().dims()[0] != n || !IsFloatAttr(node, "beta", 1.0f)) {
+      if (!IsBiasOf(p.bias, wt->shape().dims()[p.transposed ? 0 : 1]) ||
+          !IsFloatAttr(node, "beta", 1.0f)) {
         return std::nullopt;
       }
+    }
+  } else if (ir::Node* add = OnlyConsumer(ctx.graph, node->outputs()[0]);
+             IsOp(add, "Add") && add->opset() >= 7 && add->outputs().size() == 1) {
+    // Y + b (or b + Y) with b a constant [N]: from opset 7 Add broadcasts b over Y's rows.
+    ir::Value* b = OtherInput(add, node->outputs()[0]);
+    if (b != nullptr && b != node->outputs()[0] && IsBiasOf(b, wt->shape().dims()[1])) {
+      p.bias = b;
+      p.add = add;
     }
   }
   if (!RowsSuit(ctx, a, wt->shape().dims()[p.transposed ? 1 : 0])) return std::nullopt;
@@ -161,7 +183,10 @@ bool RewriteOne(PassContext& ctx, ir::Node* node) {
   for (const Product& p : products) {
     std::vector<ir::Value*> inputs = {p.node->inputs()[0], blocked};
     if (p.bias != nullptr) inputs.push_back(p.bias);
-    Replace(g, {p.node}, "BlockedMatMul", kKilnDomain, 1, std::move(inputs), {p.node->outputs()[0]},
+    std::vector<ir::Node*> old = {p.node};
+    if (p.add != nullptr) old.push_back(p.add);
+    ir::Value* y = (p.add != nullptr ? p.add : p.node)->outputs()[0];
+    Replace(g, old, "BlockedMatMul", kKilnDomain, 1, std::move(inputs), {y},
             {IntAttr("block", kBlock)});
   }
   // The original weight is read by nothing now: free it before the next rewrite makes a copy.

@@ -2,6 +2,7 @@
 // outputs as the unoptimized graph on random inputs).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -320,9 +321,8 @@ TEST(AttentionFusion, FreesThePackedWeightItSplits) {
 
 TEST(AttentionFusion, FusesSeparateProjections) {
   EXPECT_EQ(OpsAfter(AttentionModel(false, true, true), 2),
-            (OpCounts{{"Add", 3},
-                      {"Expand", 1},
-                      {"ai.kiln.BlockedMatMul", 3},
+            (OpCounts{{"Expand", 1},
+                      {"ai.kiln.BlockedMatMul", 3},  // each projection's bias Add taken in
                       {"com.microsoft.MultiHeadAttention", 1}}));
   ExpectSameOutputs([] { return AttentionModel(false, true, true); }, 2);
   ExpectSameOutputs([] { return AttentionModel(false, false, false); }, 2);
@@ -358,8 +358,7 @@ TEST(AttentionFusion, FusesSequenceFirstAttention) {
           {"Reshape", 1}, {"ai.kiln.BlockedMatMul", 4}, {"com.microsoft.MultiHeadAttention", 1}}));
   ExpectSameOutputs([] { return SequenceFirstAttention(true); }, 2);
   EXPECT_EQ(OpsAfter(SequenceFirstAttention(false), 2),
-            (OpCounts{{"Add", 1},
-                      {"ai.kiln.BlockedMatMul", 2},
+            (OpCounts{{"ai.kiln.BlockedMatMul", 2},  // the packed projection's bias taken in
                       {"Relu", 1},
                       {"Reshape", 4},
                       {"Slice", 3},
@@ -468,6 +467,75 @@ TEST(BlockedMatMul, BlocksASharedWeightOnce) {
   EXPECT_EQ(OpsAfter(build({3, true, true}), 2), (OpCounts{{"MatMul", 1}, {"Gemm", 2}}));
   EXPECT_EQ(OpsAfter(build({2, false, false, true}), 2), (OpCounts{{"MatMul", 2}, {"Add", 1}}));
   EXPECT_EQ(OpsAfter(build({2, false, false, false, true}), 2), (OpCounts{{"MatMul", 2}}));
+}
+
+// A MatMul's bias (an Add of a constant [N], either side) becomes the BlockedMatMul's; an Add
+// of anything else, or one the product's output is not read by alone, stays.
+TEST(BlockedMatMul, TakesAMatMulsBias) {
+  // 0: Y + b, 1: b + Y, 2: b has 1 element, 3: b is [1, N], 4: b is an input, 5: Y read twice,
+  // 6: Y a graph output too.
+  auto build = [](int variant) {
+    GraphBuilder b;
+    ir::Value* x = b.Input("x", {3, 12, 16});
+    ir::Value* y = b.Op("MatMul", {x, b.Floats({16, 40})});
+    ir::Value* bias = variant == 2   ? b.Floats({1})
+                      : variant == 3 ? b.Floats({1, 40})
+                      : variant == 4 ? b.Input("b", {40})
+                                     : b.Floats({40});
+    b.Output(b.Op("Add", variant == 1 ? std::vector{bias, y} : std::vector{y, bias}));
+    if (variant == 5) b.Output(b.Op("Relu", {y}));
+    if (variant == 6) b.Output(y);
+    return b.Model();
+  };
+  for (int variant = 0; variant < 7; ++variant) {
+    SCOPED_TRACE("variant " + std::to_string(variant));
+    OpCounts want{{"ai.kiln.BlockedMatMul", 1}};
+    if (variant >= 2) want["Add"] = 1;
+    if (variant == 5) want["Relu"] = 1;
+    EXPECT_EQ(OpsAfter(build(variant), 2), want);
+    ExpectSameOutputs([&] { return build(variant); }, 2);
+  }
+}
+
+// A product whose A has a last dimension known only at run time (a Reshape to a computed shape,
+// as exporters write with dynamic axes) is blocked too, its bias taken in; the kernel checks the
+// dimension as MatMul does.
+TEST(BlockedMatMul, BlocksAnAWhoseShapeIsKnownAtRunTime) {
+  auto build = [] {
+    GraphBuilder b;
+    ir::Value* a =
+        b.Op("Reshape", {b.Input("x", {2, 3, 4, 4}), b.Input("s", {3}, DataType::kInt64)});
+    b.Output(b.Op("Add", {b.Op("MatMul", {a, b.Floats({16, 40})}), b.Floats({40})}));
+    return b.Model();
+  };
+  EXPECT_EQ(OpsAfter(build(), 2), (OpCounts{{"Reshape", 1}, {"ai.kiln.BlockedMatMul", 1}}));
+  std::shared_ptr<Tensor> x =
+      Tensor::Allocate(DataType::kFloat, Shape({2, 3, 4, 4}), CpuAllocator());
+  for (size_t i = 0; i < x->element_count(); ++i) {
+    static_cast<float*>(x->data())[i] = static_cast<float>(i % 13) * 0.25f - 1.5f;
+  }
+  auto shape = [](std::vector<int64_t> dims) {
+    std::shared_ptr<Tensor> t = Tensor::Allocate(DataType::kInt64, Shape({3}), CpuAllocator());
+    std::copy(dims.begin(), dims.end(), static_cast<int64_t*>(t->data()));
+    return t;
+  };
+  const std::vector<Value> good = {Value(x), Value(shape({2, 3, 16}))};
+  const auto want = testing::RunModel(build(), 0, good);
+  const auto got = testing::RunModel(build(), 2, good);
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(got[0]->shape(), want[0]->shape());
+  const auto* w = static_cast<const float*>(want[0]->data());
+  const auto* g = static_cast<const float*>(got[0]->data());
+  for (size_t i = 0; i < want[0]->element_count(); ++i) EXPECT_NEAR(g[i], w[i], 1e-5f) << i;
+  // A last dimension that is not K fails as the MatMul would, naming the product's node.
+  try {
+    testing::RunModel(build(), 2, {Value(x), Value(shape({2, 4, 12}))});
+    ADD_FAILURE() << "no error for A [2, 4, 12] against W [16, 40]";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("MatMul"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("[2,4,12]"), std::string::npos) << e.what();
+  }
 }
 
 TEST(BlockedMatMul, LeavesOtherProductsAlone) {
