@@ -7,7 +7,6 @@
 //   MatMul(A, W [K, N])
 //   Gemm(A, W, c), transA = 0, alpha = 1    W [K, N] or (transB = 1) [N, K]; c absent or a
 //                                           constant [N] with beta = 1
-//
 //   Add(MatMul(A, W [K, N]), b)             b a constant [N]: the bias of the BlockedMatMul
 //
 // A known to be 1-D stays a MatMul (a matrix-vector product); when all of A's dimensions but the
@@ -19,10 +18,12 @@
 // kernel checks that A's last dimension is K as MatMul does, and gives a 1-D A MatMul's [N]. A
 // MatMul's bias (an Add of a constant [N], which broadcasts over every row whatever A's shape) is
 // taken in where no earlier fusion took it (skip-LayerNorm, bias-GELU, attention all need shapes
-// known before run time). The weight must be a float
-// initializer read only by such products, all reading it the same way (plain or transposed): a
-// weight shared by several (layers that share weights) is blocked once and read by all of them.
-// The replaced one is freed at once, so at most one extra weight is alive while the pass runs.
+// known before run time).
+//
+// The weight must be a float initializer read only by such products, all reading it the same way
+// (plain or transposed): a weight shared by several (layers that share weights) is blocked once
+// and read by all of them. The replaced one is freed at once, so at most one extra weight is alive
+// while the pass runs.
 #include <algorithm>
 #include <memory>
 #include <optional>
