@@ -5,9 +5,10 @@
 // Per head: K+bk is transposed (in registers) into panels of 16 key rows (panel p: hd rows of 16
 // floats, key row 16p+c in lane c, zero past l) and V+bv into rows of hdv rounded up to 16 floats.
 // Then per block of kRows query rows: (Q+bq)·scale into a small packed block, the block's scores
-// (kRows × up to 4 panels per register tile: 24 accumulators), each row's bias, causal limit,
-// maximum and exponentials (ExpShiftedSumAvx512), and the weighted sum of V rows (kRows × up to
-// 64 output columns per tile), divided by the row's sum as it is stored.
+// (kRows × up to 4 panels per register tile: 24 accumulators), each row's bias added in the pass
+// that finds its maximum (up to its causal limit), its exponentials (ExpShiftedSumAvx512), and the
+// weighted sum of V rows (kRows × up to 64 output columns per tile), divided by the row's sum as it
+// is stored. The last block, when 4 or fewer rows remain, runs tiles of 4 or 2 rows instead.
 #include "kernels/cpu/contrib/attention_avx512.h"
 
 #include <immintrin.h>
@@ -112,14 +113,14 @@ void PackValues(const AttentionHead& h, const Layout& x, float* vp) {
   }
 }
 
-// acc[r][v] = Σ_{k < depth} a[r·a_row + k] · b[k·b_row + v·b_vec + 0..15]: kRows rows of A
-// broadcast against NV vectors of B per step, the sums in registers.
-template <size_t NV>
+// acc[r][v] = Σ_{k < depth} a[r·a_row + k] · b[k·b_row + v·b_vec + 0..15] for the first R rows:
+// R rows of A broadcast against NV vectors of B per step, the sums in registers.
+template <size_t R, size_t NV>
 [[gnu::always_inline]] inline void MultiplyTile(__m512 (&acc)[kRows][NV], const float* a,
                                                 size_t a_row, const float* b, size_t b_row,
                                                 size_t b_vec, size_t depth) {
 #pragma GCC unroll 8
-  for (size_t r = 0; r < kRows; ++r) {
+  for (size_t r = 0; r < R; ++r) {
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
   }
@@ -128,7 +129,7 @@ template <size_t NV>
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) bk[v] = _mm512_load_ps(b + k * b_row + v * b_vec);
 #pragma GCC unroll 8
-    for (size_t r = 0; r < kRows; ++r) {
+    for (size_t r = 0; r < R; ++r) {
       const __m512 ar = _mm512_set1_ps(a[r * a_row + k]);
 #pragma GCC unroll 4
       for (size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(ar, bk[v], acc[r][v]);
@@ -136,29 +137,52 @@ template <size_t NV>
   }
 }
 
-// Scores of the block's kRows rows against key panels [p0, p0 + NV): qb is [kRows, hd].
-template <size_t NV>
+// Scores of the block's first R rows against key panels [p0, p0 + NV): qb is [kRows, hd].
+template <size_t R, size_t NV>
 void ScoreTile(const float* qb, size_t hd, const float* panels, float* sb, size_t lp) {
   __m512 acc[kRows][NV];
-  MultiplyTile<NV>(acc, qb, hd, panels, kLanes, hd * kLanes, hd);
+  MultiplyTile<R, NV>(acc, qb, hd, panels, kLanes, hd * kLanes, hd);
 #pragma GCC unroll 8
-  for (size_t r = 0; r < kRows; ++r) {
+  for (size_t r = 0; r < R; ++r) {
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) _mm512_store_ps(sb + r * lp + v * kLanes, acc[r][v]);
   }
 }
 
-// out rows [0, rows) columns [0, 16·NV) (the last vector's lanes under `last`) =
+template <size_t R>
+void ScoreTiles(const float* qb, size_t hd, const float* kp, size_t panels, float* sb, size_t lp) {
+  for (size_t p = 0; p < panels; p += kTile) {
+    const float* kpanels = kp + p * hd * kLanes;
+    float* out = sb + p * kLanes;
+    switch (Min(kTile, panels - p)) {
+      case 1:
+        ScoreTile<R, 1>(qb, hd, kpanels, out, lp);
+        break;
+      case 2:
+        ScoreTile<R, 2>(qb, hd, kpanels, out, lp);
+        break;
+      case 3:
+        ScoreTile<R, 3>(qb, hd, kpanels, out, lp);
+        break;
+      default:
+        ScoreTile<R, 4>(qb, hd, kpanels, out, lp);
+        break;
+    }
+  }
+}
+
+// out rows [0, rows) (rows <= R) columns [0, 16·NV) (the last vector's lanes under `last`) =
 // inv[r] · Σ_{j < l} P[r][j] · V[j]: P is the block's weights (rows lp apart; 0 past each row's
 // causal limit, and every key is still multiplied, so that a non-finite value of V reaches every
 // row as it does through a whole product), vp points at packed V's column 0 of this tile (rows
 // hvp apart).
-template <size_t NV>
+template <size_t R, size_t NV>
 void ValueTile(const float* sb, size_t lp, size_t l, const float* vp, size_t hvp, const float* inv,
                size_t rows, __mmask16 last, float* out, size_t ldo) {
   __m512 acc[kRows][NV];
-  MultiplyTile<NV>(acc, sb, lp, vp, hvp, kLanes, l);
-  for (size_t r = 0; r < rows; ++r) {
+  MultiplyTile<R, NV>(acc, sb, lp, vp, hvp, kLanes, l);
+#pragma GCC unroll 8
+  for (size_t r = 0; r < R && r < rows; ++r) {
     const __m512 s = _mm512_set1_ps(inv[r]);
     float* dst = out + r * ldo;
 #pragma GCC unroll 4
@@ -169,16 +193,55 @@ void ValueTile(const float* sb, size_t lp, size_t l, const float* vp, size_t hvp
   }
 }
 
-float RowMaxAvx512(const float* x, size_t n) {
+template <size_t R>
+void ValueTiles(const float* sb, size_t lp, size_t l, const float* vp, size_t hvp, size_t hdv,
+                const float* inv, size_t rows, float* out, size_t ldo) {
+  for (size_t c = 0; c < hdv; c += kTile * kLanes) {
+    const size_t vectors = Min(kTile, (hdv - c + kLanes - 1) / kLanes);
+    const __mmask16 last = FirstLanes(hdv - c - (vectors - 1) * kLanes);
+    const float* vcol = vp + c;
+    switch (vectors) {
+      case 1:
+        ValueTile<R, 1>(sb, lp, l, vcol, hvp, inv, rows, last, out + c, ldo);
+        break;
+      case 2:
+        ValueTile<R, 2>(sb, lp, l, vcol, hvp, inv, rows, last, out + c, ldo);
+        break;
+      case 3:
+        ValueTile<R, 3>(sb, lp, l, vcol, hvp, inv, rows, last, out + c, ldo);
+        break;
+      default:
+        ValueTile<R, 4>(sb, lp, l, vcol, hvp, inv, rows, last, out + c, ldo);
+        break;
+    }
+  }
+}
+
+// Adds b (when not null) to x[0, n) and returns their maximum.
+float AddRowMax(float* x, const float* b, size_t n) {
   __m512 m0 = _mm512_set1_ps(-__builtin_inff());
   __m512 m1 = m0;
   size_t i = 0;
   for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-    m0 = _mm512_max_ps(m0, _mm512_loadu_ps(x + i));
-    m1 = _mm512_max_ps(m1, _mm512_loadu_ps(x + i + kLanes));
+    __m512 x0 = _mm512_loadu_ps(x + i);
+    __m512 x1 = _mm512_loadu_ps(x + i + kLanes);
+    if (b != nullptr) {
+      x0 = _mm512_add_ps(x0, _mm512_loadu_ps(b + i));
+      x1 = _mm512_add_ps(x1, _mm512_loadu_ps(b + i + kLanes));
+      _mm512_storeu_ps(x + i, x0);
+      _mm512_storeu_ps(x + i + kLanes, x1);
+    }
+    m0 = _mm512_max_ps(m0, x0);
+    m1 = _mm512_max_ps(m1, x1);
   }
   for (; i < n; i += kLanes) {
-    m0 = _mm512_max_ps(m0, _mm512_mask_loadu_ps(m0, FirstLanes(n - i), x + i));
+    const __mmask16 m = FirstLanes(n - i);
+    __m512 xi = _mm512_maskz_loadu_ps(m, x + i);
+    if (b != nullptr) {
+      xi = _mm512_add_ps(xi, _mm512_maskz_loadu_ps(m, b + i));
+      _mm512_mask_storeu_ps(x + i, m, xi);
+    }
+    m0 = _mm512_mask_max_ps(m0, m, m0, xi);
   }
   return avx512::ReduceMax(_mm512_max_ps(m0, m1));
 }
@@ -226,25 +289,20 @@ void AttentionHeadAvx512(const AttentionHead& h, float* scratch) {
         _mm512_mask_storeu_ps(dst + d, m, _mm512_mul_ps(v, scale));
       }
     }
-    for (size_t p = 0; p < panels; p += kTile) {
-      const float* kpanels = kp + p * h.hd * kLanes;
-      float* out = sb + p * kLanes;
-      switch (Min(kTile, panels - p)) {
-        case 1:
-          ScoreTile<1>(qb, h.hd, kpanels, out, x.lp);
-          break;
-        case 2:
-          ScoreTile<2>(qb, h.hd, kpanels, out, x.lp);
-          break;
-        case 3:
-          ScoreTile<3>(qb, h.hd, kpanels, out, x.lp);
-          break;
-        default:
-          ScoreTile<4>(qb, h.hd, kpanels, out, x.lp);
-          break;
-      }
+    // The last block takes a tile of 2 or 4 rows when that is enough.
+    const size_t tile_rows = rows > 4 ? kRows : rows > 2 ? 4 : 2;
+    switch (tile_rows) {
+      case 2:
+        ScoreTiles<2>(qb, h.hd, kp, panels, sb, x.lp);
+        break;
+      case 4:
+        ScoreTiles<4>(qb, h.hd, kp, panels, sb, x.lp);
+        break;
+      default:
+        ScoreTiles<kRows>(qb, h.hd, kp, panels, sb, x.lp);
+        break;
     }
-    for (size_t r = 0; r < kRows; ++r) {
+    for (size_t r = 0; r < tile_rows; ++r) {
       float* row = sb + r * x.lp;
       if (r >= rows) {
         Zero(row, h.l);
@@ -252,33 +310,22 @@ void AttentionHeadAvx512(const AttentionHead& h, float* scratch) {
         continue;
       }
       const size_t i = i0 + r;
-      if (h.scores_bias != nullptr) {
-        const float* b = h.scores_bias + i * h.l;
-        for (size_t j = 0; j < h.l; ++j) row[j] += b[j];
-      }
       const size_t valid = Allowed(h, i);
-      inv[r] = 1.0f / ExpShiftedSumAvx512(row, row, valid, RowMaxAvx512(row, valid));
+      const float* b = h.scores_bias != nullptr ? h.scores_bias + i * h.l : nullptr;
+      inv[r] = 1.0f / ExpShiftedSumAvx512(row, row, valid, AddRowMax(row, b, valid));
       Zero(row + valid, h.l - valid);
     }
     float* out = h.out + i0 * h.ldo;
-    for (size_t c = 0; c < h.hdv; c += kTile * kLanes) {
-      const size_t vectors = Min(kTile, (h.hdv - c + kLanes - 1) / kLanes);
-      const __mmask16 last = FirstLanes(h.hdv - c - (vectors - 1) * kLanes);
-      const float* vcol = vp + c;
-      switch (vectors) {
-        case 1:
-          ValueTile<1>(sb, x.lp, h.l, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
-          break;
-        case 2:
-          ValueTile<2>(sb, x.lp, h.l, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
-          break;
-        case 3:
-          ValueTile<3>(sb, x.lp, h.l, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
-          break;
-        default:
-          ValueTile<4>(sb, x.lp, h.l, vcol, x.hvp, inv, rows, last, out + c, h.ldo);
-          break;
-      }
+    switch (tile_rows) {
+      case 2:
+        ValueTiles<2>(sb, x.lp, h.l, vp, x.hvp, h.hdv, inv, rows, out, h.ldo);
+        break;
+      case 4:
+        ValueTiles<4>(sb, x.lp, h.l, vp, x.hvp, h.hdv, inv, rows, out, h.ldo);
+        break;
+      default:
+        ValueTiles<kRows>(sb, x.lp, h.l, vp, x.hvp, h.hdv, inv, rows, out, h.ldo);
+        break;
     }
   }
 }

@@ -167,50 +167,57 @@ TEST(ContribMultiHeadAttention, MatchesReference) {
 }
 
 // The AVX-512 head kernel called directly (the node tests above reach it only where the machine
-// runs AVX-512, and otherwise pass on the other path): one head against the node's reference.
+// runs AVX-512, and otherwise pass on the other path): one head against the node's reference, with
+// 13, 16 and 9 query rows so that the last block takes each of the short tiles (2, 4 and 6 rows for
+// 1, 4 and 3 rows left).
 TEST(ContribMultiHeadAttention, Avx512HeadKernel) {
   if (!cpu::UseVectorMathAvx512()) GTEST_SKIP() << "this machine does not run AVX-512";
-  const Config c{1, 13, 37, 1, 20, 40, {1, 1, 13, 37}, true, true, 0.3f};
-  const std::vector<float> q = RandomFloats(static_cast<size_t>(c.s * c.hd), 1);
-  const std::vector<float> k = RandomFloats(static_cast<size_t>(c.l * c.hd), 2);
-  const std::vector<float> v = RandomFloats(static_cast<size_t>(c.l * c.hdv), 3);
-  const std::vector<float> bias = RandomFloats(static_cast<size_t>(2 * c.hd + c.hdv), 4);
-  const std::vector<float> ab = RandomFloats(static_cast<size_t>(c.s * c.l), 5, -3.0f, 3.0f);
-  const std::vector<double> want = Reference(c, q, k, v, bias, ab);
-  // The output rows 50 apart, with sentinels between them that must stay.
-  const size_t ldo = 50;
-  std::vector<float> out(static_cast<size_t>(c.s) * ldo, -7.0f);
-  std::vector<float> scratch(cpu::AttentionHeadScratchFloats(37, 20, 40) + 16);
-  float* aligned = scratch.data();
-  while (reinterpret_cast<uintptr_t>(aligned) % 64 != 0) ++aligned;
-  cpu::AttentionHead h;
-  h.q = q.data();
-  h.ldq = 20;
-  h.k = k.data();
-  h.ldk = 20;
-  h.v = v.data();
-  h.ldv = 40;
-  h.q_bias = bias.data();
-  h.k_bias = bias.data() + 20;
-  h.v_bias = bias.data() + 40;
-  h.scores_bias = ab.data();
-  h.out = out.data();
-  h.ldo = ldo;
-  h.s = 13;
-  h.l = 37;
-  h.hd = 20;
-  h.hdv = 40;
-  h.scale = c.scale;
-  h.causal = true;
-  cpu::AttentionHeadAvx512(h, aligned);
-  for (size_t i = 0; i < 13; ++i) {
-    for (size_t e = 0; e < ldo; ++e) {
-      const float got = out[i * ldo + e];
-      if (e >= 40) {
-        EXPECT_EQ(got, -7.0f) << "row " << i << " column " << e;
-      } else {
-        EXPECT_NEAR(got, want[i * 40 + e], 1e-5 + 1e-4 * std::abs(want[i * 40 + e]))
-            << "row " << i << " column " << e;
+  for (int64_t s : {13, 16, 9}) {
+    SCOPED_TRACE(::testing::Message() << "S=" << s);
+    const Config c{1, s, 37, 1, 20, 40, {1, 1, s, 37}, true, true, 0.3f};
+    const auto rows = static_cast<size_t>(s);
+    const std::vector<float> q = RandomFloats(rows * 20, 1);
+    const std::vector<float> k = RandomFloats(size_t{37} * 20, 2);
+    const std::vector<float> v = RandomFloats(size_t{37} * 40, 3);
+    const std::vector<float> bias = RandomFloats(size_t{2} * 20 + 40, 4);
+    const std::vector<float> ab = RandomFloats(rows * 37, 5, -3.0f, 3.0f);
+    const std::vector<double> want = Reference(c, q, k, v, bias, ab);
+    // The output rows 50 apart, with sentinels between them and in two rows past the last that
+    // must stay.
+    const size_t ldo = 50;
+    std::vector<float> out((rows + 2) * ldo, -7.0f);
+    std::vector<float> scratch(cpu::AttentionHeadScratchFloats(37, 20, 40) + 16);
+    float* aligned = scratch.data();
+    while (reinterpret_cast<uintptr_t>(aligned) % 64 != 0) ++aligned;
+    cpu::AttentionHead h;
+    h.q = q.data();
+    h.ldq = 20;
+    h.k = k.data();
+    h.ldk = 20;
+    h.v = v.data();
+    h.ldv = 40;
+    h.q_bias = bias.data();
+    h.k_bias = bias.data() + 20;
+    h.v_bias = bias.data() + 40;
+    h.scores_bias = ab.data();
+    h.out = out.data();
+    h.ldo = ldo;
+    h.s = rows;
+    h.l = 37;
+    h.hd = 20;
+    h.hdv = 40;
+    h.scale = c.scale;
+    h.causal = true;
+    cpu::AttentionHeadAvx512(h, aligned);
+    for (size_t i = 0; i < rows + 2; ++i) {
+      for (size_t e = 0; e < ldo; ++e) {
+        const float got = out[i * ldo + e];
+        if (i >= rows || e >= 40) {
+          EXPECT_EQ(got, -7.0f) << "row " << i << " column " << e;
+        } else {
+          EXPECT_NEAR(got, want[i * 40 + e], 1e-5 + 1e-4 * std::abs(want[i * 40 + e]))
+              << "row " << i << " column " << e;
+        }
       }
     }
   }
