@@ -25,9 +25,9 @@ void RequireSameDim(const InferenceContext& ctx, int64_t a, int64_t b, const std
 // Y like input 0 (named `x_name`); input 1 (named `bias_name`, null for Gelu), when present and
 // known, must be [last dimension of input 0].
 void GeluLike(InferenceContext& ctx, const char* x_name, const char* bias_name) {
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   const std::optional<std::vector<int64_t>> b =
-      bias_name != nullptr ? InputDims(ctx, 1) : std::nullopt;
+      bias_name != nullptr ? InputNamedDims(ctx, 1) : std::nullopt;
   if (b && (b->size() != 1 || (x && !x->empty() && IsKnownDim((*b)[0]) && IsKnownDim(x->back()) &&
                                (*b)[0] != x->back()))) {
     ctx.Fail(std::string("input '") + bias_name + "' has shape " + DimsText(*b) +
@@ -49,7 +49,7 @@ void BiasGelu(InferenceContext& ctx) {
 
 void SkipLayerNormalization(InferenceContext& ctx) {
   const DataType type = InputType(ctx, 0);
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   if (x && x->size() != 2 && x->size() != 3) {
     ctx.Fail("input 'input' has shape " + DimsText(*x) + "; it must be 2-D or 3-D");
   }
@@ -64,8 +64,8 @@ void SkipLayerNormalization(InferenceContext& ctx) {
 
 void FusedMatMul(InferenceContext& ctx) {
   const DataType type = InputType(ctx, 0);
-  const std::optional<std::vector<int64_t>> a_dims = InputDims(ctx, 0);
-  const std::optional<std::vector<int64_t>> b_dims = InputDims(ctx, 1);
+  const std::optional<std::vector<int64_t>> a_dims = InputNamedDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> b_dims = InputNamedDims(ctx, 1);
   if (!a_dims || !b_dims) {
     SetOutputDims(ctx, 0, type, std::nullopt);
     return;
@@ -96,8 +96,8 @@ void MultiHeadAttention(InferenceContext& ctx) {
   if (heads <= 0) {
     ctx.Fail("attribute 'num_heads' is " + std::to_string(heads) + "; it must be positive");
   }
-  const std::optional<std::vector<int64_t>> q = InputDims(ctx, 0);
-  const std::optional<std::vector<int64_t>> v = InputDims(ctx, 2);
+  const std::optional<std::vector<int64_t>> q = InputNamedDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> v = InputNamedDims(ctx, 2);
   std::vector<int64_t> out = {kUnknownDim, kUnknownDim, kUnknownDim};
   if (q && q->size() == 3) {
     out[0] = (*q)[0];

@@ -24,11 +24,11 @@ namespace kiln::infer {
 namespace {
 
 void SameAsInput(InferenceContext& ctx) {
-  SetOutputDims(ctx, 0, InputType(ctx, 0), InputDims(ctx, 0));
+  SetOutputDims(ctx, 0, InputType(ctx, 0), InputNamedDims(ctx, 0));
 }
 
 void BoolSameShape(InferenceContext& ctx) {
-  SetOutputDims(ctx, 0, DataType::kBool, InputDims(ctx, 0));
+  SetOutputDims(ctx, 0, DataType::kBool, InputNamedDims(ctx, 0));
 }
 
 // The output type of a binary op: input 0's, or bool for comparisons.
@@ -98,21 +98,22 @@ void Where(InferenceContext& ctx) {
 
 void Expand(InferenceContext& ctx) {
   const DataType type = InputType(ctx, 0);
-  const std::optional<std::vector<int64_t>> shape = ConstantInts(ctx, 1);
-  if (!shape) {
+  const std::optional<std::vector<int64_t>> shape = InputDimsValue(ctx, 1);
+  const std::optional<std::vector<int64_t>> shape_dims = InputDims(ctx, 1);
+  if (!shape || !shape_dims || shape_dims->size() != 1) {
+    if (ctx.InputValue(1) != nullptr && ctx.InputValue(1)->shape().rank() != 1) {
+      ctx.Fail("input 'shape' must be 1-D, but has shape " + ctx.InputValue(1)->shape().ToString());
+    }
     SetOutputDims(ctx, 0, type, std::nullopt);
     return;
   }
-  if (ctx.InputValue(1)->shape().rank() != 1) {
-    ctx.Fail("input 'shape' must be 1-D, but has shape " + ctx.InputValue(1)->shape().ToString());
-  }
   for (size_t i = 0; i < shape->size(); ++i) {
-    if ((*shape)[i] < 0) {
+    if ((*shape)[i] < 0 && !IsSymbolicDim((*shape)[i])) {
       ctx.Fail("input 'shape' holds " + std::to_string((*shape)[i]) + " at index " +
                std::to_string(i) + "; dimensions must be >= 0");
     }
   }
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   if (!x) {
     // The output rank is the larger of the two ranks; known only when the input cannot be
     // larger, which its unknown rank does not tell.
@@ -145,11 +146,23 @@ DataType CastTarget(const InferenceContext& ctx) {
 }
 
 void Cast(InferenceContext& ctx) {
-  SetOutputDims(ctx, 0, CastTarget(ctx), InputDims(ctx, 0));
+  const DataType to = CastTarget(ctx);
+  SetOutputDims(ctx, 0, to, InputNamedDims(ctx, 0));
+  // Dimensions stay dimensions between the integer types that shapes are computed in.
+  const TensorFacts* f = ctx.Input(0);
+  if (f != nullptr && f->dims_value && (to == DataType::kInt64 || to == DataType::kInt32)) {
+    ctx.SetOutputDimsValue(0, *f->dims_value);
+  }
+}
+
+void Identity(InferenceContext& ctx) {
+  SameAsInput(ctx);
+  const TensorFacts* f = ctx.Input(0);
+  if (f != nullptr && f->dims_value) ctx.SetOutputDimsValue(0, *f->dims_value);
 }
 
 void CastLike(InferenceContext& ctx) {
-  SetOutputDims(ctx, 0, InputType(ctx, 1), InputDims(ctx, 0));
+  SetOutputDims(ctx, 0, InputType(ctx, 1), InputNamedDims(ctx, 0));
 }
 
 void Dropout(InferenceContext& ctx) {
@@ -185,7 +198,7 @@ constexpr RuleDef kRules[] = {
     {"Hardmax", SameAsInput},
     {"HardSigmoid", SameAsInput},
     {"HardSwish", SameAsInput},
-    {"Identity", SameAsInput},
+    {"Identity", Identity},
     {"InstanceNormalization", SameAsInput},
     {"LeakyRelu", SameAsInput},
     {"Log", SameAsInput},

@@ -23,11 +23,43 @@
 
 namespace kiln::infer {
 
+// A dimension not known before running but named: every dimension with the same symbol has the
+// same size in a run. The graph's inputs give them (one per dim_param name, and one of its own to
+// each unnamed unknown dimension), and the inference rules carry them from inputs to outputs, so
+// that a pass can tell that two dimensions it cannot size are equal. They are negative, far below
+// -1 and 2^20 apart, so that arithmetic on an unknown dimension (which a rule should not do, and
+// whose result is written as -1) does not land on one; every helper that treats a negative
+// dimension as unknown treats a symbol so.
+inline constexpr int64_t kFirstSymbolicDim = -(int64_t{1} << 40);
+inline constexpr int64_t kSymbolicDimStride = int64_t{1} << 20;
+inline constexpr int64_t kMaxSymbolicDims = int64_t{1} << 19;
+
+// Symbol number k (0 <= k < kMaxSymbolicDims) as a dimension.
+inline constexpr int64_t SymbolicDim(int64_t k) noexcept {
+  return kFirstSymbolicDim - k * kSymbolicDimStride;
+}
+
+inline constexpr bool IsSymbolicDim(int64_t d) noexcept {
+  return d <= kFirstSymbolicDim && d > kFirstSymbolicDim - kMaxSymbolicDims * kSymbolicDimStride &&
+         (kFirstSymbolicDim - d) % kSymbolicDimStride == 0;
+}
+
+// Whether a dimension is a size or a symbol: what two dimensions must be for their equality to
+// mean they are equal in every run (two -1 are not).
+inline constexpr bool IsNamedDim(int64_t d) noexcept {
+  return d >= 0 || IsSymbolicDim(d);
+}
+
 // What is known about one tensor value before running.
 struct TensorFacts {
   DataType type = DataType::kUndefined;  // kUndefined: not known
-  std::optional<Shape> shape;            // nullopt: not even the rank; a dimension -1: unknown
-  std::shared_ptr<const Tensor> value;   // the contents, when known at load (constants, folds)
+  // nullopt: not even the rank; a dimension -1: unknown; a symbolic dimension: unknown but named.
+  std::optional<Shape> shape;
+  std::shared_ptr<const Tensor> value;  // the contents, when known at load (constants, folds)
+  // For an integer tensor of rank 0 or 1 computed from shapes (Shape's output, and Gather,
+  // Unsqueeze, Concat... of it) whose contents are not known at load: its elements, each a value
+  // or a symbolic dimension. nullopt when not known so.
+  std::optional<std::vector<int64_t>> dims_value;
 };
 
 // One node as a rule sees it: its attributes (through KernelInfo), what is known of its inputs,
@@ -59,6 +91,10 @@ class InferenceContext {
     if (i >= outputs_.size()) return;
     outputs_[i].type = type;
     outputs_[i].shape = std::move(shape);
+  }
+  // Records output i's contents as dimensions (TensorFacts::dims_value). Ignored past the end.
+  void SetOutputDimsValue(size_t i, std::vector<int64_t> dims) {
+    if (i < outputs_.size()) outputs_[i].dims_value = std::move(dims);
   }
   // A contradiction that makes the node impossible to run (e.g. static MatMul dimensions that
   // differ): throws kInvalidGraph "node 'n' (Op): what".

@@ -27,8 +27,8 @@ void RequireSameDim(const InferenceContext& ctx, int64_t a, int64_t b, const std
 template <DataType kFixedType>
 void MatMul(InferenceContext& ctx) {
   const DataType type = kFixedType != DataType::kUndefined ? kFixedType : InputType(ctx, 0);
-  const std::optional<std::vector<int64_t>> a_dims = InputDims(ctx, 0);
-  const std::optional<std::vector<int64_t>> b_dims = InputDims(ctx, 1);
+  const std::optional<std::vector<int64_t>> a_dims = InputNamedDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> b_dims = InputNamedDims(ctx, 1);
   if (!a_dims || !b_dims) {
     SetOutputDims(ctx, 0, type, std::nullopt);
     return;
@@ -109,7 +109,7 @@ void Gemm(InferenceContext& ctx) {
 }
 
 void LayerNormalization(InferenceContext& ctx) {
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   SetOutputDims(ctx, 0, InputType(ctx, 0), x);
   if (!ctx.WantsOutput(1) && !ctx.WantsOutput(2)) return;
   // The statistics have the stash type, which the kernel only supports as float, and X's shape
@@ -224,8 +224,8 @@ void Einsum(InferenceContext& ctx) {
 }
 
 void BlockedMatMul(InferenceContext& ctx) {
-  const std::optional<std::vector<int64_t>> a = InputDims(ctx, 0);
-  const std::optional<std::vector<int64_t>> b = InputDims(ctx, 1);
+  const std::optional<std::vector<int64_t>> a = InputNamedDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> b = InputNamedDims(ctx, 1);
   if (b && b->size() != 2) ctx.Fail("input 'B' has shape " + DimsText(*b) + ": it must be 2-D");
   if (a && a->empty()) ctx.Fail("input 'A' is a scalar: it must have rank 1 or more");
   if (a && b) {

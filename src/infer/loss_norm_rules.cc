@@ -15,7 +15,7 @@ namespace kiln::infer {
 namespace {
 
 void SameAsInput(InferenceContext& ctx) {
-  SetOutputDims(ctx, 0, InputType(ctx, 0), InputDims(ctx, 0));
+  SetOutputDims(ctx, 0, InputType(ctx, 0), InputNamedDims(ctx, 0));
 }
 
 void SwiGlu(InferenceContext& ctx) {

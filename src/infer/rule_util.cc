@@ -4,12 +4,20 @@
 
 namespace kiln::infer {
 
-std::optional<std::vector<int64_t>> InputDims(const InferenceContext& ctx, size_t i) {
+std::optional<std::vector<int64_t>> InputNamedDims(const InferenceContext& ctx, size_t i) {
   const TensorFacts* f = ctx.Input(i);
   if (f == nullptr || !f->shape) return std::nullopt;
   std::vector<int64_t> dims = f->shape->dims();
   for (int64_t& d : dims) {
-    if (d < 0) d = kUnknownDim;
+    if (d < 0 && !IsSymbolicDim(d)) d = kUnknownDim;
+  }
+  return dims;
+}
+
+std::optional<std::vector<int64_t>> InputDims(const InferenceContext& ctx, size_t i) {
+  std::optional<std::vector<int64_t>> dims = InputNamedDims(ctx, i);
+  if (dims) {
+    for (int64_t& d : *dims) d = d < 0 ? kUnknownDim : d;
   }
   return dims;
 }
@@ -27,13 +35,32 @@ void SetOutputDims(InferenceContext& ctx, size_t i, DataType type,
   }
   std::vector<int64_t> d = *dims;
   for (int64_t& v : d) {
-    if (v < 0) v = kUnknownDim;
+    if (v >= 0 || !IsSymbolicDim(v)) {
+      if (v < 0) v = kUnknownDim;
+      continue;
+    }
+    // A symbol stays only where an input has it (in its shape or its dims_value): a rule passes
+    // dimensions through, it does not make symbols.
+    bool from_input = false;
+    for (size_t k = 0; k < ctx.input_count() && !from_input; ++k) {
+      const TensorFacts* f = ctx.Input(k);
+      if (f == nullptr) continue;
+      if (f->shape) {
+        for (int64_t in : f->shape->dims()) from_input = from_input || in == v;
+      }
+      if (f->dims_value) {
+        for (int64_t in : *f->dims_value) from_input = from_input || in == v;
+      }
+    }
+    if (!from_input) v = kUnknownDim;
   }
   ctx.SetOutput(i, type, Shape(std::move(d)));
 }
 
 std::string DimsText(const std::vector<int64_t>& dims) {
-  return Shape(dims).ToString();
+  std::vector<int64_t> d = dims;
+  for (int64_t& v : d) v = v < 0 ? kUnknownDim : v;  // a symbol reads as unknown
+  return Shape(std::move(d)).ToString();
 }
 
 void BroadcastInto(const InferenceContext& ctx, std::vector<int64_t>& out,
@@ -45,8 +72,13 @@ void BroadcastInto(const InferenceContext& ctx, std::vector<int64_t>& out,
     int64_t& o = out[offset + i];
     const int64_t d = dims[i];
     if (!IsKnownDim(d)) {
-      // An unknown dimension is 1 or the other one: the other one decides unless it is 1.
-      if (o == 1) o = kUnknownDim;
+      // An unknown dimension is 1 or the other one: the other one decides unless it is 1 (then
+      // the unknown one does), or unknown too (then only the same symbol on both sides names it).
+      if (o == 1) {
+        o = IsSymbolicDim(d) ? d : kUnknownDim;
+      } else if (!IsKnownDim(o) && o != d) {
+        o = kUnknownDim;
+      }
       continue;
     }
     if (!IsKnownDim(o)) {
@@ -70,7 +102,7 @@ std::optional<std::vector<int64_t>> BroadcastInputs(const InferenceContext& ctx,
   bool rank_known = true;
   for (const NamedInput& in : inputs) {
     if (IsMissing(ctx, in.index)) continue;
-    const std::optional<std::vector<int64_t>> dims = InputDims(ctx, in.index);
+    const std::optional<std::vector<int64_t>> dims = InputNamedDims(ctx, in.index);
     if (!dims) {
       rank_known = false;
       continue;
@@ -116,6 +148,21 @@ std::optional<std::vector<int64_t>> ConstantInts(const InferenceContext& ctx, si
     return std::nullopt;
   }
   return values;
+}
+
+std::optional<std::vector<int64_t>> InputDimsValue(const InferenceContext& ctx, size_t i) {
+  const TensorFacts* f = ctx.Input(i);
+  if (f == nullptr) return std::nullopt;
+  if (f->dims_value) return f->dims_value;
+  const Tensor* t = f->value.get();
+  if (t == nullptr || t->shape().rank() > 1) return std::nullopt;
+  std::optional<std::vector<int64_t>> v = ConstantInts(ctx, i);
+  if (v) {
+    for (int64_t x : *v) {
+      if (IsSymbolicDim(x)) return std::nullopt;
+    }
+  }
+  return v;
 }
 
 std::optional<int64_t> ConstantScalarInt(const InferenceContext& ctx, size_t i) {

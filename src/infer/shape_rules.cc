@@ -30,6 +30,8 @@ void Reshape(InferenceContext& ctx) {
       ctx.Fail("input 'shape' must be 1-D, not shape " + ctx.InputValue(1)->shape().ToString());
     }
     dims = *given;
+  } else if (const std::optional<std::vector<int64_t>> named = InputDimsValue(ctx, 1)) {
+    dims = *named;  // computed from shapes: values and symbols
   } else {
     // The output rank is the length of 'shape' when that is known.
     const std::optional<std::vector<int64_t>> s = InputDims(ctx, 1);
@@ -40,7 +42,7 @@ void Reshape(InferenceContext& ctx) {
                                : std::nullopt);
     return;
   }
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   std::optional<size_t> inferred;
   bool has_zero = false;
   std::vector<bool> copied_unknown(dims.size(), false);  // 0 copying an unknown input dimension
@@ -49,6 +51,8 @@ void Reshape(InferenceContext& ctx) {
     if (dims[i] == -1) {
       if (inferred) ctx.Fail("shape " + DimsText(dims) + " has more than one -1 dimension");
       inferred = i;
+    } else if (IsSymbolicDim(dims[i])) {
+      continue;  // that dimension
     } else if (dims[i] < -1) {
       ctx.Fail("shape " + DimsText(dims) + " has dimension " + std::to_string(dims[i]) +
                " at index " + std::to_string(i));
@@ -76,20 +80,31 @@ void Reshape(InferenceContext& ctx) {
     SetOutputDims(ctx, 0, type, out);
     return;
   }
-  // Element counts with the unknown input dimensions that 0 copies cancelled out of both sides.
+  // Element counts with the unknown input dimensions that 0 copies, and the symbols on both sides,
+  // cancelled out of both sides.
   bool cancelled = false;
-  int64_t in_count = 1;
-  int64_t out_count = 1;
+  std::vector<int64_t> in_rest;
   for (size_t i = 0; i < x->size(); ++i) {
     if (i < copied_unknown.size() && copied_unknown[i]) {
       cancelled = true;
     } else {
-      in_count = MulDims(in_count, (*x)[i]);
+      in_rest.push_back((*x)[i]);
     }
   }
+  std::vector<int64_t> out_rest;
   for (size_t i = 0; i < out.size(); ++i) {
-    if ((!inferred || i != *inferred) && !copied_unknown[i]) out_count = MulDims(out_count, out[i]);
+    if ((!inferred || i != *inferred) && !copied_unknown[i]) out_rest.push_back(out[i]);
   }
+  for (int64_t& o : out_rest) {
+    if (!IsSymbolicDim(o)) continue;
+    auto it = std::find(in_rest.begin(), in_rest.end(), o);
+    if (it == in_rest.end()) continue;
+    *it = 1;
+    o = 1;
+    cancelled = true;
+  }
+  const int64_t in_count = ProductOfDims(in_rest, 0, in_rest.size());
+  const int64_t out_count = ProductOfDims(out_rest, 0, out_rest.size());
   if (!IsKnownDim(in_count) || !IsKnownDim(out_count)) {
     SetOutputDims(ctx, 0, type, out);
     return;
@@ -125,6 +140,13 @@ void Flatten(InferenceContext& ctx) {
 
 // Squeeze/Unsqueeze axes: the attribute before opset 13, the constant input after. `given` says
 // whether there are any; nullopt when they exist but are not known.
+// Squeeze and Unsqueeze between ranks 0 and 1 keep the elements in order: so does the input's
+// dims_value.
+void KeepDimsValue(InferenceContext& ctx, size_t in_rank, size_t out_rank) {
+  const TensorFacts* f = ctx.Input(0);
+  if (in_rank <= 1 && out_rank <= 1 && f->dims_value) ctx.SetOutputDimsValue(0, *f->dims_value);
+}
+
 std::optional<std::vector<int64_t>> SqueezeAxes(const InferenceContext& ctx, bool& given) {
   if (ctx.opset() < 13) {
     given = ctx.info().HasAttribute("axes");
@@ -156,7 +178,7 @@ void Squeeze(InferenceContext& ctx) {
   const DataType type = InputType(ctx, 0);
   bool given = false;
   const std::optional<std::vector<int64_t>> axes = SqueezeAxes(ctx, given);
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   if (!x || !axes) {
     SetOutputDims(ctx, 0, type, std::nullopt);
     return;
@@ -184,6 +206,7 @@ void Squeeze(InferenceContext& ctx) {
     if (!drop[i]) out.push_back((*x)[i]);
   }
   SetOutputDims(ctx, 0, type, out);
+  KeepDimsValue(ctx, x->size(), out.size());
 }
 
 void Unsqueeze(InferenceContext& ctx) {
@@ -192,7 +215,7 @@ void Unsqueeze(InferenceContext& ctx) {
   const std::optional<std::vector<int64_t>> axes = SqueezeAxes(ctx, given);
   if (!given)
     ctx.Fail(ctx.opset() < 13 ? "attribute 'axes' is required" : "input 'axes' is required");
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   if (!x || !axes) {
     SetOutputDims(ctx, 0, type, std::nullopt);
     return;
@@ -206,10 +229,11 @@ void Unsqueeze(InferenceContext& ctx) {
     if (!inserted[i]) out[i] = (*x)[next++];
   }
   SetOutputDims(ctx, 0, type, out);
+  KeepDimsValue(ctx, x->size(), out.size());
 }
 
 void ShapeOp(InferenceContext& ctx) {
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   int64_t length = kUnknownDim;
   if (x) {
     const auto rank = static_cast<int64_t>(x->size());
@@ -222,6 +246,9 @@ void ShapeOp(InferenceContext& ctx) {
     };
     const int64_t start = clamp(start_attr);
     length = std::max(start, clamp(end_attr)) - start;
+    const auto first = x->begin() + start;
+    const std::vector<int64_t> taken(first, first + length);
+    if (std::all_of(taken.begin(), taken.end(), IsNamedDim)) ctx.SetOutputDimsValue(0, taken);
   }
   SetOutputDims(ctx, 0, DataType::kInt64, std::vector<int64_t>{length});
 }
@@ -231,7 +258,7 @@ void Size(InferenceContext& ctx) {
 }
 
 void Transpose(InferenceContext& ctx) {
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   const std::vector<int64_t> perm = ctx.info().GetInts("perm");
   const bool has_perm = ctx.info().HasAttribute("perm");
   std::optional<std::vector<int64_t>> out;
@@ -309,7 +336,7 @@ void Concat(InferenceContext& ctx) {
   for (size_t i = first; i < ctx.input_count(); ++i) {
     if (IsMissing(ctx, i)) continue;
     if (type == DataType::kUndefined) type = InputType(ctx, i);
-    const std::optional<std::vector<int64_t>> d = InputDims(ctx, i);
+    const std::optional<std::vector<int64_t>> d = InputNamedDims(ctx, i);
     if (!d) {
       all_ranks_known = false;
       continue;
@@ -339,6 +366,17 @@ void Concat(InferenceContext& ctx) {
   }
   if (out && !all_ranks_known) (*out)[*axis] = kUnknownDim;
   SetOutputDims(ctx, 0, type, out);
+  // Shapes put together from pieces (1-D, axis 0): dimensions too when every piece is.
+  if (out && out->size() == 1 && (type == DataType::kInt64 || type == DataType::kInt32)) {
+    std::vector<int64_t> joined;
+    for (size_t i = first; i < ctx.input_count(); ++i) {
+      if (IsMissing(ctx, i)) continue;
+      const std::optional<std::vector<int64_t>> v = InputDimsValue(ctx, i);
+      if (!v) return;
+      joined.insert(joined.end(), v->begin(), v->end());
+    }
+    ctx.SetOutputDimsValue(0, std::move(joined));
+  }
 }
 
 void Split(InferenceContext& ctx) {
@@ -354,7 +392,7 @@ void Split(InferenceContext& ctx) {
                std::to_string(parts) + " outputs");
     }
   }
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   // The sizes along the axis; nullopt when not known.
   std::optional<std::vector<int64_t>> sizes;
   size_t axis = 0;

@@ -31,4 +31,5 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/infer/quant_rules_test.cc
   src/infer/signal_rules_test.cc
   src/infer/image_rules_test.cc
-  src/infer/data_rules_test.cc)
+  src/infer/data_rules_test.cc
+  src/infer/symbolic_dims_test.cc)

@@ -22,8 +22,8 @@ namespace kiln::infer {
 namespace {
 
 void Gather(InferenceContext& ctx) {
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
-  const std::optional<std::vector<int64_t>> ind = InputDims(ctx, 1);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> ind = InputNamedDims(ctx, 1);
   std::optional<std::vector<int64_t>> out;
   if (x) {
     const size_t axis = RequireAxis(ctx, ctx.info().GetInt("axis", 0), x->size(), "axis", "data");
@@ -34,6 +34,17 @@ void Gather(InferenceContext& ctx) {
     }
   }
   SetOutputDims(ctx, 0, InputType(ctx, 0), out);
+  // Elements of a shape at constant indices (Gather(Shape(x), i), as exporters size a Reshape).
+  const std::optional<std::vector<int64_t>> from = InputDimsValue(ctx, 0);
+  const std::optional<std::vector<int64_t>> at = ConstantInts(ctx, 1);
+  if (!from || !at || !x || x->size() != 1 || ctx.InputValue(1)->shape().rank() > 1) return;
+  std::vector<int64_t> picked;
+  const auto n = static_cast<int64_t>(from->size());
+  for (int64_t i : *at) {
+    if (i < -n || i >= n) return;  // the kernel reports it
+    picked.push_back((*from)[static_cast<size_t>(i < 0 ? i + n : i)]);
+  }
+  ctx.SetOutputDimsValue(0, std::move(picked));
 }
 
 void GatherElements(InferenceContext& ctx) {
@@ -343,6 +354,11 @@ void ConstantOfShape(InferenceContext& ctx) {
     return;
   }
   const std::optional<std::vector<int64_t>> s = InputDims(ctx, 0);
+  if (const std::optional<std::vector<int64_t>> named = InputDimsValue(ctx, 0);
+      named && s && s->size() == 1) {
+    SetOutputDims(ctx, 0, type, named);  // sizes and symbols
+    return;
+  }
   const bool rank_known = s && s->size() == 1 && IsKnownDim((*s)[0]);
   SetOutputDims(ctx, 0, type,
                 rank_known
@@ -391,6 +407,12 @@ void Range(InferenceContext& ctx) {
       default:
         break;
     }
+  }
+  // Range(0, n, 1) of a dimension n (positions 0 .. n-1, as exporters number a sequence) has n
+  // elements.
+  if (!count && ConstantScalarInt(ctx, 0) == 0 && ConstantScalarInt(ctx, 2) == 1) {
+    const std::optional<std::vector<int64_t>> limit = InputDimsValue(ctx, 1);
+    if (limit && limit->size() == 1 && IsSymbolicDim((*limit)[0])) count = (*limit)[0];
   }
   SetOutputDims(ctx, 0, type, std::vector<int64_t>{count ? *count : kUnknownDim});
 }

@@ -16,6 +16,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <span>
 
 #include "kernels/domains.h"
 #include "optimizer/pass.h"
@@ -30,10 +31,17 @@ bool HasPerm(const ir::Node* n, const std::vector<int64_t>& perm) {
   return a != nullptr && a->ints == perm;
 }
 
+// The dims of v when each is a size or a symbol (equal ones are equal in every run); {} otherwise.
 std::vector<int64_t> DimsOf(const PassContext& ctx, const ir::Value* v) {
   const infer::TensorFacts& f = ctx.Facts(v);
-  if (!f.shape || !f.shape->ElementCount()) return {};
-  return f.shape->dims();
+  if (!f.shape) return {};
+  const std::vector<int64_t>& d = f.shape->dims();
+  return std::all_of(d.begin(), d.end(), infer::IsNamedDim) ? d : std::vector<int64_t>{};
+}
+
+// Whether all of `dims` are sizes (not symbols): what arithmetic on them needs.
+bool Sized(std::initializer_list<int64_t> dims) {
+  return std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d >= 0; });
 }
 
 // A [B, H, S, Dh] view of the heads of a [B, S, H·Dh] tensor.
@@ -56,7 +64,7 @@ bool MatchSeparate(const PassContext& ctx, ir::Value* v, const std::vector<int64
   const std::vector<int64_t> rd = DimsOf(ctx, r->outputs()[0]);
   const std::vector<int64_t> sd = DimsOf(ctx, r->inputs()[0]);
   if (rd.size() != 4 || sd.size() != 3 || rd[0] != sd[0] || rd[1] != sd[1] ||
-      rd[2] * rd[3] != sd[2]) {
+      !Sized({rd[2], rd[3], sd[2]}) || rd[2] * rd[3] != sd[2]) {
     return false;
   }
   out = {r->inputs()[0], -1, {t, r}};
@@ -84,7 +92,8 @@ bool MatchPacked(const PassContext& ctx, ir::Value* v, Heads& out) {
   const std::vector<int64_t> sd = DimsOf(ctx, r->inputs()[0]);
   const std::vector<int64_t> vd = DimsOf(ctx, v);
   if (rd.size() != 5 || sd.size() != 3 || rd[2] != 3 || rd[0] != sd[0] || rd[1] != sd[1] ||
-      3 * rd[3] * rd[4] != sd[2] || vd != std::vector<int64_t>{rd[0], rd[3], rd[1], rd[4]}) {
+      !Sized({rd[3], rd[4], sd[2]}) || 3 * rd[3] * rd[4] != sd[2] ||
+      vd != std::vector<int64_t>{rd[0], rd[3], rd[1], rd[4]}) {
     return false;
   }
   out = {r->inputs()[0], part, {sq}};
@@ -102,7 +111,9 @@ bool MatchSeqFirst(const PassContext& ctx, ir::Value* v, const std::vector<int64
   if (r == nullptr || OnlyConsumer(g, t->inputs()[0]) != t) return false;
   const std::vector<int64_t> rd = DimsOf(ctx, r->outputs()[0]);
   const std::vector<int64_t> sd = DimsOf(ctx, r->inputs()[0]);
-  if (rd.size() != 3 || sd.size() != 3 || sd[1] != 1 || rd[0] != sd[0] || rd[1] * rd[2] != sd[2]) {
+  // Only fully sized: the sources are reshaped to [1, S, D] by a constant shape (ToBatchFirst).
+  if (rd.size() != 3 || sd.size() != 3 || sd[1] != 1 || !Sized({rd[0], rd[1], rd[2], sd[2]}) ||
+      rd[0] != sd[0] || rd[1] * rd[2] != sd[2]) {
     return false;
   }
   out = {r->inputs()[0], -1, {t, r}, true};
@@ -195,7 +206,7 @@ class Fuser {
       qd.insert(qd.begin(), 1);
       vd.insert(vd.begin(), 1);
     }
-    if (qd.size() != 4 || vd.size() != 4) return false;
+    if (qd.size() != 4 || vd.size() != 4 || !Sized({qd[1], vd[3]})) return false;
     const std::vector<int64_t> od = DimsOf(ctx_, orr->outputs()[0]);
     const int64_t width = qd[1] * vd[3];
     const bool out_ok = seq_first ? (od == std::vector<int64_t>{qd[2], width} ||
@@ -224,7 +235,7 @@ class Fuser {
       vs = Source(v, bias);
     }
     if (qs == nullptr || ks == nullptr || vs == nullptr) return false;
-    ir::Value* attn_bias = mask != nullptr ? MaskAsBias(mask, mask_dims) : nullptr;
+    ir::Value* attn_bias = mask != nullptr ? MaskAsBias(mask, mask_dims, qs) : nullptr;
     ir::Value* out = seq_first ? g_.AddValue(g_.UniqueName(orr->outputs()[0]->name() + "_bsd"))
                                : orr->outputs()[0];
     Replace(g_, nodes, "MultiHeadAttention", kMicrosoftDomain, 1,
@@ -294,7 +305,7 @@ class Fuser {
 
   bool SplitPacked(ir::Value* qkv, Split& out) {
     const std::vector<int64_t> d = DimsOf(ctx_, qkv);
-    if (d.size() != 3 || d[2] % 3 != 0) return false;
+    if (d.size() != 3 || d[2] < 0 || d[2] % 3 != 0) return false;
     const int64_t width = d[2] / 3;
     // qkv = x · W + b with constant W [K, 3D] and b [3D]: three products, bias kept apart.
     ir::Value* product = qkv;
@@ -355,8 +366,9 @@ class Fuser {
       std::optional<std::vector<int64_t>> steps = IntsOf(sl->inputs()[4]);
       if (!steps || steps->size() != 1 || (*steps)[0] != 1) return -1;
     }
-    if (d.size() != 3 || d[2] % 3 != 0 || !starts || !ends || !axes || starts->size() != 1 ||
-        ends->size() != 1 || axes->size() != 1 || ((*axes)[0] != -1 && (*axes)[0] != 2)) {
+    if (d.size() != 3 || d[2] < 0 || d[2] % 3 != 0 || !starts || !ends || !axes ||
+        starts->size() != 1 || ends->size() != 1 || axes->size() != 1 ||
+        ((*axes)[0] != -1 && (*axes)[0] != 2)) {
       return -1;
     }
     const int64_t width = d[2] / 3;
@@ -442,23 +454,53 @@ class Fuser {
   }
 
   // The mask as that attention_bias: itself when it has those dims already, else expanded to
-  // them (once per mask; every layer of a model reads the same one).
-  ir::Value* MaskAsBias(ir::Value* mask, const std::array<int64_t, 4>& dims) {
+  // them (once per mask; every layer of a model reads the same one). Sized dims are a constant
+  // shape; with symbols the shape is [1, 1, S, 1] (the mask's own dims broadcast with it), S
+  // taken at run time from the query source [B, S, D].
+  ir::Value* MaskAsBias(ir::Value* mask, const std::array<int64_t, 4>& dims,
+                        ir::Value* query_source) {
     auto it = masks_.find(mask);
     if (it != masks_.end()) return it->second;
     ir::Value* result = mask;
     if (DimsOf(ctx_, mask) != std::vector<int64_t>(dims.begin(), dims.end())) {
+      const std::string base = mask->name() + "_bias";
+      ir::Value* shape = nullptr;
+      if (Sized({dims[0], dims[1], dims[2], dims[3]})) {
+        shape = AddConstant(g_, base + "_shape", Ints(dims));
+      } else {
+        ir::Node* seq = g_.AddNode(g_.UniqueName(base + "/Shape"), "Shape", "");
+        seq->set_opset(15);
+        seq->attributes().push_back(IntAttr("start", 1));
+        seq->attributes().push_back(IntAttr("end", 2));
+        ir::Value* s = g_.AddValue(g_.UniqueName(base + "_seq"));
+        g_.Connect(seq, {query_source}, {s});
+        ir::Node* cat = g_.AddNode(g_.UniqueName(base + "/Concat"), "Concat", "");
+        cat->set_opset(13);
+        cat->attributes().push_back(IntAttr("axis", 0));
+        shape = g_.AddValue(g_.UniqueName(base + "_shape"));
+        g_.Connect(cat,
+                   {AddConstant(g_, base + "_ones", Ints({1, 1})), s,
+                    AddConstant(g_, base + "_one", Ints({1}))},
+                   {shape});
+      }
       ir::Node* n = g_.AddNode(g_.UniqueName(mask->name() + "/Expand"), "Expand", "");
       n->set_opset(13);
-      std::shared_ptr<Tensor> shape =
-          Tensor::Allocate(DataType::kInt64, Shape({4}), CpuAllocator());
-      std::copy(dims.begin(), dims.end(), static_cast<int64_t*>(shape->data()));
-      result = g_.AddValue(g_.UniqueName(mask->name() + "_bias"));
-      g_.Connect(n, {mask, AddConstant(g_, mask->name() + "_bias_shape", std::move(shape))},
-                 {result});
+      result = g_.AddValue(g_.UniqueName(base));
+      g_.Connect(n, {mask, shape}, {result});
     }
     masks_.emplace(mask, result);
     return result;
+  }
+
+  // A 1-D int64 constant.
+  static std::shared_ptr<Tensor> Ints(std::span<const int64_t> values) {
+    std::shared_ptr<Tensor> t = Tensor::Allocate(
+        DataType::kInt64, Shape({static_cast<int64_t>(values.size())}), CpuAllocator());
+    std::copy(values.begin(), values.end(), static_cast<int64_t*>(t->data()));
+    return t;
+  }
+  static std::shared_ptr<Tensor> Ints(std::initializer_list<int64_t> values) {
+    return Ints(std::span<const int64_t>(values.begin(), values.size()));
   }
 
   PassContext& ctx_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ namespace kiln::optimizer {
 namespace {
 
 using testing::ExpectSameOutputs;
+using testing::ExpectSameOutputsSized;
 using testing::GraphBuilder;
 using testing::OpCounts;
 using testing::OpsAfter;
@@ -365,6 +367,98 @@ TEST(AttentionFusion, FusesSequenceFirstAttention) {
                       {"Transpose", 1},
                       {"com.microsoft.MultiHeadAttention", 1}}));
   ExpectSameOutputs([] { return SequenceFirstAttention(false); }, 2);
+}
+
+// ---- Dynamic axes ----
+
+// A transformer block's residual as torch exports it with dynamic batch and sequence axes: x
+// [batch, seq, 16] through a Linear, plus a residual y of the given dims, then LayerNorm.
+ir::Model DynamicSkipLn(std::vector<GraphBuilder::Dim> residual) {
+  GraphBuilder b;
+  ir::Value* x = b.DynamicInput("x", {"batch", "seq", 16});
+  ir::Value* y = b.DynamicInput("y", std::move(residual));
+  ir::Value* h = b.Op("Add", {b.Op("MatMul", {x, b.Floats({16, 16})}), b.Floats({16})});
+  b.Output(b.Op("LayerNormalization", {b.Op("Add", {y, h}), b.Floats({16}), b.Floats({16})},
+                {IntAttr("axis", -1)}));
+  return b.Model();
+}
+
+// Symbolic dimensions prove the residual's operands the same shape when both have the dims
+// [batch, seq, 16]; a residual that broadcasts ([1, seq, 16]), or whose sequence axis has
+// another name, is left to Add and LayerNormalization.
+TEST(SkipLayerNormFusion, FusesOverDynamicAxesWhenTheShapesAreTheSame) {
+  const std::map<std::string, int64_t> sizes{{"batch", 2}, {"seq", 5}, {"other", 5}};
+  const std::vector<GraphBuilder::Dim> same{"batch", "seq", 16};
+  EXPECT_EQ(OpsAfter(DynamicSkipLn(same), 2),
+            (OpCounts{{"ai.kiln.BlockedMatMul", 1}, {"com.microsoft.SkipLayerNormalization", 1}}));
+  ExpectSameOutputsSized([&] { return DynamicSkipLn(same); }, 2, sizes);
+  for (const std::vector<GraphBuilder::Dim>& other :
+       {std::vector<GraphBuilder::Dim>{1, "seq", 16},
+        std::vector<GraphBuilder::Dim>{"batch", "other", 16}}) {
+    EXPECT_EQ(OpsAfter(DynamicSkipLn(other), 2),
+              (OpCounts{{"Add", 1}, {"LayerNormalization", 1}, {"ai.kiln.BlockedMatMul", 1}}));
+    ExpectSameOutputsSized([&] { return DynamicSkipLn(other); }, 2, sizes);
+  }
+}
+
+// Packed-qkv attention as torch exports it with dynamic axes: x [batch, seq, 16], the heads'
+// Reshape targets Concat(Unsqueeze(Gather(Shape(x), i)), ...) and the padding mask an input
+// [batch, mask_seq] made a [B, 1, 1, L] additive bias. H = 2, Dh = 8.
+ir::Model DynamicAttention(const char* mask_seq) {
+  GraphBuilder b;
+  ir::Value* x = b.DynamicInput("x", {"batch", "seq", 16});
+  ir::Value* mask = b.DynamicInput("mask", {"batch", mask_seq});
+  ir::Value* shape = b.Op("Shape", {x});
+  auto dim = [&](int64_t i) {
+    ir::Value* d = b.Op("Gather", {shape, b.Ints({}, {i})}, {IntAttr("axis", 0)});
+    return b.Op("Unsqueeze", {d, b.Ints({1}, {0})});
+  };
+  auto target = [&](std::vector<int64_t> rest) {
+    std::vector<ir::Value*> parts{dim(0), dim(1)};
+    for (int64_t r : rest) parts.push_back(b.Ints({1}, {r}));
+    return b.Op("Concat", parts, {IntAttr("axis", 0)});
+  };
+  ir::Value* qkv = b.Op("Add", {b.Op("MatMul", {x, b.Floats({16, 48})}), b.Floats({48})});
+  ir::Value* r = b.Op("Reshape", {qkv, target({3, 2, 8})});
+  ir::Value* t = b.Op("Transpose", {r}, {IntsAttr("perm", {2, 0, 3, 1, 4})});
+  std::vector<ir::Value*> parts =
+      b.Node("Split", {t, b.Ints({3}, {1, 1, 1})}, 3, {IntAttr("axis", 0)});
+  ir::Value* axes = b.Ints({1}, {0});
+  ir::Value* q = b.Op("Squeeze", {parts[0], axes});
+  ir::Value* kt =
+      b.Op("Transpose", {b.Op("Squeeze", {parts[1], axes})}, {IntsAttr("perm", {0, 1, 3, 2})});
+  ir::Value* v = b.Op("Squeeze", {parts[2], axes});
+  ir::Value* keep = b.Op("Unsqueeze", {mask, b.Ints({2}, {1, 2})});
+  ir::Value* bias = b.Op("Mul", {b.Op("Sub", {b.Floats({}, {1.0f}), keep}), b.Floats({}, {-8.0f})});
+  ir::Value* s = b.Op("Div", {b.Op("MatMul", {q, kt}), b.Floats({}, {2.8284271f})});
+  ir::Value* p = b.Op("Softmax", {b.Op("Add", {s, bias})}, {IntAttr("axis", -1)});
+  ir::Value* o = b.Op("Transpose", {b.Op("MatMul", {p, v})}, {IntsAttr("perm", {0, 2, 1, 3})});
+  b.Output(b.Op("Reshape", {o, target({16})}));
+  return b.Model();
+}
+
+// The heads' reshapes match through the symbols their computed targets carry, and the mask is
+// expanded over the queries to a shape taken at run time ([1, 1, S, 1] from Shape of the query
+// source); at other sizes than the first too. A mask whose key axis is not named "seq" is not the
+// queries' and keys' length as far as load can tell: no fusion.
+TEST(AttentionFusion, FusesTorchsDynamicAxesExport) {
+  EXPECT_EQ(OpsAfter(DynamicAttention("seq"), 2),
+            (OpCounts{{"Concat", 1},
+                      {"Expand", 1},
+                      {"Mul", 1},
+                      {"Shape", 1},
+                      {"Sub", 1},
+                      {"Unsqueeze", 1},
+                      {"ai.kiln.BlockedMatMul", 3},
+                      {"com.microsoft.MultiHeadAttention", 1}}));
+  for (int64_t seq : {5, 1, 13}) {
+    ExpectSameOutputsSized([] { return DynamicAttention("seq"); }, 2, {{"batch", 2}, {"seq", seq}});
+  }
+  const OpCounts unfused = OpsAfter(DynamicAttention("keys"), 2);
+  EXPECT_EQ(unfused.count("com.microsoft.MultiHeadAttention"), 0u);
+  EXPECT_EQ(unfused.at("Softmax"), 1);
+  ExpectSameOutputsSized([] { return DynamicAttention("keys"); }, 2,
+                         {{"batch", 2}, {"seq", 5}, {"keys", 5}});
 }
 
 // Blocked weights: MatMul and Gemm (with its bias, its weight plain or transposed) against a

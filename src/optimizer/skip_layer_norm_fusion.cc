@@ -3,6 +3,8 @@
 // MatMul before it, and the normalization in one pass. When other nodes read the sum too (the
 // next residual connection of a pre-LN transformer), they read the fused op's fourth output
 // (input_skip_bias_sum), which keeps the sum's name.
+#include <algorithm>
+
 #include "kernels/domains.h"
 #include "optimizer/pass.h"
 #include "optimizer/pattern.h"
@@ -22,9 +24,12 @@ bool FuseOne(PassContext& ctx, ir::Node* ln) {
   ir::Node* add = ProducerIs(ln->inputs()[0], "Add");
   if (add == nullptr) return false;
   ir::Value* sum = add->outputs()[0];
+  // The sum's dims sizes or symbols, the last a size: then operands with the same dims are the
+  // same shape in every run, as the kernel needs (it adds no broadcast).
   const infer::TensorFacts& fs = ctx.Facts(sum);
   if (fs.type != DataType::kFloat || !fs.shape || fs.shape->rank() < 2 ||
-      !fs.shape->ElementCount()) {
+      !std::all_of(fs.shape->dims().begin(), fs.shape->dims().end(), infer::IsNamedDim) ||
+      fs.shape->dims().back() < 0) {
     return false;
   }
   const auto rank = static_cast<int64_t>(fs.shape->rank());

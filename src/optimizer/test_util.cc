@@ -25,6 +25,19 @@ ir::Value* GraphBuilder::Input(const std::string& name, std::vector<int64_t> dim
   return v;
 }
 
+ir::Value* GraphBuilder::DynamicInput(const std::string& name, std::vector<Dim> dims,
+                                      DataType type) {
+  std::vector<int64_t> sizes;
+  std::vector<std::string> symbols;
+  for (const Dim& d : dims) {
+    sizes.push_back(d.symbol.empty() ? d.size : -1);
+    symbols.push_back(d.symbol);
+  }
+  ir::Value* v = Input(name, std::vector<int64_t>{}, type);
+  v->type().shape = Shape(std::move(sizes), std::move(symbols));
+  return v;
+}
+
 ir::Value* GraphBuilder::Const(std::shared_ptr<const Tensor> t) {
   return AddConstant(*graph_, "c" + std::to_string(counter_++), std::move(t));
 }
@@ -105,13 +118,23 @@ std::vector<std::shared_ptr<Tensor>> RunModel(ir::Model model, int level,
 
 float ExpectSameOutputs(const std::function<ir::Model()>& build, int level, float rtol,
                         float atol) {
+  return ExpectSameOutputsSized(build, level, {}, rtol, atol);
+}
+
+float ExpectSameOutputsSized(const std::function<ir::Model()>& build, int level,
+                             const std::map<std::string, int64_t>& sizes, float rtol, float atol) {
   ir::Model probe = build();
   std::vector<Value> inputs;
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   for (const ir::Value* in : probe.graph->inputs()) {
-    std::shared_ptr<Tensor> t =
-        Tensor::Allocate(in->type().elem, Shape(in->type().shape->dims()), CpuAllocator());
+    std::vector<int64_t> dims = in->type().shape->dims();
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d] >= 0) continue;
+      auto it = sizes.find(in->type().shape->symbols()[d]);
+      dims[d] = it != sizes.end() ? it->second : 1;
+    }
+    std::shared_ptr<Tensor> t = Tensor::Allocate(in->type().elem, Shape(dims), CpuAllocator());
     if (t->type() == DataType::kFloat) {
       auto* p = static_cast<float*>(t->data());
       for (size_t i = 0; i < t->element_count(); ++i) p[i] = u(rng);

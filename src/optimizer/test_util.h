@@ -30,6 +30,16 @@ class GraphBuilder {
   // A float graph input (or of `type`).
   ir::Value* Input(const std::string& name, std::vector<int64_t> dims,
                    DataType type = DataType::kFloat);
+  // A dimension of an input: a size, or a dim_param name ({"batch"}).
+  struct Dim {
+    Dim(int64_t s) : size(s) {}              // NOLINT(google-explicit-constructor)
+    Dim(const char* name) : symbol(name) {}  // NOLINT(google-explicit-constructor)
+    int64_t size = -1;
+    std::string symbol;
+  };
+  // An input with named dimensions, as a model with dynamic axes declares them.
+  ir::Value* DynamicInput(const std::string& name, std::vector<Dim> dims,
+                          DataType type = DataType::kFloat);
   ir::Value* Const(std::shared_ptr<const Tensor> t);
   // A float constant with these values (random ones in [-1, 1) when `values` is empty).
   ir::Value* Floats(std::vector<int64_t> dims, std::vector<float> values = {});
@@ -62,6 +72,11 @@ OpCounts OpsAfter(const ir::Model& model, int level);
 // [-1, 1)) and expects every output to match within rtol/atol; returns the largest difference.
 float ExpectSameOutputs(const std::function<ir::Model()>& build, int level, float rtol = 1e-4f,
                         float atol = 1e-5f);
+// The same with each named input dimension given its size in `sizes` (1 if absent); integer
+// inputs are zeros.
+float ExpectSameOutputsSized(const std::function<ir::Model()>& build, int level,
+                             const std::map<std::string, int64_t>& sizes, float rtol = 1e-4f,
+                             float atol = 1e-5f);
 
 }  // namespace kiln::optimizer::testing
 

@@ -79,7 +79,7 @@ bool Evaluate(const InferenceStep& step, std::vector<infer::TensorFacts>& facts)
     const int s = (*step.outputs)[i];
     if (s < 0) continue;
     std::shared_ptr<Tensor>& t = made.made()[i];
-    facts[s] = {t->type(), t->shape(), std::move(t)};
+    facts[s] = {t->type(), t->shape(), std::move(t), std::nullopt};
   }
   return true;
 }
@@ -111,17 +111,34 @@ bool EvaluateShapeOf(const InferenceStep& step, std::vector<infer::TensorFacts>&
     t = Tensor::Allocate(DataType::kInt64, Shape(std::vector<int64_t>{}), CpuAllocator());
     *static_cast<int64_t*>(t->data()) = static_cast<int64_t>(*facts[in].shape->ElementCount());
   }
-  facts[out] = {DataType::kInt64, t->shape(), std::move(t)};
+  facts[out] = {DataType::kInt64, t->shape(), std::move(t), std::nullopt};
   return true;
 }
 
 }  // namespace
 
-infer::TensorFacts FactsOf(const ir::TypeInfo& type) {
+int64_t DimSymbols::Of(const std::string& name) {
+  if (!name.empty()) {
+    auto it = named_.find(name);
+    if (it != named_.end()) return it->second;
+  }
+  if (next_ >= infer::kMaxSymbolicDims) return -1;
+  const int64_t d = infer::SymbolicDim(next_++);
+  if (!name.empty()) named_.emplace(name, d);
+  return d;
+}
+
+infer::TensorFacts FactsOf(const ir::TypeInfo& type, DimSymbols& symbols) {
   infer::TensorFacts f;
   if (type.kind != ir::ValueKind::kTensor) return f;
   f.type = type.elem;
-  if (type.shape) f.shape = Shape(type.shape->dims());  // symbolic names are not needed here
+  if (!type.shape) return f;
+  std::vector<int64_t> dims = type.shape->dims();
+  const std::vector<std::string>& names = type.shape->symbols();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0) dims[i] = symbols.Of(i < names.size() ? names[i] : std::string());
+  }
+  f.shape = Shape(std::move(dims));
   return f;
 }
 

@@ -6,7 +6,9 @@
 #ifndef KILN_RUNTIME_INFERENCE_H_
 #define KILN_RUNTIME_INFERENCE_H_
 
+#include <map>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "infer/infer.h"
@@ -34,8 +36,23 @@ inline constexpr size_t kMaxFoldedBytes = size_t{64} << 20;
 std::vector<bool> InferFacts(std::span<const InferenceStep> steps,
                              std::vector<infer::TensorFacts>& facts);
 
-// What a graph input's declared type says, as facts (no value).
-infer::TensorFacts FactsOf(const ir::TypeInfo& type);
+// The symbols (infer.h) of a graph's inputs' unknown dimensions: one per dim_param name, shared by
+// every dimension with that name (Session::Run checks that they agree), and one of its own for
+// each unnamed unknown dimension.
+class DimSymbols {
+ public:
+  // The symbol of `name` ("" for an unnamed dimension: a new symbol); -1 once there are
+  // infer::kMaxSymbolicDims.
+  int64_t Of(const std::string& name);
+
+ private:
+  std::map<std::string, int64_t> named_;
+  int64_t next_ = 0;
+};
+
+// What a graph input's declared type says, as facts (no value), its unknown dimensions given
+// their symbols.
+infer::TensorFacts FactsOf(const ir::TypeInfo& type, DimSymbols& symbols);
 
 // Whether the facts fix a buffer: a known non-string element type and a fully static shape.
 bool IsStatic(const infer::TensorFacts& f) noexcept;

@@ -85,13 +85,14 @@ void GraphPlan::Infer(bool fold_constants) {
   // Only what a run checks or cannot change is a fact: the declared types of the graph inputs
   // (Run checks every input against them) and the initializers. A value_info is an exporter's
   // claim and is not used: a wrong one must not change results or refuse a model.
+  DimSymbols symbols;
   for (size_t i = 0; i < input_slots_.size(); ++i) {
-    facts_[input_slots_[i]] = FactsOf(graph_.inputs()[i]->type());
+    facts_[input_slots_[i]] = FactsOf(graph_.inputs()[i]->type(), symbols);
   }
   for (const auto& [s, t] : constants_) {
     // A graph input is never a fact's value, even if it had a default (the loader turns an
     // initializer listed as an input into a plain constant, so this is only a guard).
-    if (!is_input[s]) facts_[s] = {t->type(), t->shape(), t};
+    if (!is_input[s]) facts_[s] = {t->type(), t->shape(), t, std::nullopt};
   }
   std::vector<InferenceStep> view;
   view.reserve(steps_.size());

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -380,6 +381,117 @@ class ProbeKernel final : public Kernel {
 
 std::unique_ptr<Kernel> MakeProbe(const KernelInfo& info) {
   return std::make_unique<ProbeKernel>(info);
+}
+
+// An input whose dimensions are sizes or, where `names` has one, that dim_param ("?" for an
+// unknown dimension without a name).
+void SetNamedType(::onnx::ValueInfoProto* vi, const std::string& name, int elem,
+                  const std::vector<std::string>& names) {
+  vi->set_name(name);
+  auto* t = vi->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(elem);
+  auto* shape = t->mutable_shape();
+  for (const std::string& n : names) {
+    auto* d = shape->add_dim();
+    if (n == "?") continue;
+    if (n.find_first_not_of("0123456789") == std::string::npos) {
+      d->set_dim_value(std::stoll(n));
+    } else {
+      d->set_dim_param(n);
+    }
+  }
+}
+
+// x [batch, seq, 6] split into heads by a Reshape to a target computed from Shape(x), as torch
+// exports dynamic axes; y [batch, ?, 6].
+::onnx::ModelProto HeadsOfDynamicAxes() {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  SetNamedType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"batch", "seq", "6"});
+  SetNamedType(g->add_input(), "y", ::onnx::TensorProto::FLOAT, {"batch", "?", "6"});
+  SetType(g->add_output(), "heads", ::onnx::TensorProto::FLOAT, {});
+  SetType(g->add_output(), "z", ::onnx::TensorProto::FLOAT, {});
+  AddInt64Initializer(g, "zero", {}, {0});
+  AddInt64Initializer(g, "one", {}, {1});
+  AddInt64Initializer(g, "axes", {1}, {0});
+  AddInt64Initializer(g, "split", {2}, {2, 3});
+  AddNode(g, "shape", "Shape", {"x"}, {"s"});
+  AddNode(g, "gather_b", "Gather", {"s", "zero"}, {"b"});
+  AddNode(g, "gather_s", "Gather", {"s", "one"}, {"q"});
+  AddNode(g, "unsqueeze_b", "Unsqueeze", {"b", "axes"}, {"b1"});
+  AddNode(g, "unsqueeze_s", "Unsqueeze", {"q", "axes"}, {"q1"});
+  AddNode(g, "concat", "Concat", {"b1", "q1", "split"}, {"target"})->add_attribute()->CopyFrom([] {
+    ::onnx::AttributeProto a;
+    a.set_name("axis");
+    a.set_type(::onnx::AttributeProto::INT);
+    a.set_i(0);
+    return a;
+  }());
+  AddNode(g, "reshape", "Reshape", {"x", "target"}, {"heads"});
+  AddNode(g, "add", "Add", {"x", "y"}, {"z"});
+  return m;
+}
+
+// Inference gives every dimension named "batch" one symbol, "seq" another, the unnamed one of y
+// a third, and carries them through the shape computation into the Reshape's output; Add of
+// [batch, seq, 6] and [batch, ?, 6] keeps only what it can be sure of.
+TEST(PlanInference, NamedDimensionsShareASymbolThroughShapeComputations) {
+  const std::string bytes = HeadsOfDynamicAxes().SerializeAsString();
+  const ir::Model model = onnx::LoadModelBytes(bytes.data(), bytes.size(), "");
+  const GraphPlan plan(*model.graph, CpuKernels(), {.infer = true});
+  auto dims = [&](const std::string& name) {
+    const infer::TensorFacts& f = plan.Facts(plan.SlotNamed(name));
+    return f.shape ? f.shape->dims() : std::vector<int64_t>{-100};
+  };
+  const std::vector<int64_t> x = dims("x");
+  const std::vector<int64_t> y = dims("y");
+  ASSERT_EQ(x.size(), 3u);
+  ASSERT_EQ(y.size(), 3u);
+  const int64_t batch = x[0], seq = x[1], unnamed = y[1];
+  for (int64_t d : {batch, seq, unnamed}) EXPECT_TRUE(infer::IsSymbolicDim(d)) << d;
+  EXPECT_EQ(y[0], batch);
+  EXPECT_NE(seq, batch);
+  EXPECT_NE(unnamed, seq);
+  EXPECT_NE(unnamed, batch);
+  EXPECT_EQ(dims("heads"), (std::vector<int64_t>{batch, seq, 2, 3}));
+  EXPECT_EQ(dims("z"), (std::vector<int64_t>{batch, -1, 6}));
+}
+
+// Inputs that name a dimension alike must give it one size: inference and the optimizer count on
+// it. The error names both inputs, the dimensions and the name.
+TEST(PlanInference, InputsDisagreeingOnANamedDimensionAreRefused) {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  SetNamedType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"batch", "seq"});
+  SetNamedType(g->add_input(), "y", ::onnx::TensorProto::FLOAT, {"?", "seq"});
+  SetType(g->add_output(), "z", ::onnx::TensorProto::FLOAT, {});
+  AddNode(g, "add", "Add", {"x", "y"}, {"z"});
+  auto run = [&](const std::vector<int64_t>& xd, const std::vector<int64_t>& yd) {
+    const std::unique_ptr<Session> s = Create(m);
+    std::vector<std::string> in_names{"x", "y"}, out_names{"z"};
+    std::vector<Value> in;
+    for (const auto& d : {xd, yd}) {
+      std::shared_ptr<Tensor> t = Tensor::Allocate(DataType::kFloat, Shape(d), CpuAllocator());
+      std::fill_n(static_cast<float*>(t->data()), t->element_count(), 1.0f);
+      in.emplace_back(t);
+    }
+    std::vector<Value> others(1);
+    std::vector<std::shared_ptr<Tensor>> out(1);
+    s->Run(RunOptions(), in_names, in, out_names, out, others);
+    return out[0]->shape();
+  };
+  // The unnamed dimension broadcasts as Add allows.
+  EXPECT_EQ(run({2, 3}, {1, 3}), Shape({2, 3}));
+  try {
+    run({2, 3}, {2, 1});
+    ADD_FAILURE() << "ran without error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
+    EXPECT_NE(std::string(e.what()).find(
+                  "input 'y' dimension 1 ('seq') is 1, but input 'x' dimension 1 has 3 for it"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(PlanInference, KernelsAreSpecializedOnceWithWhatInferenceKnows) {

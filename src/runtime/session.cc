@@ -122,6 +122,28 @@ void Session::CheckInput(const IoDesc& desc, const Value& v) const {
   }
 }
 
+void Session::CheckNamedDims(const IoDesc& desc, const Value& v,
+                             std::vector<NamedDim>& seen) const {
+  if (!desc.type.shape || v.kind() != Value::Kind::kTensor) return;
+  const Shape& want = *desc.type.shape;
+  const std::vector<int64_t>& got = v.tensor()->shape().dims();
+  for (size_t d = 0; d < want.rank() && d < want.symbols().size(); ++d) {
+    const std::string& symbol = want.symbols()[d];
+    if (want.dims()[d] >= 0 || symbol.empty()) continue;
+    auto same = [&](const NamedDim& n) { return *n.symbol == symbol; };
+    auto it = std::find_if(seen.begin(), seen.end(), same);
+    if (it == seen.end()) {
+      seen.push_back({&symbol, got[d], &desc.name, d});
+    } else if (it->size != got[d]) {
+      ThrowInvalidArgument("inputs", "input '" + desc.name + "' dimension " + std::to_string(d) +
+                                         " ('" + symbol + "') is " + std::to_string(got[d]) +
+                                         ", but input '" + *it->input + "' dimension " +
+                                         std::to_string(it->dim) + " has " +
+                                         std::to_string(it->size) + " for it");
+    }
+  }
+}
+
 size_t Session::OutputIndex(const std::string& name, size_t entry) const {
   for (size_t k = 0; k < outputs_.size(); ++k) {
     if (outputs_[k].name == name) return k;
@@ -166,6 +188,7 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
 
   RunContext ctx{*threads_, allocator_, &run.terminate, profiler_.get(), check_finite_};
   FrameLease frame = AcquireFrame(ctx);
+  std::vector<NamedDim> named;
   for (size_t i = 0; i < input_names.size(); ++i) {
     size_t k = 0;
     while (k < inputs_.size() && inputs_[k].name != input_names[i]) ++k;
@@ -177,6 +200,7 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
       ThrowInvalidArgument("input_names", "input '" + input_names[i] + "' is given twice");
     }
     CheckInput(inputs_[k], inputs[i]);
+    CheckNamedDims(inputs_[k], inputs[i], named);
     frame->SetInput(k, inputs[i]);
   }
   for (size_t k = 0; k < inputs_.size(); ++k) {

@@ -59,6 +59,16 @@ class Session {
 
  private:
   void CheckInput(const IoDesc& desc, const Value& v) const;
+  // A dimension named by a dim_param, as the first input that has it gives it in a run.
+  struct NamedDim {
+    const std::string* symbol;
+    int64_t size;
+    const std::string* input;
+    size_t dim;
+  };
+  // Inputs whose declared dimensions share a dim_param name must give them one size: inference
+  // gave them one symbol (runtime/inference.h), and the optimizer relied on it.
+  void CheckNamedDims(const IoDesc& desc, const Value& v, std::vector<NamedDim>& seen) const;
   size_t OutputIndex(const std::string& name, size_t entry) const;
 
   // Frames are kept between runs (one per concurrent run), so a run reuses a frame's arena.
