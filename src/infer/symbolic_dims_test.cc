@@ -45,7 +45,9 @@ TEST(SymbolicDims, AreNegativeFarApartAndNotWhatArithmeticOnThemGives) {
 }
 
 TEST(SymbolicDims, BroadcastingKeepsASymbolOnlyWhereTheResultIsIt) {
-  auto add = [](V a, V b) { return Dims(RuleTest("Add", 14).Input(kF, a).Input(kF, b).Run()[0]); };
+  auto add = [](V a, V b) {
+    return Dims(RuleTest("Add", 14).Input(kF, std::move(a)).Input(kF, std::move(b)).Run()[0]);
+  };
   EXPECT_EQ(add({B, S, 8}, {B, S, 8}), (V{B, S, 8}));
   EXPECT_EQ(add({B, S, 8}, {1, S, 8}), (V{B, S, 8}));
   EXPECT_EQ(add({1, S, 8}, {B, 1, 8}), (V{B, S, 8}));
@@ -169,7 +171,7 @@ TEST(SymbolicDims, GatherUnsqueezeConcatAndCastCarryTheValue) {
 
 TEST(SymbolicDims, ReshapeToADimsValue) {
   auto reshape = [](V x, TensorFacts target) {
-    return Dims(RuleTest("Reshape", 14).Input(kF, x).Input(std::move(target)).Run()[0]);
+    return Dims(RuleTest("Reshape", 14).Input(kF, std::move(x)).Input(std::move(target)).Run()[0]);
   };
   // Heads split and joined as torch writes them: Concat(Gather(Shape(x), 0), ..., H, Dh).
   EXPECT_EQ(reshape({B, S, 768}, DimsValue({4}, {B, S, 12, 64})), (V{B, S, 12, 64}));

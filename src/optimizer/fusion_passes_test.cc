@@ -373,10 +373,10 @@ TEST(AttentionFusion, FusesSequenceFirstAttention) {
 
 // A transformer block's residual as torch exports it with dynamic batch and sequence axes: x
 // [batch, seq, 16] through a Linear, plus a residual y of the given dims, then LayerNorm.
-ir::Model DynamicSkipLn(std::vector<GraphBuilder::Dim> residual) {
+ir::Model DynamicSkipLn(const std::vector<GraphBuilder::Dim>& residual) {
   GraphBuilder b;
   ir::Value* x = b.DynamicInput("x", {"batch", "seq", 16});
-  ir::Value* y = b.DynamicInput("y", std::move(residual));
+  ir::Value* y = b.DynamicInput("y", residual);
   ir::Value* h = b.Op("Add", {b.Op("MatMul", {x, b.Floats({16, 16})}), b.Floats({16})});
   b.Output(b.Op("LayerNormalization", {b.Op("Add", {y, h}), b.Floats({16}), b.Floats({16})},
                 {IntAttr("axis", -1)}));
@@ -413,7 +413,7 @@ ir::Model DynamicAttention(const char* mask_seq) {
     ir::Value* d = b.Op("Gather", {shape, b.Ints({}, {i})}, {IntAttr("axis", 0)});
     return b.Op("Unsqueeze", {d, b.Ints({1}, {0})});
   };
-  auto target = [&](std::vector<int64_t> rest) {
+  auto target = [&](const std::vector<int64_t>& rest) {
     std::vector<ir::Value*> parts{dim(0), dim(1)};
     for (int64_t r : rest) parts.push_back(b.Ints({1}, {r}));
     return b.Op("Concat", parts, {IntAttr("axis", 0)});

@@ -25,7 +25,7 @@ ir::Value* GraphBuilder::Input(const std::string& name, std::vector<int64_t> dim
   return v;
 }
 
-ir::Value* GraphBuilder::DynamicInput(const std::string& name, std::vector<Dim> dims,
+ir::Value* GraphBuilder::DynamicInput(const std::string& name, const std::vector<Dim>& dims,
                                       DataType type) {
   std::vector<int64_t> sizes;
   std::vector<std::string> symbols;

@@ -38,7 +38,7 @@ class GraphBuilder {
     std::string symbol;
   };
   // An input with named dimensions, as a model with dynamic axes declares them.
-  ir::Value* DynamicInput(const std::string& name, std::vector<Dim> dims,
+  ir::Value* DynamicInput(const std::string& name, const std::vector<Dim>& dims,
                           DataType type = DataType::kFloat);
   ir::Value* Const(std::shared_ptr<const Tensor> t);
   // A float constant with these values (random ones in [-1, 1) when `values` is empty).
