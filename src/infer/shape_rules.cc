@@ -138,8 +138,6 @@ void Flatten(InferenceContext& ctx) {
   SetOutputDims(ctx, 0, InputType(ctx, 0), out);
 }
 
-// Squeeze/Unsqueeze axes: the attribute before opset 13, the constant input after. `given` says
-// whether there are any; nullopt when they exist but are not known.
 // Squeeze and Unsqueeze between ranks 0 and 1 keep the elements in order: so does the input's
 // dims_value.
 void KeepDimsValue(InferenceContext& ctx, size_t in_rank, size_t out_rank) {
@@ -147,6 +145,8 @@ void KeepDimsValue(InferenceContext& ctx, size_t in_rank, size_t out_rank) {
   if (in_rank <= 1 && out_rank <= 1 && f->dims_value) ctx.SetOutputDimsValue(0, *f->dims_value);
 }
 
+// Squeeze/Unsqueeze axes: the attribute before opset 13, the constant input after. `given` says
+// whether there are any; nullopt when they exist but are not known.
 std::optional<std::vector<int64_t>> SqueezeAxes(const InferenceContext& ctx, bool& given) {
   if (ctx.opset() < 13) {
     given = ctx.info().HasAttribute("axes");
