@@ -48,6 +48,15 @@ void AddInt64Initializer(::onnx::GraphProto* g, const std::string& name,
   return n;
 }
 
+// Concat's axis 0, as shapes are put together.
+::onnx::AttributeProto AxisZero() {
+  ::onnx::AttributeProto a;
+  a.set_name("axis");
+  a.set_type(::onnx::AttributeProto::INT);
+  a.set_i(0);
+  return a;
+}
+
 ::onnx::ModelProto NewModel() {
   ::onnx::ModelProto m;
   m.set_ir_version(8);
@@ -70,13 +79,7 @@ void AddInt64Initializer(::onnx::GraphProto* g, const std::string& name,
   AddNode(g, "unsqueeze", "Unsqueeze", {"batch", "axes"}, {"batch1"});
   AddNode(g, "concat", "Concat", {"batch1", "minus_one"}, {"target"})
       ->add_attribute()
-      ->CopyFrom([] {
-        ::onnx::AttributeProto a;
-        a.set_name("axis");
-        a.set_type(::onnx::AttributeProto::INT);
-        a.set_i(0);
-        return a;
-      }());
+      ->CopyFrom(AxisZero());
   AddNode(g, "reshape", "Reshape", {"x", "target"}, {"r"});
   AddNode(g, "relu", "Relu", {"r"}, {"y"});
   return m;
@@ -420,13 +423,9 @@ void SetNamedType(::onnx::ValueInfoProto* vi, const std::string& name, int elem,
   AddNode(g, "gather_s", "Gather", {"s", "one"}, {"q"});
   AddNode(g, "unsqueeze_b", "Unsqueeze", {"b", "axes"}, {"b1"});
   AddNode(g, "unsqueeze_s", "Unsqueeze", {"q", "axes"}, {"q1"});
-  AddNode(g, "concat", "Concat", {"b1", "q1", "split"}, {"target"})->add_attribute()->CopyFrom([] {
-    ::onnx::AttributeProto a;
-    a.set_name("axis");
-    a.set_type(::onnx::AttributeProto::INT);
-    a.set_i(0);
-    return a;
-  }());
+  AddNode(g, "concat", "Concat", {"b1", "q1", "split"}, {"target"})
+      ->add_attribute()
+      ->CopyFrom(AxisZero());
   AddNode(g, "reshape", "Reshape", {"x", "target"}, {"heads"});
   AddNode(g, "add", "Add", {"x", "y"}, {"z"});
   return m;
