@@ -858,7 +858,8 @@ struct KilnApi {
    *                              exactly once.
    * @param[in]     inputs        @p input_count values matching the inputs' declared kinds
    *                              (tensor, sequence, optional), element types and shapes (free
-   *                              dimensions may take any size).
+   *                              dimensions may take any size, one size for every dimension
+   *                              that shares a dim_param name).
    * @param[in]     input_count   The number of inputs.
    * @param[in]     output_names  @p output_count names, each a model output.
    * @param[in]     output_count  The number of outputs wanted (at least 1).
