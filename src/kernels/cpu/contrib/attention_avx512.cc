@@ -181,8 +181,10 @@ void ValueTile(const float* sb, size_t lp, size_t l, const float* vp, size_t hvp
                size_t rows, __mmask16 last, float* out, size_t ldo) {
   __m512 acc[kRows][NV];
   MultiplyTile<R, NV>(acc, sb, lp, vp, hvp, kLanes, l);
+  // R iterations, fully unrolled (acc stays in registers), storing the first `rows`.
 #pragma GCC unroll 8
-  for (size_t r = 0; r < R && r < rows; ++r) {
+  for (size_t r = 0; r < R; ++r) {
+    if (r >= rows) break;
     const __m512 s = _mm512_set1_ps(inv[r]);
     float* dst = out + r * ldo;
 #pragma GCC unroll 4
