@@ -105,10 +105,16 @@ class Frame::StepOutputs final : public OutputAllocator {
 
   Tensor& Allocate(size_t index, DataType type, std::span<const int64_t> dims, bool zero) override {
     const int slot = index < step_.outputs.size() ? step_.outputs[index] : -1;
+    if (slot >= 0 && frame_.recording_) {
+      ProducedShape& p = frame_.produced_[slot];
+      p.known = true;
+      p.type = type;
+      p.shape = Shape(std::vector<int64_t>(dims.begin(), dims.end()));
+    }
     if (slot >= 0) {
       if (Tensor* planned = frame_.Planned(slot, type, dims)) {
         // (A view's buffer holds its input, which the step reads.)
-        if (!frame_.plan_.SharesInputBuffer(slot)) {
+        if (!frame_.layout_->shares_input[slot]) {
           Prepare(*planned, zero || type == DataType::kString);
         }
         frame_.owned_[slot] = frame_.planned_[slot];
@@ -154,43 +160,69 @@ Frame::Frame(const GraphPlan& plan, const Frame* parent, RunContext& run)
       parent_(parent),
       run_(&run),
       slots_(plan.slot_count()),
-      owned_(plan.slot_count()) {
+      owned_(plan.slot_count()),
+      arena_allocator_(run.allocator) {
   for (const auto& [slot, t] : plan.constants()) slots_[slot] = Value(t);
   for (const auto& [slot, name] : plan.captures()) slots_[slot] = LookupCaptured(name);
-  if (!plan.has_arena()) return;
-  arena_allocator_ = run.allocator;
-  if (plan.arena_bytes() != 0) {  // all planned values may be empty tensors
-    arena_ = arena_allocator_->Alloc(plan.arena_bytes());
-    if (arena_ == nullptr) {
-      throw Error(ErrorCode::kOutOfMemory, "cannot allocate the run's arena of " +
-                                               std::to_string(plan.arena_bytes()) + " bytes");
-    }
-  }
-  try {
-    planned_.resize(plan.slot_count());
-    for (size_t s = 0; s < plan.slot_count(); ++s) {
-      const int64_t offset = plan.ArenaOffset(static_cast<int>(s));
-      if (offset < 0) continue;
-      const infer::TensorFacts& f = plan.Facts(static_cast<int>(s));
-      const size_t bytes = *StorageBytes(f.type, *f.shape->ElementCount());
-      void* data = bytes == 0 ? nullptr : static_cast<char*>(arena_) + offset;
-      planned_[s] = Tensor::Wrap(f.type, *f.shape, data, bytes, arena_allocator_->Info());
-    }
-  } catch (...) {
-    if (arena_ != nullptr) arena_allocator_->Free(arena_);
-    throw;
-  }
+  if (plan.has_arena()) UseLayout(plan.arena());
 }
 
 Frame::~Frame() {
   slots_.clear();
   owned_.clear();
+  FreeArena();
+}
+
+void Frame::FreeArena() noexcept {
   planned_.clear();
+  layout_.reset();
   if (arena_ != nullptr) arena_allocator_->Free(arena_);
+  arena_ = nullptr;
+  arena_capacity_ = 0;
+}
+
+void Frame::UseLayout(std::shared_ptr<const ArenaLayout> layout) {
+  if (layout == layout_) return;
+  if (layout == nullptr || !layout->any) {
+    FreeArena();
+    return;
+  }
+  planned_.clear();  // the tensors of the old layout
+  layout_.reset();
+  if (layout->bytes > arena_capacity_) {
+    FreeArena();
+    arena_ = arena_allocator_->Alloc(layout->bytes);
+    if (arena_ == nullptr) {
+      throw Error(ErrorCode::kOutOfMemory,
+                  "cannot allocate the run's arena of " + std::to_string(layout->bytes) + " bytes");
+    }
+    arena_capacity_ = layout->bytes;
+  }
+  try {
+    planned_.resize(plan_.slot_count());
+    for (size_t s = 0; s < plan_.slot_count(); ++s) {
+      const int64_t offset = layout->offsets[s];
+      if (offset < 0) continue;
+      const size_t bytes = *StorageBytes(layout->types[s], *layout->shapes[s].ElementCount());
+      void* data = bytes == 0 ? nullptr : static_cast<char*>(arena_) + offset;
+      planned_[s] =
+          Tensor::Wrap(layout->types[s], layout->shapes[s], data, bytes, arena_allocator_->Info());
+    }
+  } catch (...) {
+    FreeArena();
+    throw;
+  }
+  layout_ = std::move(layout);
+}
+
+void Frame::RecordShapes() {
+  produced_.assign(plan_.slot_count(), ProducedShape{});
+  recording_ = true;
 }
 
 void Frame::Clear() noexcept {
   current_ = nullptr;
+  recording_ = false;
   scratch_.EndStep();  // a failed step may have left scratch in use
   for (auto& s : slots_) s = Value();
   for (auto& o : owned_) o.reset();
@@ -275,13 +307,16 @@ const Value& Frame::Output(size_t i) const {
   return v;
 }
 
+bool Frame::InArena(const Tensor& t) const noexcept {
+  const char* p = static_cast<const char*>(t.data());
+  const char* base = static_cast<const char*>(arena_);
+  return arena_ != nullptr && t.byte_size() != 0 && p >= base && t.byte_size() <= arena_capacity_ &&
+         p <= base + (arena_capacity_ - t.byte_size());
+}
+
 Value Frame::OutsideArena(Value v) const {
   if (arena_ == nullptr) return v;
-  auto in_arena = [&](const std::shared_ptr<const Tensor>& t) {
-    const char* p = static_cast<const char*>(t->data());
-    const char* base = static_cast<const char*>(arena_);
-    return t->byte_size() != 0 && p >= base && p < base + plan_.arena_bytes();
-  };
+  auto in_arena = [&](const std::shared_ptr<const Tensor>& t) { return InArena(*t); };
   const auto heap = [&](const std::shared_ptr<const Tensor>& t) {
     return in_arena(t) ? std::shared_ptr<const Tensor>(CopyTensor(*t, run_->allocator)) : t;
   };
@@ -424,6 +459,19 @@ std::vector<Value> Frame::RunSubgraph(const ir::Graph& graph, const std::vector<
 
 CachingAllocator::~CachingAllocator() {
   for (const Block& b : free_) CpuAlignedFree(b.p);
+}
+
+void CachingAllocator::Trim() noexcept {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Block& b : free_) CpuAlignedFree(b.p);
+  free_.clear();
+}
+
+size_t CachingAllocator::KeptBytes() const noexcept {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t bytes = 0;
+  for (const Block& b : free_) bytes += b.bytes;
+  return bytes;
 }
 
 void* CachingAllocator::Alloc(size_t bytes) {

@@ -77,7 +77,8 @@ class Frame final : public SubgraphRunner {
  public:
   // A frame for one invocation of `plan`. When the plan has an arena, its buffer and the tensors
   // planned in it are made here, once: a frame kept and reused (Session keeps a pool) then runs
-  // without allocating for them. Throws kOutOfMemory when the arena cannot be allocated.
+  // without allocating for them (UseLayout changes them). Throws kOutOfMemory when the arena
+  // cannot be allocated.
   Frame(const GraphPlan& plan, const Frame* parent, RunContext& run);
   ~Frame() override;
   Frame(const Frame&) = delete;
@@ -85,12 +86,25 @@ class Frame final : public SubgraphRunner {
 
   // Binds a cleared frame to a new run and puts the constants back.
   void Reset(RunContext& run);
+  // Places the next run's values by `layout` (one of the plan's: its own or one LayoutFor made),
+  // growing the arena block when it needs more. Called on a cleared frame, before Execute.
+  // Throws kOutOfMemory (the frame is then left with no arena).
+  void UseLayout(std::shared_ptr<const ArenaLayout> layout);
+  // Makes the next Execute note the type and shape of every tensor a step produces, for
+  // ProducedShapes. Clear ends it.
+  void RecordShapes();
+  // What the last Execute produced, slot by slot, when RecordShapes preceded it.
+  std::span<const ProducedShape> ProducedShapes() const noexcept { return produced_; }
+  // Whether `t`'s bytes lie in this frame's arena block.
+  bool InArena(const Tensor& t) const noexcept;
   // Drops every value of the last run (the arena stays allocated).
   void Clear() noexcept;
   // Sets graph input i before Execute.
   void SetInput(size_t i, Value v);
   // Whether graph input i has been set since the last Reset.
   bool HasInput(size_t i) const;
+  // Graph input i as set (empty when it was not).
+  const Value& Input(size_t i) const { return slots_[plan_.input_slots().at(i)]; }
   // Runs every step. Throws kTerminated when asked to stop, or what a kernel throws (with the
   // node named).
   void Execute();
@@ -112,6 +126,7 @@ class Frame final : public SubgraphRunner {
   void RunStep(const GraphPlan::Step& step);
   // The arena tensor of `slot` when it was planned with exactly this type and shape, else null.
   Tensor* Planned(int slot, DataType type, std::span<const int64_t> dims) const;
+  void FreeArena() noexcept;
 
   const GraphPlan& plan_;
   const Frame* parent_;
@@ -119,9 +134,13 @@ class Frame final : public SubgraphRunner {
   const GraphPlan::Step* current_ = nullptr;
   std::vector<Value> slots_;
   std::vector<std::shared_ptr<Tensor>> owned_;  // slots this run wrote
+  std::shared_ptr<const ArenaLayout> layout_;   // where planned_ lies; null: nothing planned
   std::shared_ptr<Allocator> arena_allocator_;  // null when there is no arena
   void* arena_ = nullptr;
+  size_t arena_capacity_ = 0;                     // bytes of arena_
   std::vector<std::shared_ptr<Tensor>> planned_;  // per slot: its tensor in the arena, or null
+  bool recording_ = false;
+  std::vector<ProducedShape> produced_;  // per slot, while recording
   ScratchArena scratch_;
 };
 
@@ -133,13 +152,17 @@ class CachingAllocator final : public Allocator {
   void* Alloc(size_t bytes) override;
   void Free(void* p) noexcept override;
   const MemoryInfo& Info() const noexcept override;
+  // Returns every kept block to the system (blocks in use stay theirs).
+  void Trim() noexcept;
+  // Bytes of the blocks kept for reuse.
+  size_t KeptBytes() const noexcept;
 
  private:
   struct Block {
     void* p;
     size_t bytes;
   };
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::vector<Block> free_;  // sorted by size
   std::vector<Block> live_;  // to know a block's size when it comes back
 };

@@ -1,4 +1,4 @@
-// The executor's memory helpers: the scratch arena kernels draw from.
+// The executor's memory helpers: the scratch arena kernels draw from, the caching allocator.
 #include "runtime/executor.h"
 
 #include <gtest/gtest.h>
@@ -55,6 +55,23 @@ TEST(ScratchArena, RequestsFromSeveralThreadsGetDisjointMemory) {
     }
     arena.EndStep();
   }
+}
+
+TEST(CachingAllocator, KeepsFreedBlocksForReuseUntilTrimmed) {
+  CachingAllocator a;
+  void* p = a.Alloc(1 << 20);
+  void* q = a.Alloc(1000);
+  ASSERT_NE(p, nullptr);
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(a.KeptBytes(), 0u);
+  a.Free(p);
+  EXPECT_EQ(a.KeptBytes(), size_t{1} << 20);
+  EXPECT_EQ(a.Alloc(size_t{900} * 1024), p) << "best fit within twice the request";
+  a.Free(p);
+  a.Trim();
+  EXPECT_EQ(a.KeptBytes(), 0u);
+  a.Free(q);  // in use during Trim: still the allocator's, kept when freed
+  EXPECT_EQ(a.KeptBytes(), 1000u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "runtime/plan.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "core/error.h"
@@ -68,7 +69,11 @@ GraphPlan::GraphPlan(const ir::Graph& graph, const KernelRegistry& registry, Pla
     steps_.push_back(std::move(step));
   }
   facts_.assign(slot_count_, infer::TensorFacts{});
-  offsets_.assign(slot_count_, -1);
+  {
+    auto none = std::make_shared<ArenaLayout>();
+    none->offsets.assign(slot_count_, -1);
+    arena_ = std::move(none);
+  }
   if (options.infer) {
     Infer(options.fold_constants);
     Specialize();
@@ -172,18 +177,48 @@ void GraphPlan::PlanReleases() {
 }
 
 void GraphPlan::PlanArena() {
+  arena_ = Layout([&](int s) { return IsStatic(facts_[s]); }, [&](int s) { return facts_[s].type; },
+                  [&](int s) -> const Shape& { return *facts_[s].shape; });
+  for (const Step& step : steps_) {
+    for (int s : step.outputs) {
+      if (s >= 0 && arena_->offsets[s] < 0) has_unplanned_outputs_ = true;
+    }
+  }
+}
+
+std::shared_ptr<const ArenaLayout> GraphPlan::LayoutFor(
+    std::span<const ProducedShape> produced) const {
+  if (produced.size() != slot_count_) {
+    throw Error(ErrorCode::kEngineError, "LayoutFor: " + std::to_string(produced.size()) +
+                                             " shapes for " + std::to_string(slot_count_) +
+                                             " slots");
+  }
+  return Layout([&](int s) { return produced[s].known; }, [&](int s) { return produced[s].type; },
+                [&](int s) -> const Shape& { return produced[s].shape; });
+}
+
+template <typename Known, typename TypeOf, typename ShapeOf>
+std::shared_ptr<const ArenaLayout> GraphPlan::Layout(Known known, TypeOf type,
+                                                     ShapeOf shape) const {
   struct Block {
     size_t first, last;  // steps during which the buffer is live
     size_t bytes;
     size_t offset = 0;
   };
+  auto layout = std::make_shared<ArenaLayout>();
+  layout->offsets.assign(slot_count_, -1);
+  layout->shares_input.assign(slot_count_, false);
+  layout->types.assign(slot_count_, DataType::kUndefined);
+  layout->shapes.assign(slot_count_, Shape());
   std::vector<bool> is_output(slot_count_, false);
   for (int s : output_slots_) is_output[s] = true;
   std::vector<Block> blocks;
   std::vector<size_t> block_of(slot_count_, SIZE_MAX);
-  shares_input_.assign(slot_count_, false);
-  const auto bytes_of = [&](int s) {
-    return *StorageBytes(facts_[s].type, *facts_[s].shape->ElementCount());
+  // The bytes of a slot's tensor, or nullopt when they overflow (then it is not planned).
+  const auto bytes_of = [&](int s) -> std::optional<size_t> {
+    const std::optional<size_t> n = shape(s).ElementCount();
+    if (!n.has_value()) return std::nullopt;
+    return StorageBytes(type(s), *n);
   };
   for (size_t k = 0; k < steps_.size(); ++k) {
     const Step& step = steps_[k];
@@ -193,21 +228,21 @@ void GraphPlan::PlanArena() {
       const int in = step.inputs[0];
       const int out = step.outputs[0];
       if (in >= 0 && out >= 0 && block_of[in] != SIZE_MAX && block_of[out] == SIZE_MAX &&
-          !is_output[out] && IsStatic(facts_[out]) && facts_[out].type == facts_[in].type &&
+          !is_output[out] && known(out) && type(out) == type(in) && bytes_of(out).has_value() &&
           bytes_of(out) == bytes_of(in)) {
         block_of[out] = block_of[in];
-        shares_input_[out] = true;
+        layout->shares_input[out] = true;
       }
     }
     for (int s : step.outputs) {
-      if (s < 0 || !IsStatic(facts_[s]) || block_of[s] != SIZE_MAX) continue;
-      const size_t bytes = bytes_of(s);
+      if (s < 0 || !known(s) || block_of[s] != SIZE_MAX) continue;
+      const std::optional<size_t> bytes = bytes_of(s);
       constexpr size_t kAlign = 64;
-      if (bytes > SIZE_MAX - kAlign) continue;
+      if (!bytes.has_value() || *bytes > SIZE_MAX - kAlign) continue;
       block_of[s] = blocks.size();
       // Graph outputs outlive every step; the others end where they are released.
       blocks.push_back(
-          {k, is_output[s] ? steps_.size() : k, (bytes + kAlign - 1) / kAlign * kAlign});
+          {k, is_output[s] ? steps_.size() : k, (*bytes + kAlign - 1) / kAlign * kAlign});
     }
     for (int s : step.release) {
       if (block_of[s] != SIZE_MAX) blocks[block_of[s]].last = std::max(blocks[block_of[s]].last, k);
@@ -234,12 +269,16 @@ void GraphPlan::PlanArena() {
     }
     b.offset = offset;
     placed.push_back(i);
-    arena_bytes_ = std::max(arena_bytes_, offset + b.bytes);
+    layout->bytes = std::max(layout->bytes, offset + b.bytes);
   }
   for (size_t s = 0; s < slot_count_; ++s) {
-    if (block_of[s] != SIZE_MAX) offsets_[s] = static_cast<int64_t>(blocks[block_of[s]].offset);
+    if (block_of[s] == SIZE_MAX) continue;
+    layout->offsets[s] = static_cast<int64_t>(blocks[block_of[s]].offset);
+    layout->types[s] = type(static_cast<int>(s));
+    layout->shapes[s] = shape(static_cast<int>(s));
   }
-  has_arena_ = !blocks.empty();
+  layout->any = !blocks.empty();
+  return layout;
 }
 
 int GraphPlan::SlotOf(const ir::Value* v) const {

@@ -7,6 +7,7 @@
 #define KILN_RUNTIME_PLAN_H_
 
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +18,26 @@
 #include "kernels/registry.h"
 
 namespace kiln::runtime {
+
+// Where each value of a run lies in one arena block: the plan's own layout (every value whose type
+// and shape inference proves at load) or one made from the shapes a run produced (a model with
+// free dimensions gets one per set of input shapes; see Session). Immutable once made.
+struct ArenaLayout {
+  std::vector<int64_t> offsets;    // per slot; -1: allocated at run time
+  std::vector<bool> shares_input;  // per slot: its buffer is its producer's input 0's
+  std::vector<DataType> types;     // per planned slot
+  std::vector<Shape> shapes;       // per planned slot
+  size_t bytes = 0;                // of the block (0 when only empty tensors are planned)
+  bool any = false;                // whether any slot is planned
+};
+
+// A slot's type and shape as one run produced it; `known` false for a slot it did not produce as
+// a tensor.
+struct ProducedShape {
+  bool known = false;
+  DataType type = DataType::kUndefined;
+  Shape shape;
+};
 
 struct PlanOptions {
   bool infer = false;           // infer types and shapes, plan the arena
@@ -58,17 +79,27 @@ class GraphPlan {
 
   // What is known of a slot before running (all unknown without PlanOptions::infer).
   const infer::TensorFacts& Facts(int slot) const { return facts_.at(static_cast<size_t>(slot)); }
+  // The arena layout made at load from the inferred facts.
+  const std::shared_ptr<const ArenaLayout>& arena() const noexcept { return arena_; }
   // Where a slot's buffer lies in the run's arena, or -1 when it is allocated at run time.
-  int64_t ArenaOffset(int slot) const { return offsets_.at(static_cast<size_t>(slot)); }
+  int64_t ArenaOffset(int slot) const { return arena_->offsets.at(static_cast<size_t>(slot)); }
   // Whether a slot's planned buffer is its producer's input 0's (Kernel::OutputIsInputBytes):
   // the step finds its input there and must not be handed a cleared or poisoned buffer.
   bool SharesInputBuffer(int slot) const noexcept {
-    return static_cast<size_t>(slot) < shares_input_.size() && shares_input_[slot];
+    return static_cast<size_t>(slot) < arena_->shares_input.size() && arena_->shares_input[slot];
   }
   // Bytes of the arena each run uses (0 when nothing is planned, or only empty tensors).
-  size_t arena_bytes() const noexcept { return arena_bytes_; }
+  size_t arena_bytes() const noexcept { return arena_->bytes; }
   // Whether any slot is planned (has an arena offset), empty tensors included.
-  bool has_arena() const noexcept { return has_arena_; }
+  bool has_arena() const noexcept { return arena_->any; }
+  // Whether the plan was inferred and some step output has no place in arena() (its shape
+  // depends on the inputs' free dimensions or values): a run's shapes can then be laid out with
+  // LayoutFor.
+  bool has_unplanned_outputs() const noexcept { return has_unplanned_outputs_; }
+  // A layout of the slots a run produced with `produced` (indexed by slot, slot_count() long),
+  // by the same rule as arena(): every produced tensor gets a place, buffers whose lives do not
+  // overlap share memory.
+  std::shared_ptr<const ArenaLayout> LayoutFor(std::span<const ProducedShape> produced) const;
   // Steps replaced by constants at load.
   size_t folded_steps() const noexcept { return folded_steps_; }
 
@@ -84,10 +115,8 @@ class GraphPlan {
   std::vector<std::pair<int, std::string>> captures_;
   std::unordered_map<const ir::Graph*, std::unique_ptr<GraphPlan>> subplans_;
   std::vector<infer::TensorFacts> facts_;
-  std::vector<int64_t> offsets_;
-  std::vector<bool> shares_input_;  // per slot, see SharesInputBuffer
-  size_t arena_bytes_ = 0;
-  bool has_arena_ = false;
+  std::shared_ptr<const ArenaLayout> arena_ = std::make_shared<ArenaLayout>();
+  bool has_unplanned_outputs_ = false;
   size_t folded_steps_ = 0;
 
   void Infer(bool fold_constants);
@@ -95,6 +124,9 @@ class GraphPlan {
   void Specialize();
   void PlanReleases();
   void PlanArena();
+  // The layout of the slots `known` says have a (type, shape): `type(s)`, `shape(s)`.
+  template <typename Known, typename TypeOf, typename ShapeOf>
+  std::shared_ptr<const ArenaLayout> Layout(Known known, TypeOf type, ShapeOf shape) const;
 };
 
 }  // namespace kiln::runtime

@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/thread_pool.h"
 #include "kernels/registry.h"
 #include "onnx/loader.h"
+#include "runtime/executor.h"
 #include "runtime/session.h"
 
 namespace kiln::runtime {
@@ -515,6 +517,201 @@ TEST(PlanInference, KernelsAreSpecializedOnceWithWhatInferenceKnows) {
   SpecializeCalls().clear();
   { const GraphPlan plan(*model.graph, registry, {.infer = false}); }
   EXPECT_TRUE(SpecializeCalls().empty());
+}
+
+// v0 [n] (n a dim_param) -> Relu -> v1 -> Relu -> v2, then v_i = v_{i-1} + v_{i-2} up to v8, the
+// output: nothing past the input is laid out at load.
+::onnx::ModelProto AddChainOfFreeLength() {
+  ::onnx::ModelProto m = ReluChain(2);
+  auto* g = m.mutable_graph();
+  for (int i = 3; i <= 8; ++i) {
+    AddNode(g, "add" + std::to_string(i), "Add",
+            {"v" + std::to_string(i - 1), "v" + std::to_string(i - 2)}, {"v" + std::to_string(i)});
+  }
+  g->mutable_output(0)->set_name("v8");
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  g->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_param("n");
+  return m;
+}
+
+std::vector<float> AddChainOfFreeLengthReference(const std::vector<float>& x) {
+  std::vector<float> a(x.size()), b;
+  for (size_t i = 0; i < x.size(); ++i) a[i] = x[i] > 0 ? x[i] : 0.0f;
+  b = a;  // v1, v2
+  for (int i = 3; i <= 8; ++i) {
+    std::vector<float> c(x.size());
+    for (size_t k = 0; k < x.size(); ++k) c[k] = b[k] + a[k];
+    a = b;
+    b = c;
+  }
+  return b;
+}
+
+TEST(PlanArena, ARunsShapesAreLaidOutAndTheNextRunWithThemUsesTheLayout) {
+  const std::string bytes = AddChainOfFreeLength().SerializeAsString();
+  const ir::Model model = onnx::LoadModelBytes(bytes.data(), bytes.size(), "");
+  const GraphPlan plan(*model.graph, CpuKernels(), {.infer = true});
+  ASSERT_TRUE(plan.has_unplanned_outputs());
+  EXPECT_FALSE(plan.has_arena());
+  ThreadPool pool(1);
+  RunContext ctx{pool, std::make_shared<CachingAllocator>()};
+  Frame frame(plan, nullptr, ctx);
+  const auto run = [&](size_t n) {
+    const std::vector<float> x = Ramp(n, -3.0f);
+    std::shared_ptr<Tensor> t =
+        Tensor::Allocate(DataType::kFloat, Shape({int64_t(n)}), CpuAllocator());
+    std::memcpy(t->data(), x.data(), n * sizeof(float));
+    frame.SetInput(0, Value(t));
+    frame.Execute();
+    const Tensor& y = *frame.Output(0).tensor();
+    const float* p = static_cast<const float*>(y.data());
+    EXPECT_EQ(std::vector<float>(p, p + y.element_count()), AddChainOfFreeLengthReference(x)) << n;
+  };
+  const auto next = [&] {
+    frame.Clear();
+    frame.Reset(ctx);
+  };
+
+  frame.RecordShapes();
+  run(10);
+  EXPECT_FALSE(frame.InArena(*frame.Output(0).tensor()));
+  const std::span<const ProducedShape> produced = frame.ProducedShapes();
+  ASSERT_EQ(produced.size(), plan.slot_count());
+  for (const GraphPlan::Step& step : plan.steps()) {
+    EXPECT_TRUE(produced[step.outputs[0]].known) << step.node->name();
+    EXPECT_EQ(produced[step.outputs[0]].shape, Shape({10})) << step.node->name();
+  }
+  EXPECT_FALSE(produced[plan.input_slots()[0]].known) << "the input is not a step's";
+  const std::shared_ptr<const ArenaLayout> layout = plan.LayoutFor(produced);
+
+  // Every step output has a place; two buffers alive at once never overlap (64 bytes each with
+  // alignment); dead ones are reused.
+  struct Range {
+    size_t first, last;
+    int64_t offset;
+  };
+  std::vector<Range> ranges;
+  for (size_t k = 0; k < plan.steps().size(); ++k) {
+    const int slot = plan.steps()[k].outputs[0];
+    size_t last = plan.steps().size();
+    for (size_t j = k; j < plan.steps().size(); ++j) {
+      for (int r : plan.steps()[j].release) {
+        if (r == slot) last = j;
+      }
+    }
+    EXPECT_GE(layout->offsets[slot], 0) << k;
+    ranges.push_back({k, last, layout->offsets[slot]});
+  }
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    for (size_t j = i + 1; j < ranges.size(); ++j) {
+      if (ranges[i].first <= ranges[j].last && ranges[j].first <= ranges[i].last) {
+        EXPECT_TRUE(ranges[i].offset + 64 <= ranges[j].offset ||
+                    ranges[j].offset + 64 <= ranges[i].offset)
+            << i << " and " << j;
+      }
+    }
+  }
+  EXPECT_LT(layout->bytes, 8u * 64u);
+
+  next();
+  frame.UseLayout(layout);
+  run(10);
+  EXPECT_TRUE(frame.InArena(*frame.Output(0).tensor())) << "placed by the layout";
+  // Other shapes under that layout get buffers of their own.
+  next();
+  run(7);
+  EXPECT_FALSE(frame.InArena(*frame.Output(0).tensor()));
+  next();
+  run(10);
+  EXPECT_TRUE(frame.InArena(*frame.Output(0).tensor()));
+  // A larger layout, recorded under this one: the block grows.
+  next();
+  frame.RecordShapes();
+  run(1000);
+  const std::shared_ptr<const ArenaLayout> large = plan.LayoutFor(frame.ProducedShapes());
+  EXPECT_GT(large->bytes, layout->bytes);
+  next();
+  frame.UseLayout(large);
+  run(1000);
+  EXPECT_TRUE(frame.InArena(*frame.Output(0).tensor()));
+  // The plan's own layout plans nothing: the block goes.
+  next();
+  frame.UseLayout(plan.arena());
+  run(10);
+  EXPECT_FALSE(frame.InArena(*frame.Output(0).tensor()));
+}
+
+TEST(PlanArena, ASessionKeepsALayoutPerSetOfInputShapes) {
+  std::unique_ptr<Session> s = Create(AddChainOfFreeLength());
+  const auto run = [&](size_t n) {
+    const std::vector<float> x = Ramp(n, -2.5f);
+    EXPECT_EQ(RunFloat(*s, "v0", Shape({int64_t(n)}), x, "v8"), AddChainOfFreeLengthReference(x))
+        << n;
+  };
+  EXPECT_EQ(s->shape_layout_count(), 0u);
+  run(10);
+  EXPECT_EQ(s->shape_layout_count(), 1u);
+  run(10);
+  EXPECT_EQ(s->shape_layout_count(), 1u);
+  run(7);
+  EXPECT_EQ(s->shape_layout_count(), 2u);
+  run(10);
+  run(0);  // an empty tensor has a layout too
+  EXPECT_EQ(s->shape_layout_count(), 3u);
+  for (size_t n = 20; n < 30; ++n) run(n);
+  EXPECT_EQ(s->shape_layout_count(), Session::kMaxLayouts);
+  run(10);  // evicted long ago: laid out again
+  run(10);
+  EXPECT_EQ(s->shape_layout_count(), Session::kMaxLayouts);
+  // A static model needs none.
+  std::unique_ptr<Session> fixed = Create(ReluChain(3));
+  RunFloat(*fixed, "v0", Shape({64}), Ramp(64, 0.0f), "v3");
+  EXPECT_EQ(fixed->shape_layout_count(), 0u);
+}
+
+// r = Relu(x [n]); w = Reshape(r, s) with s an input; z = Reshape(w, [-1]) + r. With the same
+// input shapes, the values of s change w's shape: the layout made for one must not be used for
+// the other, and z (a view of w in the layout) must still get w's bytes.
+TEST(PlanArena, ShapesThatDependOnInputValuesFallBackToTheAllocator) {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  SetNamedType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"n"});
+  SetType(g->add_input(), "s", ::onnx::TensorProto::INT64, {2});
+  SetType(g->add_output(), "w", ::onnx::TensorProto::FLOAT, {});
+  SetType(g->add_output(), "z", ::onnx::TensorProto::FLOAT, {});
+  AddInt64Initializer(g, "flat", {1}, {-1});
+  AddNode(g, "relu", "Relu", {"x"}, {"r"});
+  AddNode(g, "reshape_w", "Reshape", {"r", "s"}, {"w"});
+  AddNode(g, "flatten", "Reshape", {"w", "flat"}, {"f"});
+  AddNode(g, "add", "Add", {"f", "r"}, {"z"});
+  std::unique_ptr<Session> session = Create(m, 0);
+  const std::vector<float> x = Ramp(10, -4.0f);
+  std::vector<float> relu(10), twice(10);
+  for (size_t i = 0; i < 10; ++i) {
+    relu[i] = x[i] > 0 ? x[i] : 0.0f;
+    twice[i] = 2 * relu[i];
+  }
+  for (const std::vector<int64_t>& target : {std::vector<int64_t>{2, 5}, {5, 2}, {2, 5}, {10, 1}}) {
+    std::shared_ptr<Tensor> xt = Tensor::Allocate(DataType::kFloat, Shape({10}), CpuAllocator());
+    std::memcpy(xt->data(), x.data(), sizeof(float) * 10);
+    std::shared_ptr<Tensor> st = Tensor::Allocate(DataType::kInt64, Shape({2}), CpuAllocator());
+    std::memcpy(st->data(), target.data(), sizeof(int64_t) * 2);
+    std::vector<std::string> in_names{"x", "s"}, out_names{"w", "z"};
+    std::vector<Value> in{Value(xt), Value(st)}, others(2);
+    std::vector<std::shared_ptr<Tensor>> out(2);
+    session->Run(RunOptions(), in_names, in, out_names, out, others);
+    EXPECT_EQ(out[0]->shape(), Shape(target));
+    const auto* w = static_cast<const float*>(out[0]->data());
+    const auto* z = static_cast<const float*>(out[1]->data());
+    EXPECT_EQ(std::vector<float>(w, w + 10), relu) << target[0];
+    EXPECT_EQ(std::vector<float>(z, z + 10), twice) << target[0];
+  }
+  EXPECT_EQ(session->shape_layout_count(), 1u) << "one set of input shapes";
 }
 
 }  // namespace

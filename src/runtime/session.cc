@@ -55,7 +55,9 @@ Session::Session(ir::Model model, SessionOptions options)
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads_ = std::make_unique<ThreadPool>(threads, &PrepareCpuKernelThread);
   if (options_.ConfigFlag("kiln.arena.enable", true)) {
-    allocator_ = std::make_shared<CachingAllocator>();
+    auto caching = std::make_shared<CachingAllocator>();
+    caching_ = caching.get();
+    allocator_ = std::move(caching);
   } else {
     allocator_ = CpuAllocator();
   }
@@ -177,6 +179,65 @@ Session::FrameLease Session::AcquireFrame(RunContext& run) const {
   return FrameLease(frame.release(), FrameReturn{this});
 }
 
+bool Session::HasLayoutKey(const Frame& frame) const {
+  for (size_t k = 0; k < inputs_.size(); ++k) {
+    if (frame.Input(k).kind() != Value::Kind::kTensor) return false;
+  }
+  return true;
+}
+
+bool Session::KeyMatches(const std::vector<int64_t>& key, const Frame& frame) const {
+  size_t at = 0;
+  for (size_t k = 0; k < inputs_.size(); ++k) {
+    const Tensor& t = *frame.Input(k).tensor();
+    const std::vector<int64_t>& dims = t.shape().dims();
+    if (key.size() < at + 2 + dims.size() || key[at] != static_cast<int64_t>(t.type()) ||
+        key[at + 1] != static_cast<int64_t>(dims.size()) ||
+        !std::equal(dims.begin(), dims.end(), key.begin() + static_cast<ptrdiff_t>(at + 2))) {
+      return false;
+    }
+    at += 2 + dims.size();
+  }
+  return at == key.size();
+}
+
+std::vector<int64_t> Session::LayoutKey(const Frame& frame) const {
+  std::vector<int64_t> key;
+  for (size_t k = 0; k < inputs_.size(); ++k) {
+    const Tensor& t = *frame.Input(k).tensor();
+    key.push_back(static_cast<int64_t>(t.type()));
+    key.push_back(static_cast<int64_t>(t.shape().rank()));
+    key.insert(key.end(), t.shape().dims().begin(), t.shape().dims().end());
+  }
+  return key;
+}
+
+size_t Session::shape_layout_count() const {
+  std::lock_guard<std::mutex> lock(layouts_mu_);
+  return layouts_.size();
+}
+
+std::shared_ptr<const ArenaLayout> Session::FindLayout(const Frame& frame) const {
+  std::lock_guard<std::mutex> lock(layouts_mu_);
+  for (size_t i = 0; i < layouts_.size(); ++i) {
+    if (!KeyMatches(layouts_[i].key, frame)) continue;
+    std::rotate(layouts_.begin(), layouts_.begin() + static_cast<ptrdiff_t>(i),
+                layouts_.begin() + static_cast<ptrdiff_t>(i) + 1);
+    return layouts_.front().layout;
+  }
+  return nullptr;
+}
+
+void Session::AddLayout(const Frame& frame, std::shared_ptr<const ArenaLayout> layout) const {
+  ShapeLayout entry{LayoutKey(frame), std::move(layout)};
+  std::lock_guard<std::mutex> lock(layouts_mu_);
+  for (const ShapeLayout& l : layouts_) {
+    if (l.key == entry.key) return;  // a concurrent run with these shapes made one first
+  }
+  if (layouts_.size() == kMaxLayouts) layouts_.pop_back();
+  layouts_.insert(layouts_.begin(), std::move(entry));
+}
+
 void Session::Run(const RunOptions& run, std::span<const std::string> input_names,
                   std::span<const Value> inputs, std::span<const std::string> output_names,
                   std::span<std::shared_ptr<Tensor>> results, std::span<Value> others) const {
@@ -208,7 +269,21 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
       ThrowInvalidArgument("input_names", "input '" + inputs_[k].name + "' is missing");
     }
   }
+  const bool laid_out_per_shape = plan_->has_unplanned_outputs() && HasLayoutKey(*frame);
+  bool record = false;
+  if (laid_out_per_shape) {
+    std::shared_ptr<const ArenaLayout> layout = FindLayout(*frame);
+    record = layout == nullptr;
+    if (record) layout = plan_->arena();
+    frame->UseLayout(std::move(layout));
+    if (record) frame->RecordShapes();
+  }
   frame->Execute();
+  if (record) {
+    AddLayout(*frame, plan_->LayoutFor(frame->ProducedShapes()));
+    // The buffers this run took from the allocator are the arena's now: give back those kept.
+    if (caching_ != nullptr) caching_->Trim();
+  }
 
   for (size_t i = 0; i < output_names.size(); ++i) {
     const Value& got = frame->Output(OutputIndex(output_names[i], i));

@@ -52,6 +52,10 @@ class Session {
            std::span<std::shared_ptr<Tensor>> results, std::span<Value> others) const;
 
   const GraphPlan& plan() const noexcept { return *plan_; }
+  // How many arena layouts made from a run's shapes the session holds (see ShapeLayout; at most
+  // kMaxLayouts).
+  size_t shape_layout_count() const;
+  static constexpr size_t kMaxLayouts = 8;
 
   // Writes the profile collected since creation to "<prefix>_<n>.json" and returns the path.
   // Throws kInvalidArgument when profiling is off.
@@ -79,6 +83,22 @@ class Session {
   using FrameLease = std::unique_ptr<Frame, FrameReturn>;
   FrameLease AcquireFrame(RunContext& run) const;
 
+  // A plan whose values are not all laid out at load (free dimensions) gets an arena layout per
+  // set of input shapes, made from the first run that had them (as ONNX Runtime's memory
+  // patterns): later runs with those shapes place every value as a static model does. The
+  // kMaxLayouts most recently used are kept. `key`: per input, its element type, rank and dims.
+  struct ShapeLayout {
+    std::vector<int64_t> key;
+    std::shared_ptr<const ArenaLayout> layout;
+  };
+  // Whether the frame's inputs are all tensors (only those have a layout key).
+  bool HasLayoutKey(const Frame& frame) const;
+  bool KeyMatches(const std::vector<int64_t>& key, const Frame& frame) const;
+  std::vector<int64_t> LayoutKey(const Frame& frame) const;
+  // The layout of the frame's input shapes, or null (then moved to the front when found).
+  std::shared_ptr<const ArenaLayout> FindLayout(const Frame& frame) const;
+  void AddLayout(const Frame& frame, std::shared_ptr<const ArenaLayout> layout) const;
+
   ir::Model model_;
   SessionOptions options_;
   std::unique_ptr<GraphPlan> plan_;
@@ -86,11 +106,14 @@ class Session {
   std::vector<IoDesc> outputs_;
   std::unique_ptr<ThreadPool> threads_;
   std::shared_ptr<Allocator> allocator_;
+  CachingAllocator* caching_ = nullptr;  // allocator_, when it is one
   std::unique_ptr<Profiler> profiler_;
   bool check_finite_ = false;
   mutable std::mutex pool_mu_;
   mutable std::vector<std::unique_ptr<Frame>> pool_;
   mutable size_t frames_made_ = 0;
+  mutable std::mutex layouts_mu_;
+  mutable std::vector<ShapeLayout> layouts_;  // most recently used first
 };
 
 }  // namespace kiln::runtime
