@@ -58,7 +58,7 @@ void MatMul(InferenceContext& ctx) {
 
 void Gemm(InferenceContext& ctx) {
   const DataType type = InputType(ctx, 0);
-  const std::optional<std::vector<int64_t>> a = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> a = InputNamedDims(ctx, 0);
   const std::optional<std::vector<int64_t>> b = InputDims(ctx, 1);
   const bool trans_a = ctx.info().GetInt("transA", 0) != 0;
   const bool trans_b = ctx.info().GetInt("transB", 0) != 0;

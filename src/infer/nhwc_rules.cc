@@ -30,9 +30,9 @@ void CheckZ(const InferenceContext& ctx, const std::optional<std::vector<int64_t
   }
 }
 
-// Fails unless a known input 'X' has rank 4.
+// Input 'X' (symbols kept); fails unless it has rank 4 when known.
 std::optional<std::vector<int64_t>> Nhwc4(const InferenceContext& ctx) {
-  std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   if (x && x->size() != 4) {
     ctx.Fail("input 'X' has shape " + DimsText(*x) + "; it needs rank 4 (N, H, W, C)");
   }

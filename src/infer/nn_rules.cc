@@ -83,6 +83,7 @@ void CheckSpatialRank(const InferenceContext& ctx, const WindowAttrs& a, size_t 
 int64_t WindowOutput(const InferenceContext& ctx, const WindowAttrs& a, size_t d, size_t rank,
                      int64_t in, int64_t k, bool honour_ceil_mode) {
   const int64_t s = At(a.strides, d, 1);
+  if (IsSymbolicDim(in)) return KeepsSize(a, d, rank, k) ? in : kUnknownDim;
   if (a.auto_pad == AutoPad::kSameUpper || a.auto_pad == AutoPad::kSameLower) {
     return IsKnownDim(in) ? in / s + (in % s != 0 ? 1 : 0) : kUnknownDim;
   }
@@ -109,12 +110,21 @@ int64_t WindowOutput(const InferenceContext& ctx, const WindowAttrs& a, size_t d
   return out;
 }
 
+bool KeepsSize(const WindowAttrs& a, size_t d, size_t rank, int64_t k) {
+  if (At(a.strides, d, 1) != 1) return false;
+  if (a.auto_pad == AutoPad::kSameUpper || a.auto_pad == AutoPad::kSameLower) return true;
+  if (!IsKnownDim(k)) return false;
+  const int64_t pads =
+      a.auto_pad == AutoPad::kNotSet && !a.pads.empty() ? AddDims(a.pads[d], a.pads[d + rank]) : 0;
+  return IsKnownDim(pads) && pads == MulDims(k - 1, At(a.dilations, d, 1));
+}
+
 std::optional<std::vector<int64_t>> ConvOutputDims(const InferenceContext& ctx) {
   const WindowAttrs a = ReadWindow(ctx, true, false);
   const int64_t group = ctx.info().GetInt("group", 1);
   if (group < 1)
     ctx.Fail("attribute 'group' is " + std::to_string(group) + "; it must be positive");
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   const std::optional<std::vector<int64_t>> w = InputDims(ctx, 1);
   if (x && x->size() < 3) {
     ctx.Fail("input 'X' has shape " + DimsText(*x) +
@@ -291,7 +301,7 @@ void Pool(InferenceContext& ctx) {
   }
   const WindowAttrs a = ReadWindow(ctx, dilations, ceil_mode);
   if (a.kernel_shape.empty()) ctx.Fail("attribute 'kernel_shape' is required");
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   std::optional<std::vector<int64_t>> out;
   if (x) {
     if (x->size() < 3) {
@@ -312,7 +322,7 @@ void Pool(InferenceContext& ctx) {
 }
 
 void GlobalPool(InferenceContext& ctx) {
-  std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   if (x) {
     if (x->size() < 2) {
       ctx.Fail("input 'X' has shape " + DimsText(*x) + "; it needs rank 2 or more (N, C, ...)");
@@ -323,7 +333,7 @@ void GlobalPool(InferenceContext& ctx) {
 }
 
 void BatchNormalization(InferenceContext& ctx) {
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   SetOutputDims(ctx, 0, InputType(ctx, 0), x);
   const int64_t c = x && x->size() >= 2 ? (*x)[1] : kUnknownDim;
   const std::vector<int64_t> per_channel = {c};

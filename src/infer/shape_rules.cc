@@ -122,8 +122,23 @@ void Reshape(InferenceContext& ctx) {
   SetOutputDims(ctx, 0, type, out);
 }
 
+// The product of dims[begin, end) with symbols: a symbol when it is the only one and every other
+// dimension is 1, else as ProductOfDims.
+int64_t NamedProductOfDims(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  int64_t symbol = kUnknownDim;
+  bool others_one = true;
+  for (size_t i = begin; i < end && i < dims.size(); ++i) {
+    if (IsSymbolicDim(dims[i]) && symbol == kUnknownDim) {
+      symbol = dims[i];
+    } else {
+      others_one = others_one && dims[i] == 1;
+    }
+  }
+  return symbol != kUnknownDim && others_one ? symbol : ProductOfDims(dims, begin, end);
+}
+
 void Flatten(InferenceContext& ctx) {
-  const std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   std::vector<int64_t> out = {kUnknownDim, kUnknownDim};
   if (x) {
     const int64_t axis = ctx.info().GetInt("axis", 1);
@@ -133,7 +148,7 @@ void Flatten(InferenceContext& ctx) {
                DimsText(*x));
     }
     const auto a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
-    out = {ProductOfDims(*x, 0, a), ProductOfDims(*x, a, x->size())};
+    out = {NamedProductOfDims(*x, 0, a), NamedProductOfDims(*x, a, x->size())};
   }
   SetOutputDims(ctx, 0, InputType(ctx, 0), out);
 }

@@ -73,6 +73,83 @@ TEST(SymbolicDims, RulesPassThemThrough) {
   EXPECT_EQ(Dims(cat[0]), (V{-1, 4}));
 }
 
+// Convolution and pooling keep the batch and the channels, and a spatial symbol where the
+// window cannot change the size (stride 1 with the kernel's extent less one in pads, or SAME):
+// a CNN exported with a dynamic batch or image size keeps them through its layers.
+TEST(SymbolicDims, WindowsKeepTheBatchAndTheSizesTheyCannotChange) {
+  const auto conv = [](V x, int64_t k, V pads, V strides, const char* auto_pad = nullptr) {
+    RuleTest t("Conv", 11);
+    t.Attr("pads", std::move(pads)).Attr("strides", std::move(strides));
+    if (auto_pad != nullptr) t.Attr("auto_pad", auto_pad);
+    return Dims(t.Input(kF, std::move(x)).Input(kF, {16, 3, k, k}).Run()[0]);
+  };
+  EXPECT_EQ(conv({B, 3, S, T}, 3, {1, 1, 1, 1}, {1, 1}), (V{B, 16, S, T}));
+  EXPECT_EQ(conv({B, 3, S, T}, 1, {0, 0, 0, 0}, {1, 1}), (V{B, 16, S, T}));
+  EXPECT_EQ(conv({B, 3, S, T}, 3, {0, 0, 2, 2}, {1, 1}), (V{B, 16, S, T}));  // pads at one end
+  EXPECT_EQ(conv({B, 3, S, T}, 3, {0, 0, 0, 0}, {1, 1}, "SAME_UPPER"), (V{B, 16, S, T}));
+  EXPECT_EQ(conv({B, 3, S, 9}, 3, {0, 1, 0, 1}, {1, 1}), (V{B, 16, -1, 9}));  // S - 2
+  EXPECT_EQ(conv({B, 3, S, 9}, 3, {1, 1, 1, 1}, {2, 2}), (V{B, 16, -1, 5}));  // about S / 2
+  EXPECT_EQ(conv({B, 3, S, 9}, 3, {0, 0, 0, 0}, {2, 1}, "SAME_UPPER"), (V{B, 16, -1, 9}));
+  auto dilated = RuleTest("Conv", 11)
+                     .Attr("pads", V{2, 1, 2, 1})
+                     .Attr("dilations", V{2, 2})
+                     .Input(kF, {B, 3, S, S})
+                     .Input(kF, {16, 3, 3, 3})
+                     .Run();
+  EXPECT_EQ(Dims(dilated[0]), (V{B, 16, S, -1}));  // dilation 2 needs 4 pads; 2 shrink it
+
+  auto pool = RuleTest("MaxPool", 12)
+                  .Attr("kernel_shape", V{3, 3})
+                  .Attr("pads", V{1, 1, 1, 1})
+                  .Attr("strides", V{1, 2})
+                  .Input(kF, {B, 8, S, T})
+                  .Run();
+  EXPECT_EQ(Dims(pool[0]), (V{B, 8, S, -1}));
+  auto global = RuleTest("GlobalAveragePool", 1).Input(kF, {B, 8, S, T}).Run();
+  EXPECT_EQ(Dims(global[0]), (V{B, 8, 1, 1}));
+  auto bn = RuleTest("BatchNormalization", 15)
+                .Input(kF, {B, 8, S, T})
+                .Input(kF, {8})
+                .Input(kF, {8})
+                .Input(kF, {8})
+                .Input(kF, {8})
+                .Run();
+  EXPECT_EQ(Dims(bn[0]), (V{B, 8, S, T}));
+  // The classifier's end: Flatten keeps a symbol that is the only dimension of its side other
+  // than 1s, and Gemm the rows.
+  auto flat = RuleTest("Flatten", 13).Input(kF, {B, 8, 1, 1}).Run();
+  EXPECT_EQ(Dims(flat[0]), (V{B, 8}));
+  auto flat_s = RuleTest("Flatten", 13).Attr("axis", 2).Input(kF, {1, B, 1, S}).Run();
+  EXPECT_EQ(Dims(flat_s[0]), (V{B, S}));
+  auto flat_two = RuleTest("Flatten", 13).Input(kF, {B, 8, S, 1}).Run();
+  EXPECT_EQ(Dims(flat_two[0]), (V{B, -1}));
+  auto flat_zero = RuleTest("Flatten", 13).Input(kF, {B, 0, 1, 1}).Run();
+  EXPECT_EQ(Dims(flat_zero[0]), (V{B, 0}));
+  auto gemm = RuleTest("Gemm", 13).Attr("transB", 1).Input(kF, {B, 8}).Input(kF, {10, 8}).Run();
+  EXPECT_EQ(Dims(gemm[0]), (V{B, 10}));
+
+  // The channels-last forms the layout pass makes, and FusedConv.
+  auto nhwc = RuleTest("NhwcConv", 1, "ai.kiln")
+                  .Attr("pads", V{1, 1, 1, 1})
+                  .Input(kF, {B, S, T, 3})
+                  .Input(kF, {16, 3, 3, 3})
+                  .Run();
+  EXPECT_EQ(Dims(nhwc[0]), (V{B, S, T, 16}));
+  auto nhwc_pool = RuleTest("NhwcMaxPool", 1, "ai.kiln")
+                       .Attr("kernel_shape", V{2, 2})
+                       .Attr("strides", V{2, 2})
+                       .Input(kF, {B, S, 8, 3})
+                       .Run();
+  EXPECT_EQ(Dims(nhwc_pool[0]), (V{B, -1, 4, 3}));
+  auto nhwc_global = RuleTest("NhwcGlobalAveragePool", 1, "ai.kiln").Input(kF, {B, S, T, 3}).Run();
+  EXPECT_EQ(Dims(nhwc_global[0]), (V{B, 1, 1, 3}));
+  auto fused = RuleTest("FusedConv", 1, "com.microsoft")
+                   .Input(kF, {B, 3, S, 9})
+                   .Input(kF, {16, 3, 1, 1})
+                   .Run();
+  EXPECT_EQ(Dims(fused[0]), (V{B, 16, S, 9}));
+}
+
 // A rule can only pass on the symbols its node's inputs have, in their shapes or dims values.
 TEST(SymbolicDims, AnOutputKeepsOnlyTheSymbolsOfItsInputs) {
   ir::Graph g;

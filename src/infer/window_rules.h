@@ -31,8 +31,13 @@ WindowAttrs ReadWindow(const InferenceContext& ctx, bool dilations, bool ceil_mo
 // Fails unless each non-empty attribute has one value per spatial axis (pads: two).
 void CheckSpatialRank(const InferenceContext& ctx, const WindowAttrs& a, size_t rank);
 
+// Whether the window leaves the size of spatial axis d of `rank` as it is, whatever it is: stride
+// 1 and SAME padding, or pads that add up to the kernel's extent less one (kernel size `k`).
+bool KeepsSize(const WindowAttrs& a, size_t d, size_t rank, int64_t k);
+
 // The number of window positions along spatial axis d of `rank` for input size `in` and kernel
-// size `k` (either may be unknown, -1), as ResolveWindow computes it.
+// size `k` (either may be unknown, -1), as ResolveWindow computes it. A symbol (infer.h) for
+// `in` is kept where the window keeps the size, else the result is unknown.
 int64_t WindowOutput(const InferenceContext& ctx, const WindowAttrs& a, size_t d, size_t rank,
                      int64_t in, int64_t k, bool honour_ceil_mode);
 

@@ -1,7 +1,10 @@
 // Level 2: Conv (float, constant weights), optionally followed by an Add of a same-shape tensor
-// (a residual connection), optionally followed by an activation, becomes one com.microsoft
-// FusedConv: Y = activation(Conv(X, W) + B + Z). The kernel applies bias, residual and
-// activation while the output block is still in cache, instead of three more passes over memory.
+// (a residual connection; the same in every run, dynamic axes included), optionally followed by an
+// activation, becomes one com.microsoft FusedConv: Y = activation(Conv(X, W) + B + Z). The kernel
+// applies bias, residual and activation while the output block is still in cache, instead of three
+// more passes over memory.
+#include <algorithm>
+
 #include "kernels/domains.h"
 #include "optimizer/activation.h"
 #include "optimizer/pass.h"
@@ -10,11 +13,13 @@
 namespace kiln::optimizer {
 namespace {
 
-bool SameStaticShape(const PassContext& ctx, const ir::Value* a, const ir::Value* b) {
+// Whether a and b have one shape in every run: the same dims, each a size or a symbol (a dynamic
+// batch, say), as the kernel adds Z without broadcasting.
+bool SameShape(const PassContext& ctx, const ir::Value* a, const ir::Value* b) {
   const infer::TensorFacts& fa = ctx.Facts(a);
   const infer::TensorFacts& fb = ctx.Facts(b);
-  return fa.shape && fb.shape && fa.shape->ElementCount() && fa.shape->dims() == fb.shape->dims() &&
-         fa.type == fb.type;
+  return fa.shape && fb.shape && fa.shape->dims() == fb.shape->dims() && fa.type == fb.type &&
+         std::all_of(fa.shape->dims().begin(), fa.shape->dims().end(), infer::IsNamedDim);
 }
 
 bool FuseOne(PassContext& ctx, ir::Node* conv) {
@@ -29,7 +34,7 @@ bool FuseOne(PassContext& ctx, ir::Node* conv) {
   ir::Value* z = nullptr;
   if (ir::Node* add = OnlyConsumer(g, y); IsOp(add, "Add")) {
     ir::Value* other = OtherInput(add, y);
-    if (other != nullptr && other != y && SameStaticShape(ctx, y, other)) {
+    if (other != nullptr && other != y && SameShape(ctx, y, other)) {
       z = other;
       fused.push_back(add);
       y = add->outputs()[0];

@@ -112,6 +112,39 @@ TEST(ConvActivationFusion, LeavesABroadcastAddAndALoneConvAlone) {
   ExpectSameOutputs([] { return ConvAct(Act::kRelu, true, true); }, 2);
 }
 
+// A residual block exported with dynamic axes: a 3×3 conv (pads 1) plus a 1×1 shortcut conv of
+// x [batch, 3, h, w], then Relu. With stride 1 both branches are [batch, 6, h, w] in every run
+// and the Add fuses; with stride 2 the spatial sizes are not known at load, so it does not.
+ir::Model DynamicResidual(const std::vector<GraphBuilder::Dim>& dims, int64_t stride) {
+  GraphBuilder b;
+  ir::Value* x = b.DynamicInput("x", dims);
+  ir::Value* y = b.Op("Conv", {x, b.Floats({6, 3, 3, 3}), b.Floats({6})},
+                      {Pads(1), IntsAttr("strides", {stride, stride})});
+  ir::Value* z = b.Op("Conv", {x, b.Floats({6, 3, 1, 1})}, {IntsAttr("strides", {stride, stride})});
+  b.Output(b.Op("Relu", {b.Op("Add", {y, z})}));
+  return b.Model();
+}
+
+TEST(ConvActivationFusion, FusesAResidualAddOverDynamicAxes) {
+  const std::map<std::string, int64_t> sizes{{"batch", 2}, {"h", 7}, {"w", 5}};
+  for (const std::vector<GraphBuilder::Dim>& dims :
+       {std::vector<GraphBuilder::Dim>{"batch", 3, 9, 9},
+        std::vector<GraphBuilder::Dim>{"batch", 3, "h", "w"}}) {
+    EXPECT_EQ(OpsAfter(DynamicResidual(dims, 1), 2),
+              (OpCounts{{"Conv", 1}, {"com.microsoft.FusedConv", 1}}));
+    ExpectSameOutputsSized([&] { return DynamicResidual(dims, 1); }, 2, sizes);
+  }
+  const std::vector<GraphBuilder::Dim> image{"batch", 3, "h", "w"};
+  EXPECT_EQ(OpsAfter(DynamicResidual(image, 2), 2),
+            (OpCounts{{"Add", 1}, {"Conv", 2}, {"Relu", 1}}));
+  ExpectSameOutputsSized([&] { return DynamicResidual(image, 2); }, 2, sizes);
+  // At level 3 the block runs channels-last, the residual still fused, as in a static export.
+  EXPECT_EQ(OpsAfter(DynamicResidual(image, 1), 3),
+            (OpCounts{{"Transpose", 3}, {"ai.kiln.NhwcConv", 2}}));
+  EXPECT_EQ(OpsAfter(DynamicResidual(image, 1), 3), OpsAfter(DynamicResidual({2, 3, 7, 5}, 1), 3));
+  ExpectSameOutputsSized([&] { return DynamicResidual(image, 1); }, 3, sizes);
+}
+
 TEST(ConvActivationFusion, LeavesAConvWhoseOutputHasOtherReaders) {
   auto build = [] {
     GraphBuilder b;
