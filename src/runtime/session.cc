@@ -269,12 +269,14 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
       ThrowInvalidArgument("input_names", "input '" + inputs_[k].name + "' is missing");
     }
   }
-  const bool laid_out_per_shape = plan_->has_unplanned_outputs() && HasLayoutKey(*frame);
   bool record = false;
-  if (laid_out_per_shape) {
-    std::shared_ptr<const ArenaLayout> layout = FindLayout(*frame);
-    record = layout == nullptr;
-    if (record) layout = plan_->arena();
+  if (plan_->has_unplanned_outputs()) {
+    // The layout made for these input shapes; none yet: the plan's own, and this run makes one.
+    // Inputs that are not all tensors have no key and run on the plan's own.
+    const bool keyed = HasLayoutKey(*frame);
+    std::shared_ptr<const ArenaLayout> layout = keyed ? FindLayout(*frame) : nullptr;
+    record = keyed && layout == nullptr;
+    if (layout == nullptr) layout = plan_->arena();
     frame->UseLayout(std::move(layout));
     if (record) frame->RecordShapes();
   }
