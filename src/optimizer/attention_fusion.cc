@@ -18,6 +18,7 @@
 #include <map>
 #include <span>
 
+#include "infer/rule_util.h"
 #include "kernels/domains.h"
 #include "optimizer/pass.h"
 #include "optimizer/pattern.h"
@@ -64,7 +65,7 @@ bool MatchSeparate(const PassContext& ctx, ir::Value* v, const std::vector<int64
   const std::vector<int64_t> rd = DimsOf(ctx, r->outputs()[0]);
   const std::vector<int64_t> sd = DimsOf(ctx, r->inputs()[0]);
   if (rd.size() != 4 || sd.size() != 3 || rd[0] != sd[0] || rd[1] != sd[1] ||
-      !Sized({rd[2], rd[3], sd[2]}) || rd[2] * rd[3] != sd[2]) {
+      !Sized({rd[2], rd[3], sd[2]}) || infer::MulDims(rd[2], rd[3]) != sd[2]) {
     return false;
   }
   out = {r->inputs()[0], -1, {t, r}};
@@ -92,7 +93,7 @@ bool MatchPacked(const PassContext& ctx, ir::Value* v, Heads& out) {
   const std::vector<int64_t> sd = DimsOf(ctx, r->inputs()[0]);
   const std::vector<int64_t> vd = DimsOf(ctx, v);
   if (rd.size() != 5 || sd.size() != 3 || rd[2] != 3 || rd[0] != sd[0] || rd[1] != sd[1] ||
-      !Sized({rd[3], rd[4], sd[2]}) || 3 * rd[3] * rd[4] != sd[2] ||
+      !Sized({rd[3], rd[4], sd[2]}) || infer::MulDims(3, infer::MulDims(rd[3], rd[4])) != sd[2] ||
       vd != std::vector<int64_t>{rd[0], rd[3], rd[1], rd[4]}) {
     return false;
   }
@@ -113,7 +114,7 @@ bool MatchSeqFirst(const PassContext& ctx, ir::Value* v, const std::vector<int64
   const std::vector<int64_t> sd = DimsOf(ctx, r->inputs()[0]);
   // Only fully sized: the sources are reshaped to [1, S, D] by a constant shape (ToBatchFirst).
   if (rd.size() != 3 || sd.size() != 3 || sd[1] != 1 || !Sized({rd[0], rd[1], rd[2], sd[2]}) ||
-      rd[0] != sd[0] || rd[1] * rd[2] != sd[2]) {
+      rd[0] != sd[0] || infer::MulDims(rd[1], rd[2]) != sd[2]) {
     return false;
   }
   out = {r->inputs()[0], -1, {t, r}, true};
@@ -208,7 +209,8 @@ class Fuser {
     }
     if (qd.size() != 4 || vd.size() != 4 || !Sized({qd[1], vd[3]})) return false;
     const std::vector<int64_t> od = DimsOf(ctx_, orr->outputs()[0]);
-    const int64_t width = qd[1] * vd[3];
+    const int64_t width = infer::MulDims(qd[1], vd[3]);  // -1 when it overflows
+    if (width < 0) return false;
     const bool out_ok = seq_first ? (od == std::vector<int64_t>{qd[2], width} ||
                                      od == std::vector<int64_t>{qd[2], 1, width})
                                   : od == std::vector<int64_t>{qd[0], qd[2], width};
@@ -366,14 +368,16 @@ class Fuser {
       std::optional<std::vector<int64_t>> steps = IntsOf(sl->inputs()[4]);
       if (!steps || steps->size() != 1 || (*steps)[0] != 1) return -1;
     }
-    if (d.size() != 3 || d[2] < 0 || d[2] % 3 != 0 || !starts || !ends || !axes ||
+    if (d.size() != 3 || d[2] <= 0 || d[2] % 3 != 0 || !starts || !ends || !axes ||
         starts->size() != 1 || ends->size() != 1 || axes->size() != 1 ||
         ((*axes)[0] != -1 && (*axes)[0] != 2)) {
       return -1;
     }
     const int64_t width = d[2] / 3;
     const int64_t part = (*starts)[0] / width;
-    if ((*starts)[0] != part * width || (*ends)[0] != (part + 1) * width || part > 2) return -1;
+    if (part < 0 || part > 2 || (*starts)[0] != part * width || (*ends)[0] != (part + 1) * width) {
+      return -1;
+    }
     packed = sl->inputs()[0];
     return static_cast<int>(part);
   }

@@ -494,6 +494,38 @@ TEST(AttentionFusion, FusesTorchsDynamicAxesExport) {
                          {{"batch", 2}, {"seq", 5}, {"keys", 5}});
 }
 
+// Packed-qkv attention of x [1, 5, 48] whose heads' Reshape has the constant target
+// [1, 5, 3, heads, 8], as torch exports it with static shapes.
+ir::Model PackedAttention(int64_t heads) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {1, 5, 48});
+  ir::Value* qkv = b.Op("MatMul", {x, b.Floats({48, 48})});
+  ir::Value* r = b.Op("Reshape", {qkv, b.Ints({5}, {1, 5, 3, heads, 8})});
+  ir::Value* t = b.Op("Transpose", {r}, {IntsAttr("perm", {2, 0, 3, 1, 4})});
+  std::vector<ir::Value*> parts =
+      b.Node("Split", {t, b.Ints({3}, {1, 1, 1})}, 3, {IntAttr("axis", 0)});
+  ir::Value* axes = b.Ints({1}, {0});
+  ir::Value* q = b.Op("Squeeze", {parts[0], axes});
+  ir::Value* kt =
+      b.Op("Transpose", {b.Op("Squeeze", {parts[1], axes})}, {IntsAttr("perm", {0, 1, 3, 2})});
+  ir::Value* v = b.Op("Squeeze", {parts[2], axes});
+  ir::Value* s = b.Op("Div", {b.Op("MatMul", {q, kt}), b.Floats({}, {2.8284271f})});
+  ir::Value* p = b.Op("Softmax", {s}, {IntAttr("axis", -1)});
+  ir::Value* o = b.Op("Transpose", {b.Op("MatMul", {p, v})}, {IntsAttr("perm", {0, 2, 1, 3})});
+  b.Output(b.Op("Reshape", {o, b.Ints({3}, {1, 5, 16})}));
+  return b.Model();
+}
+
+// A head count so large that 3 · heads · 8 overflows int64 (the fuzzer made one: the Reshape's
+// own check cannot count those elements) is not a match, and costs the pass no overflow.
+TEST(AttentionFusion, HeadSizesWhoseProductOverflowsAreNotAMatch) {
+  EXPECT_EQ(OpsAfter(PackedAttention(2), 2).count("com.microsoft.MultiHeadAttention"), 1u);
+  ExpectSameOutputs([] { return PackedAttention(2); }, 2);
+  const OpCounts huge = OpsAfter(PackedAttention(384307168202282325), 2);
+  EXPECT_EQ(huge.count("com.microsoft.MultiHeadAttention"), 0u);
+  EXPECT_EQ(huge.at("Softmax"), 1);
+}
+
 // Blocked weights: MatMul and Gemm (with its bias, its weight plain or transposed) against a
 // constant weight become BlockedMatMul with blocks of 32 columns (PackedGemm's panels), the
 // original weights freed; matrix-vector or scaled products stay as they are, and a weight
