@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "infer/rule_util.h"
 #include "kernels/domains.h"
 #include "optimizer/pass.h"
 #include "optimizer/pattern.h"
@@ -209,8 +210,9 @@ std::optional<InputAxes> GatherAxes(const PassContext& ctx, const ir::Node* p,
   if (IsOp(p, "Reshape") && HasRequiredInputs(p, 2)) {
     const std::optional<std::vector<int64_t>> in = DimsOf(ctx, p->inputs()[0]);
     if (!in || std::count(out.begin(), out.end(), 0) > 0) return std::nullopt;
-    int64_t before = 1;
-    for (int64_t i = 0; i < axis; ++i) before *= out[static_cast<size_t>(i)];
+    int64_t before = 1;  // (MulDims: -1 when the product overflows)
+    for (int64_t i = 0; i < axis; ++i) before = infer::MulDims(before, out[static_cast<size_t>(i)]);
+    if (before < 0) return std::nullopt;
     int64_t prefix = 1;
     for (size_t j = 0; j < in->size(); ++j) {
       if (prefix == before && (*in)[j] == out_dim) {
@@ -219,8 +221,8 @@ std::optional<InputAxes> GatherAxes(const PassContext& ctx, const ir::Node* p,
         (*shape)[static_cast<size_t>(axis)] = static_cast<int64_t>(picks);
         return axes;
       }
-      prefix *= (*in)[j];
-      if (prefix > before) break;
+      prefix = infer::MulDims(prefix, (*in)[j]);
+      if (prefix < 0 || prefix > before) break;
     }
     return std::nullopt;
   }

@@ -184,6 +184,17 @@ TEST(RowGatherPushdown, StopsWhereRowsDependOnOtherRows) {
   EXPECT_EQ(GatherSources(build(2)), std::vector<std::string>{"Softmax"});
 }
 
+// A Reshape to sizes whose product overflows int64 (its own check cannot count the elements):
+// the Gather after it stays there, and working out which input axis holds its rows overflows
+// nothing (the sanitizer build would report it).
+TEST(RowGatherPushdown, StopsAtAReshapeToSizesTooLargeToMultiply) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {2, 5, 8});
+  ir::Value* r = b.Op("Reshape", {b.Op("Relu", {x}), b.Ints({4}, {int64_t{1} << 62, 4, 5, 8})});
+  b.Output(b.Op("Gather", {r, b.Ints({1}, {0})}, {IntAttr("axis", 2)}));
+  EXPECT_EQ(GatherSources(b.Model()), std::vector<std::string>{"Reshape"});
+}
+
 TEST(RowGatherPushdown, LeavesGathersWhoseRowsAreNeededElsewhere) {
   // The gathered value is also a graph output (BERT's last_hidden_state), or another node reads
   // it, or the Gather picks every row, or its indices are not constant.
