@@ -434,6 +434,22 @@ TEST(SkipLayerNormFusion, FusesOverDynamicAxesWhenTheShapesAreTheSame) {
   }
 }
 
+// torch's split of packed heads r [B, S, 3, H, Dh]: q [B, H, S, Dh], kᵀ [B, H, Dh, S], v.
+struct PackedHeads {
+  ir::Value* q;
+  ir::Value* kt;
+  ir::Value* v;
+};
+PackedHeads SplitPackedHeads(GraphBuilder& b, ir::Value* r) {
+  ir::Value* t = b.Op("Transpose", {r}, {IntsAttr("perm", {2, 0, 3, 1, 4})});
+  std::vector<ir::Value*> parts =
+      b.Node("Split", {t, b.Ints({3}, {1, 1, 1})}, 3, {IntAttr("axis", 0)});
+  ir::Value* axes = b.Ints({1}, {0});
+  ir::Value* kt =
+      b.Op("Transpose", {b.Op("Squeeze", {parts[1], axes})}, {IntsAttr("perm", {0, 1, 3, 2})});
+  return {b.Op("Squeeze", {parts[0], axes}), kt, b.Op("Squeeze", {parts[2], axes})};
+}
+
 // Packed-qkv attention as torch exports it with dynamic axes: x [batch, seq, 16], the heads'
 // Reshape targets Concat(Unsqueeze(Gather(Shape(x), i)), ...) and the padding mask an input
 // [batch, mask_seq] made a [B, 1, 1, L] additive bias. H = 2, Dh = 8.
@@ -453,14 +469,7 @@ ir::Model DynamicAttention(const char* mask_seq) {
   };
   ir::Value* qkv = b.Op("Add", {b.Op("MatMul", {x, b.Floats({16, 48})}), b.Floats({48})});
   ir::Value* r = b.Op("Reshape", {qkv, target({3, 2, 8})});
-  ir::Value* t = b.Op("Transpose", {r}, {IntsAttr("perm", {2, 0, 3, 1, 4})});
-  std::vector<ir::Value*> parts =
-      b.Node("Split", {t, b.Ints({3}, {1, 1, 1})}, 3, {IntAttr("axis", 0)});
-  ir::Value* axes = b.Ints({1}, {0});
-  ir::Value* q = b.Op("Squeeze", {parts[0], axes});
-  ir::Value* kt =
-      b.Op("Transpose", {b.Op("Squeeze", {parts[1], axes})}, {IntsAttr("perm", {0, 1, 3, 2})});
-  ir::Value* v = b.Op("Squeeze", {parts[2], axes});
+  const auto [q, kt, v] = SplitPackedHeads(b, r);
   ir::Value* keep = b.Op("Unsqueeze", {mask, b.Ints({2}, {1, 2})});
   ir::Value* bias = b.Op("Mul", {b.Op("Sub", {b.Floats({}, {1.0f}), keep}), b.Floats({}, {-8.0f})});
   ir::Value* s = b.Op("Div", {b.Op("MatMul", {q, kt}), b.Floats({}, {2.8284271f})});
@@ -501,14 +510,7 @@ ir::Model PackedAttention(int64_t heads, int64_t head_size = 8) {
   ir::Value* x = b.Input("x", {1, 5, 48});
   ir::Value* qkv = b.Op("MatMul", {x, b.Floats({48, 48})});
   ir::Value* r = b.Op("Reshape", {qkv, b.Ints({5}, {1, 5, 3, heads, head_size})});
-  ir::Value* t = b.Op("Transpose", {r}, {IntsAttr("perm", {2, 0, 3, 1, 4})});
-  std::vector<ir::Value*> parts =
-      b.Node("Split", {t, b.Ints({3}, {1, 1, 1})}, 3, {IntAttr("axis", 0)});
-  ir::Value* axes = b.Ints({1}, {0});
-  ir::Value* q = b.Op("Squeeze", {parts[0], axes});
-  ir::Value* kt =
-      b.Op("Transpose", {b.Op("Squeeze", {parts[1], axes})}, {IntsAttr("perm", {0, 1, 3, 2})});
-  ir::Value* v = b.Op("Squeeze", {parts[2], axes});
+  const auto [q, kt, v] = SplitPackedHeads(b, r);
   ir::Value* s = b.Op("Div", {b.Op("MatMul", {q, kt}), b.Floats({}, {2.8284271f})});
   ir::Value* p = b.Op("Softmax", {s}, {IntAttr("axis", -1)});
   ir::Value* o = b.Op("Transpose", {b.Op("MatMul", {p, v})}, {IntsAttr("perm", {0, 2, 1, 3})});

@@ -204,18 +204,38 @@ TEST(PlanInference, ShapeOfAScalarFoldsToAnEmptyTensor) {
   return m;
 }
 
-TEST(PlanArena, BuffersAliveAtTheSameTimeNeverOverlapAndDeadOnesAreReused) {
-  // Add(v_i, v_{i-2}) keeps two values alive at once; the arena must still reuse dead ones.
+// ReluChain(2), then v_i = v_{i-1} + v_{i-2} for i = 3..last, which keeps two values alive at
+// once; the output is v<last>.
+::onnx::ModelProto AddChain(int last) {
   ::onnx::ModelProto m = ReluChain(2);
   auto* g = m.mutable_graph();
-  for (int i = 3; i <= 12; ++i) {
+  for (int i = 3; i <= last; ++i) {
     AddNode(g, "add" + std::to_string(i), "Add",
             {"v" + std::to_string(i - 1), "v" + std::to_string(i - 2)}, {"v" + std::to_string(i)});
   }
-  g->mutable_output(0)->set_name("v12");
-  std::unique_ptr<Session> s = Create(m);
-  const GraphPlan& plan = s->plan();
-  // Live range of each planned slot: from its step to the step that releases it.
+  g->mutable_output(0)->set_name("v" + std::to_string(last));
+  return m;
+}
+
+// What AddChain(last) computes from x.
+std::vector<float> AddChainReference(const std::vector<float>& x, int last) {
+  std::vector<float> a(x.size()), b;
+  for (size_t i = 0; i < x.size(); ++i) a[i] = x[i] > 0 ? x[i] : 0.0f;
+  b = a;  // v1, v2
+  for (int i = 3; i <= last; ++i) {
+    std::vector<float> c(x.size());
+    for (size_t k = 0; k < x.size(); ++k) c[k] = b[k] + a[k];
+    a = b;
+    b = c;
+  }
+  return b;
+}
+
+// Expects the step outputs that `offset(slot)` places (>= 0), each `bytes` long, never to overlap
+// while both are alive (from the step that makes one to the step that releases it; graph
+// outputs to the end). Returns how many are placed.
+template <typename Offset>
+size_t ExpectLiveBuffersDisjoint(const GraphPlan& plan, Offset offset, int64_t bytes) {
   struct Range {
     size_t first, last;
     int64_t offset;
@@ -223,41 +243,40 @@ TEST(PlanArena, BuffersAliveAtTheSameTimeNeverOverlapAndDeadOnesAreReused) {
   std::vector<Range> ranges;
   for (size_t k = 0; k < plan.steps().size(); ++k) {
     for (int slot : plan.steps()[k].outputs) {
-      if (plan.ArenaOffset(slot) < 0) continue;
-      size_t last = plan.steps().size();  // graph outputs live to the end
+      if (offset(slot) < 0) continue;
+      size_t last = plan.steps().size();
       for (size_t j = k; j < plan.steps().size(); ++j) {
         for (int r : plan.steps()[j].release) {
           if (r == slot) last = j;
         }
       }
-      ranges.push_back({k, last, plan.ArenaOffset(slot)});
+      ranges.push_back({k, last, offset(slot)});
     }
   }
-  ASSERT_EQ(ranges.size(), 12u);  // every intermediate and the output are planned
   for (size_t i = 0; i < ranges.size(); ++i) {
     for (size_t j = i + 1; j < ranges.size(); ++j) {
-      const bool live_together =
-          ranges[i].first <= ranges[j].last && ranges[j].first <= ranges[i].last;
-      const bool disjoint = ranges[i].offset + 256 <= ranges[j].offset ||
-                            ranges[j].offset + 256 <= ranges[i].offset;  // 64 floats each
-      if (live_together) {
-        EXPECT_TRUE(disjoint) << i << " and " << j;
+      if (ranges[i].first <= ranges[j].last && ranges[j].first <= ranges[i].last) {
+        EXPECT_TRUE(ranges[i].offset + bytes <= ranges[j].offset ||
+                    ranges[j].offset + bytes <= ranges[i].offset)
+            << i << " and " << j;
       }
     }
   }
+  return ranges.size();
+}
+
+TEST(PlanArena, BuffersAliveAtTheSameTimeNeverOverlapAndDeadOnesAreReused) {
+  std::unique_ptr<Session> s = Create(AddChain(12));
+  const GraphPlan& plan = s->plan();
+  // Every intermediate and the output are planned; 64 floats each.
+  EXPECT_EQ(ExpectLiveBuffersDisjoint(
+                plan, [&](int slot) { return plan.ArenaOffset(slot); }, 256),
+            12u);
   EXPECT_LT(plan.arena_bytes(), 12u * 256u) << "dead buffers are reused";
   EXPECT_GE(plan.arena_bytes(), 3u * 256u) << "three buffers are alive at once";
 
-  std::vector<float> x = Ramp(64, -32.0f);
-  std::vector<float> v1(64), v2(64);
-  for (size_t i = 0; i < 64; ++i) v2[i] = v1[i] = x[i] > 0 ? x[i] : 0.0f;
-  std::vector<float> a = v1, b = v2;  // v_{i-2}, v_{i-1}
-  for (int i = 3; i <= 12; ++i) {
-    std::vector<float> c(64);
-    for (size_t k = 0; k < 64; ++k) c[k] = b[k] + a[k];
-    a = b;
-    b = c;
-  }
+  const std::vector<float> x = Ramp(64, -32.0f);
+  const std::vector<float> b = AddChainReference(x, 12);
   EXPECT_EQ(RunFloat(*s, "v0", Shape({64}), x, "v12"), b);
   EXPECT_EQ(RunFloat(*s, "v0", Shape({64}), x, "v12"), b) << "a second run, from the pool";
 }
@@ -522,13 +541,8 @@ TEST(PlanInference, KernelsAreSpecializedOnceWithWhatInferenceKnows) {
 // v0 [n] (n a dim_param) -> Relu -> v1 -> Relu -> v2, then v_i = v_{i-1} + v_{i-2} up to v8, the
 // output: nothing past the input is laid out at load.
 ::onnx::ModelProto AddChainOfFreeLength() {
-  ::onnx::ModelProto m = ReluChain(2);
+  ::onnx::ModelProto m = AddChain(8);
   auto* g = m.mutable_graph();
-  for (int i = 3; i <= 8; ++i) {
-    AddNode(g, "add" + std::to_string(i), "Add",
-            {"v" + std::to_string(i - 1), "v" + std::to_string(i - 2)}, {"v" + std::to_string(i)});
-  }
-  g->mutable_output(0)->set_name("v8");
   g->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
   g->mutable_input(0)
       ->mutable_type()
@@ -537,19 +551,6 @@ TEST(PlanInference, KernelsAreSpecializedOnceWithWhatInferenceKnows) {
       ->mutable_dim(0)
       ->set_dim_param("n");
   return m;
-}
-
-std::vector<float> AddChainOfFreeLengthReference(const std::vector<float>& x) {
-  std::vector<float> a(x.size()), b;
-  for (size_t i = 0; i < x.size(); ++i) a[i] = x[i] > 0 ? x[i] : 0.0f;
-  b = a;  // v1, v2
-  for (int i = 3; i <= 8; ++i) {
-    std::vector<float> c(x.size());
-    for (size_t k = 0; k < x.size(); ++k) c[k] = b[k] + a[k];
-    a = b;
-    b = c;
-  }
-  return b;
 }
 
 TEST(PlanArena, ARunsShapesAreLaidOutAndTheNextRunWithThemUsesTheLayout) {
@@ -570,7 +571,7 @@ TEST(PlanArena, ARunsShapesAreLaidOutAndTheNextRunWithThemUsesTheLayout) {
     frame.Execute();
     const Tensor& y = *frame.Output(0).tensor();
     const float* p = static_cast<const float*>(y.data());
-    EXPECT_EQ(std::vector<float>(p, p + y.element_count()), AddChainOfFreeLengthReference(x)) << n;
+    EXPECT_EQ(std::vector<float>(p, p + y.element_count()), AddChainReference(x, 8)) << n;
   };
   const auto next = [&] {
     frame.Clear();
@@ -591,31 +592,9 @@ TEST(PlanArena, ARunsShapesAreLaidOutAndTheNextRunWithThemUsesTheLayout) {
 
   // Every step output has a place; two buffers alive at once never overlap (64 bytes each with
   // alignment); dead ones are reused.
-  struct Range {
-    size_t first, last;
-    int64_t offset;
-  };
-  std::vector<Range> ranges;
-  for (size_t k = 0; k < plan.steps().size(); ++k) {
-    const int slot = plan.steps()[k].outputs[0];
-    size_t last = plan.steps().size();
-    for (size_t j = k; j < plan.steps().size(); ++j) {
-      for (int r : plan.steps()[j].release) {
-        if (r == slot) last = j;
-      }
-    }
-    EXPECT_GE(layout->offsets[slot], 0) << k;
-    ranges.push_back({k, last, layout->offsets[slot]});
-  }
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    for (size_t j = i + 1; j < ranges.size(); ++j) {
-      if (ranges[i].first <= ranges[j].last && ranges[j].first <= ranges[i].last) {
-        EXPECT_TRUE(ranges[i].offset + 64 <= ranges[j].offset ||
-                    ranges[j].offset + 64 <= ranges[i].offset)
-            << i << " and " << j;
-      }
-    }
-  }
+  EXPECT_EQ(ExpectLiveBuffersDisjoint(
+                plan, [&](int slot) { return layout->offsets[slot]; }, 64),
+            plan.steps().size());
   EXPECT_LT(layout->bytes, 8u * 64u);
 
   next();
@@ -650,8 +629,7 @@ TEST(PlanArena, ASessionKeepsALayoutPerSetOfInputShapes) {
   std::unique_ptr<Session> s = Create(AddChainOfFreeLength());
   const auto run = [&](size_t n) {
     const std::vector<float> x = Ramp(n, -2.5f);
-    EXPECT_EQ(RunFloat(*s, "v0", Shape({int64_t(n)}), x, "v8"), AddChainOfFreeLengthReference(x))
-        << n;
+    EXPECT_EQ(RunFloat(*s, "v0", Shape({int64_t(n)}), x, "v8"), AddChainReference(x, 8)) << n;
   };
   EXPECT_EQ(s->shape_layout_count(), 0u);
   run(10);
