@@ -183,8 +183,9 @@ void Frame::FreeArena() noexcept {
 
 void Frame::UseLayout(std::shared_ptr<const ArenaLayout> layout) {
   if (layout == layout_) return;
-  if (layout == nullptr || !layout->any) {
-    FreeArena();
+  if (layout == nullptr || !layout->any) {  // nothing planned; the block is kept for the next
+    planned_.clear();
+    layout_.reset();
     return;
   }
   planned_.clear();  // the tensors of the old layout

@@ -87,8 +87,9 @@ class Frame final : public SubgraphRunner {
   // Binds a cleared frame to a new run and puts the constants back.
   void Reset(RunContext& run);
   // Places the next run's values by `layout` (one of the plan's: its own or one LayoutFor made),
-  // growing the arena block when it needs more. Called on a cleared frame, before Execute.
-  // Throws kOutOfMemory (the frame is then left with no arena).
+  // growing the arena block when it needs more (a layout that places nothing keeps the block).
+  // Called on a cleared frame, before Execute. Throws kOutOfMemory (the frame is then left with no
+  // arena).
   void UseLayout(std::shared_ptr<const ArenaLayout> layout);
   // Makes the next Execute note the type and shape of every tensor a step produces, for
   // ProducedShapes. Clear ends it.

@@ -618,7 +618,7 @@ TEST(PlanArena, ARunsShapesAreLaidOutAndTheNextRunWithThemUsesTheLayout) {
   frame.UseLayout(large);
   run(1000);
   EXPECT_TRUE(frame.InArena(*frame.Output(0).tensor()));
-  // The plan's own layout plans nothing: the block goes.
+  // The plan's own layout places nothing.
   next();
   frame.UseLayout(plan.arena());
   run(10);
