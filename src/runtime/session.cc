@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <new>
 #include <thread>
 
 #include "core/error.h"
@@ -282,9 +283,14 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
   }
   frame->Execute();
   if (record) {
-    AddLayout(*frame, plan_->LayoutFor(frame->ProducedShapes()));
-    // The buffers this run took from the allocator are the arena's now: give back those kept.
-    if (caching_ != nullptr) caching_->Trim();
+    // Only a speed-up for later runs: this run has its results, so no memory for the layout
+    // just means the next run with these shapes records again.
+    try {
+      AddLayout(*frame, plan_->LayoutFor(frame->ProducedShapes()));
+      // The buffers this run took from the allocator are the arena's now: give back those kept.
+      if (caching_ != nullptr) caching_->Trim();
+    } catch (const std::bad_alloc&) {
+    }
   }
 
   for (size_t i = 0; i < output_names.size(); ++i) {

@@ -95,7 +95,7 @@ class Session {
   bool HasLayoutKey(const Frame& frame) const;
   bool KeyMatches(const std::vector<int64_t>& key, const Frame& frame) const;
   std::vector<int64_t> LayoutKey(const Frame& frame) const;
-  // The layout of the frame's input shapes, or null (then moved to the front when found).
+  // The layout of the frame's input shapes (moved to the front of the list), or null.
   std::shared_ptr<const ArenaLayout> FindLayout(const Frame& frame) const;
   void AddLayout(const Frame& frame, std::shared_ptr<const ArenaLayout> layout) const;
 
