@@ -7,8 +7,8 @@ Each case under each NODE_DIR (the newest suite in ../shared/onnx-tests/node, ON
 Debian's libonnx-testdata) is frozen into a static-shape model (freeze_case.py: every input but the
 first becomes a constant holding the case's value) and run through PROBE (kiln_alloc_probe) in a
 steady state. A case must allocate nothing unless MANIFEST lists it, one "case  reason" per line
-(the reason says why the model is not static-shape: an output shape that depends on the first
-input's values, a control-flow body). A listed case that allocates nothing fails too, so the list
+(the reason says why: a control-flow or subgraph body, which runs in child frames, or a library
+that allocates while it works, as std::regex does). A listed case that allocates nothing fails too, so the list
 only shrinks. Cases Kiln cannot load or run (an op not supported yet, an input the zero-filled
 probe makes invalid) are counted, not judged: the conformance suite covers them. Ends with
 "N passed, N failed".

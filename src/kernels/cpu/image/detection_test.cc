@@ -3,6 +3,7 @@
 // opset's defaults, every error the kernels raise.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <vector>
 
 #include "kernels/test_errors.h"
@@ -58,6 +59,20 @@ TEST(ImageNonMaxSuppression, CenterPointBoxesClassesAndBatches) {
                  .Run();
   EXPECT_EQ(Values<int64_t>(*out[0]), (Ints{0, 0, 2, 0, 0, 1, 0, 1, 0, 0, 1, 2,  //
                                             1, 0, 0, 1, 0, 2, 1, 1, 0, 1, 1, 2}));
+}
+
+TEST(ImageNonMaxSuppression, NaNScoresAreNeverKept) {
+  // Box 3 (the best score) and box 0 become NaN: with no score threshold the rest are kept in
+  // score order, and the NaNs never reach the sort.
+  Floats scores = Scores();
+  scores[0] = scores[3] = std::numeric_limits<float>::quiet_NaN();
+  auto out = NodeTest("NonMaxSuppression", 11)
+                 .Input<float>({1, 6, 4}, Boxes())
+                 .Input<float>({1, 1, 6}, scores)
+                 .Input<int64_t>({1}, {10})
+                 .Input<float>({1}, {1})
+                 .Run();
+  EXPECT_EQ(Values<int64_t>(*out[0]), (Ints{0, 0, 1, 0, 0, 2, 0, 0, 4, 0, 0, 5}));
 }
 
 TEST(ImageNonMaxSuppression, DefaultsKeepNothing) {

@@ -6,14 +6,14 @@
 //     (x_center, y_center, width, height) (center_point_box 1); scores [B, C, N];
 //   optional scalars: max_output_boxes_per_class (int64, default 0: nothing kept), iou_threshold
 //     (float, default 0), score_threshold (float, default: none).
-// Equal scores keep the lower box index first. The output's size depends on the data, so it is
-// gathered in a heap vector.
+// Equal scores keep the lower box index first. The output's size depends on the data: it is
+// gathered in scratch (as are the kernel's working arrays), so a run whose output shape was met
+// before (a per-shape layout) allocates nothing.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 #include <string>
-#include <vector>
 
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/image/image_kernels.h"
@@ -93,40 +93,49 @@ class NonMaxSuppression final : public Kernel {
     const auto batches = static_cast<size_t>(bd[0]);
     const auto count = static_cast<size_t>(bd[1]);
     const auto classes = static_cast<size_t>(sd[1]);
-    std::vector<double> box_values(boxes.element_count());
-    std::vector<double> score_values(scores.element_count());
-    nn::ReadAsDouble(info, boxes, "boxes", box_values.data());
-    nn::ReadAsDouble(info, scores, "scores", score_values.data());
-    std::vector<Box> corners(count);
-    std::vector<size_t> order;
-    std::vector<size_t> kept;
-    std::vector<int64_t> selected;
+    // At most this many boxes kept per batch and class.
+    const size_t per_class = std::min(count, static_cast<size_t>(max_out));
+    auto* box_values = ctx.Scratch<double>(boxes.element_count());
+    auto* score_values = ctx.Scratch<double>(scores.element_count());
+    nn::ReadAsDouble(info, boxes, "boxes", box_values);
+    nn::ReadAsDouble(info, scores, "scores", score_values);
+    auto* corners = ctx.Scratch<Box>(count);
+    auto* order = ctx.Scratch<size_t>(count);
+    auto* kept = ctx.Scratch<size_t>(per_class);
+    // (batch, class, box) rows; batches · classes · per_class fits: scores has at least as many
+    // elements (times 3, as the output tensor would need anyway).
+    auto* selected = ctx.Scratch<int64_t>(3 * batches * classes * per_class);
+    size_t rows = 0;
     for (size_t b = 0; b < batches; ++b) {
       for (size_t i = 0; i < count; ++i) corners[i] = Corners(&box_values[(b * count + i) * 4]);
       for (size_t c = 0; c < classes; ++c) {
-        const double* s = score_values.data() + (b * classes + c) * count;  // count may be 0
-        order.clear();
+        const double* s = score_values + (b * classes + c) * count;  // count may be 0
+        size_t candidates = 0;
         for (size_t i = 0; i < count; ++i) {
-          if (s[i] > score_threshold) order.push_back(i);
+          if (s[i] > score_threshold) order[candidates++] = i;  // never a NaN score
         }
-        std::stable_sort(order.begin(), order.end(),
-                         [&](size_t l, size_t r) { return s[l] > s[r]; });
-        kept.clear();
-        for (size_t i : order) {
-          if (kept.size() >= static_cast<size_t>(max_out)) break;
-          const bool suppressed = std::any_of(kept.begin(), kept.end(), [&](size_t k) {
+        // Highest score first, equal scores by box index (std::stable_sort would take a buffer
+        // from the heap).
+        std::sort(order, order + candidates,
+                  [&](size_t l, size_t r) { return s[l] > s[r] || (s[l] == s[r] && l < r); });
+        size_t kept_count = 0;
+        for (size_t n = 0; n < candidates && kept_count < per_class; ++n) {
+          const size_t i = order[n];
+          const bool suppressed = std::any_of(kept, kept + kept_count, [&](size_t k) {
             return Iou(corners[k], corners[i]) > iou_threshold;
           });
           if (suppressed) continue;
-          kept.push_back(i);
-          selected.insert(selected.end(), {static_cast<int64_t>(b), static_cast<int64_t>(c),
-                                           static_cast<int64_t>(i)});
+          kept[kept_count++] = i;
+          int64_t* row = selected + 3 * rows++;
+          row[0] = static_cast<int64_t>(b);
+          row[1] = static_cast<int64_t>(c);
+          row[2] = static_cast<int64_t>(i);
         }
       }
     }
-    const std::array<int64_t, 2> dims{static_cast<int64_t>(selected.size() / 3), 3};
+    const std::array<int64_t, 2> dims{static_cast<int64_t>(rows), 3};
     Tensor& y = ctx.OutputForOverwrite(0, DataType::kInt64, dims);
-    std::copy(selected.begin(), selected.end(), static_cast<int64_t*>(y.data()));
+    std::copy(selected, selected + 3 * rows, static_cast<int64_t*>(y.data()));
   }
 
  private:

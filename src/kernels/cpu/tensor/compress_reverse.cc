@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu/common.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
@@ -50,12 +51,12 @@ class Compress final : public Kernel {
       }
       ++kept;
     }
-    std::vector<int64_t> y_dims = {static_cast<int64_t>(kept)};
+    SmallVector<int64_t> y_dims{static_cast<int64_t>(kept)};
     if (has_axis_) {
-      y_dims = dims;
+      y_dims.assign(dims.begin(), dims.end());
       y_dims[axis] = static_cast<int64_t>(kept);
     }
-    Tensor& y = ctx.Output(0, x.type(), Shape(y_dims));
+    Tensor& y = ctx.Output(0, x.type(), y_dims.span());
     DispatchStorage(x.type(), info, [&](auto tag) {
       using E = typename decltype(tag)::type;
       const E* src = DataAs<E>(x);

@@ -2,9 +2,11 @@
 //   Trilu 14–23 (every element type but the sub-byte ones; strings copied as std::string)
 //   NonZero 9–23 (numeric types, bool and string; a scalar counts as shape [1], as numpy does)
 #include <algorithm>
+#include <array>
 #include <type_traits>
 
 #include "kernels/cpu/common.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
@@ -68,8 +70,8 @@ class NonZero final : public Kernel {
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.Input(0);
-    std::vector<int64_t> dims = x.shape().dims();
-    if (dims.empty()) dims = {1};
+    SmallVector<int64_t> dims(x.shape().dims());
+    if (dims.empty()) dims.assign(size_t{1}, int64_t{1});
     const size_t rank = dims.size();
     Dispatch<KILN_NUMERIC_TYPES, bool, std::string>(x.type(), ctx.info(), [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -77,10 +79,9 @@ class NonZero final : public Kernel {
       const size_t n = x.element_count();
       size_t count = 0;
       for (size_t i = 0; i < n; ++i) count += IsNonZero(p[i]) ? 1 : 0;
-      Tensor& y = ctx.Output(0, DataType::kInt64,
-                             Shape({static_cast<int64_t>(rank), static_cast<int64_t>(count)}));
-      auto* out = DataAs<int64_t>(y);
-      std::vector<int64_t> index(rank, 0);
+      const std::array<int64_t, 2> y_dims{static_cast<int64_t>(rank), static_cast<int64_t>(count)};
+      auto* out = DataAs<int64_t>(ctx.OutputForOverwrite(0, DataType::kInt64, y_dims));
+      SmallVector<int64_t> index(rank, 0);
       size_t column = 0;
       for (size_t i = 0; i < n; ++i) {
         if (IsNonZero(p[i])) {

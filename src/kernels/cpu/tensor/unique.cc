@@ -1,24 +1,31 @@
 // Unique 11–23: the distinct elements (no axis: of the flattened input) or distinct slices along
 // `axis`, sorted ascending (lexicographically for slices) or in order of first occurrence, with
 // the first-occurrence indices, the inverse indices and the counts (all int64). Every numeric
-// type, bool and string. The output size depends on the data, so the kernel allocates.
+// type, bool and string. The output size depends on the data; the kernel's working arrays are
+// scratch, so a run whose output shapes were met before (a per-shape layout) allocates nothing.
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <numeric>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "kernels/cpu/common.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace kiln::cpu {
 namespace {
 
+// A strict weak order, as std::sort needs: NaNs are all equal and after every number (as
+// numpy.unique sorts and groups them); -0 and +0 are equal.
 template <typename T>
 bool Less(const T& a, const T& b) {
   if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-    return a.ToFloat() < b.ToFloat();
+    return Less(a.ToFloat(), b.ToFloat());
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(b) ? !std::isnan(a) : a < b;
   } else {
     return a < b;
   }
@@ -69,35 +76,40 @@ class Unique final : public Kernel {
         }
         return true;
       };
-      std::vector<size_t> order(count);
-      std::iota(order.begin(), order.end(), size_t{0});
-      // Stable, so each group of equal slices starts with its first occurrence.
-      std::stable_sort(order.begin(), order.end(), slice_less);
-      std::vector<size_t> firsts;        // first occurrence of each distinct slice
-      std::vector<size_t> group(count);  // slice -> its group, in sorted order
+      // Working arrays of `count` entries each, from scratch (at most `count` groups).
+      size_t* order = ctx.Scratch<size_t>(count);
+      size_t* firsts = ctx.Scratch<size_t>(count);    // first occurrence of each distinct slice
+      size_t* group = ctx.Scratch<size_t>(count);     // slice -> its group, in sorted order
+      size_t* rank = ctx.Scratch<size_t>(count);      // group -> output position
+      size_t* slice_of = ctx.Scratch<size_t>(count);  // output position -> first occurrence
+      std::iota(order, order + count, size_t{0});
+      // Equal slices in index order, so each group starts with its first occurrence (std::sort
+      // with the index as tie-break: std::stable_sort would take a buffer from the heap).
+      std::sort(order, order + count, [&](size_t a, size_t b) {
+        if (slice_less(a, b)) return true;
+        return !slice_less(b, a) && a < b;
+      });
+      size_t unique = 0;
       for (size_t i = 0; i < count; ++i) {
-        if (i == 0 || !slice_same(order[i - 1], order[i])) firsts.push_back(order[i]);
-        group[order[i]] = firsts.size() - 1;
+        if (i == 0 || !slice_same(order[i - 1], order[i])) firsts[unique++] = order[i];
+        group[order[i]] = unique - 1;
       }
-      const size_t unique = firsts.size();
-      std::vector<size_t> rank(unique);  // group -> output position
-      std::iota(rank.begin(), rank.end(), size_t{0});
+      std::iota(rank, rank + unique, size_t{0});
       if (!sorted_) {
-        std::vector<size_t> by_first(unique);
-        std::iota(by_first.begin(), by_first.end(), size_t{0});
-        std::sort(by_first.begin(), by_first.end(),
+        size_t* by_first = slice_of;  // free until slice_of is filled below
+        std::iota(by_first, by_first + unique, size_t{0});
+        std::sort(by_first, by_first + unique,
                   [&](size_t a, size_t b) { return firsts[a] < firsts[b]; });
         for (size_t pos = 0; pos < unique; ++pos) rank[by_first[pos]] = pos;
       }
-      std::vector<size_t> slice_of(unique);  // output position -> first occurrence
       for (size_t g = 0; g < unique; ++g) slice_of[rank[g]] = firsts[g];
 
-      std::vector<int64_t> y_dims = {static_cast<int64_t>(unique)};
+      SmallVector<int64_t> y_dims{static_cast<int64_t>(unique)};
       if (has_axis_) {
-        y_dims = dims;
+        y_dims.assign(dims.begin(), dims.end());
         y_dims[axis] = static_cast<int64_t>(unique);
       }
-      Tensor& y = ctx.Output(0, x.type(), Shape(y_dims));
+      Tensor& y = ctx.Output(0, x.type(), y_dims.span());
       T* yp = DataAs<T>(y);
       for (size_t o = 0; o < outer; ++o) {
         for (size_t u = 0; u < unique; ++u) {
@@ -106,18 +118,18 @@ class Unique final : public Kernel {
           }
         }
       }
-      const auto u64 = static_cast<int64_t>(unique);
+      const std::array<int64_t, 1> unique_dims{static_cast<int64_t>(unique)};
+      const std::array<int64_t, 1> count_dims{static_cast<int64_t>(count)};
       if (ctx.WantsOutput(1)) {
-        auto* out = DataAs<int64_t>(ctx.Output(1, DataType::kInt64, Shape({u64})));
+        auto* out = DataAs<int64_t>(ctx.OutputForOverwrite(1, DataType::kInt64, unique_dims));
         for (size_t u = 0; u < unique; ++u) out[u] = static_cast<int64_t>(slice_of[u]);
       }
       if (ctx.WantsOutput(2)) {
-        auto* out =
-            DataAs<int64_t>(ctx.Output(2, DataType::kInt64, Shape({static_cast<int64_t>(count)})));
+        auto* out = DataAs<int64_t>(ctx.OutputForOverwrite(2, DataType::kInt64, count_dims));
         for (size_t i = 0; i < count; ++i) out[i] = static_cast<int64_t>(rank[group[i]]);
       }
       if (ctx.WantsOutput(3)) {
-        auto* out = DataAs<int64_t>(ctx.Output(3, DataType::kInt64, Shape({u64})));
+        auto* out = DataAs<int64_t>(ctx.Output(3, DataType::kInt64, unique_dims));
         for (size_t i = 0; i < count; ++i) ++out[rank[group[i]]];
       }
     });

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "kernels/test_errors.h"
 
 namespace kiln::testing {
@@ -26,6 +29,29 @@ TEST(TensorUnique, FirstOccurrenceOrderAndStrings) {
   EXPECT_EQ(Values<int64_t>(*out[1]), (I64{0, 1, 3}));
   EXPECT_EQ(Values<int64_t>(*out[2]), (I64{0, 1, 0, 2, 1}));
   EXPECT_EQ(Values<int64_t>(*out[3]), (I64{2, 2, 1}));
+}
+
+TEST(TensorUnique, NaNsAreOneValueAfterEveryNumberAsInNumpy) {
+  // numpy.unique([nan, 1, nan, 0, -0.0]): [0, 1, nan], index [3, 1, 0], inverse [2, 1, 2, 0, 0],
+  // counts [2, 1, 2]: the NaNs group together (the sort needs a strict weak order), -0 equals 0.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto out = NodeTest("Unique", 11).Input<float>({5}, {nan, 1, nan, 0, -0.0f}).Outputs(4).Run();
+  const F y = Values<float>(*out[0]);
+  ASSERT_EQ(y.size(), 3u);
+  EXPECT_EQ(y[0], 0.0f);
+  EXPECT_EQ(y[1], 1.0f);
+  EXPECT_TRUE(std::isnan(y[2]));
+  EXPECT_EQ(Values<int64_t>(*out[1]), (I64{3, 1, 0}));
+  EXPECT_EQ(Values<int64_t>(*out[2]), (I64{2, 1, 2, 0, 0}));
+  EXPECT_EQ(Values<int64_t>(*out[3]), (I64{2, 1, 2}));
+  // In first-occurrence order the NaN group comes first.
+  auto unsorted = NodeTest("Unique", 11)
+                      .Attr("sorted", int64_t{0})
+                      .Input<float>({5}, {nan, 1, nan, 0, -0.0f})
+                      .Outputs(4)
+                      .Run();
+  EXPECT_TRUE(std::isnan(Values<float>(*unsorted[0])[0]));
+  EXPECT_EQ(Values<int64_t>(*unsorted[2]), (I64{0, 1, 0, 2, 2}));
 }
 
 TEST(TensorUnique, SlicesAlongAnAxis) {
