@@ -652,6 +652,32 @@ TEST(PlanArena, ASessionKeepsALayoutPerSetOfInputShapes) {
   EXPECT_EQ(fixed->shape_layout_count(), 0u);
 }
 
+// The run that records a layout takes its intermediates from the caching allocator; once the
+// layout holds them, the blocks the allocator kept are given back. Only the output the caller
+// holds stays the allocator's; the next run with those shapes takes nothing more from it.
+TEST(PlanArena, TheRunThatRecordsALayoutGivesTheAllocatorsKeptBlocksBack) {
+  std::unique_ptr<Session> s = Create(AddChainOfFreeLength());
+  const auto run = [&](size_t n) {
+    std::shared_ptr<Tensor> x =
+        Tensor::Allocate(DataType::kFloat, Shape({int64_t(n)}), CpuAllocator());
+    std::vector<std::string> in_names{"v0"}, out_names{"v8"};
+    std::vector<Value> in{Value(x)}, others(1);
+    std::vector<std::shared_ptr<Tensor>> out(1);
+    s->Run(RunOptions(), in_names, in, out_names, out, others);
+    return out[0];
+  };
+  std::shared_ptr<Tensor> held = run(4096);
+  EXPECT_EQ(s->shape_layout_count(), 1u);
+  EXPECT_EQ(s->cached_bytes(), 0u);
+  held = run(4096);  // laid out: the first output's block is the only one kept
+  EXPECT_EQ(s->cached_bytes(), 4096 * sizeof(float));
+  held.reset();
+  EXPECT_EQ(s->cached_bytes(), 2 * 4096 * sizeof(float));
+  held = run(1000);  // a new set of shapes: recorded, then everything kept is given back
+  EXPECT_EQ(s->shape_layout_count(), 2u);
+  EXPECT_EQ(s->cached_bytes(), 0u);
+}
+
 // r = Relu(x [n]); w = Reshape(r, s) with s an input; z = Reshape(w, [-1]) + r. With the same
 // input shapes, the values of s change w's shape: the layout made for one must not be used for
 // the other, and z (a view of w in the layout) must still get w's bytes.

@@ -56,6 +56,8 @@ class Session {
   // kMaxLayouts).
   size_t shape_layout_count() const;
   static constexpr size_t kMaxLayouts = 8;
+  // Bytes of freed blocks the session's caching allocator keeps for reuse (0 without one).
+  size_t cached_bytes() const noexcept { return caching_ != nullptr ? caching_->KeptBytes() : 0; }
 
   // Writes the profile collected since creation to "<prefix>_<n>.json" and returns the path.
   // Throws kInvalidArgument when profiling is off.
