@@ -672,7 +672,7 @@ TEST(PlanArena, TheRunThatRecordsALayoutGivesTheAllocatorsKeptBlocksBack) {
   held = run(4096);  // laid out: the first output's block is the only one kept
   EXPECT_EQ(s->cached_bytes(), 4096 * sizeof(float));
   held.reset();
-  EXPECT_EQ(s->cached_bytes(), 2 * 4096 * sizeof(float));
+  EXPECT_EQ(s->cached_bytes(), 2 * sizeof(float) * 4096);
   held = run(1000);  // a new set of shapes: recorded, then everything kept is given back
   EXPECT_EQ(s->shape_layout_count(), 2u);
   EXPECT_EQ(s->cached_bytes(), 0u);
