@@ -78,7 +78,8 @@ std::string Value::TypeText() const {
 }
 
 std::shared_ptr<Tensor> CopyTensor(const Tensor& t, const std::shared_ptr<Allocator>& allocator) {
-  std::shared_ptr<Tensor> copy = Tensor::Allocate(t.type(), t.shape(), allocator);
+  // Every element is written below, so the storage is not cleared first.
+  std::shared_ptr<Tensor> copy = Tensor::AllocateForOverwrite(t.type(), t.shape(), allocator);
   if (t.type() == DataType::kString) {
     for (size_t i = 0; i < t.element_count(); ++i) copy->strings()[i] = t.strings()[i];
   } else if (t.byte_size() != 0) {
