@@ -101,10 +101,10 @@ class NonMaxSuppression final : public Kernel {
     nn::ReadAsDouble(info, scores, "scores", score_values);
     auto* corners = ctx.Scratch<Box>(count);
     auto* order = ctx.Scratch<size_t>(count);
-    auto* kept = ctx.Scratch<size_t>(per_class);
-    // (batch, class, box) rows; batches · classes · per_class fits: scores has at least as many
-    // elements (times 3, as the output tensor would need anyway).
-    auto* selected = ctx.Scratch<int64_t>(3 * batches * classes * per_class);
+    // The boxes kept for each batch and class, per_class places each (no more than score_values
+    // takes: scores has batches · classes · count elements), and how many.
+    auto* kept_all = ctx.Scratch<size_t>(batches * classes * per_class);
+    auto* kept_counts = ctx.Scratch<size_t>(batches * classes);
     size_t rows = 0;
     for (size_t b = 0; b < batches; ++b) {
       for (size_t i = 0; i < count; ++i) corners[i] = Corners(&box_values[(b * count + i) * 4]);
@@ -118,24 +118,28 @@ class NonMaxSuppression final : public Kernel {
         // from the heap).
         std::sort(order, order + candidates,
                   [&](size_t l, size_t r) { return s[l] > s[r] || (s[l] == s[r] && l < r); });
+        size_t* kept = kept_all + (b * classes + c) * per_class;
         size_t kept_count = 0;
         for (size_t n = 0; n < candidates && kept_count < per_class; ++n) {
           const size_t i = order[n];
           const bool suppressed = std::any_of(kept, kept + kept_count, [&](size_t k) {
             return Iou(corners[k], corners[i]) > iou_threshold;
           });
-          if (suppressed) continue;
-          kept[kept_count++] = i;
-          int64_t* row = selected + 3 * rows++;
-          row[0] = static_cast<int64_t>(b);
-          row[1] = static_cast<int64_t>(c);
-          row[2] = static_cast<int64_t>(i);
+          if (!suppressed) kept[kept_count++] = i;
         }
+        kept_counts[b * classes + c] = kept_count;
+        rows += kept_count;
       }
     }
     const std::array<int64_t, 2> dims{static_cast<int64_t>(rows), 3};
-    Tensor& y = ctx.OutputForOverwrite(0, DataType::kInt64, dims);
-    std::copy(selected, selected + 3 * rows, static_cast<int64_t*>(y.data()));
+    auto* row = static_cast<int64_t*>(ctx.OutputForOverwrite(0, DataType::kInt64, dims).data());
+    for (size_t bc = 0; bc < batches * classes; ++bc) {
+      for (size_t k = 0; k < kept_counts[bc]; ++k, row += 3) {
+        row[0] = static_cast<int64_t>(bc / classes);
+        row[1] = static_cast<int64_t>(bc % classes);
+        row[2] = static_cast<int64_t>(kept_all[bc * per_class + k]);
+      }
+    }
   }
 
  private:
