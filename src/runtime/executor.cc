@@ -183,13 +183,10 @@ void Frame::FreeArena() noexcept {
 
 void Frame::UseLayout(std::shared_ptr<const ArenaLayout> layout) {
   if (layout == layout_) return;
-  if (layout == nullptr || !layout->any) {  // nothing planned; the block is kept for the next
-    planned_.clear();
-    layout_.reset();
-    return;
-  }
   planned_.clear();  // the tensors of the old layout
   layout_.reset();
+  // Nothing planned: the block is kept for the next layout.
+  if (layout == nullptr || !layout->any) return;
   if (layout->bytes > arena_capacity_) {
     FreeArena();
     arena_ = arena_allocator_->Alloc(layout->bytes);
