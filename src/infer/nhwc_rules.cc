@@ -1,6 +1,7 @@
 // Rules for the ai.kiln channels-last ops (kernels/cpu/nhwc/) and com.microsoft FusedConv:
 //   NhwcConv: X [N, H, W, C], W [M, C/group, kH, kW] → Y [N, OH, OW, M] (Z, when known, must
-//     have Y's shape; with input_channels, C is their sum and input 0 holds the first part);
+//     have Y's shape; with input_channels, C is their sum and input 0 holds the first part; with
+//     expand, X has WE's (input 4's) input channels and C is its output channels);
 //   NhwcMaxPool, NhwcAveragePool: [N, H, W, C] → [N, OH, OW, C];
 //   NhwcGlobalMaxPool, NhwcGlobalAveragePool: [N, H, W, C] → [N, 1, 1, C];
 //   FusedConv: ONNX Conv's rule, and Z, when known, must have Y's shape.
@@ -64,6 +65,26 @@ void NhwcConv(InferenceContext& ctx) {
     for (int64_t p : parts) sum += p;
     if (w && IsKnownDim((*w)[1]) && sum != MulDims((*w)[1], group)) {
       ctx.Fail("attribute 'input_channels' adds up to " + std::to_string(sum) +
+               " channels, but input 'W' " + DimsText(*w) + " has " + std::to_string((*w)[1]) +
+               " input channels per group in " + std::to_string(group) + " groups");
+    }
+    c = kUnknownDim;  // checked above
+  }
+  // Attribute expand: X [N, H, W, c] is first multiplied by input 4, WE [M', c, 1, 1]; the
+  // convolution reads its M' channels.
+  if (ctx.info().GetInt("expand", 0) == 1) {
+    const std::optional<std::vector<int64_t>> we = InputDims(ctx, 4);
+    if (we && (we->size() != 4 || (*we)[2] != 1 || (*we)[3] != 1)) {
+      ctx.Fail("input 4 (WE) has shape " + DimsText(*we) + "; it must be [M, C, 1, 1]");
+    }
+    if (we && IsKnownDim(c) && IsKnownDim((*we)[1]) && c != (*we)[1]) {
+      ctx.Fail("input 'X' has shape " + DimsText(*x) + " with " + std::to_string(c) +
+               " channels, but input 4 (WE) " + DimsText(*we) + " expands " +
+               std::to_string((*we)[1]));
+    }
+    if (we && w && IsKnownDim((*we)[0]) && IsKnownDim((*w)[1]) &&
+        (*we)[0] != MulDims((*w)[1], group)) {
+      ctx.Fail("input 4 (WE) " + DimsText(*we) + " expands to " + std::to_string((*we)[0]) +
                " channels, but input 'W' " + DimsText(*w) + " has " + std::to_string((*w)[1]) +
                " input channels per group in " + std::to_string(group) + " groups");
     }

@@ -212,6 +212,50 @@ TEST(NhwcScaleFusion, ExcitationScalesTheProjectionsInput) {
   }
 }
 
+// MobileNetV2's inverted-residual block (1×1 expansion + Clip, depthwise 3×3 stride 2 + Clip, 1×1
+// projection) on a 64×64 map expanded to 64 channels (1 MB an image), or with EfficientNet-B0's
+// Swish: the expansion goes into the depthwise convolution (attribute expand). Variants that must
+// stay apart: a map under 1 MB, an expansion the model outputs too, 24 channels (not whole
+// chunks of 16), a 3×3 product reading the expansion, a dilated depthwise layer.
+ir::Model InvertedResidual(int variant, bool swish = false) {
+  GraphBuilder b;
+  const int64_t side = variant == 1 ? 32 : variant == 3 ? 108 : 64;
+  const int64_t m = variant == 3 ? 24 : 64;
+  ir::Value* in = b.Input("x", {2, 8, side, side});
+  const auto act = [&](ir::Value* v) {
+    return swish ? b.Op("Mul", {v, b.Op("Sigmoid", {v})})
+                 : b.Op("Clip", {v, b.Floats({}, {0.0f}), b.Floats({}, {6.0f})});
+  };
+  ir::Value* e = act(b.Op("Conv", {in, b.Floats({m, 8, 1, 1}), b.Floats({m})}));
+  if (variant == 2) b.Output(e);
+  ir::Value* d = nullptr;
+  if (variant == 4) {
+    d = b.Op("Conv", {e, b.Floats({m, m, 3, 3}), b.Floats({m})},
+             {Pads(1), IntsAttr("strides", {2, 2})});
+  } else {
+    std::vector<ir::Attribute> attrs = {Pads(1), IntAttr("group", m), IntsAttr("strides", {2, 2})};
+    if (variant == 5) attrs.push_back(IntsAttr("dilations", {2, 2}));
+    d = b.Op("Conv", {e, b.Floats({m, 1, 3, 3}), b.Floats({m})}, std::move(attrs));
+  }
+  b.Output(b.Op("Conv", {act(d), b.Floats({8, m, 1, 1}), b.Floats({8})}));
+  return b.Model();
+}
+
+TEST(NhwcExpandFusion, InvertedResidualExpandsInsideTheDepthwiseLayer) {
+  for (bool swish : {false, true}) {
+    SCOPED_TRACE(swish ? "Swish" : "Clip");
+    EXPECT_EQ(OpsAfter(InvertedResidual(0, swish), 3),
+              (OpCounts{{"Transpose", 2}, {"ai.kiln.NhwcConv", 2}}));
+    ExpectSameOutputs([swish] { return InvertedResidual(0, swish); }, 3);
+  }
+  for (int variant : {1, 2, 3, 4, 5}) {
+    SCOPED_TRACE(variant);
+    EXPECT_EQ(OpsAfter(InvertedResidual(variant), 3).at("ai.kiln.NhwcConv"), 3u);
+    // (Variant 4's 576-term sums, in another order at level 3, differ by up to about 2e-5.)
+    ExpectSameOutputs([variant] { return InvertedResidual(variant); }, 3, 1e-4f, 1e-4f);
+  }
+}
+
 // ai.kiln nodes with their X left empty (a malformed model) are left for their kernels to
 // reject: the channels-last passes do not follow the missing input.
 TEST(NhwcConcatSplit, LeavesMalformedNodesToTheirKernels) {

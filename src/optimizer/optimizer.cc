@@ -1,6 +1,7 @@
 #include "optimizer/optimizer.h"
 
 #include "optimizer/pass.h"
+#include "runtime/plan.h"
 
 namespace kiln::optimizer {
 
@@ -8,6 +9,16 @@ const infer::TensorFacts& PassContext::Facts(const ir::Value* v) const {
   static const infer::TensorFacts kUnknown;
   auto it = facts.find(v);
   return it == facts.end() ? kUnknown : it->second;
+}
+
+bool InferFactsAgain(PassContext& ctx) {
+  try {
+    const runtime::GraphPlan plan(ctx.graph, ctx.registry, {.infer = true});
+    for (const auto& v : ctx.graph.values()) ctx.facts[v.get()] = plan.Facts(plan.SlotOf(v.get()));
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
 }
 
 namespace {
@@ -36,6 +47,7 @@ constexpr PassEntry kPasses[] = {
     {"nhwc_layout", 3, ConvertToNhwc},
     {"nhwc_concat_split", 3, SplitNhwcConcats},
     {"nhwc_scale_fusion", 3, FuseNhwcChannelScale},
+    {"nhwc_expand_fusion", 3, FuseNhwcExpansion},
 };
 
 }  // namespace

@@ -7,7 +7,8 @@
 //      FusedConv), GELU (Gelu, FastGelu), bias + GELU (BiasGelu), decomposed LayerNorm,
 //      Add + LayerNorm (SkipLayerNormalization), attention (MultiHeadAttention);
 //   3  layout: float 2-D convolution chains in channels-last order (ai.kiln Nhwc* ops), with
-//      transposes only at the chain's edges.
+//      transposes only at the chain's edges; then channel Concats, squeeze-and-excitation
+//      scales and inverted-residual expansions folded into the NhwcConvs that read them.
 // One pass per file (src/optimizer/<pass>.cc); each is tested on a before/after graph and on
 // numerics against the unoptimized graph.
 //

@@ -23,6 +23,11 @@ struct PassContext {
   const infer::TensorFacts& Facts(const ir::Value* v) const;
 };
 
+// Infers the facts of every value again (fusions since the last folding made values without
+// them). False, with the facts as they were, when the graph cannot be planned: session creation
+// then reports why.
+bool InferFactsAgain(PassContext& ctx);
+
 // Each returns how many rewrites it made.
 size_t FoldConstants(PassContext& ctx);         // constant_folding.cc
 size_t EliminateIdentities(PassContext& ctx);   // identity_elimination.cc
@@ -39,6 +44,7 @@ size_t BlockMatMulWeights(PassContext& ctx);    // blocked_matmul.cc
 size_t ConvertToNhwc(PassContext& ctx);         // nhwc_layout.cc
 size_t SplitNhwcConcats(PassContext& ctx);      // nhwc_concat_split.cc
 size_t FuseNhwcChannelScale(PassContext& ctx);  // nhwc_scale_fusion.cc
+size_t FuseNhwcExpansion(PassContext& ctx);     // nhwc_expand_fusion.cc
 
 // blocked_matmul.cc: y = x · W[:, c0 : c0 + n] for a constant float W [K, N], as a new value
 // named from `base`: a BlockedMatMul reading those columns written once in its layout where the

@@ -42,7 +42,6 @@
 #include "kernels/domains.h"
 #include "optimizer/pass.h"
 #include "optimizer/pattern.h"
-#include "runtime/plan.h"
 
 namespace kiln::optimizer {
 namespace {
@@ -427,16 +426,7 @@ bool HasCandidate(const ir::Graph& g) {
 size_t PushRowGathersUp(PassContext& ctx) {
   ir::Graph& g = ctx.graph;
   if (!HasCandidate(g)) return 0;
-  {
-    // Fusions since the last folding made values without facts: infer them all again. A graph
-    // that cannot be planned is left as it is; session creation reports why.
-    try {
-      const runtime::GraphPlan plan(g, ctx.registry, {.infer = true});
-      for (const auto& v : g.values()) ctx.facts[v.get()] = plan.Facts(plan.SlotOf(v.get()));
-    } catch (const Error&) {
-      return 0;
-    }
-  }
+  if (!InferFactsAgain(ctx)) return 0;
   Pushdown pushdown(ctx);
   const size_t count = RewriteAll(g, [&](ir::Node* n) { return pushdown.Rewrite(n); });
   if (count > 0) EliminateDeadCode(ctx);

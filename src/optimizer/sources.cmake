@@ -13,6 +13,7 @@ list(APPEND KILN_SOURCES
   src/optimizer/identity_elimination.cc
   src/optimizer/layer_norm_fusion.cc
   src/optimizer/nhwc_concat_split.cc
+  src/optimizer/nhwc_expand_fusion.cc
   src/optimizer/nhwc_layout.cc
   src/optimizer/nhwc_pattern.cc
   src/optimizer/nhwc_scale_fusion.cc

@@ -23,6 +23,14 @@
 // squeeze-and-excitation block's Mul does) — scaled block by block into the scratch the product
 // reads, so the scaled X is never written whole. The same restrictions as input_channels; not
 // with it.
+//
+// Attribute `expand` (int, 0 or 1; set by the optimizer's nhwc_expand_fusion pass): X [N, H, W, c]
+// is first expanded by a 1×1 convolution, input 4 WE [M, c, 1, 1] (a constant, packed once),
+// input 5 BE [M] (optional) and attributes expand_activation / expand_activation_params (as
+// activation's), and the depthwise convolution reads that expansion, made band by band
+// (RunExpandDepthwise). Only for layers the depthwise fast path runs whole: one output channel per
+// group, M a multiple of 16, a 3×3 or 5×5 kernel, horizontal stride 1 or 2, no dilation; not with
+// input_channels or channel_scale.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -454,6 +462,102 @@ void RunDepthwise(const Problem& p, const Operands& o, const nn::Epilogue& e, Th
   }
 }
 
+// The expansion of a depthwise NhwcConv with attribute `expand`: X's rows are multiplied by a
+// 1×1 convolution's weights (bias and activation after) into the depthwise convolution's input.
+struct Expansion {
+  const float* x = nullptr;         // [N, H, W, c]
+  size_t channels = 0;              // c
+  const PackedMatrix* w = nullptr;  // [c, M]
+  const float* bias = nullptr;      // [M], or nullptr
+  const nn::Epilogue* e = nullptr;  // the expansion's activation
+};
+
+// Floats of expanded rows a thread keeps: 384 KB, in L2 with the depthwise layer's weights and
+// output rows.
+constexpr size_t kExpandedFloats = size_t{96} << 10;
+
+// The depthwise convolution of the expansion of X (the fast path's conditions hold: the
+// constructor checked them), band by band: each thread expands the input rows the next few output
+// rows read into its scratch, keeping those the band before already expanded, and convolves them
+// there. The expanded tensor ([N, H, W, M], M several times c) is never written whole: for an
+// inverted-residual block at 112×112 it is 4.8 MB an image, which the separate layers write to
+// L3 (or, several images at once, to memory) and read back.
+void RunExpandDepthwise(const Problem& p, const Operands& o, const Expansion& x,
+                        const nn::Epilogue& e, KernelContext& ctx) {
+  const WindowGeometry& g = p.g;
+  const FastRow fast = PickFastRow(p, e);
+  if (fast.fn == nullptr || p.channels % 16 != 0) {
+    ctx.info().Fail(ErrorCode::kEngineError,
+                    "the expanded depthwise path has no fast row function");
+  }
+  const TapRange inner = InnerColumns(p);
+  const size_t row_floats = static_cast<size_t>(p.in_w) * p.features;  // one expanded row
+  const int64_t sy = g.stride[0];
+  const int64_t span = (g.kernel[0] - 1) * g.dilation[0] + 1;  // input rows an output row reads
+  const int64_t cap = std::max<int64_t>(span, static_cast<int64_t>(kExpandedFloats / row_floats));
+  const int64_t band = (cap - span) / sy + 1;  // output rows per band
+  const auto cap_rows = static_cast<size_t>((band - 1) * sy + span);
+  const auto out_h = static_cast<size_t>(p.out_h);
+  const size_t rows = p.batch * out_h;
+  const size_t row_size = static_cast<size_t>(p.out_w) * p.features;
+  const size_t in_plane = static_cast<size_t>(p.in_h * p.in_w);
+  const auto run = [&](size_t begin, size_t end) {
+    float* buf = ctx.Scratch<float>(cap_rows * row_floats);
+    size_t image = p.batch;  // buf holds expanded rows [lo, hi) of this image (none yet)
+    int64_t lo = 0;
+    int64_t hi = 0;
+    for (size_t r = begin; r < end;) {
+      const size_t n = r / out_h;
+      const auto o0 = static_cast<int64_t>(r % out_h);
+      const int64_t o1 = std::min({o0 + band, p.out_h, o0 + static_cast<int64_t>(end - r)});
+      const int64_t need_lo = std::clamp<int64_t>(o0 * sy - g.pad_begin[0], 0, p.in_h);
+      const int64_t need_hi =
+          std::clamp<int64_t>((o1 - 1) * sy - g.pad_begin[0] + span, need_lo, p.in_h);
+      if (image == n && need_lo >= lo && need_lo <= hi) {
+        // The rows this band shares with the last one move to the front.
+        if (need_lo > lo) {
+          std::memmove(buf, buf + static_cast<size_t>(need_lo - lo) * row_floats,
+                       static_cast<size_t>(hi - need_lo) * row_floats * sizeof(float));
+        }
+        lo = need_lo;
+      } else {
+        image = n;
+        lo = hi = need_lo;
+      }
+      if (need_hi > hi) {
+        const size_t m = static_cast<size_t>(need_hi - hi) * static_cast<size_t>(p.in_w);
+        float* dst = buf + static_cast<size_t>(hi - lo) * row_floats;
+        const float* src = x.x + (n * in_plane + static_cast<size_t>(hi * p.in_w)) * x.channels;
+        PackedGemm(m, src, x.channels, *x.w, 0, p.features, dst, p.features, false);
+        nn::ApplyEpilogueRows(*x.e, dst, m, p.features, p.features, x.bias, nullptr, p.features);
+        hi = need_hi;
+      }
+      for (int64_t oy = o0; oy < o1; ++oy, ++r) {
+        float* y_row = o.y + r * row_size;
+        const DwRow dr = {buf,
+                          g.dilation[0] * p.in_w * static_cast<int64_t>(p.channels),
+                          Taps(oy, sy, g.dilation[0], g.pad_begin[0], p.in_h, g.kernel[0]),
+                          oy * sy - g.pad_begin[0] - lo,  // rows of buf, not of the image
+                          o.z != nullptr ? o.z + r * row_size : nullptr,
+                          y_row,
+                          fast.lo,
+                          fast.hi};
+        fast.fn(p, dr, o.w, o.bias, inner, 0, p.features);
+        if (fast.activation_after) {
+          nn::ApplyEpilogueRows(e, y_row, static_cast<size_t>(p.out_w), p.features, p.features,
+                                nullptr, nullptr, p.features);
+        }
+      }
+    }
+  };
+  const size_t work = rows * row_size * (g.kernel_size + x.channels);
+  if (work < 32768) {
+    run(0, rows);
+  } else {
+    ctx.threads().ParallelForShares(rows, run);
+  }
+}
+
 // The row stride of an unfolded (or scaled) copy of X with rows of k floats: k, or one cache line
 // more when k is a multiple of 4 KB, whose rows would all fall in one set of the L1 cache and
 // make PackedGemm pack them first (once per part of the output channels when shared out).
@@ -733,6 +837,12 @@ class NhwcConv final : public Kernel {
                 "attribute 'channel_scale' needs a 1×1 kernel in one group, no attribute "
                 "'input_channels', and input 4 (S)");
     }
+    const int64_t expand = info.GetInt("expand", 0);
+    if (expand != 0 && expand != 1) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "attribute 'expand' is " + std::to_string(expand) + "; it must be 0 or 1");
+    }
+    if (expand == 1) ReadExpansion(info, parts.empty() && !channel_scale_);
     if (!parts.empty()) {
       PackParts(info, parts, static_cast<const float*>(w->data()));
     } else if (winograd_) {
@@ -796,6 +906,26 @@ class NhwcConv final : public Kernel {
         x_dims[3] += d[3];
       }
     }
+    const Tensor* expand_bias = nullptr;
+    if (expand_) {
+      // X has c channels; the depthwise convolution reads its expansion to M.
+      if (x_dims[3] != expand_channels_) {
+        info.Fail(ErrorCode::kInvalidArgument, "input 'X' has shape " + x.shape().ToString() +
+                                                   " with " + std::to_string(x_dims[3]) +
+                                                   " channels, but input 4 (WE) expands " +
+                                                   std::to_string(expand_channels_));
+      }
+      x_dims[3] = features_;
+      expand_bias = ctx.OptionalInput(5);
+      if (expand_bias != nullptr &&
+          (expand_bias->type() != DataType::kFloat || expand_bias->shape().rank() != 1 ||
+           expand_bias->shape().dims()[0] != features_)) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "input 5 (BE) is " + std::string(DataTypeName(expand_bias->type())) + " " +
+                      expand_bias->shape().ToString() + "; it must be float [" +
+                      std::to_string(features_) + "]");
+      }
+    }
     const Problem p = Check(info, std::span<const int64_t>(x_dims), b);
     if (part_count > 0 && !p.g.IsPointwise()) {
       info.Fail(ErrorCode::kInvalidArgument,
@@ -841,7 +971,13 @@ class NhwcConv final : public Kernel {
                         part_count,
                         scale != nullptr ? static_cast<const float*>(scale->data()) : nullptr,
                         scale != nullptr ? static_cast<size_t>(scale->shape().dims()[0]) : 0};
-    if (depthwise_) {
+    if (expand_) {
+      const Expansion ex = {
+          o.x, static_cast<size_t>(expand_channels_), &expand_weights_,
+          expand_bias != nullptr ? static_cast<const float*>(expand_bias->data()) : nullptr,
+          &expand_epilogue_};
+      RunExpandDepthwise(p, o, ex, epilogue_, ctx);
+    } else if (depthwise_) {
       RunDepthwise(p, o, epilogue_, ctx.threads());
     } else if (winograd_) {
       const nhwc::WinogradShape s = {p.batch, p.in_h,           p.in_w,          p.out_h,
@@ -883,6 +1019,49 @@ class NhwcConv final : public Kernel {
         for (size_t f = f0; f < f1; ++f) packed_[tap * m + f] = w[f * taps + tap];
       }
     }
+  }
+
+  // Attribute `expand`: inputs 4 (WE [M, c, 1, 1], a constant) and 5 (BE [M], optional), the
+  // expansion's activation in attributes expand_activation(_params); this layer must be one the
+  // depthwise fast path runs whole.
+  void ReadExpansion(const KernelInfo& info, bool plain) {
+    const auto one = [](const std::vector<int64_t>& v) {
+      return std::all_of(v.begin(), v.end(), [](int64_t d) { return d == 1; });
+    };
+    const std::vector<int64_t>& strides = attrs_.strides;
+    const int64_t sx = strides.size() == 2 ? strides[1] : 1;
+    if (!plain || !depthwise_ || features_ != group_ || kernel_[0] != kernel_[1] ||
+        (kernel_[0] != 3 && kernel_[0] != 5) || features_ % 16 != 0 || !one(attrs_.dilations) ||
+        (sx != 1 && sx != 2)) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "attribute 'expand' needs a depthwise convolution with one output channel per "
+                "group, a multiple of 16 channels, a 3×3 or 5×5 kernel, horizontal stride 1 or 2, "
+                "no dilation, and no attribute 'input_channels' or 'channel_scale'");
+    }
+    if (info.input_count() < 5 || info.input_count() > 6) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "attribute 'expand' needs input 4 (WE) and at most input 5 (BE); the node has " +
+                    std::to_string(info.input_count()) + " inputs");
+    }
+    const Tensor* we = info.ConstantInput(4);
+    if (we == nullptr) {
+      info.Fail(ErrorCode::kInvalidGraph,
+                "input 4 (WE) is not a constant initializer; NhwcConv repacks its weights once");
+    }
+    nhwc::RequireFloat(info, "WE", *we);
+    const std::vector<int64_t>& d = we->shape().dims();
+    if (d.size() != 4 || d[0] != features_ || d[1] <= 0 || d[2] != 1 || d[3] != 1) {
+      info.Fail(ErrorCode::kInvalidArgument, "input 4 (WE) has shape " + we->shape().ToString() +
+                                                 "; it must be [" + std::to_string(features_) +
+                                                 ", C, 1, 1] (a 1×1 convolution's weights)");
+    }
+    expand_channels_ = d[1];
+    const auto c = static_cast<size_t>(d[1]);
+    const auto* wp = static_cast<const float*>(we->data());
+    expand_weights_ = PackedMatrix::PackFrom(c, static_cast<size_t>(features_),
+                                             [&](size_t row, size_t f) { return wp[f * c + row]; });
+    expand_epilogue_ = nn::ReadEpilogue(info, "expand_");
+    expand_ = true;
   }
 
   // X parts' weights: rows [start, start + input_channels[i]) of W's input channels for part i.
@@ -976,6 +1155,12 @@ class NhwcConv final : public Kernel {
   bool winograd_ = false;
   nhwc::WinogradWeights winograd_weights_;
   const Tensor* w_ = nullptr;  // W, while a Winograd layer may still switch to the im2col product
+  // Attribute expand: X is multiplied by WE (c → M channels), then BE and this activation added,
+  // before the depthwise convolution reads it.
+  bool expand_ = false;
+  int64_t expand_channels_ = 0;  // c
+  PackedMatrix expand_weights_;
+  nn::Epilogue expand_epilogue_;
 };
 
 }  // namespace

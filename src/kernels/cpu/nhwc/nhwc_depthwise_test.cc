@@ -1,6 +1,7 @@
 // NhwcConv's depthwise paths (multiplier 1) against a plain loop: the register-tiled 3×3 / 5×5
 // path with its border columns, column tails and channel tails (C not a multiple of 16), the
-// general path it falls back to, the channel split of small images, and the fused epilogue.
+// general path it falls back to, the channel split of small images, the fused epilogue, and the
+// fused 1×1 expansion (attribute expand) with its bands of expanded rows.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu/nhwc/nhwc_test_util.h"
+#include "kernels/test_errors.h"
 #include "kernels/test_util.h"
 
 namespace kiln::testing {
@@ -28,6 +30,12 @@ struct DwCase {
   bool z = false;
   std::string activation = {};
   std::vector<float> params = {};
+  // Attribute expand: X has this many channels and is first multiplied by WE [c, expand, 1, 1]
+  // (then BE when expand_bias, and the expansion's activation). 0: no expansion.
+  int64_t expand = 0;
+  bool expand_bias = true;
+  std::string expand_activation = {};
+  std::vector<float> expand_params = {};
 };
 
 std::string Name(const DwCase& k) {
@@ -37,7 +45,10 @@ std::string Name(const DwCase& k) {
          std::to_string(k.strides[1]) + " d=" + std::to_string(k.dilations[0]) + "," +
          std::to_string(k.dilations[1]) + " pads=" + std::to_string(k.pads[0]) +
          std::to_string(k.pads[1]) + std::to_string(k.pads[2]) + std::to_string(k.pads[3]) +
-         (k.bias ? " B" : "") + (k.z ? " Z" : "") + " " + k.activation;
+         (k.bias ? " B" : "") + (k.z ? " Z" : "") + " " + k.activation +
+         (k.expand != 0 ? " expand from " + std::to_string(k.expand) +
+                              (k.expand_bias ? " BE " : " ") + k.expand_activation
+                        : "");
 }
 
 void Check(const DwCase& k, int threads) {
@@ -50,7 +61,24 @@ void Check(const DwCase& k, int threads) {
   const int64_t ow =
       (k.w + k.pads[1] + k.pads[3] - (kw - 1) * k.dilations[1] - 1) / k.strides[1] + 1;
   const auto seed = static_cast<unsigned>(name.size() * 7919 + static_cast<size_t>(k.c));
-  const std::vector<float> x = Random(static_cast<size_t>(k.n * k.h * k.w * k.c), seed);
+  std::vector<float> x = Random(static_cast<size_t>(k.n * k.h * k.w * k.c), seed);
+  // With an expansion, the node's X has k.expand channels and x is what the plain loop convolves.
+  const std::vector<float> x0 = Random(static_cast<size_t>(k.n * k.h * k.w * k.expand), seed + 4);
+  const std::vector<float> we = Random(static_cast<size_t>(k.c * k.expand), seed + 5);
+  const std::vector<float> be = Random(static_cast<size_t>(k.c), seed + 6);
+  if (k.expand != 0) {
+    for (size_t p = 0; p < static_cast<size_t>(k.n * k.h * k.w); ++p) {
+      for (size_t c = 0; c < static_cast<size_t>(k.c); ++c) {
+        double sum = k.expand_bias ? be[c] : 0.0;
+        for (size_t i = 0; i < static_cast<size_t>(k.expand); ++i) {
+          sum += static_cast<double>(we[c * static_cast<size_t>(k.expand) + i]) *
+                 x0[p * static_cast<size_t>(k.expand) + i];
+        }
+        x[p * static_cast<size_t>(k.c) + c] =
+            Activate(k.expand_activation, k.expand_params, static_cast<float>(sum));
+      }
+    }
+  }
   const std::vector<float> w = Random(static_cast<size_t>(k.c * kh * kw), seed + 1);
   const std::vector<float> b = Random(static_cast<size_t>(k.c), seed + 2);
   const std::vector<float> z = Random(static_cast<size_t>(k.n * oh * ow * k.c), seed + 3);
@@ -85,13 +113,28 @@ void Check(const DwCase& k, int threads) {
       .Attr("pads", k.pads);
   if (!k.activation.empty()) t.Attr("activation", k.activation);
   if (!k.params.empty()) t.Attr("activation_params", k.params);
-  t.Input<float>({k.n, k.h, k.w, k.c}, x).Input<float>({k.c, 1, kh, kw}, w, /*constant=*/true);
+  if (k.expand != 0) {
+    t.Attr("expand", int64_t{1}).Input<float>({k.n, k.h, k.w, k.expand}, x0);
+    if (!k.expand_activation.empty()) t.Attr("expand_activation", k.expand_activation);
+    if (!k.expand_params.empty()) t.Attr("expand_activation_params", k.expand_params);
+  } else {
+    t.Input<float>({k.n, k.h, k.w, k.c}, x);
+  }
+  t.Input<float>({k.c, 1, kh, kw}, w, /*constant=*/true);
   if (k.bias) {
     t.Input<float>({k.c}, b);
-  } else if (k.z) {
+  } else if (k.z || k.expand != 0) {
     t.MissingInput();
   }
-  if (k.z) t.Input<float>({k.n, oh, ow, k.c}, z);
+  if (k.z) {
+    t.Input<float>({k.n, oh, ow, k.c}, z);
+  } else if (k.expand != 0) {
+    t.MissingInput();
+  }
+  if (k.expand != 0) {
+    t.Input<float>({k.c, k.expand, 1, 1}, we, /*constant=*/true);
+    if (k.expand_bias) t.Input<float>({k.c}, be);
+  }
   const std::shared_ptr<Tensor> y = t.Run(threads)[0];
   ASSERT_EQ(y->shape(), Shape({k.n, oh, ow, k.c}));
   ExpectClose(Values<float>(*y), want, name);
@@ -203,6 +246,106 @@ TEST(NhwcDepthwise, EveryActivation) {
                  .params = params});
     }
   }
+}
+
+// The expansion fused into the fast path (attribute expand): each kernel size and stride, on
+// images whose expanded rows (64 × 160 floats) fill several bands of the 384 KB each thread
+// keeps, so bands share rows, start past the top padding and end at the bottom one, and the two
+// threads' shares begin mid-image; and on small ones (one band), batches, pads, B, BE and Z
+// present or not, and MobileNetV2's and EfficientNet-B0's activations.
+TEST(NhwcDepthwise, ExpansionInBandsMatchesExpandingFirst) {
+  for (int64_t k : {3, 5}) {
+    for (int64_t s : {1, 2}) {
+      const int64_t pad = k / 2;
+      CheckBoth({.n = 2,
+                 .h = 23,
+                 .w = 64,
+                 .c = 160,
+                 .k = k,
+                 .strides = {s, s},
+                 .pads = {pad, pad, pad, pad},
+                 .activation = "Clip",
+                 .params = {0, 6},
+                 .expand = 24,
+                 .expand_activation = "Clip",
+                 .expand_params = {0, 6}});
+      CheckBoth({.h = 9,
+                 .w = 11,
+                 .c = 32,
+                 .k = k,
+                 .strides = {s, s},
+                 .pads = {pad, pad, pad, pad},
+                 .z = true,
+                 .activation = "Swish",
+                 .expand = 3,
+                 .expand_activation = "Swish"});
+    }
+  }
+  const std::vector<DwCase> cases = {
+      {.n = 3, .h = 40, .w = 70, .c = 160, .pads = {0, 1, 2, 1}, .bias = false, .expand = 16},
+      {.h = 31, .w = 64, .c = 160, .strides = {2, 1}, .z = true, .expand = 5, .expand_bias = false},
+      {.h = 31,
+       .w = 64,
+       .c = 160,
+       .k = 5,
+       .strides = {1, 2},
+       .pads = {2, 1, 2, 3},
+       .activation = "Relu",
+       .expand = 7,
+       .expand_activation = "HardSwish"},
+      {.h = 12, .w = 64, .c = 160, .strides = {3, 1}, .pads = {0, 0, 0, 0}, .expand = 8},
+      {.h = 5, .w = 6, .c = 16, .pads = {2, 2, 2, 2}, .bias = false, .expand = 1},
+      // One band an image: the next image's band starts at row 0 too and must not reuse rows.
+      {.n = 4, .h = 5, .w = 8, .c = 32, .expand = 4},
+  };
+  for (const DwCase& k : cases) CheckBoth(k);
+}
+
+// What attribute expand needs: a fast-path depthwise layer, WE constant [M, c, 1, 1], X with c
+// channels, BE [M].
+TEST(NhwcDepthwise, ExpansionErrors) {
+  const auto node = [](const V& x, const V& w, const V& we, int64_t group, int64_t expand = 1) {
+    const auto count = [](const V& d) {
+      size_t n = 1;
+      for (int64_t v : d) n *= static_cast<size_t>(v);
+      return n;
+    };
+    NodeTest t("NhwcConv", 1, "ai.kiln");
+    t.Attr("expand", expand)
+        .Attr("group", group)
+        .Attr("pads", V{1, 1, 1, 1})
+        .Input<float>(x, Random(count(x), 1))
+        .Input<float>(w, Random(count(w), 2), true)
+        .MissingInput()
+        .MissingInput();
+    if (!we.empty()) t.Input<float>(we, Random(count(we), 3), true);
+    return t;
+  };
+  const V x = {1, 6, 6, 4};
+  ExpectNodeError(node(x, {32, 1, 3, 3}, {32, 4, 1, 1}, 32).Input<float>({31}, Random(31, 4)),
+                  ErrorCode::kInvalidArgument, "input 5 (BE) is float [31]; it must be float [32]");
+  ExpectNodeError(node({1, 6, 6, 5}, {32, 1, 3, 3}, {32, 4, 1, 1}, 32), ErrorCode::kInvalidArgument,
+                  "expands 4");
+  ExpectNodeError(node(x, {32, 1, 3, 3}, {32, 4, 3, 3}, 32), ErrorCode::kInvalidArgument,
+                  "input 4 (WE)");
+  ExpectNodeError(node(x, {32, 1, 3, 3}, {16, 4, 1, 1}, 32), ErrorCode::kInvalidArgument,
+                  "input 4 (WE)");
+  ExpectNodeError(node(x, {32, 1, 3, 3}, {}, 32), ErrorCode::kInvalidArgument,
+                  "needs input 4 (WE)");
+  // Layers the fast path does not run whole: a product, 24 channels, a 7×7 kernel, stride 3 along
+  // the rows, a dilation.
+  const std::string needs = "attribute 'expand' needs a depthwise convolution";
+  ExpectNodeError(node(x, {32, 32, 3, 3}, {32, 4, 1, 1}, 1), ErrorCode::kInvalidArgument, needs);
+  ExpectNodeError(node(x, {24, 1, 3, 3}, {24, 4, 1, 1}, 24), ErrorCode::kInvalidArgument, needs);
+  ExpectNodeError(node(x, {32, 1, 7, 7}, {32, 4, 1, 1}, 32), ErrorCode::kInvalidArgument, needs);
+  ExpectNodeError(node(x, {32, 1, 3, 3}, {32, 4, 1, 1}, 32).Attr("strides", V{1, 3}),
+                  ErrorCode::kInvalidArgument, needs);
+  ExpectNodeError(node(x, {32, 1, 3, 3}, {32, 4, 1, 1}, 32).Attr("dilations", V{2, 1}),
+                  ErrorCode::kInvalidArgument, needs);
+  ExpectNodeError(node(x, {32, 1, 3, 3}, {32, 4, 1, 1}, 32, 2), ErrorCode::kInvalidArgument,
+                  "attribute 'expand' is 2");
+  ExpectNodeError(node(x, {32, 1, 3, 3}, {32, 4, 1, 1}, 32).Attr("expand_activation", "Gelu"),
+                  ErrorCode::kInvalidGraph, "attribute 'expand_activation' is 'Gelu'");
 }
 
 }  // namespace

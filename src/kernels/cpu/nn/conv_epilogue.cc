@@ -49,9 +49,9 @@ std::atomic<bool>& SwishAvx512Allowed() {
 
 }  // namespace
 
-Epilogue ReadEpilogue(const KernelInfo& info) {
-  const std::string name = info.GetString("activation", "");
-  const std::vector<float> params = info.GetFloats("activation_params");
+Epilogue ReadEpilogue(const KernelInfo& info, const std::string& prefix) {
+  const std::string name = info.GetString((prefix + "activation").c_str(), "");
+  const std::vector<float> params = info.GetFloats((prefix + "activation_params").c_str());
   Epilogue e;
   // How many activation_params each activation takes: [fewest, most].
   size_t fewest = 0;
@@ -88,13 +88,13 @@ Epilogue ReadEpilogue(const KernelInfo& info) {
     e.activation = Activation::kSwish;
   } else {
     info.Fail(ErrorCode::kInvalidGraph,
-              "attribute 'activation' is '" + name +
+              "attribute '" + prefix + "activation' is '" + name +
                   "'; expected Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish or "
                   "Swish (or none)");
   }
   if (params.size() < fewest || params.size() > most) {
     info.Fail(ErrorCode::kInvalidGraph,
-              "attribute 'activation_params' has " + std::to_string(params.size()) +
+              "attribute '" + prefix + "activation_params' has " + std::to_string(params.size()) +
                   " values; activation '" + name + "' takes " +
                   (fewest == most ? std::to_string(fewest)
                                   : std::to_string(fewest) + " to " + std::to_string(most)));

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
 
 #include "kernels/cpu/vector_math.h"
 #include "kernels/kernel.h"
@@ -82,9 +83,10 @@ void WithActivation(Activation a, F&& f) {
   }
 }
 
-// Reads attributes 'activation' and 'activation_params'. Throws kInvalidGraph naming the
-// attribute for an unknown activation or a wrong number of parameters.
-Epilogue ReadEpilogue(const KernelInfo& info);
+// Reads attributes 'activation' and 'activation_params', each name after `prefix` (NhwcConv's
+// expansion reads 'expand_activation'). Throws kInvalidGraph naming the attribute for an unknown
+// activation or a wrong number of parameters.
+Epilogue ReadEpilogue(const KernelInfo& info, const std::string& prefix = "");
 
 // y[i] = act(y[i] + bias + z[i]) for i < n; z may be nullptr (then it is 0).
 void ApplyEpiloguePlane(const Epilogue& e, float* y, size_t n, float bias, const float* z);
