@@ -20,8 +20,8 @@ namespace {
 // Smaller expanded maps (28×28 and below in MobileNetV2) stay in L2 between the two layers.
 constexpr int64_t kMinExpandedBytes = int64_t{1} << 20;
 
-// Whether every entry of the ints attribute `name` (absent: all `fallback`) is 1, or for strides
-// the vertical one is positive and the horizontal one 1 or 2.
+// Whether the ints attribute `name` is absent or has two entries, both 1, or for strides a
+// positive vertical one and a horizontal one of 1 or 2.
 bool IntsAre(const ir::Node* n, const char* name, bool strides) {
   const ir::Attribute* a = n->FindAttribute(name);
   if (a == nullptr) return true;
@@ -76,8 +76,10 @@ bool FuseExpansion(PassContext& ctx, ir::Node* dw) {
   const infer::TensorFacts& f = ctx.Facts(dw->inputs()[0]);
   if (!f.shape || f.shape->rank() != 4) return false;
   const std::vector<int64_t>& s = f.shape->dims();
-  if (s[1] <= 0 || s[2] <= 0 || s[3] <= 0 ||
-      s[1] * s[2] * s[3] < kMinExpandedBytes / static_cast<int64_t>(sizeof(float))) {
+  int64_t floats = 0;
+  if (s[1] <= 0 || s[2] <= 0 || s[3] <= 0 || __builtin_mul_overflow(s[1], s[2], &floats) ||
+      __builtin_mul_overflow(floats, s[3], &floats) ||
+      floats < kMinExpandedBytes / static_cast<int64_t>(sizeof(float))) {
     return false;
   }
   std::vector<ir::Value*> inputs = dw->inputs();
