@@ -1,0 +1,68 @@
+// Internal to kernels/cpu/nhwc: what NhwcConv (nhwc_conv.cc) hands its depthwise paths
+// (nhwc_depthwise.cc): the sizes of one call, its operands, and the two entry points.
+#ifndef KILN_KERNELS_CPU_NHWC_NHWC_CONV_PARTS_H_
+#define KILN_KERNELS_CPU_NHWC_NHWC_CONV_PARTS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "kernels/cpu/linalg/packed_gemm.h"
+#include "kernels/cpu/nn/conv_epilogue.h"
+#include "kernels/cpu/nn/window.h"
+#include "kernels/kernel.h"
+
+namespace kiln::cpu::nhwc {
+
+// The sizes of one call.
+struct Problem {
+  size_t batch = 0;
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  size_t channels = 0;        // C
+  size_t features = 0;        // M
+  size_t groups = 1;          // group
+  size_t group_channels = 0;  // C / group
+  size_t group_features = 0;  // M / group
+  nn::WindowGeometry g;
+};
+
+struct Operands {
+  const float* x;
+  const float* w;                       // depthwise: [kH·kW, M]
+  const std::vector<PackedMatrix>* gw;  // otherwise: one [kH·kW·C/group, M/group] per group
+  const float* bias;                    // nullptr when absent
+  const float* z;                       // nullptr when absent
+  float* y;
+  // X in parts along the channels (input_channels): part i starts at parts[i] and has
+  // part_channels[i] channels, and gw holds one PackedMatrix per part. Null otherwise.
+  const float* const* parts = nullptr;
+  const size_t* part_channels = nullptr;
+  size_t part_count = 0;
+  // channel_scale: S, one row of C per image (scale_images of them: 1 or N). Null otherwise.
+  const float* scale = nullptr;
+  size_t scale_images = 0;
+};
+
+// The expansion of a depthwise NhwcConv with attribute `expand`: X's rows are multiplied by a
+// 1×1 convolution's weights (bias and activation after) into the depthwise convolution's input.
+struct Expansion {
+  const float* x = nullptr;         // [N, H, W, c]
+  size_t channels = 0;              // c
+  const PackedMatrix* w = nullptr;  // [c, M]
+  const float* bias = nullptr;      // [M], or nullptr
+  const nn::Epilogue* e = nullptr;  // the expansion's activation
+};
+
+// A depthwise convolution (C/group == 1), with its epilogue: a register-tiled fast path for
+// multiplier 1 and square 3×3 / 5×5 kernels, a general loop otherwise.
+void RunDepthwise(const Problem& p, const Operands& o, const nn::Epilogue& e, ThreadPool& pool);
+
+// The depthwise convolution of X's 1×1 expansion (attribute expand), band by band; only for layers
+// the fast path runs whole (NhwcConv's constructor checks).
+void RunExpandDepthwise(const Problem& p, const Operands& o, const Expansion& x,
+                        const nn::Epilogue& e, KernelContext& ctx);
+
+}  // namespace kiln::cpu::nhwc
+
+#endif  // KILN_KERNELS_CPU_NHWC_NHWC_CONV_PARTS_H_
