@@ -492,7 +492,7 @@ class NhwcConv final : public Kernel {
                         scale != nullptr ? static_cast<size_t>(scale->shape().dims()[0]) : 0};
     if (expand_) {
       const Expansion ex = {
-          o.x, static_cast<size_t>(expand_channels_), &expand_weights_,
+          static_cast<size_t>(expand_channels_), &expand_weights_,
           expand_bias != nullptr ? static_cast<const float*>(expand_bias->data()) : nullptr,
           &expand_epilogue_};
       RunExpandDepthwise(p, o, ex, epilogue_, ctx);

@@ -44,10 +44,10 @@ struct Operands {
   size_t scale_images = 0;
 };
 
-// The expansion of a depthwise NhwcConv with attribute `expand`: X's rows are multiplied by a
-// 1×1 convolution's weights (bias and activation after) into the depthwise convolution's input.
+// The expansion of a depthwise NhwcConv with attribute `expand`: X's rows (Operands::x, then
+// [N, H, W, c]) are multiplied by a 1×1 convolution's weights (bias and activation after) into the
+// depthwise convolution's input.
 struct Expansion {
-  const float* x = nullptr;         // [N, H, W, c]
   size_t channels = 0;              // c
   const PackedMatrix* w = nullptr;  // [c, M]
   const float* bias = nullptr;      // [M], or nullptr

@@ -440,7 +440,7 @@ void RunExpandDepthwise(const Problem& p, const Operands& o, const Expansion& x,
       if (need_hi > hi) {
         const size_t m = static_cast<size_t>(need_hi - hi) * static_cast<size_t>(p.in_w);
         float* dst = buf + static_cast<size_t>(hi - lo) * row_floats;
-        const float* src = x.x + (n * in_plane + static_cast<size_t>(hi * p.in_w)) * x.channels;
+        const float* src = o.x + (n * in_plane + static_cast<size_t>(hi * p.in_w)) * x.channels;
         PackedGemm(m, src, x.channels, *x.w, 0, p.features, dst, p.features, false);
         nn::ApplyEpilogueRows(*x.e, dst, m, p.features, p.features, x.bias, nullptr, p.features);
         hi = need_hi;
