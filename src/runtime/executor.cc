@@ -111,7 +111,7 @@ class Frame::StepOutputs final : public OutputAllocator {
       p.type = type;
       p.shape = Shape(std::vector<int64_t>(dims.begin(), dims.end()));
     }
-    if (slot >= 0) {
+    if (slot >= 0 && !frame_.hand_over_[static_cast<size_t>(slot)]) {
       if (Tensor* planned = frame_.Planned(slot, type, dims)) {
         // (A view's buffer holds its input, which the step reads.)
         if (!frame_.layout_->shares_input[slot]) {
@@ -161,6 +161,7 @@ Frame::Frame(const GraphPlan& plan, const Frame* parent, RunContext& run)
       run_(&run),
       slots_(plan.slot_count()),
       owned_(plan.slot_count()),
+      hand_over_(plan.slot_count(), false),
       arena_allocator_(run.allocator) {
   for (const auto& [slot, t] : plan.constants()) slots_[slot] = Value(t);
   for (const auto& [slot, name] : plan.captures()) slots_[slot] = LookupCaptured(name);
@@ -224,6 +225,11 @@ void Frame::Clear() noexcept {
   scratch_.EndStep();  // a failed step may have left scratch in use
   for (auto& s : slots_) s = Value();
   for (auto& o : owned_) o.reset();
+  std::fill(hand_over_.begin(), hand_over_.end(), false);
+}
+
+void Frame::HandOver(size_t i) {
+  hand_over_[static_cast<size_t>(plan_.output_slots().at(i))] = true;
 }
 
 void Frame::Reset(RunContext& run) {

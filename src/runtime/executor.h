@@ -100,6 +100,10 @@ class Frame final : public SubgraphRunner {
   bool InArena(const Tensor& t) const noexcept;
   // Drops every value of the last run (the arena stays allocated).
   void Clear() noexcept;
+  // Makes the step that produces graph output i put it outside the arena, so TakeTensorOutput
+  // hands it over instead of copying it out. Called on a cleared frame, before Execute; Clear ends
+  // it.
+  void HandOver(size_t i);
   // Sets graph input i before Execute.
   void SetInput(size_t i, Value v);
   // Whether graph input i has been set since the last Reset.
@@ -135,6 +139,7 @@ class Frame final : public SubgraphRunner {
   const GraphPlan::Step* current_ = nullptr;
   std::vector<Value> slots_;
   std::vector<std::shared_ptr<Tensor>> owned_;  // slots this run wrote
+  std::vector<bool> hand_over_;                 // per slot: produced outside the arena (HandOver)
   std::shared_ptr<const ArenaLayout> layout_;   // where planned_ lies; null: nothing planned
   std::shared_ptr<Allocator> arena_allocator_;  // null when there is no arena
   void* arena_ = nullptr;

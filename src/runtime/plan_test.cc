@@ -339,6 +339,84 @@ TEST(PlanArena, AViewSharesItsInputsBufferWhichLivesAsLongAsEither) {
   EXPECT_EQ(RunFloat(*s, "x", Shape({2, 3, 4}), x, "y"), want) << "a second run, from the pool";
 }
 
+// r = Relu(x) [2,3,4] is an output that a view (v = Reshape(r, [6,4])) reads on; y =
+// Reshape(Neg(v), [2,3,4]) is the other output. An output the caller leaves to the run is made
+// outside the arena and handed over as it is; one it gives a tensor for is computed in the arena
+// and copied into that tensor.
+TEST(PlanArena, AnOutputTheCallerLeavesToTheRunIsMadeOutsideTheArenaAndHandedOver) {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  SetType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {2, 3, 4});
+  SetType(g->add_output(), "r", ::onnx::TensorProto::FLOAT, {2, 3, 4});
+  SetType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {2, 3, 4});
+  AddInt64Initializer(g, "six_four", {2}, {6, 4});
+  AddInt64Initializer(g, "two_three_four", {3}, {2, 3, 4});
+  AddNode(g, "relu_r", "Relu", {"x"}, {"r"});
+  AddNode(g, "reshape_v", "Reshape", {"r", "six_four"}, {"v"});
+  AddNode(g, "neg_w", "Neg", {"v"}, {"w"});
+  AddNode(g, "reshape_y", "Reshape", {"w", "two_three_four"}, {"y"});
+  std::unique_ptr<Session> s = Create(m, 0);
+  const GraphPlan& plan = s->plan();
+  ASSERT_TRUE(plan.has_arena());
+  ASSERT_TRUE(plan.SharesInputBuffer(plan.SlotNamed("v"))) << "v is planned on r's buffer";
+
+  const std::vector<float> x = Ramp(24, -11.5f);
+  std::vector<float> r(24), y(24);
+  for (size_t i = 0; i < 24; ++i) {
+    r[i] = x[i] > 0 ? x[i] : 0.0f;
+    y[i] = -r[i];
+  }
+  const auto values = [](const Tensor& t) {
+    const float* p = static_cast<const float*>(t.data());
+    return std::vector<float>(p, p + t.element_count());
+  };
+  std::shared_ptr<Tensor> in = Tensor::Allocate(DataType::kFloat, Shape({2, 3, 4}), CpuAllocator());
+  std::memcpy(in->data(), x.data(), x.size() * sizeof(float));
+
+  // The frame: with HandOver, r is a tensor of its own, and TakeTensorOutput gives that tensor.
+  ThreadPool pool(1);
+  RunContext ctx{pool, std::make_shared<CachingAllocator>()};
+  Frame frame(plan, nullptr, ctx);
+  for (const bool hand_over : {true, false, true}) {
+    frame.SetInput(0, Value(in));
+    if (hand_over) frame.HandOver(0);
+    frame.Execute();
+    const Tensor* made = frame.Output(0).tensor().get();
+    EXPECT_EQ(frame.InArena(*made), !hand_over);
+    EXPECT_TRUE(frame.InArena(*frame.Output(1).tensor())) << "y was not handed over";
+    const std::shared_ptr<Tensor> taken = frame.TakeTensorOutput(0);
+    EXPECT_EQ(taken.get() == made, hand_over) << "handed over, or copied";
+    EXPECT_EQ(values(*taken), r);
+    EXPECT_EQ(values(*frame.TakeTensorOutput(1)), y);
+    frame.Clear();
+    frame.Reset(ctx);
+  }
+
+  // The session: outputs left to the run, given, and mixed, twice each (frames come from a pool).
+  for (int round = 0; round < 2; ++round) {
+    for (const int given : {0, 1, 2, 3}) {  // bit k: the caller gives output k a tensor
+      std::vector<std::string> in_names{"x"}, out_names{"r", "y"};
+      std::vector<Value> inputs{Value(in)}, others(2);
+      std::vector<std::shared_ptr<Tensor>> out(2);
+      for (size_t k = 0; k < 2; ++k) {
+        if ((given >> k) & 1) {
+          out[k] = Tensor::Allocate(DataType::kFloat, Shape({2, 3, 4}), CpuAllocator());
+        }
+      }
+      const std::vector<std::shared_ptr<Tensor>> before = out;
+      s->Run(RunOptions(), in_names, inputs, out_names, out, others);
+      for (size_t k = 0; k < 2; ++k) {
+        if ((given >> k) & 1) {
+          EXPECT_EQ(out[k], before[k]) << "written in place";
+        }
+        ASSERT_NE(out[k], nullptr);
+      }
+      EXPECT_EQ(values(*out[0]), r) << given;
+      EXPECT_EQ(values(*out[1]), y) << given;
+    }
+  }
+}
+
 TEST(PlanInference, AWrongValueInfoIsNotTrusted) {
   // v0 [64] -> Relu -> v1 -> Shape -> s. The exporter claims v1 is [5]: neither the plan nor the
   // folded Shape may believe it.

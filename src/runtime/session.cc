@@ -281,6 +281,11 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
     frame->UseLayout(std::move(layout));
     if (record) frame->RecordShapes();
   }
+  // Outputs the caller gave no tensor for are made outside the arena and handed over, not copied.
+  // (Those it gave one for are written only once the run has succeeded, from the arena.)
+  for (size_t i = 0; i < output_names.size(); ++i) {
+    if (results[i] == nullptr) frame->HandOver(OutputIndex(output_names[i], i));
+  }
   frame->Execute();
   if (record) {
     // Only a speed-up for later runs: this run has its results, so no memory for the layout

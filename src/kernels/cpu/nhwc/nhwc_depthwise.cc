@@ -437,6 +437,11 @@ void RunExpandDepthwise(const Problem& p, const Operands& o, const Expansion& x,
         image = n;
         lo = hi = need_lo;
       }
+      if (static_cast<size_t>(need_hi - lo) > cap_rows) {
+        ctx.info().Fail(ErrorCode::kEngineError,
+                        "an expanded band needs " + std::to_string(need_hi - lo) +
+                            " rows; the scratch holds " + std::to_string(cap_rows));
+      }
       if (need_hi > hi) {
         const size_t m = static_cast<size_t>(need_hi - hi) * static_cast<size_t>(p.in_w);
         float* dst = buf + static_cast<size_t>(hi - lo) * row_floats;
