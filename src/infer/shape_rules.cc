@@ -447,8 +447,13 @@ void Split(InferenceContext& ctx) {
                " entries for " + std::to_string(parts) + " outputs");
     }
     int64_t total = 0;
-    for (int64_t s : *sizes) {
-      if (s < 0 || (IsKnownDim(dim) && s > dim - total)) {
+    for (size_t i = 0; i < sizes->size(); ++i) {
+      const int64_t s = (*sizes)[i];
+      if (s < 0) {
+        ctx.Fail("split entry " + std::to_string(i) + " is " + std::to_string(s) +
+                 "; sizes cannot be negative");
+      }
+      if (IsKnownDim(dim) && s > dim - total) {  // (dim is known only when x is)
         ctx.Fail("split " + DimsText(*sizes) + " does not add up to dimension " +
                  std::to_string(axis) + " of input 'input' " + DimsText(*x));
       }

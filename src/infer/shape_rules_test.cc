@@ -259,6 +259,22 @@ TEST(InferSplit, FailsOnBadSizes) {
       {"adds up to 5"});
   ExpectFail([] { RuleTest("Split", 11).Attr("split", V{2}).Input(kF, {6}).Outputs(2).Run(); },
              {"1 entries for 2 outputs"});
+  ExpectFail(
+      [] {
+        RuleTest("Split", 11).Attr("split", V{4, -2}).Input(kF, {6}).Outputs(2).Run();
+      },
+      {"split entry 1 is -2; sizes cannot be negative"});
+  // A negative size with the input's shape unknown (a fuzzed model once read the absent shape
+  // for the message).
+  ExpectFail(
+      [] {
+        RuleTest("Split", 13)
+            .UnknownRankInput(kF)
+            .ConstInput<int64_t>({2}, {2, -4})
+            .Outputs(2)
+            .Run();
+      },
+      {"split entry 1 is -4"});
 }
 
 TEST(InferSlice, ClampsLikeTheKernel) {
