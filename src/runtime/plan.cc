@@ -235,7 +235,8 @@ std::shared_ptr<const ArenaLayout> GraphPlan::Layout(Known known, TypeOf type,
       }
     }
     for (int s : step.outputs) {
-      if (s < 0 || !known(s) || block_of[s] != SIZE_MAX) continue;
+      // A string tensor owns its strings: it cannot live in the arena's raw bytes.
+      if (s < 0 || !known(s) || block_of[s] != SIZE_MAX || type(s) == DataType::kString) continue;
       const std::optional<size_t> bytes = bytes_of(s);
       constexpr size_t kAlign = 64;
       if (!bytes.has_value() || *bytes > SIZE_MAX - kAlign) continue;
