@@ -16,6 +16,8 @@ packages=(
   libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev  # ImageDecoder's codecs
   libonnx-testdata              # the ONNX 1.12 backend cases (conformance, allocation sweep)
   python3-torch python3-torchvision python3-sklearn python3-onnx python3-numpy  # demo and model tests: export only
+  python3-dev pybind11-dev python3-pybind11 python3-pytest  # the Python package (bindings/python) and its tests
+  python3-venv python3-pip python3-setuptools python3-wheel  # pip install ./bindings/python, offline
   doxygen                       # make docs (part of make test)
   binutils                      # nm, readelf for the link checks
   clang-format clang-tidy       # style checks

@@ -1,0 +1,343 @@
+// Session options, run options and sessions: the native classes the Python layer drives.
+#include <pybind11/stl.h>
+
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "native.h"
+
+namespace kilnpy {
+namespace {
+
+// One input or output as the ABI describes it.
+struct IoInfo {
+  std::string name;
+  int value_type = KILN_VALUE_TYPE_UNKNOWN;
+  int element_type = KILN_ELEMENT_TYPE_UNDEFINED;
+  std::vector<int64_t> dims;           // -1: unknown
+  std::vector<std::string> symbolic;   // "" where the dimension has no name
+};
+
+py::tuple InfoTuple(const IoInfo& i) {
+  return py::make_tuple(i.name, i.value_type, i.element_type, i.dims, i.symbolic);
+}
+
+template <typename NameF, typename KindF, typename InfoF>
+std::vector<IoInfo> ReadIo(size_t count, NameF name, KindF kind, InfoF info) {
+  std::vector<IoInfo> out(count);
+  for (size_t i = 0; i < count; ++i) {
+    out[i].name = kiln::detail::AllocatedString(
+        [&](KilnAllocator* a, char** s) { return name(i, a, s); });
+    KilnValueType vt = KILN_VALUE_TYPE_UNKNOWN;
+    Check(kind(i, &vt));
+    out[i].value_type = vt;
+    KilnTensorTypeAndShapeInfo* raw = nullptr;
+    Check(info(i, &raw));
+    kiln::TensorTypeAndShapeInfo ti(raw);
+    out[i].element_type = ti.element_type();
+    out[i].dims = ti.shape();
+    out[i].symbolic = ti.symbolic_shape();
+  }
+  return out;
+}
+
+class SessionOptions {
+ public:
+  SessionOptions() : options_(kiln::SessionOptions::Create()) {}
+  kiln::SessionOptions& get() { return options_; }
+
+ private:
+  kiln::SessionOptions options_;
+};
+
+class RunOptions {
+ public:
+  RunOptions() : options_(kiln::RunOptions::Create()) {}
+  kiln::RunOptions& get() { return options_; }
+
+ private:
+  kiln::RunOptions options_;
+};
+
+class Session {
+ public:
+  Session(const py::object& model, SessionOptions& options) {
+    KilnSession* s = nullptr;
+    if (py::isinstance<py::bytes>(model)) {
+      std::string_view bytes = py::reinterpret_borrow<py::bytes>(model);
+      py::gil_scoped_release release;
+      Check(api().CreateSessionFromArray(DefaultEnv(), bytes.data(), bytes.size(),
+                                         options.get().get(), &s));
+    } else {
+      const std::string path = model.cast<std::string>();
+      if (path.find('\0') != std::string::npos) {
+        throw kiln::Exception(KILN_INVALID_ARGUMENT, "path holds a NUL character");
+      }
+      py::gil_scoped_release release;
+      Check(api().CreateSession(DefaultEnv(), path.c_str(), options.get().get(), &s));
+    }
+    session_ = kiln::Session(s);
+    const KilnSession* h = session_.get();
+    size_t n_in = 0, n_out = 0;
+    Check(api().SessionGetInputCount(h, &n_in));
+    Check(api().SessionGetOutputCount(h, &n_out));
+    inputs_ = ReadIo(
+        n_in, [&](size_t i, KilnAllocator* a, char** o) { return api().SessionGetInputName(h, i, a, o); },
+        [&](size_t i, KilnValueType* o) { return api().SessionGetInputValueType(h, i, o); },
+        [&](size_t i, KilnTensorTypeAndShapeInfo** o) {
+          return api().CreateSessionInputTensorInfo(h, i, o);
+        });
+    outputs_ = ReadIo(
+        n_out,
+        [&](size_t i, KilnAllocator* a, char** o) { return api().SessionGetOutputName(h, i, a, o); },
+        [&](size_t i, KilnValueType* o) { return api().SessionGetOutputValueType(h, i, o); },
+        [&](size_t i, KilnTensorTypeAndShapeInfo** o) {
+          return api().CreateSessionOutputTensorInfo(h, i, o);
+        });
+    for (size_t i = 0; i < inputs_.size(); ++i) input_index_.emplace(inputs_[i].name, i);
+    for (const IoInfo& o : outputs_) all_output_names_.push_back(o.name.c_str());
+  }
+
+  py::list Inputs() const { return Tuples(inputs_); }
+  py::list Outputs() const { return Tuples(outputs_); }
+
+  py::dict Metadata() const {
+    py::dict d;
+    const KilnSession* h = session_.get();
+    auto field = [&](KilnModelMetadataField f) {
+      return kiln::detail::AllocatedString([&](KilnAllocator* a, char** s) {
+        return api().SessionGetModelMetadataString(h, f, a, s);
+      });
+    };
+    d["producer_name"] = field(KILN_METADATA_PRODUCER_NAME);
+    d["producer_version"] = field(KILN_METADATA_PRODUCER_VERSION);
+    d["graph_name"] = field(KILN_METADATA_GRAPH_NAME);
+    d["domain"] = field(KILN_METADATA_DOMAIN);
+    d["description"] = field(KILN_METADATA_DESCRIPTION);
+    d["graph_description"] = field(KILN_METADATA_GRAPH_DESCRIPTION);
+    int64_t version = 0;
+    Check(api().SessionGetModelVersion(h, &version));
+    d["version"] = version;
+    kiln::detail::AllocatedStrings keys(kiln::Allocator::Default().get());
+    Check(api().SessionGetCustomMetadataKeys(h, kiln::Allocator::Default().get(), keys.out(),
+                                             keys.count()));
+    py::dict custom;
+    for (const std::string& k : keys.Copy()) {
+      custom[py::str(k)] = kiln::detail::AllocatedString([&](KilnAllocator* a, char** s) {
+        return api().SessionLookupCustomMetadata(h, a, k.c_str(), s);
+      });
+    }
+    d["custom_metadata_map"] = custom;
+    return d;
+  }
+
+  std::string EndProfiling() {
+    return kiln::detail::AllocatedString(
+        [&](KilnAllocator* a, char** s) { return api().SessionEndProfiling(session_.get(), a, s); });
+  }
+
+  // Runs with `feed` (name -> array, Value, list for a sequence, None for an empty optional)
+  // and returns the outputs named (all when None), as numpy / lists, or as Values.
+  // `given`: None, or one entry per output: a Value (a tensor written in place) or None.
+  py::list Run(const py::object& output_names, const py::dict& feed, RunOptions* run_options,
+               bool as_values, const py::object& given) {
+    std::vector<std::string> names_storage;
+    std::vector<const char*> out_names;
+    if (output_names.is_none()) {
+      out_names = all_output_names_;
+    } else {
+      if (!py::isinstance<py::list>(output_names) && !py::isinstance<py::tuple>(output_names)) {
+        throw py::type_error("output_names must be a list of output names (str) or None, got " +
+                             std::string(py::str(py::type::of(output_names))));
+      }
+      for (py::handle n : output_names) {
+        if (!PyUnicode_Check(n.ptr())) {
+          throw py::type_error("output_names: every entry must be a str, got " +
+                               std::string(py::str(py::type::of(n))));
+        }
+        names_storage.push_back(n.cast<std::string>());
+      }
+      out_names.reserve(names_storage.size());
+      for (const std::string& n : names_storage) out_names.push_back(n.c_str());
+    }
+    std::vector<std::string> in_names_storage;
+    in_names_storage.reserve(feed.size());
+    std::vector<ValuePtr> values;
+    values.reserve(feed.size());
+    for (auto item : feed) {
+      if (!PyUnicode_Check(item.first.ptr())) {
+        throw py::type_error("input_feed: every key must be an input name (str), got " +
+                             std::string(py::str(py::type::of(item.first))));
+      }
+      in_names_storage.push_back(item.first.cast<std::string>());
+      values.push_back(ToValue(in_names_storage.back(), item.second));
+    }
+    CheckMissing(in_names_storage);
+    std::vector<const char*> in_names;
+    std::vector<const KilnValue*> in_handles;
+    in_names.reserve(values.size());
+    in_handles.reserve(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      in_names.push_back(in_names_storage[i].c_str());
+      in_handles.push_back(values[i]->handle);
+    }
+    std::vector<KilnValue*> outs(out_names.size(), nullptr);
+    std::vector<ValuePtr> given_values;
+    if (!given.is_none()) {
+      given_values = given.cast<std::vector<ValuePtr>>();
+      if (given_values.size() != outs.size()) {
+        throw kiln::Exception(KILN_INVALID_ARGUMENT,
+                              "run: " + std::to_string(given_values.size()) +
+                                  " output values given for " + std::to_string(outs.size()) +
+                                  " output names");
+      }
+      for (size_t i = 0; i < outs.size(); ++i) {
+        if (given_values[i] != nullptr) outs[i] = given_values[i]->handle;
+      }
+    }
+    KilnStatus* status = nullptr;
+    {
+      py::gil_scoped_release release;
+      status = api().Run(session_.get(), run_options == nullptr ? nullptr : run_options->get().get(),
+                         in_names.data(), in_handles.data(), in_handles.size(), out_names.data(),
+                         out_names.size(), outs.data());
+    }
+    Check(status);
+    std::vector<ValuePtr> owned;
+    owned.reserve(outs.size());
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const bool was_given = i < given_values.size() && given_values[i] != nullptr;
+      owned.push_back(was_given ? given_values[i] : std::make_shared<Value>(outs[i]));
+    }
+    py::list result;
+    for (const ValuePtr& v : owned) {
+      if (as_values) {
+        result.append(py::cast(v));
+      } else {
+        result.append(ToPython(v, py::cast(v)));
+      }
+    }
+    return result;
+  }
+
+  const KilnSession* handle() const { return session_.get(); }
+  void Close() { session_ = kiln::Session(); }
+
+ private:
+  static py::list Tuples(const std::vector<IoInfo>& io) {
+    py::list l;
+    for (const IoInfo& i : io) l.append(InfoTuple(i));
+    return l;
+  }
+
+  ValuePtr ToValue(const std::string& name, py::handle obj) const {
+    if (py::isinstance<Value>(obj)) return obj.cast<ValuePtr>();
+    const auto it = input_index_.find(name);
+    const IoInfo* info = it == input_index_.end() ? nullptr : &inputs_[it->second];
+    const auto elem = static_cast<KilnElementType>(
+        info == nullptr ? KILN_ELEMENT_TYPE_UNDEFINED : info->element_type);
+    if (info != nullptr && info->value_type == KILN_VALUE_TYPE_SEQUENCE &&
+        (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj))) {
+      return SequenceFrom(obj, elem);
+    }
+    if (info != nullptr && info->value_type == KILN_VALUE_TYPE_OPTIONAL) {
+      if (obj.is_none()) return OptionalOf(nullptr, KILN_VALUE_TYPE_TENSOR, elem);
+      if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
+        return OptionalOf(SequenceFrom(obj, elem), KILN_VALUE_TYPE_SEQUENCE, elem);
+      }
+      return OptionalOf(TensorFromObject(obj, elem), KILN_VALUE_TYPE_TENSOR, elem);
+    }
+    return TensorFromObject(obj, elem);
+  }
+
+  static ValuePtr SequenceFrom(py::handle obj, KilnElementType elem) {
+    std::vector<ValuePtr> items;
+    for (py::handle item : obj) {
+      items.push_back(py::isinstance<Value>(item) ? item.cast<ValuePtr>()
+                                                  : TensorFromObject(item, elem));
+    }
+    return SequenceOf(items, elem);
+  }
+
+  // onnxruntime raises ValueError, before running, when a required input is not fed.
+  void CheckMissing(const std::vector<std::string>& fed) const {
+    if (fed.size() >= inputs_.size()) {
+      bool all = true;
+      for (const IoInfo& i : inputs_) {
+        bool found = false;
+        for (const std::string& f : fed) found = found || f == i.name;
+        if (!found && i.value_type != KILN_VALUE_TYPE_OPTIONAL) all = false;
+      }
+      if (all) return;
+    }
+    py::list missing;
+    for (const IoInfo& i : inputs_) {
+      bool found = false;
+      for (const std::string& f : fed) found = found || f == i.name;
+      if (!found && i.value_type != KILN_VALUE_TYPE_OPTIONAL) missing.append(i.name);
+    }
+    if (missing.empty()) return;
+    py::list given;
+    for (const std::string& f : fed) given.append(f);
+    throw py::value_error("Required inputs (" + std::string(py::repr(missing)) +
+                          ") are missing from input feed (" + std::string(py::repr(given)) +
+                          ").");
+  }
+
+  kiln::Session session_;
+  std::vector<IoInfo> inputs_;
+  std::vector<IoInfo> outputs_;
+  std::unordered_map<std::string, size_t> input_index_;
+  std::vector<const char*> all_output_names_;
+};
+
+}  // namespace
+
+void DefineSessions(py::module_& m) {
+  py::class_<SessionOptions>(m, "SessionOptions", "Owned KilnSessionOptions.")
+      .def(py::init<>())
+      .def("set_intra_op_num_threads",
+           [](SessionOptions& o, int n) { o.get().SetIntraOpNumThreads(n); })
+      .def("set_graph_optimization_level",
+           [](SessionOptions& o, int level) {
+             o.get().SetGraphOptimizationLevel(static_cast<KilnGraphOptimizationLevel>(level));
+           })
+      .def("set_log_severity_level",
+           [](SessionOptions& o, int level) {
+             o.get().SetLogSeverityLevel(static_cast<KilnLoggingLevel>(level));
+           })
+      .def("set_log_id", [](SessionOptions& o, const std::string& id) { o.get().SetLogId(id); })
+      .def("enable_profiling",
+           [](SessionOptions& o, const std::string& prefix) { o.get().EnableProfiling(prefix); })
+      .def("add_free_dimension_override_by_name",
+           [](SessionOptions& o, const std::string& name, int64_t value) {
+             o.get().AddFreeDimensionOverrideByName(name, value);
+           })
+      .def("add_config_entry", [](SessionOptions& o, const std::string& key,
+                                  const std::string& value) { o.get().AddConfigEntry(key, value); });
+
+  py::class_<RunOptions>(m, "RunOptions", "Owned KilnRunOptions.")
+      .def(py::init<>())
+      .def("set_tag", [](RunOptions& o, const std::string& tag) { o.get().SetRunTag(tag); })
+      .def("set_log_severity_level",
+           [](RunOptions& o, int level) {
+             o.get().SetRunLogSeverityLevel(static_cast<KilnLoggingLevel>(level));
+           })
+      .def("set_terminate", [](RunOptions& o) { o.get().SetTerminate(); })
+      .def("unset_terminate", [](RunOptions& o) { o.get().UnsetTerminate(); });
+
+  py::class_<Session>(m, "Session", "Owned KilnSession.")
+      .def(py::init<const py::object&, SessionOptions&>(), py::arg("model"), py::arg("options"))
+      .def("inputs", &Session::Inputs)
+      .def("outputs", &Session::Outputs)
+      .def("metadata", &Session::Metadata)
+      .def("end_profiling", &Session::EndProfiling)
+      .def("run", &Session::Run, py::arg("output_names").none(true), py::arg("feed"),
+           py::arg("run_options").none(true), py::arg("as_values") = false,
+           py::arg("given") = py::none())
+      .def("close", &Session::Close);
+}
+
+}  // namespace kilnpy
