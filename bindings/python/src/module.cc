@@ -48,8 +48,7 @@ void SetDefaultSeverity(int severity) {
 const KilnEnv* DefaultEnv() {
   std::lock_guard<std::mutex> lock(EnvMutex());
   if (EnvSlot() == nullptr) {
-    Check(api().CreateEnv(static_cast<KilnLoggingLevel>(EnvSeverity()), "kiln-python",
-                          &EnvSlot()));
+    Check(api().CreateEnv(static_cast<KilnLoggingLevel>(EnvSeverity()), "kiln-python", &EnvSlot()));
   }
   return EnvSlot();
 }

@@ -20,10 +20,14 @@ namespace kilnpy {
 
 namespace py = pybind11;
 
-inline const KilnApi& api() { return kiln::Api(); }
+inline const KilnApi& api() {
+  return kiln::Api();
+}
 
 // Throws kiln::Exception (turned into the onnxruntime-shaped Python class) for a failed status.
-inline void Check(KilnStatus* status) { kiln::ThrowOnError(status); }
+inline void Check(KilnStatus* status) {
+  kiln::ThrowOnError(status);
+}
 
 // One owned KilnValue and, for a tensor over a numpy array's buffer, the array that keeps the
 // buffer alive. Destroyed with the GIL held.

@@ -16,8 +16,8 @@ struct IoInfo {
   std::string name;
   int value_type = KILN_VALUE_TYPE_UNKNOWN;
   int element_type = KILN_ELEMENT_TYPE_UNDEFINED;
-  std::vector<int64_t> dims;           // -1: unknown
-  std::vector<std::string> symbolic;   // "" where the dimension has no name
+  std::vector<int64_t> dims;          // -1: unknown
+  std::vector<std::string> symbolic;  // "" where the dimension has no name
 };
 
 py::tuple InfoTuple(const IoInfo& i) {
@@ -28,8 +28,8 @@ template <typename NameF, typename KindF, typename InfoF>
 std::vector<IoInfo> ReadIo(size_t count, NameF name, KindF kind, InfoF info) {
   std::vector<IoInfo> out(count);
   for (size_t i = 0; i < count; ++i) {
-    out[i].name = kiln::detail::AllocatedString(
-        [&](KilnAllocator* a, char** s) { return name(i, a, s); });
+    out[i].name =
+        kiln::detail::AllocatedString([&](KilnAllocator* a, char** s) { return name(i, a, s); });
     KilnValueType vt = KILN_VALUE_TYPE_UNKNOWN;
     Check(kind(i, &vt));
     out[i].value_type = vt;
@@ -84,14 +84,17 @@ class Session {
     Check(api().SessionGetInputCount(h, &n_in));
     Check(api().SessionGetOutputCount(h, &n_out));
     inputs_ = ReadIo(
-        n_in, [&](size_t i, KilnAllocator* a, char** o) { return api().SessionGetInputName(h, i, a, o); },
+        n_in,
+        [&](size_t i, KilnAllocator* a, char** o) { return api().SessionGetInputName(h, i, a, o); },
         [&](size_t i, KilnValueType* o) { return api().SessionGetInputValueType(h, i, o); },
         [&](size_t i, KilnTensorTypeAndShapeInfo** o) {
           return api().CreateSessionInputTensorInfo(h, i, o);
         });
     outputs_ = ReadIo(
         n_out,
-        [&](size_t i, KilnAllocator* a, char** o) { return api().SessionGetOutputName(h, i, a, o); },
+        [&](size_t i, KilnAllocator* a, char** o) {
+          return api().SessionGetOutputName(h, i, a, o);
+        },
         [&](size_t i, KilnValueType* o) { return api().SessionGetOutputValueType(h, i, o); },
         [&](size_t i, KilnTensorTypeAndShapeInfo** o) {
           return api().CreateSessionOutputTensorInfo(h, i, o);
@@ -134,8 +137,9 @@ class Session {
   }
 
   std::string EndProfiling() {
-    return kiln::detail::AllocatedString(
-        [&](KilnAllocator* a, char** s) { return api().SessionEndProfiling(session_.get(), a, s); });
+    return kiln::detail::AllocatedString([&](KilnAllocator* a, char** s) {
+      return api().SessionEndProfiling(session_.get(), a, s);
+    });
   }
 
   // Runs with `feed` (name -> array, Value, list for a sequence, None for an empty optional)
@@ -188,10 +192,10 @@ class Session {
     if (!given.is_none()) {
       given_values = given.cast<std::vector<ValuePtr>>();
       if (given_values.size() != outs.size()) {
-        throw kiln::Exception(KILN_INVALID_ARGUMENT,
-                              "run: " + std::to_string(given_values.size()) +
-                                  " output values given for " + std::to_string(outs.size()) +
-                                  " output names");
+        throw kiln::Exception(KILN_INVALID_ARGUMENT, "run: " + std::to_string(given_values.size()) +
+                                                         " output values given for " +
+                                                         std::to_string(outs.size()) +
+                                                         " output names");
       }
       for (size_t i = 0; i < outs.size(); ++i) {
         if (given_values[i] != nullptr) outs[i] = given_values[i]->handle;
@@ -200,9 +204,10 @@ class Session {
     KilnStatus* status = nullptr;
     {
       py::gil_scoped_release release;
-      status = api().Run(session_.get(), run_options == nullptr ? nullptr : run_options->get().get(),
-                         in_names.data(), in_handles.data(), in_handles.size(), out_names.data(),
-                         out_names.size(), outs.data());
+      status =
+          api().Run(session_.get(), run_options == nullptr ? nullptr : run_options->get().get(),
+                    in_names.data(), in_handles.data(), in_handles.size(), out_names.data(),
+                    out_names.size(), outs.data());
     }
     Check(status);
     std::vector<ValuePtr> owned;
@@ -211,12 +216,14 @@ class Session {
       const bool was_given = i < given_values.size() && given_values[i] != nullptr;
       owned.push_back(was_given ? given_values[i] : std::make_shared<Value>(outs[i]));
     }
-    py::list result;
-    for (const ValuePtr& v : owned) {
+    py::list result(owned.size());
+    for (size_t i = 0; i < owned.size(); ++i) {
       if (as_values) {
-        result.append(py::cast(v));
+        result[i] = py::cast(owned[i]);
       } else {
-        result.append(ToPython(v, py::cast(v)));
+        // The array's base: a capsule owning the value (lighter than a Value object).
+        py::capsule base(new ValuePtr(owned[i]), [](void* p) { delete static_cast<ValuePtr*>(p); });
+        result[i] = ToPython(owned[i], base);
       }
     }
     return result;
@@ -236,8 +243,8 @@ class Session {
     if (py::isinstance<Value>(obj)) return obj.cast<ValuePtr>();
     const auto it = input_index_.find(name);
     const IoInfo* info = it == input_index_.end() ? nullptr : &inputs_[it->second];
-    const auto elem = static_cast<KilnElementType>(
-        info == nullptr ? KILN_ELEMENT_TYPE_UNDEFINED : info->element_type);
+    const auto elem = static_cast<KilnElementType>(info == nullptr ? KILN_ELEMENT_TYPE_UNDEFINED
+                                                                   : info->element_type);
     if (info != nullptr && info->value_type == KILN_VALUE_TYPE_SEQUENCE &&
         (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj))) {
       return SequenceFrom(obj, elem);
@@ -282,8 +289,7 @@ class Session {
     py::list given;
     for (const std::string& f : fed) given.append(f);
     throw py::value_error("Required inputs (" + std::string(py::repr(missing)) +
-                          ") are missing from input feed (" + std::string(py::repr(given)) +
-                          ").");
+                          ") are missing from input feed (" + std::string(py::repr(given)) + ").");
   }
 
   kiln::Session session_;
@@ -315,8 +321,10 @@ void DefineSessions(py::module_& m) {
            [](SessionOptions& o, const std::string& name, int64_t value) {
              o.get().AddFreeDimensionOverrideByName(name, value);
            })
-      .def("add_config_entry", [](SessionOptions& o, const std::string& key,
-                                  const std::string& value) { o.get().AddConfigEntry(key, value); });
+      .def("add_config_entry",
+           [](SessionOptions& o, const std::string& key, const std::string& value) {
+             o.get().AddConfigEntry(key, value);
+           });
 
   py::class_<RunOptions>(m, "RunOptions", "Owned KilnRunOptions.")
       .def(py::init<>())

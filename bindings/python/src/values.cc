@@ -205,7 +205,26 @@ py::dtype DtypeOf(KilnElementType type) {
       return py::dtype(type == KILN_ELEMENT_TYPE_BFLOAT16 ? "uint16" : "uint8");
     }
   }
-  return py::dtype(row->numpy_name);
+  // numpy's type numbers (NPY_TYPES): a dtype from its number skips parsing a name.
+  using api = py::detail::npy_api;
+  switch (type) {
+    case KILN_ELEMENT_TYPE_FLOAT:
+      return py::dtype(api::NPY_FLOAT_);
+    case KILN_ELEMENT_TYPE_DOUBLE:
+      return py::dtype(api::NPY_DOUBLE_);
+    case KILN_ELEMENT_TYPE_INT64:
+      return py::dtype(api::NPY_INT64_);
+    case KILN_ELEMENT_TYPE_INT32:
+      return py::dtype(api::NPY_INT32_);
+    case KILN_ELEMENT_TYPE_UINT8:
+      return py::dtype(api::NPY_UINT8_);
+    case KILN_ELEMENT_TYPE_INT8:
+      return py::dtype(api::NPY_INT8_);
+    case KILN_ELEMENT_TYPE_BOOL:
+      return py::dtype(api::NPY_BOOL_);
+    default:
+      return py::dtype(row->numpy_name);
+  }
 }
 
 const char* ElementTypeName(KilnElementType type) {
@@ -232,9 +251,8 @@ ValuePtr TensorFromObject(py::handle obj, KilnElementType expected) {
   if (expected == KILN_ELEMENT_TYPE_BFLOAT16 && type == KILN_ELEMENT_TYPE_UINT16) type = expected;
   if (IsFloat8(expected) && type == KILN_ELEMENT_TYPE_UINT8) type = expected;
   if (type == KILN_ELEMENT_TYPE_UNDEFINED) {
-    throw kiln::Exception(KILN_INVALID_ARGUMENT,
-                          "numpy dtype '" + std::string(py::str(a.dtype())) +
-                              "' has no ONNX element type");
+    throw kiln::Exception(KILN_INVALID_ARGUMENT, "numpy dtype '" + std::string(py::str(a.dtype())) +
+                                                     "' has no ONNX element type");
   }
   if (IsSubByte(type)) {
     throw kiln::Exception(KILN_NOT_IMPLEMENTED,
@@ -327,7 +345,8 @@ py::object ToPython(const ValuePtr& value, py::handle owner) {
 namespace kilnpy {
 
 void DefineValues(py::module_& m) {
-  py::class_<Value, ValuePtr>(m, "Value", "An owned KilnValue: a tensor, a sequence or an optional.")
+  py::class_<Value, ValuePtr>(m, "Value",
+                              "An owned KilnValue: a tensor, a sequence or an optional.")
       .def_static(
           "from_object",
           [](py::handle obj, int expected) {
@@ -346,9 +365,9 @@ void DefineValues(py::module_& m) {
           "from_pointer",
           [](uintptr_t pointer, size_t nbytes, const std::vector<int64_t>& shape, int type) {
             KilnValue* v = nullptr;
-            Check(api().CreateTensorWithDataAsValue(
-                CpuInfo(), reinterpret_cast<void*>(pointer), nbytes, shape.data(), shape.size(),
-                static_cast<KilnElementType>(type), &v));
+            Check(api().CreateTensorWithDataAsValue(CpuInfo(), reinterpret_cast<void*>(pointer),
+                                                    nbytes, shape.data(), shape.size(),
+                                                    static_cast<KilnElementType>(type), &v));
             return std::make_shared<Value>(v);
           },
           py::arg("pointer"), py::arg("nbytes"), py::arg("shape"), py::arg("element_type"),
@@ -413,8 +432,9 @@ void DefineValues(py::module_& m) {
              Check(api().GetValueElement(self.handle, index, &e));
              return std::make_shared<Value>(e);
            })
-      .def("wraps", [](const Value& self) { return self.keep; },
-           "The numpy array whose buffer the tensor wraps, or None.");
+      .def(
+          "wraps", [](const Value& self) { return self.keep; },
+          "The numpy array whose buffer the tensor wraps, or None.");
 }
 
 }  // namespace kilnpy

@@ -11,6 +11,8 @@ rm -rf "$work"
 mkdir -p "$work"
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"
 export KILN_BUILD_DIR="$build"
+# pip install and pip wheel each compile the module: through ccache the second is a cache hit.
+if command -v ccache >/dev/null; then export CC="ccache gcc" CXX="ccache g++"; fi
 "$work/venv/bin/pip" install --quiet --no-index --no-build-isolation "$src/bindings/python"
 "$work/venv/bin/pip" wheel --quiet --no-index --no-build-isolation --no-deps -w "$work/dist" \
   "$src/bindings/python"
