@@ -10,6 +10,7 @@ set(KILN_SOURCES
   src/api/memory_api.cc
   src/api/run_api.cc
   src/api/session_api.cc
+  src/api/session_inputs_api.cc
   src/api/sequence_api.cc
   src/api/session_options_api.cc
   src/api/status.cc

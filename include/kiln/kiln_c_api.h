@@ -854,8 +854,10 @@ struct KilnApi {
    *
    * @param[in]     session       The session.
    * @param[in]     run_options   Options, or NULL for the defaults.
-   * @param[in]     input_names   @p input_count names, each a model input, every input given
-   *                              exactly once.
+   * @param[in]     input_names   @p input_count names, each a model input or an overridable
+   *                              initializer (SessionGetOverridableInitializerName), every input
+   *                              given exactly once; an overridable initializer left out takes
+   *                              the model's value.
    * @param[in]     inputs        @p input_count values matching the inputs' declared kinds
    *                              (tensor, sequence, optional), element types and shapes (free
    *                              dimensions may take any size, one size for every dimension
@@ -952,6 +954,143 @@ struct KilnApi {
    * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
    */
   KILN_SLOT(KilnStatus*, GetValueElementType, (const KilnValue* value, KilnElementType* out));
+
+  /* ---- Session inputs and config (slots 79-87) ------------------------------------------------
+   */
+
+  /**
+   * How many overridable initializers the model has: initializers of the main graph that the
+   * model also lists as graph inputs (IR version 4 and later; before that every initializer was
+   * listed and each is a constant). They are not among SessionGetInputCount's inputs: Run takes
+   * each by name like an input, checking its element type and shape the same way, and uses the
+   * model's value when it is not given. The optimizer never folds or pre-packs through one.
+   *
+   * @param[in]  session  The session.
+   * @param[out] out      Receives the count.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KILN_SLOT(KilnStatus*, SessionGetOverridableInitializerCount,
+            (const KilnSession* session, size_t* out));
+
+  /**
+   * The name of an overridable initializer.
+   *
+   * @param[in]  session    The session.
+   * @param[in]  index      0 to SessionGetOverridableInitializerCount - 1.
+   * @param[in]  allocator  Allocates the returned string.
+   * @param[out] out        Receives a NUL-terminated UTF-8 copy, freed with @p allocator.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
+   */
+  KILN_SLOT(KilnStatus*, SessionGetOverridableInitializerName,
+            (const KilnSession* session, size_t index, KilnAllocator* allocator, char** out));
+
+  /**
+   * The element type and shape of an overridable initializer, as the model's graph input
+   * declares them (the initializer's own when it declares none); as for
+   * CreateSessionInputTensorInfo.
+   *
+   * @param[in]  session  The session.
+   * @param[in]  index    0 to SessionGetOverridableInitializerCount - 1.
+   * @param[out] out      Receives an owned info, released with ReleaseTensorTypeAndShapeInfo.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
+   */
+  KILN_SLOT(KilnStatus*, CreateSessionOverridableInitializerTensorInfo,
+            (const KilnSession* session, size_t index, KilnTensorTypeAndShapeInfo** out));
+
+  /**
+   * Makes sessions created with these options use a caller's tensor in place of the model's
+   * initializer of that name (an overridable one included: the tensor becomes its default). The
+   * tensor's memory is shared, not copied: the options, their clones and every session made from
+   * them hold shared ownership of the value's tensor (releasing @p value is fine), and the caller
+   * keeps a buffer it wrapped (CreateTensorWithDataAsValue) alive and unchanged while any of them
+   * lives. Giving a name again replaces the earlier tensor. CreateSession fails with
+   * KILN_INVALID_ARGUMENT, naming the initializer and both types and shapes, when the name is not
+   * an initializer of the model's main graph or the element type or shape differ from the
+   * model's.
+   *
+   * @param[in,out] options  The options.
+   * @param[in]     name     The initializer's name, UTF-8, non-empty.
+   * @param[in]     value    A tensor.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
+   */
+  KILN_SLOT(KilnStatus*, SessionOptionsAddInitializer,
+            (KilnSessionOptions * options, const char* name, const KilnValue* value));
+
+  /**
+   * Fixes every dimension of the model's inputs that carries an ONNX dimension denotation
+   * (TensorShapeProto.Dimension.denotation, such as "DATA_BATCH"; compared without regard to
+   * case) to a value, as AddFreeDimensionOverrideByName does for dim_param names: inputs must
+   * then have it, and type info reports it. Overridable initializers keep their declared shape.
+   * CreateSession fails with KILN_INVALID_ARGUMENT when such a dimension already has another
+   * size, in the model or from a dim_param override.
+   *
+   * @param[in,out] options         The options.
+   * @param[in]     dim_denotation  The denotation, UTF-8, non-empty.
+   * @param[in]     value           Its value, >= 0.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
+   */
+  KILN_SLOT(KilnStatus*, AddFreeDimensionOverride,
+            (KilnSessionOptions * options, const char* dim_denotation, int64_t value));
+
+  /**
+   * The value of a configuration entry set with AddSessionConfigEntry.
+   *
+   * @param[in]  options    The options.
+   * @param[in]  key        One of the keys AddSessionConfigEntry lists.
+   * @param[in]  allocator  Allocates the returned string.
+   * @param[out] out        Receives a NUL-terminated copy freed with @p allocator, or NULL when
+   *                        the key is not set.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT naming an unknown key,
+   *         KILN_OUT_OF_MEMORY).
+   */
+  KILN_SLOT(KilnStatus*, SessionOptionsGetConfigEntry,
+            (const KilnSessionOptions* options, const char* key, KilnAllocator* allocator,
+             char** out));
+
+  /**
+   * Sets a configuration entry for the runs using these options. Every key is listed here; any
+   * other key is an error.
+   * - "kiln.run.check_finite": "1" makes the run check every node's floating-point outputs for
+   *   NaN and infinity and fail naming the node; "0" makes it skip the check. Either overrides
+   *   the session's "kiln.run.check_finite" (AddSessionConfigEntry) for these runs.
+   * - "memory.enable_memory_arena_shrinkage" (ONNX Runtime's key): "cpu:0" makes the session's
+   *   caching allocator, once the run is over, return to the system the freed blocks it keeps
+   *   for reuse (see "kiln.arena.enable"); "0" or "" (default) keeps them.
+   *
+   * @param[in,out] options  The options.
+   * @param[in]     key      One of the keys above.
+   * @param[in]     value    A value the key accepts.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT naming the key or value,
+   *         KILN_OUT_OF_MEMORY).
+   */
+  KILN_SLOT(KilnStatus*, RunOptionsAddConfigEntry,
+            (KilnRunOptions * options, const char* key, const char* value));
+
+  /**
+   * The value of a configuration entry set with RunOptionsAddConfigEntry.
+   *
+   * @param[in]  options    The options.
+   * @param[in]  key        One of the keys RunOptionsAddConfigEntry lists.
+   * @param[in]  allocator  Allocates the returned string.
+   * @param[out] out        Receives a NUL-terminated copy freed with @p allocator, or NULL when
+   *                        the key is not set.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT naming an unknown key,
+   *         KILN_OUT_OF_MEMORY).
+   */
+  KILN_SLOT(KilnStatus*, RunOptionsGetConfigEntry,
+            (const KilnRunOptions* options, const char* key, KilnAllocator* allocator,
+             char** out));
+
+  /**
+   * When the session's profiler started (see EnableProfiling): nanoseconds since the Unix epoch
+   * by the system clock, taken while the session was being created.
+   *
+   * @param[in]  session  The session.
+   * @param[out] out      Receives the time; 0 when the session was created without profiling.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KILN_SLOT(KilnStatus*, SessionGetProfilingStartTimeNs,
+            (const KilnSession* session, uint64_t* out));
 };
 
 #ifdef __cplusplus

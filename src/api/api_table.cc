@@ -94,6 +94,15 @@ constexpr KilnApi kApiV1 = {
     .GetValueElement = &GetValueElement,
     .HasValue = &HasValue,
     .GetValueElementType = &GetValueElementType,
+    .SessionGetOverridableInitializerCount = &SessionGetOverridableInitializerCount,
+    .SessionGetOverridableInitializerName = &SessionGetOverridableInitializerName,
+    .CreateSessionOverridableInitializerTensorInfo = &CreateSessionOverridableInitializerTensorInfo,
+    .SessionOptionsAddInitializer = &SessionOptionsAddInitializer,
+    .AddFreeDimensionOverride = &AddFreeDimensionOverride,
+    .SessionOptionsGetConfigEntry = &SessionOptionsGetConfigEntry,
+    .RunOptionsAddConfigEntry = &RunOptionsAddConfigEntry,
+    .RunOptionsGetConfigEntry = &RunOptionsGetConfigEntry,
+    .SessionGetProfilingStartTimeNs = &SessionGetProfilingStartTimeNs,
 };
 
 // ---- Pins: a shipped slot never moves ----------------------------------------------------------
@@ -178,9 +187,18 @@ KILN_PIN_SLOT(GetValueCount, 75);
 KILN_PIN_SLOT(GetValueElement, 76);
 KILN_PIN_SLOT(HasValue, 77);
 KILN_PIN_SLOT(GetValueElementType, 78);
+KILN_PIN_SLOT(SessionGetOverridableInitializerCount, 79);
+KILN_PIN_SLOT(SessionGetOverridableInitializerName, 80);
+KILN_PIN_SLOT(CreateSessionOverridableInitializerTensorInfo, 81);
+KILN_PIN_SLOT(SessionOptionsAddInitializer, 82);
+KILN_PIN_SLOT(AddFreeDimensionOverride, 83);
+KILN_PIN_SLOT(SessionOptionsGetConfigEntry, 84);
+KILN_PIN_SLOT(RunOptionsAddConfigEntry, 85);
+KILN_PIN_SLOT(RunOptionsGetConfigEntry, 86);
+KILN_PIN_SLOT(SessionGetProfilingStartTimeNs, 87);
 
 #undef KILN_PIN_SLOT
-constexpr size_t kSlotCount = 79;
+constexpr size_t kSlotCount = 88;
 static_assert(sizeof(KilnApi) == kSlotCount * sizeof(void*), "a slot has no pin");
 
 // ---- The C enums and the engine's enums share their values ----------------------------------

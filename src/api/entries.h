@@ -153,6 +153,28 @@ KilnStatus* KILN_API_CALL GetValueElement(const KilnValue* value, size_t index, 
 KilnStatus* KILN_API_CALL HasValue(const KilnValue* value, int* out);
 KilnStatus* KILN_API_CALL GetValueElementType(const KilnValue* value, KilnElementType* out);
 
+// session_inputs_api.cc
+KilnStatus* KILN_API_CALL SessionGetOverridableInitializerCount(const KilnSession* session,
+                                                                size_t* out);
+KilnStatus* KILN_API_CALL SessionGetOverridableInitializerName(const KilnSession* session,
+                                                               size_t index,
+                                                               KilnAllocator* allocator,
+                                                               char** out);
+KilnStatus* KILN_API_CALL CreateSessionOverridableInitializerTensorInfo(
+    const KilnSession* session, size_t index, KilnTensorTypeAndShapeInfo** out);
+KilnStatus* KILN_API_CALL SessionOptionsAddInitializer(KilnSessionOptions* options,
+                                                       const char* name, const KilnValue* value);
+KilnStatus* KILN_API_CALL AddFreeDimensionOverride(KilnSessionOptions* options,
+                                                   const char* dim_denotation, int64_t value);
+KilnStatus* KILN_API_CALL SessionOptionsGetConfigEntry(const KilnSessionOptions* options,
+                                                       const char* key, KilnAllocator* allocator,
+                                                       char** out);
+KilnStatus* KILN_API_CALL RunOptionsAddConfigEntry(KilnRunOptions* options, const char* key,
+                                                   const char* value);
+KilnStatus* KILN_API_CALL RunOptionsGetConfigEntry(const KilnRunOptions* options, const char* key,
+                                                   KilnAllocator* allocator, char** out);
+KilnStatus* KILN_API_CALL SessionGetProfilingStartTimeNs(const KilnSession* session, uint64_t* out);
+
 }  // namespace kiln::api
 
 #endif  // KILN_API_ENTRIES_H_

@@ -196,6 +196,10 @@ void Release(H* handle, const char* entry) noexcept {
   }
 }
 
+// Publishes a new info with the element type and shape of `type` (of the tensors inside, for a
+// sequence or an optional; no dimensions for an unknown rank). Throws std::bad_alloc.
+void PublishTensorInfo(const ir::TypeInfo& type, KilnTensorTypeAndShapeInfo** out);
+
 // A permanent KilnMemoryInfo equal to `info`, made once per distinct value and never released;
 // what Get entries hand out. Throws std::bad_alloc.
 const KilnMemoryInfo* InternMemoryInfo(const MemoryInfo& info);

@@ -59,6 +59,8 @@ KilnValueType ValueTypeOf(ir::ValueKind kind) {
   return KILN_VALUE_TYPE_UNKNOWN;
 }
 
+}  // namespace
+
 void PublishTensorInfo(const ir::TypeInfo& type, KilnTensorTypeAndShapeInfo** out) {
   const ir::TypeInfo* t = &type;
   while ((t->kind == ir::ValueKind::kSequence || t->kind == ir::ValueKind::kOptional) &&
@@ -69,8 +71,6 @@ void PublishTensorInfo(const ir::TypeInfo& type, KilnTensorTypeAndShapeInfo** ou
       new KilnTensorTypeAndShapeInfo{t->elem, t->shape.value_or(Shape())});
   Publish(std::move(info), out);
 }
-
-}  // namespace
 
 KilnStatus* KILN_API_CALL CreateSession(const KilnEnv* env, const char* path,
                                         const KilnSessionOptions* options, KilnSession** out) {

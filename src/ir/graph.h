@@ -37,6 +37,10 @@ struct TypeInfo {
   std::optional<Shape> shape;
   // For kSequence/kOptional: the type of the contained value.
   std::shared_ptr<const TypeInfo> contained;
+  // The ONNX denotation of each dimension (TensorShapeProto.Dimension.denotation, such as
+  // "DATA_BATCH"), "" where a dimension has none; empty when no dimension has one. Kept for graph
+  // inputs (AddFreeDimensionOverride matches them).
+  std::vector<std::string> dim_denotations;
 };
 
 // A named edge. One producer (a node, or none for graph inputs, initializers and values captured
@@ -52,6 +56,11 @@ class Value {
   // The constant data when the value is an initializer; null otherwise.
   const std::shared_ptr<const Tensor>& initializer() const noexcept { return initializer_; }
   void set_initializer(std::shared_ptr<const Tensor> t) { initializer_ = std::move(t); }
+  // For a graph input: the value it takes when a run does not feed it (an initializer the model
+  // also lists as a graph input, IR >= 4: ONNX Runtime's overridable initializer); null otherwise.
+  // Never a constant: a run may feed another value, so nothing may be folded or packed from it.
+  const std::shared_ptr<const Tensor>& default_value() const noexcept { return default_value_; }
+  void set_default_value(std::shared_ptr<const Tensor> t) { default_value_ = std::move(t); }
   // True for a name a subgraph reads from an enclosing graph.
   bool is_outer() const noexcept { return outer_; }
   void set_outer(bool outer) noexcept { outer_ = outer; }
@@ -63,6 +72,7 @@ class Value {
   Node* producer_ = nullptr;
   std::vector<Node*> consumers_;
   std::shared_ptr<const Tensor> initializer_;
+  std::shared_ptr<const Tensor> default_value_;
   bool outer_ = false;
 };
 

@@ -52,6 +52,9 @@ class GraphBuilder {
                                  const std::vector<const ir::Graph*>& scopes);
   ir::Value* Resolve(ir::Graph& g, const std::string& name,
                      const std::vector<const ir::Graph*>& scopes);
+  // Turns initializer `v`, also listed as graph input `in`, into a graph input whose default
+  // value is the initializer, typed as the input declares (checked against the initializer).
+  void MakeDefaultedInput(ir::Graph& g, ir::Value& v, const ::onnx::ValueInfoProto& in);
 
   const ir::Model& model_;
   std::string model_dir_;
@@ -81,6 +84,10 @@ ir::TypeInfo GraphBuilder::ConvertType(const ::onnx::TypeProto& t, const std::st
         std::vector<int64_t> dims;
         std::vector<std::string> symbols;
         for (const auto& d : shape.dim()) {
+          if (!d.denotation().empty()) {
+            info.dim_denotations.resize(static_cast<size_t>(shape.dim_size()));
+            info.dim_denotations[dims.size()] = d.denotation();
+          }
           if (d.has_dim_value()) {
             if (d.dim_value() < 0) {
               BadGraph(what + ": dimension " + std::to_string(dims.size()) + " is negative");
@@ -199,6 +206,40 @@ ir::Attribute GraphBuilder::ConvertAttribute(const ::onnx::AttributeProto& a,
   return out;
 }
 
+void GraphBuilder::MakeDefaultedInput(ir::Graph& g, ir::Value& v,
+                                      const ::onnx::ValueInfoProto& in) {
+  const std::string what = "graph input '" + in.name() + "'";
+  const std::shared_ptr<const Tensor> value = v.initializer();
+  ir::TypeInfo type = v.type();  // the initializer's
+  if (in.has_type()) {
+    ir::TypeInfo declared = ConvertType(in.type(), what, 0);
+    if (declared.kind != ir::ValueKind::kTensor && declared.kind != ir::ValueKind::kUnknown) {
+      BadGraph(what + " has an initializer but is not declared a tensor");
+    }
+    if (declared.elem != DataType::kUndefined && declared.elem != value->type()) {
+      BadGraph(what + " is declared " + DataTypeName(declared.elem) + " but its initializer is " +
+               DataTypeName(value->type()));
+    }
+    if (declared.shape) {
+      const Shape& want = *declared.shape;
+      bool fits = want.rank() == value->shape().rank();
+      for (size_t d = 0; fits && d < want.rank(); ++d) {
+        fits = want.dims()[d] < 0 || want.dims()[d] == value->shape().dims()[d];
+      }
+      if (!fits) {
+        BadGraph(what + " is declared with shape " + want.ToString() +
+                 " but its initializer has shape " + value->shape().ToString());
+      }
+      type.shape = std::move(declared.shape);
+      type.dim_denotations = std::move(declared.dim_denotations);
+    }
+  }
+  v.set_initializer(nullptr);
+  v.set_default_value(value);
+  v.type() = std::move(type);
+  g.inputs().push_back(&v);
+}
+
 ir::Value* GraphBuilder::Resolve(ir::Graph& g, const std::string& name,
                                  const std::vector<const ir::Graph*>& scopes) {
   if (ir::Value* v = g.FindValue(name)) return v;
@@ -248,7 +289,10 @@ std::shared_ptr<ir::Graph> GraphBuilder::Build(const ::onnx::GraphProto& proto,
     if (in.name().empty()) BadGraph("a graph input" + in_graph + " has no name");
     if (ir::Value* v = g->FindValue(in.name())) {
       if (v->initializer() == nullptr) BadGraph("graph input '" + in.name() + "' is listed twice");
-      continue;  // an initializer also listed as an input (IR < 4): a constant here
+      // Before IR 4 every initializer had to be listed as an input: a constant. From IR 4 on, one
+      // of the main graph listed as an input is an input with a default value.
+      if (scopes.empty() && model_.ir_version >= 4) MakeDefaultedInput(*g, *v, in);
+      continue;
     }
     ir::Value* v = g->AddValue(in.name());
     v->type() = ConvertType(in.type(), "graph input '" + in.name() + "'", 0);
@@ -277,7 +321,7 @@ std::shared_ptr<ir::Graph> GraphBuilder::Build(const ::onnx::GraphProto& proto,
   }
   for (const auto& vi : proto.value_info()) {
     if (ir::Value* v = g->FindValue(vi.name())) {
-      if (v->initializer() == nullptr)
+      if (v->initializer() == nullptr && v->default_value() == nullptr)
         v->type() = ConvertType(vi.type(), "value_info '" + vi.name() + "'", 0);
     }
   }

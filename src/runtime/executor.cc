@@ -39,7 +39,11 @@ bool IsFinite(const Tensor& t) {
 
 }  // namespace
 
-Profiler::Profiler() : origin_(std::chrono::steady_clock::now()) {}
+Profiler::Profiler()
+    : origin_(std::chrono::steady_clock::now()),
+      start_ns_(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count())) {}
 
 int64_t Profiler::NowUs() const {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -31,12 +32,15 @@ class Profiler {
   };
   Profiler();
   int64_t NowUs() const;
+  // When the profiler was made: nanoseconds since the epoch, system clock.
+  uint64_t start_ns() const noexcept { return start_ns_; }
   void Record(Event e);
   // Writes the trace-event JSON to `path`; throws kFail when the file cannot be written.
   void WriteJson(const std::string& path) const;
 
  private:
   std::chrono::steady_clock::time_point origin_;
+  uint64_t start_ns_ = 0;
   mutable std::mutex mu_;
   std::vector<Event> events_;
 };

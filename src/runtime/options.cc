@@ -3,6 +3,26 @@
 #include "core/error.h"
 
 namespace kiln::runtime {
+namespace {
+
+[[noreturn]] void ThrowBadValue(const ConfigKey& k, const std::string& value) {
+  std::string what = "'" + value;
+  what += "' is not valid for config key '" + std::string(k.key);
+  what += std::string("' (accepted: ") + k.values + ")";
+  ThrowInvalidArgument("value", what);
+}
+
+const ConfigKey& FindKey(const std::vector<ConfigKey>& known, const std::string& key) {
+  for (const ConfigKey& k : known) {
+    if (key == k.key) return k;
+  }
+  std::string names;
+  for (const ConfigKey& k : known) names += std::string(names.empty() ? "" : ", ") + k.key;
+  ThrowInvalidArgument("key",
+                       "'" + key + "' is not a config key Kiln knows (known: " + names + ")");
+}
+
+}  // namespace
 
 const std::vector<ConfigKey>& KnownConfigKeys() {
   static const auto* const keys = new std::vector<ConfigKey>{
@@ -16,29 +36,47 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
   return *keys;
 }
 
+const std::vector<ConfigKey>& KnownRunConfigKeys() {
+  static const auto* const keys = new std::vector<ConfigKey>{
+      {"kiln.run.check_finite", "0 or 1",
+       "1: this run checks every node's floating-point outputs for NaN and infinity and fails "
+       "naming the node; 0: it does not; unset: the session's kiln.run.check_finite"},
+      {"memory.enable_memory_arena_shrinkage", "cpu:0, 0 or empty",
+       "cpu:0: once the run is over, the session's caching allocator returns the blocks it keeps "
+       "for reuse to the system; 0 or empty (default): it keeps them"},
+  };
+  return *keys;
+}
+
+void CheckConfigKey(const std::vector<ConfigKey>& known, const std::string& key) {
+  FindKey(known, key);
+}
+
 void SessionOptions::AddConfig(const std::string& key, const std::string& value) {
-  for (const ConfigKey& k : KnownConfigKeys()) {
-    if (key == k.key) {
-      if (value != "0" && value != "1") {
-        std::string what = "'" + value;
-        what += "' is not valid for config key '" + key;
-        what += std::string("' (accepted: ") + k.values + ")";
-        ThrowInvalidArgument("value", what);
-      }
-      config[key] = value;
-      return;
-    }
-  }
-  std::string known;
-  for (const ConfigKey& k : KnownConfigKeys())
-    known += std::string(known.empty() ? "" : ", ") + k.key;
-  ThrowInvalidArgument("key",
-                       "'" + key + "' is not a config key Kiln knows (known: " + known + ")");
+  const ConfigKey& k = FindKey(KnownConfigKeys(), key);
+  if (value != "0" && value != "1") ThrowBadValue(k, value);
+  config[key] = value;
 }
 
 bool SessionOptions::ConfigFlag(const std::string& key, bool fallback) const {
   auto it = config.find(key);
   return it == config.end() ? fallback : it->second == "1";
+}
+
+void RunOptions::AddConfig(const std::string& key, const std::string& value) {
+  const ConfigKey& k = FindKey(KnownRunConfigKeys(), key);
+  int new_check_finite = check_finite;
+  bool new_shrink_arena = shrink_arena;
+  if (key == "kiln.run.check_finite") {
+    if (value != "0" && value != "1") ThrowBadValue(k, value);
+    new_check_finite = value == "1" ? 1 : 0;
+  } else {  // memory.enable_memory_arena_shrinkage
+    if (value != "cpu:0" && value != "0" && !value.empty()) ThrowBadValue(k, value);
+    new_shrink_arena = value == "cpu:0";
+  }
+  config[key] = value;  // may throw: nothing is changed before it
+  check_finite = new_check_finite;
+  shrink_arena = new_shrink_arena;
 }
 
 }  // namespace kiln::runtime

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <thread>
 
 #include "core/error.h"
@@ -29,21 +31,20 @@ Session::Session(ir::Model model, SessionOptions options)
                                         " is not 0 to 3");
   }
   ir::Graph& g = *model_.graph;
-  // Free-dimension overrides fix named dimensions of the inputs before anything reads them.
-  for (ir::Value* v : g.inputs()) {
-    if (!v->type().shape) continue;
-    std::vector<int64_t> dims = v->type().shape->dims();
-    std::vector<std::string> symbols = v->type().shape->symbols();
-    for (size_t d = 0; d < dims.size(); ++d) {
-      auto it = options_.free_dimension_overrides.find(symbols[d]);
-      if (!symbols[d].empty() && it != options_.free_dimension_overrides.end()) {
-        dims[d] = it->second;
-        symbols[d].clear();
-      }
-    }
-    v->type().shape = Shape(std::move(dims), std::move(symbols));
+  UseGivenInitializers(g);
+  ApplyFreeDimensionOverrides(g);
+  for (const ir::Value* v : g.inputs()) {
+    (v->default_value() != nullptr ? overridable_ : inputs_).push_back({v->name(), v->type()});
   }
-  for (const ir::Value* v : g.inputs()) inputs_.push_back({v->name(), v->type()});
+  size_t required = 0;
+  size_t defaulted = 0;
+  for (const ir::Value* v : g.inputs()) {
+    if (v->default_value() != nullptr) {
+      graph_inputs_.push_back({&overridable_[defaulted++], Value(v->default_value())});
+    } else {
+      graph_inputs_.push_back({&inputs_[required++], Value()});
+    }
+  }
   for (const ir::Value* v : g.outputs()) outputs_.push_back({v->name(), v->type()});
   // Gradient nodes have no kernel: they become ordinary nodes first, whatever the level.
   optimizer::ExpandGradients(g);
@@ -66,6 +67,81 @@ Session::Session(ir::Model model, SessionOptions options)
 }
 
 Session::~Session() = default;
+
+void Session::UseGivenInitializers(ir::Graph& g) const {
+  for (const auto& [name, given] : options_.initializers) {
+    ir::Value* v = g.FindValue(name);
+    const bool is_initializer =
+        v != nullptr && (v->initializer() != nullptr || v->default_value() != nullptr);
+    if (!is_initializer) {
+      ThrowInvalidArgument("options", "initializer '" + name +
+                                          "' (SessionOptionsAddInitializer) is not an initializer "
+                                          "of the model's main graph");
+    }
+    const Tensor& model = v->initializer() != nullptr ? *v->initializer() : *v->default_value();
+    if (model.type() != given->type() || model.shape().dims() != given->shape().dims()) {
+      ThrowInvalidArgument("options",
+                           "initializer '" + name + "' (SessionOptionsAddInitializer) is " +
+                               TypeText(given->type(), given->shape()) + " but the model's is " +
+                               TypeText(model.type(), model.shape()));
+    }
+  }
+  // Only once every one is checked: a failure leaves the graph as it was.
+  for (const auto& [name, given] : options_.initializers) {
+    ir::Value* v = g.FindValue(name);
+    if (v->initializer() != nullptr) {
+      v->set_initializer(given);
+    } else {
+      v->set_default_value(given);
+    }
+  }
+}
+
+void Session::ApplyFreeDimensionOverrides(ir::Graph& g) const {
+  // Only the inputs a run must feed: an overridable initializer keeps the shape of its default
+  // (as in ONNX Runtime, which applies overrides to the graph's inputs, initializers excluded).
+  const auto& by_name = options_.free_dimension_overrides;
+  const auto& by_denotation = options_.free_dimension_overrides_by_denotation;
+  for (ir::Value* v : g.inputs()) {
+    if (!v->type().shape || v->default_value() != nullptr) continue;
+    std::vector<int64_t> dims = v->type().shape->dims();
+    std::vector<std::string> symbols = v->type().shape->symbols();
+    const std::vector<std::string>& denotations = v->type().dim_denotations;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      std::optional<int64_t> fixed;
+      if (!symbols[d].empty()) {
+        auto it = by_name.find(symbols[d]);
+        if (it != by_name.end()) fixed = it->second;
+      }
+      if (d < denotations.size() && !denotations[d].empty() && !by_denotation.empty()) {
+        std::string key = denotations[d];
+        for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        auto it = by_denotation.find(key);
+        if (it != by_denotation.end()) {
+          const int64_t have = fixed ? *fixed : dims[d];
+          if (have >= 0 && have != it->second) {
+            ThrowInvalidArgument("options",
+                                 "input '" + v->name() + "' dimension " + std::to_string(d) +
+                                     " has denotation '" + denotations[d] + "', overridden to " +
+                                     std::to_string(it->second) + ", but its size is " +
+                                     std::to_string(have) +
+                                     (fixed ? " by its dim_param override" : " in the model"));
+          }
+          fixed = it->second;
+        }
+      }
+      if (fixed) {
+        dims[d] = *fixed;
+        symbols[d].clear();
+      }
+    }
+    v->type().shape = Shape(std::move(dims), std::move(symbols));
+  }
+}
+
+uint64_t Session::profiling_start_ns() const noexcept {
+  return profiler_ != nullptr ? profiler_->start_ns() : 0;
+}
 
 void Session::CheckInput(const IoDesc& desc, const Value& v) const {
   // Built only for a message: a run checks every input.
@@ -181,7 +257,7 @@ Session::FrameLease Session::AcquireFrame(RunContext& run) const {
 }
 
 bool Session::HasLayoutKey(const Frame& frame) const {
-  for (size_t k = 0; k < inputs_.size(); ++k) {
+  for (size_t k = 0; k < graph_inputs_.size(); ++k) {
     if (frame.Input(k).kind() != Value::Kind::kTensor) return false;
   }
   return true;
@@ -189,7 +265,7 @@ bool Session::HasLayoutKey(const Frame& frame) const {
 
 bool Session::KeyMatches(const std::vector<int64_t>& key, const Frame& frame) const {
   size_t at = 0;
-  for (size_t k = 0; k < inputs_.size(); ++k) {
+  for (size_t k = 0; k < graph_inputs_.size(); ++k) {
     const Tensor& t = *frame.Input(k).tensor();
     const std::vector<int64_t>& dims = t.shape().dims();
     if (key.size() < at + 2 + dims.size() || key[at] != static_cast<int64_t>(t.type()) ||
@@ -204,7 +280,7 @@ bool Session::KeyMatches(const std::vector<int64_t>& key, const Frame& frame) co
 
 std::vector<int64_t> Session::LayoutKey(const Frame& frame) const {
   std::vector<int64_t> key;
-  for (size_t k = 0; k < inputs_.size(); ++k) {
+  for (size_t k = 0; k < graph_inputs_.size(); ++k) {
     const Tensor& t = *frame.Input(k).tensor();
     key.push_back(static_cast<int64_t>(t.type()));
     key.push_back(static_cast<int64_t>(t.shape().rank()));
@@ -248,27 +324,43 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
   }
   for (size_t i = 0; i < output_names.size(); ++i) OutputIndex(output_names[i], i);
 
-  RunContext ctx{*threads_, allocator_, &run.terminate, profiler_.get(), check_finite_};
+  // Declared before the frame, so it runs once the frame is back in the pool (its buffers
+  // freed): the run gives the caching allocator's kept blocks back (RunOptions::shrink_arena).
+  struct ShrinkOnExit {
+    CachingAllocator* caching;
+    ~ShrinkOnExit() {
+      if (caching != nullptr) caching->Trim();
+    }
+  } shrink_on_exit{run.shrink_arena ? caching_ : nullptr};
+  const bool check_finite = run.check_finite < 0 ? check_finite_ : run.check_finite == 1;
+  RunContext ctx{*threads_, allocator_, &run.terminate, profiler_.get(), check_finite};
   FrameLease frame = AcquireFrame(ctx);
   std::vector<NamedDim> named;
   for (size_t i = 0; i < input_names.size(); ++i) {
     size_t k = 0;
-    while (k < inputs_.size() && inputs_[k].name != input_names[i]) ++k;
-    if (k == inputs_.size()) {
-      ThrowInvalidArgument("input_names", "entry " + std::to_string(i) + " '" + input_names[i] +
-                                              "' is not an input of the model");
+    while (k < graph_inputs_.size() && graph_inputs_[k].desc->name != input_names[i]) ++k;
+    if (k == graph_inputs_.size()) {
+      ThrowInvalidArgument("input_names",
+                           "entry " + std::to_string(i) + " '" + input_names[i] +
+                               "' is not an input of the model" +
+                               (overridable_.empty() ? "" : " nor an overridable initializer"));
     }
     if (frame->HasInput(k)) {
       ThrowInvalidArgument("input_names", "input '" + input_names[i] + "' is given twice");
     }
-    CheckInput(inputs_[k], inputs[i]);
-    CheckNamedDims(inputs_[k], inputs[i], named);
+    CheckInput(*graph_inputs_[k].desc, inputs[i]);
+    CheckNamedDims(*graph_inputs_[k].desc, inputs[i], named);
     frame->SetInput(k, inputs[i]);
   }
-  for (size_t k = 0; k < inputs_.size(); ++k) {
-    if (!frame->HasInput(k)) {
-      ThrowInvalidArgument("input_names", "input '" + inputs_[k].name + "' is missing");
+  for (size_t k = 0; k < graph_inputs_.size(); ++k) {
+    if (frame->HasInput(k)) continue;
+    const GraphInput& in = graph_inputs_[k];
+    if (in.default_value.empty()) {
+      ThrowInvalidArgument("input_names", "input '" + in.desc->name + "' is missing");
     }
+    // Not fed: the model's value, which must agree with the dimensions the fed inputs named.
+    CheckNamedDims(*in.desc, in.default_value, named);
+    frame->SetInput(k, in.default_value);
   }
   bool record = false;
   if (plan_->has_unplanned_outputs()) {

@@ -8,6 +8,7 @@
 #ifndef KILN_RUNTIME_SESSION_H_
 #define KILN_RUNTIME_SESSION_H_
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -34,7 +35,11 @@ class Session {
   Session(ir::Model model, SessionOptions options);
   ~Session();
 
+  // The inputs a run must feed (graph inputs without a default value).
   const std::vector<IoDesc>& inputs() const noexcept { return inputs_; }
+  // The overridable initializers: graph inputs with a default value (ir::Value::default_value),
+  // which a run may feed like an input and otherwise gets the model's value.
+  const std::vector<IoDesc>& overridable_initializers() const noexcept { return overridable_; }
   const std::vector<IoDesc>& outputs() const noexcept { return outputs_; }
   const ir::Model& model() const noexcept { return model_; }
   const SessionOptions& options() const noexcept { return options_; }
@@ -59,6 +64,10 @@ class Session {
   // Bytes of freed blocks the session's caching allocator keeps for reuse (0 without one).
   size_t cached_bytes() const noexcept { return caching_ != nullptr ? caching_->KeptBytes() : 0; }
 
+  // When the profiler started, in nanoseconds since the epoch (system clock); 0 when profiling
+  // is off.
+  uint64_t profiling_start_ns() const noexcept;
+
   // Writes the profile collected since creation to "<prefix>_<n>.json" and returns the path.
   // Throws kInvalidArgument when profiling is off.
   std::string EndProfiling();
@@ -76,6 +85,10 @@ class Session {
   // gave them one symbol (runtime/inference.h), and the optimizer relied on it.
   void CheckNamedDims(const IoDesc& desc, const Value& v, std::vector<NamedDim>& seen) const;
   size_t OutputIndex(const std::string& name, size_t entry) const;
+  // Replaces the main graph's initializers by the tensors of SessionOptions::initializers.
+  void UseGivenInitializers(ir::Graph& g) const;
+  // Fixes the dimensions of the graph inputs named or denoted by a free-dimension override.
+  void ApplyFreeDimensionOverrides(ir::Graph& g) const;
 
   // Frames are kept between runs (one per concurrent run), so a run reuses a frame's arena.
   struct FrameReturn {
@@ -105,7 +118,15 @@ class Session {
   SessionOptions options_;
   std::unique_ptr<GraphPlan> plan_;
   std::vector<IoDesc> inputs_;
+  std::vector<IoDesc> overridable_;
   std::vector<IoDesc> outputs_;
+  // Per graph input (the frame's input index): its description (in inputs_ or overridable_) and,
+  // for an overridable initializer, the value a run that does not feed it gets.
+  struct GraphInput {
+    const IoDesc* desc;
+    Value default_value;
+  };
+  std::vector<GraphInput> graph_inputs_;
   std::unique_ptr<ThreadPool> threads_;
   std::shared_ptr<Allocator> allocator_;
   CachingAllocator* caching_ = nullptr;  // allocator_, when it is one

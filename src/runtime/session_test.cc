@@ -5,8 +5,10 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "core/error.h"
 #include "kernels/test_util.h"
@@ -105,6 +107,185 @@ TEST(Session, TerminateStopsBeforeTheFirstNode) {
     EXPECT_NE(std::string(e.what()).find("node 'n0'"), std::string::npos);
   }
   EXPECT_EQ(out[0], nullptr);
+}
+
+// y = MatMul(x, Relu(w)): x float [2, 4]; w float [4, 3], an initializer (1 ... 12) the graph
+// also lists as an input (IR 8: an overridable initializer). Were w a constant, Relu(w) would be
+// folded and the MatMul's weights packed at load from level 1 on.
+::onnx::ModelProto OverridableModel(int64_t ir_version = 8) {
+  ::onnx::ModelProto m;
+  m.set_ir_version(ir_version);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* relu = g->add_node();
+  relu->set_name("relu_w");
+  relu->set_op_type("Relu");
+  relu->add_input("w");
+  relu->add_output("rw");
+  auto* mm = g->add_node();
+  mm->set_name("mm");
+  mm->set_op_type("MatMul");
+  mm->add_input("x");
+  mm->add_input("rw");
+  mm->add_output("y");
+  auto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->add_dims(4);
+  w->add_dims(3);
+  for (int i = 0; i < 12; ++i) w->add_float_data(static_cast<float>(i + 1));
+  for (auto [vi, name, rows, cols] :
+       {std::tuple{g->add_input(), "x", 2, 4}, std::tuple{g->add_input(), "w", 4, 3},
+        std::tuple{g->add_output(), "y", 2, 3}}) {
+    vi->set_name(name);
+    auto* t = vi->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_value(rows);
+    t->mutable_shape()->add_dim()->set_dim_value(cols);
+  }
+  return m;
+}
+
+// x [2, 4] times Relu(w) [4, 3], by loops.
+std::vector<float> MatMulRelu(const std::vector<float>& x, const std::vector<float>& w) {
+  std::vector<float> y(6, 0.0f);
+  for (int r = 0; r < 2; ++r) {
+    for (int c = 0; c < 3; ++c) {
+      for (int k = 0; k < 4; ++k) y[r * 3 + c] += x[r * 4 + k] * std::max(w[k * 3 + c], 0.0f);
+    }
+  }
+  return y;
+}
+
+TEST(Session, AFedOverridableInitializerChangesTheResultAndAnUnfedOneIsTheModels) {
+  const std::vector<float> x = {1, 2, 3, 4, -1, 0.5f, 2, -3};
+  std::vector<float> model_w(12);
+  std::vector<float> fed_w(12);
+  for (int i = 0; i < 12; ++i) {
+    model_w[i] = static_cast<float>(i + 1);
+    fed_w[i] = static_cast<float>(i % 2 == 0 ? -(i + 1) : 2 * (i + 1));
+  }
+  for (int level : {0, 3}) {
+    SCOPED_TRACE("level " + std::to_string(level));
+    const std::string bytes = OverridableModel().SerializeAsString();
+    SessionOptions options;
+    options.optimization_level = level;
+    Session session(onnx::LoadModelBytes(bytes.data(), bytes.size(), ""), options);
+    ASSERT_EQ(session.inputs().size(), 1u);
+    EXPECT_EQ(session.inputs()[0].name, "x");
+    ASSERT_EQ(session.overridable_initializers().size(), 1u);
+    EXPECT_EQ(session.overridable_initializers()[0].name, "w");
+    std::vector<std::string> out_names = {"y"};
+    auto run = [&](std::vector<std::string> names, std::vector<Value> in) {
+      std::vector<std::shared_ptr<Tensor>> out(1);
+      std::vector<Value> others(1);
+      session.Run(RunOptions(), names, in, out_names, out, others);
+      return testing::Values<float>(*out[0]);
+    };
+    const Value xv(testing::MakeTensor<float>({2, 4}, x));
+    const Value wv(testing::MakeTensor<float>({4, 3}, fed_w));
+    EXPECT_EQ(run({"x"}, {xv}), MatMulRelu(x, model_w));
+    EXPECT_EQ(run({"x", "w"}, {xv, wv}), MatMulRelu(x, fed_w));
+    EXPECT_NE(MatMulRelu(x, fed_w), MatMulRelu(x, model_w));
+    EXPECT_EQ(run({"x"}, {xv}), MatMulRelu(x, model_w));
+  }
+}
+
+TEST(Session, AnInitializerListedAsAnInputBeforeIrVersion4IsAConstant) {
+  auto session = Create(OverridableModel(3));
+  EXPECT_EQ(session->inputs().size(), 1u);
+  EXPECT_TRUE(session->overridable_initializers().empty());
+}
+
+TEST(Session, AnOverridableInitializersDeclaredTypeMustFitItsValue) {
+  ::onnx::ModelProto wrong_type = OverridableModel();
+  wrong_type.mutable_graph()
+      ->mutable_input(1)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(::onnx::TensorProto::DOUBLE);
+  ExpectCreateError(wrong_type, ErrorCode::kInvalidGraph,
+                    {"graph input 'w'", "declared double", "initializer is float"});
+  ::onnx::ModelProto wrong_shape = OverridableModel();
+  wrong_shape.mutable_graph()
+      ->mutable_input(1)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_value(5);
+  ExpectCreateError(wrong_shape, ErrorCode::kInvalidGraph,
+                    {"graph input 'w'", "[4,5]", "initializer has shape [4,3]"});
+  // A free dimension declared for it takes any size a run feeds, the model's by default.
+  ::onnx::ModelProto free_cols = OverridableModel();
+  free_cols.mutable_graph()
+      ->mutable_input(1)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_param("cols");
+  auto session = Create(free_cols);
+  ASSERT_EQ(session->overridable_initializers().size(), 1u);
+  EXPECT_EQ(session->overridable_initializers()[0].type.shape->ToString(), "[4,cols]");
+}
+
+TEST(Session, TheLoaderKeepsDimensionDenotations) {
+  ::onnx::ModelProto m = UnaryModel("Relu", 14);
+  auto* shape =
+      m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->mutable_dim(0)->set_denotation("DATA_FEATURE");
+  const std::string bytes = m.SerializeAsString();
+  ir::Model model = onnx::LoadModelBytes(bytes.data(), bytes.size(), "");
+  EXPECT_EQ(model.graph->inputs()[0]->type().dim_denotations,
+            (std::vector<std::string>{"DATA_FEATURE"}));
+  EXPECT_TRUE(model.graph->outputs()[0]->type().dim_denotations.empty());
+}
+
+TEST(Session, ArenaShrinkageGivesTheKeptBlocksBackAfterTheRun) {
+  auto session = Create(UnaryModel("Relu", 14));
+  std::vector<std::string> in_names = {"x"}, out_names = {"y"};
+  std::vector<Value> in = {Value(testing::MakeTensor<float>({2}, {-1, 2}))};
+  std::vector<Value> others(1);
+  {
+    // An output left to the run is handed over from the session's allocator; dropped, its block
+    // is kept for reuse.
+    std::vector<std::shared_ptr<Tensor>> out(1);
+    session->Run(RunOptions(), in_names, in, out_names, out, others);
+  }
+  const size_t kept = session->cached_bytes();
+  ASSERT_GT(kept, 0u);
+  std::vector<std::shared_ptr<Tensor>> given = {testing::MakeTensor<float>({2}, {9, 9})};
+  session->Run(RunOptions(), in_names, in, out_names, given, others);
+  EXPECT_EQ(session->cached_bytes(), kept);
+  RunOptions keep;
+  keep.AddConfig("memory.enable_memory_arena_shrinkage", "0");
+  session->Run(keep, in_names, in, out_names, given, others);
+  EXPECT_EQ(session->cached_bytes(), kept);
+  RunOptions shrink;
+  shrink.AddConfig("memory.enable_memory_arena_shrinkage", "cpu:0");
+  session->Run(shrink, in_names, in, out_names, given, others);
+  EXPECT_EQ(session->cached_bytes(), 0u);
+  EXPECT_EQ(testing::Values<float>(*given[0]), (std::vector<float>{0, 2}));
+}
+
+TEST(Session, RunConfigKeysAreAListedSet) {
+  RunOptions run;
+  try {
+    run.AddConfig("kiln.arena.enable", "1");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("'kiln.arena.enable'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(run.check_finite, -1);
+  run.AddConfig("kiln.run.check_finite", "0");
+  EXPECT_EQ(run.check_finite, 0);
+  EXPECT_THROW(run.AddConfig("kiln.run.check_finite", "2"), Error);
+  EXPECT_EQ(run.check_finite, 0);
+  const RunOptions copy(run);
+  EXPECT_EQ(copy.check_finite, 0);
+  EXPECT_EQ(copy.config.at("kiln.run.check_finite"), "0");
 }
 
 // A model over 2 GiB: the weights live in an external data file (sparse on disk) next to it.

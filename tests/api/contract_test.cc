@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api_test_util.h"
+#include "contract_cases.h"
 #include "fixtures.h"
 #include "slots.h"
 
@@ -18,12 +19,6 @@ namespace {
 
 void KILN_API_CALL NoLog(void*, KilnLoggingLevel, const char*, const char*, const char*,
                          const char*) {}
-
-struct Case {
-  const char* entry;
-  const char* argument;
-  std::function<KilnStatus*(Objects&, Outs&)> call;
-};
 
 // One NULL case per pointer argument of every status-returning entry.
 std::vector<Case> NullCases() {
@@ -790,8 +785,13 @@ std::set<std::string> Entries(const std::vector<Case>& cases) {
   return names;
 }
 
+std::vector<Case> Joined(std::vector<Case> cases, const std::vector<Case>& more) {
+  cases.insert(cases.end(), more.begin(), more.end());
+  return cases;
+}
+
 TEST(Contract, EveryEntryRejectsNullPointers) {
-  const std::vector<Case> cases = NullCases();
+  const std::vector<Case> cases = Joined(NullCases(), SessionInputsNullCases());
   EXPECT_EQ(Entries(cases), SlotNames(/*status_returning_only=*/true));
   RunCases(cases, "is NULL");
 }
@@ -807,7 +807,7 @@ std::set<std::string> NoHandleArgument() {
 }
 
 TEST(Contract, EveryHandleArgumentRejectsAHandleOfAnotherType) {
-  const std::vector<Case> cases = HandleCases(/*stale=*/false);
+  const std::vector<Case> cases = Joined(HandleCases(false), SessionInputsHandleCases(false));
   std::set<std::string> expected = SlotNames(true);
   for (const std::string& n : NoHandleArgument()) expected.erase(n);
   EXPECT_EQ(Entries(cases), expected);
@@ -815,7 +815,7 @@ TEST(Contract, EveryHandleArgumentRejectsAHandleOfAnotherType) {
 }
 
 TEST(Contract, EveryHandleArgumentRejectsAReleasedHandle) {
-  const std::vector<Case> cases = HandleCases(/*stale=*/true);
+  const std::vector<Case> cases = Joined(HandleCases(true), SessionInputsHandleCases(true));
   std::set<std::string> expected = SlotNames(true);
   for (const std::string& n : NoHandleArgument()) expected.erase(n);
   for (const char* n :

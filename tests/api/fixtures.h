@@ -23,6 +23,7 @@ struct Objects {
   KilnSessionOptions* session_options = nullptr;  // one intra-op thread, profiling on
   KilnSession* session = nullptr;                 // models::Identity(), from session_options
   KilnSession* two_outputs = nullptr;             // models::TwoOutputs(), from session_options
+  KilnSession* initializers = nullptr;            // models::Initializers(), from session_options
   KilnRunOptions* run_options = nullptr;
   KilnValue* x = nullptr;     // float [3, 2]: an input for `session` (and a for `two_outputs`)
   KilnValue* b_in = nullptr;  // int64 [3]: input b of `two_outputs`
@@ -63,6 +64,9 @@ struct Objects {
     const std::string two = models::TwoOutputs();
     ExpectOk(
         api().CreateSessionFromArray(env, two.data(), two.size(), session_options, &two_outputs));
+    const std::string inits = models::Initializers();
+    ExpectOk(api().CreateSessionFromArray(env, inits.data(), inits.size(), session_options,
+                                          &initializers));
     ExpectOk(api().CreateRunOptions(&run_options));
     ExpectOk(api().CreateTensorAsValue(allocator, x_dims, 2, KILN_ELEMENT_TYPE_FLOAT, &x));
     ExpectOk(api().CreateTensorAsValue(allocator, b_dims, 1, KILN_ELEMENT_TYPE_INT64, &b_in));
@@ -89,6 +93,7 @@ struct Objects {
     api().ReleaseValue(b_in);
     api().ReleaseValue(x);
     api().ReleaseRunOptions(run_options);
+    api().ReleaseSession(initializers);
     api().ReleaseSession(two_outputs);
     api().ReleaseSession(session);
     api().ReleaseSessionOptions(session_options);
@@ -132,6 +137,7 @@ struct Outs {
   char* string = Sentinel<char>();
   char** strings = Sentinel<char*>();
   int64_t version = int64_t{0x5e5e5e5e};
+  uint64_t u64 = uint64_t{0x5e5e5e5e};
   KilnValue* outputs[2] = {nullptr, nullptr};  // Run's slots: empty ones must stay empty
 
   bool Untouched() const {
@@ -146,7 +152,8 @@ struct Outs {
            offsets[0] == kSizeSentinel && offsets[5] == kSizeSentinel &&
            session_options == fresh.session_options && session == fresh.session &&
            run_options == fresh.run_options && string == fresh.string && strings == fresh.strings &&
-           version == fresh.version && outputs[0] == nullptr && outputs[1] == nullptr;
+           version == fresh.version && u64 == fresh.u64 && outputs[0] == nullptr &&
+           outputs[1] == nullptr;
   }
 };
 

@@ -488,6 +488,86 @@ std::vector<OomCase> Cases() {
        [](Objects& b, Outs& o, Made&) {
          return api().GetValueElementType(b.opt, &o.element_type);
        }},
+      // ---- Session inputs and config
+      {"SessionGetOverridableInitializerCount",
+       [](Objects& b, Outs& o, Made&) {
+         return api().SessionGetOverridableInitializerCount(b.initializers, &o.size);
+       }},
+      {"SessionGetOverridableInitializerName",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s =
+             api().SessionGetOverridableInitializerName(b.initializers, 0, &g_hooked, &o.string);
+         if (s == nullptr) m.releases.push_back(FreeHooked(o.string));
+         return s;
+       }},
+      {"CreateSessionOverridableInitializerTensorInfo",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s =
+             api().CreateSessionOverridableInitializerTensorInfo(b.initializers, 0, &o.shape);
+         if (s == nullptr) {
+           m.releases.push_back([i = o.shape] { api().ReleaseTensorTypeAndShapeInfo(i); });
+         }
+         return s;
+       }},
+      {"SessionOptionsAddInitializer",
+       [](Objects& b, Outs&, Made&) {
+         return api().SessionOptionsAddInitializer(
+             b.session_options, "an initializer name long enough for the heap", b.value);
+       }},
+      {"AddFreeDimensionOverride",
+       [](Objects& b, Outs&, Made&) {
+         return api().AddFreeDimensionOverride(b.session_options,
+                                               "A_DENOTATION_LONG_ENOUGH_FOR_THE_HEAP", 4);
+       }},
+      {"SessionOptionsGetConfigEntry",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().SessionOptionsGetConfigEntry(b.session_options, "kiln.arena.enable",
+                                                            &g_hooked, &o.string);
+         if (s == nullptr) m.releases.push_back(FreeHooked(o.string));
+         return s;
+       },
+       [](Objects& b) {
+         ExpectOk(api().AddSessionConfigEntry(b.session_options, "kiln.arena.enable", "1"));
+       },
+       [](Objects&, Made& m, bool failed) -> const char* {
+         if (!failed && m.releases.empty()) return "the entry's value was not returned";
+         return nullptr;
+       }},
+      {"RunOptionsAddConfigEntry",
+       [](Objects& b, Outs&, Made&) {
+         return api().RunOptionsAddConfigEntry(b.run_options,
+                                               "memory.enable_memory_arena_shrinkage", "cpu:0");
+       },
+       nullptr,
+       [](Objects& b, Made&, bool failed) -> const char* {
+         char* v = nullptr;
+         KilnStatus* s = api().RunOptionsGetConfigEntry(
+             b.run_options, "memory.enable_memory_arena_shrinkage", &g_hooked, &v);
+         const bool set = s == nullptr && v != nullptr;
+         api().ReleaseStatus(s);
+         if (v != nullptr) ExpectOk(api().AllocatorFree(&g_hooked, v));
+         if (failed && set) return "a failed RunOptionsAddConfigEntry set the entry";
+         if (!failed && !set) return "RunOptionsAddConfigEntry did not set the entry";
+         return nullptr;
+       }},
+      {"RunOptionsGetConfigEntry",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().RunOptionsGetConfigEntry(b.run_options, "kiln.run.check_finite",
+                                                        &g_hooked, &o.string);
+         if (s == nullptr) m.releases.push_back(FreeHooked(o.string));
+         return s;
+       },
+       [](Objects& b) {
+         ExpectOk(api().RunOptionsAddConfigEntry(b.run_options, "kiln.run.check_finite", "1"));
+       },
+       [](Objects&, Made& m, bool failed) -> const char* {
+         if (!failed && m.releases.empty()) return "the entry's value was not returned";
+         return nullptr;
+       }},
+      {"SessionGetProfilingStartTimeNs",
+       [](Objects& b, Outs& o, Made&) {
+         return api().SessionGetProfilingStartTimeNs(b.session, &o.u64);
+       }},
   };
 }
 
@@ -613,7 +693,14 @@ void RunAll(bool sticky) {
                             "Run",
                             "CreateSequenceValue",
                             "CreateOptionalValue",
-                            "GetValueElement"}) {
+                            "GetValueElement",
+                            "SessionGetOverridableInitializerName",
+                            "CreateSessionOverridableInitializerTensorInfo",
+                            "SessionOptionsAddInitializer",
+                            "AddFreeDimensionOverride",
+                            "SessionOptionsGetConfigEntry",
+                            "RunOptionsAddConfigEntry",
+                            "RunOptionsGetConfigEntry"}) {
     EXPECT_GT(results[entry].injected, 0) << entry << " saw no injected failure";
   }
 }

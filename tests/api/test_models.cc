@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace kiln_test::models {
@@ -146,6 +148,46 @@ std::string SequencePassThrough() {
   }
   DeclareSequence(g->add_output(), "s_out");
   DeclareOptional(g->add_output(), "o_out");
+  return m.SerializeAsString();
+}
+
+std::string Initializers(int64_t ir_version) {
+  ::onnx::ModelProto m = NewModel();
+  m.set_ir_version(ir_version);
+  auto* g = m.mutable_graph();
+  g->set_name("initializers");
+  for (auto [name, values] : {std::pair{"w", kDefaultW}, std::pair{"c", kConstantC}}) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::FLOAT);
+    t->add_dims(2);
+    for (int i = 0; i < 2; ++i) t->add_float_data(values[i]);
+  }
+  for (auto [node, other, out] : {std::tuple{"add_w", "w", "y"}, std::tuple{"add_c", "c", "z"}}) {
+    auto* n = g->add_node();
+    n->set_name(node);
+    n->set_op_type("Add");
+    n->add_input("x");
+    n->add_input(other);
+    n->add_output(out);
+  }
+  Declare(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {2});
+  Declare(g->add_input(), "w", ::onnx::TensorProto::FLOAT, {2});
+  Declare(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {2});
+  Declare(g->add_output(), "z", ::onnx::TensorProto::FLOAT, {2});
+  return m.SerializeAsString();
+}
+
+std::string Denoted() {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  g->set_name("denoted");
+  AddNode(g, kNodeName, "Identity", "", "x", "y");
+  Declare(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {-1, 2, 3});
+  auto* dims = g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(0)->set_denotation("DATA_BATCH");
+  dims->mutable_dim(1)->set_denotation("DATA_CHANNEL");
+  Declare(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {-1, 2, 3});
   return m.SerializeAsString();
 }
 

@@ -1,5 +1,5 @@
 // Serialized ONNX models for the C ABI tests, built with ONNX's own protobuf classes. Only the
-// Identity kernel is relied on.
+// Identity and Add kernels are relied on.
 //
 //   const std::string bytes = kiln_test::models::Identity();
 //   api().CreateSessionFromArray(env, bytes.data(), bytes.size(), nullptr, &session);
@@ -43,6 +43,19 @@ std::string UnknownOp();
 // If node ("pick") returns the captured s and o from either branch as s_out and o_out. Runs
 // without any sequence kernel.
 std::string SequencePassThrough();
+
+// What Initializers() holds.
+inline constexpr float kDefaultW[2] = {10.0f, 20.0f};  // w's initializer (its default)
+inline constexpr float kConstantC[2] = {1.0f, 2.0f};   // c's initializer
+// Input x: float [2]; w: float [2], an initializer the graph also lists as an input (an
+// overridable initializer from IR 4 on; `ir_version` 3 makes it a constant); c: float [2], an
+// initializer only. Outputs y = Add(x, w) (node "add_w") and z = Add(x, c) (node "add_c").
+std::string Initializers(int64_t ir_version = 8);
+
+// y = Identity(x) (node "copy_x"), x and y float [batch, 2, 3]: x's dimension 0 has dim_param
+// "batch" and denotation "DATA_BATCH", dimension 1 has denotation "DATA_CHANNEL" and size 2,
+// dimension 2 has neither.
+std::string Denoted();
 
 // A new folder under the system's temporary folder, removed with its contents on destruction.
 class TempDir {

@@ -6,9 +6,11 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../api/alloc_hook.h"
+#include "../api/test_models.h"
 
 #ifndef KILN_DIGITS_DIR
 #error "KILN_DIGITS_DIR must name examples/digits"
@@ -92,6 +94,57 @@ TEST(SteadyState, DigitsRunsMakeNoHeapAllocationTwoThreads) {
   std::array<float, 10> logits{};
   CountSteadyStateAllocations(2, &seen, &logits);
   EXPECT_EQ(seen, 0) << "heap allocations in 20 steady-state runs";
+}
+
+// A model with an overridable initializer (w, y = x + w) and a constant one (c, z = x + c):
+// steady-state runs make no heap allocation whether they feed w or leave it to its default, and
+// with run options carrying config entries.
+TEST(SteadyState, OverridableInitializerRunsMakeNoHeapAllocation) {
+  Runner r;
+  ASSERT_OK(Api()->CreateEnv(KILN_LOGGING_LEVEL_WARNING, "steady", &r.env));
+  ASSERT_OK(Api()->CreateSessionOptions(&r.options));
+  ASSERT_OK(Api()->SetIntraOpNumThreads(r.options, 1));
+  const std::string model = kiln_test::models::Initializers();
+  ASSERT_OK(
+      Api()->CreateSessionFromArray(r.env, model.data(), model.size(), r.options, &r.session));
+  ASSERT_OK(Api()->CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, KILN_MEM_TYPE_DEFAULT, &r.cpu));
+  KilnRunOptions* run_options = nullptr;
+  ASSERT_OK(Api()->CreateRunOptions(&run_options));
+  ASSERT_OK(Api()->RunOptionsAddConfigEntry(run_options, "kiln.run.check_finite", "1"));
+  ASSERT_OK(
+      Api()->RunOptionsAddConfigEntry(run_options, "memory.enable_memory_arena_shrinkage", "0"));
+  float x[2] = {1, 2};
+  float w[2] = {-3, -4};
+  float y[2] = {};
+  float z[2] = {};
+  const int64_t shape[] = {2};
+  KilnValue* values[4] = {};
+  for (auto [i, data] : {std::pair{0, x}, std::pair{1, w}, std::pair{2, y}, std::pair{3, z}}) {
+    ASSERT_OK(Api()->CreateTensorWithDataAsValue(r.cpu, data, 2 * sizeof(float), shape, 1,
+                                                 KILN_ELEMENT_TYPE_FLOAT, &values[i]));
+  }
+  const char* in_names[] = {"x", "w"};
+  const char* out_names[] = {"y", "z"};
+  KilnValue* outputs[] = {values[2], values[3]};
+  long seen[2] = {-1, -1};
+  for (size_t fed = 1; fed <= 2; ++fed) {
+    ASSERT_OK(Api()->Run(r.session, run_options, in_names, values, fed, out_names, 2, outputs));
+    hook::Arm(-1, false);
+    KilnStatus* failed = nullptr;
+    for (int i = 0; i < 20 && failed == nullptr; ++i) {
+      failed = Api()->Run(r.session, run_options, in_names, values, fed, out_names, 2, outputs);
+    }
+    seen[fed - 1] = hook::Seen();
+    hook::Disarm();
+    EXPECT_EQ(failed, nullptr) << Api()->GetErrorMessage(failed);
+    Api()->ReleaseStatus(failed);
+    EXPECT_EQ(y[0], fed == 1 ? 11.0f : -2.0f);
+    EXPECT_EQ(z[1], 4.0f);
+  }
+  for (KilnValue* v : values) Api()->ReleaseValue(v);
+  Api()->ReleaseRunOptions(run_options);
+  EXPECT_EQ(seen[0], 0) << "heap allocations in 20 runs leaving w to its default";
+  EXPECT_EQ(seen[1], 0) << "heap allocations in 20 runs feeding w";
 }
 
 }  // namespace

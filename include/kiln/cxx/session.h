@@ -92,6 +92,17 @@ std::string AllocatedString(F&& entry) {
   return s.get() == nullptr ? std::string() : std::string(static_cast<const char*>(s.get()));
 }
 
+// Calls `entry(allocator, char** out)` and returns a copy of the string it allocated, or
+// std::nullopt when it gave NULL.
+template <typename F>
+std::optional<std::string> OptionalString(F&& entry) {
+  KilnAllocator* allocator = Allocator::Default().get();
+  AllocatedMemory s(allocator);
+  ThrowOnError(entry(allocator, reinterpret_cast<char**>(s.out())));
+  if (s.get() == nullptr) return std::nullopt;
+  return std::string(static_cast<const char*>(s.get()));
+}
+
 }  // namespace detail
 /// @endcond
 
@@ -246,6 +257,55 @@ class SessionOptions : public Handle<KilnSessionOptions> {
     ThrowOnError(Api().AddSessionConfigEntry(get(), key.c_str(), value.c_str()));
     return *this;
   }
+
+  /**
+   * The value of a configuration entry set with AddConfigEntry
+   * (KilnApi::SessionOptionsGetConfigEntry).
+   *
+   * @param key  A known key, without NUL bytes.
+   * @return A copy of the value; std::nullopt when the key is not set.
+   * @throws Exception  KILN_INVALID_ARGUMENT (an unknown key, empty handle), KILN_OUT_OF_MEMORY.
+   */
+  std::optional<std::string> GetConfigEntry(const std::string& key) const {
+    detail::CheckNoNul(key, "kiln::SessionOptions::GetConfigEntry", "argument 'key'");
+    return detail::OptionalString([&](KilnAllocator* allocator, char** out) {
+      return Api().SessionOptionsGetConfigEntry(get(), key.c_str(), allocator, out);
+    });
+  }
+
+  /**
+   * Makes sessions created with these options use @p value's tensor, its memory shared and not
+   * copied, in place of the model's initializer @p name (KilnApi::SessionOptionsAddInitializer).
+   * The options and the sessions keep the tensor alive; a buffer it wraps must stay alive and
+   * unchanged as long as they live. Session::Create checks the name, element type and shape.
+   *
+   * @param name   The initializer's name: non-empty UTF-8 without NUL bytes.
+   * @param value  A tensor.
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT (not a tensor, empty name or handle),
+   *                    KILN_OUT_OF_MEMORY.
+   */
+  SessionOptions& AddInitializer(const std::string& name, const Value& value) {
+    detail::CheckNoNul(name, "kiln::SessionOptions::AddInitializer", "argument 'name'");
+    ThrowOnError(Api().SessionOptionsAddInitializer(get(), name.c_str(), value.get()));
+    return *this;
+  }
+
+  /**
+   * Fixes every input dimension carrying an ONNX dimension denotation such as "DATA_BATCH"
+   * (compared without regard to case) to a value (KilnApi::AddFreeDimensionOverride).
+   *
+   * @param dim_denotation  The denotation: non-empty UTF-8 without NUL bytes.
+   * @param value           Its value, >= 0.
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY.
+   */
+  SessionOptions& AddFreeDimensionOverride(const std::string& dim_denotation, int64_t value) {
+    detail::CheckNoNul(dim_denotation, "kiln::SessionOptions::AddFreeDimensionOverride",
+                       "argument 'dim_denotation'");
+    ThrowOnError(Api().AddFreeDimensionOverride(get(), dim_denotation.c_str(), value));
+    return *this;
+  }
 };
 
 /**
@@ -324,6 +384,37 @@ class RunOptions : public Handle<KilnRunOptions> {
   RunOptions& UnsetTerminate() {
     ThrowOnError(Api().RunOptionsUnsetTerminate(get()));
     return *this;
+  }
+
+  /**
+   * Sets a configuration entry for the runs using these options; the keys are listed at
+   * KilnApi::RunOptionsAddConfigEntry.
+   *
+   * @param key    A known key, without NUL bytes.
+   * @param value  A value the key accepts, without NUL bytes.
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT naming the key or value, KILN_OUT_OF_MEMORY.
+   */
+  RunOptions& AddConfigEntry(const std::string& key, const std::string& value) {
+    detail::CheckNoNul(key, "kiln::RunOptions::AddConfigEntry", "argument 'key'");
+    detail::CheckNoNul(value, "kiln::RunOptions::AddConfigEntry", "argument 'value'");
+    ThrowOnError(Api().RunOptionsAddConfigEntry(get(), key.c_str(), value.c_str()));
+    return *this;
+  }
+
+  /**
+   * The value of a configuration entry set with AddConfigEntry
+   * (KilnApi::RunOptionsGetConfigEntry).
+   *
+   * @param key  A known key, without NUL bytes.
+   * @return A copy of the value; std::nullopt when the key is not set.
+   * @throws Exception  KILN_INVALID_ARGUMENT (an unknown key, empty handle), KILN_OUT_OF_MEMORY.
+   */
+  std::optional<std::string> GetConfigEntry(const std::string& key) const {
+    detail::CheckNoNul(key, "kiln::RunOptions::GetConfigEntry", "argument 'key'");
+    return detail::OptionalString([&](KilnAllocator* allocator, char** out) {
+      return Api().RunOptionsGetConfigEntry(get(), key.c_str(), allocator, out);
+    });
   }
 };
 
@@ -570,6 +661,74 @@ class Session : public Handle<KilnSession> {
   }
 
   /**
+   * How many overridable initializers the model has: initializers it also lists as inputs,
+   * which Run takes by name like inputs and otherwise gives the model's value
+   * (KilnApi::SessionGetOverridableInitializerCount).
+   *
+   * @return The count.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle.
+   */
+  size_t overridable_initializer_count() const {
+    size_t count = 0;
+    ThrowOnError(Api().SessionGetOverridableInitializerCount(get(), &count));
+    return count;
+  }
+
+  /**
+   * The name of an overridable initializer (KilnApi::SessionGetOverridableInitializerName).
+   *
+   * @param index  0 to overridable_initializer_count() - 1.
+   * @return A copy of the UTF-8 name.
+   * @throws Exception  KILN_INVALID_ARGUMENT (index out of range, empty handle),
+   *                    KILN_OUT_OF_MEMORY.
+   */
+  std::string overridable_initializer_name(size_t index) const {
+    return detail::AllocatedString([&](KilnAllocator* allocator, char** out) {
+      return Api().SessionGetOverridableInitializerName(get(), index, allocator, out);
+    });
+  }
+
+  /**
+   * The names of every overridable initializer, in the model's order.
+   *
+   * @return One UTF-8 name per overridable initializer.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle, KILN_OUT_OF_MEMORY.
+   */
+  std::vector<std::string> overridable_initializer_names() const {
+    std::vector<std::string> names(overridable_initializer_count());
+    for (size_t i = 0; i < names.size(); ++i) names[i] = overridable_initializer_name(i);
+    return names;
+  }
+
+  /**
+   * The element type and shape of an overridable initializer, as for input_tensor_info
+   * (KilnApi::CreateSessionOverridableInitializerTensorInfo).
+   *
+   * @param index  0 to overridable_initializer_count() - 1.
+   * @return An owned snapshot.
+   * @throws Exception  KILN_INVALID_ARGUMENT (index out of range, empty handle),
+   *                    KILN_OUT_OF_MEMORY.
+   */
+  TensorTypeAndShapeInfo overridable_initializer_tensor_info(size_t index) const {
+    KilnTensorTypeAndShapeInfo* info = nullptr;
+    ThrowOnError(Api().CreateSessionOverridableInitializerTensorInfo(get(), index, &info));
+    return TensorTypeAndShapeInfo(info);
+  }
+
+  /**
+   * When the session's profiler started: nanoseconds since the Unix epoch, system clock
+   * (KilnApi::SessionGetProfilingStartTimeNs).
+   *
+   * @return The time; 0 when the session was created without profiling.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle.
+   */
+  uint64_t profiling_start_time_ns() const {
+    uint64_t ns = 0;
+    ThrowOnError(Api().SessionGetProfilingStartTimeNs(get(), &ns));
+    return ns;
+  }
+
+  /**
    * Writes the profile recorded so far (KilnApi::SessionEndProfiling).
    *
    * @return The path of the Chrome trace-event JSON file written.
@@ -586,7 +745,8 @@ class Session : public Handle<KilnSession> {
    * Runs the model (KilnApi::Run). Safe to call from many threads at once.
    *
    * @param run_options   Options; an empty RunOptions means the defaults.
-   * @param input_names   One name per input value: every model input exactly once.
+   * @param input_names   One name per input value: every model input exactly once, and any
+   *                      overridable initializers to feed.
    * @param inputs        The input tensors, in the order of @p input_names.
    * @param output_names  The outputs wanted (at least one), each a model output.
    * @return One new value per name in @p output_names, in that order.
@@ -634,7 +794,8 @@ class Session : public Handle<KilnSession> {
   /**
    * Runs the model with the default run options (KilnApi::Run).
    *
-   * @param input_names   One name per input value: every model input exactly once.
+   * @param input_names   One name per input value: every model input exactly once, and any
+   *                      overridable initializers to feed.
    * @param inputs        The input tensors, in the order of @p input_names.
    * @param output_names  The outputs wanted (at least one), each a model output.
    * @return One new value per name in @p output_names, in that order.
