@@ -63,6 +63,8 @@ class RunOptions {
 
 class Session {
  public:
+  Session(const Session&) = delete;  // input_index_ points into its own vectors
+  Session& operator=(const Session&) = delete;
   Session(const py::object& model, SessionOptions& options) {
     KilnSession* s = nullptr;
     if (py::isinstance<py::bytes>(model)) {
@@ -99,12 +101,33 @@ class Session {
         [&](size_t i, KilnTensorTypeAndShapeInfo** o) {
           return api().CreateSessionOutputTensorInfo(h, i, o);
         });
-    for (size_t i = 0; i < inputs_.size(); ++i) input_index_.emplace(inputs_[i].name, i);
+    size_t n_init = 0;
+    Check(api().SessionGetOverridableInitializerCount(h, &n_init));
+    initializers_ = ReadIo(
+        n_init,
+        [&](size_t i, KilnAllocator* a, char** o) {
+          return api().SessionGetOverridableInitializerName(h, i, a, o);
+        },
+        [&](size_t, KilnValueType* o) {
+          *o = KILN_VALUE_TYPE_TENSOR;
+          return static_cast<KilnStatus*>(nullptr);
+        },
+        [&](size_t i, KilnTensorTypeAndShapeInfo** o) {
+          return api().CreateSessionOverridableInitializerTensorInfo(h, i, o);
+        });
+    for (size_t i = 0; i < inputs_.size(); ++i) input_index_.emplace(inputs_[i].name, &inputs_[i]);
+    for (const IoInfo& i : initializers_) input_index_.emplace(i.name, &i);
     for (const IoInfo& o : outputs_) all_output_names_.push_back(o.name.c_str());
   }
 
   py::list Inputs() const { return Tuples(inputs_); }
   py::list Outputs() const { return Tuples(outputs_); }
+  py::list OverridableInitializers() const { return Tuples(initializers_); }
+  uint64_t ProfilingStartTimeNs() const {
+    uint64_t ns = 0;
+    Check(api().SessionGetProfilingStartTimeNs(session_.get(), &ns));
+    return ns;
+  }
 
   py::dict Metadata() const {
     py::dict d;
@@ -242,7 +265,7 @@ class Session {
   ValuePtr ToValue(const std::string& name, py::handle obj) const {
     if (py::isinstance<Value>(obj)) return obj.cast<ValuePtr>();
     const auto it = input_index_.find(name);
-    const IoInfo* info = it == input_index_.end() ? nullptr : &inputs_[it->second];
+    const IoInfo* info = it == input_index_.end() ? nullptr : it->second;
     const auto elem = static_cast<KilnElementType>(info == nullptr ? KILN_ELEMENT_TYPE_UNDEFINED
                                                                    : info->element_type);
     if (info != nullptr && info->value_type == KILN_VALUE_TYPE_SEQUENCE &&
@@ -295,7 +318,8 @@ class Session {
   kiln::Session session_;
   std::vector<IoInfo> inputs_;
   std::vector<IoInfo> outputs_;
-  std::unordered_map<std::string, size_t> input_index_;
+  std::vector<IoInfo> initializers_;  // overridable: fed like inputs, optional
+  std::unordered_map<std::string, const IoInfo*> input_index_;
   std::vector<const char*> all_output_names_;
 };
 
@@ -321,6 +345,18 @@ void DefineSessions(py::module_& m) {
            [](SessionOptions& o, const std::string& name, int64_t value) {
              o.get().AddFreeDimensionOverrideByName(name, value);
            })
+      .def("add_free_dimension_override_by_denotation",
+           [](SessionOptions& o, const std::string& denotation, int64_t value) {
+             o.get().AddFreeDimensionOverride(denotation, value);
+           })
+      .def("add_initializer",
+           [](SessionOptions& o, const std::string& name, const ValuePtr& value) {
+             if (name.find('\0') != std::string::npos) {
+               throw kiln::Exception(KILN_INVALID_ARGUMENT, "add_initializer: name holds a NUL");
+             }
+             Check(api().SessionOptionsAddInitializer(o.get().get(), name.c_str(),
+                                                      value == nullptr ? nullptr : value->handle));
+           })
       .def("add_config_entry",
            [](SessionOptions& o, const std::string& key, const std::string& value) {
              o.get().AddConfigEntry(key, value);
@@ -334,12 +370,17 @@ void DefineSessions(py::module_& m) {
              o.get().SetRunLogSeverityLevel(static_cast<KilnLoggingLevel>(level));
            })
       .def("set_terminate", [](RunOptions& o) { o.get().SetTerminate(); })
-      .def("unset_terminate", [](RunOptions& o) { o.get().UnsetTerminate(); });
+      .def("unset_terminate", [](RunOptions& o) { o.get().UnsetTerminate(); })
+      .def("add_config_entry", [](RunOptions& o, const std::string& key, const std::string& value) {
+        o.get().AddConfigEntry(key, value);
+      });
 
   py::class_<Session>(m, "Session", "Owned KilnSession.")
       .def(py::init<const py::object&, SessionOptions&>(), py::arg("model"), py::arg("options"))
       .def("inputs", &Session::Inputs)
       .def("outputs", &Session::Outputs)
+      .def("overridable_initializers", &Session::OverridableInitializers)
+      .def("profiling_start_time_ns", &Session::ProfilingStartTimeNs)
       .def("metadata", &Session::Metadata)
       .def("end_profiling", &Session::EndProfiling)
       .def("run", &Session::Run, py::arg("output_names").none(true), py::arg("feed"),

@@ -316,6 +316,7 @@ def test_run_options(models):
     assert ro.get_run_config_entry("memory.enable_memory_arena_shrinkage") == "cpu:0"
     with pytest.raises(RuntimeError):
         ro.get_run_config_entry("nope")
+    ro.add_run_config_entry("memory.enable_memory_arena_shrinkage", "")
     sess = ort.InferenceSession(models["add"])
     x, y = xy()
     np.testing.assert_array_equal(sess.run(None, {"x": x, "y": y}, ro)[0], x + y)

@@ -9,7 +9,6 @@ InferenceSession, IOBinding, OrtValue, OrtDevice, SparseTensor and the provider 
 import collections.abc
 import os
 import threading
-import time
 import warnings
 
 import numpy as np
@@ -275,7 +274,6 @@ class InferenceSession(Session):
     def _create_inference_session(self, providers, provider_options, disabled_optimizers=None):
         self._providers, opts = _resolve_providers(providers, provider_options)
         self._provider_options = {p: o for p, o in zip(self._providers, opts)}
-        start = time.time_ns()
         if self._model_path is not None:
             sess = C.InferenceSession(self._sess_options, self._model_path, True, self._read_config_from_model)
         else:
@@ -285,7 +283,7 @@ class InferenceSession(Session):
         self._outputs_meta = sess.outputs_meta
         self._overridable_initializers = sess.overridable_initializers
         self._model_meta = sess.model_meta
-        self._profiling_start_time_ns = start if self._sess_options.enable_profiling else 0
+        self._profiling_start_time_ns = sess._native.profiling_start_time_ns()
 
     def _reset_session(self, providers, provider_options):
         self._sess = None

@@ -437,12 +437,10 @@ class SessionOptions:
         for key, value in self._config.items():
             if key.startswith("kiln."):
                 o.add_config_entry(key, value)
-        if self._free_dims_by_denotation:
-            raise NotImplemented(
-                "add_free_dimension_override_by_denotation: not in this build's C ABI yet"
-            )
-        if self._initializers:
-            raise NotImplemented("add_initializer: not in this build's C ABI yet")
+        for denotation, value in self._free_dims_by_denotation.items():
+            o.add_free_dimension_override_by_denotation(denotation, value)
+        for name, value in self._initializers.items():
+            o.add_initializer(name, value)
         if self._optimized_model_filepath:
             raise NotImplemented("optimized_model_filepath: not in this build's C ABI yet")
         return o
@@ -454,6 +452,10 @@ _default_options = SessionOptions()
 def get_default_session_options():
     """The defaults a session gets when given no options."""
     return _default_options
+
+
+# onnxruntime run config keys Kiln's C ABI acts on (RunOptionsAddConfigEntry).
+_RUN_KEYS_KILN_ACTS_ON = {"memory.enable_memory_arena_shrinkage"}
 
 
 class RunOptions:
@@ -526,9 +528,15 @@ class RunOptions:
         self._only_execute_path_to_fetches = bool(value)
 
     def add_run_config_entry(self, key, value):
-        """Sets a run config entry (read back with get_run_config_entry)."""
+        """Sets a run config entry (read back with get_run_config_entry). Kiln acts on
+        'kiln.run.check_finite' ('0'/'1': check every node's outputs for NaN and infinity) and
+        'memory.enable_memory_arena_shrinkage' ('cpu:0': the session's arena gives its kept
+        blocks back after the run); other 'kiln.' keys are refused by the C ABI; other
+        onnxruntime keys are kept and read back."""
         _check_type("add_run_config_entry: key", key, str, "a str")
         _check_type("add_run_config_entry: value", value, str, "a str")
+        if key.startswith("kiln.") or key in _RUN_KEYS_KILN_ACTS_ON:
+            self._native.add_config_entry(key, value)
         self._config[key] = value
 
     def get_run_config_entry(self, key):
@@ -984,7 +992,7 @@ class InferenceSession:
         self._native = _kiln.Session(model, sess_options._native())
         self.inputs_meta = [NodeArg._from_info(i) for i in self._native.inputs()]
         self.outputs_meta = [NodeArg._from_info(o) for o in self._native.outputs()]
-        self.overridable_initializers = []
+        self.overridable_initializers = [NodeArg._from_info(i) for i in self._native.overridable_initializers()]
         self.model_meta = ModelMetadata(self._native.metadata())
         self.session_options = sess_options
 
