@@ -94,6 +94,19 @@ constexpr KilnApi kApiV1 = {
     .GetValueElement = &GetValueElement,
     .HasValue = &HasValue,
     .GetValueElementType = &GetValueElementType,
+    .CreateIoBinding = &CreateIoBinding,
+    .ReleaseIoBinding = &ReleaseIoBinding,
+    .BindInput = &BindInput,
+    .BindOutput = &BindOutput,
+    .BindOutputToDevice = &BindOutputToDevice,
+    .GetBoundOutputNames = &GetBoundOutputNames,
+    .GetBoundOutputValues = &GetBoundOutputValues,
+    .ClearBoundInputs = &ClearBoundInputs,
+    .ClearBoundOutputs = &ClearBoundOutputs,
+    .SynchronizeBoundInputs = &SynchronizeBoundInputs,
+    .SynchronizeBoundOutputs = &SynchronizeBoundOutputs,
+    .RunWithBinding = &RunWithBinding,
+    .RunAsync = &RunAsync,
 };
 
 // ---- Pins: a shipped slot never moves ----------------------------------------------------------
@@ -178,9 +191,22 @@ KILN_PIN_SLOT(GetValueCount, 75);
 KILN_PIN_SLOT(GetValueElement, 76);
 KILN_PIN_SLOT(HasValue, 77);
 KILN_PIN_SLOT(GetValueElementType, 78);
+KILN_PIN_SLOT(CreateIoBinding, 79);
+KILN_PIN_SLOT(ReleaseIoBinding, 80);
+KILN_PIN_SLOT(BindInput, 81);
+KILN_PIN_SLOT(BindOutput, 82);
+KILN_PIN_SLOT(BindOutputToDevice, 83);
+KILN_PIN_SLOT(GetBoundOutputNames, 84);
+KILN_PIN_SLOT(GetBoundOutputValues, 85);
+KILN_PIN_SLOT(ClearBoundInputs, 86);
+KILN_PIN_SLOT(ClearBoundOutputs, 87);
+KILN_PIN_SLOT(SynchronizeBoundInputs, 88);
+KILN_PIN_SLOT(SynchronizeBoundOutputs, 89);
+KILN_PIN_SLOT(RunWithBinding, 90);
+KILN_PIN_SLOT(RunAsync, 91);
 
 #undef KILN_PIN_SLOT
-constexpr size_t kSlotCount = 79;
+constexpr size_t kSlotCount = 92;
 static_assert(sizeof(KilnApi) == kSlotCount * sizeof(void*), "a slot has no pin");
 
 // ---- The C enums and the engine's enums share their values ----------------------------------

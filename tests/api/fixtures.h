@@ -27,6 +27,7 @@ struct Objects {
   KilnValue* x = nullptr;     // float [3, 2]: an input for `session` (and a for `two_outputs`)
   KilnValue* b_in = nullptr;  // int64 [3]: input b of `two_outputs`
   KilnValue* y = nullptr;     // float [3, 2]: a caller's output tensor for `session`
+  KilnIoBinding* binding = nullptr;  // for `session`, nothing bound
   KilnEnv* stale_env = nullptr;
   KilnMemoryInfo* stale_info = nullptr;
   KilnValue* stale_value = nullptr;
@@ -34,6 +35,7 @@ struct Objects {
   KilnSessionOptions* stale_session_options = nullptr;
   KilnSession* stale_session = nullptr;
   KilnRunOptions* stale_run_options = nullptr;
+  KilnIoBinding* stale_binding = nullptr;
   void* block = nullptr;  // from `allocator`
   float data[6] = {};
   int64_t dims[2] = {2, 3};
@@ -67,6 +69,7 @@ struct Objects {
     ExpectOk(api().CreateTensorAsValue(allocator, x_dims, 2, KILN_ELEMENT_TYPE_FLOAT, &x));
     ExpectOk(api().CreateTensorAsValue(allocator, b_dims, 1, KILN_ELEMENT_TYPE_INT64, &b_in));
     ExpectOk(api().CreateTensorAsValue(allocator, x_dims, 2, KILN_ELEMENT_TYPE_FLOAT, &y));
+    ExpectOk(api().CreateIoBinding(session, &binding));
     // Released last, so no live object above can reuse their addresses.
     ExpectOk(api().CreateEnv(KILN_LOGGING_LEVEL_FATAL, "stale", &stale_env));
     ExpectOk(api().CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, KILN_MEM_TYPE_DEFAULT, &stale_info));
@@ -76,6 +79,7 @@ struct Objects {
     ExpectOk(api().CreateSessionFromArray(env, model.data(), model.size(), session_options,
                                           &stale_session));
     ExpectOk(api().CreateRunOptions(&stale_run_options));
+    ExpectOk(api().CreateIoBinding(session, &stale_binding));
     api().ReleaseEnv(stale_env);
     api().ReleaseMemoryInfo(stale_info);
     api().ReleaseValue(stale_value);
@@ -83,8 +87,10 @@ struct Objects {
     api().ReleaseSessionOptions(stale_session_options);
     api().ReleaseSession(stale_session);
     api().ReleaseRunOptions(stale_run_options);
+    api().ReleaseIoBinding(stale_binding);
   }
   ~Objects() {
+    api().ReleaseIoBinding(binding);
     api().ReleaseValue(y);
     api().ReleaseValue(b_in);
     api().ReleaseValue(x);
@@ -133,6 +139,8 @@ struct Outs {
   char** strings = Sentinel<char*>();
   int64_t version = int64_t{0x5e5e5e5e};
   KilnValue* outputs[2] = {nullptr, nullptr};  // Run's slots: empty ones must stay empty
+  KilnIoBinding* binding = Sentinel<KilnIoBinding>();
+  KilnValue** values = Sentinel<KilnValue*>();
 
   bool Untouched() const {
     const Outs fresh;
@@ -146,7 +154,8 @@ struct Outs {
            offsets[0] == kSizeSentinel && offsets[5] == kSizeSentinel &&
            session_options == fresh.session_options && session == fresh.session &&
            run_options == fresh.run_options && string == fresh.string && strings == fresh.strings &&
-           version == fresh.version && outputs[0] == nullptr && outputs[1] == nullptr;
+           version == fresh.version && outputs[0] == nullptr && outputs[1] == nullptr &&
+           binding == fresh.binding && values == fresh.values;
   }
 };
 

@@ -90,7 +90,20 @@
   X(GetValueCount, true)                    \
   X(GetValueElement, true)                  \
   X(HasValue, true)                         \
-  X(GetValueElementType, true)
+  X(GetValueElementType, true)              \
+  X(CreateIoBinding, true)                  \
+  X(ReleaseIoBinding, false)                \
+  X(BindInput, true)                        \
+  X(BindOutput, true)                       \
+  X(BindOutputToDevice, true)               \
+  X(GetBoundOutputNames, true)              \
+  X(GetBoundOutputValues, true)             \
+  X(ClearBoundInputs, true)                 \
+  X(ClearBoundOutputs, true)                \
+  X(SynchronizeBoundInputs, true)           \
+  X(SynchronizeBoundOutputs, true)          \
+  X(RunWithBinding, true)                   \
+  X(RunAsync, true)
 
 namespace kiln_test {
 

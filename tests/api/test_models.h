@@ -44,6 +44,10 @@ std::string UnknownOp();
 // without any sequence kernel.
 std::string SequencePassThrough();
 
+// y = Neg(Neg(...Neg(x))) with `nodes` Neg nodes; x and y are float [elements]. With the graph
+// optimizations off, a run of it takes long enough to be stopped while it runs.
+std::string NegChain(int nodes, int64_t elements);
+
 // A new folder under the system's temporary folder, removed with its contents on destruction.
 class TempDir {
  public:

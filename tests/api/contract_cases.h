@@ -1,0 +1,27 @@
+// The cases of the table-driven contract tests (contract_test.cc), and the families whose cases
+// live in files of their own.
+#ifndef KILN_TESTS_API_CONTRACT_CASES_H_
+#define KILN_TESTS_API_CONTRACT_CASES_H_
+
+#include <functional>
+#include <vector>
+
+#include "fixtures.h"
+
+namespace kiln_test {
+
+// One call of `entry` that must fail with KILN_INVALID_ARGUMENT naming `argument`.
+struct Case {
+  const char* entry;
+  const char* argument;
+  std::function<KilnStatus*(Objects&, Outs&)> call;
+};
+
+// IO binding and RunAsync (contract_binding_cases.cc): one NULL case per pointer argument, and one
+// case per handle argument given a handle of another type (stale: a released one of its own).
+std::vector<Case> BindingNullCases();
+std::vector<Case> BindingHandleCases(bool stale);
+
+}  // namespace kiln_test
+
+#endif  // KILN_TESTS_API_CONTRACT_CASES_H_
