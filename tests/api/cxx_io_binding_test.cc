@@ -138,7 +138,7 @@ std::future<AsyncOutcome> StartRun(const kiln::Session& s, const kiln::RunOption
   std::vector<kiln::Value> inputs;
   inputs.push_back(std::move(x));
   s.RunAsync(ro, {input}, inputs, {output},
-             [promise](std::vector<kiln::Value> outputs, kiln::Status status) {
+             [promise](const std::vector<kiln::Value>& outputs, const kiln::Status& status) {
                AsyncOutcome o;
                o.code = status.code();
                o.message = status.message();
@@ -185,13 +185,13 @@ TEST_F(CxxIoBinding, RunAsyncErrorsReachTheCallbackOrThrowAtOnce) {
   ExpectKilnError(
       [&] {
         session_.RunAsync(kiln::RunOptions(), {"x", "x"}, inputs, {"y"},
-                          [](std::vector<kiln::Value>, kiln::Status) {});
+                          [](const std::vector<kiln::Value>&, const kiln::Status&) {});
       },
       KILN_INVALID_ARGUMENT, "2 input names but 1 input values");
   ExpectKilnError(
       [&] {
         session_.RunAsync(kiln::RunOptions(), {"x"}, inputs, {},
-                          [](std::vector<kiln::Value>, kiln::Status) {});
+                          [](const std::vector<kiln::Value>&, const kiln::Status&) {});
       },
       KILN_INVALID_ARGUMENT, "RunAsync: argument 'output_count'");
 }

@@ -426,6 +426,7 @@ TEST_F(IoBindingTest, ThreadsSharingABindingTakeTurns) {
   ExpectOk(api().BindOutputToDevice(binding.get(), "y", cpu));
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       for (int r = 0; r < 50; ++r) {

@@ -250,11 +250,13 @@ TEST_F(RunAsyncTest, ManyRunsAtOnceEachGetTheirOwnResults) {
     calls[i] = std::make_unique<Call>();
     const int64_t batch = i % 5 + 1;
     std::vector<float> values(static_cast<size_t>(batch) * 2);
-    for (size_t k = 0; k < values.size(); ++k) values[k] = static_cast<float>(i * 100 + k);
+    for (size_t k = 0; k < values.size(); ++k)
+      values[k] = static_cast<float>(static_cast<size_t>(i) * 100 + k);
     calls[i]->x = Tensor({batch, 2}, values);
   }
   std::atomic<int> start_failures{0};
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int r = 0; r < kRunsPerThread; ++r) {

@@ -677,7 +677,7 @@ class Session : public Handle<KilnSession> {
     ThrowOnError(Api().RunAsync(get(), run_options.get(), c_input_names.data(), c_inputs.data(),
                                 c_inputs.size(), c_output_names.data(), c_output_names.size(),
                                 state->outputs.data(), &AsyncState::Done, state.get()));
-    state.release();
+    static_cast<void>(state.release());  // AsyncState::Done takes it back
   }
 
  private:
