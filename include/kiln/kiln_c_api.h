@@ -1129,7 +1129,8 @@ struct KilnApi {
    * them while it runs are not allowed. Runs are taken, in the order they were started, by a pool
    * of threads made on first use (it grows with the number of runs in progress, up to twice the
    * hardware threads and at least 8) and kept for the life of the process: libkiln must not be
-   * unloaded once RunAsync has been called.
+   * unloaded once RunAsync has been called, and a process should wait for its callbacks before it
+   * exits.
    *
    * @param[in]     session       The session.
    * @param[in]     run_options   Options, or NULL for the defaults.
