@@ -7,8 +7,11 @@ set(KILN_SOURCES
   src/api/api_table.cc
   src/api/env_api.cc
   src/api/handles.cc
+  src/api/io_binding_api.cc
   src/api/memory_api.cc
   src/api/run_api.cc
+  src/api/run_arguments.cc
+  src/api/run_async_api.cc
   src/api/session_api.cc
   src/api/session_inputs_api.cc
   src/api/sequence_api.cc

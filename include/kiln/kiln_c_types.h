@@ -138,6 +138,11 @@ typedef struct KilnSessionOptions KilnSessionOptions;
 typedef struct KilnSession KilnSession;
 /** Options for one or more runs: tag, log level, and a terminate flag. Opaque. */
 typedef struct KilnRunOptions KilnRunOptions;
+/**
+ * A session's inputs and outputs bound by name ahead of its runs (KilnApi::RunWithBinding).
+ * Opaque.
+ */
+typedef struct KilnIoBinding KilnIoBinding;
 
 /**
  * An allocator: a struct of callbacks, filled in by whoever provides the memory.
@@ -179,6 +184,27 @@ typedef struct KilnAllocator {
 typedef void(KILN_API_CALL* KilnLoggingFunction)(void* param, KilnLoggingLevel severity,
                                                  const char* category, const char* log_id,
                                                  const char* code_location, const char* message);
+
+/**
+ * What KilnApi::RunAsync calls once the run it started has finished, on one of Kiln's threads.
+ *
+ * It may call any KilnApi entry (RunAsync too) but should return soon: a callback that blocks
+ * holds up the thread it runs on, and one that waits for another RunAsync to finish can wait
+ * forever. It must not throw (from C++) or unwind.
+ *
+ * @param[in] user_data     The pointer given to RunAsync.
+ * @param[in] outputs       The @p outputs array given to RunAsync, filled as KilnApi::Run fills
+ *                          it: on success each slot that was NULL holds a new value owned by the
+ *                          callee (released with KilnApi::ReleaseValue) and each caller's tensor
+ *                          has been written; on failure every slot and every caller's tensor is
+ *                          exactly as it was.
+ * @param[in] output_count  The @p output_count given to RunAsync.
+ * @param[in] status        NULL on success, else the error, with the code and message KilnApi::Run
+ *                          would give (the message names RunAsync). Owned by the callee, who
+ *                          releases it with KilnApi::ReleaseStatus.
+ */
+typedef void(KILN_API_CALL* KilnRunAsyncCallback)(void* user_data, KilnValue** outputs,
+                                                  size_t output_count, KilnStatus* status);
 
 #ifdef __cplusplus
 }  // extern "C"

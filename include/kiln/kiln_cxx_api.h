@@ -29,8 +29,8 @@
  *   receives at registration.
  * - A call that fails throws kiln::Exception; the C status is released first, and no object is
  *   made from the out-parameter of a failed call.
- * - Status, Env, MemoryInfo, TensorTypeAndShapeInfo, Value, SessionOptions, Session and
- *   RunOptions own their handle: they release it when destroyed, are movable but not copyable,
+ * - Status, Env, MemoryInfo, TensorTypeAndShapeInfo, Value, SessionOptions, Session, RunOptions
+ *   and IoBinding own their handle: they release it when destroyed, are movable but not copyable,
  *   and a moved-from object holds NULL. get() lends the raw handle; release() gives up ownership
  *   of it. An empty SessionOptions or RunOptions stands for the defaults where options are taken.
  * - ConstMemoryInfo and Allocator only borrow their handle; they are valid while its owner lives.
@@ -41,6 +41,7 @@
  * - kiln/cxx/env.h: Env;
  * - kiln/cxx/memory.h: ConstMemoryInfo, MemoryInfo, Allocator;
  * - kiln/cxx/value.h: TensorTypeAndShapeInfo, kElementTypeOf, Value;
+ * - kiln/cxx/io_binding.h: IoBinding;
  * - kiln/cxx/session.h: SessionOptions, RunOptions, Session.
  */
 #ifndef KILN_KILN_CXX_API_H_
@@ -48,6 +49,7 @@
 
 #include <kiln/cxx/core.h>
 #include <kiln/cxx/env.h>
+#include <kiln/cxx/io_binding.h>
 #include <kiln/cxx/memory.h>
 #include <kiln/cxx/session.h>
 #include <kiln/cxx/value.h>

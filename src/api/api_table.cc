@@ -103,6 +103,19 @@ constexpr KilnApi kApiV1 = {
     .RunOptionsAddConfigEntry = &RunOptionsAddConfigEntry,
     .RunOptionsGetConfigEntry = &RunOptionsGetConfigEntry,
     .SessionGetProfilingStartTimeNs = &SessionGetProfilingStartTimeNs,
+    .CreateIoBinding = &CreateIoBinding,
+    .ReleaseIoBinding = &ReleaseIoBinding,
+    .BindInput = &BindInput,
+    .BindOutput = &BindOutput,
+    .BindOutputToDevice = &BindOutputToDevice,
+    .GetBoundOutputNames = &GetBoundOutputNames,
+    .GetBoundOutputValues = &GetBoundOutputValues,
+    .ClearBoundInputs = &ClearBoundInputs,
+    .ClearBoundOutputs = &ClearBoundOutputs,
+    .SynchronizeBoundInputs = &SynchronizeBoundInputs,
+    .SynchronizeBoundOutputs = &SynchronizeBoundOutputs,
+    .RunWithBinding = &RunWithBinding,
+    .RunAsync = &RunAsync,
 };
 
 // ---- Pins: a shipped slot never moves ----------------------------------------------------------
@@ -196,9 +209,22 @@ KILN_PIN_SLOT(SessionOptionsGetConfigEntry, 84);
 KILN_PIN_SLOT(RunOptionsAddConfigEntry, 85);
 KILN_PIN_SLOT(RunOptionsGetConfigEntry, 86);
 KILN_PIN_SLOT(SessionGetProfilingStartTimeNs, 87);
+KILN_PIN_SLOT(CreateIoBinding, 88);
+KILN_PIN_SLOT(ReleaseIoBinding, 89);
+KILN_PIN_SLOT(BindInput, 90);
+KILN_PIN_SLOT(BindOutput, 91);
+KILN_PIN_SLOT(BindOutputToDevice, 92);
+KILN_PIN_SLOT(GetBoundOutputNames, 93);
+KILN_PIN_SLOT(GetBoundOutputValues, 94);
+KILN_PIN_SLOT(ClearBoundInputs, 95);
+KILN_PIN_SLOT(ClearBoundOutputs, 96);
+KILN_PIN_SLOT(SynchronizeBoundInputs, 97);
+KILN_PIN_SLOT(SynchronizeBoundOutputs, 98);
+KILN_PIN_SLOT(RunWithBinding, 99);
+KILN_PIN_SLOT(RunAsync, 100);
 
 #undef KILN_PIN_SLOT
-constexpr size_t kSlotCount = 88;
+constexpr size_t kSlotCount = 101;
 static_assert(sizeof(KilnApi) == kSlotCount * sizeof(void*), "a slot has no pin");
 
 // ---- The C enums and the engine's enums share their values ----------------------------------

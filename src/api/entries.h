@@ -175,6 +175,34 @@ KilnStatus* KILN_API_CALL RunOptionsGetConfigEntry(const KilnRunOptions* options
                                                    KilnAllocator* allocator, char** out);
 KilnStatus* KILN_API_CALL SessionGetProfilingStartTimeNs(const KilnSession* session, uint64_t* out);
 
+// io_binding_api.cc
+KilnStatus* KILN_API_CALL CreateIoBinding(KilnSession* session, KilnIoBinding** out);
+void KILN_API_CALL ReleaseIoBinding(KilnIoBinding* binding);
+KilnStatus* KILN_API_CALL BindInput(KilnIoBinding* binding, const char* name,
+                                    const KilnValue* value);
+KilnStatus* KILN_API_CALL BindOutput(KilnIoBinding* binding, const char* name, KilnValue* value);
+KilnStatus* KILN_API_CALL BindOutputToDevice(KilnIoBinding* binding, const char* name,
+                                             const KilnMemoryInfo* info);
+KilnStatus* KILN_API_CALL GetBoundOutputNames(const KilnIoBinding* binding,
+                                              KilnAllocator* allocator, char*** names,
+                                              size_t* count);
+KilnStatus* KILN_API_CALL GetBoundOutputValues(const KilnIoBinding* binding,
+                                               KilnAllocator* allocator, KilnValue*** values,
+                                               size_t* count);
+KilnStatus* KILN_API_CALL ClearBoundInputs(KilnIoBinding* binding);
+KilnStatus* KILN_API_CALL ClearBoundOutputs(KilnIoBinding* binding);
+KilnStatus* KILN_API_CALL SynchronizeBoundInputs(KilnIoBinding* binding);
+KilnStatus* KILN_API_CALL SynchronizeBoundOutputs(KilnIoBinding* binding);
+KilnStatus* KILN_API_CALL RunWithBinding(KilnSession* session, const KilnRunOptions* run_options,
+                                         const KilnIoBinding* binding);
+
+// run_async_api.cc
+KilnStatus* KILN_API_CALL RunAsync(KilnSession* session, const KilnRunOptions* run_options,
+                                   const char* const* input_names, const KilnValue* const* inputs,
+                                   size_t input_count, const char* const* output_names,
+                                   size_t output_count, KilnValue** outputs,
+                                   KilnRunAsyncCallback callback, void* user_data);
+
 }  // namespace kiln::api
 
 #endif  // KILN_API_ENTRIES_H_

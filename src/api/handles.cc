@@ -72,6 +72,8 @@ const char* HandleKindName(HandleKind kind) noexcept {
       return "KilnSession";
     case HandleKind::kRunOptions:
       return "KilnRunOptions";
+    case HandleKind::kIoBinding:
+      return "KilnIoBinding";
   }
   return "unknown handle";
 }

@@ -13,8 +13,10 @@
 
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/allocator.h"
 #include "core/error.h"
@@ -60,8 +62,31 @@ struct KilnSession {
   kiln::Logger logger;  // a copy of the Env's, so the Env may go first
 };
 
+// Shared, so that a RunAsync in progress keeps the options (and sees their terminate flag) after
+// the handle is released.
 struct KilnRunOptions {
-  kiln::runtime::RunOptions options;
+  std::shared_ptr<kiln::runtime::RunOptions> options;
+};
+
+// Inputs and outputs bound by name (io_binding_api.cc). Parallel vectors, as the engine's Run
+// takes them. `mutex` is held by every entry that uses the binding, for the whole of a run.
+struct KilnIoBinding {
+  std::shared_ptr<kiln::runtime::Session> session;  // the session it was made for
+  mutable std::mutex mutex;
+  // Bound inputs, in the order they were first bound.
+  std::vector<std::string> input_names;
+  std::vector<kiln::Value> inputs;
+  // Bound outputs, in the order they were first bound: a caller's tensor, or null where each run
+  // makes the value.
+  std::vector<std::string> output_names;
+  std::vector<std::shared_ptr<kiln::Tensor>> output_tensors;
+  // What a run hands the engine, sized with the outputs so that a run allocates nothing here.
+  mutable std::vector<std::shared_ptr<kiln::Tensor>> run_tensors;
+  mutable std::vector<kiln::Value> run_others;
+  // The last successful run's outputs (a tensor, or another value where the tensor is null).
+  mutable std::vector<std::shared_ptr<kiln::Tensor>> result_tensors;
+  mutable std::vector<kiln::Value> result_others;
+  mutable bool has_results = false;
 };
 
 namespace kiln::api {
@@ -75,6 +100,7 @@ enum class HandleKind : unsigned char {
   kSessionOptions,
   kSession,
   kRunOptions,
+  kIoBinding,
 };
 
 const char* HandleKindName(HandleKind kind) noexcept;
@@ -115,6 +141,11 @@ struct HandleTraits<KilnSession> {
 template <>
 struct HandleTraits<KilnRunOptions> {
   static constexpr HandleKind kKind = HandleKind::kRunOptions;
+};
+
+template <>
+struct HandleTraits<KilnIoBinding> {
+  static constexpr HandleKind kKind = HandleKind::kIoBinding;
 };
 
 // Every live handle's address and kind. Lookups never dereference the handle, so a released or

@@ -108,7 +108,7 @@ KilnStatus* KILN_API_CALL RunOptionsAddConfigEntry(KilnRunOptions* options, cons
     auto& o = Unwrap(options, "options");
     const std::string k = CheckedUtf8(key, "key");
     const std::string v = CheckedUtf8(value, "value");
-    o.options.AddConfig(k, v);
+    o.options->AddConfig(k, v);
   });
 }
 
@@ -120,7 +120,7 @@ KilnStatus* KILN_API_CALL RunOptionsGetConfigEntry(const KilnRunOptions* options
     runtime::CheckConfigKey(runtime::KnownRunConfigKeys(), k);
     CheckAllocator(allocator, "allocator");
     CheckOut(out, "out");
-    PublishConfigValue(o.options.config, k, allocator, out);
+    PublishConfigValue(o.options->config, k, allocator, out);
   });
 }
 

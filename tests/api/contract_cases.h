@@ -1,6 +1,5 @@
-// A case of the table-driven contract test (contract_test.cc): one call that must fail with
-// KILN_INVALID_ARGUMENT naming `argument` of `entry`, leaving the out-parameters untouched.
-// Families of entries may keep their cases in a file of their own and list them here.
+// The cases of the table-driven contract tests (contract_test.cc), and the families whose cases
+// live in files of their own.
 #ifndef KILN_TESTS_API_CONTRACT_CASES_H_
 #define KILN_TESTS_API_CONTRACT_CASES_H_
 
@@ -11,6 +10,8 @@
 
 namespace kiln_test {
 
+// One call of `entry` that must fail with KILN_INVALID_ARGUMENT naming `argument`, leaving the
+// out-parameters untouched.
 struct Case {
   const char* entry;
   const char* argument;
@@ -21,6 +22,11 @@ struct Case {
 // handle of another type (or, when `stale`, a released one) for each handle argument.
 std::vector<Case> SessionInputsNullCases();
 std::vector<Case> SessionInputsHandleCases(bool stale);
+
+// IO binding and RunAsync (contract_binding_cases.cc): one NULL case per pointer argument, and one
+// case per handle argument given a handle of another type (stale: a released one of its own).
+std::vector<Case> BindingNullCases();
+std::vector<Case> BindingHandleCases(bool stale);
 
 }  // namespace kiln_test
 

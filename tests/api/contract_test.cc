@@ -791,7 +791,8 @@ std::vector<Case> Joined(std::vector<Case> cases, const std::vector<Case>& more)
 }
 
 TEST(Contract, EveryEntryRejectsNullPointers) {
-  const std::vector<Case> cases = Joined(NullCases(), SessionInputsNullCases());
+  const std::vector<Case> cases =
+      Joined(Joined(NullCases(), SessionInputsNullCases()), BindingNullCases());
   EXPECT_EQ(Entries(cases), SlotNames(/*status_returning_only=*/true));
   RunCases(cases, "is NULL");
 }
@@ -807,7 +808,8 @@ std::set<std::string> NoHandleArgument() {
 }
 
 TEST(Contract, EveryHandleArgumentRejectsAHandleOfAnotherType) {
-  const std::vector<Case> cases = Joined(HandleCases(false), SessionInputsHandleCases(false));
+  const std::vector<Case> cases = Joined(
+      Joined(HandleCases(false), SessionInputsHandleCases(false)), BindingHandleCases(false));
   std::set<std::string> expected = SlotNames(true);
   for (const std::string& n : NoHandleArgument()) expected.erase(n);
   EXPECT_EQ(Entries(cases), expected);
@@ -815,7 +817,8 @@ TEST(Contract, EveryHandleArgumentRejectsAHandleOfAnotherType) {
 }
 
 TEST(Contract, EveryHandleArgumentRejectsAReleasedHandle) {
-  const std::vector<Case> cases = Joined(HandleCases(true), SessionInputsHandleCases(true));
+  const std::vector<Case> cases =
+      Joined(Joined(HandleCases(true), SessionInputsHandleCases(true)), BindingHandleCases(true));
   std::set<std::string> expected = SlotNames(true);
   for (const std::string& n : NoHandleArgument()) expected.erase(n);
   for (const char* n :
@@ -835,6 +838,7 @@ TEST(Contract, EveryReleaseAcceptsNullAndIgnoresForeignHandles) {
   api().ReleaseSessionOptions(nullptr);
   api().ReleaseSession(nullptr);
   api().ReleaseRunOptions(nullptr);
+  api().ReleaseIoBinding(nullptr);
   Objects b;
   // Each of these is logged as ignored (env_test.cc checks the message); b.env, the first live
   // Env, drops anything below FATAL, so nothing is printed here.
@@ -846,6 +850,7 @@ TEST(Contract, EveryReleaseAcceptsNullAndIgnoresForeignHandles) {
   api().ReleaseSessionOptions(reinterpret_cast<KilnSessionOptions*>(b.session));
   api().ReleaseSession(reinterpret_cast<KilnSession*>(b.run_options));
   api().ReleaseRunOptions(reinterpret_cast<KilnRunOptions*>(b.session_options));
+  api().ReleaseIoBinding(reinterpret_cast<KilnIoBinding*>(b.session));
   api().ReleaseEnv(b.stale_env);
   api().ReleaseMemoryInfo(b.stale_info);
   api().ReleaseTensorTypeAndShapeInfo(b.stale_shape);
@@ -853,6 +858,7 @@ TEST(Contract, EveryReleaseAcceptsNullAndIgnoresForeignHandles) {
   api().ReleaseSessionOptions(b.stale_session_options);
   api().ReleaseSession(b.stale_session);
   api().ReleaseRunOptions(b.stale_run_options);
+  api().ReleaseIoBinding(b.stale_binding);
   // Everything is still alive and usable.
   int is_tensor = 0;
   ExpectOk(api().IsTensor(b.value, &is_tensor));
@@ -864,6 +870,7 @@ TEST(Contract, EveryReleaseAcceptsNullAndIgnoresForeignHandles) {
   EXPECT_EQ(rank, 2u);
   ExpectOk(api().SetIntraOpNumThreads(b.session_options, 1));
   ExpectOk(api().RunOptionsSetRunTag(b.run_options, "still alive"));
+  ExpectOk(api().ClearBoundInputs(b.binding));
   const char* in[] = {"x"};
   const char* out[] = {"y"};
   KilnValue* y = nullptr;

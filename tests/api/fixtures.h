@@ -28,6 +28,7 @@ struct Objects {
   KilnValue* x = nullptr;     // float [3, 2]: an input for `session` (and a for `two_outputs`)
   KilnValue* b_in = nullptr;  // int64 [3]: input b of `two_outputs`
   KilnValue* y = nullptr;     // float [3, 2]: a caller's output tensor for `session`
+  KilnIoBinding* binding = nullptr;  // for `session`, nothing bound
   KilnEnv* stale_env = nullptr;
   KilnMemoryInfo* stale_info = nullptr;
   KilnValue* stale_value = nullptr;
@@ -35,6 +36,7 @@ struct Objects {
   KilnSessionOptions* stale_session_options = nullptr;
   KilnSession* stale_session = nullptr;
   KilnRunOptions* stale_run_options = nullptr;
+  KilnIoBinding* stale_binding = nullptr;
   void* block = nullptr;  // from `allocator`
   float data[6] = {};
   int64_t dims[2] = {2, 3};
@@ -71,6 +73,7 @@ struct Objects {
     ExpectOk(api().CreateTensorAsValue(allocator, x_dims, 2, KILN_ELEMENT_TYPE_FLOAT, &x));
     ExpectOk(api().CreateTensorAsValue(allocator, b_dims, 1, KILN_ELEMENT_TYPE_INT64, &b_in));
     ExpectOk(api().CreateTensorAsValue(allocator, x_dims, 2, KILN_ELEMENT_TYPE_FLOAT, &y));
+    ExpectOk(api().CreateIoBinding(session, &binding));
     // Released last, so no live object above can reuse their addresses.
     ExpectOk(api().CreateEnv(KILN_LOGGING_LEVEL_FATAL, "stale", &stale_env));
     ExpectOk(api().CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, KILN_MEM_TYPE_DEFAULT, &stale_info));
@@ -80,6 +83,7 @@ struct Objects {
     ExpectOk(api().CreateSessionFromArray(env, model.data(), model.size(), session_options,
                                           &stale_session));
     ExpectOk(api().CreateRunOptions(&stale_run_options));
+    ExpectOk(api().CreateIoBinding(session, &stale_binding));
     api().ReleaseEnv(stale_env);
     api().ReleaseMemoryInfo(stale_info);
     api().ReleaseValue(stale_value);
@@ -87,8 +91,10 @@ struct Objects {
     api().ReleaseSessionOptions(stale_session_options);
     api().ReleaseSession(stale_session);
     api().ReleaseRunOptions(stale_run_options);
+    api().ReleaseIoBinding(stale_binding);
   }
   ~Objects() {
+    api().ReleaseIoBinding(binding);
     api().ReleaseValue(y);
     api().ReleaseValue(b_in);
     api().ReleaseValue(x);
@@ -139,6 +145,8 @@ struct Outs {
   int64_t version = int64_t{0x5e5e5e5e};
   uint64_t u64 = uint64_t{0x5e5e5e5e};
   KilnValue* outputs[2] = {nullptr, nullptr};  // Run's slots: empty ones must stay empty
+  KilnIoBinding* binding = Sentinel<KilnIoBinding>();
+  KilnValue** values = Sentinel<KilnValue*>();
 
   bool Untouched() const {
     const Outs fresh;
@@ -153,7 +161,7 @@ struct Outs {
            session_options == fresh.session_options && session == fresh.session &&
            run_options == fresh.run_options && string == fresh.string && strings == fresh.strings &&
            version == fresh.version && u64 == fresh.u64 && outputs[0] == nullptr &&
-           outputs[1] == nullptr;
+           outputs[1] == nullptr && binding == fresh.binding && values == fresh.values;
   }
 };
 

@@ -4,9 +4,11 @@
 // out-parameters untouched and leak nothing; no attempt may crash.
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <new>
 #include <set>
 #include <string>
@@ -43,6 +45,41 @@ float* Data(KilnValue* v) {
 
 void KILN_API_CALL NoLog(void*, KilnLoggingLevel, const char*, const char*, const char*,
                          const char*) {}
+
+// Whether the binding's outputs are as a BindOutput call that failed (none) or succeeded (y) left
+// them; a static string saying what is wrong, or NULL.
+const char* BoundOutputsWrong(Objects& b, bool failed) {
+  char** names = nullptr;
+  size_t count = 0;
+  ExpectOk(api().GetBoundOutputNames(b.binding, b.allocator, &names, &count));
+  const bool bound = count == 1 && std::string(names[0]) == "y";
+  for (size_t i = 0; i < count; ++i) ExpectOk(api().AllocatorFree(b.allocator, names[i]));
+  if (names != nullptr) ExpectOk(api().AllocatorFree(b.allocator, names));
+  if (failed && count != 0) return "a failed call bound an output";
+  if (!failed && !bound) return "the call did not bind the output";
+  return nullptr;
+}
+
+// A RunAsync callback's outcome, and a wait for it that allocates nothing (the hook is armed).
+struct AsyncDone {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool done = false;
+  KilnStatus* status = nullptr;
+
+  static void KILN_API_CALL Callback(void* user_data, KilnValue**, size_t, KilnStatus* status) {
+    auto* d = static_cast<AsyncDone*>(user_data);
+    std::lock_guard<std::mutex> lock(d->mutex);
+    d->status = status;
+    d->done = true;
+    d->cv.notify_all();  // under the lock: the waiter may destroy `d` as soon as it wakes
+  }
+  KilnStatus* Wait() {
+    std::unique_lock<std::mutex> lock(mutex);
+    cv.wait(lock, [this] { return done; });
+    return status;
+  }
+};
 
 // A call under test. It returns the entry's status; anything it creates on success goes into
 // `made` to be released afterwards. Fixture objects it consumes are set to NULL in `b`.
@@ -568,6 +605,123 @@ std::vector<OomCase> Cases() {
        [](Objects& b, Outs& o, Made&) {
          return api().SessionGetProfilingStartTimeNs(b.session, &o.u64);
        }},
+      // ---- IO binding
+      {"CreateIoBinding",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().CreateIoBinding(b.session, &o.binding);
+         if (s == nullptr) m.releases.push_back([p = o.binding] { api().ReleaseIoBinding(p); });
+         return s;
+       }},
+      {"ReleaseIoBinding",
+       [](Objects& b, Outs&, Made&) {
+         api().ReleaseIoBinding(b.binding);
+         b.binding = nullptr;
+         return static_cast<KilnStatus*>(nullptr);
+       }},
+      {"BindInput", [](Objects& b, Outs&, Made&) { return api().BindInput(b.binding, "x", b.x); },
+       [](Objects& b) { ExpectOk(api().BindOutputToDevice(b.binding, "y", b.info)); },
+       [](Objects& b, Made&, bool failed) -> const char* {
+         KilnStatus* s = api().RunWithBinding(b.session, nullptr, b.binding);
+         const bool ran = s == nullptr;
+         api().ReleaseStatus(s);
+         if (failed && ran) return "a failed BindInput bound the input";
+         if (!failed && !ran) return "BindInput did not bind the input";
+         return nullptr;
+       }},
+      {"BindOutput", [](Objects& b, Outs&, Made&) { return api().BindOutput(b.binding, "y", b.y); },
+       nullptr, [](Objects& b, Made&, bool failed) { return BoundOutputsWrong(b, failed); }},
+      {"BindOutputToDevice",
+       [](Objects& b, Outs&, Made&) { return api().BindOutputToDevice(b.binding, "y", b.info); },
+       nullptr, [](Objects& b, Made&, bool failed) { return BoundOutputsWrong(b, failed); }},
+      {"GetBoundOutputNames",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().GetBoundOutputNames(b.binding, &g_hooked, &o.strings, &o.size);
+         if (s == nullptr) {
+           m.releases.push_back(FreeHooked(o.strings[0]));
+           m.releases.push_back(FreeHooked(o.strings));
+         }
+         return s;
+       },
+       [](Objects& b) { ExpectOk(api().BindOutputToDevice(b.binding, "y", b.info)); }},
+      {"GetBoundOutputValues",
+       [](Objects& b, Outs& o, Made& m) {
+         KilnStatus* s = api().GetBoundOutputValues(b.binding, &g_hooked, &o.values, &o.size);
+         if (s == nullptr) {
+           m.releases.push_back([v = o.values[0]] { api().ReleaseValue(v); });
+           m.releases.push_back(FreeHooked(o.values));
+         }
+         return s;
+       },
+       [](Objects& b) {
+         ExpectOk(api().BindInput(b.binding, "x", b.x));
+         ExpectOk(api().BindOutputToDevice(b.binding, "y", b.info));
+         ExpectOk(api().RunWithBinding(b.session, nullptr, b.binding));
+       }},
+      {"ClearBoundInputs",
+       [](Objects& b, Outs&, Made&) { return api().ClearBoundInputs(b.binding); },
+       [](Objects& b) { ExpectOk(api().BindInput(b.binding, "x", b.x)); }},
+      {"ClearBoundOutputs",
+       [](Objects& b, Outs&, Made&) { return api().ClearBoundOutputs(b.binding); },
+       [](Objects& b) { ExpectOk(api().BindOutput(b.binding, "y", b.y)); }},
+      {"SynchronizeBoundInputs",
+       [](Objects& b, Outs&, Made&) { return api().SynchronizeBoundInputs(b.binding); }},
+      {"SynchronizeBoundOutputs",
+       [](Objects& b, Outs&, Made&) { return api().SynchronizeBoundOutputs(b.binding); }},
+      {"RunWithBinding",  // into a value the run makes
+       [](Objects& b, Outs&, Made&) {
+         return api().RunWithBinding(b.session, b.run_options, b.binding);
+       },
+       [](Objects& b) {
+         ExpectOk(api().BindInput(b.binding, "x", b.x));
+         ExpectOk(api().BindOutputToDevice(b.binding, "y", b.info));
+       },
+       [](Objects& b, Made&, bool failed) -> const char* {
+         KilnValue** values = nullptr;
+         size_t count = 0;
+         KilnStatus* s = api().GetBoundOutputValues(b.binding, b.allocator, &values, &count);
+         const bool kept = s == nullptr;
+         api().ReleaseStatus(s);
+         for (size_t i = 0; i < count; ++i) api().ReleaseValue(values[i]);
+         if (kept) ExpectOk(api().AllocatorFree(b.allocator, values));
+         if (failed && kept) return "a failed RunWithBinding kept outputs";
+         if (!failed && !kept) return "RunWithBinding kept no outputs";
+         return nullptr;
+       }},
+      {"RunWithBinding",  // into a caller's tensor
+       [](Objects& b, Outs&, Made&) {
+         return api().RunWithBinding(b.session, b.run_options, b.binding);
+       },
+       [](Objects& b) {
+         float* x = Data(b.x);
+         float* y = Data(b.y);
+         for (int i = 0; i < 6; ++i) {
+           x[i] = static_cast<float>(i) + 0.5f;
+           y[i] = -1.0f;
+         }
+         ExpectOk(api().BindInput(b.binding, "x", b.x));
+         ExpectOk(api().BindOutput(b.binding, "y", b.y));
+       },
+       [](Objects& b, Made&, bool failed) -> const char* {
+         const float* y = Data(b.y);
+         for (int i = 0; i < 6; ++i) {
+           if (failed && y[i] != -1.0f) return "a failed RunWithBinding wrote a caller's tensor";
+           if (!failed && y[i] != static_cast<float>(i) + 0.5f) {
+             return "RunWithBinding gave wrong values";
+           }
+         }
+         return nullptr;
+       }},
+      {"RunAsync",  // the status RunAsync returns, else the callback's
+       [](Objects& b, Outs& o, Made& m) {
+         const char* in[] = {"x"};
+         const char* out[] = {"y"};
+         AsyncDone done;
+         KilnStatus* s = api().RunAsync(b.session, b.run_options, in, &b.x, 1, out, 1, o.outputs,
+                                        &AsyncDone::Callback, &done);
+         if (s == nullptr) s = done.Wait();
+         if (s == nullptr) m.releases.push_back([v = o.outputs[0]] { api().ReleaseValue(v); });
+         return s;
+       }},
   };
 }
 
@@ -700,7 +854,15 @@ void RunAll(bool sticky) {
                             "AddFreeDimensionOverride",
                             "SessionOptionsGetConfigEntry",
                             "RunOptionsAddConfigEntry",
-                            "RunOptionsGetConfigEntry"}) {
+                            "RunOptionsGetConfigEntry",
+                            "CreateIoBinding",
+                            "BindInput",
+                            "BindOutput",
+                            "BindOutputToDevice",
+                            "GetBoundOutputNames",
+                            "GetBoundOutputValues",
+                            "RunWithBinding",
+                            "RunAsync"}) {
     EXPECT_GT(results[entry].injected, 0) << entry << " saw no injected failure";
   }
 }

@@ -99,7 +99,20 @@
   X(SessionOptionsGetConfigEntry, true)                  \
   X(RunOptionsAddConfigEntry, true)                      \
   X(RunOptionsGetConfigEntry, true)                      \
-  X(SessionGetProfilingStartTimeNs, true)
+  X(SessionGetProfilingStartTimeNs, true)                \
+  X(CreateIoBinding, true)                               \
+  X(ReleaseIoBinding, false)                             \
+  X(BindInput, true)                                     \
+  X(BindOutput, true)                                    \
+  X(BindOutputToDevice, true)                            \
+  X(GetBoundOutputNames, true)                           \
+  X(GetBoundOutputValues, true)                          \
+  X(ClearBoundInputs, true)                              \
+  X(ClearBoundOutputs, true)                             \
+  X(SynchronizeBoundInputs, true)                        \
+  X(SynchronizeBoundOutputs, true)                       \
+  X(RunWithBinding, true)                                \
+  X(RunAsync, true)
 
 namespace kiln_test {
 

@@ -26,12 +26,13 @@ TEST(ApiTable, EveryOwnedHandleTypeHasARelease) {
   const std::set<std::string> names = SlotNames(false);
   for (const char* release :
        {"ReleaseStatus", "ReleaseEnv", "ReleaseMemoryInfo", "ReleaseTensorTypeAndShapeInfo",
-        "ReleaseValue", "ReleaseSessionOptions", "ReleaseSession", "ReleaseRunOptions"}) {
+        "ReleaseValue", "ReleaseSessionOptions", "ReleaseSession", "ReleaseRunOptions",
+        "ReleaseIoBinding"}) {
     EXPECT_EQ(names.count(release), 1u) << release;
   }
   size_t releases = 0;
   for (const std::string& n : names) releases += n.rfind("Release", 0) == 0 ? 1 : 0;
-  EXPECT_EQ(releases, 8u) << "a new handle type needs its Release entry listed here";
+  EXPECT_EQ(releases, 9u) << "a new handle type needs its Release entry listed here";
 }
 
 TEST(ApiTable, EverySlotIsFilled) {

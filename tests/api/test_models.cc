@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -121,6 +122,22 @@ std::string UnknownOp() {
   AddNode(g, kUnknownOpNode, kUnknownOpType, kUnknownOpDomain, "x", "y");
   Declare(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {-1, 2});
   Declare(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {-1, 2});
+  return m.SerializeAsString();
+}
+
+std::string NegChain(int nodes, int64_t elements) {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  g->set_name("neg_chain");
+  Declare(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {elements});
+  Declare(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {elements});
+  std::string from = "x";
+  for (int i = 0; i < nodes; ++i) {
+    const std::string name = "neg_" + std::to_string(i);
+    const std::string to = i + 1 == nodes ? "y" : name;
+    AddNode(g, name.c_str(), "Neg", "", from.c_str(), to.c_str());
+    from = to;
+  }
   return m.SerializeAsString();
 }
 

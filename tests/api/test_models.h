@@ -57,6 +57,10 @@ std::string Initializers(int64_t ir_version = 8);
 // dimension 2 has neither.
 std::string Denoted();
 
+// y = Neg(Neg(...Neg(x))) with `nodes` Neg nodes; x and y are float [elements]. With the graph
+// optimizations off, a run of it takes long enough to be stopped while it runs.
+std::string NegChain(int nodes, int64_t elements);
+
 // A new folder under the system's temporary folder, removed with its contents on destruction.
 class TempDir {
  public:

@@ -155,6 +155,9 @@ inline void Release(KilnSession* p) noexcept {
 inline void Release(KilnRunOptions* p) noexcept {
   Api().ReleaseRunOptions(p);
 }
+inline void Release(KilnIoBinding* p) noexcept {
+  Api().ReleaseIoBinding(p);
+}
 
 }  // namespace detail
 /// @endcond
@@ -164,7 +167,7 @@ inline void Release(KilnRunOptions* p) noexcept {
  * destroyed, and can be moved but not copied.
  *
  * @tparam T  The C handle type (KilnStatus, KilnEnv, KilnMemoryInfo, KilnTensorTypeAndShapeInfo,
- *            KilnValue, KilnSessionOptions, KilnSession or KilnRunOptions).
+ *            KilnValue, KilnSessionOptions, KilnSession, KilnRunOptions or KilnIoBinding).
  */
 template <typename T>
 class Handle {

@@ -14,7 +14,10 @@
 #ifndef KILN_CXX_MEMORY_H_
 #define KILN_CXX_MEMORY_H_
 
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <kiln/cxx/core.h>
 
@@ -255,6 +258,76 @@ class Allocator {
  private:
   KilnAllocator* p_;
 };
+
+/// @cond INTERNAL
+namespace detail {
+
+// Owns memory Kiln returned through `allocator` (a string or an array) and frees it, also when an
+// exception unwinds.
+class AllocatedMemory {
+ public:
+  explicit AllocatedMemory(KilnAllocator* allocator) noexcept : allocator_(allocator) {}
+  AllocatedMemory(const AllocatedMemory&) = delete;
+  AllocatedMemory& operator=(const AllocatedMemory&) = delete;
+  ~AllocatedMemory() {
+    if (p_ != nullptr) Api().ReleaseStatus(Api().AllocatorFree(allocator_, p_));
+  }
+  void** out() noexcept { return &p_; }
+  void* get() const noexcept { return p_; }
+
+ private:
+  KilnAllocator* allocator_;
+  void* p_ = nullptr;
+};
+
+// Owns an array of strings Kiln returned through `allocator`, and each string in it.
+class AllocatedStrings {
+ public:
+  explicit AllocatedStrings(KilnAllocator* allocator) noexcept : allocator_(allocator) {}
+  AllocatedStrings(const AllocatedStrings&) = delete;
+  AllocatedStrings& operator=(const AllocatedStrings&) = delete;
+  ~AllocatedStrings() {
+    if (strings_ == nullptr) return;
+    for (size_t i = 0; i < count_; ++i) {
+      Api().ReleaseStatus(Api().AllocatorFree(allocator_, strings_[i]));
+    }
+    Api().ReleaseStatus(Api().AllocatorFree(allocator_, strings_));
+  }
+  char*** out() noexcept { return &strings_; }
+  size_t* count() noexcept { return &count_; }
+  std::vector<std::string> Copy() const {
+    return strings_ == nullptr ? std::vector<std::string>()
+                               : std::vector<std::string>(strings_, strings_ + count_);
+  }
+
+ private:
+  KilnAllocator* allocator_;
+  char** strings_ = nullptr;
+  size_t count_ = 0;
+};
+
+// Calls `entry(allocator, char** out)` and returns a copy of the string it allocated.
+template <typename F>
+std::string AllocatedString(F&& entry) {
+  KilnAllocator* allocator = Allocator::Default().get();
+  AllocatedMemory s(allocator);
+  ThrowOnError(entry(allocator, reinterpret_cast<char**>(s.out())));
+  return s.get() == nullptr ? std::string() : std::string(static_cast<const char*>(s.get()));
+}
+
+// Calls `entry(allocator, char** out)` and returns a copy of the string it allocated, or
+// std::nullopt when it gave NULL.
+template <typename F>
+std::optional<std::string> OptionalString(F&& entry) {
+  KilnAllocator* allocator = Allocator::Default().get();
+  AllocatedMemory s(allocator);
+  ThrowOnError(entry(allocator, reinterpret_cast<char**>(s.out())));
+  if (s.get() == nullptr) return std::nullopt;
+  return std::string(static_cast<const char*>(s.get()));
+}
+
+}  // namespace detail
+/// @endcond
 
 }  // namespace kiln
 

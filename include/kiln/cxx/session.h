@@ -25,86 +25,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <kiln/cxx/core.h>
 #include <kiln/cxx/env.h>
+#include <kiln/cxx/io_binding.h>
 #include <kiln/cxx/memory.h>
 #include <kiln/cxx/value.h>
 
 namespace kiln {
-
-/// @cond INTERNAL
-namespace detail {
-
-// Owns memory Kiln returned through `allocator` (a string or an array) and frees it, also when an
-// exception unwinds.
-class AllocatedMemory {
- public:
-  explicit AllocatedMemory(KilnAllocator* allocator) noexcept : allocator_(allocator) {}
-  AllocatedMemory(const AllocatedMemory&) = delete;
-  AllocatedMemory& operator=(const AllocatedMemory&) = delete;
-  ~AllocatedMemory() {
-    if (p_ != nullptr) Api().ReleaseStatus(Api().AllocatorFree(allocator_, p_));
-  }
-  void** out() noexcept { return &p_; }
-  void* get() const noexcept { return p_; }
-
- private:
-  KilnAllocator* allocator_;
-  void* p_ = nullptr;
-};
-
-// Owns an array of strings Kiln returned through `allocator`, and each string in it.
-class AllocatedStrings {
- public:
-  explicit AllocatedStrings(KilnAllocator* allocator) noexcept : allocator_(allocator) {}
-  AllocatedStrings(const AllocatedStrings&) = delete;
-  AllocatedStrings& operator=(const AllocatedStrings&) = delete;
-  ~AllocatedStrings() {
-    if (strings_ == nullptr) return;
-    for (size_t i = 0; i < count_; ++i) {
-      Api().ReleaseStatus(Api().AllocatorFree(allocator_, strings_[i]));
-    }
-    Api().ReleaseStatus(Api().AllocatorFree(allocator_, strings_));
-  }
-  char*** out() noexcept { return &strings_; }
-  size_t* count() noexcept { return &count_; }
-  std::vector<std::string> Copy() const {
-    return strings_ == nullptr ? std::vector<std::string>()
-                               : std::vector<std::string>(strings_, strings_ + count_);
-  }
-
- private:
-  KilnAllocator* allocator_;
-  char** strings_ = nullptr;
-  size_t count_ = 0;
-};
-
-// Calls `entry(allocator, char** out)` and returns a copy of the string it allocated.
-template <typename F>
-std::string AllocatedString(F&& entry) {
-  KilnAllocator* allocator = Allocator::Default().get();
-  AllocatedMemory s(allocator);
-  ThrowOnError(entry(allocator, reinterpret_cast<char**>(s.out())));
-  return s.get() == nullptr ? std::string() : std::string(static_cast<const char*>(s.get()));
-}
-
-// Calls `entry(allocator, char** out)` and returns a copy of the string it allocated, or
-// std::nullopt when it gave NULL.
-template <typename F>
-std::optional<std::string> OptionalString(F&& entry) {
-  KilnAllocator* allocator = Allocator::Default().get();
-  AllocatedMemory s(allocator);
-  ThrowOnError(entry(allocator, reinterpret_cast<char**>(s.out())));
-  if (s.get() == nullptr) return std::nullopt;
-  return std::string(static_cast<const char*>(s.get()));
-}
-
-}  // namespace detail
-/// @endcond
 
 /**
  * Owned KilnSessionOptions: how a session is created. A plain value: each session copies it, so
@@ -806,6 +740,121 @@ class Session : public Handle<KilnSession> {
                          const std::vector<std::string>& output_names) const {
     return Run(RunOptions(), input_names, inputs, output_names);
   }
+
+  /**
+   * Creates an IO binding for this session (KilnApi::CreateIoBinding).
+   *
+   * @return The owned binding; it keeps the session alive.
+   * @throws Exception  KILN_INVALID_ARGUMENT for an empty handle, KILN_OUT_OF_MEMORY.
+   */
+  IoBinding CreateIoBinding() const {
+    KilnIoBinding* binding = nullptr;
+    ThrowOnError(Api().CreateIoBinding(get(), &binding));
+    return IoBinding(binding);
+  }
+
+  /**
+   * Runs the model on a binding's inputs into its outputs (KilnApi::RunWithBinding); the outputs
+   * are then read with IoBinding::output_values.
+   *
+   * @param run_options  Options; an empty RunOptions means the defaults.
+   * @param binding      A binding created by this session, with every input and at least one
+   *                     output bound.
+   * @throws Exception  KILN_INVALID_ARGUMENT (a binding of another session, an input not bound, no
+   *                    output bound, a bound value of the wrong type or shape), and the codes of
+   *                    Run.
+   */
+  void Run(const RunOptions& run_options, const IoBinding& binding) const {
+    ThrowOnError(Api().RunWithBinding(get(), run_options.get(), binding.get()));
+  }
+
+  /**
+   * What RunAsync calls when its run has finished, on one of Kiln's threads: the outputs (one new
+   * value per output name) and a success status, or no outputs and the error. It must not throw
+   * (std::terminate is called if it does) and should return soon.
+   */
+  using RunAsyncCallback = std::function<void(std::vector<Value> outputs, Status status)>;
+
+  /**
+   * Starts a run on another thread and returns (KilnApi::RunAsync). The run shares the session,
+   * the options and the inputs, so they may be destroyed as soon as this returns.
+   *
+   * @param run_options   Options; an empty RunOptions means the defaults. SetTerminate on them
+   *                      stops the run (the callback then gets KILN_TERMINATED).
+   * @param input_names   One name per input value, as for Run.
+   * @param inputs        The input values, in the order of @p input_names.
+   * @param output_names  The outputs wanted (at least one), as for Run.
+   * @param callback      Called once with the outcome (see RunAsyncCallback).
+   * @throws Exception  Only for what is checked before the run starts: KILN_INVALID_ARGUMENT
+   *                    (the two input lists differ in length, a NUL byte in a name, no output
+   *                    name, an empty callback or handle), KILN_OUT_OF_MEMORY, KILN_FAIL. The
+   *                    run's own errors (unknown names, a wrong type or shape, a failing node)
+   *                    reach the callback; then it is not called.
+   */
+  void RunAsync(const RunOptions& run_options, const std::vector<std::string>& input_names,
+                const std::vector<Value>& inputs, const std::vector<std::string>& output_names,
+                RunAsyncCallback callback) const {
+    if (input_names.size() != inputs.size()) {
+      throw Exception(KILN_INVALID_ARGUMENT,
+                      "kiln::Session::RunAsync: " + std::to_string(input_names.size()) +
+                          " input names but " + std::to_string(inputs.size()) + " input values");
+    }
+    if (!callback) {
+      throw Exception(KILN_INVALID_ARGUMENT,
+                      "kiln::Session::RunAsync: argument 'callback' is empty");
+    }
+    std::vector<const char*> c_input_names;
+    std::vector<const KilnValue*> c_inputs;
+    c_input_names.reserve(inputs.size());
+    c_inputs.reserve(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      detail::CheckNoNul(input_names[i], "kiln::Session::RunAsync",
+                         "entry " + std::to_string(i) + " of argument 'input_names'");
+      c_input_names.push_back(input_names[i].c_str());
+      c_inputs.push_back(inputs[i].get());
+    }
+    std::vector<const char*> c_output_names;
+    c_output_names.reserve(output_names.size());
+    for (size_t i = 0; i < output_names.size(); ++i) {
+      detail::CheckNoNul(output_names[i], "kiln::Session::RunAsync",
+                         "entry " + std::to_string(i) + " of argument 'output_names'");
+      c_output_names.push_back(output_names[i].c_str());
+    }
+    // The run fills the state's slots; the trampoline takes the state back.
+    auto state = std::make_unique<AsyncState>();
+    state->callback = std::move(callback);
+    state->outputs.assign(output_names.size(), nullptr);
+    ThrowOnError(Api().RunAsync(get(), run_options.get(), c_input_names.data(), c_inputs.data(),
+                                c_inputs.size(), c_output_names.data(), c_output_names.size(),
+                                state->outputs.data(), &AsyncState::Done, state.get()));
+    static_cast<void>(state.release());  // AsyncState::Done takes it back
+  }
+
+ private:
+  // What a RunAsync call keeps until its callback: the user's function and the output slots.
+  struct AsyncState {
+    RunAsyncCallback callback;
+    std::vector<KilnValue*> outputs;
+
+    static void KILN_API_CALL Done(void* user_data, KilnValue** outputs, size_t count,
+                                   KilnStatus* status) noexcept {
+      const std::unique_ptr<AsyncState> state(static_cast<AsyncState*>(user_data));
+      Status owned(status);
+      std::vector<Value> values;
+      if (owned.ok()) {
+        try {
+          values.reserve(count);
+        } catch (...) {
+          for (size_t i = 0; i < count; ++i) Api().ReleaseValue(outputs[i]);
+          owned = Status(KILN_OUT_OF_MEMORY, "kiln::Session::RunAsync: out of memory");
+        }
+        if (owned.ok()) {
+          for (size_t i = 0; i < count; ++i) values.emplace_back(outputs[i]);
+        }
+      }
+      state->callback(std::move(values), std::move(owned));
+    }
+  };
 };
 
 }  // namespace kiln
