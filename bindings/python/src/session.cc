@@ -1,6 +1,7 @@
 // Session options, run options and sessions: the native classes the Python layer drives.
 #include <pybind11/stl.h>
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -59,6 +60,52 @@ class RunOptions {
 
  private:
   kiln::RunOptions options_;
+};
+
+// One run started by Session::RunAsync: what must live until Kiln calls Done on its thread.
+struct AsyncJob {
+  py::object callback;
+  py::object user_data;
+  std::vector<std::string> in_names;
+  std::vector<std::string> out_names;
+  std::vector<ValuePtr> inputs;     // keeps the fed arrays alive
+  std::vector<KilnValue*> outputs;  // the slots the run fills
+
+  // The KilnRunAsyncCallback: converts the results and calls the Python callback, GIL held.
+  static void KILN_API_CALL Done(void* self, KilnValue** outputs, size_t count,
+                                 KilnStatus* status) {
+    if (_Py_IsFinalizing()) {  // the interpreter is going away: nothing can be called
+      api().ReleaseStatus(status);
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    std::unique_ptr<AsyncJob> job(static_cast<AsyncJob*>(self));
+    std::string err;
+    py::object results = py::none();
+    if (status != nullptr) {
+      err = api().GetErrorMessage(status);
+      api().ReleaseStatus(status);
+    } else {
+      std::vector<ValuePtr> owned;
+      for (size_t i = 0; i < count; ++i) owned.push_back(std::make_shared<Value>(outputs[i]));
+      try {
+        py::list list(count);
+        for (size_t i = 0; i < count; ++i) {
+          py::capsule base(new ValuePtr(owned[i]),
+                           [](void* p) { delete static_cast<ValuePtr*>(p); });
+          list[i] = ToPython(owned[i], base);
+        }
+        results = list;
+      } catch (const std::exception& e) {
+        err = e.what();
+      }
+    }
+    try {
+      job->callback(results, job->user_data, err);
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable("kiln run_async callback");
+    }
+  }
 };
 
 class Session {
@@ -167,6 +214,32 @@ class Session {
 
   // Runs with `feed` (name -> array, Value, list for a sequence, None for an empty optional)
   // and returns the outputs named (all when None), as numpy / lists, or as Values.
+  // Starts a run on Kiln's threads (KilnApi::RunAsync) and returns; `callback(outputs,
+  // user_data, err)` is called with the GIL held when it ends: the outputs as run gives them and
+  // err "" on success, else None and the error's message.
+  void RunAsync(const py::object& output_names, const py::dict& feed, RunOptions* run_options,
+                const py::object& callback, const py::object& user_data) {
+    auto job = std::make_unique<AsyncJob>();
+    job->callback = callback;
+    job->user_data = user_data;
+    PrepareFeed(feed, job->in_names, job->inputs);
+    job->out_names = OutputNames(output_names);
+    std::vector<const char*> in_names, out_names;
+    std::vector<const KilnValue*> in_handles;
+    for (size_t i = 0; i < job->inputs.size(); ++i) {
+      in_names.push_back(job->in_names[i].c_str());
+      in_handles.push_back(job->inputs[i]->handle);
+    }
+    for (const std::string& n : job->out_names) out_names.push_back(n.c_str());
+    job->outputs.assign(out_names.size(), nullptr);
+    KilnStatus* status =
+        api().RunAsync(session_.get(), run_options == nullptr ? nullptr : run_options->get().get(),
+                       in_names.data(), in_handles.data(), in_handles.size(), out_names.data(),
+                       out_names.size(), job->outputs.data(), &AsyncJob::Done, job.get());
+    Check(status);
+    job.release();  // AsyncJob::Done owns it now
+  }
+
   // `given`: None, or one entry per output: a Value (a tensor written in place) or None.
   py::list Run(const py::object& output_names, const py::dict& feed, RunOptions* run_options,
                bool as_values, const py::object& given) {
@@ -175,6 +248,31 @@ class Session {
     if (output_names.is_none()) {
       out_names = all_output_names_;
     } else {
+      names_storage = OutputNames(output_names);
+      for (const std::string& n : names_storage) out_names.push_back(n.c_str());
+    }
+    std::vector<std::string> in_names_storage;
+    std::vector<ValuePtr> values;
+    PrepareFeed(feed, in_names_storage, values);
+    std::vector<const char*> in_names;
+    std::vector<const KilnValue*> in_handles;
+    in_names.reserve(values.size());
+    in_handles.reserve(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      in_names.push_back(in_names_storage[i].c_str());
+      in_handles.push_back(values[i]->handle);
+    }
+    return RunPrepared(out_names, in_names, in_handles, run_options, as_values, given);
+  }
+
+  // The names of the outputs wanted: all for None, else a list or tuple of str.
+  std::vector<std::string> OutputNames(const py::object& output_names) const {
+    std::vector<std::string> names_storage;
+    if (output_names.is_none()) {
+      for (const IoInfo& o : outputs_) names_storage.push_back(o.name);
+      return names_storage;
+    }
+    {
       if (!py::isinstance<py::list>(output_names) && !py::isinstance<py::tuple>(output_names)) {
         throw py::type_error("output_names must be a list of output names (str) or None, got " +
                              std::string(py::str(py::type::of(output_names))));
@@ -186,12 +284,14 @@ class Session {
         }
         names_storage.push_back(n.cast<std::string>());
       }
-      out_names.reserve(names_storage.size());
-      for (const std::string& n : names_storage) out_names.push_back(n.c_str());
     }
-    std::vector<std::string> in_names_storage;
+    return names_storage;
+  }
+
+  // Converts the feed to values (kept alive by `values`) and checks no input is missing.
+  void PrepareFeed(const py::dict& feed, std::vector<std::string>& in_names_storage,
+                   std::vector<ValuePtr>& values) const {
     in_names_storage.reserve(feed.size());
-    std::vector<ValuePtr> values;
     values.reserve(feed.size());
     for (auto item : feed) {
       if (!PyUnicode_Check(item.first.ptr())) {
@@ -202,14 +302,12 @@ class Session {
       values.push_back(ToValue(in_names_storage.back(), item.second));
     }
     CheckMissing(in_names_storage);
-    std::vector<const char*> in_names;
-    std::vector<const KilnValue*> in_handles;
-    in_names.reserve(values.size());
-    in_handles.reserve(values.size());
-    for (size_t i = 0; i < values.size(); ++i) {
-      in_names.push_back(in_names_storage[i].c_str());
-      in_handles.push_back(values[i]->handle);
-    }
+  }
+
+  py::list RunPrepared(const std::vector<const char*>& out_names,
+                       const std::vector<const char*>& in_names,
+                       const std::vector<const KilnValue*>& in_handles, RunOptions* run_options,
+                       bool as_values, const py::object& given) {
     std::vector<KilnValue*> outs(out_names.size(), nullptr);
     std::vector<ValuePtr> given_values;
     if (!given.is_none()) {
@@ -252,7 +350,7 @@ class Session {
     return result;
   }
 
-  const KilnSession* handle() const { return session_.get(); }
+  KilnSession* handle() const { return session_.get(); }
   void Close() { session_ = kiln::Session(); }
 
  private:
@@ -323,6 +421,84 @@ class Session {
   std::vector<const char*> all_output_names_;
 };
 
+// A KilnIoBinding and the values bound in it (their numpy arrays kept alive here).
+class IoBinding {
+ public:
+  explicit IoBinding(const Session& session)
+      : cpu_(kiln::MemoryInfo::CreateCpu(KILN_DEVICE_ALLOCATOR, KILN_MEM_TYPE_DEFAULT)) {
+    KilnIoBinding* b = nullptr;
+    Check(api().CreateIoBinding(session.handle(), &b));
+    binding_ = b;
+  }
+  IoBinding(const IoBinding&) = delete;
+  IoBinding& operator=(const IoBinding&) = delete;
+  ~IoBinding() { api().ReleaseIoBinding(binding_); }
+
+  void BindInput(const std::string& name, const ValuePtr& value) {
+    Check(api().BindInput(binding_, NoNul(name), value == nullptr ? nullptr : value->handle));
+    inputs_[name] = value;
+  }
+  // Binds an output to a caller's tensor (written in place by each run) or, for None, leaves it
+  // to Kiln.
+  void BindOutput(const std::string& name, const ValuePtr& value) {
+    if (value == nullptr) {
+      Check(api().BindOutputToDevice(binding_, NoNul(name), cpu_.get()));
+    } else {
+      Check(api().BindOutput(binding_, NoNul(name), value->handle));
+    }
+    outputs_[name] = value;
+  }
+  void ClearInputs() {
+    Check(api().ClearBoundInputs(binding_));
+    inputs_.clear();
+  }
+  void ClearOutputs() {
+    Check(api().ClearBoundOutputs(binding_));
+    outputs_.clear();
+  }
+  void SynchronizeInputs() { Check(api().SynchronizeBoundInputs(binding_)); }
+  void SynchronizeOutputs() { Check(api().SynchronizeBoundOutputs(binding_)); }
+  void Run(const Session& session, RunOptions* run_options) {
+    KilnStatus* status = nullptr;
+    {
+      py::gil_scoped_release release;
+      status = api().RunWithBinding(
+          session.handle(), run_options == nullptr ? nullptr : run_options->get().get(), binding_);
+    }
+    Check(status);
+  }
+  std::vector<std::string> OutputNames() const {
+    kiln::detail::AllocatedStrings names(kiln::Allocator::Default().get());
+    Check(api().GetBoundOutputNames(binding_, kiln::Allocator::Default().get(), names.out(),
+                                    names.count()));
+    return names.Copy();
+  }
+  // The last run's outputs: the bound tensors, or the values Kiln made.
+  std::vector<ValuePtr> Outputs() const {
+    KilnAllocator* allocator = kiln::Allocator::Default().get();
+    KilnValue** values = nullptr;
+    size_t count = 0;
+    Check(api().GetBoundOutputValues(binding_, allocator, &values, &count));
+    std::vector<ValuePtr> out;
+    for (size_t i = 0; i < count; ++i) out.push_back(std::make_shared<Value>(values[i]));
+    api().ReleaseStatus(api().AllocatorFree(allocator, values));
+    return out;
+  }
+
+ private:
+  static const char* NoNul(const std::string& s) {
+    if (s.find('\0') != std::string::npos) {
+      throw kiln::Exception(KILN_INVALID_ARGUMENT, "IO binding: a name holds a NUL character");
+    }
+    return s.c_str();
+  }
+
+  KilnIoBinding* binding_ = nullptr;
+  kiln::MemoryInfo cpu_;
+  std::unordered_map<std::string, ValuePtr> inputs_;
+  std::unordered_map<std::string, ValuePtr> outputs_;
+};
+
 }  // namespace
 
 void DefineSessions(py::module_& m) {
@@ -386,7 +562,21 @@ void DefineSessions(py::module_& m) {
       .def("run", &Session::Run, py::arg("output_names").none(true), py::arg("feed"),
            py::arg("run_options").none(true), py::arg("as_values") = false,
            py::arg("given") = py::none())
+      .def("run_async", &Session::RunAsync, py::arg("output_names").none(true), py::arg("feed"),
+           py::arg("run_options").none(true), py::arg("callback"), py::arg("user_data"))
       .def("close", &Session::Close);
+
+  py::class_<IoBinding>(m, "IoBinding", "Owned KilnIoBinding.")
+      .def(py::init<const Session&>(), py::arg("session"))
+      .def("bind_input", &IoBinding::BindInput)
+      .def("bind_output", &IoBinding::BindOutput, py::arg("name"), py::arg("value").none(true))
+      .def("clear_inputs", &IoBinding::ClearInputs)
+      .def("clear_outputs", &IoBinding::ClearOutputs)
+      .def("synchronize_inputs", &IoBinding::SynchronizeInputs)
+      .def("synchronize_outputs", &IoBinding::SynchronizeOutputs)
+      .def("run", &IoBinding::Run, py::arg("session"), py::arg("run_options").none(true))
+      .def("output_names", &IoBinding::OutputNames)
+      .def("outputs", &IoBinding::Outputs);
 }
 
 }  // namespace kilnpy

@@ -116,5 +116,5 @@ def test_failure_leaves_preallocated_output_untouched(models):
     with pytest.raises(ort.InvalidArgument):
         sess.run_with_iobinding(binding)
     assert (z == -1).all()
-    with pytest.raises(ort.InvalidArgument, match="not been run"):
+    with pytest.raises(ort.InvalidArgument):
         binding.get_outputs()

@@ -8,7 +8,6 @@ InferenceSession, IOBinding, OrtValue, OrtDevice, SparseTensor and the provider 
 
 import collections.abc
 import os
-import threading
 import warnings
 
 import numpy as np
@@ -195,9 +194,11 @@ class Session:
         return [OrtValue(C.OrtValue(v)) for v in values]
 
     def run_async(self, output_names, input_feed, callback, user_data, run_options=None):
-        """Starts a run and returns at once; ``callback(outputs, user_data, err)`` is called from
-        another thread when it ends, with the outputs as run returns them and err "" on success
-        (else the error's message, outputs then None)."""
+        """Starts a run and returns at once (the C ABI's RunAsync); ``callback(outputs, user_data,
+        err)`` is called from one of Kiln's threads, holding the GIL, when it ends: the outputs as
+        run returns them and err "" on success, else None and the error's message. Arguments are
+        checked at once (a missing input raises ValueError here); what the run finds wrong (an
+        unknown name, a wrong dtype or shape) reaches the callback."""
         native = self._check_open()
         if not callable(callback):
             raise TypeError("run_async: callback must be callable")
@@ -205,17 +206,7 @@ class Session:
             raise TypeError("run_async: input_feed must be a dict")
         if not output_names:
             output_names = None
-        native_ro = C._native_run_options(run_options)
-
-        def work():
-            try:
-                outputs = native.run(output_names, input_feed, native_ro, False)
-            except Exception as e:  # reported to the callback, as onnxruntime does
-                callback(None, user_data, str(e))
-                return
-            callback(outputs, user_data, "")
-
-        threading.Thread(target=work, daemon=True).start()
+        native.run_async(output_names, input_feed, C._native_run_options(run_options), callback, user_data)
 
     def run_with_iobinding(self, iobinding, run_options=None):
         """Runs with the inputs and outputs bound in an IOBinding."""

@@ -1026,62 +1026,50 @@ def _native_run_options(run_options):
 
 
 class SessionIOBinding:
-    """onnxruntime's C-level IO binding: inputs and outputs bound once, run many times.
+    """onnxruntime's C-level IO binding, over the C ABI's KilnIoBinding: inputs and outputs bound
+    once by name (checked when bound) and run many times.
 
     Bound inputs are OrtValues; an output is bound to a caller's OrtValue (written in place by
-    each run, so a run allocates nothing for it) or left to Kiln (each run makes it).
+    each run, so with every output bound a run of a static-shape model allocates nothing) or left
+    to Kiln (each run makes it).
     """
 
     def __init__(self, session):
         if not isinstance(session, InferenceSession):
             raise TypeError("SessionIOBinding: expected a C-level InferenceSession")
         self._session = session
-        self._inputs = {}
-        self._outputs = {}  # name -> OrtValue, or None: left to Kiln
-        self._results = None
-        self._input_names = {i.name for i in session.inputs_meta}
-        self._output_names = [o.name for o in session.outputs_meta]
+        self._native = _kiln.IoBinding(session._native)
 
     def bind_input(self, name, value):
         _check_type("bind_input: name", name, str, "a str")
-        if name not in self._input_names:
-            raise InvalidArgument(f"bind_input: '{name}' is not an input of the model")
-        self._inputs[name] = _c_value_of(value, "bind_input: value")
+        self._native.bind_input(name, _c_value_of(value, "bind_input: value"))
 
     def bind_output(self, name, value=None):
         _check_type("bind_output: name", name, str, "a str")
-        if name not in self._output_names:
-            raise InvalidArgument(f"bind_output: '{name}' is not an output of the model")
-        self._outputs[name] = None if value is None else _c_value_of(value, "bind_output: value")
-        self._results = None
+        self._native.bind_output(name, None if value is None else _c_value_of(value, "bind_output: value"))
 
     def clear_binding_inputs(self):
-        self._inputs.clear()
+        self._native.clear_inputs()
 
     def clear_binding_outputs(self):
-        self._outputs.clear()
-        self._results = None
+        self._native.clear_outputs()
 
     def synchronize_inputs(self):
-        """Nothing to wait for on the CPU."""
+        """Nothing to wait for on the CPU (the C ABI's SynchronizeBoundInputs)."""
+        self._native.synchronize_inputs()
 
     def synchronize_outputs(self):
-        """Nothing to wait for on the CPU."""
+        """Nothing to wait for on the CPU (the C ABI's SynchronizeBoundOutputs)."""
+        self._native.synchronize_outputs()
 
     def run(self, run_options=None):
-        if not self._outputs:
+        if not self._native.output_names():
             raise InvalidArgument("run_with_iobinding: no output is bound")
-        names = list(self._outputs)
-        given = [self._outputs[n] for n in names]
-        values = self._session._native.run(
-            names, self._inputs, _native_run_options(run_options), True, given
-        )
-        self._results = [OrtValue(v) for v in values]
+        self._native.run(self._session._native, _native_run_options(run_options))
 
     def get_outputs(self):
-        if self._results is None:
-            raise InvalidArgument("IOBinding.get_outputs: the binding has not been run")
-        return OrtValueVector(self._results)
+        """The last run's outputs as OrtValues (InvalidArgument before a run succeeded)."""
+        return OrtValueVector(OrtValue(v) for v in self._native.outputs())
 
     def get_output_names(self):
-        return list(self._outputs)
+        return self._native.output_names()
