@@ -28,6 +28,7 @@ set(KILN_SOURCES
   src/ir/graph.cc
   src/onnx/loader.cc
   src/onnx/tensor_proto.cc
+  src/onnx/writer.cc
   src/runtime/executor.cc
   src/runtime/inference.cc
   src/runtime/options.cc
@@ -50,6 +51,8 @@ set(KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/vector_math_test.cc
   src/ir/graph_test.cc
   src/onnx/loader_test.cc
+  src/onnx/model_compare.cc
+  src/onnx/writer_test.cc
   src/runtime/executor_test.cc
   src/runtime/plan_test.cc
   src/runtime/session_test.cc
