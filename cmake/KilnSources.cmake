@@ -8,6 +8,7 @@ set(KILN_SOURCES
   src/api/env_api.cc
   src/api/handles.cc
   src/api/memory_api.cc
+  src/api/optimized_model_api.cc
   src/api/run_api.cc
   src/api/session_api.cc
   src/api/sequence_api.cc
@@ -52,6 +53,7 @@ set(KILN_UNIT_TEST_SOURCES
   src/ir/graph_test.cc
   src/onnx/loader_test.cc
   src/onnx/model_compare.cc
+  src/onnx/round_trip_test.cc
   src/onnx/writer_test.cc
   src/runtime/executor_test.cc
   src/runtime/plan_test.cc

@@ -94,6 +94,7 @@ constexpr KilnApi kApiV1 = {
     .GetValueElement = &GetValueElement,
     .HasValue = &HasValue,
     .GetValueElementType = &GetValueElementType,
+    .SetOptimizedModelFilePath = &SetOptimizedModelFilePath,
 };
 
 // ---- Pins: a shipped slot never moves ----------------------------------------------------------
@@ -178,9 +179,10 @@ KILN_PIN_SLOT(GetValueCount, 75);
 KILN_PIN_SLOT(GetValueElement, 76);
 KILN_PIN_SLOT(HasValue, 77);
 KILN_PIN_SLOT(GetValueElementType, 78);
+KILN_PIN_SLOT(SetOptimizedModelFilePath, 79);
 
 #undef KILN_PIN_SLOT
-constexpr size_t kSlotCount = 79;
+constexpr size_t kSlotCount = 80;
 static_assert(sizeof(KilnApi) == kSlotCount * sizeof(void*), "a slot has no pin");
 
 // ---- The C enums and the engine's enums share their values ----------------------------------

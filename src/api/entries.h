@@ -153,6 +153,9 @@ KilnStatus* KILN_API_CALL GetValueElement(const KilnValue* value, size_t index, 
 KilnStatus* KILN_API_CALL HasValue(const KilnValue* value, int* out);
 KilnStatus* KILN_API_CALL GetValueElementType(const KilnValue* value, KilnElementType* out);
 
+// optimized_model_api.cc
+KilnStatus* KILN_API_CALL SetOptimizedModelFilePath(KilnSessionOptions* options, const char* path);
+
 }  // namespace kiln::api
 
 #endif  // KILN_API_ENTRIES_H_

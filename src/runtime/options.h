@@ -28,6 +28,8 @@ struct SessionOptions {
   LogLevel log_level = LogLevel::kWarning;
   std::string log_id;
   std::string profile_prefix;  // empty: profiling off
+  // Where the session writes its graph as optimized, at creation (onnx/writer.h); empty: not.
+  std::string optimized_model_path;
   std::map<std::string, int64_t> free_dimension_overrides;
   std::map<std::string, std::string> config;
 

@@ -258,6 +258,8 @@ std::vector<OomCase> Cases() {
              api().SetSessionLogId(b.session_options, "a log id long enough to need the heap"));
          ExpectOk(api().AddFreeDimensionOverrideByName(b.session_options, "batch", 3));
          ExpectOk(api().AddSessionConfigEntry(b.session_options, "kiln.run.check_finite", "1"));
+         ExpectOk(
+             api().SetOptimizedModelFilePath(b.session_options, b.optimized_model_path.c_str()));
        }},
       {"SetIntraOpNumThreads",
        [](Objects& b, Outs&, Made&) { return api().SetIntraOpNumThreads(b.session_options, 2); }},
@@ -488,6 +490,11 @@ std::vector<OomCase> Cases() {
        [](Objects& b, Outs& o, Made&) {
          return api().GetValueElementType(b.opt, &o.element_type);
        }},
+      // ---- Optimized model
+      {"SetOptimizedModelFilePath",
+       [](Objects& b, Outs&, Made&) {
+         return api().SetOptimizedModelFilePath(b.session_options, b.optimized_model_path.c_str());
+       }},
   };
 }
 
@@ -615,6 +622,32 @@ void RunAll(bool sticky) {
                             "CreateOptionalValue",
                             "GetValueElement"}) {
     EXPECT_GT(results[entry].injected, 0) << entry << " saw no injected failure";
+  }
+}
+
+// CreateSession writing its optimized model: every allocation of the write failing in turn.
+TEST(FailureInjection, CreateSessionWritingTheOptimizedModel) {
+  for (bool sticky : {false, true}) {
+    const OomCase c{
+        "CreateSession (optimized model)",
+        [](Objects& b, Outs& o, Made& m) {
+          KilnStatus* s =
+              api().CreateSession(b.env, b.model_path.c_str(), b.session_options, &o.session);
+          if (s == nullptr) m.releases.push_back([p = o.session] { api().ReleaseSession(p); });
+          return s;
+        },
+        [](Objects& b) {
+          std::remove(b.optimized_model_path.c_str());
+          ExpectOk(
+              api().SetOptimizedModelFilePath(b.session_options, b.optimized_model_path.c_str()));
+        },
+        [](Objects& b, Made&, bool failed) -> const char* {
+          std::FILE* f = std::fopen(b.optimized_model_path.c_str(), "rb");
+          if (f != nullptr) std::fclose(f);
+          return !failed && f == nullptr ? "succeeded without writing the file" : nullptr;
+        }};
+    const Result r = RunUntilSuccess(c, sticky);
+    EXPECT_GT(r.injected, 0) << "no allocation failed";
   }
 }
 

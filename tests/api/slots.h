@@ -90,7 +90,8 @@
   X(GetValueCount, true)                    \
   X(GetValueElement, true)                  \
   X(HasValue, true)                         \
-  X(GetValueElementType, true)
+  X(GetValueElementType, true)              \
+  X(SetOptimizedModelFilePath, true)
 
 namespace kiln_test {
 
