@@ -1,5 +1,6 @@
 #include "onnx/writer.h"
 
+#include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/onnx_pb.h>
@@ -305,25 +306,49 @@ void WriteExternal(const std::vector<ProtoBuilder::Large>& large, const std::str
   return proto;
 }
 
+// On an arena every message is freed with the arena, also when building stops half way because
+// an allocation failed (libprotobuf can drop a half-built sub-message on that path).
 std::string ModelToBytes(const ir::Model& model, const WriteOptions& options) {
-  return Serialize(ModelToProto(model, options));
+  google::protobuf::Arena arena;
+  auto* proto = google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
+  ProtoBuilder builder(SIZE_MAX);
+  BuildModel(model, options, builder, proto);
+  return Serialize(*proto);
 }
 
 void WriteModelFile(const ir::Model& model, const std::string& path, const WriteOptions& options) {
   namespace fs = std::filesystem;
   const fs::path file(path);
   if (path.empty() || file.filename().empty()) CannotWrite(path, "write a model to");
-  ::onnx::ModelProto proto;
+  google::protobuf::Arena arena;  // as in ModelToBytes
+  ::onnx::ModelProto& proto = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
   ProtoBuilder builder(options.external == ExternalData::kNever ? SIZE_MAX
                                                                 : options.external_min_bytes);
   BuildModel(model, options, builder, &proto);
   const std::vector<ProtoBuilder::Large>& large = builder.large();
   bool external = options.external == ExternalData::kAlways && !large.empty();
+  bool inlined = false;
   if (options.external == ExternalData::kAuto && !large.empty()) {
-    // Each large tensor adds its bytes, a tag and a length of at most 10 bytes.
-    size_t total = proto.ByteSizeLong();
-    for (const ProtoBuilder::Large& l : large) total += l.tensor->byte_size() + 11;
-    external = total > options.max_proto_bytes;
+    // Inline, each large tensor adds its bytes and at most 30 more (the raw_data tag and length
+    // and the growth of the length prefixes around it). Sure to fit or sure not to: decided;
+    // within the margin, measured (a copy of the tensors, for a model within bytes of the limit).
+    const size_t base = proto.ByteSizeLong();
+    size_t least = base;
+    size_t most = base;
+    for (const ProtoBuilder::Large& l : large) {
+      least += l.tensor->byte_size();
+      most += l.tensor->byte_size() + 30;
+    }
+    external = least > options.max_proto_bytes;
+    if (!external && most > options.max_proto_bytes) {
+      InlineData(large);
+      inlined = true;
+      if (proto.ByteSizeLong() > options.max_proto_bytes) {
+        for (const ProtoBuilder::Large& l : large) l.proto->clear_raw_data();
+        inlined = false;
+        external = true;
+      }
+    }
   }
   if (external) {
     const std::string location =
@@ -335,7 +360,7 @@ void WriteModelFile(const ir::Model& model, const std::string& path, const Write
                                           "other than the model's");
     }
     WriteExternal(large, (file.parent_path() / location).string(), location);
-  } else {
+  } else if (!inlined) {
     InlineData(large);
   }
   const size_t size = proto.ByteSizeLong();
