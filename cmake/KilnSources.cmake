@@ -9,6 +9,7 @@ set(KILN_SOURCES
   src/api/handles.cc
   src/api/io_binding_api.cc
   src/api/memory_api.cc
+  src/api/optimized_model_api.cc
   src/api/run_api.cc
   src/api/run_arguments.cc
   src/api/run_async_api.cc
@@ -32,6 +33,7 @@ set(KILN_SOURCES
   src/ir/graph.cc
   src/onnx/loader.cc
   src/onnx/tensor_proto.cc
+  src/onnx/writer.cc
   src/runtime/executor.cc
   src/runtime/inference.cc
   src/runtime/options.cc
@@ -54,6 +56,9 @@ set(KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/vector_math_test.cc
   src/ir/graph_test.cc
   src/onnx/loader_test.cc
+  src/onnx/model_compare.cc
+  src/onnx/round_trip_test.cc
+  src/onnx/writer_test.cc
   src/runtime/executor_test.cc
   src/runtime/plan_test.cc
   src/runtime/session_test.cc

@@ -1290,6 +1290,40 @@ struct KilnApi {
              const char* const* input_names, const KilnValue* const* inputs, size_t input_count,
              const char* const* output_names, size_t output_count, KilnValue** outputs,
              KilnRunAsyncCallback callback, void* user_data));
+
+  /* ---- Optimized model (slot 101) -------------------------------------------------------------
+   */
+
+  /**
+   * Makes sessions created with these options write their graph, as optimized (after every pass
+   * of the options' optimization level, and with AddFreeDimensionOverrideByName's sizes in the
+   * input shapes), to an ONNX model file when they are created: as ONNX Runtime's
+   * SessionOptions.optimized_model_filepath. The file loads back in Kiln (CreateSession) and
+   * gives the same outputs, at any optimization level; optimizing it again is allowed.
+   *
+   * What is written: the opset imports, with the domains of the ops the optimizer adds (Kiln's
+   * own "ai.kiln" ops and "com.microsoft" fusions; they run only in Kiln and ONNX Runtime), the
+   * model's metadata, the graph's inputs, outputs and known value types, every node with its
+   * attributes and subgraphs, and every initializer, weights the optimizer made (folded, packed
+   * into blocks, reordered channels-last) included. Tensors go inline, unless the file would pass
+   * protobuf's 2 GiB limit: then every tensor of 1 KiB or more goes to "<file name>.data" beside
+   * it (ONNX external data). Not written: what kernels prepare when the session is created
+   * (packed GEMM panels and the like, made again when the file is loaded), the contents of
+   * sparse-tensor and type-proto attributes (Kiln keeps their type only), and the doc strings of
+   * subgraphs. A ModelProto imports one opset version per domain: a node the optimizer added at
+   * another version than the model imports is written at the model's version when Kiln's kernel
+   * for the op is the same at both; otherwise creating the session fails
+   * (KILN_NOT_IMPLEMENTED, naming the node).
+   *
+   * @param[in,out] options  The options.
+   * @param[in]     path     The file to write (created or replaced), UTF-8, copied; "" turns
+   *                         writing off (the default).
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY). A file
+   *         that cannot be written makes CreateSession and CreateSessionFromArray fail with
+   *         KILN_NO_SUCHFILE naming the path.
+   */
+  KILN_SLOT(KilnStatus*, SetOptimizedModelFilePath,
+            (KilnSessionOptions * options, const char* path));
 };
 
 #ifdef __cplusplus

@@ -116,6 +116,7 @@ constexpr KilnApi kApiV1 = {
     .SynchronizeBoundOutputs = &SynchronizeBoundOutputs,
     .RunWithBinding = &RunWithBinding,
     .RunAsync = &RunAsync,
+    .SetOptimizedModelFilePath = &SetOptimizedModelFilePath,
 };
 
 // ---- Pins: a shipped slot never moves ----------------------------------------------------------
@@ -222,9 +223,10 @@ KILN_PIN_SLOT(SynchronizeBoundInputs, 97);
 KILN_PIN_SLOT(SynchronizeBoundOutputs, 98);
 KILN_PIN_SLOT(RunWithBinding, 99);
 KILN_PIN_SLOT(RunAsync, 100);
+KILN_PIN_SLOT(SetOptimizedModelFilePath, 101);
 
 #undef KILN_PIN_SLOT
-constexpr size_t kSlotCount = 101;
+constexpr size_t kSlotCount = 102;
 static_assert(sizeof(KilnApi) == kSlotCount * sizeof(void*), "a slot has no pin");
 
 // ---- The C enums and the engine's enums share their values ----------------------------------

@@ -203,6 +203,9 @@ KilnStatus* KILN_API_CALL RunAsync(KilnSession* session, const KilnRunOptions* r
                                    size_t output_count, KilnValue** outputs,
                                    KilnRunAsyncCallback callback, void* user_data);
 
+// optimized_model_api.cc
+KilnStatus* KILN_API_CALL SetOptimizedModelFilePath(KilnSessionOptions* options, const char* path);
+
 }  // namespace kiln::api
 
 #endif  // KILN_API_ENTRIES_H_

@@ -312,4 +312,20 @@ std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& p, const std:
   return t;
 }
 
+void TensorToProto(const Tensor& tensor, ::onnx::TensorProto* proto) {
+  proto->set_data_type(static_cast<int32_t>(tensor.type()));
+  proto->clear_dims();
+  for (int64_t d : tensor.shape().dims()) proto->add_dims(d);
+  if (tensor.type() == DataType::kString) {
+    proto->clear_string_data();
+    for (size_t i = 0; i < tensor.element_count(); ++i) proto->add_string_data(tensor.strings()[i]);
+    return;
+  }
+  if (tensor.byte_size() == 0) {
+    proto->set_raw_data(std::string());  // present and empty: still says the data is raw
+  } else {
+    proto->set_raw_data(tensor.data(), tensor.byte_size());
+  }
+}
+
 }  // namespace kiln::onnx

@@ -1,5 +1,5 @@
-// TensorProto → kiln::Tensor, for every storage form ONNX allows: the typed repeated fields,
-// raw_data, and external data files.
+// TensorProto ↔ kiln::Tensor. Read: every storage form ONNX allows (the typed repeated fields,
+// raw_data, external data files). Written: raw_data (string tensors: string_data).
 #ifndef KILN_ONNX_TENSOR_PROTO_H_
 #define KILN_ONNX_TENSOR_PROTO_H_
 
@@ -33,6 +33,11 @@ struct LiftedRawData {
 std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& proto, const std::string& what,
                                         const std::string& model_dir,
                                         const LiftedRawData* lifted = nullptr);
+
+// Sets the proto's data_type, dims and data: raw_data holding the tensor's bytes as Kiln stores
+// them (little-endian; sub-byte types packed two or four to a byte, as ONNX packs them), or
+// string_data for a string tensor. The name and anything else are left as they are.
+void TensorToProto(const Tensor& tensor, ::onnx::TensorProto* proto);
 
 }  // namespace kiln::onnx
 

@@ -2,12 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 #include "core/allocator.h"
 #include "kernels/registry.h"
+#include "onnx/loader.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pattern.h"
 #include "runtime/session.h"
@@ -101,11 +106,15 @@ OpCounts OpsAfter(const ir::Model& model, int level) {
   return counts;
 }
 
-std::vector<std::shared_ptr<Tensor>> RunModel(ir::Model model, int level,
-                                              const std::vector<Value>& inputs, int threads) {
+namespace {
+
+std::vector<std::shared_ptr<Tensor>> Run(ir::Model model, int level,
+                                         const std::vector<Value>& inputs, int threads,
+                                         const std::string& optimized_model_path) {
   runtime::SessionOptions options;
   options.optimization_level = level;
   options.intra_op_threads = threads;
+  options.optimized_model_path = optimized_model_path;
   runtime::Session s(std::move(model), options);
   std::vector<std::string> in_names, out_names;
   for (const auto& d : s.inputs()) in_names.push_back(d.name);
@@ -114,6 +123,42 @@ std::vector<std::shared_ptr<Tensor>> RunModel(ir::Model model, int level,
   std::vector<Value> others(out_names.size());
   s.Run(runtime::RunOptions(), in_names, inputs, out_names, outs, others);
   return outs;
+}
+
+// Whether two outputs hold the same bytes (strings: the same strings).
+bool SameBytes(const Tensor& a, const Tensor& b) {
+  if (a.type() != b.type() || a.shape() != b.shape()) return false;
+  if (a.type() == DataType::kString) {
+    return std::equal(a.strings(), a.strings() + a.element_count(), b.strings());
+  }
+  return a.byte_size() == 0 || std::memcmp(a.data(), b.data(), a.byte_size()) == 0;
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<Tensor>> RunModel(ir::Model model, int level,
+                                              const std::vector<Value>& inputs, int threads) {
+  return Run(std::move(model), level, inputs, threads, "");
+}
+
+void ExpectOptimizedModelRoundTrips(const std::function<ir::Model()>& build, int level,
+                                    const std::vector<Value>& inputs) {
+  static int written = 0;
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("kiln_optimized_" + std::to_string(::getpid()) + "_" + std::to_string(written++) + ".onnx");
+  const auto direct = Run(build(), level, inputs, 2, path.string());
+  // As written (level 0), and optimized again at the same level.
+  for (int again : {0, level}) {
+    const auto reloaded = Run(onnx::LoadModelFile(path.string()), again, inputs, 2, "");
+    ASSERT_EQ(direct.size(), reloaded.size());
+    for (size_t k = 0; k < direct.size(); ++k) {
+      EXPECT_TRUE(SameBytes(*direct[k], *reloaded[k]))
+          << "output " << k << " differs when the model written at level " << level
+          << " is loaded back and run at level " << again;
+    }
+  }
+  std::filesystem::remove(path);
 }
 
 float ExpectSameOutputs(const std::function<ir::Model()>& build, int level, float rtol,
@@ -143,6 +188,7 @@ float ExpectSameOutputsSized(const std::function<ir::Model()>& build, int level,
   }
   const auto want = RunModel(build(), 0, inputs);
   const auto got = RunModel(build(), level, inputs);
+  ExpectOptimizedModelRoundTrips(build, level, inputs);
   float worst = 0;
   EXPECT_EQ(want.size(), got.size());
   for (size_t k = 0; k < want.size() && k < got.size(); ++k) {

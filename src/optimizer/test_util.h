@@ -68,8 +68,14 @@ std::vector<std::shared_ptr<Tensor>> RunModel(ir::Model model, int level,
 using OpCounts = std::map<std::string, int>;
 // The ops (as "Op" or "domain.Op") the model's graph has after Optimize at `level`.
 OpCounts OpsAfter(const ir::Model& model, int level);
+// Runs the model built by `build` at `level` with the session writing its optimized model, loads
+// that file back and expects the same output bytes from it run as written (level 0) and
+// optimized again at `level`: every op the pass emits has a kernel and survives the write/load.
+void ExpectOptimizedModelRoundTrips(const std::function<ir::Model()>& build, int level,
+                                    const std::vector<Value>& inputs);
 // Runs the model built by `build` at level 0 and at `level` on the same random inputs (float in
 // [-1, 1)) and expects every output to match within rtol/atol; returns the largest difference.
+// Also ExpectOptimizedModelRoundTrips.
 float ExpectSameOutputs(const std::function<ir::Model()>& build, int level, float rtol = 1e-4f,
                         float atol = 1e-5f);
 // The same with each named input dimension given its size in `sizes` (1 if absent); integer

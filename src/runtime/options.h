@@ -34,6 +34,8 @@ struct SessionOptions {
   LogLevel log_level = LogLevel::kWarning;
   std::string log_id;
   std::string profile_prefix;  // empty: profiling off
+  // Where the session writes its graph as optimized, at creation (onnx/writer.h); empty: not.
+  std::string optimized_model_path;
   std::map<std::string, int64_t> free_dimension_overrides;
   // By ONNX dimension denotation ("DATA_BATCH"), keyed in lower case: denotations match
   // whatever their case, as in ONNX Runtime.

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "kernels/registry.h"
+#include "onnx/writer.h"
 #include "optimizer/gradient.h"
 #include "optimizer/optimizer.h"
 
@@ -19,6 +20,22 @@ namespace {
 
 std::string TypeText(DataType t, const Shape& s) {
   return std::string(DataTypeName(t)) + " " + s.ToString();
+}
+
+// Writes the optimized model (SessionOptions::optimized_model_path). A node the optimizer added
+// at another opset than the model imports is written at the model's version where the registry
+// runs both versions with the same kernel. Errors keep their code and name the path.
+void WriteOptimizedModel(const ir::Model& model, const std::string& path) {
+  onnx::WriteOptions w;
+  w.compatible = [](const std::string& domain, const std::string& op, int64_t from, int64_t to) {
+    const KernelDef* def = CpuKernels().Find(domain, op, from);
+    return def != nullptr && def == CpuKernels().Find(domain, op, to);
+  };
+  try {
+    onnx::WriteModelFile(model, path, w);
+  } catch (const Error& e) {
+    throw Error(e.code(), "writing the optimized model to '" + path + "': " + e.what());
+  }
 }
 
 }  // namespace
@@ -52,6 +69,9 @@ Session::Session(ir::Model model, SessionOptions options)
   plan_ = std::make_unique<GraphPlan>(
       g, CpuKernels(),
       PlanOptions{.infer = true, .fold_constants = options_.optimization_level >= 1});
+  if (!options_.optimized_model_path.empty()) {
+    WriteOptimizedModel(model_, options_.optimized_model_path);
+  }
   check_finite_ = options_.ConfigFlag("kiln.run.check_finite", false);
   int threads = options_.intra_op_threads;
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

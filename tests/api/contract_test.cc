@@ -469,6 +469,13 @@ std::vector<Case> NullCases() {
        [](Objects&, Outs& o) { return api().GetValueElementType(nullptr, &o.element_type); }},
       {"GetValueElementType", "out",
        [](Objects& b, Outs&) { return api().GetValueElementType(b.seq, nullptr); }},
+      // ---- Optimized model
+      {"SetOptimizedModelFilePath", "options",
+       [](Objects&, Outs&) { return api().SetOptimizedModelFilePath(nullptr, "m.onnx"); }},
+      {"SetOptimizedModelFilePath", "path",
+       [](Objects& b, Outs&) {
+         return api().SetOptimizedModelFilePath(b.session_options, nullptr);
+       }},
   };
 }
 
@@ -717,6 +724,10 @@ std::vector<Case> HandleCases(bool stale) {
       {"GetValueElementType", "value",
        [=](Objects& b, Outs& o) {
          return api().GetValueElementType(as_value(b), &o.element_type);
+       }},
+      {"SetOptimizedModelFilePath", "options",
+       [=](Objects& b, Outs&) {
+         return api().SetOptimizedModelFilePath(as_session_options(b), "m.onnx");
        }},
   };
   if (!stale) {

@@ -136,6 +136,41 @@ TEST_F(CxxSession, CreateFromPathWithOptionsAndRun) {
   EXPECT_EQ(kept[0].data<float>()[0], 1.0f);
 }
 
+TEST_F(CxxSession, WritesTheOptimizedModel) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("kiln_cxx_optimized_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = kiln::test::WriteModel(kiln::test::RichModel(), dir / "rich.onnx");
+  const std::string written = (dir / "optimized.onnx").string();
+  kiln::SessionOptions options = kiln::SessionOptions::Create();
+  options.SetGraphOptimizationLevel(KILN_GRAPH_OPTIMIZATION_ALL).SetOptimizedModelFilePath(written);
+  const kiln::Session s = kiln::Session::Create(env_, path, options);
+  ASSERT_TRUE(std::filesystem::exists(written));
+  options.SetOptimizedModelFilePath("");  // off: loading the written model writes nothing
+  const kiln::Session back = kiln::Session::Create(env_, written, options);
+  std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  std::vector<kiln::Value> inputs;
+  inputs.push_back(FloatTensor(x, {2, 3}));
+  inputs.push_back(
+      kiln::Value::CreateTensor(kiln::Allocator::Default(), {2, 1, 1}, KILN_ELEMENT_TYPE_INT64));
+  inputs[1].data<int64_t>()[1] = 42;
+  const std::vector<std::string> names = {"b_out", "x_out", "ids_out"};
+  const std::vector<kiln::Value> want = s.Run({"x", "ids"}, inputs, names);
+  const std::vector<kiln::Value> got = back.Run({"x", "ids"}, inputs, names);
+  ASSERT_EQ(want.size(), got.size());
+  EXPECT_EQ(got[0].type_and_shape().shape(), want[0].type_and_shape().shape());
+  EXPECT_EQ(got[0].data<int64_t>()[4], want[0].data<int64_t>()[4]);
+  EXPECT_EQ(got[1].data<float>()[5], 6.0f);
+  EXPECT_EQ(got[2].data<int64_t>()[1], 42);
+
+  ExpectKilnError([&] { options.SetOptimizedModelFilePath(std::string("a\0b", 3)); },
+                  KILN_INVALID_ARGUMENT, "path");
+  options.SetOptimizedModelFilePath((dir / "no" / "such" / "m.onnx").string());
+  ExpectKilnError([&] { kiln::Session::Create(env_, path, options); }, KILN_NO_SUCHFILE,
+                  (dir / "no" / "such" / "m.onnx").string());
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(CxxSession, RunErrors) {
   const std::string bytes = kiln::test::IdentityModel({{"x", 1, {"2"}}}).SerializeAsString();
   const kiln::Session s = kiln::Session::CreateFromBytes(env_, bytes.data(), bytes.size());

@@ -45,6 +45,9 @@ struct Objects {
   const std::string model = models::Identity();
   const std::string& model_path = models::IdentityModelPath();
   const std::string profile_prefix = models::ScratchDir().path() + "/profile";
+  // Long enough to need the heap.
+  const std::string optimized_model_path =
+      models::ScratchDir().path() + "/optimized_model_written_by_the_session.onnx";
 
   Objects() {
     ExpectOk(api().CreateEnv(KILN_LOGGING_LEVEL_FATAL, "contract", &env));

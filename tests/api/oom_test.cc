@@ -295,6 +295,8 @@ std::vector<OomCase> Cases() {
              api().SetSessionLogId(b.session_options, "a log id long enough to need the heap"));
          ExpectOk(api().AddFreeDimensionOverrideByName(b.session_options, "batch", 3));
          ExpectOk(api().AddSessionConfigEntry(b.session_options, "kiln.run.check_finite", "1"));
+         ExpectOk(
+             api().SetOptimizedModelFilePath(b.session_options, b.optimized_model_path.c_str()));
        }},
       {"SetIntraOpNumThreads",
        [](Objects& b, Outs&, Made&) { return api().SetIntraOpNumThreads(b.session_options, 2); }},
@@ -722,6 +724,11 @@ std::vector<OomCase> Cases() {
          if (s == nullptr) m.releases.push_back([v = o.outputs[0]] { api().ReleaseValue(v); });
          return s;
        }},
+      // ---- Optimized model
+      {"SetOptimizedModelFilePath",
+       [](Objects& b, Outs&, Made&) {
+         return api().SetOptimizedModelFilePath(b.session_options, b.optimized_model_path.c_str());
+       }},
   };
 }
 
@@ -864,6 +871,41 @@ void RunAll(bool sticky) {
                             "RunWithBinding",
                             "RunAsync"}) {
     EXPECT_GT(results[entry].injected, 0) << entry << " saw no injected failure";
+  }
+}
+
+// CreateSession writing its optimized model: every allocation of the write failing in turn.
+TEST(FailureInjection, CreateSessionWritingTheOptimizedModel) {
+  for (bool sticky : {false, true}) {
+    const OomCase c{
+        "CreateSession (optimized model)",
+        [](Objects& b, Outs& o, Made& m) {
+          KilnStatus* s =
+              api().CreateSession(b.env, b.model_path.c_str(), b.session_options, &o.session);
+          if (s == nullptr) m.releases.push_back([p = o.session] { api().ReleaseSession(p); });
+          return s;
+        },
+        [](Objects& b) {
+          std::remove(b.optimized_model_path.c_str());
+          ExpectOk(
+              api().SetOptimizedModelFilePath(b.session_options, b.optimized_model_path.c_str()));
+        },
+        [](Objects& b, Made&, bool failed) -> const char* {
+          std::FILE* f = std::fopen(b.optimized_model_path.c_str(), "rb");
+          if (f != nullptr) std::fclose(f);
+          return !failed && f == nullptr ? "succeeded without writing the file" : nullptr;
+        }};
+    {
+      // Warm-up: protobuf's and the writer's lazily built state reaches its steady size.
+      Objects b;
+      Outs o;
+      Made made;
+      c.setup(b);
+      ExpectOk(c.call(b, o, made));
+      for (auto& release : made.releases) release();
+    }
+    const Result r = RunUntilSuccess(c, sticky);
+    EXPECT_GT(r.injected, 0) << "no allocation failed";
   }
 }
 

@@ -112,7 +112,8 @@
   X(SynchronizeBoundInputs, true)                        \
   X(SynchronizeBoundOutputs, true)                       \
   X(RunWithBinding, true)                                \
-  X(RunAsync, true)
+  X(RunAsync, true)                                      \
+  X(SetOptimizedModelFilePath, true)
 
 namespace kiln_test {
 

@@ -277,8 +277,19 @@ Result RunCase(const Case& c, const RunSettings& settings) {
     kiln::SessionOptions options = kiln::SessionOptions::Create();
     options.SetIntraOpNumThreads(settings.threads);
     kiln::Session session;
+    kiln::Session direct;  // round-trip mode: the session that wrote the model `session` loads
     try {
-      session = kiln::Session::Create(env, c.model, options);
+      if (settings.round_trip_dir.empty()) {
+        session = kiln::Session::Create(env, c.model, options);
+      } else {
+        std::string file = c.id;
+        for (char& ch : file) ch = ch == '/' ? '_' : ch;
+        const std::string written = settings.round_trip_dir + "/" + file + ".onnx";
+        options.SetOptimizedModelFilePath(written);
+        direct = kiln::Session::Create(env, c.model, options);
+        options.SetOptimizedModelFilePath("");
+        session = kiln::Session::Create(env, written, options);
+      }
     } catch (const kiln::Exception& e) {
       return Fail(OneLine(e.what()));
     }
@@ -293,8 +304,23 @@ Result RunCase(const Case& c, const RunSettings& settings) {
       } catch (const kiln::Exception& e) {
         return Fail(where + OneLine(e.what()));
       }
+      std::vector<kiln::Value> direct_outputs;
+      if (direct) {
+        try {
+          direct_outputs = direct.Run(set.input_names, inputs, set.output_names);
+        } catch (const kiln::Exception& e) {
+          return Fail(where + "the writing session: " + OneLine(e.what()));
+        }
+      }
       for (size_t j = 0; j < outputs.size(); ++j) {
         const TestValue actual = FromKiln(outputs[j]);
+        if (direct && random.kind == Random::kNone) {
+          const std::string diff = Compare(FromKiln(direct_outputs[j]), actual, 0, 0);
+          if (!diff.empty()) {
+            return Fail(where + "output " + std::to_string(j) + " ('" + set.output_names[j] +
+                        "') differs from the writing session's: " + OneLine(diff));
+          }
+        }
         const std::string diff = random.kind != Random::kNone
                                      ? CheckRandom(random, j, set.outputs[j], actual)
                                      : Compare(set.outputs[j], actual, rtol, kAtol);

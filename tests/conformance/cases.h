@@ -29,6 +29,11 @@ struct Result {
 
 struct RunSettings {
   int threads = 1;
+  // Not empty: round-trip mode. The session writes its optimized model into this folder
+  // (SetOptimizedModelFilePath), a second session loads that file (optimizing it again), and the
+  // case passes when the second session's outputs match the reference and, for cases without
+  // random outputs, the first session's exactly.
+  std::string round_trip_dir;
 };
 
 // Runs one case in this process: loads the model through the C ABI, runs every data set and

@@ -4,6 +4,12 @@
 //   kiln_conformance --manifest expected.txt --suite onnx-1.12=DIR [--suite LABEL=DIR]...
 //                    [--filter REGEX] [--jobs N] [--threads N] [--timeout SECONDS]
 //                    [--write-manifest FILE] [--verbose]
+//                    [--round-trip DIR [--round-trip-manifest FILE] [--every N]]
+//
+// --round-trip DIR: each case's session writes its optimized model into DIR and a second session
+// loads it (cases.h, RunSettings::round_trip_dir). The cases the manifest lists are not run; the
+// others must pass, except those the round-trip manifest lists (same format), which must fail.
+// --every N runs every Nth of the cases left (a sample).
 //
 // Each case runs in a child process, so a crash or a hang is reported as that case's failure and
 // the run goes on. The run fails when a case fails that the manifest does not list, when a listed
@@ -18,6 +24,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -42,13 +49,16 @@ struct Options {
   int timeout_s = 120;
   RunSettings settings;
   bool verbose = false;
+  int every = 1;
+  std::string round_trip_manifest;
 };
 
 [[noreturn]] void Usage(const std::string& why) {
   std::cerr << "kiln_conformance: " << why << "\n"
             << "usage: kiln_conformance --manifest FILE --suite LABEL=DIR [--suite LABEL=DIR]...\n"
                "       [--filter REGEX] [--jobs N] [--threads N] [--timeout SECONDS]\n"
-               "       [--write-manifest FILE] [--verbose]\n";
+               "       [--write-manifest FILE] [--verbose]\n"
+               "       [--round-trip DIR [--round-trip-manifest FILE] [--every N]]\n";
   std::exit(2);
 }
 
@@ -88,11 +98,20 @@ Options ParseArgs(int argc, char** argv) {
       o.timeout_s = number();
     } else if (a == "--verbose") {
       o.verbose = true;
+    } else if (a == "--round-trip") {
+      o.settings.round_trip_dir = value();
+    } else if (a == "--every") {
+      o.every = number();
+    } else if (a == "--round-trip-manifest") {
+      o.round_trip_manifest = value();
     } else {
       Usage("unknown argument '" + a + "'");
     }
   }
   if (o.suites.empty()) Usage("no --suite given");
+  if ((o.every != 1 || !o.round_trip_manifest.empty()) && o.settings.round_trip_dir.empty()) {
+    Usage("--every and --round-trip-manifest need --round-trip");
+  }
   if (o.manifest.empty() && o.write_manifest.empty()) Usage("no --manifest given");
   return o;
 }
@@ -267,7 +286,13 @@ void Count(Tally& t, Outcome outcome, bool listed) {
 int Main(int argc, char** argv) {
   const Options o = ParseArgs(argc, argv);
   std::string manifest_error;
-  const std::map<std::string, std::string> listed = ReadManifest(o.manifest, manifest_error);
+  // In round-trip mode the manifest's cases are not run, and the round-trip manifest lists the
+  // cases expected to fail there.
+  const bool round_trip = !o.settings.round_trip_dir.empty();
+  const std::map<std::string, std::string> skipped =
+      round_trip ? ReadManifest(o.manifest, manifest_error) : std::map<std::string, std::string>();
+  const std::map<std::string, std::string> listed =
+      ReadManifest(round_trip ? o.round_trip_manifest : o.manifest, manifest_error);
 
   std::regex filter;
   try {
@@ -287,6 +312,24 @@ int Main(int argc, char** argv) {
       std::cerr << "kiln_conformance: suite " << label << ": " << e.what() << "\n";
       return 2;
     }
+  }
+  if (round_trip) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.settings.round_trip_dir, ec);
+    if (ec) {
+      std::cerr << "kiln_conformance: cannot make " << o.settings.round_trip_dir << ": "
+                << ec.message() << "\n";
+      return 2;
+    }
+    // Only the cases that pass today, every Nth of them.
+    std::vector<Case> kept;
+    size_t seen = 0;
+    for (Case& c : cases) {
+      if (skipped.count(c.id) == 0 && seen++ % static_cast<size_t>(o.every) == 0) {
+        kept.push_back(std::move(c));
+      }
+    }
+    cases = std::move(kept);
   }
   if (cases.empty()) {
     std::cerr << "kiln_conformance: no cases found\n";
@@ -321,7 +364,7 @@ int Main(int argc, char** argv) {
     }
   }
   std::vector<std::string> stale;
-  if (o.filter.empty()) {
+  if (o.filter.empty() && o.every == 1) {
     for (const auto& [id, reason] : listed) {
       if (ids.count(id) == 0) stale.push_back(id);
     }

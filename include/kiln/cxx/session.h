@@ -162,6 +162,23 @@ class SessionOptions : public Handle<KilnSessionOptions> {
   }
 
   /**
+   * Makes sessions made with these options write their graph, as optimized, to an ONNX file when
+   * they are created; "" turns it off (KilnApi::SetOptimizedModelFilePath, which says what is
+   * written).
+   *
+   * @param path  A UTF-8 path without NUL bytes, copied.
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT (a NUL byte, not UTF-8, empty handle),
+   *                    KILN_OUT_OF_MEMORY. Session::Create throws KILN_NO_SUCHFILE naming the
+   *                    path when the file cannot be written.
+   */
+  SessionOptions& SetOptimizedModelFilePath(const std::string& path) {
+    detail::CheckNoNul(path, "kiln::SessionOptions::SetOptimizedModelFilePath", "argument 'path'");
+    ThrowOnError(Api().SetOptimizedModelFilePath(get(), path.c_str()));
+    return *this;
+  }
+
+  /**
    * Fixes a named free dimension (an ONNX dim_param such as "batch") of the model's inputs
    * (KilnApi::AddFreeDimensionOverrideByName).
    *
