@@ -533,6 +533,10 @@ void DefineSessions(py::module_& m) {
              Check(api().SessionOptionsAddInitializer(o.get().get(), name.c_str(),
                                                       value == nullptr ? nullptr : value->handle));
            })
+      .def("set_optimized_model_filepath",
+           [](SessionOptions& o, const std::string& path) {
+             o.get().SetOptimizedModelFilePath(path);
+           })
       .def("add_config_entry",
            [](SessionOptions& o, const std::string& key, const std::string& value) {
              o.get().AddConfigEntry(key, value);

@@ -132,3 +132,29 @@ def test_profiling_start_time(models, tmp_path):
     after = time.time_ns()
     assert before <= sess.get_profiling_start_time_ns() <= after
     assert ort.InferenceSession(models["add"]).get_profiling_start_time_ns() == 0
+
+
+@pytest.mark.parametrize("level", list(ort.GraphOptimizationLevel))
+def test_optimized_model_filepath_writes_a_loadable_model(models, tmp_path, level):
+    path = tmp_path / "optimized.onnx"
+    so = ort.SessionOptions()
+    so.graph_optimization_level = level
+    so.optimized_model_filepath = str(path)
+    sess = ort.InferenceSession(models["digits"], so)
+    assert path.exists() and path.stat().st_size > 0
+    x = np.random.default_rng(2).standard_normal((3, 1, 8, 8)).astype(np.float32)
+    name = sess.get_inputs()[0].name
+    (want,) = sess.run(None, {name: x})
+    same_level = ort.SessionOptions()
+    same_level.graph_optimization_level = level
+    written = ort.InferenceSession(str(path), same_level)
+    assert written.get_inputs()[0].name == name
+    (got,) = written.run(None, {name: x})
+    np.testing.assert_array_equal(got, want)
+    # Loaded with the defaults, it is optimized further (to level 3): the same within rounding.
+    (again,) = ort.InferenceSession(str(path)).run(None, {name: x})
+    np.testing.assert_allclose(again, want, rtol=1e-5, atol=1e-5)
+    bad = ort.SessionOptions()
+    bad.optimized_model_filepath = str(tmp_path / "no_such_dir" / "m.onnx")
+    with pytest.raises((ort.NoSuchFile, ort.Fail), match="no_such_dir"):
+        ort.InferenceSession(models["digits"], bad)

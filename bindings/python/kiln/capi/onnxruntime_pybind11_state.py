@@ -442,7 +442,7 @@ class SessionOptions:
         for name, value in self._initializers.items():
             o.add_initializer(name, value)
         if self._optimized_model_filepath:
-            raise NotImplemented("optimized_model_filepath: not in this build's C ABI yet")
+            o.set_optimized_model_filepath(self._optimized_model_filepath)
         return o
 
 
