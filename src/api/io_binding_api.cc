@@ -1,4 +1,4 @@
-// Entries: CreateIoBinding … RunWithBinding (slots 79-90). A binding checks and resolves its names
+// Entries: CreateIoBinding … RunWithBinding (slots 88-99). A binding checks and resolves its names
 // when they are bound and keeps the engine's argument lists ready, so a run hands them over as
 // they are: with every output bound to a caller's tensor it allocates nothing.
 #include <memory>

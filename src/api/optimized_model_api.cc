@@ -1,4 +1,4 @@
-// Entries: SetOptimizedModelFilePath (slot 79). The session writes the file (runtime/session.cc).
+// Entries: SetOptimizedModelFilePath (slot 101). The session writes the file (runtime/session.cc).
 #include <string>
 
 #include "api/arguments.h"

@@ -1,4 +1,4 @@
-// Entry: RunAsync (slot 91). Arguments are checked on the caller's thread; the run is queued for a
+// Entry: RunAsync (slot 100). Arguments are checked on the caller's thread; the run is queued for a
 // pool of worker threads, made on first use and never destroyed (DESIGN.md §3 rule 10), which
 // grows with the number of runs waiting, up to a limit. Workers are kept rather than started per
 // run so that what a run leaves in thread-local storage (kernels' packing buffers) is reused.
