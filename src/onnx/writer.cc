@@ -90,10 +90,14 @@ class ProtoBuilder {
     std::unordered_set<const ir::Value*> io(g.inputs().begin(), g.inputs().end());
     io.insert(g.outputs().begin(), g.outputs().end());
     for (const auto& v : g.values()) {
-      if (v->initializer() == nullptr) continue;
+      // An overridable initializer (a graph input with a default) is written as ONNX has it:
+      // an initializer also listed among the inputs.
+      const std::shared_ptr<const kiln::Tensor>& data =
+          v->initializer() != nullptr ? v->initializer() : v->default_value();
+      if (data == nullptr) continue;
       ::onnx::TensorProto* t = out->add_initializer();
       t->set_name(v->name());
-      Tensor(*v->initializer(), t);
+      Tensor(*data, t);
     }
     for (const ir::Value* v : g.inputs()) ValueInfo(*v, out->add_input());
     for (const ir::Value* v : g.outputs()) ValueInfo(*v, out->add_output());

@@ -158,3 +158,17 @@ def test_optimized_model_filepath_writes_a_loadable_model(models, tmp_path, leve
     bad.optimized_model_filepath = str(tmp_path / "no_such_dir" / "m.onnx")
     with pytest.raises((ort.NoSuchFile, ort.Fail), match="no_such_dir"):
         ort.InferenceSession(models["digits"], bad)
+
+
+def test_an_overridable_initializer_survives_the_optimized_model_file(tmp_path):
+    model, w = weighted_model()
+    path = tmp_path / "written.onnx"
+    so = ort.SessionOptions()
+    so.optimized_model_filepath = str(path)
+    ort.InferenceSession(model, so)
+    written = ort.InferenceSession(str(path))
+    assert [i.name for i in written.get_overridable_initializers()] == ["w"]
+    x = np.ones((2, 3), np.float32)
+    np.testing.assert_allclose(written.run(None, {"x": x})[0], x @ w)
+    w2 = np.full((3, 2), -1.0, np.float32)
+    np.testing.assert_allclose(written.run(None, {"x": x, "w": w2})[0], x @ w2)
