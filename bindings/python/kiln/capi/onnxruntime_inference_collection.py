@@ -173,14 +173,13 @@ class Session:
         :return: a list of numpy arrays over Kiln's memory (no copy), lists for sequences, None
             for empty optionals
         """
-        native = self._check_open()
-        if not isinstance(input_feed, dict):
-            raise TypeError(f"input_feed must be a dict of input name to value, got {type(input_feed).__name__}")
-        if not output_names:
-            output_names = None
+        # Kept short: this is the per-call path (the native run checks the feed is a dict).
+        sess = self._sess
+        if sess is None:
+            raise InvalidArgument("the session is closed")
         if run_options is not None:
             run_options = C._native_run_options(run_options)
-        return native.run(output_names, input_feed, run_options, False)
+        return sess._native.run(output_names or None, input_feed, run_options, False)
 
     def run_with_ort_values(self, output_names, input_dict_ort_values, run_options=None):
         """Runs with OrtValues in and returns a list of OrtValues."""
