@@ -60,6 +60,7 @@ set(KILN_UNIT_TEST_SOURCES
   src/onnx/round_trip_test.cc
   src/onnx/writer_test.cc
   src/runtime/executor_test.cc
+  src/runtime/parallel_test.cc
   src/runtime/plan_test.cc
   src/runtime/session_test.cc
 )

@@ -1324,6 +1324,40 @@ struct KilnApi {
    */
   KILN_SLOT(KilnStatus*, SetOptimizedModelFilePath,
             (KilnSessionOptions * options, const char* path));
+
+  /* ---- Parallel execution (slots 102-103) -----------------------------------------------------
+   */
+
+  /**
+   * Sets how many threads (the calling thread included) a session in the parallel execution mode
+   * (SetSessionExecutionMode) runs independent steps of its graph on. Each of those steps still
+   * uses the SetIntraOpNumThreads threads inside itself. Without the parallel mode the number is
+   * kept but unused.
+   *
+   * @param[in,out] options  The options.
+   * @param[in]     threads  1 to 1024, or 0 for one per hardware thread (the default).
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KILN_SLOT(KilnStatus*, SetInterOpNumThreads, (KilnSessionOptions * options, int threads));
+
+  /**
+   * Sets how a session runs its graph's steps: in order (KILN_EXECUTION_MODE_SEQUENTIAL, the
+   * default), or each as soon as the steps it reads from are done, so independent branches run
+   * at once on the SetInterOpNumThreads threads (KILN_EXECUTION_MODE_PARALLEL, ONNX Runtime's
+   * ORT_PARALLEL). Results are the same in both modes. In the parallel mode the main graph's
+   * values are allocated as they are made instead of being placed in the session's arena (their
+   * lifetimes no longer follow one order), and the steps of a subgraph (If, Loop, Scan) still run
+   * in order; with one inter-op thread the session runs as in the sequential mode. A failing
+   * step stops the run once the steps already running are done; the run reports that step's
+   * error.
+   *
+   * @param[in,out] options  The options.
+   * @param[in]     mode     A KilnExecutionMode.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT for a value that is not a
+   *         KilnExecutionMode).
+   */
+  KILN_SLOT(KilnStatus*, SetSessionExecutionMode,
+            (KilnSessionOptions * options, KilnExecutionMode mode));
 };
 
 #ifdef __cplusplus

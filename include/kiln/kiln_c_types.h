@@ -112,6 +112,12 @@ typedef enum KilnGraphOptimizationLevel {
   KILN_GRAPH_OPTIMIZATION_ALL = 3          /**< Also layout changes (the default). */
 } KilnGraphOptimizationLevel;
 
+/** How a session runs the steps of its graph (ONNX Runtime's ExecutionMode). */
+typedef enum KilnExecutionMode {
+  KILN_EXECUTION_MODE_SEQUENTIAL = 0, /**< One step after another, in order (the default). */
+  KILN_EXECUTION_MODE_PARALLEL = 1    /**< Independent steps at once, on the inter-op threads. */
+} KilnExecutionMode;
+
 /** Which string of a model's metadata KilnApi::SessionGetModelMetadataString returns. */
 typedef enum KilnModelMetadataField {
   KILN_METADATA_PRODUCER_NAME = 0,    /**< ModelProto.producer_name, e.g. "pytorch". */

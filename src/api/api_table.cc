@@ -117,6 +117,8 @@ constexpr KilnApi kApiV1 = {
     .RunWithBinding = &RunWithBinding,
     .RunAsync = &RunAsync,
     .SetOptimizedModelFilePath = &SetOptimizedModelFilePath,
+    .SetInterOpNumThreads = &SetInterOpNumThreads,
+    .SetSessionExecutionMode = &SetSessionExecutionMode,
 };
 
 // ---- Pins: a shipped slot never moves ----------------------------------------------------------
@@ -224,9 +226,11 @@ KILN_PIN_SLOT(SynchronizeBoundOutputs, 98);
 KILN_PIN_SLOT(RunWithBinding, 99);
 KILN_PIN_SLOT(RunAsync, 100);
 KILN_PIN_SLOT(SetOptimizedModelFilePath, 101);
+KILN_PIN_SLOT(SetInterOpNumThreads, 102);
+KILN_PIN_SLOT(SetSessionExecutionMode, 103);
 
 #undef KILN_PIN_SLOT
-constexpr size_t kSlotCount = 102;
+constexpr size_t kSlotCount = 104;
 static_assert(sizeof(KilnApi) == kSlotCount * sizeof(void*), "a slot has no pin");
 
 // ---- The C enums and the engine's enums share their values ----------------------------------

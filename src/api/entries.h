@@ -206,6 +206,11 @@ KilnStatus* KILN_API_CALL RunAsync(KilnSession* session, const KilnRunOptions* r
 // optimized_model_api.cc
 KilnStatus* KILN_API_CALL SetOptimizedModelFilePath(KilnSessionOptions* options, const char* path);
 
+// session_options_api.cc (parallel execution)
+KilnStatus* KILN_API_CALL SetInterOpNumThreads(KilnSessionOptions* options, int threads);
+KilnStatus* KILN_API_CALL SetSessionExecutionMode(KilnSessionOptions* options,
+                                                  KilnExecutionMode mode);
+
 }  // namespace kiln::api
 
 #endif  // KILN_API_ENTRIES_H_

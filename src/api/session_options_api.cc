@@ -1,4 +1,5 @@
-// Entries: CreateSessionOptions … ReleaseSessionOptions (slots 39-49).
+// Entries: CreateSessionOptions … ReleaseSessionOptions (slots 39-49), SetInterOpNumThreads and
+// SetSessionExecutionMode (102-103).
 #include <memory>
 #include <string>
 
@@ -32,6 +33,29 @@ KilnStatus* KILN_API_CALL SetIntraOpNumThreads(KilnSessionOptions* options, int 
       ThrowInvalidArgument("threads", std::to_string(threads) + " is not 0 to 1024");
     }
     o.options.intra_op_threads = threads;
+  });
+}
+
+KilnStatus* KILN_API_CALL SetInterOpNumThreads(KilnSessionOptions* options, int threads) {
+  return Guard("SetInterOpNumThreads", [&] {
+    auto& o = Unwrap(options, "options");
+    if (threads < 0 || threads > 1024) {
+      ThrowInvalidArgument("threads", std::to_string(threads) + " is not 0 to 1024");
+    }
+    o.options.inter_op_threads = threads;
+  });
+}
+
+KilnStatus* KILN_API_CALL SetSessionExecutionMode(KilnSessionOptions* options,
+                                                  KilnExecutionMode mode) {
+  return Guard("SetSessionExecutionMode", [&] {
+    auto& o = Unwrap(options, "options");
+    const int v = EnumValue(mode);
+    if (v != KILN_EXECUTION_MODE_SEQUENTIAL && v != KILN_EXECUTION_MODE_PARALLEL) {
+      ThrowInvalidArgument(
+          "mode", std::to_string(v) + " is not a KilnExecutionMode (0 sequential, 1 parallel)");
+    }
+    o.options.parallel = v == KILN_EXECUTION_MODE_PARALLEL;
   });
 }
 

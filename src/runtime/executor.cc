@@ -105,7 +105,8 @@ class Frame::StepOutputs final : public OutputAllocator {
 #endif
   }
 
-  StepOutputs(Frame& frame, const GraphPlan::Step& step) : frame_(frame), step_(step) {}
+  StepOutputs(Frame& frame, const GraphPlan::Step& step, ScratchArena& scratch)
+      : frame_(frame), step_(step), scratch_(scratch) {}
 
   Tensor& Allocate(size_t index, DataType type, std::span<const int64_t> dims, bool zero) override {
     const int slot = index < step_.outputs.size() ? step_.outputs[index] : -1;
@@ -141,7 +142,7 @@ class Frame::StepOutputs final : public OutputAllocator {
   }
 
   void* Scratch(size_t bytes) override {
-    return frame_.scratch_.Get(bytes);
+    return scratch_.Get(bytes);
   }
 
   void SetValue(size_t index, Value value) override {
@@ -156,7 +157,21 @@ class Frame::StepOutputs final : public OutputAllocator {
  private:
   Frame& frame_;
   const GraphPlan::Step& step_;
+  ScratchArena& scratch_;
   std::vector<std::shared_ptr<Tensor>> spare_;
+};
+
+class Frame::StepSubgraphs final : public SubgraphRunner {
+ public:
+  StepSubgraphs(Frame& frame, const GraphPlan::Step& step) : frame_(frame), step_(step) {}
+  std::vector<Value> RunSubgraph(const ir::Graph& graph,
+                                 const std::vector<Value>& inputs) override {
+    return frame_.RunSubgraph(step_, graph, inputs);
+  }
+
+ private:
+  Frame& frame_;
+  const GraphPlan::Step& step_;
 };
 
 Frame::Frame(const GraphPlan& plan, const Frame* parent, RunContext& run)
@@ -169,7 +184,7 @@ Frame::Frame(const GraphPlan& plan, const Frame* parent, RunContext& run)
       arena_allocator_(run.allocator) {
   for (const auto& [slot, t] : plan.constants()) slots_[slot] = Value(t);
   for (const auto& [slot, name] : plan.captures()) slots_[slot] = LookupCaptured(name);
-  if (plan.has_arena()) UseLayout(plan.arena());
+  if (plan.has_arena() && !parallel()) UseLayout(plan.arena());
 }
 
 Frame::~Frame() {
@@ -224,9 +239,11 @@ void Frame::RecordShapes() {
 }
 
 void Frame::Clear() noexcept {
-  current_ = nullptr;
   recording_ = false;
   scratch_.EndStep();  // a failed step may have left scratch in use
+  if (schedule_ != nullptr) {
+    for (auto& s : schedule_->scratch) s->EndStep();
+  }
   for (auto& s : slots_) s = Value();
   for (auto& o : owned_) o.reset();
   std::fill(hand_over_.begin(), hand_over_.end(), false);
@@ -345,7 +362,7 @@ Value Frame::OutsideArena(Value v) const {
   return v.kind() == Value::Kind::kOptional ? Value::OptionalOf(content) : content;
 }
 
-void Frame::RunStep(const GraphPlan::Step& step) {
+void Frame::RunStep(const GraphPlan::Step& step, ScratchArena& scratch) {
   const ir::Node& node = *step.node;
   if (run_->terminate != nullptr && run_->terminate->load(std::memory_order_relaxed)) {
     throw Error(ErrorCode::kTerminated,
@@ -380,12 +397,12 @@ void Frame::RunStep(const GraphPlan::Step& step) {
     many_outs.assign(step.outputs.size(), nullptr);
     out = many_outs.data();
   }
-  StepOutputs allocator(*this, step);
+  StepOutputs allocator(*this, step, scratch);
+  StepSubgraphs subgraphs(*this, step);
   KernelContext ctx(*step.info, std::span<const Tensor* const>(in, step.inputs.size()),
-                    std::span<Tensor*>(out, step.outputs.size()), allocator, run_->threads, this,
-                    std::span<const Value* const>(in_values, step.inputs.size()));
+                    std::span<Tensor*>(out, step.outputs.size()), allocator, run_->threads,
+                    &subgraphs, std::span<const Value* const>(in_values, step.inputs.size()));
   const int64_t start = run_->profiler != nullptr ? run_->profiler->NowUs() : 0;
-  current_ = &step;
   try {
     step.kernel->Compute(ctx);
   } catch (const Error& e) {
@@ -415,7 +432,17 @@ void Frame::RunStep(const GraphPlan::Step& step) {
                       "' holds NaN or infinity (kiln.run.check_finite)");
     }
   }
-  scratch_.EndStep();
+  scratch.EndStep();
+  if (parallel()) {
+    // Freed by count: the plan's order says nothing of which reader finishes last.
+    for (int s : step.readings) {
+      if (schedule_->left[s].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        slots_[s] = Value();
+        owned_[s].reset();
+      }
+    }
+    return;
+  }
   for (int s : step.release) {
     slots_[s] = Value();
     owned_[s].reset();
@@ -429,7 +456,84 @@ void Frame::Execute() {
                   "graph input '" + plan_.graph().inputs()[i]->name() + "' was not set");
     }
   }
-  for (const GraphPlan::Step& step : plan_.steps()) RunStep(step);
+  if (parallel()) {
+    ExecuteParallel();
+    return;
+  }
+  for (const GraphPlan::Step& step : plan_.steps()) RunStep(step, scratch_);
+}
+
+void Frame::ExecuteParallel() {
+  const std::vector<GraphPlan::Step>& steps = plan_.steps();
+  ThreadPool& pool = *run_->inter_op;
+  const size_t workers = static_cast<size_t>(pool.size());
+  if (schedule_ == nullptr) {
+    auto schedule = std::make_unique<Schedule>();
+    schedule->ready.reserve(steps.size());
+    schedule->waiting.reserve(steps.size());
+    schedule->left = std::make_unique<std::atomic<int>[]>(plan_.slot_count());
+    schedule_ = std::move(schedule);
+  }
+  Schedule& sc = *schedule_;
+  while (sc.scratch.size() < workers) sc.scratch.push_back(std::make_unique<ScratchArena>());
+  sc.ready.clear();
+  sc.waiting.clear();
+  for (size_t k = 0; k < steps.size(); ++k) {
+    sc.waiting.push_back(steps[k].producers);
+    if (steps[k].producers == 0) sc.ready.push_back(k);
+  }
+  // The first ready steps are taken last from the back: start with the plan's first.
+  std::reverse(sc.ready.begin(), sc.ready.end());
+  const std::vector<int>& counts = plan_.reading_counts();
+  for (size_t s = 0; s < counts.size(); ++s) sc.left[s].store(counts[s], std::memory_order_relaxed);
+  sc.done = 0;
+  sc.failed = false;
+  sc.error = nullptr;
+  if (steps.empty()) return;
+  pool.ParallelFor(workers, 1, [&](size_t begin, size_t end) {
+    for (size_t w = begin; w < end; ++w) ParallelWorker(w);
+  });
+  if (sc.error) std::rethrow_exception(sc.error);
+}
+
+void Frame::ParallelWorker(size_t worker) noexcept {
+  Schedule& sc = *schedule_;
+  const std::vector<GraphPlan::Step>& steps = plan_.steps();
+  std::unique_lock<std::mutex> lock(sc.mu);
+  for (;;) {
+    sc.ready_cv.wait(lock,
+                     [&] { return !sc.ready.empty() || sc.failed || sc.done == steps.size(); });
+    if (sc.failed || sc.ready.empty()) return;
+    const size_t k = sc.ready.back();
+    sc.ready.pop_back();
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      RunStep(steps[k], *sc.scratch[worker]);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    ++sc.done;
+    size_t woken = 0;
+    if (error) {
+      if (!sc.failed) sc.error = error;
+      sc.failed = true;
+    } else {
+      for (size_t n : steps[k].next) {
+        if (--sc.waiting[n] == 0) {
+          sc.ready.push_back(n);  // capacity reserved: cannot throw
+          ++woken;
+        }
+      }
+    }
+    // This thread takes one ready step itself; the others are for sleeping threads.
+    if (sc.failed || sc.done == steps.size()) {
+      sc.ready_cv.notify_all();
+    } else if (woken > 1) {
+      for (size_t i = 1; i < woken; ++i) sc.ready_cv.notify_one();
+    }
+  }
 }
 
 std::shared_ptr<Tensor> Frame::TakeTensorOutput(size_t i) {
@@ -445,11 +549,11 @@ std::shared_ptr<Tensor> Frame::TakeTensorOutput(size_t i) {
   return CopyTensor(*v.tensor(), run_->allocator);
 }
 
-std::vector<Value> Frame::RunSubgraph(const ir::Graph& graph, const std::vector<Value>& inputs) {
-  if (current_ == nullptr) throw Error(ErrorCode::kEngineError, "no step is running");
+std::vector<Value> Frame::RunSubgraph(const GraphPlan::Step& step, const ir::Graph& graph,
+                                      const std::vector<Value>& inputs) {
   const GraphPlan& sub = plan_.Subplan(graph);
   if (inputs.size() != sub.input_slots().size()) {
-    throw Error(ErrorCode::kInvalidGraph, current_->node->Describe() + ": its subgraph takes " +
+    throw Error(ErrorCode::kInvalidGraph, step.node->Describe() + ": its subgraph takes " +
                                               std::to_string(sub.input_slots().size()) +
                                               " inputs, given " + std::to_string(inputs.size()));
   }

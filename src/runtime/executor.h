@@ -1,12 +1,16 @@
 // Runs a GraphPlan: one Frame per graph invocation holds the run's tensors by slot, feeds each
 // step its inputs, frees every intermediate after its last reader, and runs subgraphs (If, Loop,
-// Scan) in child frames that read captured names from their parents.
+// Scan) in child frames that read captured names from their parents. Steps run one after another
+// in the plan's order, or, with an inter-op pool (the parallel execution mode), each as soon as
+// the steps it reads from are done, independent branches at once.
 #ifndef KILN_RUNTIME_EXECUTOR_H_
 #define KILN_RUNTIME_EXECUTOR_H_
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -52,6 +56,11 @@ struct RunContext {
   const std::atomic<bool>* terminate = nullptr;
   Profiler* profiler = nullptr;
   bool check_finite = false;
+  // The parallel execution mode: the main graph's steps run on these threads (the caller's
+  // included), each as soon as its inputs are ready; its values are then allocated at run time,
+  // not placed in the arena (lifetimes no longer follow the plan's order). Subgraphs still run
+  // their steps in order.
+  ThreadPool* inter_op = nullptr;
 };
 
 // Kernel scratch memory for one frame: a block reused step after step. A step that needs more
@@ -77,14 +86,14 @@ class ScratchArena {
   std::vector<void*> overflow_;
 };
 
-class Frame final : public SubgraphRunner {
+class Frame final {
  public:
-  // A frame for one invocation of `plan`. When the plan has an arena, its buffer and the tensors
-  // planned in it are made here, once: a frame kept and reused (Session keeps a pool) then runs
-  // without allocating for them (UseLayout changes them). Throws kOutOfMemory when the arena
-  // cannot be allocated.
+  // A frame for one invocation of `plan`. When the plan has an arena (and the run is not in the
+  // parallel mode), its buffer and the tensors planned in it are made here, once: a frame kept and
+  // reused (Session keeps a pool) then runs without allocating for them (UseLayout changes them).
+  // Throws kOutOfMemory when the arena cannot be allocated.
   Frame(const GraphPlan& plan, const Frame* parent, RunContext& run);
-  ~Frame() override;
+  ~Frame();
   Frame(const Frame&) = delete;
   Frame& operator=(const Frame&) = delete;
 
@@ -115,7 +124,8 @@ class Frame final : public SubgraphRunner {
   // Graph input i as set (empty when it was not).
   const Value& Input(size_t i) const { return slots_[plan_.input_slots().at(i)]; }
   // Runs every step. Throws kTerminated when asked to stop, or what a kernel throws (with the
-  // node named).
+  // node named); in the parallel mode the first failure is thrown once the steps already
+  // running are done, and no further step starts.
   void Execute();
   // Graph output i after Execute, held by the frame (valid until the next Clear).
   const Value& Output(size_t i) const;
@@ -124,15 +134,24 @@ class Frame final : public SubgraphRunner {
   // lives in the arena. Throws kEngineError when the output is not a tensor.
   std::shared_ptr<Tensor> TakeTensorOutput(size_t i);
 
-  std::vector<Value> RunSubgraph(const ir::Graph& graph, const std::vector<Value>& inputs) override;
+  // Whether this frame runs its steps on RunContext::inter_op.
+  bool parallel() const noexcept { return run_->inter_op != nullptr && parent_ == nullptr; }
 
  private:
-  class StepOutputs;  // the OutputAllocator a step's kernel gets
+  class StepOutputs;    // the OutputAllocator a step's kernel gets
+  class StepSubgraphs;  // the SubgraphRunner a step's kernel gets
+  // A subgraph of `step`'s node, run in a child frame.
+  std::vector<Value> RunSubgraph(const GraphPlan::Step& step, const ir::Graph& graph,
+                                 const std::vector<Value>& inputs);
+  // The steps on run_->inter_op, by their dependencies (GraphPlan::Step::producers).
+  void ExecuteParallel();
+  // One inter-op thread's share of ExecuteParallel: takes ready steps until none is left.
+  void ParallelWorker(size_t worker) noexcept;
   Value LookupCaptured(const std::string& name) const;
   // `v` with every tensor that lies in this frame's arena replaced by a heap copy: a sequence or
   // an optional may outlive the arena buffer it was made from.
   Value OutsideArena(Value v) const;
-  void RunStep(const GraphPlan::Step& step);
+  void RunStep(const GraphPlan::Step& step, ScratchArena& scratch);
   // The arena tensor of `slot` when it was planned with exactly this type and shape, else null.
   Tensor* Planned(int slot, DataType type, std::span<const int64_t> dims) const;
   void FreeArena() noexcept;
@@ -140,7 +159,6 @@ class Frame final : public SubgraphRunner {
   const GraphPlan& plan_;
   const Frame* parent_;
   RunContext* run_;
-  const GraphPlan::Step* current_ = nullptr;
   std::vector<Value> slots_;
   std::vector<std::shared_ptr<Tensor>> owned_;  // slots this run wrote
   std::vector<bool> hand_over_;                 // per slot: produced outside the arena (HandOver)
@@ -152,6 +170,20 @@ class Frame final : public SubgraphRunner {
   bool recording_ = false;
   std::vector<ProducedShape> produced_;  // per slot, while recording
   ScratchArena scratch_;
+
+  // The parallel mode's state, kept between runs so a steady-state run reuses it.
+  struct Schedule {
+    std::mutex mu;
+    std::condition_variable ready_cv;
+    std::vector<size_t> ready;                 // steps whose inputs are all made (under mu)
+    std::vector<int> waiting;                  // per step: producers not done yet (under mu)
+    std::unique_ptr<std::atomic<int>[]> left;  // per slot: readings not done yet
+    size_t done = 0;                           // steps finished or skipped (under mu)
+    bool failed = false;                       // (under mu)
+    std::exception_ptr error;                  // the first failure (under mu)
+    std::vector<std::unique_ptr<ScratchArena>> scratch;  // one per inter-op thread
+  };
+  std::unique_ptr<Schedule> schedule_;
 };
 
 // An allocator that keeps freed blocks and hands them out again (best fit, at most twice the

@@ -30,6 +30,11 @@ void CheckConfigKey(const std::vector<ConfigKey>& known, const std::string& key)
 
 struct SessionOptions {
   int intra_op_threads = 0;  // 0: one per hardware thread
+  // Whether independent steps of the main graph run at once (ONNX Runtime's ORT_PARALLEL), on
+  // inter_op_threads threads, the caller's included (0: one per hardware thread). With one
+  // thread the steps run in order.
+  bool parallel = false;
+  int inter_op_threads = 0;
   int optimization_level = 3;
   LogLevel log_level = LogLevel::kWarning;
   std::string log_id;

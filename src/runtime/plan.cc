@@ -79,6 +79,7 @@ GraphPlan::GraphPlan(const ir::Graph& graph, const KernelRegistry& registry, Pla
     Specialize();
   }
   PlanReleases();
+  PlanDependencies();
   if (options.infer) PlanArena();
   // Values found at load are only needed while inferring (constants_ keeps what runs read).
   for (infer::TensorFacts& f : facts_) f.value.reset();
@@ -173,6 +174,43 @@ void GraphPlan::PlanReleases() {
   for (const auto& c : captures_) pinned[c.first] = true;
   for (size_t s = 0; s < slot_count_; ++s) {
     if (!pinned[s] && last_use[s] >= 0) steps_[last_use[s]].release.push_back(static_cast<int>(s));
+  }
+}
+
+void GraphPlan::PlanDependencies() {
+  std::vector<bool> pinned(slot_count_, false);
+  for (int s : output_slots_) pinned[s] = true;
+  for (int s : input_slots_) pinned[s] = true;
+  for (const auto& c : constants_) pinned[c.first] = true;
+  for (const auto& c : captures_) pinned[c.first] = true;
+  std::vector<size_t> producer(slot_count_, SIZE_MAX);
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    for (int s : steps_[i].outputs) {
+      if (s >= 0) producer[s] = i;
+    }
+  }
+  reading_counts_.assign(slot_count_, 0);
+  std::vector<size_t> seen_step(steps_.size(), SIZE_MAX);  // last step i that noted it
+  std::vector<size_t> seen_slot(slot_count_, SIZE_MAX);
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    Step& step = steps_[i];
+    const auto read = [&](int s) {
+      if (s < 0 || seen_slot[s] == i) return;
+      seen_slot[s] = i;
+      if (!pinned[s]) {
+        step.readings.push_back(s);
+        ++reading_counts_[s];
+      }
+      const size_t p = producer[s];
+      if (p != SIZE_MAX && p != i && seen_step[p] != i) {
+        seen_step[p] = i;
+        ++step.producers;
+        steps_[p].next.push_back(i);
+      }
+    };
+    for (int s : step.inputs) read(s);
+    for (const ir::Value* v : step.node->implicit_inputs()) read(SlotOf(v));
+    for (int s : step.outputs) read(s);  // an unread output is freed once its step is done
   }
 }
 

@@ -53,6 +53,10 @@ class GraphPlan {
     std::vector<int> inputs;   // -1: optional input left out
     std::vector<int> outputs;  // -1: optional output left out
     std::vector<int> release;  // slots to free once this step is done
+    // For the parallel executor (Frame::Execute with RunContext::inter_op):
+    int producers = 0;          // how many distinct steps make what this one reads
+    std::vector<size_t> next;   // the steps that read what this one makes (each once)
+    std::vector<int> readings;  // slots freed by count: each it reads or makes, once
   };
 
   // Creates a kernel for every node, here and in every subgraph (subgraphs are not inferred).
@@ -100,6 +104,9 @@ class GraphPlan {
   // by the same rule as arena(): every produced tensor gets a place, buffers whose lives do not
   // overlap share memory.
   std::shared_ptr<const ArenaLayout> LayoutFor(std::span<const ProducedShape> produced) const;
+  // Per slot: how many steps list it in Step::readings (0 for a slot that lives for the whole
+  // run). The parallel executor frees a slot when the last of them is done.
+  const std::vector<int>& reading_counts() const noexcept { return reading_counts_; }
   // Steps replaced by constants at load.
   size_t folded_steps() const noexcept { return folded_steps_; }
 
@@ -118,11 +125,15 @@ class GraphPlan {
   std::shared_ptr<const ArenaLayout> arena_ = std::make_shared<ArenaLayout>();
   bool has_unplanned_outputs_ = false;
   size_t folded_steps_ = 0;
+  std::vector<int> reading_counts_;
 
   void Infer(bool fold_constants);
   // Hands each kernel what inference learnt of its inputs' shapes (Kernel::SpecializeForShapes).
   void Specialize();
   void PlanReleases();
+  // Step::producers, Step::next, Step::readings and reading_counts_: the dependency graph of
+  // the steps, for running independent ones at once.
+  void PlanDependencies();
   void PlanArena();
   // The layout of the slots `known` says have a (type, shape): `type(s)`, `shape(s)`.
   template <typename Known, typename TypeOf, typename ShapeOf>

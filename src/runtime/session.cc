@@ -76,6 +76,11 @@ Session::Session(ir::Model model, SessionOptions options)
   int threads = options_.intra_op_threads;
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads_ = std::make_unique<ThreadPool>(threads, &PrepareCpuKernelThread);
+  if (options_.parallel) {
+    int inter = options_.inter_op_threads;
+    if (inter <= 0) inter = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (inter > 1) inter_op_ = std::make_unique<ThreadPool>(inter, &PrepareCpuKernelThread);
+  }
   if (options_.ConfigFlag("kiln.arena.enable", true)) {
     auto caching = std::make_shared<CachingAllocator>();
     caching_ = caching.get();
@@ -353,7 +358,8 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
     }
   } shrink_on_exit{run.shrink_arena ? caching_ : nullptr};
   const bool check_finite = run.check_finite < 0 ? check_finite_ : run.check_finite == 1;
-  RunContext ctx{*threads_, allocator_, &run.terminate, profiler_.get(), check_finite};
+  RunContext ctx{*threads_,       allocator_,   &run.terminate,
+                 profiler_.get(), check_finite, inter_op_.get()};
   FrameLease frame = AcquireFrame(ctx);
   std::vector<NamedDim> named;
   for (size_t i = 0; i < input_names.size(); ++i) {
@@ -383,7 +389,8 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
     frame->SetInput(k, in.default_value);
   }
   bool record = false;
-  if (plan_->has_unplanned_outputs()) {
+  // (The parallel mode places nothing in the arena: see RunContext::inter_op.)
+  if (plan_->has_unplanned_outputs() && inter_op_ == nullptr) {
     // The layout made for these input shapes; none yet: the plan's own, and this run makes one.
     // Inputs that are not all tensors have no key and run on the plan's own.
     const bool keyed = HasLayoutKey(*frame);

@@ -128,6 +128,7 @@ class Session {
   };
   std::vector<GraphInput> graph_inputs_;
   std::unique_ptr<ThreadPool> threads_;
+  std::unique_ptr<ThreadPool> inter_op_;  // the parallel execution mode's; null: steps in order
   std::shared_ptr<Allocator> allocator_;
   CachingAllocator* caching_ = nullptr;  // allocator_, when it is one
   std::unique_ptr<Profiler> profiler_;

@@ -476,6 +476,13 @@ std::vector<Case> NullCases() {
        [](Objects& b, Outs&) {
          return api().SetOptimizedModelFilePath(b.session_options, nullptr);
        }},
+      // ---- Parallel execution
+      {"SetInterOpNumThreads", "options",
+       [](Objects&, Outs&) { return api().SetInterOpNumThreads(nullptr, 2); }},
+      {"SetSessionExecutionMode", "options",
+       [](Objects&, Outs&) {
+         return api().SetSessionExecutionMode(nullptr, KILN_EXECUTION_MODE_PARALLEL);
+       }},
   };
 }
 
@@ -728,6 +735,12 @@ std::vector<Case> HandleCases(bool stale) {
       {"SetOptimizedModelFilePath", "options",
        [=](Objects& b, Outs&) {
          return api().SetOptimizedModelFilePath(as_session_options(b), "m.onnx");
+       }},
+      {"SetInterOpNumThreads", "options",
+       [=](Objects& b, Outs&) { return api().SetInterOpNumThreads(as_session_options(b), 2); }},
+      {"SetSessionExecutionMode", "options",
+       [=](Objects& b, Outs&) {
+         return api().SetSessionExecutionMode(as_session_options(b), KILN_EXECUTION_MODE_PARALLEL);
        }},
   };
   if (!stale) {

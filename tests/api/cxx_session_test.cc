@@ -101,6 +101,8 @@ TEST_F(CxxSession, CreateFromPathWithOptionsAndRun) {
   const std::string path = kiln::test::WriteModel(kiln::test::RichModel(), dir / "rich.onnx");
   kiln::SessionOptions options = kiln::SessionOptions::Create();
   options.SetIntraOpNumThreads(2)
+      .SetExecutionMode(KILN_EXECUTION_MODE_PARALLEL)
+      .SetInterOpNumThreads(2)
       .SetGraphOptimizationLevel(KILN_GRAPH_OPTIMIZATION_BASIC)
       .SetLogSeverityLevel(KILN_LOGGING_LEVEL_ERROR)
       .SetLogId("cxx")
@@ -208,6 +210,9 @@ TEST_F(CxxSession, CreationAndOptionErrors) {
                   KILN_INVALID_ARGUMENT, "NUL");
   kiln::SessionOptions options = kiln::SessionOptions::Create();
   ExpectKilnError([&] { options.SetIntraOpNumThreads(5000); }, KILN_INVALID_ARGUMENT, "threads");
+  ExpectKilnError([&] { options.SetInterOpNumThreads(-2); }, KILN_INVALID_ARGUMENT, "threads");
+  ExpectKilnError([&] { options.SetExecutionMode(static_cast<KilnExecutionMode>(7)); },
+                  KILN_INVALID_ARGUMENT, "mode");
   ExpectKilnError([&] { options.AddConfigEntry("no.such.key", "1"); }, KILN_INVALID_ARGUMENT,
                   "no.such.key");
   ExpectKilnError([&] { options.EnableProfiling(""); }, KILN_INVALID_ARGUMENT, "prefix");

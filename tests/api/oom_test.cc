@@ -37,6 +37,12 @@ std::function<void()> FreeHooked(void* p) {
   return [p] { ExpectOk(api().AllocatorFree(&g_hooked, p)); };
 }
 
+// models::TwoOutputs(), made once (a call under the armed hook must not allocate it).
+const std::string& TwoOutputsModel() {
+  static const std::string model = models::TwoOutputs();
+  return model;
+}
+
 float* Data(KilnValue* v) {
   void* p = nullptr;
   ExpectOk(api().GetTensorMutableData(v, &p));
@@ -729,6 +735,32 @@ std::vector<OomCase> Cases() {
        [](Objects& b, Outs&, Made&) {
          return api().SetOptimizedModelFilePath(b.session_options, b.optimized_model_path.c_str());
        }},
+      // ---- Parallel execution
+      {"SetInterOpNumThreads",
+       [](Objects& b, Outs&, Made&) { return api().SetInterOpNumThreads(b.session_options, 2); }},
+      {"SetSessionExecutionMode",  // then a session in that mode made and run
+       [](Objects& b, Outs&, Made& m) {
+         KilnStatus* s =
+             api().SetSessionExecutionMode(b.session_options, KILN_EXECUTION_MODE_PARALLEL);
+         if (s == nullptr) s = api().SetInterOpNumThreads(b.session_options, 2);
+         KilnSession* session = nullptr;
+         const std::string& two = TwoOutputsModel();
+         if (s == nullptr) {
+           s = api().CreateSessionFromArray(b.env, two.data(), two.size(), b.session_options,
+                                            &session);
+         }
+         const char* in[] = {"a", "b"};
+         const KilnValue* inputs[] = {b.x, b.b_in};
+         const char* out[] = {"a_copy", "b_copy"};
+         if (s == nullptr) s = api().Run(session, b.run_options, in, inputs, 2, out, 2, m.slots);
+         api().ReleaseSession(session);
+         if (s == nullptr) {
+           m.releases.push_back([v = m.slots[0]] { api().ReleaseValue(v); });
+           m.releases.push_back([v = m.slots[1]] { api().ReleaseValue(v); });
+         }
+         return s;
+       },
+       [](Objects&) { (void)TwoOutputsModel(); }},  // made before the hook is armed
   };
 }
 

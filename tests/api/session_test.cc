@@ -743,6 +743,16 @@ TEST_F(SessionTest, OptionSettersRejectBadValuesNamingThem) {
               "threads");
   ExpectError(api().SetIntraOpNumThreads(o, 1025), KILN_INVALID_ARGUMENT, "SetIntraOpNumThreads",
               "threads");
+  ExpectOk(api().SetInterOpNumThreads(o, 0));
+  ExpectOk(api().SetInterOpNumThreads(o, 1024));
+  ExpectError(api().SetInterOpNumThreads(o, -1), KILN_INVALID_ARGUMENT, "SetInterOpNumThreads",
+              "threads");
+  ExpectError(api().SetInterOpNumThreads(o, 1025), KILN_INVALID_ARGUMENT, "SetInterOpNumThreads",
+              "threads");
+  ExpectError(api().SetSessionExecutionMode(o, static_cast<KilnExecutionMode>(2)),
+              KILN_INVALID_ARGUMENT, "SetSessionExecutionMode", "mode");
+  ExpectError(api().SetSessionExecutionMode(o, static_cast<KilnExecutionMode>(-1)),
+              KILN_INVALID_ARGUMENT, "SetSessionExecutionMode", "mode");
   ExpectError(api().SetSessionGraphOptimizationLevel(o, static_cast<KilnGraphOptimizationLevel>(4)),
               KILN_INVALID_ARGUMENT, "SetSessionGraphOptimizationLevel", "level");
   ExpectError(
@@ -766,6 +776,8 @@ TEST_F(SessionTest, OptionSettersRejectBadValuesNamingThem) {
   ExpectOk(api().SetSessionLogSeverityLevel(o, KILN_LOGGING_LEVEL_VERBOSE));
   ExpectOk(api().SetSessionLogId(o, "options-test"));
   ExpectOk(api().SetIntraOpNumThreads(o, 2));
+  ExpectOk(api().SetSessionExecutionMode(o, KILN_EXECUTION_MODE_PARALLEL));
+  ExpectOk(api().SetInterOpNumThreads(o, 2));
   SessionPtr s = Load(env_.get(), identity_, o);
   EXPECT_NE(s, nullptr);
 }

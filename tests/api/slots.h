@@ -113,7 +113,9 @@
   X(SynchronizeBoundOutputs, true)                       \
   X(RunWithBinding, true)                                \
   X(RunAsync, true)                                      \
-  X(SetOptimizedModelFilePath, true)
+  X(SetOptimizedModelFilePath, true)                     \
+  X(SetInterOpNumThreads, true)                          \
+  X(SetSessionExecutionMode, true)
 
 namespace kiln_test {
 

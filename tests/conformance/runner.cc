@@ -3,9 +3,11 @@
 //
 //   kiln_conformance --manifest expected.txt --suite onnx-1.12=DIR [--suite LABEL=DIR]...
 //                    [--filter REGEX] [--jobs N] [--threads N] [--timeout SECONDS]
-//                    [--write-manifest FILE] [--verbose]
+//                    [--write-manifest FILE] [--verbose] [--parallel N]
 //                    [--round-trip DIR [--round-trip-manifest FILE] [--every N]]
 //
+// --parallel N: every session runs in the parallel execution mode on N inter-op threads
+// (KilnApi::SetSessionExecutionMode); the manifest's expectations are the same.
 // --round-trip DIR: each case's session writes its optimized model into DIR and a second session
 // loads it (cases.h, RunSettings::round_trip_dir). The cases the manifest lists are not run; the
 // others must pass, except those the round-trip manifest lists (same format), which must fail.
@@ -58,6 +60,7 @@ struct Options {
             << "usage: kiln_conformance --manifest FILE --suite LABEL=DIR [--suite LABEL=DIR]...\n"
                "       [--filter REGEX] [--jobs N] [--threads N] [--timeout SECONDS]\n"
                "       [--write-manifest FILE] [--verbose]\n"
+               "       [--parallel N]\n"
                "       [--round-trip DIR [--round-trip-manifest FILE] [--every N]]\n";
   std::exit(2);
 }
@@ -94,6 +97,8 @@ Options ParseArgs(int argc, char** argv) {
       o.jobs = number();
     } else if (a == "--threads") {
       o.settings.threads = number();
+    } else if (a == "--parallel") {
+      o.settings.inter_op_threads = number();
     } else if (a == "--timeout") {
       o.timeout_s = number();
     } else if (a == "--verbose") {

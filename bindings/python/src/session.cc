@@ -506,6 +506,12 @@ void DefineSessions(py::module_& m) {
       .def(py::init<>())
       .def("set_intra_op_num_threads",
            [](SessionOptions& o, int n) { o.get().SetIntraOpNumThreads(n); })
+      .def("set_inter_op_num_threads",
+           [](SessionOptions& o, int n) { o.get().SetInterOpNumThreads(n); })
+      .def("set_execution_mode",
+           [](SessionOptions& o, int mode) {
+             o.get().SetExecutionMode(static_cast<KilnExecutionMode>(mode));
+           })
       .def("set_graph_optimization_level",
            [](SessionOptions& o, int level) {
              o.get().SetGraphOptimizationLevel(static_cast<KilnGraphOptimizationLevel>(level));

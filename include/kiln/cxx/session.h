@@ -97,6 +97,32 @@ class SessionOptions : public Handle<KilnSessionOptions> {
   }
 
   /**
+   * Sets how many threads (the calling thread included) a session in the parallel execution mode
+   * runs independent steps on (KilnApi::SetInterOpNumThreads).
+   *
+   * @param threads  1 to 1024, or 0 for one per hardware thread.
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT (out of range, empty handle).
+   */
+  SessionOptions& SetInterOpNumThreads(int threads) {
+    ThrowOnError(Api().SetInterOpNumThreads(get(), threads));
+    return *this;
+  }
+
+  /**
+   * Runs the graph's steps in order, or independent ones at once on the inter-op threads
+   * (KilnApi::SetSessionExecutionMode).
+   *
+   * @param mode  KILN_EXECUTION_MODE_SEQUENTIAL or KILN_EXECUTION_MODE_PARALLEL.
+   * @return This object.
+   * @throws Exception  KILN_INVALID_ARGUMENT (not a KilnExecutionMode, empty handle).
+   */
+  SessionOptions& SetExecutionMode(KilnExecutionMode mode) {
+    ThrowOnError(Api().SetSessionExecutionMode(get(), mode));
+    return *this;
+  }
+
+  /**
    * Sets how much the session may rewrite the graph
    * (KilnApi::SetSessionGraphOptimizationLevel).
    *

@@ -343,7 +343,9 @@ class SessionOptions:
 
     @property
     def execution_mode(self):
-        """ExecutionMode.ORT_SEQUENTIAL (default) or ORT_PARALLEL."""
+        """ExecutionMode.ORT_SEQUENTIAL (default: nodes one after another) or ORT_PARALLEL
+        (independent nodes at once on inter_op_num_threads threads; values are then allocated as
+        they are made rather than placed in Kiln's arena)."""
         return self._execution_mode
 
     @execution_mode.setter
@@ -422,6 +424,8 @@ class SessionOptions:
         """The C ABI's options for these values (KilnSessionOptions)."""
         o = _kiln.SessionOptions()
         o.set_intra_op_num_threads(self._intra_op_num_threads)
+        o.set_inter_op_num_threads(self._inter_op_num_threads)
+        o.set_execution_mode(int(self._execution_mode))
         level = int(self._graph_optimization_level)
         o.set_graph_optimization_level(3 if level > 3 else level)
         o.set_log_severity_level(self._log_severity_level)
