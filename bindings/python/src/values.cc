@@ -146,6 +146,103 @@ py::object StringArray(KilnValue* tensor) {
   return out;
 }
 
+// Elements per byte of a 4-bit or 2-bit type, and the range of its values one per byte (the
+// 4-bit float as its 4-bit codes).
+struct SubByte {
+  int per_byte;
+  int low, high;
+};
+SubByte SubByteOf(KilnElementType t) {
+  switch (t) {
+    case KILN_ELEMENT_TYPE_INT4:
+      return {2, -8, 7};
+    case KILN_ELEMENT_TYPE_INT2:
+      return {4, -2, 1};
+    case KILN_ELEMENT_TYPE_UINT2:
+      return {4, 0, 3};
+    default:  // UINT4, FLOAT4E2M1
+      return {2, 0, 15};
+  }
+}
+
+// The numpy dtype of an unpacked 4-bit or 2-bit tensor: ml_dtypes' type when it is installed,
+// else int8 for the signed integers and uint8 for the others (a 4-bit float as its code).
+py::dtype UnpackedDtype(KilnElementType type) {
+  try {
+    py::module_ ml = py::module_::import("ml_dtypes");
+    const char* name = RowOf(type)->numpy_name;
+    if (py::hasattr(ml, name)) return py::dtype::from_args(ml.attr(name));
+  } catch (py::error_already_set&) {
+  }
+  const bool is_signed = type == KILN_ELEMENT_TYPE_INT4 || type == KILN_ELEMENT_TYPE_INT2;
+  return py::dtype(is_signed ? "int8" : "uint8");
+}
+
+// A 4-bit or 2-bit tensor from an array of one element per byte, packed as ONNX stores them
+// (the first element in the lowest bits). Values out of the type's range are refused.
+ValuePtr PackedTensor(const py::array& given, KilnElementType type) {
+  const SubByte sb = SubByteOf(type);
+  // Whatever the array's 1-byte dtype (int8, uint8, ml_dtypes'), its bytes as int8 or uint8.
+  const bool is_signed = sb.low < 0;
+  py::array bytes = py::module_::import("numpy").attr("ascontiguousarray")(given).attr("view")(
+      is_signed ? "int8" : "uint8");
+  if (bytes.itemsize() != 1) {
+    throw kiln::Exception(KILN_INVALID_ARGUMENT,
+                          std::string("a ") + ElementTypeName(type) +
+                              " tensor is given one element per byte, not as numpy dtype '" +
+                              std::string(py::str(given.dtype())) + "'");
+  }
+  const std::vector<int64_t> shape = ShapeOf(given);
+  ValuePtr v = TensorOfShape(shape, type);
+  const size_t n = static_cast<size_t>(bytes.size());
+  if (n == 0) return v;
+  void* out = nullptr;
+  Check(api().GetTensorMutableData(v->handle, &out));
+  auto* packed = static_cast<uint8_t*>(out);
+  const int bits = 8 / sb.per_byte;
+  const unsigned mask = (1u << bits) - 1;
+  std::memset(packed, 0,
+              (n + static_cast<size_t>(sb.per_byte) - 1) / static_cast<size_t>(sb.per_byte));
+  for (size_t i = 0; i < n; ++i) {
+    const int value = is_signed ? static_cast<const int8_t*>(bytes.data())[i]
+                                : static_cast<const uint8_t*>(bytes.data())[i];
+    if (value < sb.low || value > sb.high) {
+      throw kiln::Exception(KILN_INVALID_ARGUMENT, std::string("element ") + std::to_string(i) +
+                                                       " (" + std::to_string(value) +
+                                                       ") is out of " + ElementTypeName(type) +
+                                                       "'s range " + std::to_string(sb.low) +
+                                                       " to " + std::to_string(sb.high));
+    }
+    const size_t shift = (i % static_cast<size_t>(sb.per_byte)) * static_cast<size_t>(bits);
+    packed[i / static_cast<size_t>(sb.per_byte)] |=
+        static_cast<uint8_t>((static_cast<unsigned>(value) & mask) << shift);
+  }
+  return v;
+}
+
+// A 4-bit or 2-bit tensor unpacked into a new array, one element per byte (sign-extended for the
+// signed types): numpy has no sub-byte arrays, so this is a copy, not a view.
+py::array UnpackedArray(KilnValue* tensor, KilnElementType type,
+                        const std::vector<int64_t>& shape) {
+  const SubByte sb = SubByteOf(type);
+  py::array out(UnpackedDtype(type), shape);
+  const size_t n = static_cast<size_t>(out.size());
+  if (n == 0) return out;
+  void* data = nullptr;
+  Check(api().GetTensorMutableData(tensor, &data));
+  const auto* packed = static_cast<const uint8_t*>(data);
+  auto* dst = static_cast<uint8_t*>(out.mutable_data());
+  const int bits = 8 / sb.per_byte;
+  const unsigned mask = (1u << bits) - 1;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t shift = (i % static_cast<size_t>(sb.per_byte)) * static_cast<size_t>(bits);
+    unsigned v = (packed[i / static_cast<size_t>(sb.per_byte)] >> shift) & mask;
+    if (sb.low < 0 && (v >> (bits - 1)) != 0) v |= ~mask;  // sign-extend
+    dst[i] = static_cast<uint8_t>(v);
+  }
+  return out;
+}
+
 }  // namespace
 
 KilnElementType ElementTypeOf(const py::dtype& dtype) {
@@ -254,10 +351,12 @@ ValuePtr TensorFromObject(py::handle obj, KilnElementType expected) {
     throw kiln::Exception(KILN_INVALID_ARGUMENT, "numpy dtype '" + std::string(py::str(a.dtype())) +
                                                      "' has no ONNX element type");
   }
-  if (IsSubByte(type)) {
-    throw kiln::Exception(KILN_NOT_IMPLEMENTED,
-                          "4-bit and 2-bit tensors cannot be made from numpy arrays yet");
+  // 4-bit and 2-bit tensors are given one element per byte (ml_dtypes' int4 and the like, or,
+  // for an input declared so, int8/uint8 values) and packed.
+  if (IsSubByte(expected) && (type == KILN_ELEMENT_TYPE_INT8 || type == KILN_ELEMENT_TYPE_UINT8)) {
+    type = expected;
   }
+  if (IsSubByte(type)) return PackedTensor(a, type);
   constexpr int kWrappable = static_cast<int>(py::array::c_style) |
                              static_cast<int>(py::detail::npy_api::NPY_ARRAY_ALIGNED_);
   if ((a.flags() & kWrappable) != kWrappable) {
@@ -295,11 +394,7 @@ py::array TensorArray(KilnValue* tensor, py::handle base) {
   Check(api().GetTensorTypeAndShape(tensor, &info));
   kiln::TensorTypeAndShapeInfo owned(info);
   const KilnElementType type = owned.element_type();
-  if (IsSubByte(type)) {
-    throw kiln::Exception(KILN_NOT_IMPLEMENTED, std::string("a tensor of ") +
-                                                    ElementTypeName(type) +
-                                                    " cannot be viewed as a numpy array yet");
-  }
+  if (IsSubByte(type)) return UnpackedArray(tensor, type, owned.shape());
   const std::vector<int64_t> shape = owned.shape();
   py::dtype dtype = DtypeOf(type);
   void* data = nullptr;

@@ -57,6 +57,53 @@ def test_bfloat16_as_uint16_bits(models):
         np.testing.assert_array_equal(y, bits)
 
 
+SUB_BYTE = {  # ONNX element type: (name, the values one per byte, numpy dtype without ml_dtypes)
+    21: ("uint4", [0, 1, 7, 8, 15, 3, 0], "uint8"),
+    22: ("int4", [-8, -1, 0, 7, 3, -5, 1], "int8"),
+    25: ("uint2", [0, 1, 2, 3, 3, 0, 1], "uint8"),
+    26: ("int2", [-2, -1, 0, 1, 1, -2, 0], "int8"),
+}
+
+
+@pytest.mark.parametrize("elem", sorted(SUB_BYTE))
+def test_four_and_two_bit_tensors_one_element_per_byte(tmp_path, elem):
+    from onnx import helper
+
+    from conftest import make_model, save
+
+    name, values, fallback = SUB_BYTE[elem]
+    # y = Identity(x) keeps the type; z = Cast(x, int32) shows Kiln read the packed values.
+    model = make_model(
+        [helper.make_node("Identity", ["x"], ["y"]), helper.make_node("Cast", ["x"], ["z"], to=6)],
+        [helper.make_tensor_value_info("x", elem, [None])],
+        [helper.make_tensor_value_info("y", elem, [None]), helper.make_tensor_value_info("z", 6, [None])],
+        opset=25,
+    )
+    sess = ort.InferenceSession(save(model, tmp_path, name + ".onnx"))
+    assert sess.get_inputs()[0].type == "tensor(%s)" % name
+    for n in (7, 6, 1, 0):  # odd counts leave half a byte
+        x = np.array(values[:n], dtype=fallback)
+        y, z = sess.run(None, {"x": x})
+        try:
+            import ml_dtypes
+
+            if hasattr(ml_dtypes, name):
+                assert y.dtype == np.dtype(getattr(ml_dtypes, name))
+                y = y.astype(fallback)
+        except ImportError:
+            pass
+        assert y.dtype == np.dtype(fallback) and y.shape == (n,)
+        np.testing.assert_array_equal(y, x)
+        np.testing.assert_array_equal(z, x.astype(np.int32))
+    low, high = min(values), max(values)
+    for bad in (low - 1, high + 1):
+        if np.iinfo(fallback).min <= bad <= np.iinfo(fallback).max:
+            with pytest.raises(ort.InvalidArgument, match="out of %s's range" % name):
+                sess.run(None, {"x": np.array([0, bad], dtype=fallback)})
+    with pytest.raises(ort.InvalidArgument):
+        sess.run(None, {"x": np.zeros(3, np.int16)})
+
+
 def test_lists_and_scalars_as_onnxruntime_takes_them(models):
     sess = ort.InferenceSession(models["identity_int64"])
     (y,) = sess.run(None, {"x": [[1, 2], [3, 4]]})

@@ -113,6 +113,9 @@ _ONNX_TYPE_NAMES = {
     21: "uint4",
     22: "int4",
     23: "float4e2m1",
+    24: "float8e8m0",
+    25: "uint2",
+    26: "int2",
 }
 
 _NUMPY_TO_ONNX = {
