@@ -14,9 +14,9 @@ sed 's|^OUTPUT_DIRECTORY .*|OUTPUT_DIRECTORY = out|' "$src/docs/Doxyfile" > "$wo
 cd "$work"
 if [ "$mode" = "--mutant" ]; then
   # Drop the first documented parameter of AllocatorAlloc.
-  line=$(grep -n '@param\[in\]  size ' include/kiln/kiln_c_api.h | head -1 | cut -d: -f1)
+  line=$(grep -n '@param\[in\]  size ' include/kiln/c/core.h | head -1 | cut -d: -f1)
   [ -n "$line" ] || { echo "mutant: no line to remove"; exit 1; }
-  sed -i "${line}d" include/kiln/kiln_c_api.h
+  sed -i "${line}d" include/kiln/c/core.h
   if doxygen Doxyfile 2>&1 | tee doxygen.log; then
     echo "FAIL: doxygen accepted an undocumented parameter"
     exit 1

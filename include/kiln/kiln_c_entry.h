@@ -30,6 +30,14 @@ extern "C" {
  */
 #define KILN_SLOT(ret, name, params) ret(KILN_API_CALL* name) params /* NOLINT: types */
 
+/**
+ * Declares the type of one slot of the KilnApi table: Kiln<name>Fn, a pointer to a function
+ * taking @p params and returning @p ret (the family headers, kiln/c/, declare and document one per
+ * slot; Doxygen documents each as a function).
+ */
+#define KILN_ENTRY_TYPE(ret, name, params) \
+  typedef ret(KILN_API_CALL* Kiln##name##Fn) params /* NOLINT: types */
+
 #if defined(_WIN32)
 /** Marks KilnGetApiBase as the library's one exported symbol. */
 #define KILN_EXPORT __declspec(dllexport)

@@ -1,7 +1,8 @@
 // The KilnApi table, KilnApiBase and KilnGetApiBase: the library's only exported symbol.
 //
-// Slot order is the ABI. Each slot's offset is pinned below; appending a slot means adding it at
-// the end of the struct, the initializer and the pins, and bumping kSlotCount.
+// Slot order is the ABI. Each slot's offset is pinned below; appending a slot means declaring its
+// type in its family header (include/kiln/c/), adding it at the end of the struct, the
+// initializer and the pins, and bumping kSlotCount.
 #include <cstddef>
 #include <cstdio>
 
