@@ -4,6 +4,7 @@ model and inputs, one thread.
 
     /usr/bin/python3 bench/python_overhead.py [--build build/release] [--models bench/models]
                                               [--rounds 3] [--iters 20000] [--zoo-iters 200]
+                                              [--warmup 5] [--seconds 20]
 
 1. A one-node model (Add of two [1, 16] floats): per-call median of `session.run` minus
    `kiln bench`'s median (the C++ wrapper over `Run`), each side in its own process, the two
@@ -70,6 +71,7 @@ import ctypes as C, json, os, sys, time
 import numpy as np
 import kiln as ort
 path, iters, warmup, lib_path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+budget_s = float(sys.argv[5])
 lib = C.CDLL(lib_path)
 lib.KilnGetApiBase.restype = C.POINTER(C.c_void_p)
 api = C.CFUNCTYPE(C.POINTER(C.c_void_p), C.c_uint32)(lib.KilnGetApiBase()[0])(1)
@@ -121,19 +123,33 @@ def c_run():
     for k in range(len(outs)):
         release_value(out_values[k])
 py_run = sess.run
+clock = time.perf_counter_ns
+start = clock()
 for _ in range(warmup):
     c_run()
     py_run(None, feed)
-clock = time.perf_counter_ns
+# At most `iters` pairs, fewer for a slow model so the process takes about budget_s (at least 20).
+pair_s = (clock() - start) / 1e9 / max(warmup, 1)
+iters = max(20, min(iters, int(budget_s / max(pair_s, 1e-9))))
 c_times, py_times = [], []
-for _ in range(iters):
-    t0 = clock()
-    c_run()
-    t1 = clock()
-    py_run(None, feed)
-    t2 = clock()
-    c_times.append(t1 - t0)
-    py_times.append(t2 - t1)
+for i in range(iters):
+    # The order swaps every pair: neither side always runs on what the other left in the caches.
+    if i % 2 == 0:
+        t0 = clock()
+        c_run()
+        t1 = clock()
+        py_run(None, feed)
+        t2 = clock()
+        c_times.append(t1 - t0)
+        py_times.append(t2 - t1)
+    else:
+        t0 = clock()
+        py_run(None, feed)
+        t1 = clock()
+        c_run()
+        t2 = clock()
+        py_times.append(t1 - t0)
+        c_times.append(t2 - t1)
 median = lambda v: sorted(v)[len(v) // 2] / 1e6
 print(json.dumps({"c_ms": median(c_times), "py_ms": median(py_times)}))
 """
@@ -160,12 +176,13 @@ def best_of(rounds, build, cli, model, iters, warmup):
     return c_best, py_best
 
 
-def interleaved_best_of(rounds, build, model, iters, warmup):
+def interleaved_best_of(rounds, build, model, iters, warmup, budget_s):
     env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"))
     lib = os.path.join(build, "libkiln.so.1")
     c_best = py_best = float("inf")
     for _ in range(rounds):
-        out = subprocess.run([sys.executable, "-c", PY_INTERLEAVED, model, str(iters), str(warmup), lib],
+        out = subprocess.run([sys.executable, "-c", PY_INTERLEAVED, model, str(iters), str(warmup), lib,
+                              str(budget_s)],
                              capture_output=True, text=True, check=True, env=env)
         r = json.loads(out.stdout.strip().splitlines()[-1])
         c_best, py_best = min(c_best, r["c_ms"]), min(py_best, r["py_ms"])
@@ -193,6 +210,9 @@ def main():
     # A zoo model's median over 20 runs moved by several per cent from one process to the next on
     # the shared machine; 200 runs (after 20 warm-up runs) steady it.
     ap.add_argument("--zoo-iters", type=int, default=200)
+    ap.add_argument("--warmup", type=int, default=5, help="zoo: pairs of runs before timing")
+    ap.add_argument("--seconds", type=float, default=20.0,
+                    help="zoo: about how long each process times (fewer runs for a slow model)")
     args = ap.parse_args()
     cli = os.path.join(args.build, "tools", "kiln", "kiln")
     print("| model | C ABI median ms | session.run median ms | Python − C (µs) | ratio |")
@@ -206,7 +226,8 @@ def main():
             model = os.path.join(args.models, name, "model.onnx")
             if not os.path.exists(model):
                 continue
-            c, py = interleaved_best_of(args.rounds, args.build, model, args.zoo_iters, 20)
+            c, py = interleaved_best_of(args.rounds, args.build, model, args.zoo_iters, args.warmup,
+                                        args.seconds)
             print(f"| {name} | {c:.3f} | {py:.3f} | {(py - c) * 1000:.1f} | {py / c:.3f} |")
 
 

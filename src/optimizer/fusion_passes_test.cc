@@ -282,6 +282,24 @@ TEST(SkipLayerNormFusion, FusesTheResidualAddAndTheBias) {
   }
 }
 
+// The kernel takes 2-D or 3-D inputs: a 4-D residual (a Swin block's [1, H, W, C]) or a 1-D one
+// is left to Add and LayerNormalization, and the model still runs.
+TEST(SkipLayerNormFusion, LeavesResidualsOfAnotherRankAlone) {
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{1, 3, 4, 16}, {16}}) {
+    const auto model = [&] {
+      GraphBuilder b;
+      ir::Value* x = b.Input("x", dims);
+      ir::Value* sum = b.Op("Add", {x, b.Op("Relu", {x})});
+      b.Output(b.Op("LayerNormalization", {sum, b.Floats({16}), b.Floats({16})},
+                    {IntAttr("axis", -1)}));
+      return b.Model();
+    };
+    EXPECT_EQ(OpsAfter(model(), 2),
+              (OpCounts{{"Relu", 1}, {"Add", 1}, {"LayerNormalization", 1}}));
+    ExpectSameOutputs(model, 2);
+  }
+}
+
 // ---- Attention ----
 
 // B=2, S=6, D=16, H=2 (Dh=8). packed: one qkv projection as torch's fused Linear exports it;

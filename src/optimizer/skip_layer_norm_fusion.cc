@@ -25,9 +25,10 @@ bool FuseOne(PassContext& ctx, ir::Node* ln) {
   if (add == nullptr) return false;
   ir::Value* sum = add->outputs()[0];
   // The sum's dims sizes or symbols, the last a size: then operands with the same dims are the
-  // same shape in every run, as the kernel needs (it adds no broadcast).
+  // same shape in every run, as the kernel needs (it adds no broadcast). The kernel, like ONNX
+  // Runtime's, takes 2-D or 3-D inputs only (a Swin block's [1, 56, 56, 96] stays unfused).
   const infer::TensorFacts& fs = ctx.Facts(sum);
-  if (fs.type != DataType::kFloat || !fs.shape || fs.shape->rank() < 2 ||
+  if (fs.type != DataType::kFloat || !fs.shape || fs.shape->rank() < 2 || fs.shape->rank() > 3 ||
       !std::all_of(fs.shape->dims().begin(), fs.shape->dims().end(), infer::IsNamedDim) ||
       fs.shape->dims().back() < 0) {
     return false;
