@@ -480,7 +480,16 @@ class IoBinding {
     size_t count = 0;
     Check(api().GetBoundOutputValues(binding_, allocator, &values, &count));
     std::vector<ValuePtr> out;
-    for (size_t i = 0; i < count; ++i) out.push_back(std::make_shared<Value>(values[i]));
+    size_t owned = 0;  // values[0, owned) are held by `out`
+    try {
+      out.reserve(count);
+      for (; owned < count; ++owned) out.push_back(std::make_shared<Value>(values[owned]));
+    } catch (...) {
+      // Out of memory part-way: the handles not yet held are released, none leaks.
+      for (size_t i = owned; i < count; ++i) api().ReleaseValue(values[i]);
+      api().ReleaseStatus(api().AllocatorFree(allocator, values));
+      throw;
+    }
     api().ReleaseStatus(api().AllocatorFree(allocator, values));
     return out;
   }
