@@ -276,6 +276,10 @@ Result RunCase(const Case& c, const RunSettings& settings) {
     kiln::Env env(KILN_LOGGING_LEVEL_ERROR, "conformance");
     kiln::SessionOptions options = kiln::SessionOptions::Create();
     options.SetIntraOpNumThreads(settings.threads);
+    if (settings.optimization_level >= 0) {
+      options.SetGraphOptimizationLevel(
+          static_cast<KilnGraphOptimizationLevel>(settings.optimization_level));
+    }
     if (settings.inter_op_threads > 0) {
       options.SetExecutionMode(KILN_EXECUTION_MODE_PARALLEL)
           .SetInterOpNumThreads(settings.inter_op_threads);

@@ -31,6 +31,8 @@ struct RunSettings {
   int threads = 1;
   // Above 0: sessions run in the parallel execution mode on this many inter-op threads.
   int inter_op_threads = 0;
+  // 0-3: sessions use this graph optimization level; -1: the default (3, every pass).
+  int optimization_level = -1;
   // Not empty: round-trip mode. The session writes its optimized model into this folder
   // (SetOptimizedModelFilePath), a second session loads that file (optimizing it again), and the
   // case passes when the second session's outputs match the reference and, for cases without

@@ -3,11 +3,13 @@
 //
 //   kiln_conformance --manifest expected.txt --suite onnx-1.12=DIR [--suite LABEL=DIR]...
 //                    [--filter REGEX] [--jobs N] [--threads N] [--timeout SECONDS]
-//                    [--write-manifest FILE] [--verbose] [--parallel N]
+//                    [--write-manifest FILE] [--verbose] [--parallel N] [--level N]
 //                    [--round-trip DIR [--round-trip-manifest FILE] [--every N]]
 //
 // --parallel N: every session runs in the parallel execution mode on N inter-op threads
 // (KilnApi::SetSessionExecutionMode); the manifest's expectations are the same.
+// --level N: sessions use graph optimization level N (0-3; default 3). The same manifest holds at
+// every level: a case that passes unoptimized passes with every pass applied, and the reverse.
 // --round-trip DIR: each case's session writes its optimized model into DIR and a second session
 // loads it (cases.h, RunSettings::round_trip_dir). The cases the manifest lists are not run; the
 // others must pass, except those the round-trip manifest lists (same format), which must fail.
@@ -60,7 +62,7 @@ struct Options {
             << "usage: kiln_conformance --manifest FILE --suite LABEL=DIR [--suite LABEL=DIR]...\n"
                "       [--filter REGEX] [--jobs N] [--threads N] [--timeout SECONDS]\n"
                "       [--write-manifest FILE] [--verbose]\n"
-               "       [--parallel N]\n"
+               "       [--parallel N] [--level N]\n"
                "       [--round-trip DIR [--round-trip-manifest FILE] [--every N]]\n";
   std::exit(2);
 }
@@ -97,6 +99,10 @@ Options ParseArgs(int argc, char** argv) {
       o.jobs = number();
     } else if (a == "--threads") {
       o.settings.threads = number();
+    } else if (a == "--level") {
+      const std::string v = value();
+      if (v.size() != 1 || v[0] < '0' || v[0] > '3') Usage("--level takes 0 to 3, not " + v);
+      o.settings.optimization_level = v[0] - '0';
     } else if (a == "--parallel") {
       o.settings.inter_op_threads = number();
     } else if (a == "--timeout") {
