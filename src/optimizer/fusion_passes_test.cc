@@ -290,12 +290,11 @@ TEST(SkipLayerNormFusion, LeavesResidualsOfAnotherRankAlone) {
       GraphBuilder b;
       ir::Value* x = b.Input("x", dims);
       ir::Value* sum = b.Op("Add", {x, b.Op("Relu", {x})});
-      b.Output(b.Op("LayerNormalization", {sum, b.Floats({16}), b.Floats({16})},
-                    {IntAttr("axis", -1)}));
+      b.Output(
+          b.Op("LayerNormalization", {sum, b.Floats({16}), b.Floats({16})}, {IntAttr("axis", -1)}));
       return b.Model();
     };
-    EXPECT_EQ(OpsAfter(model(), 2),
-              (OpCounts{{"Relu", 1}, {"Add", 1}, {"LayerNormalization", 1}}));
+    EXPECT_EQ(OpsAfter(model(), 2), (OpCounts{{"Relu", 1}, {"Add", 1}, {"LayerNormalization", 1}}));
     ExpectSameOutputs(model, 2);
   }
 }

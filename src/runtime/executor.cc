@@ -362,6 +362,25 @@ Value Frame::OutsideArena(Value v) const {
   return v.kind() == Value::Kind::kOptional ? Value::OptionalOf(content) : content;
 }
 
+std::string Frame::InputsText(const GraphPlan::Step& step) const {
+  std::string text = " (the node was given ";
+  for (size_t i = 0; i < step.inputs.size(); ++i) {
+    if (i > 0) text += ", ";
+    const int s = step.inputs[i];
+    const std::string& name =
+        step.node->inputs()[i] != nullptr ? step.node->inputs()[i]->name() : "";
+    if (s < 0) {
+      text += "no input " + std::to_string(i);
+      continue;
+    }
+    const Value& v = slots_[s];
+    text += "'" + name + "' " + v.TypeText();
+    if (v.kind() == Value::Kind::kTensor) text += " " + v.tensor()->shape().ToString();
+  }
+  if (step.inputs.empty()) text += "no inputs";
+  return text + ")";
+}
+
 void Frame::RunStep(const GraphPlan::Step& step, ScratchArena& scratch) {
   const ir::Node& node = *step.node;
   if (run_->terminate != nullptr && run_->terminate->load(std::memory_order_relaxed)) {
@@ -407,12 +426,19 @@ void Frame::RunStep(const GraphPlan::Step& step, ScratchArena& scratch) {
     step.kernel->Compute(ctx);
   } catch (const Error& e) {
     const std::string what = e.what();
-    if (what.rfind("node '", 0) == 0) throw;
-    throw Error(e.code(), node.Describe() + ": " + what);
+    // (A subgraph's step has said what it was given: that is the innermost node, kept.)
+    if (e.code() == ErrorCode::kOutOfMemory || e.code() == ErrorCode::kTerminated ||
+        what.find(" (the node was given ") != std::string::npos) {
+      throw;
+    }
+    // Named the node already (KernelInfo::Fail), or not: either way the message ends with what
+    // the step was given, so a kernel that refuses its inputs says which shapes it got.
+    throw Error(e.code(), (what.rfind("node '", 0) == 0 ? what : node.Describe() + ": " + what) +
+                              InputsText(step));
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
-    throw Error(ErrorCode::kRuntimeException, node.Describe() + ": " + e.what());
+    throw Error(ErrorCode::kRuntimeException, node.Describe() + ": " + e.what() + InputsText(step));
   }
   if (run_->profiler != nullptr) {
     run_->profiler->Record({node.name(), node.op_type(), start, run_->profiler->NowUs() - start,

@@ -152,6 +152,9 @@ class Frame final {
   // an optional may outlive the arena buffer it was made from.
   Value OutsideArena(Value v) const;
   void RunStep(const GraphPlan::Step& step, ScratchArena& scratch);
+  // What `step` was given, for an error message: " (the node was given 'x' tensor(float) [1,3],
+  // ...)".
+  std::string InputsText(const GraphPlan::Step& step) const;
   // The arena tensor of `slot` when it was planned with exactly this type and shape, else null.
   Tensor* Planned(int slot, DataType type, std::span<const int64_t> dims) const;
   void FreeArena() noexcept;

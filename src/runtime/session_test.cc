@@ -91,6 +91,44 @@ TEST(Session, RunsAndFreesIntermediates) {
   EXPECT_EQ(testing::Values<float>(*out[0]), (std::vector<float>{0, 2}));
 }
 
+// A kernel that refuses what it was given at run time: the error names the node, its op and the
+// type and shape of every input it got.
+TEST(Session, ARunTimeKernelErrorNamesTheNodeAndTheShapesItGot) {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* n = g->add_node();
+  n->set_name("reshape_node");
+  n->set_op_type("Reshape");
+  n->add_input("x");
+  n->add_input("shape");
+  n->add_output("y");
+  for (auto [vi, name, type] : {std::tuple{g->add_input(), "x", ::onnx::TensorProto::FLOAT},
+                                std::tuple{g->add_input(), "shape", ::onnx::TensorProto::INT64},
+                                std::tuple{g->add_output(), "y", ::onnx::TensorProto::FLOAT}}) {
+    vi->set_name(name);
+    vi->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+  }
+  auto session = Create(m);
+  std::vector<std::string> in_names = {"x", "shape"}, out_names = {"y"};
+  std::vector<Value> in = {Value(testing::MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})),
+                           Value(testing::MakeTensor<int64_t>({2}, {4, 4}))};
+  std::vector<std::shared_ptr<Tensor>> out(1);
+  std::vector<Value> others(1);
+  try {
+    session->Run(RunOptions(), in_names, in, out_names, out, others);
+    ADD_FAILURE() << "the run did not fail";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    for (const char* f :
+         {"reshape_node", "Reshape",
+          "(the node was given 'x' tensor(float) [2,3], 'shape' tensor(int64) [2])"}) {
+      EXPECT_NE(what.find(f), std::string::npos) << f << " not in " << what;
+    }
+  }
+}
+
 TEST(Session, TerminateStopsBeforeTheFirstNode) {
   auto session = Create(UnaryModel("Relu", 14));
   RunOptions run;
