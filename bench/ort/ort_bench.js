@@ -2,7 +2,7 @@
 // optionally writes its outputs for comparison.
 //
 //   node bench/ort/ort_bench.js MODEL --inputs DIR [--threads N] [--warmup W] [--iters K]
-//                               [--output-dir DIR]
+//                               [--output-dir DIR] [--optimization 0|1|2|3]
 //
 // DIR holds input_<i>.npy in graph input order (float32, int64 or int32, C order). Prints one JSON
 // object with the keys of `kiln bench --json`: load_ms (session creation), first_run_ms, min_ms,
@@ -63,7 +63,9 @@ function writeNpy(file, tensor) {
 }
 
 function parseArgs(argv) {
-  const args = {threads: 1, warmup: 5, iters: 50, inputs: null, outputDir: null, model: null};
+  const args = {threads: 1, warmup: 5, iters: 50, inputs: null, outputDir: null, model: null,
+                optimization: 'all'};
+  const levels = ['disabled', 'basic', 'extended', 'all'];  // as kiln's --optimization 0-3
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const next = () => {
@@ -75,6 +77,11 @@ function parseArgs(argv) {
     else if (a === '--iters') args.iters = Number(next());
     else if (a === '--inputs') args.inputs = next();
     else if (a === '--output-dir') args.outputDir = next();
+    else if (a === '--optimization') {
+      const level = levels[Number(next())];
+      if (level === undefined) throw new Error('--optimization takes 0 to 3');
+      args.optimization = level;
+    }
     else if (!args.model && !a.startsWith('--')) args.model = a;
     else throw new Error(`unknown argument '${a}'`);
   }
@@ -93,7 +100,7 @@ async function main() {
     intraOpNumThreads: args.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: args.optimization,
   };
   const t0 = process.hrtime.bigint();
   const session = await ort.InferenceSession.create(args.model, options);
