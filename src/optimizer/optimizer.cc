@@ -36,6 +36,7 @@ constexpr PassEntry kPasses[] = {
     {"identity_elimination", 1, EliminateIdentities},
     {"dead_code", 1, EliminateDeadCode},
     {"conv_bn_fusion", 2, FuseConvBatchNorm},
+    {"conv_dead_taps", 2, PruneConvDeadTaps},
     {"conv_activation_fusion", 2, FuseConvActivation},
     {"gelu_fusion", 2, FuseGelu},
     {"layer_norm_fusion", 2, FuseLayerNorm},

@@ -33,6 +33,7 @@ size_t FoldConstants(PassContext& ctx);         // constant_folding.cc
 size_t EliminateIdentities(PassContext& ctx);   // identity_elimination.cc
 size_t EliminateDeadCode(PassContext& ctx);     // dead_code.cc
 size_t FuseConvBatchNorm(PassContext& ctx);     // conv_bn_fusion.cc
+size_t PruneConvDeadTaps(PassContext& ctx);     // conv_dead_taps.cc
 size_t FuseConvActivation(PassContext& ctx);    // conv_activation_fusion.cc
 size_t FuseGelu(PassContext& ctx);              // gelu_fusion.cc
 size_t FuseLayerNorm(PassContext& ctx);         // layer_norm_fusion.cc

@@ -7,6 +7,7 @@ list(APPEND KILN_SOURCES
   src/optimizer/constant_folding.cc
   src/optimizer/conv_activation_fusion.cc
   src/optimizer/conv_bn_fusion.cc
+  src/optimizer/conv_dead_taps.cc
   src/optimizer/dead_code.cc
   src/optimizer/gelu_fusion.cc
   src/optimizer/gradient.cc
@@ -23,6 +24,7 @@ list(APPEND KILN_SOURCES
   src/optimizer/skip_layer_norm_fusion.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/optimizer/basic_passes_test.cc
+  src/optimizer/conv_dead_taps_test.cc
   src/optimizer/fusion_passes_test.cc
   src/optimizer/gradient_test.cc
   src/optimizer/nhwc_layout_test.cc
