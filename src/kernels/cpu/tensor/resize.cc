@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <type_traits>
 
 #include "kernels/cpu/common.h"
@@ -124,6 +125,10 @@ class Resize final : public Kernel {
     SmallVector<AxisTaps> axes(rank);
     for (size_t d = 0; d < rank; ++d) {
       axes[d] = Taps(ctx, in[d], out[d], scales[d], roi_start[d], roi_end[d]);
+    }
+    if (x.type() == DataType::kFloat && ResizesOnlyTheLastTwoAxes(in, out.span(), axes)) {
+      RunPlanes(ctx, x, y, axes);
+      return;
     }
     if (mode_ == Mode::kNearest) {
       Dispatch<KILN_NUMERIC_TYPES, bool, std::string>(x.type(), info, [&](auto tag) {
@@ -415,6 +420,110 @@ class Resize final : public Kernel {
       t.most = std::max(t.most, static_cast<size_t>(nonzero));
     }
     return t;
+  }
+
+  // Whether every axis but the last two is left as it is (one tap of weight 1 on its own
+  // index) and no output position extrapolates: the case of images and feature maps, which
+  // RunPlanes takes.
+  static bool ResizesOnlyTheLastTwoAxes(std::span<const int64_t> in, std::span<const int64_t> out,
+                                        const SmallVector<AxisTaps>& axes) {
+    const size_t rank = in.size();
+    if (rank < 2) return false;
+    for (size_t d = 0; d < rank; ++d) {
+      const AxisTaps& a = axes[d];
+      for (int64_t o = 0; o < out[d]; ++o) {
+        if (a.outside[o] != 0) return false;
+        if (d + 2 >= rank) continue;
+        if (in[d] != out[d]) return false;
+        for (size_t k = 0; k < a.taps; ++k) {
+          const double w = a.weight[static_cast<size_t>(o) * a.taps + k];
+          if (w != 0 && (w != 1 || a.index[static_cast<size_t>(o) * a.taps + k] != o)) {
+            return false;
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  // Float resize of the last two axes (rows, columns), plane by plane: each output row first
+  // blends its source rows into one row of the input's width (contiguous, vectorized), then
+  // takes each output column from that row's taps. Threaded over (plane, output row). Float
+  // arithmetic, as ONNX Runtime's; the generic Run accumulates in double.
+  static void RunPlanes(KernelContext& ctx, const Tensor& x, Tensor& y,
+                        const SmallVector<AxisTaps>& axes) {
+    const std::vector<int64_t>& in = x.shape().dims();
+    const std::vector<int64_t>& out = y.shape().dims();
+    const size_t rank = in.size();
+    const auto in_h = static_cast<size_t>(in[rank - 2]);
+    const auto in_w = static_cast<size_t>(in[rank - 1]);
+    const auto out_h = static_cast<size_t>(out[rank - 2]);
+    const auto out_w = static_cast<size_t>(out[rank - 1]);
+    const AxisTaps& rows = axes[rank - 2];
+    const AxisTaps& cols = axes[rank - 1];
+    // The column taps in float, zero weights dropped: per output column [begin, end) of them.
+    float* col_weight = ctx.Scratch<float>(out_w * cols.taps);
+    int64_t* col_index = ctx.Scratch<int64_t>(out_w * cols.taps);
+    size_t* col_end = ctx.Scratch<size_t>(out_w + 1);
+    size_t n = 0;
+    col_end[0] = 0;
+    for (size_t j = 0; j < out_w; ++j) {
+      for (size_t k = 0; k < cols.taps; ++k) {
+        const double w = cols.weight[j * cols.taps + k];
+        if (w == 0) continue;
+        col_weight[n] = static_cast<float>(w);
+        col_index[n] = cols.index[j * cols.taps + k];
+        ++n;
+      }
+      col_end[j + 1] = n;
+    }
+    const float* src = DataAs<float>(x);
+    float* dst = DataAs<float>(y);
+    const size_t planes = y.element_count() / (out_h * out_w);
+    ctx.threads().ParallelFor(
+        planes * out_h, std::max<size_t>(1, 8192 / (in_w + out_w)), [&](size_t b, size_t e) {
+          float* blend = ctx.Scratch<float>(in_w);
+          for (size_t r = b; r < e; ++r) {
+            const size_t plane = r / out_h;
+            const size_t o = r % out_h;
+            const float* plane_src = src + plane * in_h * in_w;
+            const float* row = nullptr;
+            size_t used = 0;
+            for (size_t k = 0; k < rows.taps; ++k) {
+              const double w = rows.weight[o * rows.taps + k];
+              if (w == 0) continue;
+              const float* s =
+                  plane_src + static_cast<size_t>(rows.index[o * rows.taps + k]) * in_w;
+              if (used == 0 && w == 1) {
+                row = s;  // one source row, as it is (nearest, or an exact position)
+              } else {
+                if (row != nullptr && row != blend) {
+                  std::copy(row, row + in_w, blend);  // a weight-1 row met a second tap
+                }
+                const auto wf = static_cast<float>(w);
+                if (used == 0) {
+                  for (size_t i = 0; i < in_w; ++i) blend[i] = wf * s[i];
+                } else {
+                  for (size_t i = 0; i < in_w; ++i) blend[i] += wf * s[i];
+                }
+                row = blend;
+              }
+              ++used;
+            }
+            float* row_out = dst + r * out_w;
+            if (row == nullptr) {  // no tap with weight (cannot happen: taps sum to 1)
+              std::fill(row_out, row_out + out_w, 0.0f);
+              continue;
+            }
+            for (size_t j = 0; j < out_w; ++j) {
+              float acc = 0;
+              for (size_t t = col_end[j]; t < col_end[j + 1]; ++t) {
+                acc += col_weight[t] * row[col_index[t]];
+              }
+              row_out[j] = acc;
+            }
+          }
+        });
   }
 
   template <typename T>

@@ -368,3 +368,58 @@ TEST(TensorResize, FiveDimensionsOnSeveralThreads) {
 
 }  // namespace
 }  // namespace kiln::testing
+
+namespace kiln::testing {
+namespace {
+
+// The float path over the last two axes (RunPlanes) against the generic one, which doubles
+// take: every mode, coordinate mode, antialias, growing and shrinking, on [2, 3, h, w] data.
+TEST(TensorResize, FloatPlanesMatchTheGenericPath) {
+  struct Case {
+    const char* mode;
+    const char* coordinates;
+    int64_t antialias;
+    I64 sizes;
+  };
+  const Case cases[] = {
+      {"linear", "half_pixel", 0, {2, 3, 20, 33}},
+      {"linear", "align_corners", 0, {2, 3, 9, 4}},
+      {"linear", "asymmetric", 0, {2, 3, 7, 16}},
+      {"linear", "pytorch_half_pixel", 0, {2, 3, 1, 9}},
+      {"linear", "half_pixel", 1, {2, 3, 3, 4}},
+      {"cubic", "half_pixel", 0, {2, 3, 17, 11}},
+      {"cubic", "align_corners", 0, {2, 3, 5, 5}},
+      {"cubic", "half_pixel", 1, {2, 3, 2, 3}},
+      {"nearest", "half_pixel", 0, {2, 3, 13, 19}},
+      {"nearest", "asymmetric", 0, {2, 3, 4, 3}},
+      {"linear", "half_pixel", 0, {2, 3, 6, 10}},  // the rows as they are, columns resized
+  };
+  std::vector<float> f(2 * 3 * 6 * 7);
+  std::vector<double> d(f.size());
+  for (size_t i = 0; i < f.size(); ++i) {
+    f[i] = static_cast<float>((i * 37) % 23) * 0.25f - 2.0f;
+    d[i] = f[i];
+  }
+  for (const Case& c : cases) {
+    const auto make = [&](auto x) {
+      return WithSizes(NodeTest("Resize", 19)
+                           .Attr("mode", c.mode)
+                           .Attr("coordinate_transformation_mode", c.coordinates)
+                           .Attr("antialias", c.antialias),
+                       x, c.sizes)
+          .Run();
+    };
+    const auto fast = make(MakeTensor<float>({2, 3, 6, 7}, f));
+    const auto generic = make(MakeTensor<double>({2, 3, 6, 7}, d));
+    const std::vector<float> got = Values<float>(*fast[0]);
+    const std::vector<double> want = Values<double>(*generic[0]);
+    ASSERT_EQ(got.size(), want.size()) << c.mode << " " << c.coordinates;
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_NEAR(got[i], want[i], 1e-5)
+          << c.mode << " " << c.coordinates << " antialias " << c.antialias << " element " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::testing
