@@ -1,6 +1,6 @@
 # Kiln's front door. `make run` and `make test` work on a fresh machine: they install what is
 # missing (scripts/bootstrap.sh), build, and run.
-.PHONY: all bootstrap build build-asan build-fuzz run test bench docs format clean
+.PHONY: all bootstrap build build-asan build-fuzz run test bench sweep docs format clean
 
 all: build
 
@@ -33,6 +33,16 @@ bench: build
 	/usr/bin/python3 bench/export_zoo.py bench/models
 	cd bench/ort && npm ci --ignore-scripts --no-audit --no-fund
 	/usr/bin/python3 bench/side_by_side.py --results bench/RESULTS.md
+
+# The model sweep (bench/sweep, issue 27): every torchvision model torch exports and the streaming
+# models, checked in Kiln at levels 0-3 against torch (bench/sweep/CHECK.md; a failure does not
+# stop the table), then side by side with ONNX Runtime at 1 and 2 threads (bench/SWEEP.md). Hours.
+sweep: build
+	@scripts/bootstrap.sh bench
+	cd bench/ort && npm ci --ignore-scripts --no-audit --no-fund
+	/usr/bin/python3 bench/sweep/export_sweep.py bench/sweep/models
+	-/usr/bin/python3 bench/sweep/check_sweep.py bench/sweep/models --report bench/sweep/CHECK.md
+	/usr/bin/python3 bench/side_by_side.py --models bench/sweep/models --results bench/SWEEP.md
 
 docs: bootstrap
 	doxygen docs/Doxyfile

@@ -122,7 +122,8 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--results")
     args = p.parse_args()
-    names = args.only or sorted(os.listdir(args.models), key=lambda n: n)
+    names = args.only or sorted(n for n in os.listdir(args.models)
+                                if os.path.exists(os.path.join(args.models, n, "meta.json")))
     threads = [int(t) for t in args.threads.split(",")]
 
     header = ("| model | threads | Kiln median ms | ORT median ms | ratio | Kiln load ms | "

@@ -1,0 +1,91 @@
+#!/usr/bin/env -S /usr/bin/python3
+"""Check the sweep's models (export_sweep.py) in Kiln: each loads at optimization levels 0-3 and
+its outputs match torch's (rtol 1e-3, atol 1e-4) at every level, for every exported input shape.
+
+    /usr/bin/python3 bench/sweep/check_sweep.py MODELS [--build build/release] [--only NAME]...
+                                                [--threads 1] [--report FILE]
+
+Runs through the Python package of --build (kiln, over the C ABI). Prints one line per model and
+level; exits 1 when any model fails to load or differs, naming it and the largest difference.
+Models export_sweep.py could not export are listed, not counted. --report writes the lines as a
+Markdown list as well.
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+RTOL, ATOL = 1e-3, 1e-4
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def load_set(d, prefix, count):
+    return [np.load(os.path.join(d, f"{prefix}_{i}.npy")) for i in range(count)]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("models")
+    p.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
+    p.add_argument("--only", action="append")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--report")
+    args = p.parse_args()
+    sys.path.insert(0, os.path.join(args.build, "python"))
+    import kiln as ort
+
+    names = args.only or sorted(n for n in os.listdir(args.models)
+                                if os.path.exists(os.path.join(args.models, n, "meta.json")))
+    bad = 0
+    lines = []
+
+    def say(line):
+        lines.append(line)
+        print(line, flush=True)
+
+    for name in names:
+        d = os.path.join(args.models, name)
+        with open(os.path.join(d, "meta.json")) as f:
+            meta = json.load(f)
+        n_in, n_out = len(meta["inputs"]), len(meta["outputs"])
+        sets = [(load_set(d, "input", n_in), load_set(d, "ref", n_out))]
+        if meta.get("shapes", 1) == 2:
+            sets.append((load_set(d, "input2", n_in), load_set(d, "ref2", n_out)))
+        for level in range(4):
+            so = ort.SessionOptions()
+            so.graph_optimization_level = ort.GraphOptimizationLevel(
+                [0, 1, 2, 99][level])
+            so.intra_op_num_threads = args.threads
+            try:
+                sess = ort.InferenceSession(os.path.join(d, "model.onnx"), so)
+                worst = 0.0
+                for inputs, refs in sets:
+                    got = sess.run(None, dict(zip(meta["inputs"], inputs)))
+                    for g, r in zip(got, refs):
+                        if g.shape != r.shape:
+                            raise AssertionError(f"shape {g.shape}, torch {r.shape}")
+                        diff = np.abs(g.astype(np.float64) - r.astype(np.float64))
+                        worst = max(worst, float(diff.max()) if diff.size else 0.0)
+                        if not np.allclose(g, r, rtol=RTOL, atol=ATOL):
+                            raise AssertionError(f"outputs differ from torch's by up to {diff.max():.3g}")
+                say(f"{name} level {level}: ok (max diff {worst:.2g})")
+            except Exception as e:  # reported per model and level
+                bad += 1
+                say(f"{name} level {level}: FAIL {type(e).__name__}: {str(e).splitlines()[0][:300]}")
+    failures = os.path.join(args.models, "export_failures.json")
+    if os.path.exists(failures):
+        with open(failures) as f:
+            for name, why in sorted(json.load(f).items()):
+                say(f"{name}: {why}")
+    say(f"{len(names) * 4 - bad} passed, {bad} failed")
+    if args.report:
+        with open(args.report, "w") as f:
+            f.write("# The model sweep in Kiln: load and match torch at levels 0-3\n\n")
+            f.writelines(f"- {line}\n" for line in lines)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

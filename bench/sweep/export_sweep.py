@@ -1,0 +1,207 @@
+#!/usr/bin/env -S /usr/bin/python3
+"""Export the model sweep (issue 27) with Debian's torch: models Kiln was never tuned on.
+
+    /usr/bin/python3 bench/sweep/export_sweep.py OUTDIR [--only NAME]... [--list]
+
+Every torchvision classification model; the segmentation, detection, video and optical-flow
+models where torch 1.13 exports them; two streaming models written here (streaming_models.py: a
+voice-activity detector with LSTM state and an If on the sample rate, a keyword spotter with a
+GRU), each at opsets 13 and 17, and their dynamic-shape variants (batch and frames free). Random
+weights, fixed seeds, BatchNorm statistics recomputed as bench/export_zoo.py does.
+
+For each model OUTDIR/<name>/ gets model.onnx, input_<i>.npy, torch's outputs as ref_<i>.npy
+(and, for a dynamic variant, a second shape as input2_<i>.npy / ref2_<i>.npy), and meta.json
+{"inputs", "outputs", "gflop", "shapes"}: the layout bench/side_by_side.py reads. A model that
+does not export is listed in OUTDIR/export_failures.json with torch's error, not skipped
+silently. A model already exported by the same script and torch is reused.
+"""
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import onnx
+import torch
+import torchvision
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from streaming_models import Kws, Vad  # noqa: E402
+from torch_models import recompute_batchnorm  # noqa: E402
+
+# torchvision's model families by module; the sizes their inputs take.
+FAMILIES = {
+    "classification": (torchvision.models, (1, 3, 224, 224)),
+    "segmentation": (torchvision.models.segmentation, (1, 3, 384, 512)),
+    "detection": (torchvision.models.detection, (1, 3, 320, 416)),
+    "video": (torchvision.models.video, (1, 3, 8, 112, 112)),
+    "optical_flow": (torchvision.models.optical_flow, (1, 3, 128, 160)),
+}
+
+
+def torchvision_names():
+    names = {}
+    for family, (module, shape) in FAMILIES.items():
+        for n in torchvision.models.list_models(module=module):
+            names[n] = (family, shape)
+    return names
+
+
+def streaming_specs():
+    specs = {}
+    for opset in (13, 17):
+        specs[f"vad_op{opset}"] = ("vad", opset, False)
+        specs[f"vad_dynamic_op{opset}"] = ("vad", opset, True)
+        specs[f"kws_op{opset}"] = ("kws", opset, False)
+        specs[f"kws_dynamic_op{opset}"] = ("kws", opset, True)
+    return specs
+
+
+def stamp():
+    h = hashlib.sha256()
+    for f in ("export_sweep.py", "streaming_models.py"):
+        with open(os.path.join(HERE, f), "rb") as fh:
+            h.update(fh.read())
+    h.update(torch.__version__.encode())
+    return h.hexdigest()[:16]
+
+
+def seeded(name):
+    return int(hashlib.sha256(name.encode()).hexdigest()[:8], 16)
+
+
+def build_torchvision(name, family, shape):
+    gen = torch.Generator().manual_seed(seeded(name))
+    torch.manual_seed(seeded(name))
+    kwargs = {"weights": None}
+    if family == "detection":
+        kwargs["weights_backbone"] = None
+    model = torchvision.models.get_model(name, **kwargs)
+    if family in ("classification", "segmentation"):
+        recompute_batchnorm(model, gen, size=min(shape[-2:]) if family == "classification" else 224)
+    model.eval()
+    if family == "optical_flow":
+        inputs = (torch.rand(shape, generator=gen), torch.rand(shape, generator=gen))
+        return model, inputs, ["image1", "image2"], None
+    x = torch.rand(shape, generator=gen)
+    if family == "detection":
+        return model, ([x[0]],), ["image"], None
+    return model, (x,), ["input"], None
+
+
+def build_streaming(kind, dynamic, name):
+    torch.manual_seed(seeded(name))
+    gen = torch.Generator().manual_seed(seeded(name))
+    if kind == "vad":
+        model = Vad().eval()
+        b = 2 if dynamic else 1
+        inputs = (torch.randn(b, 512, generator=gen), torch.tensor(16000),
+                  torch.randn(2, b, 64, generator=gen) * 0.1, torch.randn(2, b, 64, generator=gen) * 0.1)
+        names = ["x", "sr", "h", "c"]
+        axes = {"x": {0: "batch"}, "h": {1: "batch"}, "c": {1: "batch"}} if dynamic else None
+        second = ((torch.randn(3, 512, generator=gen), torch.tensor(8000),
+                   torch.randn(2, 3, 64, generator=gen) * 0.1, torch.randn(2, 3, 64, generator=gen) * 0.1)
+                  if dynamic else None)
+        return model.eval(), inputs, names, (axes, second)
+    model = Kws().eval()
+    b, t = (2, 30) if dynamic else (1, 49)
+    inputs = (torch.randn(b, t, 40, generator=gen), torch.randn(1, b, 64, generator=gen) * 0.1)
+    axes = {"x": {0: "batch", 1: "frames"}, "h": {1: "batch"}} if dynamic else None
+    second = ((torch.randn(3, 17, 40, generator=gen), torch.randn(1, 3, 64, generator=gen) * 0.1)
+              if dynamic else None)
+    return model, inputs, ["x", "h"], (axes, second)
+
+
+def flat_outputs(out):
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, dict):
+        return [v for v in out.values() if isinstance(v, torch.Tensor)]
+    if isinstance(out, (list, tuple)):
+        flat = []
+        for o in out:
+            flat += flat_outputs(o)
+        return flat
+    return []
+
+
+def export(name, outdir, tv, streaming):
+    d = os.path.join(outdir, name)
+    done = os.path.join(d, ".export-" + stamp())
+    if os.path.exists(done):
+        return "reused"
+    opset, dynamic_axes, second = 17, None, None
+    if name in tv:
+        family, shape = tv[name]
+        model, inputs, in_names, _ = build_torchvision(name, family, shape)
+    else:
+        kind, opset, dynamic = streaming[name]
+        model, inputs, in_names, (dynamic_axes, second) = build_streaming(kind, dynamic, name)
+    with torch.no_grad():
+        refs = flat_outputs(model(*inputs))
+        refs2 = flat_outputs(model(*second)) if second is not None else None
+    out_names = [f"output_{i}" for i in range(len(refs))]
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "model.onnx")
+    torch.onnx.export(model, inputs, path, opset_version=opset, do_constant_folding=True,
+                      input_names=in_names, output_names=out_names, dynamic_axes=dynamic_axes)
+    onnx.checker.check_model(path)
+    flat_inputs = inputs[0] if isinstance(inputs[0], list) else inputs
+    for i, x in enumerate(flat_inputs):
+        np.save(os.path.join(d, f"input_{i}.npy"), x.numpy())
+    for i, r in enumerate(refs):
+        np.save(os.path.join(d, f"ref_{i}.npy"), r.numpy())
+    if second is not None:
+        for i, x in enumerate(second):
+            np.save(os.path.join(d, f"input2_{i}.npy"), x.numpy())
+        for i, r in enumerate(refs2):
+            np.save(os.path.join(d, f"ref2_{i}.npy"), r.numpy())
+    graph_inputs = [i.name for i in onnx.load(path, load_external_data=False).graph.input]
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump({"inputs": graph_inputs, "outputs": out_names, "gflop": 1.0,
+                   "shapes": 2 if second is not None else 1}, f, indent=2)
+        f.write("\n")
+    open(done, "w").close()
+    return "exported"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("outdir")
+    p.add_argument("--only", action="append")
+    p.add_argument("--list", action="store_true", help="print the names and exit")
+    args = p.parse_args()
+    tv, streaming = torchvision_names(), streaming_specs()
+    names = args.only or sorted(streaming) + sorted(tv)
+    if args.list:
+        print("\n".join(names))
+        return
+    torch.set_num_threads(1)
+    os.makedirs(args.outdir, exist_ok=True)
+    failures_path = os.path.join(args.outdir, "export_failures.json")
+    failures = {}
+    if os.path.exists(failures_path):
+        with open(failures_path) as f:
+            failures = json.load(f)
+    for name in names:
+        if name not in tv and name not in streaming:
+            raise SystemExit(f"unknown model '{name}' (see --list)")
+        start = time.monotonic()
+        try:
+            what = export(name, args.outdir, tv, streaming)
+            failures.pop(name, None)
+        except Exception as e:  # recorded: a model that does not export is a row of the table
+            what = f"does not export: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
+            failures[name] = what
+        print(f"{name}: {what} ({time.monotonic() - start:.1f} s)", flush=True)
+        with open(failures_path, "w") as f:
+            json.dump(failures, f, indent=2, sort_keys=True)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
