@@ -77,11 +77,13 @@ def seeded(name):
 def build_torchvision(name, family, shape):
     gen = torch.Generator().manual_seed(seeded(name))
     torch.manual_seed(seeded(name))
+    # No pretrained weights of any part: nothing is downloaded.
     kwargs = {"weights": None}
-    if family == "detection":
+    if family in ("segmentation", "detection"):
         kwargs["weights_backbone"] = None
     model = torchvision.models.get_model(name, **kwargs)
-    if family in ("classification", "segmentation"):
+    has_bn = any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) for m in model.modules())
+    if family in ("classification", "segmentation") and has_bn:
         recompute_batchnorm(model, gen, size=min(shape[-2:]) if family == "classification" else 224)
     model.eval()
     if family == "optical_flow":
