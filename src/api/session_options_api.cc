@@ -9,6 +9,18 @@
 #include "api/status.h"
 
 namespace kiln::api {
+namespace {
+
+// A thread count of SetIntraOpNumThreads / SetInterOpNumThreads: 0 (one per hardware thread) to
+// 1024; throws kInvalidArgument naming argument 'threads'.
+int CheckedThreadCount(int threads) {
+  if (threads < 0 || threads > 1024) {
+    ThrowInvalidArgument("threads", std::to_string(threads) + " is not 0 to 1024");
+  }
+  return threads;
+}
+
+}  // namespace
 
 KilnStatus* KILN_API_CALL CreateSessionOptions(KilnSessionOptions** out) {
   return Guard("CreateSessionOptions", [&] {
@@ -29,20 +41,14 @@ KilnStatus* KILN_API_CALL CloneSessionOptions(const KilnSessionOptions* options,
 KilnStatus* KILN_API_CALL SetIntraOpNumThreads(KilnSessionOptions* options, int threads) {
   return Guard("SetIntraOpNumThreads", [&] {
     auto& o = Unwrap(options, "options");
-    if (threads < 0 || threads > 1024) {
-      ThrowInvalidArgument("threads", std::to_string(threads) + " is not 0 to 1024");
-    }
-    o.options.intra_op_threads = threads;
+    o.options.intra_op_threads = CheckedThreadCount(threads);
   });
 }
 
 KilnStatus* KILN_API_CALL SetInterOpNumThreads(KilnSessionOptions* options, int threads) {
   return Guard("SetInterOpNumThreads", [&] {
     auto& o = Unwrap(options, "options");
-    if (threads < 0 || threads > 1024) {
-      ThrowInvalidArgument("threads", std::to_string(threads) + " is not 0 to 1024");
-    }
-    o.options.inter_op_threads = threads;
+    o.options.inter_op_threads = CheckedThreadCount(threads);
   });
 }
 

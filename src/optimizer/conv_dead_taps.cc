@@ -68,7 +68,9 @@ bool PruneOne(PassContext& ctx, ir::Node* conv) {
     while (!TapReachesInput(hi[a], n, out, s, d, begin)) --hi[a];
     // The dropped taps' span comes off the pads; the output size is unchanged.
     const int64_t new_begin = begin - lo[a] * d, new_end = end - (k - 1 - hi[a]) * d;
-    if (new_begin < 0 || new_end < 0) {  // cannot happen for taps wholly in the padding
+    // A tap skipped over the map by a stride larger than it is dead without lying in the
+    // padding: its span may exceed the pads, and then the axis is kept whole.
+    if (new_begin < 0 || new_end < 0) {
       lo[a] = 0;
       hi[a] = k - 1;
       continue;

@@ -150,6 +150,15 @@ void GraphPlan::Specialize() {
   }
 }
 
+std::vector<bool> GraphPlan::PinnedSlots() const {
+  std::vector<bool> pinned(slot_count_, false);
+  for (int s : output_slots_) pinned[s] = true;
+  for (int s : input_slots_) pinned[s] = true;
+  for (const auto& c : constants_) pinned[c.first] = true;
+  for (const auto& c : captures_) pinned[c.first] = true;
+  return pinned;
+}
+
 void GraphPlan::PlanReleases() {
   std::vector<int> last_use(slot_count_, -1);
   for (size_t i = 0; i < steps_.size(); ++i) {
@@ -166,23 +175,14 @@ void GraphPlan::PlanReleases() {
       }
     }
   }
-  // Graph outputs, inputs, constants and captures live for the whole run.
-  std::vector<bool> pinned(slot_count_, false);
-  for (int s : output_slots_) pinned[s] = true;
-  for (int s : input_slots_) pinned[s] = true;
-  for (const auto& c : constants_) pinned[c.first] = true;
-  for (const auto& c : captures_) pinned[c.first] = true;
+  const std::vector<bool> pinned = PinnedSlots();
   for (size_t s = 0; s < slot_count_; ++s) {
     if (!pinned[s] && last_use[s] >= 0) steps_[last_use[s]].release.push_back(static_cast<int>(s));
   }
 }
 
 void GraphPlan::PlanDependencies() {
-  std::vector<bool> pinned(slot_count_, false);
-  for (int s : output_slots_) pinned[s] = true;
-  for (int s : input_slots_) pinned[s] = true;
-  for (const auto& c : constants_) pinned[c.first] = true;
-  for (const auto& c : captures_) pinned[c.first] = true;
+  const std::vector<bool> pinned = PinnedSlots();
   std::vector<size_t> producer(slot_count_, SIZE_MAX);
   for (size_t i = 0; i < steps_.size(); ++i) {
     for (int s : steps_[i].outputs) {

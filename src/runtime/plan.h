@@ -130,6 +130,8 @@ class GraphPlan {
   void Infer(bool fold_constants);
   // Hands each kernel what inference learnt of its inputs' shapes (Kernel::SpecializeForShapes).
   void Specialize();
+  // Per slot: whether it lives for the whole run (graph outputs, inputs, constants, captures).
+  std::vector<bool> PinnedSlots() const;
   void PlanReleases();
   // Step::producers, Step::next, Step::readings and reading_counts_: the dependency graph of
   // the steps, for running independent ones at once.

@@ -184,14 +184,14 @@ ValuePtr PackedTensor(const py::array& given, KilnElementType type) {
   const SubByte sb = SubByteOf(type);
   // Whatever the array's 1-byte dtype (int8, uint8, ml_dtypes'), its bytes as int8 or uint8.
   const bool is_signed = sb.low < 0;
-  py::array bytes = py::module_::import("numpy").attr("ascontiguousarray")(given).attr("view")(
-      is_signed ? "int8" : "uint8");
-  if (bytes.itemsize() != 1) {
+  if (given.itemsize() != 1) {
     throw kiln::Exception(KILN_INVALID_ARGUMENT,
                           std::string("a ") + ElementTypeName(type) +
                               " tensor is given one element per byte, not as numpy dtype '" +
                               std::string(py::str(given.dtype())) + "'");
   }
+  py::array bytes = py::module_::import("numpy").attr("ascontiguousarray")(given).attr("view")(
+      is_signed ? "int8" : "uint8");
   const std::vector<int64_t> shape = ShapeOf(given);
   ValuePtr v = TensorOfShape(shape, type);
   const size_t n = static_cast<size_t>(bytes.size());
