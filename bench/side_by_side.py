@@ -74,14 +74,18 @@ def compare_outputs(kiln, model_dir, tmp):
     return worst
 
 
-def iterations(gflop):
-    return int(min(200, max(10, 20 / gflop)))
+def iterations(meta):
+    """About a second of runs per measurement: from torch's forward time where the export
+    recorded it (the sweep), else from the model's GFLOP (the zoo)."""
+    if "torch_ms" in meta:
+        return int(min(200, max(5, 1000 / max(meta["torch_ms"], 1e-3))))
+    return int(min(200, max(10, 20 / meta["gflop"])))
 
 
-def bench(kiln, model_dir, threads, rounds, gflop):
+def bench(kiln, model_dir, threads, rounds, meta):
     _, inputs = inputs_of(model_dir)
     model = os.path.join(model_dir, "model.onnx")
-    iters = str(iterations(gflop))
+    iters = str(iterations(meta))
     kcmd = [kiln, "bench", model, "--threads", str(threads), "--iters", iters, "--json"]
     for i in inputs:
         kcmd += ["--input", i]
@@ -134,7 +138,7 @@ def main():
     for name in names:
         model_dir = os.path.join(args.models, name)
         with open(os.path.join(model_dir, "meta.json")) as f:
-            gflop = json.load(f)["gflop"]
+            meta = json.load(f)
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 diff = f"{compare_outputs(args.kiln, model_dir, tmp):.2g}"
@@ -143,7 +147,7 @@ def main():
             diff, failed = "MISMATCH", failed + 1
         for t in threads:
             try:
-                b = bench(args.kiln, model_dir, t, args.rounds, gflop)
+                b = bench(args.kiln, model_dir, t, args.rounds, meta)
             except RuntimeError as e:
                 print(f"{name}: {e}", file=sys.stderr)
                 rows.append(f"| {name} | {t} | failed | | | | | | | {diff} |")

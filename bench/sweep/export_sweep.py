@@ -1,7 +1,7 @@
 #!/usr/bin/env -S /usr/bin/python3
 """Export the model sweep (issue 27) with Debian's torch: models Kiln was never tuned on.
 
-    /usr/bin/python3 bench/sweep/export_sweep.py OUTDIR [--only NAME]... [--list]
+    /usr/bin/python3 bench/sweep/export_sweep.py OUTDIR [--only NAME]... [--list] [--timeout S]
 
 Every torchvision classification model; the segmentation, detection, video and optical-flow
 models where torch 1.13 exports them; two streaming models written here (streaming_models.py: a
@@ -13,12 +13,16 @@ For each model OUTDIR/<name>/ gets model.onnx, input_<i>.npy, torch's outputs as
 (and, for a dynamic variant, a second shape as input2_<i>.npy / ref2_<i>.npy), and meta.json
 {"inputs", "outputs", "gflop", "shapes"}: the layout bench/side_by_side.py reads. A model that
 does not export is listed in OUTDIR/export_failures.json with torch's error, not skipped
-silently. A model already exported by the same script and torch is reused.
+silently. A model already exported by the same script and torch is reused. Each model is exported
+in a child process of its own (its memory is returned when it is done) that is stopped after
+--timeout seconds (recorded as a failure). meta.json's "torch_ms" is torch's own forward time at
+1 thread, which side_by_side.py uses to size its iteration counts.
 """
 import argparse
 import hashlib
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -145,6 +149,9 @@ def export(name, outdir, tv, streaming):
         model, inputs, in_names, (dynamic_axes, second) = build_streaming(kind, dynamic, name)
     with torch.no_grad():
         refs = flat_outputs(model(*inputs))
+        t0 = time.perf_counter()  # the second run: the first one warms up
+        model(*inputs)
+        torch_ms = (time.perf_counter() - t0) * 1e3
         refs2 = flat_outputs(model(*second)) if second is not None else None
     out_names = [f"output_{i}" for i in range(len(refs))]
     os.makedirs(d, exist_ok=True)
@@ -165,7 +172,8 @@ def export(name, outdir, tv, streaming):
     graph_inputs = [i.name for i in onnx.load(path, load_external_data=False).graph.input]
     with open(os.path.join(d, "meta.json"), "w") as f:
         json.dump({"inputs": graph_inputs, "outputs": out_names, "gflop": 1.0,
-                   "shapes": 2 if second is not None else 1}, f, indent=2)
+                   "torch_ms": round(torch_ms, 3), "shapes": 2 if second is not None else 1},
+                  f, indent=2)
         f.write("\n")
     open(done, "w").close()
     return "exported"
@@ -176,6 +184,8 @@ def main():
     p.add_argument("outdir")
     p.add_argument("--only", action="append")
     p.add_argument("--list", action="store_true", help="print the names and exit")
+    p.add_argument("--timeout", type=float, default=1200, help="seconds per model")
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     tv, streaming = torchvision_names(), streaming_specs()
     names = args.only or sorted(streaming) + sorted(tv)
@@ -183,6 +193,9 @@ def main():
         print("\n".join(names))
         return
     torch.set_num_threads(1)
+    if args.child:  # one model, in the process the parent started for it
+        print(export(names[0], args.outdir, tv, streaming), flush=True)
+        return
     os.makedirs(args.outdir, exist_ok=True)
     failures_path = os.path.join(args.outdir, "export_failures.json")
     failures = {}
@@ -194,10 +207,18 @@ def main():
             raise SystemExit(f"unknown model '{name}' (see --list)")
         start = time.monotonic()
         try:
-            what = export(name, args.outdir, tv, streaming)
-            failures.pop(name, None)
-        except Exception as e:  # recorded: a model that does not export is a row of the table
-            what = f"does not export: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
+            child = subprocess.run([sys.executable, os.path.abspath(__file__), args.outdir,
+                                    "--only", name, "--child"], capture_output=True, text=True,
+                                   timeout=args.timeout)
+            if child.returncode == 0:
+                what = child.stdout.strip().splitlines()[-1]
+                failures.pop(name, None)
+            else:  # recorded: a model that does not export is a row of the table
+                err = [ln for ln in child.stderr.strip().splitlines() if ln.strip()]
+                what = f"does not export: {err[-1][:300] if err else f'exit {child.returncode}'}"
+                failures[name] = what
+        except subprocess.TimeoutExpired:
+            what = f"does not export: not done in {args.timeout:.0f} s"
             failures[name] = what
         print(f"{name}: {what} ({time.monotonic() - start:.1f} s)", flush=True)
         with open(failures_path, "w") as f:

@@ -7,11 +7,12 @@
 // multiplier 1 and square 3×3 / 5×5 kernels register-tiled with the epilogue on the sums (see
 // DwRowFast in nhwc_depthwise.cc), otherwise a general loop followed by the epilogue; 3×3, stride
 // 1, undilated, one group with 16–512 channels on both sides runs as Winograd F(2×2, 3×3)
-// (nhwc_winograd.h); everything else multiplies blocks of output pixels, [P, kH·kW·C/group] ·
-// [kH·kW·C/group, M/group] per group, the left side being X itself for a 1×1, stride 1, unpadded
-// kernel and an im2col of the block (contiguous C-runs per tap) otherwise, the right side the
-// weights packed once for PackedGemm. Blocks run in parallel and get the epilogue while they are
-// still in cache.
+// (nhwc_winograd.h); groups of 2, 4, 8 or 16 channels on both sides run as a direct loop along
+// the output channels (nhwc_grouped.cc); everything else multiplies blocks of output pixels, [P,
+// kH·kW·C/group] · [kH·kW·C/group, M/group] per group, the left side being X itself for a 1×1,
+// stride 1, unpadded kernel and an im2col of the block (contiguous C-runs per tap) otherwise, the
+// right side the weights packed once for PackedGemm. Blocks run in parallel and get the epilogue
+// while they are still in cache.
 //
 // Attribute `input_channels` (ints, optional; set by the optimizer's nhwc_concat_split pass when
 // it absorbs a Concat): X comes in parts along the channels, input 0 holding the first
@@ -335,6 +336,9 @@ class NhwcConv final : public Kernel {
                 "attribute 'kernel_shape' does not match input 'W' " + ws.ToString());
     }
     depthwise_ = group_ > 1 && group_channels_ == 1;
+    grouped_ = !depthwise_ &&
+               nhwc::GroupedFits(static_cast<size_t>(group_), static_cast<size_t>(group_channels_),
+                                 static_cast<size_t>(features_ / group_));
     const auto all_one = [](const std::vector<int64_t>& v) {
       return std::all_of(v.begin(), v.end(), [](int64_t d) { return d == 1; });
     };
@@ -498,6 +502,8 @@ class NhwcConv final : public Kernel {
       RunExpandDepthwise(p, o, ex, epilogue_, ctx);
     } else if (depthwise_) {
       RunDepthwise(p, o, epilogue_, ctx.threads());
+    } else if (grouped_) {
+      nhwc::RunGrouped(p, packed_.data(), o, epilogue_, ctx.threads());
     } else if (winograd_) {
       const nhwc::WinogradShape s = {p.batch, p.in_h,           p.in_w,          p.out_h,
                                      p.out_w, p.g.pad_begin[0], p.g.pad_begin[1]};
@@ -508,7 +514,9 @@ class NhwcConv final : public Kernel {
   }
 
  private:
-  // W [M, C/group, kH, kW] → depthwise: [kH·kW, M]; otherwise, per group, a PackedMatrix of
+  // W [M, C/group, kH, kW] → depthwise: [kH·kW, M]; narrow groups: blocks of 32 features, each
+  // [kH·kW][C/group][32];
+  // otherwise, per group, a PackedMatrix of
   // [kH·kW·C/group, M/group] with row tap·(C/group) + c (the im2col row order).
   void Pack(const float* w) {
     const auto m = static_cast<size_t>(features_);
@@ -516,6 +524,21 @@ class NhwcConv final : public Kernel {
     const auto taps = static_cast<size_t>(kernel_[0] * kernel_[1]);
     const auto groups = static_cast<size_t>(group_);
     const size_t mg = m / groups;
+    if (grouped_) {
+      // By blocks of 32 output channels (nhwc_grouped.cc): block b0 is [kH·kW][Q][bw], its row
+      // tap·Q + s holding input channel s of each of its output channels' groups.
+      packed_.resize(taps * cg * m);
+      for (size_t f = 0; f < m; ++f) {
+        const size_t b0 = f / 32 * 32;
+        const size_t bw = std::min<size_t>(32, m - b0);
+        for (size_t s = 0; s < cg; ++s) {
+          for (size_t tap = 0; tap < taps; ++tap) {
+            packed_[b0 * taps * cg + (tap * cg + s) * bw + (f - b0)] = w[(f * cg + s) * taps + tap];
+          }
+        }
+      }
+      return;
+    }
     if (!depthwise_) {
       // Read panel by panel: a panel's 32 features of OIHW (at most 32·C/group·kH·kW floats)
       // stay in L2 while its rows are written.
@@ -666,7 +689,8 @@ class NhwcConv final : public Kernel {
   int64_t group_channels_ = 0;
   std::array<int64_t, 2> kernel_ = {};
   bool depthwise_ = false;
-  std::vector<float> packed_;                // depthwise weights
+  bool grouped_ = false;                     // narrow groups: nhwc_grouped.cc's path
+  std::vector<float> packed_;                // depthwise and narrow-group weights
   std::vector<PackedMatrix> group_weights_;  // the others, one per group (or per X part)
   std::vector<size_t> part_sizes_;           // input_channels: X's parts, or empty
   bool channel_scale_ = false;               // input 4 scales X's channels per image

@@ -3,12 +3,14 @@
 #ifndef KILN_KERNELS_CPU_NHWC_NHWC_CONV_PARTS_H_
 #define KILN_KERNELS_CPU_NHWC_NHWC_CONV_PARTS_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "core/thread_pool.h"
 #include "kernels/cpu/linalg/packed_gemm.h"
+#include "kernels/cpu/nhwc/nhwc_window.h"
 #include "kernels/cpu/nn/conv_epilogue.h"
 #include "kernels/cpu/nn/window.h"
 #include "kernels/kernel.h"
@@ -29,7 +31,7 @@ struct Problem {
 
 struct Operands {
   const float* x;
-  const float* w;                       // depthwise: [kH·kW, M]
+  const float* w;                       // depthwise: [kH·kW, M]; narrow groups: RunGrouped's
   const std::vector<PackedMatrix>* gw;  // otherwise: one [kH·kW·C/group, M/group] per group
   const float* bias;                    // nullptr when absent
   const float* z;                       // nullptr when absent
@@ -54,9 +56,30 @@ struct Expansion {
   const nn::Epilogue* e = nullptr;  // the expansion's activation
 };
 
+// The output columns [lo, hi) whose every horizontal tap is inside the image: no bounds checks
+// there.
+inline TapRange InnerColumns(const Problem& p) {
+  const nn::WindowGeometry& g = p.g;
+  const int64_t sx = g.stride[1];
+  const int64_t room = p.in_w - (g.kernel[1] - 1) * g.dilation[1] + g.pad_begin[1];
+  TapRange inner;
+  inner.lo = std::min(p.out_w, nn::CeilDiv(g.pad_begin[1], sx));
+  inner.hi = std::max(inner.lo, std::min(p.out_w, room <= 0 ? 0 : nn::CeilDiv(room, sx)));
+  return inner;
+}
+
 // A depthwise convolution (C/group == 1), with its epilogue: a register-tiled fast path for
 // multiplier 1 and square 3×3 / 5×5 kernels, a general loop otherwise.
 void RunDepthwise(const Problem& p, const Operands& o, const nn::Epilogue& e, ThreadPool& pool);
+
+// Whether the narrow-group path (nhwc_grouped.cc) takes a grouped convolution: more than one group,
+// Q = C/group = M/group is 2, 4 8 or 16, and M is a multiple of 8.
+bool GroupedFits(size_t groups, size_t group_channels, size_t group_features);
+
+// A grouped convolution GroupedFits takes, with its epilogue; w is packed as nhwc_grouped.cc's
+// GroupedRows reads it.
+void RunGrouped(const Problem& p, const float* w, const Operands& o, const nn::Epilogue& e,
+                ThreadPool& pool);
 
 // The depthwise convolution of X's 1×1 expansion (attribute expand), band by band; only for layers
 // the fast path runs whole (NhwcConv's constructor checks).

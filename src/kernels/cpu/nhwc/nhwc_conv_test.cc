@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/nhwc/nhwc_conv_parts.h"
 #include "kernels/cpu/nhwc/nhwc_test_util.h"
 #include "kernels/cpu/nhwc/nhwc_winograd.h"
 #include "kernels/test_errors.h"
@@ -392,6 +393,114 @@ TEST(NhwcConv, SmallImageKnownAtLoadLeavesWinograd) {
 
 TEST(NhwcConv, MatchesConvOnManyShapes) {
   for (const ConvCase& k : Cases()) {
+    CheckCase(k, 1);
+    CheckCase(k, 2);
+  }
+}
+
+// The narrow-group path (nhwc_grouped.cc) takes groups of 2, 4, 8 or 16 channels on both sides
+// with M a multiple of 8; the rest stay on the im2col product.
+TEST(NhwcConv, NarrowGroupsFit) {
+  EXPECT_TRUE(cpu::nhwc::GroupedFits(32, 4, 4));   // ResNeXt
+  EXPECT_TRUE(cpu::nhwc::GroupedFits(3, 16, 16));  // RegNet
+  EXPECT_TRUE(cpu::nhwc::GroupedFits(8, 2, 2));
+  EXPECT_TRUE(cpu::nhwc::GroupedFits(5, 8, 8));
+  EXPECT_FALSE(cpu::nhwc::GroupedFits(1, 16, 16));   // one group: dense
+  EXPECT_FALSE(cpu::nhwc::GroupedFits(32, 32, 32));  // wide groups fill the micro-kernel
+  EXPECT_FALSE(cpu::nhwc::GroupedFits(4, 4, 8));     // C/group != M/group
+  EXPECT_FALSE(cpu::nhwc::GroupedFits(3, 2, 2));     // M = 6: not a multiple of 8
+  EXPECT_FALSE(cpu::nhwc::GroupedFits(8, 6, 6));
+}
+
+// Every form of the narrow-group path against ONNX Conv: each group width, inner tiles of 8 and 4
+// columns and edge columns, images narrower than a tile or than the kernel, strides, dilations,
+// asymmetric padding, 1×1, 5×5 and 3×1 kernels, a last block of channels narrower than 32, bands
+// of rows that cross images, and the epilogue.
+TEST(NhwcConv, NarrowGroupsMatchConv) {
+  const std::vector<ConvCase> cases = {
+      {.name = "q2",
+       .h = 9,
+       .w = 11,
+       .c = 16,
+       .m = 16,
+       .group = 8,
+       .pads = {1, 1, 1, 1},
+       .z = true,
+       .activation = "Relu"},
+      {.name = "q4 tiles", .h = 13, .w = 23, .c = 32, .m = 32, .group = 8, .pads = {1, 1, 1, 1}},
+      {.name = "q4 stride 2",
+       .h = 15,
+       .w = 17,
+       .c = 64,
+       .m = 64,
+       .group = 16,
+       .strides = {2, 2},
+       .pads = {1, 1, 1, 1}},
+      {.name = "q8 40 channels",
+       .h = 10,
+       .w = 12,
+       .c = 40,
+       .m = 40,
+       .group = 5,
+       .pads = {1, 0, 2, 1},
+       .z = true},
+      {.name = "q16 dilated",
+       .h = 12,
+       .w = 19,
+       .c = 48,
+       .m = 48,
+       .group = 3,
+       .dilations = {2, 2},
+       .pads = {2, 2, 2, 2}},
+      {.name = "q16 narrow image",
+       .h = 7,
+       .w = 5,
+       .c = 32,
+       .m = 32,
+       .group = 2,
+       .pads = {1, 1, 1, 1}},
+      {.name = "q4 1x1", .h = 5, .w = 19, .c = 32, .m = 32, .kh = 1, .kw = 1, .group = 8},
+      {.name = "q8 5x5",
+       .h = 9,
+       .w = 14,
+       .c = 16,
+       .m = 16,
+       .kh = 5,
+       .kw = 5,
+       .group = 2,
+       .pads = {2, 2, 2, 2},
+       .bias = false},
+      {.name = "q8 3x1",
+       .h = 6,
+       .w = 9,
+       .c = 24,
+       .m = 24,
+       .kh = 3,
+       .kw = 1,
+       .group = 3,
+       .pads = {1, 0, 1, 0}},
+      {.name = "q2 image narrower than the kernel",
+       .h = 3,
+       .w = 2,
+       .c = 8,
+       .m = 8,
+       .group = 4,
+       .pads = {1, 1, 1, 1}},
+      {.name = "q4 batch 3 no pad",
+       .n = 3,
+       .h = 6,
+       .w = 30,
+       .c = 96,
+       .m = 96,
+       .group = 24,
+       .activation = "Clip",
+       .params = {-0.5f, 0.5f}},
+  };
+  for (const ConvCase& k : cases) {
+    ASSERT_TRUE(cpu::nhwc::GroupedFits(static_cast<size_t>(k.group),
+                                       static_cast<size_t>(k.c / k.group),
+                                       static_cast<size_t>(k.m / k.group)))
+        << k.name;
     CheckCase(k, 1);
     CheckCase(k, 2);
   }

@@ -258,17 +258,6 @@ FastRow PickFastRow(const Problem& p, const nn::Epilogue& e) {
   return f;
 }
 
-// The output columns [lo, hi) whose kernel columns are all inside the image.
-TapRange InnerColumns(const Problem& p) {
-  const WindowGeometry& g = p.g;
-  const int64_t sx = g.stride[1];
-  const int64_t room = p.in_w - (g.kernel[1] - 1) * g.dilation[1] + g.pad_begin[1];
-  TapRange inner;
-  inner.lo = std::min(p.out_w, nn::CeilDiv(g.pad_begin[1], sx));
-  inner.hi = std::max(inner.lo, std::min(p.out_w, room <= 0 ? 0 : nn::CeilDiv(room, sx)));
-  return inner;
-}
-
 // One output row (image n, row oy) of a depthwise convolution, before the epilogue: w is
 // [kH·kW, M] and output channel m reads input channel m / (M / C). With multiplier 1, channels
 // [c_begin, c_end) only; otherwise all of them. The path for what the fast one does not cover.

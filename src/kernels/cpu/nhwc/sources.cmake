@@ -4,6 +4,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/nhwc/kernels.cc
   src/kernels/cpu/nhwc/nhwc_conv.cc
   src/kernels/cpu/nhwc/nhwc_depthwise.cc
+  src/kernels/cpu/nhwc/nhwc_grouped.cc
   src/kernels/cpu/nhwc/nhwc_winograd.cc
   src/kernels/cpu/nhwc/nhwc_pool.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES

@@ -1,0 +1,244 @@
+// NhwcConv's narrow-group path (see nhwc_conv.cc's file comment): a grouped convolution whose
+// groups have Q = 2, 4, 8 or 16 channels on both sides (ResNeXt's and RegNet's
+// 3×3 layers) as a direct loop vectorized along the output channels.
+//
+// The im2col product multiplies each group apart, [P, kH·kW·Q] · [kH·kW·Q, Q]: a product Q
+// columns wide, which the 32-column micro-kernel runs at Q/32 of its speed (3.6 GFLOP/s for
+// ResNeXt's groups of 4). Here each vector of 8 output channels is summed over the taps and the
+// group's Q input channels, times the weights W[m][s][tap] of each lane's output channel m, for
+// 8 output columns at once (each weight vector loaded once for them). With Q ≤ 4 the vector holds
+// 8/Q whole groups, whose inputs are the same 8 channels of X: input channel s of each lane's
+// group is a shuffle of that one load. With Q ≥ 8 the vector is inside one group, and input
+// channel s is broadcast from memory. Every multiply-add is useful.
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
+
+#include "kernels/cpu/common.h"
+#include "kernels/cpu/nhwc/nhwc_conv_parts.h"
+#include "kernels/cpu/nhwc/nhwc_window.h"
+#include "kernels/cpu/nn/conv_epilogue.h"
+#include "kernels/cpu/nn/window.h"
+#include "kernels/cpu/vectorize.h"
+
+// GCC's -std=c++20 turns floating-point contraction off; here a fused multiply-add is what we
+// want. The 16-float vectors are passed only between inlined functions of this file.
+#if defined(__GNUC__) && !defined(__clang__)
+#define KILN_CONTRACT __attribute__((optimize("fp-contract=fast")))
+#pragma GCC diagnostic ignored "-Wpsabi"
+#else
+#define KILN_CONTRACT
+#endif
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wpsabi"
+#endif
+
+namespace kiln::cpu::nhwc {
+namespace {
+
+// Wider groups than this go to the im2col product, whose micro-kernel they fill.
+constexpr size_t kMaxBroadcastGroup = 16;
+
+using nn::WindowGeometry;
+using V8 = float __attribute__((vector_size(32)));
+
+[[gnu::always_inline]] inline V8 Load(const float* p) {
+  V8 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+[[gnu::always_inline]] inline void Store(float* p, V8 v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+// Lane j takes lane (j / Q) · Q + S: input channel S of the group lane j belongs to.
+template <size_t Q, size_t S, size_t... J>
+[[gnu::always_inline]] inline V8 Spread(V8 x, std::index_sequence<J...> /*lanes*/) {
+  return __builtin_shufflevector(x, x, (J / Q * Q + S)...);
+}
+
+// acc += Σ_s Spread<s>(x) · w[s], the odd s into `odd` instead. (No lambdas in this file: a lambda
+// is a function of its own, compiled for the baseline target, not for the clone that calls it.)
+template <size_t Q, size_t... S>
+[[gnu::always_inline]] inline void SpreadTaps(V8 x, const V8* w, V8& acc, V8& odd,
+                                              std::index_sequence<S...> /*s*/) {
+  (((S % 2 == 0 ? acc : odd) += Spread<Q, S>(x, std::make_index_sequence<8>{}) * w[S]), ...);
+}
+
+// Output columns [ox, ox + kCols) of channels [c0, c0 + 8·kChunks), summed over the taps
+// [ry) × [rx) (all the columns share rx; a column with taps in the padding comes alone). xp: the
+// input of the first column at tap (0, 0), which may lie outside the image; x_step: from one
+// column's input to the next. Groups of Q ≤ 4 (8 lanes hold 8/Q whole groups): one load of the 8
+// channels and Q shuffles per input pixel. Groups of Q ≥ 8 (the 8 lanes are in one group): each
+// input channel broadcast from memory. kCols · kChunks independent sums hide the multiply-add
+// latency. wb: the weights of the block of bw channels (see GroupedRows) that c0 is cb into.
+template <size_t Q, size_t kCols, size_t kChunks>
+[[gnu::always_inline]] inline void Tile(const Problem& p, const float* xp, size_t x_step,
+                                        const float* wb, size_t bw, TapRange ry, TapRange rx,
+                                        float* y, size_t c0, size_t cb) {
+  const WindowGeometry& g = p.g;
+  const size_t m = p.features;
+  const size_t q = p.group_channels;
+  const auto row_step = static_cast<size_t>(g.dilation[0] * p.in_w) * m;
+  const auto tap_step = static_cast<size_t>(g.dilation[1]) * m;
+  // With fewer than 8 sums, the odd s go to sums of their own (q is even): twice the
+  // independent multiply-adds.
+  constexpr bool kSplit = kCols * kChunks < 8;
+  V8 acc[kCols][kChunks] = {};
+  V8 odd[kCols][kChunks] = {};
+  for (int64_t ky = ry.lo; ky < ry.hi; ++ky) {
+    for (int64_t kx = rx.lo; kx < rx.hi; ++kx) {
+      const float* xt =
+          xp + static_cast<size_t>(ky) * row_step + static_cast<size_t>(kx) * tap_step;
+      const float* wt = wb + static_cast<size_t>(ky * g.kernel[1] + kx) * q * bw + cb;
+      if constexpr (Q <= 4) {
+        for (size_t k = 0; k < kChunks; ++k) {
+          V8 ws[Q];
+          for (size_t s = 0; s < Q; ++s) ws[s] = Load(wt + s * bw + 8 * k);
+          for (size_t c = 0; c < kCols; ++c) {
+            SpreadTaps<Q>(Load(xt + c * x_step + c0 + 8 * k), ws, acc[c][k],
+                          kSplit ? odd[c][k] : acc[c][k], std::make_index_sequence<Q>{});
+          }
+        }
+      } else {
+        // s outermost: the kCols · kChunks sums of one s are independent of each other.
+        const float* xg[kChunks];
+        for (size_t k = 0; k < kChunks; ++k) xg[k] = xt + (c0 + 8 * k) / q * q;
+        for (size_t s = 0; s < q; s += 2) {
+          for (size_t k = 0; k < kChunks; ++k) {
+            const V8 w0 = Load(wt + s * bw + 8 * k);
+            const V8 w1 = Load(wt + (s + 1) * bw + 8 * k);
+            for (size_t c = 0; c < kCols; ++c) {
+              const float* xc = xg[k] + c * x_step + s;
+              acc[c][k] += xc[0] * w0;
+              (kSplit ? odd[c][k] : acc[c][k]) += xc[1] * w1;
+            }
+          }
+        }
+      }
+    }
+  }
+  for (size_t c = 0; c < kCols; ++c) {
+    for (size_t k = 0; k < kChunks; ++k) Store(y + c * m + c0 + 8 * k, acc[c][k] + odd[c][k]);
+  }
+}
+
+// Output rows [r_begin, r_end) of all the images (row r is row r % OH of image r / OH), before
+// the epilogue. Q is the group width for the shuffle path, 8 for the broadcast one (8 or 16:
+// p.group_channels). w is packed by blocks of 32 output channels (the last one may have fewer, a
+// multiple of 8): block b0 at w + b0·kH·kW·Q, [kH·kW][Q][bw], its row tap·Q + s holding
+// W[m][s][tap] for the block's bw output channels m. (Rows of bw floats, not M: with M a large
+// power of two, rows M apart would all fall in the same few sets of the L1 cache.) The blocks are
+// outermost, so that a block's weights stay in L1 across the rows; in each row the inner columns in
+// tiles of 8 and 4 columns (each weight vector loaded once for the tile), the other columns one by
+// one with the block's four chunks at once.
+template <size_t Q>
+KILN_VECTOR_CLONES KILN_CONTRACT void GroupedRows(const Problem& p, const float* x, const float* w,
+                                                  size_t r_begin, size_t r_end, TapRange inner,
+                                                  float* y) {
+  const WindowGeometry& g = p.g;
+  const size_t m = p.features;  // == p.channels
+  const int64_t sx = g.stride[1];
+  const auto x_step = static_cast<size_t>(sx) * m;
+  const auto step = static_cast<int64_t>(x_step);
+  const TapRange all = {0, g.kernel[1]};
+  const int64_t tiled_end = inner.lo + (inner.hi - inner.lo) / 4 * 4;
+  const size_t row_size = static_cast<size_t>(p.out_w) * m;
+  // The edge columns. (Loops, not lambdas, here: a lambda would be compiled for the baseline
+  // target.)
+  const std::array<std::pair<int64_t, int64_t>, 2> edges = {
+      std::pair{int64_t{0}, std::min(inner.lo, p.out_w)},
+      std::pair{std::max(inner.lo, tiled_end), p.out_w}};
+  for (size_t b0 = 0; b0 < m; b0 += 32) {
+    const size_t b1 = std::min(m, b0 + 32);
+    const size_t bw = b1 - b0;
+    const float* wb = w + b0 * g.kernel_size * p.group_channels;
+    for (size_t r = r_begin; r < r_end; ++r) {
+      const size_t n = r / static_cast<size_t>(p.out_h);
+      const auto oy = static_cast<int64_t>(r % static_cast<size_t>(p.out_h));
+      const float* x_image = x + n * static_cast<size_t>(p.in_h * p.in_w) * m;
+      float* y_row = y + r * row_size;
+      const TapRange ry = Taps(oy, g.stride[0], g.dilation[0], g.pad_begin[0], p.in_h, g.kernel[0]);
+      // origin + ox · step: the input of column ox at tap (0, 0) (it may be outside the row:
+      // never read there).
+      const float* origin =
+          x_image +
+          ((oy * g.stride[0] - g.pad_begin[0]) * p.in_w - g.pad_begin[1]) * static_cast<int64_t>(m);
+      for (size_t c0 = b0; c0 < b1; c0 += 8) {
+        int64_t ox = inner.lo;
+        for (; ox + 8 <= tiled_end; ox += 8) {
+          Tile<Q, 8, 1>(p, origin + ox * step, x_step, wb, bw, ry, all,
+                        y_row + static_cast<size_t>(ox) * m, c0, c0 - b0);
+        }
+        if (ox < tiled_end) {
+          Tile<Q, 4, 1>(p, origin + ox * step, x_step, wb, bw, ry, all,
+                        y_row + static_cast<size_t>(ox) * m, c0, c0 - b0);
+        }
+      }
+      for (const auto& [begin, end] : edges) {
+        for (int64_t ox = begin; ox < end; ++ox) {
+          const TapRange rx = Taps(ox, sx, g.dilation[1], g.pad_begin[1], p.in_w, g.kernel[1]);
+          const float* xp = origin + ox * step;
+          float* yp = y_row + static_cast<size_t>(ox) * m;
+          if (b1 - b0 == 32) {
+            Tile<Q, 1, 4>(p, xp, x_step, wb, bw, ry, rx, yp, b0, 0);
+          } else {
+            for (size_t c0 = b0; c0 < b1; c0 += 8)
+              Tile<Q, 1, 1>(p, xp, x_step, wb, bw, ry, rx, yp, c0, c0 - b0);
+          }
+        }
+      }
+    }
+  }
+}
+
+using RowFn = void (*)(const Problem&, const float*, const float*, size_t, size_t, TapRange,
+                       float*);
+
+RowFn PickRow(size_t q) {
+  switch (q) {
+    case 2:
+      return GroupedRows<2>;
+    case 4:
+      return GroupedRows<4>;
+    default:
+      return q % 8 == 0 && q <= kMaxBroadcastGroup ? GroupedRows<8> : nullptr;
+  }
+}
+
+}  // namespace
+
+bool GroupedFits(size_t groups, size_t group_channels, size_t group_features) {
+  return groups > 1 && group_channels == group_features && PickRow(group_channels) != nullptr &&
+         groups * group_channels % 8 == 0;
+}
+
+void RunGrouped(const Problem& p, const float* w, const Operands& o, const nn::Epilogue& e,
+                ThreadPool& pool) {
+  const RowFn row_fn = PickRow(p.group_channels);
+  const size_t rows = p.batch * static_cast<size_t>(p.out_h);
+  const size_t row_size = static_cast<size_t>(p.out_w) * p.features;
+  const TapRange inner = InnerColumns(p);
+  // Bands of a few rows: each reads the weights once, and gets the epilogue while in cache.
+  constexpr size_t kBand = 4;
+  const auto run = [&](size_t begin, size_t end) {
+    for (size_t r = begin; r < end; r += kBand) {
+      const size_t band_end = std::min(end, r + kBand);
+      row_fn(p, o.x, w, r, band_end, inner, o.y);
+      nn::ApplyEpilogueRows(e, o.y + r * row_size, (band_end - r) * static_cast<size_t>(p.out_w),
+                            p.features, p.features, o.bias,
+                            o.z != nullptr ? o.z + r * row_size : nullptr, p.features);
+    }
+  };
+  // One contiguous share of rows per thread: the rows the previous layer's thread wrote stay
+  // with it. A small layer runs on this thread alone.
+  if (rows * row_size * p.g.kernel_size * p.group_channels < 65536) {
+    run(0, rows);
+  } else {
+    pool.ParallelForShares(rows, run);
+  }
+}
+
+}  // namespace kiln::cpu::nhwc
