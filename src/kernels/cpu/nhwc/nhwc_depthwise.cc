@@ -12,6 +12,7 @@
 #include "kernels/cpu/nhwc/nhwc_window.h"
 #include "kernels/cpu/nn/conv_epilogue.h"
 #include "kernels/cpu/nn/window.h"
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu::nhwc {
@@ -89,8 +90,9 @@ template <size_t kWidth>
 }
 
 // The fast depthwise path (multiplier 1, square 3×3 or 5×5 kernel, horizontal stride 1 or 2,
-// horizontal dilation 1; any vertical stride and dilation): channels in chunks of 16 (one
-// AVX-512 register; GCC splits the vector for the AVX2 and baseline clones), each chunk's K·K
+// horizontal dilation 1; any vertical stride and dilation): channels in chunks of kW, 16 (one
+// AVX-512 register) where the machine has AVX-512 and 8 (one AVX2 register) elsewhere, each
+// chunk's K·K
 // weights loaded into registers once per row, tiles of kCols output columns whose inputs are all
 // inside the image computed without bounds checks (each input vector loaded once and used by every
 // column of the tile that reads it), and the epilogue applied to the sums before they are stored.
@@ -99,7 +101,7 @@ template <size_t kWidth>
 //
 // GCC's -std=c++20 turns floating-point contraction off; here a fused multiply-add is what we
 // want. (Clang contracts within an expression by default.) Every function that takes or returns
-// an F16 by value is inlined, so no call passes one: GCC's warning that the AVX2 and baseline
+// a Vec by value is inlined, so no call passes one: GCC's warning that the AVX2 and baseline
 // clones would pass it differently does not apply.
 #if defined(__GNUC__) && !defined(__clang__)
 #define KILN_CONTRACT __attribute__((optimize("fp-contract=fast")))
@@ -108,21 +110,39 @@ template <size_t kWidth>
 #define KILN_CONTRACT
 #endif
 
-// Clang builds (the fuzz preset) have no target clones here, so these 16-float vectors are
+// Clang builds (the fuzz preset) have no target clones here, so these vectors are
 // passed between internal functions without AVX-512 enabled: Clang warns that this would change
 // the ABI, which does not matter for functions no other file calls.
 #if defined(__clang__)
 #pragma clang diagnostic ignored "-Wpsabi"
 #endif
-using F16 = float __attribute__((vector_size(64)));
+// kW floats. (With 16 on a machine without AVX-512, GCC splits each vector in two and the 25
+// weights of a 5×5 kernel take 50 of AVX2's 16 registers: 3× slower than 8-float vectors.)
+// (Through a class: GCC drops a vector_size attribute that depends on an alias template's
+// parameter, leaving a plain float.)
+template <int kW>
+struct VecOf;
+template <>
+struct VecOf<8> {
+  using type = float __attribute__((vector_size(32)));
+};
+template <>
+struct VecOf<16> {
+  using type = float __attribute__((vector_size(64)));
+};
+template <int kW>
+using Vec = typename VecOf<kW>::type;
+static_assert(sizeof(Vec<8>) == 8 * sizeof(float) && sizeof(Vec<16>) == 16 * sizeof(float));
 
-[[gnu::always_inline]] inline F16 Load16(const float* p) {
-  F16 v;
+template <int kW>
+[[gnu::always_inline]] inline Vec<kW> LoadVec(const float* p) {
+  Vec<kW> v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
 
-[[gnu::always_inline]] inline void Store16(float* p, F16 v) {
+template <int kW>
+[[gnu::always_inline]] inline void StoreVec(float* p, Vec<kW> v) {
   std::memcpy(p, &v, sizeof v);
 }
 
@@ -132,11 +152,11 @@ using F16 = float __attribute__((vector_size(64)));
 // multiply the compile time for little gain.
 enum class DwAct { kNone, kClip };
 
-template <DwAct A>
-[[gnu::always_inline]] inline F16 Activate16(F16 v, float lo, float hi) {
+template <DwAct A, int kW>
+[[gnu::always_inline]] inline Vec<kW> ActivateVec(Vec<kW> v, float lo, float hi) {
   if constexpr (A == DwAct::kClip) {
-    v = v < lo ? F16{} + lo : v;
-    v = v > hi ? F16{} + hi : v;
+    v = v < lo ? Vec<kW>{} + lo : v;
+    v = v > hi ? Vec<kW>{} + hi : v;
   }
   return v;
 }
@@ -152,19 +172,22 @@ struct DwRow {
   float lo, hi;      // the Clip of DwAct::kClip
 };
 
-// kCols output columns from ox on, channels [c0, c0 + 16): acc = bias + Σ w·x over the kernel rows
+// kCols output columns from ox on, channels [c0, c0 + kW): acc = bias + Σ w·x over the kernel rows
 // in r.ry and, with kBorder (then kCols is 1), the kernel columns in rx only.
-template <int K, int S, int kCols, bool kBorder, DwAct A>
+template <int K, int S, int kCols, bool kBorder, DwAct A, int kW>
 [[gnu::always_inline]] KILN_CONTRACT inline void DwTile(const Problem& p, const DwRow& r,
-                                                        const F16 (&w)[K * K], F16 bias,
+                                                        const Vec<kW> (&w)[K * K], Vec<kW> bias,
                                                         TapRange rx, int64_t ox, size_t c0) {
   const auto c = static_cast<int64_t>(p.channels);
   const int64_t ix0 = ox * S - p.g.pad_begin[1];
   // Signed: ix0 is negative at the left border, where those taps are skipped.
   const int64_t base = (r.iy0 * p.in_w + ix0) * c + static_cast<int64_t>(c0);
-  F16 acc[kCols];
+  // A lone column sums its taps in kParts partial sums, so that its multiply-adds do not wait on
+  // each other (the latency of one is four of them in flight).
+  constexpr int kParts = kCols == 1 ? 4 : 1;
+  Vec<kW> acc[kCols * kParts] = {};
 #pragma GCC unroll 16
-  for (int j = 0; j < kCols; ++j) acc[j] = bias;
+  for (int j = 0; j < kCols; ++j) acc[j * kParts] = bias;
 #pragma GCC unroll 8
   for (int ky = 0; ky < K; ++ky) {
     if (ky < r.ry.lo || ky >= r.ry.hi) continue;
@@ -172,47 +195,56 @@ template <int K, int S, int kCols, bool kBorder, DwAct A>
 #pragma GCC unroll 32
     for (int i = 0; i < (kCols - 1) * S + K; ++i) {
       if (kBorder && (i < rx.lo || i >= rx.hi)) continue;
-      const F16 xv = Load16(r.x + row + i * c);
+      const Vec<kW> xv = LoadVec<kW>(r.x + row + i * c);
 #pragma GCC unroll 16
       for (int j = 0; j < kCols; ++j) {
         const int kx = i - j * S;
-        if (kx >= 0 && kx < K) acc[j] += w[ky * K + kx] * xv;
+        if (kx >= 0 && kx < K) acc[j * kParts + (ky * K + kx) % kParts] += w[ky * K + kx] * xv;
       }
     }
   }
 #pragma GCC unroll 16
   for (int j = 0; j < kCols; ++j) {
     const size_t at = static_cast<size_t>(ox + j) * p.features + c0;
-    F16 v = acc[j];
-    if (r.z != nullptr) v += Load16(r.z + at);
-    Store16(r.y + at, Activate16<A>(v, r.lo, r.hi));
+    Vec<kW> v = acc[j * kParts];
+#pragma GCC unroll 4
+    for (int part = 1; part < kParts; ++part) v += acc[j * kParts + part];
+    if (r.z != nullptr) v += LoadVec<kW>(r.z + at);
+    StoreVec<kW>(r.y + at, ActivateVec<A, kW>(v, r.lo, r.hi));
   }
 }
 
 // Channels [c_begin, c_end) (16 | c_end - c_begin) of one output row of the fast path.
-template <int K, int S, DwAct A>
+template <int K, int S, DwAct A, int kW>
 KILN_VECTOR_CLONES KILN_CONTRACT void DwRowFast(const Problem& p, const DwRow& r, const float* w,
                                                 const float* bias, TapRange inner, size_t c_begin,
                                                 size_t c_end) {
-  // 8 columns × 1 register of sums and 9 of weights for 3×3; 4 + 25 for 5×5 (of 32 registers).
-  constexpr int kCols = K == 3 ? 8 : 4;
-  for (size_t c0 = c_begin; c0 < c_end; c0 += 16) {
-    F16 wv[K * K];
+  // 8 columns × 1 register of sums and 9 of weights for 3×3; 4 + 25 for 5×5 (of AVX-512's 32
+  // registers; with AVX2's 16 the weights that do not fit are read from L1 by the multiply-adds).
+  constexpr int kCols = K == 3 || kW == 8 ? 8 : 4;
+  for (size_t c0 = c_begin; c0 < c_end; c0 += kW) {
+    Vec<kW> wv[K * K];
 #pragma GCC unroll 32
-    for (int t = 0; t < K * K; ++t) wv[t] = Load16(w + static_cast<size_t>(t) * p.features + c0);
-    const F16 bv = bias != nullptr ? Load16(bias + c0) : F16{};
+    for (int t = 0; t < K * K; ++t) {
+      wv[t] = LoadVec<kW>(w + static_cast<size_t>(t) * p.features + c0);
+    }
+    const Vec<kW> bv = bias != nullptr ? LoadVec<kW>(bias + c0) : Vec<kW>{};
     int64_t ox = 0;
     for (; ox < inner.lo; ++ox) {
       const TapRange rx = Taps(ox, S, 1, p.g.pad_begin[1], p.in_w, K);
-      DwTile<K, S, 1, true, A>(p, r, wv, bv, rx, ox, c0);
+      DwTile<K, S, 1, true, A, kW>(p, r, wv, bv, rx, ox, c0);
     }
     for (; ox + kCols <= inner.hi; ox += kCols) {
-      DwTile<K, S, kCols, false, A>(p, r, wv, bv, {0, K}, ox, c0);
+      DwTile<K, S, kCols, false, A, kW>(p, r, wv, bv, {0, K}, ox, c0);
     }
-    for (; ox < inner.hi; ++ox) DwTile<K, S, 1, false, A>(p, r, wv, bv, {0, K}, ox, c0);
+    if (kCols > 4 && ox + 4 <= inner.hi) {
+      DwTile<K, S, 4, false, A, kW>(p, r, wv, bv, {0, K}, ox, c0);
+      ox += 4;
+    }
+    for (; ox < inner.hi; ++ox) DwTile<K, S, 1, false, A, kW>(p, r, wv, bv, {0, K}, ox, c0);
     for (; ox < p.out_w; ++ox) {
       const TapRange rx = Taps(ox, S, 1, p.g.pad_begin[1], p.in_w, K);
-      DwTile<K, S, 1, true, A>(p, r, wv, bv, rx, ox, c0);
+      DwTile<K, S, 1, true, A, kW>(p, r, wv, bv, rx, ox, c0);
     }
   }
 }
@@ -228,15 +260,21 @@ struct FastRow {
   bool activation_after = false;
 };
 
-template <DwAct A>
+template <DwAct A, int kW>
 DwRowFn FastRowFn(const WindowGeometry& g) {
   const bool k3 = g.kernel[0] == 3;
   const bool k5 = g.kernel[0] == 5;
-  if (k3 && g.stride[1] == 1) return &DwRowFast<3, 1, A>;
-  if (k3 && g.stride[1] == 2) return &DwRowFast<3, 2, A>;
-  if (k5 && g.stride[1] == 1) return &DwRowFast<5, 1, A>;
-  if (k5 && g.stride[1] == 2) return &DwRowFast<5, 2, A>;
+  if (k3 && g.stride[1] == 1) return &DwRowFast<3, 1, A, kW>;
+  if (k3 && g.stride[1] == 2) return &DwRowFast<3, 2, A, kW>;
+  if (k5 && g.stride[1] == 1) return &DwRowFast<5, 1, A, kW>;
+  if (k5 && g.stride[1] == 2) return &DwRowFast<5, 2, A, kW>;
   return nullptr;
+}
+
+// 16-float vectors where the machine has AVX-512 (and the tests have not turned it off), 8 else.
+template <DwAct A>
+DwRowFn FastRowFn(const WindowGeometry& g) {
+  return UseVectorMathAvx512() ? FastRowFn<A, 16>(g) : FastRowFn<A, 8>(g);
 }
 
 FastRow PickFastRow(const Problem& p, const nn::Epilogue& e) {

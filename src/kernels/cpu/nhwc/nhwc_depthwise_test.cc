@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu/nhwc/nhwc_test_util.h"
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/test_errors.h"
 #include "kernels/test_util.h"
 
@@ -169,6 +170,40 @@ TEST(NhwcDepthwise, FastPathShapes) {
 
 // Pads other than k/2 (none, asymmetric, wider than the kernel's reach on one side), mixed strides,
 // a vertical dilation (kept on the fast path) and a horizontal one (not), batches.
+// The fast path runs 16-float vectors where the machine has AVX-512 and 8-float ones elsewhere:
+// the 8-float path, forced (on a machine without AVX-512 FastPathShapes runs it already), on the
+// same shapes, with the Clip it applies in registers and the expansion that feeds it.
+TEST(NhwcDepthwise, FastPathEightWide) {
+  const bool before = cpu::AllowVectorMathAvx512ForTesting(false);
+  for (int64_t k : {3, 5}) {
+    for (int64_t s : {1, 2}) {
+      for (int64_t w : {1, 3, 9, 14, 23}) {
+        for (int64_t c : {16, 40}) {
+          const int64_t pad = k / 2;
+          CheckBoth({.h = 5 + w % 4,
+                     .w = w,
+                     .c = c,
+                     .k = k,
+                     .strides = {s, s},
+                     .pads = {pad, pad, pad, pad},
+                     .z = w % 2 == 1,
+                     .activation = w % 3 == 0 ? "Relu" : ""});
+        }
+      }
+    }
+  }
+  CheckBoth({.h = 10,
+             .w = 13,
+             .c = 32,
+             .k = 5,
+             .strides = {2, 2},
+             .pads = {2, 2, 2, 2},
+             .activation = "Relu",
+             .expand = 8,
+             .expand_activation = "Relu"});
+  cpu::AllowVectorMathAvx512ForTesting(before);
+}
+
 TEST(NhwcDepthwise, PadsStridesDilations) {
   const std::vector<DwCase> cases = {
       {.h = 8, .w = 12, .c = 32, .pads = {0, 0, 0, 0}},
