@@ -89,9 +89,9 @@ template <size_t kWidth>
   for (; ox < ox_end; ++ox) column(ox);
 }
 
-// The fast depthwise path (multiplier 1, square 3×3 or 5×5 kernel, horizontal stride 1 or 2,
-// horizontal dilation 1; any vertical stride and dilation): channels in chunks of kW, 16 (one
-// AVX-512 register) where the machine has AVX-512 and 8 (one AVX2 register) elsewhere, each
+// The fast depthwise path (multiplier 1, square 3×3 or 5×5 kernel, horizontal stride 1 with any
+// dilation or stride 2 undilated; any vertical stride and dilation): channels in chunks of kW, 16
+// (one AVX-512 register) where the machine has AVX-512 and 8 (one AVX2 register) elsewhere, each
 // chunk's K·K
 // weights loaded into registers once per row, tiles of kCols output columns whose inputs are all
 // inside the image computed without bounds checks (each input vector loaded once and used by every
@@ -179,6 +179,9 @@ template <int K, int S, int kCols, bool kBorder, DwAct A, int kW>
                                                         const Vec<kW> (&w)[K * K], Vec<kW> bias,
                                                         TapRange rx, int64_t ox, size_t c0) {
   const auto c = static_cast<int64_t>(p.channels);
+  // Horizontal dilation d (with stride 1 only): the tile's columns are d apart, and column j's
+  // tap kx reads input column ix0 + d·(j + kx).
+  const int64_t d = p.g.dilation[1];
   const int64_t ix0 = ox * S - p.g.pad_begin[1];
   // Signed: ix0 is negative at the left border, where those taps are skipped.
   const int64_t base = (r.iy0 * p.in_w + ix0) * c + static_cast<int64_t>(c0);
@@ -195,7 +198,7 @@ template <int K, int S, int kCols, bool kBorder, DwAct A, int kW>
 #pragma GCC unroll 32
     for (int i = 0; i < (kCols - 1) * S + K; ++i) {
       if (kBorder && (i < rx.lo || i >= rx.hi)) continue;
-      const Vec<kW> xv = LoadVec<kW>(r.x + row + i * c);
+      const Vec<kW> xv = LoadVec<kW>(r.x + row + i * c * d);
 #pragma GCC unroll 16
       for (int j = 0; j < kCols; ++j) {
         const int kx = i - j * S;
@@ -205,7 +208,7 @@ template <int K, int S, int kCols, bool kBorder, DwAct A, int kW>
   }
 #pragma GCC unroll 16
   for (int j = 0; j < kCols; ++j) {
-    const size_t at = static_cast<size_t>(ox + j) * p.features + c0;
+    const size_t at = static_cast<size_t>(ox + j * d) * p.features + c0;
     Vec<kW> v = acc[j * kParts];
 #pragma GCC unroll 4
     for (int part = 1; part < kParts; ++part) v += acc[j * kParts + part];
@@ -229,22 +232,27 @@ KILN_VECTOR_CLONES KILN_CONTRACT void DwRowFast(const Problem& p, const DwRow& r
       wv[t] = LoadVec<kW>(w + static_cast<size_t>(t) * p.features + c0);
     }
     const Vec<kW> bv = bias != nullptr ? LoadVec<kW>(bias + c0) : Vec<kW>{};
-    int64_t ox = 0;
-    for (; ox < inner.lo; ++ox) {
-      const TapRange rx = Taps(ox, S, 1, p.g.pad_begin[1], p.in_w, K);
-      DwTile<K, S, 1, true, A, kW>(p, r, wv, bv, rx, ox, c0);
-    }
-    for (; ox + kCols <= inner.hi; ox += kCols) {
-      DwTile<K, S, kCols, false, A, kW>(p, r, wv, bv, {0, K}, ox, c0);
-    }
-    if (kCols > 4 && ox + 4 <= inner.hi) {
-      DwTile<K, S, 4, false, A, kW>(p, r, wv, bv, {0, K}, ox, c0);
-      ox += 4;
-    }
-    for (; ox < inner.hi; ++ox) DwTile<K, S, 1, false, A, kW>(p, r, wv, bv, {0, K}, ox, c0);
-    for (; ox < p.out_w; ++ox) {
-      const TapRange rx = Taps(ox, S, 1, p.g.pad_begin[1], p.in_w, K);
-      DwTile<K, S, 1, true, A, kW>(p, r, wv, bv, rx, ox, c0);
+    // With horizontal dilation d, the columns in d passes, one per residue modulo d: a pass's
+    // columns read only its own input columns, as an undilated layer over every d-th column.
+    const int64_t d = p.g.dilation[1];
+    for (int64_t first = 0; first < d; ++first) {
+      int64_t ox = first;
+      for (; ox < inner.lo; ox += d) {
+        const TapRange rx = Taps(ox, S, d, p.g.pad_begin[1], p.in_w, K);
+        DwTile<K, S, 1, true, A, kW>(p, r, wv, bv, rx, ox, c0);
+      }
+      for (; ox + (kCols - 1) * d < inner.hi; ox += kCols * d) {
+        DwTile<K, S, kCols, false, A, kW>(p, r, wv, bv, {0, K}, ox, c0);
+      }
+      if (kCols > 4 && ox + 3 * d < inner.hi) {
+        DwTile<K, S, 4, false, A, kW>(p, r, wv, bv, {0, K}, ox, c0);
+        ox += 4 * d;
+      }
+      for (; ox < inner.hi; ox += d) DwTile<K, S, 1, false, A, kW>(p, r, wv, bv, {0, K}, ox, c0);
+      for (; ox < p.out_w; ox += d) {
+        const TapRange rx = Taps(ox, S, d, p.g.pad_begin[1], p.in_w, K);
+        DwTile<K, S, 1, true, A, kW>(p, r, wv, bv, rx, ox, c0);
+      }
     }
   }
 }
@@ -280,8 +288,9 @@ DwRowFn FastRowFn(const WindowGeometry& g) {
 FastRow PickFastRow(const Problem& p, const nn::Epilogue& e) {
   const WindowGeometry& g = p.g;
   FastRow f;
-  if (p.features != p.channels || g.kernel[0] != g.kernel[1] || g.dilation[1] != 1 ||
-      p.channels < 16) {
+  // Horizontal dilation only with horizontal stride 1 (DwTile's columns d apart).
+  if (p.features != p.channels || g.kernel[0] != g.kernel[1] ||
+      (g.dilation[1] != 1 && g.stride[1] != 1) || p.channels < 16) {
     return f;
   }
   if (e.activation == nn::Activation::kClip || e.activation == nn::Activation::kRelu) {

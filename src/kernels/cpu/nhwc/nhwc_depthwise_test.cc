@@ -192,6 +192,7 @@ TEST(NhwcDepthwise, FastPathEightWide) {
       }
     }
   }
+  CheckBoth({.h = 9, .w = 31, .c = 16, .k = 5, .dilations = {3, 3}, .pads = {6, 6, 6, 6}});
   CheckBoth({.h = 10,
              .w = 13,
              .c = 32,
@@ -216,6 +217,14 @@ TEST(NhwcDepthwise, PadsStridesDilations) {
       {.h = 9, .w = 17, .c = 32, .strides = {3, 2}},
       {.h = 11, .w = 12, .c = 32, .dilations = {2, 1}, .pads = {2, 1, 2, 1}},
       {.h = 11, .w = 12, .c = 32, .dilations = {1, 2}, .pads = {1, 2, 1, 2}},
+      // Horizontal dilation on the fast path: passes over every d-th column, tiles and borders
+      // in each, a pass with fewer columns than a tile, and a map smaller than the dilated
+      // kernel (every tap but the centre in the padding).
+      {.h = 13, .w = 40, .c = 32, .dilations = {2, 2}, .pads = {2, 2, 2, 2}, .z = true},
+      {.h = 9, .w = 31, .c = 16, .k = 5, .dilations = {3, 3}, .pads = {6, 6, 6, 6}},
+      {.h = 10, .w = 29, .c = 48, .dilations = {1, 4}, .pads = {1, 3, 1, 5}},
+      {.h = 6, .w = 7, .c = 32, .k = 5, .dilations = {6, 6}, .pads = {12, 12, 12, 12}},
+      {.h = 8, .w = 30, .c = 32, .strides = {2, 1}, .dilations = {2, 3}, .pads = {2, 3, 2, 3}},
       {.h = 11, .w = 12, .c = 33, .k = 3, .kw = 5, .pads = {1, 2, 1, 2}},
       {.h = 11, .w = 12, .c = 32, .strides = {1, 3}},
       {.h = 9, .w = 9, .c = 32, .k = 7, .pads = {3, 3, 3, 3}},
