@@ -31,24 +31,43 @@ struct PoolShape {
   size_t channels;
 };
 
+// The element loops, inlined into PoolRow's clone for each target. (Cloned functions of their own,
+// each of a layer's taps paid for a call through the clone resolver: for 24 channels, 56×56
+// outputs and a 3×3 window, 0.3 ms of calls for 0.02 ms of work.)
+
 // acc = x where x is larger or acc is NaN: NaN is kept only when every element was NaN.
-KILN_VECTOR_CLONES void MaxInto(float* acc, const float* x, size_t n) {
+[[gnu::always_inline]] inline void MaxInto(float* acc, const float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) acc[i] = (x[i] > acc[i] || acc[i] != acc[i]) ? x[i] : acc[i];
 }
 
-KILN_VECTOR_CLONES void AddInto(float* acc, const float* x, size_t n) {
+[[gnu::always_inline]] inline void AddInto(float* acc, const float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) acc[i] += x[i];
 }
 
-KILN_VECTOR_CLONES void Scale(float* acc, float s, size_t n) {
+[[gnu::always_inline]] inline void Scale(float* acc, float s, size_t n) {
   for (size_t i = 0; i < n; ++i) acc[i] *= s;
+}
+
+// acc = max (or sum) of acc and `rows` rows of n floats after it.
+KILN_VECTOR_CLONES void PoolRows(bool max, float* acc, const float* rows, size_t count, size_t n) {
+  for (size_t r = 0; r < count; ++r) {
+    if (max) {
+      MaxInto(acc, rows + r * n, n);
+    } else {
+      AddInto(acc, rows + r * n, n);
+    }
+  }
+}
+
+KILN_VECTOR_CLONES void ScaleRow(float* acc, float s, size_t n) {
+  Scale(acc, s, n);
 }
 
 // One output row (image n, row oy). `count_padded` (AveragePool with count_include_pad) divides by
 // the taps inside the padded input rather than inside the image.
 template <bool kMax>
-void PoolRow(const WindowGeometry& g, const PoolShape& s, const float* image, int64_t oy,
-             bool count_padded, float* y_row) {
+KILN_VECTOR_CLONES void PoolRow(const WindowGeometry& g, const PoolShape& s, const float* image,
+                                int64_t oy, bool count_padded, float* y_row) {
   const size_t c = s.channels;
   const TapRange ry = Taps(oy, g.stride[0], g.dilation[0], g.pad_begin[0], s.in_h, g.kernel[0]);
   const TapRange py =
@@ -64,7 +83,7 @@ void PoolRow(const WindowGeometry& g, const PoolShape& s, const float* image, in
       for (int64_t kx = rx.lo; kx < rx.hi; ++kx) {
         const float* xp = image + static_cast<size_t>(iy * s.in_w + ix0 + kx * g.dilation[1]) * c;
         if (first) {
-          std::copy(xp, xp + c, acc);
+          for (size_t i = 0; i < c; ++i) acc[i] = xp[i];
           first = false;
         } else if (kMax) {
           MaxInto(acc, xp, c);
@@ -73,7 +92,9 @@ void PoolRow(const WindowGeometry& g, const PoolShape& s, const float* image, in
         }
       }
     }
-    if (first) std::fill(acc, acc + c, 0.0f);  // only AveragePool with count_include_pad
+    if (first) {  // only AveragePool with count_include_pad
+      for (size_t i = 0; i < c; ++i) acc[i] = 0.0f;
+    }
     if (!kMax) {
       int64_t count = (ry.hi - ry.lo) * (rx.hi - rx.lo);
       if (count_padded) {
@@ -195,27 +216,15 @@ class NhwcGlobalPool final : public Kernel {
         const float* image = xp + n * pixels * c;
         float* acc = partial + t * c;
         std::copy(image + first * c, image + (first + 1) * c, acc);
-        for (size_t i = first + 1; i < last; ++i) {
-          if (max_) {
-            MaxInto(acc, image + i * c, c);
-          } else {
-            AddInto(acc, image + i * c, c);
-          }
-        }
+        PoolRows(max_, acc, image + (first + 1) * c, last - first - 1, c);
       }
     });
     for (size_t n = 0; n < images; ++n) {
       float* out = yp + n * c;
       const float* rows = partial + n * parts * c;
       std::copy(rows, rows + c, out);
-      for (size_t part = 1; part < parts; ++part) {
-        if (max_) {
-          MaxInto(out, rows + part * c, c);
-        } else {
-          AddInto(out, rows + part * c, c);
-        }
-      }
-      if (!max_) Scale(out, 1.0f / static_cast<float>(pixels), c);
+      PoolRows(max_, out, rows + c, parts - 1, c);
+      if (!max_) ScaleRow(out, 1.0f / static_cast<float>(pixels), c);
     }
   }
 
