@@ -20,6 +20,7 @@
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
+#include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
 namespace {
@@ -48,6 +49,112 @@ struct AxisTaps {
   double* weight = nullptr;    // out * taps
   uint8_t* outside = nullptr;  // per output index: tf_crop_and_resize extrapolates
 };
+
+// RunPlanes's sizes: [planes, in_h, in_w, inner] → [planes, out_h, out_w, inner].
+struct PlaneShape {
+  size_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  size_t inner = 1;
+};
+
+// The taps of one axis in float, zero weights dropped: output o's are [end[o], end[o + 1]).
+// For the columns, also the same taps as `fixed` (1, 2 or 4; 0: none) per output, padded with
+// weight 0 on index 0: output j's at [j · fixed, (j + 1) · fixed) of fixed_weight and
+// fixed_index, which a loop of fixed length vectorizes (the row reads become gathers).
+struct PlaneTaps {
+  float* weight = nullptr;
+  size_t* index = nullptr;
+  size_t* end = nullptr;
+  size_t fixed = 0;
+  float* fixed_weight = nullptr;
+  int32_t* fixed_index = nullptr;
+};
+
+template <size_t K>
+[[gnu::always_inline]] inline void ColumnsFixedK(const PlaneTaps& cols, const float* row,
+                                                 float* out, size_t out_w) {
+  const float* w = cols.fixed_weight;
+  const int32_t* idx = cols.fixed_index;
+  for (size_t j = 0; j < out_w; ++j) {
+    float acc = 0;
+    for (size_t k = 0; k < K; ++k) acc += w[j * K + k] * row[idx[j * K + k]];
+    out[j] = acc;
+  }
+}
+
+[[gnu::always_inline]] inline void ColumnsFixed(const PlaneTaps& cols, const float* row, float* out,
+                                                size_t out_w) {
+  switch (cols.fixed) {
+    case 1:
+      ColumnsFixedK<1>(cols, row, out, out_w);
+      break;
+    case 2:
+      ColumnsFixedK<2>(cols, row, out, out_w);
+      break;
+    default:
+      ColumnsFixedK<4>(cols, row, out, out_w);
+      break;
+  }
+}
+
+// Output rows [b, e) (row r: plane r / out_h, row r % out_h) of RunPlanes. `blend` holds
+// in_w · inner floats. Cloned per target: the loops along a row are the vectorized ones.
+KILN_VECTOR_CLONES void ResizeRows(const PlaneShape& s, const PlaneTaps& rows,
+                                   const PlaneTaps& cols, const float* src, float* dst, size_t b,
+                                   size_t e, float* blend) {
+  const size_t row_in = s.in_w * s.inner;
+  const size_t row_out = s.out_w * s.inner;
+  const size_t c = s.inner;
+  for (size_t r = b; r < e; ++r) {
+    const size_t plane = r / s.out_h;
+    const size_t o = r % s.out_h;
+    const float* plane_src = src + plane * s.in_h * row_in;
+    const float* row = nullptr;
+    const size_t t0 = rows.end[o];
+    const size_t t1 = rows.end[o + 1];
+    if (t1 - t0 == 1 && rows.weight[t0] == 1.0f) {
+      row = plane_src + rows.index[t0] * row_in;  // one source row, as it is
+    } else {
+      for (size_t t = t0; t < t1; ++t) {
+        const float w = rows.weight[t];
+        const float* sr = plane_src + rows.index[t] * row_in;
+        if (t == t0) {
+          for (size_t i = 0; i < row_in; ++i) blend[i] = w * sr[i];
+        } else {
+          for (size_t i = 0; i < row_in; ++i) blend[i] += w * sr[i];
+        }
+      }
+      row = blend;
+    }
+    float* out = dst + r * row_out;
+    if (t0 == t1) {  // no tap with weight (cannot happen: taps sum to 1)
+      for (size_t i = 0; i < row_out; ++i) out[i] = 0.0f;
+      continue;
+    }
+    if (c == 1 && cols.fixed != 0) {
+      ColumnsFixed(cols, row, out, s.out_w);
+      continue;
+    }
+    if (c == 1) {
+      for (size_t j = 0; j < s.out_w; ++j) {
+        float acc = 0;
+        for (size_t t = cols.end[j]; t < cols.end[j + 1]; ++t) {
+          acc += cols.weight[t] * row[cols.index[t]];
+        }
+        out[j] = acc;
+      }
+      continue;
+    }
+    for (size_t j = 0; j < s.out_w; ++j) {
+      float* oj = out + j * c;
+      for (size_t i = 0; i < c; ++i) oj[i] = 0.0f;
+      for (size_t t = cols.end[j]; t < cols.end[j + 1]; ++t) {
+        const float w = cols.weight[t];
+        const float* sj = row + cols.index[t] * c;
+        for (size_t i = 0; i < c; ++i) oj[i] += w * sj[i];
+      }
+    }
+  }
+}
 
 double CubicWeight(double x, double a) {
   x = std::fabs(x);
@@ -126,9 +233,12 @@ class Resize final : public Kernel {
     for (size_t d = 0; d < rank; ++d) {
       axes[d] = Taps(ctx, in[d], out[d], scales[d], roi_start[d], roi_end[d]);
     }
-    if (x.type() == DataType::kFloat && ResizesOnlyTheLastTwoAxes(in, out.span(), axes)) {
-      RunPlanes(ctx, x, y, axes);
-      return;
+    if (x.type() == DataType::kFloat) {
+      const int64_t h = ResizedPair(in, out.span(), axes);
+      if (h >= 0) {
+        RunPlanes(ctx, x, y, axes, static_cast<size_t>(h));
+        return;
+      }
     }
     if (mode_ == Mode::kNearest) {
       Dispatch<KILN_NUMERIC_TYPES, bool, std::string>(x.type(), info, [&](auto tag) {
@@ -422,19 +532,18 @@ class Resize final : public Kernel {
     return t;
   }
 
-  // Whether every axis but the last two is left as it is (one tap of weight 1 on its own
-  // index) and no output position extrapolates: the case of images and feature maps, which
+  // The first of two adjacent axes outside which every axis is left as it is (one tap of weight
+  // 1 on its own index), when no output position extrapolates; -1 otherwise. The case of images
+  // and feature maps, NCHW (the last two axes) and NHWC (the two before the last), which
   // RunPlanes takes.
-  static bool ResizesOnlyTheLastTwoAxes(std::span<const int64_t> in, std::span<const int64_t> out,
-                                        const SmallVector<AxisTaps>& axes) {
+  static int64_t ResizedPair(std::span<const int64_t> in, std::span<const int64_t> out,
+                             const SmallVector<AxisTaps>& axes) {
     const size_t rank = in.size();
-    if (rank < 2) return false;
-    for (size_t d = 0; d < rank; ++d) {
+    if (rank < 2) return -1;
+    const auto identity = [&](size_t d) {
+      if (in[d] != out[d]) return false;
       const AxisTaps& a = axes[d];
       for (int64_t o = 0; o < out[d]; ++o) {
-        if (a.outside[o] != 0) return false;
-        if (d + 2 >= rank) continue;
-        if (in[d] != out[d]) return false;
         for (size_t k = 0; k < a.taps; ++k) {
           const double w = a.weight[static_cast<size_t>(o) * a.taps + k];
           if (w != 0 && (w != 1 || a.index[static_cast<size_t>(o) * a.taps + k] != o)) {
@@ -442,88 +551,94 @@ class Resize final : public Kernel {
           }
         }
       }
+      return true;
+    };
+    size_t first = rank;
+    size_t last = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      const AxisTaps& a = axes[d];
+      for (int64_t o = 0; o < out[d]; ++o) {
+        if (a.outside[o] != 0) return -1;
+      }
+      if (!identity(d)) {
+        first = std::min(first, d);
+        last = d;
+      }
     }
-    return true;
+    if (first == rank) return static_cast<int64_t>(rank) - 2;  // nothing resized: a copy
+    if (last > first + 1) return -1;
+    // One resized axis pairs with the axis before it (or after it, for axis 0).
+    return static_cast<int64_t>(last == first && first > 0 ? first - 1 : first);
   }
 
-  // Float resize of the last two axes (rows, columns), plane by plane: each output row first
-  // blends its source rows into one row of the input's width (contiguous, vectorized), then
-  // takes each output column from that row's taps. Threaded over (plane, output row). Float
-  // arithmetic, as ONNX Runtime's; the generic Run accumulates in double.
+  // Float resize of axes h and h + 1 (rows, columns) of [planes, H, W, inner] (inner: the
+  // product of the axes after them, 1 for NCHW, C for NHWC), plane by plane: each output row
+  // first blends its source rows into one row of W · inner floats (contiguous, vectorized), then
+  // takes each output column from that row's taps (vectorized along inner). Threaded over
+  // (plane, output row). Float arithmetic, as ONNX Runtime's; the generic Run accumulates in
+  // double.
   static void RunPlanes(KernelContext& ctx, const Tensor& x, Tensor& y,
-                        const SmallVector<AxisTaps>& axes) {
+                        const SmallVector<AxisTaps>& axes, size_t h) {
     const std::vector<int64_t>& in = x.shape().dims();
     const std::vector<int64_t>& out = y.shape().dims();
-    const size_t rank = in.size();
-    const auto in_h = static_cast<size_t>(in[rank - 2]);
-    const auto in_w = static_cast<size_t>(in[rank - 1]);
-    const auto out_h = static_cast<size_t>(out[rank - 2]);
-    const auto out_w = static_cast<size_t>(out[rank - 1]);
-    const AxisTaps& rows = axes[rank - 2];
-    const AxisTaps& cols = axes[rank - 1];
-    // The column taps in float, zero weights dropped: per output column [begin, end) of them.
-    float* col_weight = ctx.Scratch<float>(out_w * cols.taps);
-    int64_t* col_index = ctx.Scratch<int64_t>(out_w * cols.taps);
-    size_t* col_end = ctx.Scratch<size_t>(out_w + 1);
-    size_t n = 0;
-    col_end[0] = 0;
-    for (size_t j = 0; j < out_w; ++j) {
-      for (size_t k = 0; k < cols.taps; ++k) {
-        const double w = cols.weight[j * cols.taps + k];
-        if (w == 0) continue;
-        col_weight[n] = static_cast<float>(w);
-        col_index[n] = cols.index[j * cols.taps + k];
-        ++n;
+    PlaneShape s;
+    s.in_h = static_cast<size_t>(in[h]);
+    s.in_w = static_cast<size_t>(in[h + 1]);
+    s.out_h = static_cast<size_t>(out[h]);
+    s.out_w = static_cast<size_t>(out[h + 1]);
+    for (size_t d = h + 2; d < in.size(); ++d) s.inner *= static_cast<size_t>(in[d]);
+    const AxisTaps& rows = axes[h];
+    const AxisTaps& cols = axes[h + 1];
+    // The taps in float, zero weights dropped: per output row (column) [end[o], end[o + 1]).
+    const auto compact = [&](const AxisTaps& a, size_t count, PlaneTaps& t) {
+      t.weight = ctx.Scratch<float>(count * a.taps);
+      t.index = ctx.Scratch<size_t>(count * a.taps);
+      t.end = ctx.Scratch<size_t>(count + 1);
+      size_t n = 0;
+      t.end[0] = 0;
+      for (size_t o = 0; o < count; ++o) {
+        for (size_t k = 0; k < a.taps; ++k) {
+          const double w = a.weight[o * a.taps + k];
+          if (w == 0) continue;
+          t.weight[n] = static_cast<float>(w);
+          t.index[n] = static_cast<size_t>(a.index[o * a.taps + k]);
+          ++n;
+        }
+        t.end[o + 1] = n;
       }
-      col_end[j + 1] = n;
+    };
+    PlaneTaps row_taps;
+    PlaneTaps col_taps;
+    compact(rows, s.out_h, row_taps);
+    compact(cols, s.out_w, col_taps);
+    size_t most = 0;
+    for (size_t j = 0; j < s.out_w; ++j)
+      most = std::max(most, col_taps.end[j + 1] - col_taps.end[j]);
+    if (s.inner == 1 && most <= 4 && s.in_w <= static_cast<size_t>(INT32_MAX)) {
+      col_taps.fixed = most <= 1 ? 1 : most <= 2 ? 2 : 4;
+      const size_t k = col_taps.fixed;
+      col_taps.fixed_weight = ctx.Scratch<float>(s.out_w * k);
+      col_taps.fixed_index = ctx.Scratch<int32_t>(s.out_w * k);
+      for (size_t j = 0; j < s.out_w; ++j) {
+        const size_t t0 = col_taps.end[j];
+        const size_t n = col_taps.end[j + 1] - t0;
+        for (size_t t = 0; t < k; ++t) {
+          col_taps.fixed_weight[j * k + t] = t < n ? col_taps.weight[t0 + t] : 0.0f;
+          col_taps.fixed_index[j * k + t] =
+              t < n ? static_cast<int32_t>(col_taps.index[t0 + t]) : 0;
+        }
+      }
     }
     const float* src = DataAs<float>(x);
     float* dst = DataAs<float>(y);
-    const size_t planes = y.element_count() / (out_h * out_w);
-    ctx.threads().ParallelFor(
-        planes * out_h, std::max<size_t>(1, 8192 / (in_w + out_w)), [&](size_t b, size_t e) {
-          float* blend = ctx.Scratch<float>(in_w);
-          for (size_t r = b; r < e; ++r) {
-            const size_t plane = r / out_h;
-            const size_t o = r % out_h;
-            const float* plane_src = src + plane * in_h * in_w;
-            const float* row = nullptr;
-            size_t used = 0;
-            for (size_t k = 0; k < rows.taps; ++k) {
-              const double w = rows.weight[o * rows.taps + k];
-              if (w == 0) continue;
-              const float* s =
-                  plane_src + static_cast<size_t>(rows.index[o * rows.taps + k]) * in_w;
-              if (used == 0 && w == 1) {
-                row = s;  // one source row, as it is (nearest, or an exact position)
-              } else {
-                if (row != nullptr && row != blend) {
-                  std::copy(row, row + in_w, blend);  // a weight-1 row met a second tap
-                }
-                const auto wf = static_cast<float>(w);
-                if (used == 0) {
-                  for (size_t i = 0; i < in_w; ++i) blend[i] = wf * s[i];
-                } else {
-                  for (size_t i = 0; i < in_w; ++i) blend[i] += wf * s[i];
-                }
-                row = blend;
-              }
-              ++used;
-            }
-            float* row_out = dst + r * out_w;
-            if (row == nullptr) {  // no tap with weight (cannot happen: taps sum to 1)
-              std::fill(row_out, row_out + out_w, 0.0f);
-              continue;
-            }
-            for (size_t j = 0; j < out_w; ++j) {
-              float acc = 0;
-              for (size_t t = col_end[j]; t < col_end[j + 1]; ++t) {
-                acc += col_weight[t] * row[col_index[t]];
-              }
-              row_out[j] = acc;
-            }
-          }
-        });
+    const size_t planes = y.element_count() / (s.out_h * s.out_w * s.inner);
+    const size_t row_in = s.in_w * s.inner;
+    const size_t row_out = s.out_w * s.inner;
+    ctx.threads().ParallelFor(planes * s.out_h, std::max<size_t>(1, 8192 / (row_in + row_out)),
+                              [&](size_t b, size_t e) {
+                                float* blend = ctx.Scratch<float>(row_in);
+                                ResizeRows(s, row_taps, col_taps, src, dst, b, e, blend);
+                              });
   }
 
   template <typename T>

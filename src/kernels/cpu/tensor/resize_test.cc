@@ -421,5 +421,50 @@ TEST(TensorResize, FloatPlanesMatchTheGenericPath) {
   }
 }
 
+// The float path over any two adjacent axes: NHWC images ([N, H, W, C], axes 1 and 2), a single
+// resized axis in the middle or first, and rank 3, against the generic path, on two threads.
+TEST(TensorResize, FloatPlanesOfOtherAxesMatchTheGenericPath) {
+  struct Case {
+    const char* mode;
+    const char* coordinates;
+    I64 shape;
+    I64 sizes;
+  };
+  const Case cases[] = {
+      {"linear", "half_pixel", {2, 6, 7, 5}, {2, 20, 33, 5}},         // NHWC, growing
+      {"linear", "align_corners", {2, 6, 7, 19}, {2, 4, 3, 19}},      // NHWC, shrinking
+      {"cubic", "half_pixel", {1, 6, 7, 16}, {1, 13, 11, 16}},        // NHWC cubic
+      {"nearest", "asymmetric", {2, 6, 7, 3}, {2, 12, 14, 3}},        // NHWC nearest
+      {"linear", "pytorch_half_pixel", {3, 6, 7, 2}, {3, 6, 15, 2}},  // one axis (W) of NHWC
+      {"linear", "half_pixel", {6, 7, 4}, {11, 7, 4}},                // axis 0 of rank 3
+      {"cubic", "asymmetric", {2, 7, 9}, {2, 7, 20}},                 // the last axis alone
+  };
+  for (const Case& c : cases) {
+    size_t n = 1;
+    for (int64_t v : c.shape) n *= static_cast<size_t>(v);
+    std::vector<float> f(n);
+    std::vector<double> d(n);
+    for (size_t i = 0; i < n; ++i) {
+      f[i] = static_cast<float>((i * 37) % 23) * 0.25f - 2.0f;
+      d[i] = f[i];
+    }
+    const auto make = [&](auto x) {
+      return WithSizes(NodeTest("Resize", 19)
+                           .Attr("mode", c.mode)
+                           .Attr("coordinate_transformation_mode", c.coordinates),
+                       x, c.sizes)
+          .Run(2);
+    };
+    const auto fast = make(MakeTensor<float>(c.shape, f));
+    const auto generic = make(MakeTensor<double>(c.shape, d));
+    const std::vector<float> got = Values<float>(*fast[0]);
+    const std::vector<double> want = Values<double>(*generic[0]);
+    ASSERT_EQ(got.size(), want.size()) << c.mode << " " << c.coordinates;
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_NEAR(got[i], want[i], 1e-5) << c.mode << " " << c.coordinates << " element " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kiln::testing
