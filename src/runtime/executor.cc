@@ -583,7 +583,18 @@ std::vector<Value> Frame::RunSubgraph(const GraphPlan::Step& step, const ir::Gra
                                               std::to_string(sub.input_slots().size()) +
                                               " inputs, given " + std::to_string(inputs.size()));
   }
-  Frame child(sub, this, *run_);
+  std::unique_ptr<Frame> taken = TakeChild(sub);
+  // Given back cleared however this ends: the outputs below are copies or handed over, so
+  // nothing the caller keeps lies in the child's arena.
+  struct GiveBack {
+    Frame& parent;
+    std::unique_ptr<Frame>& child;
+    ~GiveBack() {
+      child->Clear();
+      parent.PutChild(std::move(child));
+    }
+  } give_back{*this, taken};
+  Frame& child = *taken;
   for (size_t i = 0; i < inputs.size(); ++i) child.SetInput(i, inputs[i]);
   child.Execute();
   std::vector<Value> outputs;
@@ -593,6 +604,29 @@ std::vector<Value> Frame::RunSubgraph(const GraphPlan::Step& step, const ir::Gra
     outputs.push_back(v.kind() == Value::Kind::kTensor ? Value(child.TakeTensorOutput(i)) : v);
   }
   return outputs;
+}
+
+std::unique_ptr<Frame> Frame::TakeChild(const GraphPlan& sub) {
+  {
+    std::lock_guard<std::mutex> lock(children_mu_);
+    auto it = children_.find(&sub);
+    if (it != children_.end() && !it->second.empty()) {
+      std::unique_ptr<Frame> child = std::move(it->second.back());
+      it->second.pop_back();
+      child->Reset(*run_);  // this run's context, the constants and captured values
+      return child;
+    }
+  }
+  return std::make_unique<Frame>(sub, this, *run_);
+}
+
+void Frame::PutChild(std::unique_ptr<Frame> child) noexcept {
+  std::lock_guard<std::mutex> lock(children_mu_);
+  try {
+    children_[&child->plan_].push_back(std::move(child));
+  } catch (...) {
+    // Not kept (no memory for the list): the next entry makes a new one.
+  }
 }
 
 CachingAllocator::~CachingAllocator() {

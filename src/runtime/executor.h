@@ -15,6 +15,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/allocator.h"
@@ -140,9 +141,13 @@ class Frame final {
  private:
   class StepOutputs;    // the OutputAllocator a step's kernel gets
   class StepSubgraphs;  // the SubgraphRunner a step's kernel gets
-  // A subgraph of `step`'s node, run in a child frame.
+  // A subgraph of `step`'s node, run in a child frame: one kept from an earlier entry into the
+  // same subgraph (TakeChild), so that a Loop's iterations and an If's later runs find their
+  // slots, arena and scratch made, or a new one; given back cleared (PutChild).
   std::vector<Value> RunSubgraph(const GraphPlan::Step& step, const ir::Graph& graph,
                                  const std::vector<Value>& inputs);
+  std::unique_ptr<Frame> TakeChild(const GraphPlan& sub);
+  void PutChild(std::unique_ptr<Frame> child) noexcept;
   // The steps on run_->inter_op, by their dependencies (GraphPlan::Step::producers).
   void ExecuteParallel();
   // One inter-op thread's share of ExecuteParallel: takes ready steps until none is left.
@@ -187,6 +192,11 @@ class Frame final {
     std::vector<std::unique_ptr<ScratchArena>> scratch;  // one per inter-op thread
   };
   std::unique_ptr<Schedule> schedule_;
+
+  // Child frames not in use, cleared, for the next entry into their subgraph. (Under a mutex:
+  // in the parallel mode several steps of this frame may enter subgraphs at once.)
+  std::mutex children_mu_;
+  std::unordered_map<const GraphPlan*, std::vector<std::unique_ptr<Frame>>> children_;
 };
 
 // An allocator that keeps freed blocks and hands them out again (best fit, at most twice the

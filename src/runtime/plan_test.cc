@@ -146,6 +146,60 @@ TEST(PlanInference, ShapeSubgraphIsFoldedAndTheReshapeBecomesStatic) {
   EXPECT_EQ(RunFloat(*s, "x", Shape({2, 3, 4}), x, "y"), want);
 }
 
+// y = Loop(3 times) { v = Reshape(v + x, shape) } from v = x: x and shape captured by the body.
+::onnx::ModelProto LoopOverCapturedValues() {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  SetType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {2});
+  SetType(g->add_input(), "shape", ::onnx::TensorProto::INT64, {1});
+  SetType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {});
+  AddInt64Initializer(g, "trips", {}, {3});
+  ::onnx::NodeProto* loop = AddNode(g, "loop", "Loop", {"trips", "", "x"}, {"y"});
+  ::onnx::AttributeProto* body_attr = loop->add_attribute();
+  body_attr->set_name("body");
+  body_attr->set_type(::onnx::AttributeProto::GRAPH);
+  ::onnx::GraphProto* body = body_attr->mutable_g();
+  body->set_name("body");
+  SetType(body->add_input(), "i", ::onnx::TensorProto::INT64, {});
+  SetType(body->add_input(), "cond_in", ::onnx::TensorProto::BOOL, {});
+  SetType(body->add_input(), "v_in", ::onnx::TensorProto::FLOAT, {});
+  SetType(body->add_output(), "cond_out", ::onnx::TensorProto::BOOL, {});
+  SetType(body->add_output(), "v_out", ::onnx::TensorProto::FLOAT, {});
+  AddNode(body, "add", "Add", {"v_in", "x"}, {"sum"});
+  AddNode(body, "reshape", "Reshape", {"sum", "shape"}, {"v_out"});
+  AddNode(body, "keep", "Identity", {"cond_in"}, {"cond_out"});
+  return m;
+}
+
+// A subgraph's child frame is kept from one entry to the next (Frame::TakeChild): every
+// iteration and every run must still see that run's captured values, and a run whose body fails
+// must leave nothing behind for the next.
+TEST(SubgraphFrames, KeptFramesSeeEachRunsCapturedValuesAndSurviveAFailure) {
+  std::unique_ptr<Session> s = Create(LoopOverCapturedValues());
+  const auto run = [&](const std::vector<float>& x, int64_t shape) {
+    std::shared_ptr<Tensor> xt = Tensor::Allocate(DataType::kFloat, Shape({2}), CpuAllocator());
+    std::memcpy(xt->data(), x.data(), 2 * sizeof(float));
+    std::shared_ptr<Tensor> st = Tensor::Allocate(DataType::kInt64, Shape({1}), CpuAllocator());
+    *static_cast<int64_t*>(st->data()) = shape;
+    std::vector<std::string> in_names{"x", "shape"}, out_names{"y"};
+    std::vector<Value> in{Value(xt), Value(st)}, others(1);
+    std::vector<std::shared_ptr<Tensor>> out(1);
+    s->Run(RunOptions(), in_names, in, out_names, out, others);
+    const float* p = static_cast<const float*>(out[0]->data());
+    return std::vector<float>(p, p + out[0]->element_count());
+  };
+  EXPECT_EQ(run({1, 2}, 2), (std::vector<float>{4, 8}));
+  EXPECT_EQ(run({10, 20}, 2), (std::vector<float>{40, 80}));
+  try {
+    run({1, 2}, 3);  // Reshape of 2 elements to [3], in the body's first iteration
+    ADD_FAILURE() << "the body's Reshape did not fail";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("reshape"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(run({1, 1}, 2), (std::vector<float>{4, 4}));
+  EXPECT_EQ(run({-1, 0.5f}, 2), (std::vector<float>{-4, 2}));
+}
+
 TEST(PlanInference, LevelZeroInfersButKeepsEveryStep) {
   std::unique_ptr<Session> s = Create(FlattenByShapeSubgraph(), 0);
   EXPECT_EQ(s->plan().folded_steps(), 0u);
