@@ -117,9 +117,10 @@ class Gpt(nn.Module):
         return self.head(self.ln_f(x))
 
 
-def recompute_batchnorm(model, gen, size=224, batches=8, batch=8):
+def recompute_batchnorm(model, gen, size=224, batches=8, batch=8, sample=torch.randn):
     """Replace BatchNorm running stats by cumulative averages over seeded random images (train
-    mode), so that randomly initialised CNNs give logits that vary instead of collapsing."""
+    mode), so that randomly initialised CNNs give logits that vary instead of collapsing. `sample`
+    draws the images (torch.randn or torch.rand: as the model's inputs will be drawn)."""
     for m in model.modules():
         if isinstance(m, nn.modules.batchnorm._BatchNorm):
             m.reset_running_stats()
@@ -127,5 +128,5 @@ def recompute_batchnorm(model, gen, size=224, batches=8, batch=8):
     model.train()
     with torch.no_grad():
         for _ in range(batches):
-            model(torch.randn(batch, 3, size, size, generator=gen))
+            model(sample(batch, 3, size, size, generator=gen))
     model.eval()

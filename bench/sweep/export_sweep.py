@@ -13,7 +13,7 @@ For each model OUTDIR/<name>/ gets model.onnx, input_<i>.npy, torch's outputs as
 (and, for a dynamic variant, a second shape as input2_<i>.npy / ref2_<i>.npy), and meta.json
 {"inputs", "outputs", "gflop", "shapes"}: the layout bench/side_by_side.py reads. A model that
 does not export is listed in OUTDIR/export_failures.json with torch's error, not skipped
-silently. A model already exported by the same script and torch is reused. Each model is exported
+silently. A model already exported at the same EXPORT_REVISION and torch is reused. Each model is exported
 in a child process of its own (its memory is returned when it is done) that is stopped after
 --timeout seconds (recorded as a failure). meta.json's "torch_ms" is torch's own forward time at
 1 thread, which side_by_side.py uses to size its iteration counts.
@@ -65,11 +65,15 @@ def streaming_specs():
     return specs
 
 
+# Raised when a change here changes what is exported (a model already exported at the same
+# revision, by the same torch, from the same streaming_models.py, is reused).
+EXPORT_REVISION = "3"
+
+
 def stamp():
-    h = hashlib.sha256()
-    for f in ("export_sweep.py", "streaming_models.py"):
-        with open(os.path.join(HERE, f), "rb") as fh:
-            h.update(fh.read())
+    h = hashlib.sha256(EXPORT_REVISION.encode())
+    with open(os.path.join(HERE, "streaming_models.py"), "rb") as fh:
+        h.update(fh.read())
     h.update(torch.__version__.encode())
     return h.hexdigest()[:16]
 
@@ -87,8 +91,14 @@ def build_torchvision(name, family, shape):
         kwargs["weights_backbone"] = None
     model = torchvision.models.get_model(name, **kwargs)
     has_bn = any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) for m in model.modules())
-    if family in ("classification", "segmentation") and has_bn:
-        recompute_batchnorm(model, gen, size=min(shape[-2:]) if family == "classification" else 224)
+    if family == "classification" and has_bn:
+        recompute_batchnorm(model, gen, size=min(shape[-2:]))
+    elif family == "segmentation" and has_bn:
+        # From images drawn as the inputs are (uniform): DeepLabV3's pooling branch normalizes a
+        # 1×1 map, whose statistics follow the images' distribution, not the layer's; from normal
+        # images it amplified the uniform input's pooled features into logits near 1,000, where
+        # float rounding alone (Kiln's and ONNX Runtime's alike) exceeds atol 1e-4.
+        recompute_batchnorm(model, gen, size=224, sample=torch.rand)
     model.eval()
     if family == "optical_flow":
         inputs = (torch.rand(shape, generator=gen), torch.rand(shape, generator=gen))
