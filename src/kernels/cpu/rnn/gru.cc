@@ -54,9 +54,12 @@ void GruDirection(KernelContext& ctx, Work<W>& work, size_t dir, bool reverse,
     return gx + (rnn::TimeIndex(reverse, work.lens[n], step) * d.batch + n) * h3;
   };
 
+  const rnn::StepProduct<W> recurrent(ctx, r, rec_cols, h, d.batch);
+  const rnn::StepProduct<W> recurrent_h(ctx, r + 2 * h * h, linear_before_reset ? 0 : h, h,
+                                        d.batch);
   const size_t steps = rnn::MaxLength(work.lens);
   for (size_t step = 0; step < steps; ++step) {
-    Gemm<W>(false, true, d.batch, rec_cols, h, W(1), hs, h, r, h, W(0), rec, rec_cols, &pool);
+    recurrent(hs, rec, rec_cols, pool);
     // z and r in place of their recurrence terms.
     pool.ParallelFor(d.batch, grain, [&](size_t begin, size_t end) {
       for (size_t n = begin; n < end; ++n) {
@@ -73,8 +76,7 @@ void GruDirection(KernelContext& ctx, Work<W>& work, size_t dir, bool reverse,
       }
     });
     if (!linear_before_reset) {
-      Gemm<W>(false, true, d.batch, h, h, W(1), reset_h, h, r + 2 * h * h, h, W(0), rec_h, h,
-              &pool);
+      recurrent_h(reset_h, rec_h, h, pool);
     }
     pool.ParallelFor(d.batch, grain, [&](size_t begin, size_t end) {
       for (size_t n = begin; n < end; ++n) {

@@ -39,9 +39,10 @@ void LstmDirection(KernelContext& ctx, Work<W>& work, size_t dir, bool reverse,
   W* cs = rnn::InitialState(ctx, work, rnn::kInitialC, dir);
 
   W* gates = ctx.Scratch<W>(d.batch * h4);
+  const rnn::StepProduct<W> recurrent(ctx, r, h4, h, d.batch);
   const size_t steps = rnn::MaxLength(work.lens);
   for (size_t step = 0; step < steps; ++step) {
-    Gemm<W>(false, true, d.batch, h4, h, W(1), hs, h, r, h, W(0), gates, h4, &pool);
+    recurrent(hs, gates, h4, pool);
     pool.ParallelFor(d.batch, std::max<size_t>(1, 4096 / (h4 + 1)), [&](size_t begin, size_t end) {
       for (size_t n = begin; n < end; ++n) {
         const int64_t len = work.lens[n];

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "core/float16.h"
+#include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/types.h"
 #include "kernels/kernel.h"
 
@@ -285,6 +287,41 @@ void StoreStep(Work<W>& work, size_t dir, size_t t, size_t n, const W* hn) {
   const Dims& d = work.d;
   std::copy(hn, hn + d.hidden, work.y + ((t * d.dirs + dir) * d.batch + n) * d.hidden);
 }
+
+// The recurrent product of every step: Y[batch, n] = H[batch, k] · Rᵀ, R [n, k] row-major and
+// the same at every step. For float with more than one batch entry R is packed once, here, for
+// PackedGemm (Gemm would pack it again at every step: for a 64-unit LSTM, 256 × 64 floats
+// copied for two rows of arithmetic, which made batch 2 three times as slow as batch 1);
+// otherwise each step is a Gemm (one row: the library's matrix-vector kernel).
+template <typename W>
+class StepProduct {
+ public:
+  StepProduct(KernelContext& ctx, const W* r, size_t n, size_t k, size_t batch)
+      : r_(r), n_(n), k_(k), batch_(batch) {
+    if constexpr (std::is_same_v<W, float>) {
+      if (batch > 1 && n > 0 && k > 0) {
+        float* storage = ctx.Scratch<float>(PackedMatrix::PanelFloats(k, n));
+        packed_ = PackedMatrix::PackInto(storage, r, k, k, n, /*transposed=*/true, 1.0f);
+      }
+    }
+  }
+
+  // y (ldy ≥ n) = h (batch rows of k) · Rᵀ.
+  void operator()(const W* h, W* y, size_t ldy, ThreadPool& pool) const {
+    if constexpr (std::is_same_v<W, float>) {
+      if (!packed_.empty()) {
+        PackedGemm(batch_, h, k_, packed_, y, ldy, &pool);
+        return;
+      }
+    }
+    Gemm<W>(false, true, batch_, n_, k_, W(1), h, k_, r_, k_, W(0), y, ldy, &pool);
+  }
+
+ private:
+  const W* r_;
+  size_t n_, k_, batch_;
+  PackedMatrix packed_;  // float, batch > 1: Rᵀ's panels in the kernel's scratch
+};
 
 }  // namespace kiln::cpu::rnn
 

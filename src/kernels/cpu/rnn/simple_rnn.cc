@@ -34,9 +34,10 @@ void RnnDirection(KernelContext& ctx, Work<W>& work, size_t dir, bool reverse,
   for (size_t j = 0; j < h; ++j) bias[j] = b == nullptr ? W(0) : b[j] + b[h + j];
   W* hs = rnn::InitialState(ctx, work, rnn::kInitialH, dir);
   W* rec = ctx.Scratch<W>(d.batch * h);
+  const rnn::StepProduct<W> recurrent(ctx, r, h, h, d.batch);
   const size_t steps = rnn::MaxLength(work.lens);
   for (size_t step = 0; step < steps; ++step) {
-    Gemm<W>(false, true, d.batch, h, h, W(1), hs, h, r, h, W(0), rec, h, &pool);
+    recurrent(hs, rec, h, pool);
     pool.ParallelFor(d.batch, std::max<size_t>(1, 4096 / (h + 1)), [&](size_t begin, size_t end) {
       for (size_t n = begin; n < end; ++n) {
         const int64_t len = work.lens[n];
