@@ -3,9 +3,13 @@
 // its ai.kiln Nhwc* form between two transposes: NCHW→NHWC before, NHWC→NCHW after. Then the
 // NHWC→NCHW transposes are pushed down through ops that do not care about the layout
 // (elementwise unary ops, binary ops whose other operands are in NHWC too or are constants,
-// Concat on channels), and every transpose pair that cancels goes. What remains converts only at
+// Concat on channels, inference BatchNormalization as a Mul and an Add of constants), and every
+// transpose pair that cancels goes. What remains converts only at
 // the chain's edges (the model's input, the flatten before a classifier, ...).
 #include <array>
+#include <cmath>
+#include <optional>
+#include <vector>
 
 #include "kernels/domains.h"
 #include "optimizer/pass.h"
@@ -167,6 +171,50 @@ bool PushThrough(PassContext& ctx, ir::Node* n) {
   return true;
 }
 
+// Step 2b: an inference BatchNormalization of an NHWC→NCHW transpose (one not folded into a
+// convolution: DenseNet's pre-activation blocks normalize each Concat) becomes Mul(x, s) and
+// Add(·, t), s = scale / √(var + ε) and t = B − mean·s as [1, C, 1, 1] constants, which step 2
+// then moves the transpose through: otherwise every such layer would sit between a pair of
+// transposes.
+bool BatchNormAsAffine(PassContext& ctx, ir::Node* bn) {
+  ir::Graph& g = ctx.graph;
+  if (!IsOp(bn, "BatchNormalization") || bn->inputs().size() != 5 ||
+      IntAttrOf(bn, "training_mode", 0) != 0 || bn->outputs().empty() ||
+      bn->outputs()[0] == nullptr) {
+    return false;
+  }
+  for (size_t i = 1; i < bn->outputs().size(); ++i) {
+    if (bn->outputs()[i] != nullptr && g.IsUsed(bn->outputs()[i])) return false;
+  }
+  ir::Value* x = bn->inputs()[0];
+  if (!IsTranspose(x->producer(), kToNchw) || !IsRank4(ctx, x)) return false;
+  const int64_t c = ctx.Facts(x).shape->dims()[1];
+  std::optional<std::vector<float>> scale = FloatsOf(bn->inputs()[1]);
+  std::optional<std::vector<float>> shift = FloatsOf(bn->inputs()[2]);
+  std::optional<std::vector<float>> mean = FloatsOf(bn->inputs()[3]);
+  std::optional<std::vector<float>> var = FloatsOf(bn->inputs()[4]);
+  for (const auto* v : {&scale, &shift, &mean, &var}) {
+    if (!*v || c < 0 || (*v)->size() != static_cast<size_t>(c)) return false;
+  }
+  float eps = 1e-5f;
+  if (const ir::Attribute* a = bn->FindAttribute("epsilon"); a != nullptr) eps = a->f;
+  std::vector<float> s(static_cast<size_t>(c));
+  std::vector<float> t(static_cast<size_t>(c));
+  for (size_t k = 0; k < s.size(); ++k) {
+    s[k] = (*scale)[k] / std::sqrt((*var)[k] + eps);
+    t[k] = (*shift)[k] - (*mean)[k] * s[k];
+  }
+  ir::Value* sv = AddConstant(g, bn->name() + "_scale", FloatTensor({1, c, 1, 1}, s));
+  ir::Value* tv = AddConstant(g, bn->name() + "_shift", FloatTensor({1, c, 1, 1}, t));
+  ir::Value* scaled = g.AddValue(g.UniqueName(bn->outputs()[0]->name() + "_scaled"));
+  ir::Node* mul = g.AddNode(g.UniqueName(bn->name() + "/Mul"), "Mul", "");
+  mul->set_opset(14);
+  g.Connect(mul, {x, sv}, {scaled});
+  ir::Value* out = bn->outputs()[0];
+  Replace(g, {bn}, "Add", "", 14, {scaled, tv}, {out}, {});
+  return true;
+}
+
 // Step 3: Transpose(to NHWC) of Transpose(to NCHW) of x is x.
 bool CancelPair(PassContext& ctx, ir::Node* n) {
   if (!IsTranspose(n, kToNhwc)) return false;
@@ -189,6 +237,7 @@ size_t ConvertToNhwc(PassContext& ctx) {
   if (converted == 0) return 0;
   for (bool again = true; again;) {
     again = RewriteAll(g, [&](ir::Node* n) { return CancelPair(ctx, n); }) > 0;
+    again = RewriteAll(g, [&](ir::Node* n) { return BatchNormAsAffine(ctx, n); }) > 0 || again;
     again = RewriteAll(g, [&](ir::Node* n) { return PushThrough(ctx, n); }) > 0 || again;
   }
   EliminateDeadCode(ctx);

@@ -104,6 +104,34 @@ TEST(NhwcLayout, ConcatenatesOnTheChannelAxisInNhwc) {
   ExpectSameOutputs(Fire, 3);
 }
 
+// A DenseNet-like pre-activation block, twice: the input and a conv's output concatenated, then
+// BatchNormalization → Relu → 1×1 conv (the normalization reads the Concat, so no convolution
+// absorbs it).
+ir::Model DenseBlock() {
+  GraphBuilder b;
+  ir::Value* x = b.Op("Conv", {b.Input("x", {1, 3, 8, 8}), b.Floats({4, 3, 3, 3})}, {Pads(1)});
+  ir::Value* y = b.Op("Conv", {x, b.Floats({6, 4, 3, 3})}, {Pads(1)});
+  for (int i = 0; i < 2; ++i) {
+    ir::Value* c = b.Op("Concat", {x, y}, {IntAttr("axis", 1)});
+    const std::vector<float> var = {0.5f, 1, 2, 0.25f, 1.5f, 3, 0.75f, 1, 2.5f, 0.1f};
+    ir::Value* n = b.Op("BatchNormalization",
+                        {c, b.Floats({10}), b.Floats({10}), b.Floats({10}), b.Floats({10}, var)},
+                        {FloatAttr("epsilon", 1e-3f)});
+    y = b.Op("Conv", {b.Op("Relu", {n}), b.Floats({6, 10, 1, 1})});
+    x = b.Op("Conv", {c, b.Floats({4, 10, 1, 1})});
+  }
+  b.Output(b.Op("Add", {y, b.Op("Conv", {x, b.Floats({6, 4, 1, 1})})}));
+  return b.Model();
+}
+
+TEST(NhwcLayout, BatchNormalizationOfAConcatBecomesAnAffineInNhwc) {
+  const OpCounts ops = OpsAfter(DenseBlock(), 3);
+  EXPECT_EQ(ops.count("BatchNormalization"), 0u);
+  EXPECT_EQ(ops.at("Mul"), 2u);
+  EXPECT_EQ(ops.at("Transpose"), 2u);  // the input's and the output's only
+  ExpectSameOutputs(DenseBlock, 3);
+}
+
 // Two SqueezeNet fire modules in a row: the first's Concat feeds a max pool and then the second's
 // 1×1 squeeze convolution; the second's feeds two 1×1 convolutions whose Add becomes one's
 // residual Z (so a split reader keeps its Z in place).
