@@ -89,15 +89,14 @@ template <size_t kWidth>
   for (; ox < ox_end; ++ox) column(ox);
 }
 
-// The fast depthwise path (multiplier 1, square 3×3 or 5×5 kernel, horizontal stride 1 with any
-// dilation or stride 2 undilated; any vertical stride and dilation): channels in chunks of kW, 16
-// (one AVX-512 register) where the machine has AVX-512 and 8 (one AVX2 register) elsewhere, each
-// chunk's K·K
-// weights loaded into registers once per row, tiles of kCols output columns whose inputs are all
-// inside the image computed without bounds checks (each input vector loaded once and used by every
-// column of the tile that reads it), and the epilogue applied to the sums before they are stored.
-// Measured on MobileNetV2 / EfficientNet-B0 layers: 41–90 GFLOP/s, up from 7–65 for the general
-// loop.
+// The fast depthwise path (multiplier 1, square 3×3 or 5×5 kernel with horizontal stride 1 and
+// any dilation or stride 2 undilated, 7×7 with stride 1; any vertical stride and dilation):
+// channels in chunks of kW, 16 (one AVX-512 register) where the machine has AVX-512 and 8 (one AVX2
+// register) elsewhere, each chunk's K·K weights loaded into registers once per row (those that do
+// not fit are read from L1), tiles of kCols output columns whose inputs are all inside the image
+// computed without bounds checks (each input vector loaded once and used by every column of the
+// tile that reads it), and the epilogue applied to the sums before they are stored. Measured on
+// MobileNetV2 / EfficientNet-B0 layers: 41–90 GFLOP/s, up from 7–65 for the general loop.
 //
 // GCC's -std=c++20 turns floating-point contraction off; here a fused multiply-add is what we
 // want. (Clang contracts within an expression by default.) Every function that takes or returns
@@ -224,7 +223,7 @@ KILN_VECTOR_CLONES KILN_CONTRACT void DwRowFast(const Problem& p, const DwRow& r
                                                 size_t c_end) {
   // 8 columns × 1 register of sums and 9 of weights for 3×3; 4 + 25 for 5×5 (of AVX-512's 32
   // registers; with AVX2's 16 the weights that do not fit are read from L1 by the multiply-adds).
-  constexpr int kCols = K == 3 || kW == 8 ? 8 : 4;
+  constexpr int kCols = K == 3 || (K == 5 && kW == 8) ? 8 : 4;
   for (size_t c0 = c_begin; c0 < c_end; c0 += kW) {
     Vec<kW> wv[K * K];
 #pragma GCC unroll 32
@@ -276,6 +275,8 @@ DwRowFn FastRowFn(const WindowGeometry& g) {
   if (k3 && g.stride[1] == 2) return &DwRowFast<3, 2, A, kW>;
   if (k5 && g.stride[1] == 1) return &DwRowFast<5, 1, A, kW>;
   if (k5 && g.stride[1] == 2) return &DwRowFast<5, 2, A, kW>;
+  // ConvNeXt's 7×7 (stride 1 only: each instantiation adds a minute to this file's compile).
+  if (g.kernel[0] == 7 && g.stride[1] == 1) return &DwRowFast<7, 1, A, kW>;
   return nullptr;
 }
 

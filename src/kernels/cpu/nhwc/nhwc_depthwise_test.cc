@@ -193,6 +193,7 @@ TEST(NhwcDepthwise, FastPathEightWide) {
     }
   }
   CheckBoth({.h = 9, .w = 31, .c = 16, .k = 5, .dilations = {3, 3}, .pads = {6, 6, 6, 6}});
+  CheckBoth({.h = 12, .w = 29, .c = 40, .k = 7, .pads = {3, 3, 3, 3}, .z = true});
   CheckBoth({.h = 10,
              .w = 13,
              .c = 32,
@@ -228,6 +229,16 @@ TEST(NhwcDepthwise, PadsStridesDilations) {
       {.h = 11, .w = 12, .c = 33, .k = 3, .kw = 5, .pads = {1, 2, 1, 2}},
       {.h = 11, .w = 12, .c = 32, .strides = {1, 3}},
       {.h = 9, .w = 9, .c = 32, .k = 7, .pads = {3, 3, 3, 3}},
+      // 7×7 stride 1 on the fast path (ConvNeXt): tiles, borders, a map narrower than the kernel.
+      {.h = 12, .w = 29, .c = 48, .k = 7, .pads = {3, 3, 3, 3}, .z = true, .activation = "Relu"},
+      {.h = 5, .w = 4, .c = 16, .k = 7, .pads = {3, 3, 3, 3}},
+      {.h = 10,
+       .w = 17,
+       .c = 32,
+       .k = 7,
+       .strides = {2, 1},
+       .dilations = {1, 2},
+       .pads = {3, 6, 3, 6}},
       {.n = 3, .h = 6, .w = 10, .c = 48, .z = true},
       {.n = 2,
        .h = 6,
