@@ -47,11 +47,16 @@ FAMILIES = {
 }
 
 
+# Models whose own input size differs from their family's: Inception-v3 needs 299×299 (at 224
+# its last 5×5 convolution is wider than its 3×3 map).
+SIZES = {"inception_v3": (1, 3, 299, 299)}
+
+
 def torchvision_names():
     names = {}
     for family, (module, shape) in FAMILIES.items():
         for n in torchvision.models.list_models(module=module):
-            names[n] = (family, shape)
+            names[n] = (family, SIZES.get(n, shape))
     return names
 
 
