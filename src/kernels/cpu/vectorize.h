@@ -8,15 +8,18 @@
 //     for (size_t i = 0; i < n; ++i) y[i] = op(x[i]);
 //   }
 //
-// Other compilers and the sanitizer builds get one baseline version.
+// Other compilers and the sanitizer builds get one baseline version (KILN_HAS_VECTOR_CLONES is 0
+// there: a file may then leave out variants only the wider targets would run).
 #ifndef KILN_KERNELS_CPU_VECTORIZE_H_
 #define KILN_KERNELS_CPU_VECTORIZE_H_
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(KILN_NO_CLONES)
 #define KILN_VECTOR_CLONES \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define KILN_HAS_VECTOR_CLONES 1
 #else
 #define KILN_VECTOR_CLONES
+#define KILN_HAS_VECTOR_CLONES 0
 #endif
 
 #endif  // KILN_KERNELS_CPU_VECTORIZE_H_

@@ -275,15 +275,23 @@ DwRowFn FastRowFn(const WindowGeometry& g) {
   if (k3 && g.stride[1] == 2) return &DwRowFast<3, 2, A, kW>;
   if (k5 && g.stride[1] == 1) return &DwRowFast<5, 1, A, kW>;
   if (k5 && g.stride[1] == 2) return &DwRowFast<5, 2, A, kW>;
-  // ConvNeXt's 7×7 (stride 1 only: each instantiation adds a minute to this file's compile).
+#if KILN_HAS_VECTOR_CLONES
+  // ConvNeXt's 7×7 (stride 1 only: each instantiation adds a minute to this file's compile; not
+  // in the builds without clones, the sanitizer and fuzz ones, where Clang with ASan took over
+  // ten minutes on this file with it: there 7×7 takes the general loop).
   if (g.kernel[0] == 7 && g.stride[1] == 1) return &DwRowFast<7, 1, A, kW>;
+#endif
   return nullptr;
 }
 
 // 16-float vectors where the machine has AVX-512 (and the tests have not turned it off), 8 else.
+// Builds without clones compile for the baseline, where 16-float vectors are emulated: 8 only.
 template <DwAct A>
 DwRowFn FastRowFn(const WindowGeometry& g) {
-  return UseVectorMathAvx512() ? FastRowFn<A, 16>(g) : FastRowFn<A, 8>(g);
+#if KILN_HAS_VECTOR_CLONES
+  if (UseVectorMathAvx512()) return FastRowFn<A, 16>(g);
+#endif
+  return FastRowFn<A, 8>(g);
 }
 
 FastRow PickFastRow(const Problem& p, const nn::Epilogue& e) {
