@@ -23,7 +23,7 @@
 #include "kernels/cpu/vectorize.h"
 
 // GCC's -std=c++20 turns floating-point contraction off; here a fused multiply-add is what we
-// want. The 16-float vectors are passed only between inlined functions of this file.
+// want. The 8-float vectors are passed only between inlined functions of this file.
 #if defined(__GNUC__) && !defined(__clang__)
 #define KILN_CONTRACT __attribute__((optimize("fp-contract=fast")))
 #pragma GCC diagnostic ignored "-Wpsabi"
