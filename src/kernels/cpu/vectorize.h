@@ -8,17 +8,26 @@
 //     for (size_t i = 0; i < n; ++i) y[i] = op(x[i]);
 //   }
 //
+// KILN_VECTOR_CLONES_AVX2: the same without the AVX-512 version, for code whose AVX-512 variant is
+// a separate function. KILN_TARGET_AVX512: one version, for AVX-512 only; call it only where
+// the machine has AVX-512 (UseVectorMathAvx512()).
+//
 // Other compilers and the sanitizer builds get one baseline version (KILN_HAS_VECTOR_CLONES is 0
-// there: a file may then leave out variants only the wider targets would run).
+// there: a file may then leave out variants only the wider targets would run, and must leave out
+// calls to KILN_TARGET_AVX512 functions, which are baseline code there).
 #ifndef KILN_KERNELS_CPU_VECTORIZE_H_
 #define KILN_KERNELS_CPU_VECTORIZE_H_
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(KILN_NO_CLONES)
 #define KILN_VECTOR_CLONES \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define KILN_VECTOR_CLONES_AVX2 __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define KILN_TARGET_AVX512 __attribute__((target("arch=x86-64-v4")))
 #define KILN_HAS_VECTOR_CLONES 1
 #else
 #define KILN_VECTOR_CLONES
+#define KILN_VECTOR_CLONES_AVX2
+#define KILN_TARGET_AVX512
 #define KILN_HAS_VECTOR_CLONES 0
 #endif
 

@@ -1,7 +1,7 @@
 // NhwcConv's depthwise paths (see nhwc_conv.cc's file comment): a direct loop vectorized along
-// the channels, register-tiled with the epilogue on the sums for multiplier 1 and square 3×3 /
-// 5×5 kernels (DwRowFast), and the same fed by the band-by-band 1×1 expansion of attribute expand
-// (RunExpandDepthwise).
+// the channels; the register-tiled fast path with the epilogue on the sums for multiplier 1 and
+// square 3×3 / 5×5 / 7×7 kernels (nhwc_depthwise_fast.h, instantiated in nhwc_depthwise_k*.cc);
+// and the same fed by the band-by-band 1×1 expansion of attribute expand (RunExpandDepthwise).
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -9,6 +9,7 @@
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/nhwc/nhwc_conv_parts.h"
+#include "kernels/cpu/nhwc/nhwc_depthwise_fast.h"
 #include "kernels/cpu/nhwc/nhwc_window.h"
 #include "kernels/cpu/nn/conv_epilogue.h"
 #include "kernels/cpu/nn/window.h"
@@ -89,176 +90,6 @@ template <size_t kWidth>
   for (; ox < ox_end; ++ox) column(ox);
 }
 
-// The fast depthwise path (multiplier 1, square 3×3 or 5×5 kernel with horizontal stride 1 and
-// any dilation or stride 2 undilated, 7×7 with stride 1; any vertical stride and dilation):
-// channels in chunks of kW, 16 (one AVX-512 register) where the machine has AVX-512 and 8 (one AVX2
-// register) elsewhere, each chunk's K·K weights loaded into registers once per row (those that do
-// not fit are read from L1), tiles of kCols output columns whose inputs are all inside the image
-// computed without bounds checks (each input vector loaded once and used by every column of the
-// tile that reads it), and the epilogue applied to the sums before they are stored. Measured on
-// MobileNetV2 / EfficientNet-B0 layers: 41–90 GFLOP/s, up from 7–65 for the general loop.
-//
-// GCC's -std=c++20 turns floating-point contraction off; here a fused multiply-add is what we
-// want. (Clang contracts within an expression by default.) Every function that takes or returns
-// a Vec by value is inlined, so no call passes one: GCC's warning that the AVX2 and baseline
-// clones would pass it differently does not apply.
-#if defined(__GNUC__) && !defined(__clang__)
-#define KILN_CONTRACT __attribute__((optimize("fp-contract=fast")))
-#pragma GCC diagnostic ignored "-Wpsabi"
-#else
-#define KILN_CONTRACT
-#endif
-
-// Clang builds (the fuzz preset) have no target clones here, so these vectors are
-// passed between internal functions without AVX-512 enabled: Clang warns that this would change
-// the ABI, which does not matter for functions no other file calls.
-#if defined(__clang__)
-#pragma clang diagnostic ignored "-Wpsabi"
-#endif
-// kW floats. (With 16 on a machine without AVX-512, GCC splits each vector in two and the 25
-// weights of a 5×5 kernel take 50 of AVX2's 16 registers: 3× slower than 8-float vectors.)
-// (Through a class: GCC drops a vector_size attribute that depends on an alias template's
-// parameter, leaving a plain float.)
-template <int kW>
-struct VecOf;
-template <>
-struct VecOf<8> {
-  using type = float __attribute__((vector_size(32)));
-};
-template <>
-struct VecOf<16> {
-  using type = float __attribute__((vector_size(64)));
-};
-template <int kW>
-using Vec = typename VecOf<kW>::type;
-static_assert(sizeof(Vec<8>) == 8 * sizeof(float) && sizeof(Vec<16>) == 16 * sizeof(float));
-
-template <int kW>
-[[gnu::always_inline]] inline Vec<kW> LoadVec(const float* p) {
-  Vec<kW> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-template <int kW>
-[[gnu::always_inline]] inline void StoreVec(float* p, Vec<kW> v) {
-  std::memcpy(p, &v, sizeof v);
-}
-
-// What the fast path applies to its sums in registers: nothing, or min(max(v, lo), hi) (Clip, and
-// Relu as Clip(0, +inf), the activations of MobileNets). Other activations (Swish, …) go over the
-// row afterwards, while it is in cache: instantiating the tiles for every one of them would
-// multiply the compile time for little gain.
-enum class DwAct { kNone, kClip };
-
-template <DwAct A, int kW>
-[[gnu::always_inline]] inline Vec<kW> ActivateVec(Vec<kW> v, float lo, float hi) {
-  if constexpr (A == DwAct::kClip) {
-    v = v < lo ? Vec<kW>{} + lo : v;
-    v = v > hi ? Vec<kW>{} + hi : v;
-  }
-  return v;
-}
-
-// What one fast row reads besides the input.
-struct DwRow {
-  const float* x;    // the image
-  int64_t row_step;  // floats between the input rows of two kernel rows
-  TapRange ry;       // the kernel rows inside the image
-  int64_t iy0;       // input row of kernel row 0
-  const float* z;    // the row of Z, or nullptr
-  float* y;          // the output row
-  float lo, hi;      // the Clip of DwAct::kClip
-};
-
-// kCols output columns from ox on, channels [c0, c0 + kW): acc = bias + Σ w·x over the kernel rows
-// in r.ry and, with kBorder (then kCols is 1), the kernel columns in rx only.
-template <int K, int S, int kCols, bool kBorder, DwAct A, int kW>
-[[gnu::always_inline]] KILN_CONTRACT inline void DwTile(const Problem& p, const DwRow& r,
-                                                        const Vec<kW> (&w)[K * K], Vec<kW> bias,
-                                                        TapRange rx, int64_t ox, size_t c0) {
-  const auto c = static_cast<int64_t>(p.channels);
-  // Horizontal dilation d (with stride 1 only): the tile's columns are d apart, and column j's
-  // tap kx reads input column ix0 + d·(j + kx).
-  const int64_t d = p.g.dilation[1];
-  const int64_t ix0 = ox * S - p.g.pad_begin[1];
-  // Signed: ix0 is negative at the left border, where those taps are skipped.
-  const int64_t base = (r.iy0 * p.in_w + ix0) * c + static_cast<int64_t>(c0);
-  // A lone column sums its taps in kParts partial sums, so that its multiply-adds do not wait on
-  // each other (the latency of one is four of them in flight).
-  constexpr int kParts = kCols == 1 ? 4 : 1;
-  Vec<kW> acc[kCols * kParts] = {};
-#pragma GCC unroll 16
-  for (int j = 0; j < kCols; ++j) acc[j * kParts] = bias;
-#pragma GCC unroll 8
-  for (int ky = 0; ky < K; ++ky) {
-    if (ky < r.ry.lo || ky >= r.ry.hi) continue;
-    const int64_t row = base + ky * r.row_step;
-#pragma GCC unroll 32
-    for (int i = 0; i < (kCols - 1) * S + K; ++i) {
-      if (kBorder && (i < rx.lo || i >= rx.hi)) continue;
-      const Vec<kW> xv = LoadVec<kW>(r.x + row + i * c * d);
-#pragma GCC unroll 16
-      for (int j = 0; j < kCols; ++j) {
-        const int kx = i - j * S;
-        if (kx >= 0 && kx < K) acc[j * kParts + (ky * K + kx) % kParts] += w[ky * K + kx] * xv;
-      }
-    }
-  }
-#pragma GCC unroll 16
-  for (int j = 0; j < kCols; ++j) {
-    const size_t at = static_cast<size_t>(ox + j * d) * p.features + c0;
-    Vec<kW> v = acc[j * kParts];
-#pragma GCC unroll 4
-    for (int part = 1; part < kParts; ++part) v += acc[j * kParts + part];
-    if (r.z != nullptr) v += LoadVec<kW>(r.z + at);
-    StoreVec<kW>(r.y + at, ActivateVec<A, kW>(v, r.lo, r.hi));
-  }
-}
-
-// Channels [c_begin, c_end) (16 | c_end - c_begin) of one output row of the fast path.
-template <int K, int S, DwAct A, int kW>
-KILN_VECTOR_CLONES KILN_CONTRACT void DwRowFast(const Problem& p, const DwRow& r, const float* w,
-                                                const float* bias, TapRange inner, size_t c_begin,
-                                                size_t c_end) {
-  // 8 columns × 1 register of sums and 9 of weights for 3×3; 4 + 25 for 5×5 (of AVX-512's 32
-  // registers; with AVX2's 16 the weights that do not fit are read from L1 by the multiply-adds).
-  constexpr int kCols = K == 3 || (K == 5 && kW == 8) ? 8 : 4;
-  for (size_t c0 = c_begin; c0 < c_end; c0 += kW) {
-    Vec<kW> wv[K * K];
-#pragma GCC unroll 32
-    for (int t = 0; t < K * K; ++t) {
-      wv[t] = LoadVec<kW>(w + static_cast<size_t>(t) * p.features + c0);
-    }
-    const Vec<kW> bv = bias != nullptr ? LoadVec<kW>(bias + c0) : Vec<kW>{};
-    // With horizontal dilation d, the columns in d passes, one per residue modulo d: a pass's
-    // columns read only its own input columns, as an undilated layer over every d-th column.
-    const int64_t d = p.g.dilation[1];
-    for (int64_t first = 0; first < d; ++first) {
-      int64_t ox = first;
-      for (; ox < inner.lo; ox += d) {
-        const TapRange rx = Taps(ox, S, d, p.g.pad_begin[1], p.in_w, K);
-        DwTile<K, S, 1, true, A, kW>(p, r, wv, bv, rx, ox, c0);
-      }
-      for (; ox + (kCols - 1) * d < inner.hi; ox += kCols * d) {
-        DwTile<K, S, kCols, false, A, kW>(p, r, wv, bv, {0, K}, ox, c0);
-      }
-      if (kCols > 4 && ox + 3 * d < inner.hi) {
-        DwTile<K, S, 4, false, A, kW>(p, r, wv, bv, {0, K}, ox, c0);
-        ox += 4 * d;
-      }
-      for (; ox < inner.hi; ox += d) DwTile<K, S, 1, false, A, kW>(p, r, wv, bv, {0, K}, ox, c0);
-      for (; ox < p.out_w; ox += d) {
-        const TapRange rx = Taps(ox, S, d, p.g.pad_begin[1], p.in_w, K);
-        DwTile<K, S, 1, true, A, kW>(p, r, wv, bv, rx, ox, c0);
-      }
-    }
-  }
-}
-
-using DwRowFn = void (*)(const Problem&, const DwRow&, const float*, const float*, TapRange, size_t,
-                         size_t);
-
 // The fast row function for p and the activation (nullptr where the fast path does not apply),
 // the bounds of its Clip, and whether the activation still has to be applied after it.
 struct FastRow {
@@ -267,31 +98,12 @@ struct FastRow {
   bool activation_after = false;
 };
 
-template <DwAct A, int kW>
-DwRowFn FastRowFn(const WindowGeometry& g) {
-  const bool k3 = g.kernel[0] == 3;
-  const bool k5 = g.kernel[0] == 5;
-  if (k3 && g.stride[1] == 1) return &DwRowFast<3, 1, A, kW>;
-  if (k3 && g.stride[1] == 2) return &DwRowFast<3, 2, A, kW>;
-  if (k5 && g.stride[1] == 1) return &DwRowFast<5, 1, A, kW>;
-  if (k5 && g.stride[1] == 2) return &DwRowFast<5, 2, A, kW>;
-#if KILN_HAS_VECTOR_CLONES
-  // ConvNeXt's 7×7 (stride 1 only: each instantiation adds a minute to this file's compile; not
-  // in the builds without clones, the sanitizer and fuzz ones, where Clang with ASan took over
-  // ten minutes on this file with it: there 7×7 takes the general loop).
-  if (g.kernel[0] == 7 && g.stride[1] == 1) return &DwRowFast<7, 1, A, kW>;
-#endif
-  return nullptr;
-}
-
 // 16-float vectors where the machine has AVX-512 (and the tests have not turned it off), 8 else.
-// Builds without clones compile for the baseline, where 16-float vectors are emulated: 8 only.
-template <DwAct A>
-DwRowFn FastRowFn(const WindowGeometry& g) {
+int FastWidth() {
 #if KILN_HAS_VECTOR_CLONES
-  if (UseVectorMathAvx512()) return FastRowFn<A, 16>(g);
+  if (UseVectorMathAvx512()) return 16;
 #endif
-  return FastRowFn<A, 8>(g);
+  return 8;
 }
 
 FastRow PickFastRow(const Problem& p, const nn::Epilogue& e) {
@@ -302,13 +114,15 @@ FastRow PickFastRow(const Problem& p, const nn::Epilogue& e) {
       (g.dilation[1] != 1 && g.stride[1] != 1) || p.channels < 16) {
     return f;
   }
-  if (e.activation == nn::Activation::kClip || e.activation == nn::Activation::kRelu) {
-    f.fn = FastRowFn<DwAct::kClip>(g);
+  const int width = FastWidth();
+  if (kDwClipInRegisters &&
+      (e.activation == nn::Activation::kClip || e.activation == nn::Activation::kRelu)) {
+    f.fn = DepthwiseFastRow(g.kernel[0], g.stride[1], DwAct::kClip, width);
     const bool relu = e.activation == nn::Activation::kRelu;
     f.lo = relu ? 0.0f : e.alpha;
     f.hi = relu ? std::numeric_limits<float>::infinity() : e.beta;
   } else {
-    f.fn = FastRowFn<DwAct::kNone>(g);
+    f.fn = DepthwiseFastRow(g.kernel[0], g.stride[1], DwAct::kNone, width);
     f.activation_after = e.activation != nn::Activation::kNone;
   }
   return f;
@@ -362,6 +176,19 @@ KILN_VECTOR_CLONES void DepthwiseRow(const Problem& p, const float* x_image, con
 }
 
 }  // namespace
+
+DwRowFn DepthwiseFastRow(int64_t kernel, int64_t stride, DwAct a, int width) {
+  switch (kernel) {
+    case 3:
+      return DepthwiseFastRow3(stride, a, width);
+    case 5:
+      return DepthwiseFastRow5(stride, a, width);
+    case 7:
+      return DepthwiseFastRow7(stride, a, width);
+    default:
+      return nullptr;
+  }
+}
 
 void RunDepthwise(const Problem& p, const Operands& o, const nn::Epilogue& e, ThreadPool& pool) {
   const WindowGeometry& g = p.g;

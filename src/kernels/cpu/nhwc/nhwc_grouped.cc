@@ -12,27 +12,15 @@
 // channel s is broadcast from memory. Every multiply-add is useful.
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <utility>
 
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/nhwc/nhwc_conv_parts.h"
+#include "kernels/cpu/nhwc/nhwc_simd.h"
 #include "kernels/cpu/nhwc/nhwc_window.h"
 #include "kernels/cpu/nn/conv_epilogue.h"
 #include "kernels/cpu/nn/window.h"
 #include "kernels/cpu/vectorize.h"
-
-// GCC's -std=c++20 turns floating-point contraction off; here a fused multiply-add is what we
-// want. The 8-float vectors are passed only between inlined functions of this file.
-#if defined(__GNUC__) && !defined(__clang__)
-#define KILN_CONTRACT __attribute__((optimize("fp-contract=fast")))
-#pragma GCC diagnostic ignored "-Wpsabi"
-#else
-#define KILN_CONTRACT
-#endif
-#if defined(__clang__)
-#pragma clang diagnostic ignored "-Wpsabi"
-#endif
 
 namespace kiln::cpu::nhwc {
 namespace {
@@ -41,17 +29,7 @@ namespace {
 constexpr size_t kMaxBroadcastGroup = 16;
 
 using nn::WindowGeometry;
-using V8 = float __attribute__((vector_size(32)));
-
-[[gnu::always_inline]] inline V8 Load(const float* p) {
-  V8 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-[[gnu::always_inline]] inline void Store(float* p, V8 v) {
-  std::memcpy(p, &v, sizeof v);
-}
+using V8 = Vec<8>;
 
 // Lane j takes lane (j / Q) · Q + S: input channel S of the group lane j belongs to.
 template <size_t Q, size_t S, size_t... J>
@@ -96,9 +74,9 @@ template <size_t Q, size_t kCols, size_t kChunks>
       if constexpr (Q <= 4) {
         for (size_t k = 0; k < kChunks; ++k) {
           V8 ws[Q];
-          for (size_t s = 0; s < Q; ++s) ws[s] = Load(wt + s * bw + 8 * k);
+          for (size_t s = 0; s < Q; ++s) ws[s] = LoadVec<8>(wt + s * bw + 8 * k);
           for (size_t c = 0; c < kCols; ++c) {
-            SpreadTaps<Q>(Load(xt + c * x_step + c0 + 8 * k), ws, acc[c][k],
+            SpreadTaps<Q>(LoadVec<8>(xt + c * x_step + c0 + 8 * k), ws, acc[c][k],
                           kSplit ? odd[c][k] : acc[c][k], std::make_index_sequence<Q>{});
           }
         }
@@ -108,8 +86,8 @@ template <size_t Q, size_t kCols, size_t kChunks>
         for (size_t k = 0; k < kChunks; ++k) xg[k] = xt + (c0 + 8 * k) / q * q;
         for (size_t s = 0; s < q; s += 2) {
           for (size_t k = 0; k < kChunks; ++k) {
-            const V8 w0 = Load(wt + s * bw + 8 * k);
-            const V8 w1 = Load(wt + (s + 1) * bw + 8 * k);
+            const V8 w0 = LoadVec<8>(wt + s * bw + 8 * k);
+            const V8 w1 = LoadVec<8>(wt + (s + 1) * bw + 8 * k);
             for (size_t c = 0; c < kCols; ++c) {
               const float* xc = xg[k] + c * x_step + s;
               acc[c][k] += xc[0] * w0;
@@ -121,7 +99,7 @@ template <size_t Q, size_t kCols, size_t kChunks>
     }
   }
   for (size_t c = 0; c < kCols; ++c) {
-    for (size_t k = 0; k < kChunks; ++k) Store(y + c * m + c0 + 8 * k, acc[c][k] + odd[c][k]);
+    for (size_t k = 0; k < kChunks; ++k) StoreVec<8>(y + c * m + c0 + 8 * k, acc[c][k] + odd[c][k]);
   }
 }
 

@@ -1,0 +1,21 @@
+// The depthwise fast path's 7×7 rows (ConvNeXt; stride 1 only: each instantiation adds about a
+// minute to this file's compile). Not in the builds without target clones (the sanitizer and fuzz
+// builds): there 7×7 takes the general loop.
+#include <cstdint>
+
+#include "kernels/cpu/nhwc/nhwc_depthwise_tile.h"
+
+namespace kiln::cpu::nhwc {
+
+DwRowFn DepthwiseFastRow7(int64_t stride, DwAct a, int width) {
+#if KILN_HAS_VECTOR_CLONES
+  if (stride == 1) return FastRowOf<7, 1>(a, width);
+#else
+  (void)stride;
+  (void)a;
+  (void)width;
+#endif
+  return nullptr;
+}
+
+}  // namespace kiln::cpu::nhwc
