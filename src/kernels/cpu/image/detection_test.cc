@@ -168,6 +168,36 @@ TEST(ImageRoiAlign, BinsScaleAndBatches) {
   EXPECT_EQ(Values<float>(*out[0]), (Floats{103, 107, 3, 7}));
 }
 
+// An adaptive grid (sampling_ratio 0) of 48 x 48 samples per bin, more than the kernel computes
+// at once. The roi starts at -0.5 with bins 48 pixels wide, so every sample lands on a pixel centre
+// (y, x in 0..47, then 48..95 for the second bin) with all its weight there. The image falls from
+// the top-left corner, so the largest sample is the very first one, in the first block.
+TEST(ImageRoiAlign, AdaptiveGridOfManySamples) {
+  Floats x(96 * 96);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>((95 - i / 96) + (95 - i % 96));
+  }
+  const auto run = [&](const char* mode) {
+    return Values<float>(*NodeTest("RoiAlign", 16)
+                              .Attr("coordinate_transformation_mode", "output_half_pixel")
+                              .Attr("mode", mode)
+                              .Attr("output_height", int64_t{2})
+                              .Attr("output_width", int64_t{1})
+                              .Attr("sampling_ratio", int64_t{0})
+                              .Input<float>({1, 1, 96, 96}, x)
+                              .Input<float>({1, 4}, {-0.5f, -0.5f, 47.5f, 95.5f})
+                              .Input<int64_t>({1}, {0})
+                              .Run()[0]);
+  };
+  // Means: y 23.5 / 71.5, x 23.5.
+  const Floats avg = run("avg");
+  ASSERT_EQ(avg.size(), 2u);
+  EXPECT_NEAR(avg[0], 71.5f + 71.5f, 1e-3f);
+  EXPECT_NEAR(avg[1], 23.5f + 71.5f, 1e-3f);
+  // Largest: the samples at (0, 0) and (48, 0).
+  EXPECT_EQ(run("max"), (Floats{190, 142}));
+}
+
 TEST(ImageRoiAlign, NoRois) {
   auto out = NodeTest("RoiAlign", 16)
                  .Input<float>({1, 1, 4, 4}, Linear())

@@ -59,6 +59,9 @@ Sample Bilinear(double y, double x, int64_t height, int64_t width) {
   return s;
 }
 
+// Samples of one bin computed at a time (then applied to every channel).
+constexpr size_t kBlock = 1024;
+
 class RoiAlign final : public Kernel {
  public:
   explicit RoiAlign(const KernelInfo& info)
@@ -144,7 +147,11 @@ class RoiAlign final : public Kernel {
       using T = typename decltype(tag)::type;
       const T* src = static_cast<const T*>(x.data());
       T* dst = static_cast<T*>(y.data());
-      ctx.threads().ParallelFor(count * bins, 16, [&](size_t begin, size_t end) {
+      ctx.threads().ParallelFor(count * bins, 4, [&](size_t begin, size_t end) {
+        // A bin's samples, at most kBlock at a time (an adaptive grid of a huge roi may have
+        // millions), each computed once for all channels; the channels' sums in between.
+        Sample* block = ctx.Scratch<Sample>(kBlock);
+        double* acc = ctx.Scratch<double>(channels);
         for (size_t job = begin; job < end; ++job) {
           const size_t r = job / bins;
           const size_t bin = job % bins;
@@ -165,37 +172,47 @@ class RoiAlign final : public Kernel {
           const double bin_w = roi_w / static_cast<double>(output_width_);
           const int64_t grid_h = GridSize(bin_h);
           const int64_t grid_w = GridSize(bin_w);
-          const auto samples = static_cast<double>(std::max<int64_t>(grid_h * grid_w, 1));
+          const auto total = static_cast<size_t>(grid_h * grid_w);
+          const auto samples = static_cast<double>(std::max<size_t>(total, 1));
           const T* image = src + static_cast<size_t>(IntAt(indices, r)) * channels * plane;
-          T* out = dst + r * channels * bins + bin;
-          for (size_t c = 0; c < channels; ++c) {
-            const T* in = image + c * plane;
-            double acc = 0;
-            bool first = true;
-            for (int64_t iy = 0; iy < grid_h; ++iy) {
+          std::fill(acc, acc + channels, 0.0);
+          for (size_t first = 0; first < total; first += kBlock) {
+            const size_t n = std::min(kBlock, total - first);
+            for (size_t i = 0; i < n; ++i) {
+              const auto iy = static_cast<int64_t>((first + i) / static_cast<size_t>(grid_w));
+              const auto ix = static_cast<int64_t>((first + i) % static_cast<size_t>(grid_w));
               const double yy =
                   start_h + ph * bin_h +
                   (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
-              for (int64_t ix = 0; ix < grid_w; ++ix) {
-                const double xx =
-                    start_w + pw * bin_w +
-                    (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
-                const Sample s = Bilinear(yy, xx, height, width);
+              const double xx =
+                  start_w + pw * bin_w +
+                  (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
+              block[i] = Bilinear(yy, xx, height, width);
+            }
+            for (size_t c = 0; c < channels; ++c) {
+              const T* in = image + c * plane;
+              double a = acc[c];
+              for (size_t i = 0; i < n; ++i) {
+                const Sample& sm = block[i];
                 if (max_) {
-                  double v = s.w[0] * static_cast<double>(nn::Load(in[s.at[0]]));
+                  double v = sm.w[0] * static_cast<double>(nn::Load(in[sm.at[0]]));
                   for (size_t k = 1; k < 4; ++k) {
-                    v = std::max(v, s.w[k] * static_cast<double>(nn::Load(in[s.at[k]])));
+                    v = std::max(v, sm.w[k] * static_cast<double>(nn::Load(in[sm.at[k]])));
                   }
-                  acc = first ? v : std::max(acc, v);
-                  first = false;
+                  a = first + i == 0 ? v : std::max(a, v);
                 } else {
-                  for (size_t k = 0; k < 4; ++k) {
-                    acc += s.w[k] * static_cast<double>(nn::Load(in[s.at[k]]));
-                  }
+                  a += sm.w[0] * static_cast<double>(nn::Load(in[sm.at[0]])) +
+                       sm.w[1] * static_cast<double>(nn::Load(in[sm.at[1]])) +
+                       sm.w[2] * static_cast<double>(nn::Load(in[sm.at[2]])) +
+                       sm.w[3] * static_cast<double>(nn::Load(in[sm.at[3]]));
                 }
               }
+              acc[c] = a;
             }
-            const double v = max_ ? acc : acc / samples;
+          }
+          T* out = dst + r * channels * bins + bin;
+          for (size_t c = 0; c < channels; ++c) {
+            const double v = max_ ? acc[c] : acc[c] / samples;
             out[c * bins] = nn::Store<T>(static_cast<nn::AccOf<T>>(v));
           }
         }

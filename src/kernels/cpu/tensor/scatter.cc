@@ -118,15 +118,29 @@ class ScatterElements final : public Kernel {
     }
     const SmallVector<int64_t> strides = SignedStrides(d);
     const size_t rank = d.size();
+    // Row by row along the last axis of indices (rank >= 1: NormalizeAxis checked it): a row's
+    // elements are contiguous in data unless it is the scatter axis, then its indices say where.
+    const auto inner = static_cast<size_t>(id[rank - 1]);
+    if (inner == 0) {
+      WithOutput(ctx, x, reduction_, [](auto* /*out*/, auto /*apply*/) {});
+      return;
+    }
+    const size_t rows = indices.size() / inner;
+    const int64_t axis_stride = axis + 1 == rank ? 1 : strides[axis];
+    const int64_t element_step = axis + 1 == rank ? 0 : 1;
     WithOutput(ctx, x, reduction_, [&](auto* out, auto apply) {
       using E = std::remove_pointer_t<decltype(out)>;
       const E* values = DataAs<E>(upd);
-      SmallVector<int64_t> pos(rank, 0);
-      for (size_t i = 0; i < indices.size(); ++i) {
-        int64_t offset = 0;
-        for (size_t k = 0; k < rank; ++k) offset += (k == axis ? indices[i] : pos[k]) * strides[k];
-        apply(out[offset], values[i]);
-        for (size_t k = rank; k-- > 0;) {
+      SmallVector<int64_t> pos(rank, 0);  // of the row's first element; pos[rank - 1] stays 0
+      for (size_t r = 0; r < rows; ++r) {
+        int64_t base = 0;
+        for (size_t k = 0; k + 1 < rank; ++k) base += k == axis ? 0 : pos[k] * strides[k];
+        const int64_t* idx = indices.data() + r * inner;
+        const E* v = values + r * inner;
+        for (size_t j = 0; j < inner; ++j) {
+          apply(out[base + idx[j] * axis_stride + static_cast<int64_t>(j) * element_step], v[j]);
+        }
+        for (size_t k = rank - 1; k-- > 0;) {
           if (++pos[k] < id[k]) break;
           pos[k] = 0;
         }

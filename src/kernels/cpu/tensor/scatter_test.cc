@@ -17,6 +17,42 @@ TEST(TensorScatterElements, WritesAlongAxis0) {
   EXPECT_EQ(Values<float>(*out[0]), (F{2.0f, 1.1f, 0, 1.0f, 0, 2.2f, 0, 2.1f, 1.2f}));
 }
 
+// Indices smaller than data on every axis, scattering along a middle axis and along the last:
+// checked against the definition, element by element (out[.., idx[i, j, k], ..] = upd[i, j, k]).
+TEST(TensorScatterElements, IndicesSmallerThanDataOnEveryAxis) {
+  const std::vector<int64_t> d = {3, 4, 5};
+  const std::vector<int64_t> id = {2, 3, 4};
+  F x(60);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  for (int64_t axis : {1, 2}) {
+    std::vector<int64_t> idx(24);
+    F upd(24);
+    for (size_t i = 0; i < idx.size(); ++i) {
+      idx[i] = static_cast<int64_t>((i * 7 + 3) % static_cast<size_t>(d[axis])) -
+               (i % 5 == 0 ? d[axis] : 0);  // some negative
+      upd[i] = 100.0f + static_cast<float>(i);
+    }
+    F want = x;
+    for (int64_t i = 0; i < id[0]; ++i) {
+      for (int64_t j = 0; j < id[1]; ++j) {
+        for (int64_t k = 0; k < id[2]; ++k) {
+          const auto at = static_cast<size_t>((i * id[1] + j) * id[2] + k);
+          int64_t pos[3] = {i, j, k};
+          pos[axis] = idx[at] < 0 ? idx[at] + d[axis] : idx[at];
+          want[static_cast<size_t>((pos[0] * d[1] + pos[1]) * d[2] + pos[2])] = upd[at];
+        }
+      }
+    }
+    auto out = NodeTest("ScatterElements", 13)
+                   .Attr("axis", axis)
+                   .Input<float>(d, x)
+                   .Input<int64_t>(id, idx)
+                   .Input<float>(id, upd)
+                   .Run();
+    EXPECT_EQ(Values<float>(*out[0]), want) << "axis " << axis;
+  }
+}
+
 TEST(TensorScatterElements, NegativeIndexOnLastAxisAndScatter9) {
   auto x = MakeTensor<int32_t>({1, 4}, {1, 2, 3, 4});
   auto idx = MakeTensor<int64_t>({1, 2}, {-1, 1});
