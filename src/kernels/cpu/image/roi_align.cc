@@ -59,7 +59,7 @@ Sample Bilinear(double y, double x, int64_t height, int64_t width) {
   return s;
 }
 
-// Samples of one bin computed at a time (then applied to every channel).
+// Samples computed at a time (then applied to every channel).
 constexpr size_t kBlock = 1024;
 
 class RoiAlign final : public Kernel {
@@ -147,73 +147,46 @@ class RoiAlign final : public Kernel {
       using T = typename decltype(tag)::type;
       const T* src = static_cast<const T*>(x.data());
       T* dst = static_cast<T*>(y.data());
-      ctx.threads().ParallelFor(count * bins, 4, [&](size_t begin, size_t end) {
-        // A bin's samples, at most kBlock at a time (an adaptive grid of a huge roi may have
-        // millions), each computed once for all channels; the channels' sums in between.
+      ctx.threads().ParallelFor(count, 1, [&](size_t begin, size_t end) {
+        // The samples of a roi's bins, computed once for all its channels: kBlock at a time (an
+        // adaptive grid of a huge roi may have millions a bin), with each channel's sums kept in
+        // acc in between. Where all the roi's samples fit at once, each channel's plane is read
+        // for all its bins in a row, while the part around the roi is in L1.
         Sample* block = ctx.Scratch<Sample>(kBlock);
         double* acc = ctx.Scratch<double>(channels);
-        for (size_t job = begin; job < end; ++job) {
-          const size_t r = job / bins;
-          const size_t bin = job % bins;
-          const size_t row = bin / static_cast<size_t>(output_width_);
-          const auto ph = static_cast<double>(row);
-          const auto pw = static_cast<double>(bin - row * static_cast<size_t>(output_width_));
-          const double offset = half_pixel_ ? 0.5 : 0;
-          const double* box = roi + r * 4;
-          const double start_w = box[0] * spatial_scale_ - offset;
-          const double start_h = box[1] * spatial_scale_ - offset;
-          double roi_w = box[2] * spatial_scale_ - offset - start_w;
-          double roi_h = box[3] * spatial_scale_ - offset - start_h;
-          if (!half_pixel_) {
-            roi_w = std::max(roi_w, 1.0);
-            roi_h = std::max(roi_h, 1.0);
-          }
-          const double bin_h = roi_h / static_cast<double>(output_height_);
-          const double bin_w = roi_w / static_cast<double>(output_width_);
-          const int64_t grid_h = GridSize(bin_h);
-          const int64_t grid_w = GridSize(bin_w);
-          const auto total = static_cast<size_t>(grid_h * grid_w);
-          const auto samples = static_cast<double>(std::max<size_t>(total, 1));
+        for (size_t r = begin; r < end; ++r) {
+          const Roi g = Geometry(roi + r * 4);
+          const size_t per_bin = g.grid_h * g.grid_w;
+          const auto samples = static_cast<double>(std::max<size_t>(per_bin, 1));
           const T* image = src + static_cast<size_t>(IntAt(indices, r)) * channels * plane;
-          std::fill(acc, acc + channels, 0.0);
-          for (size_t first = 0; first < total; first += kBlock) {
-            const size_t n = std::min(kBlock, total - first);
-            for (size_t i = 0; i < n; ++i) {
-              const auto iy = static_cast<int64_t>((first + i) / static_cast<size_t>(grid_w));
-              const auto ix = static_cast<int64_t>((first + i) % static_cast<size_t>(grid_w));
-              const double yy =
-                  start_h + ph * bin_h +
-                  (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
-              const double xx =
-                  start_w + pw * bin_w +
-                  (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
-              block[i] = Bilinear(yy, xx, height, width);
+          T* out = dst + r * channels * bins;
+          const auto store = [&](size_t c, size_t bin, double a) {
+            out[c * bins + bin] = nn::Store<T>(static_cast<nn::AccOf<T>>(max_ ? a : a / samples));
+          };
+          if (per_bin * bins <= kBlock) {
+            for (size_t bin = 0; bin < bins; ++bin) {
+              for (size_t i = 0; i < per_bin; ++i) {
+                block[bin * per_bin + i] = SampleAt(g, bin, i, height, width);
+              }
             }
             for (size_t c = 0; c < channels; ++c) {
               const T* in = image + c * plane;
-              double a = acc[c];
-              for (size_t i = 0; i < n; ++i) {
-                const Sample& sm = block[i];
-                if (max_) {
-                  double v = sm.w[0] * static_cast<double>(nn::Load(in[sm.at[0]]));
-                  for (size_t k = 1; k < 4; ++k) {
-                    v = std::max(v, sm.w[k] * static_cast<double>(nn::Load(in[sm.at[k]])));
-                  }
-                  a = first + i == 0 ? v : std::max(a, v);
-                } else {
-                  a += sm.w[0] * static_cast<double>(nn::Load(in[sm.at[0]])) +
-                       sm.w[1] * static_cast<double>(nn::Load(in[sm.at[1]])) +
-                       sm.w[2] * static_cast<double>(nn::Load(in[sm.at[2]])) +
-                       sm.w[3] * static_cast<double>(nn::Load(in[sm.at[3]]));
-                }
+              for (size_t bin = 0; bin < bins; ++bin) {
+                store(c, bin, Accumulate(in, block + bin * per_bin, per_bin, true, 0.0));
               }
-              acc[c] = a;
             }
+            continue;
           }
-          T* out = dst + r * channels * bins + bin;
-          for (size_t c = 0; c < channels; ++c) {
-            const double v = max_ ? acc[c] : acc[c] / samples;
-            out[c * bins] = nn::Store<T>(static_cast<nn::AccOf<T>>(v));
+          for (size_t bin = 0; bin < bins; ++bin) {
+            std::fill(acc, acc + channels, 0.0);
+            for (size_t first = 0; first < per_bin; first += kBlock) {
+              const size_t n = std::min(kBlock, per_bin - first);
+              for (size_t i = 0; i < n; ++i) block[i] = SampleAt(g, bin, first + i, height, width);
+              for (size_t c = 0; c < channels; ++c) {
+                acc[c] = Accumulate(image + c * plane, block, n, first == 0, acc[c]);
+              }
+            }
+            for (size_t c = 0; c < channels; ++c) store(c, bin, acc[c]);
           }
         }
       });
@@ -221,6 +194,66 @@ class RoiAlign final : public Kernel {
   }
 
  private:
+  // A roi on the feature map: where its bins start, their size, and samples per bin axis.
+  struct Roi {
+    double start_h, start_w, bin_h, bin_w;
+    size_t grid_h, grid_w;
+  };
+
+  Roi Geometry(const double* box) const {
+    const double offset = half_pixel_ ? 0.5 : 0;
+    Roi g{};
+    g.start_w = box[0] * spatial_scale_ - offset;
+    g.start_h = box[1] * spatial_scale_ - offset;
+    double roi_w = box[2] * spatial_scale_ - offset - g.start_w;
+    double roi_h = box[3] * spatial_scale_ - offset - g.start_h;
+    if (!half_pixel_) {
+      roi_w = std::max(roi_w, 1.0);
+      roi_h = std::max(roi_h, 1.0);
+    }
+    g.bin_h = roi_h / static_cast<double>(output_height_);
+    g.bin_w = roi_w / static_cast<double>(output_width_);
+    g.grid_h = static_cast<size_t>(GridSize(g.bin_h));
+    g.grid_w = static_cast<size_t>(GridSize(g.bin_w));
+    return g;
+  }
+
+  // Sample i (row-major in the bin's grid) of bin `bin`.
+  Sample SampleAt(const Roi& g, size_t bin, size_t i, int64_t height, int64_t width) const {
+    const size_t row = bin / static_cast<size_t>(output_width_);
+    const auto ph = static_cast<double>(row);
+    const auto pw = static_cast<double>(bin - row * static_cast<size_t>(output_width_));
+    const auto iy = static_cast<double>(i / g.grid_w);
+    const auto ix = static_cast<double>(i % g.grid_w);
+    const double yy =
+        g.start_h + ph * g.bin_h + (iy + 0.5) * g.bin_h / static_cast<double>(g.grid_h);
+    const double xx =
+        g.start_w + pw * g.bin_w + (ix + 0.5) * g.bin_w / static_cast<double>(g.grid_w);
+    return Bilinear(yy, xx, height, width);
+  }
+
+  // a combined with the n samples of one plane: their weighted taps summed (avg), or the largest
+  // weighted tap (max; with `first`, a is not one yet).
+  template <typename T>
+  double Accumulate(const T* in, const Sample* s, size_t n, bool first, double a) const {
+    for (size_t i = 0; i < n; ++i) {
+      const Sample& sm = s[i];
+      if (max_) {
+        double v = sm.w[0] * static_cast<double>(nn::Load(in[sm.at[0]]));
+        for (size_t k = 1; k < 4; ++k) {
+          v = std::max(v, sm.w[k] * static_cast<double>(nn::Load(in[sm.at[k]])));
+        }
+        a = first && i == 0 ? v : std::max(a, v);
+      } else {
+        a += sm.w[0] * static_cast<double>(nn::Load(in[sm.at[0]])) +
+             sm.w[1] * static_cast<double>(nn::Load(in[sm.at[1]])) +
+             sm.w[2] * static_cast<double>(nn::Load(in[sm.at[2]])) +
+             sm.w[3] * static_cast<double>(nn::Load(in[sm.at[3]]));
+      }
+    }
+    return a;
+  }
+
   // Samples along one axis of a bin: sampling_ratio, or adaptive (bounded so that a huge roi
   // cannot make the loop run forever).
   int64_t GridSize(double bin) const {
