@@ -163,7 +163,7 @@ class RoiAlign final : public Kernel {
           const auto store = [&](size_t c, size_t bin, double a) {
             out[c * bins + bin] = nn::Store<T>(static_cast<nn::AccOf<T>>(max_ ? a : a / samples));
           };
-          if (per_bin * bins <= kBlock) {
+          if (per_bin <= kBlock / bins) {  // (bins >= 1; a product could overflow)
             for (size_t bin = 0; bin < bins; ++bin) {
               for (size_t i = 0; i < per_bin; ++i) {
                 block[bin * per_bin + i] = SampleAt(g, bin, i, height, width);
