@@ -4,8 +4,8 @@
 // fused activation of conv_epilogue.h: Y [N, OH, OW, M] = act(conv(X, W) + B + Z). float only.
 //
 // Paths: depthwise (C/group == 1, group > 1) is a direct loop vectorized along the channels, for
-// multiplier 1 and square 3×3 / 5×5 kernels register-tiled with the epilogue on the sums (see
-// DwRowFast in nhwc_depthwise.cc), otherwise a general loop followed by the epilogue; 3×3, stride
+// multiplier 1 and square 3×3 / 5×5 / 7×7 kernels register-tiled with the epilogue on the sums
+// (see nhwc_depthwise_fast.h), otherwise a general loop followed by the epilogue; 3×3, stride
 // 1, undilated, one group with 16–512 channels on both sides runs as Winograd F(2×2, 3×3)
 // (nhwc_winograd.h); groups of 2, 4, 8 or 16 channels on both sides run as a direct loop along
 // the output channels (nhwc_grouped.cc); everything else multiplies blocks of output pixels, [P,
