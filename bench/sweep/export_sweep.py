@@ -74,7 +74,7 @@ def streaming_specs():
 # revision, by the same torch, from the same streaming_models.py, is reused).
 EXPORT_REVISION = "3"
 # The same for one family only (its models are exported again, the others reused).
-FAMILY_REVISION = {"detection": "1"}
+FAMILY_REVISION = {"detection": "2"}
 
 
 def stamp(family=None):
@@ -89,6 +89,29 @@ def stamp(family=None):
 
 def seeded(name):
     return int(hashlib.sha256(name.encode()).hexdigest()[:8], 16)
+
+
+def register_roi_align_opset16():
+    """torchvision 0.14 registers its roi_align export for opset 11 only, which writes no
+    coordinate_transformation_mode: exported at opset 16 or later, the node then means RoiAlign-16's
+    default, half_pixel, while torch's aligned=False is output_half_pixel (every R-CNN box pooling
+    sampled half a pixel off; Kiln and ONNX Runtime agreed with each other, not with torch). This
+    is torchvision's later opset-16 export: the same node, with the mode written."""
+    from torch.onnx import register_custom_op_symbolic, symbolic_helper
+    from torch.onnx.symbolic_opset11 import select, squeeze
+
+    @symbolic_helper.parse_args("v", "v", "f", "i", "i", "i", "i")
+    def roi_align(g, x, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned):
+        first = g.op("Constant", value_t=torch.tensor([0], dtype=torch.long))
+        batch_indices = g.op("Cast", squeeze(g, select(g, rois, 1, first), 1),
+                             to_i=torch.onnx.TensorProtoDataType.INT64)
+        boxes = select(g, rois, 1, g.op("Constant", value_t=torch.tensor([1, 2, 3, 4])))
+        return g.op("RoiAlign", x, boxes, batch_indices, spatial_scale_f=spatial_scale,
+                    output_height_i=pooled_height, output_width_i=pooled_width,
+                    sampling_ratio_i=max(sampling_ratio, 0),
+                    coordinate_transformation_mode_s="half_pixel" if aligned else "output_half_pixel")
+
+    register_custom_op_symbolic("torchvision::roi_align", roi_align, 16)
 
 
 def build_torchvision(name, family, shape):
@@ -181,6 +204,8 @@ def export(name, outdir, tv, streaming):
     out_names = [f"output_{i}" for i in range(len(refs))]
     os.makedirs(d, exist_ok=True)
     path = os.path.join(d, "model.onnx")
+    if opset >= 16:
+        register_roi_align_opset16()
     torch.onnx.export(model, inputs, path, opset_version=opset, do_constant_folding=True,
                       input_names=in_names, output_names=out_names, dynamic_axes=dynamic_axes)
     onnx.checker.check_model(path)
