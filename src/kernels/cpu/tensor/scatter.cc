@@ -59,6 +59,16 @@ T Combine(Reduction r, T a, T b) {
   }
 }
 
+// fn(p): p the elements of an int32 or int64 tensor (checked with RequireIntType).
+template <typename Fn>
+void WithIndices(const Tensor& ind, Fn&& fn) {
+  if (ind.type() == DataType::kInt64) {
+    fn(static_cast<const int64_t*>(ind.data()));
+  } else {
+    fn(static_cast<const int32_t*>(ind.data()));
+  }
+}
+
 // Copies data into output 0, then calls fn(out, apply): `out` the output's elements as E (the
 // storage type without reduction, the numeric type with one), apply(dst, value) storing value or
 // combining it into dst.
@@ -105,17 +115,21 @@ class ScatterElements final : public Kernel {
                                                  " do not fit data " + x.shape().ToString() +
                                                  " outside axis " + std::to_string(axis));
     }
-    const std::span<int64_t> indices = ReadIndices(ctx, ind);
+    // The indices are read where they are, int32 or int64: checked first, then used (a detector's
+    // level merge scatters [rois, 256, 7, 7]: copying them to int64 scratch cost a third of it).
+    RequireIntType(info, ind, "indices");
     const int64_t dim = d[axis];
-    for (size_t i = 0; i < indices.size(); ++i) {
-      int64_t& v = indices[i];
-      if (v < -dim || v >= dim) {
-        info.Fail(ErrorCode::kInvalidArgument,
-                  "index " + std::to_string(v) + " at position " + std::to_string(i) +
-                      " is out of range for dimension " + std::to_string(dim));
+    const size_t count = ind.element_count();
+    WithIndices(ind, [&](const auto* index) {
+      for (size_t i = 0; i < count; ++i) {
+        const auto v = static_cast<int64_t>(index[i]);
+        if (v < -dim || v >= dim) {
+          info.Fail(ErrorCode::kInvalidArgument,
+                    "index " + std::to_string(v) + " at position " + std::to_string(i) +
+                        " is out of range for dimension " + std::to_string(dim));
+        }
       }
-      if (v < 0) v += dim;
-    }
+    });
     const SmallVector<int64_t> strides = SignedStrides(d);
     const size_t rank = d.size();
     // Row by row along the last axis of indices (rank >= 1: NormalizeAxis checked it): a row's
@@ -125,26 +139,30 @@ class ScatterElements final : public Kernel {
       WithOutput(ctx, x, reduction_, [](auto* /*out*/, auto /*apply*/) {});
       return;
     }
-    const size_t rows = indices.size() / inner;
+    const size_t rows = count / inner;
     const int64_t axis_stride = axis + 1 == rank ? 1 : strides[axis];
     const int64_t element_step = axis + 1 == rank ? 0 : 1;
     WithOutput(ctx, x, reduction_, [&](auto* out, auto apply) {
       using E = std::remove_pointer_t<decltype(out)>;
       const E* values = DataAs<E>(upd);
-      SmallVector<int64_t> pos(rank, 0);  // of the row's first element; pos[rank - 1] stays 0
-      for (size_t r = 0; r < rows; ++r) {
-        int64_t base = 0;
-        for (size_t k = 0; k + 1 < rank; ++k) base += k == axis ? 0 : pos[k] * strides[k];
-        const int64_t* idx = indices.data() + r * inner;
-        const E* v = values + r * inner;
-        for (size_t j = 0; j < inner; ++j) {
-          apply(out[base + idx[j] * axis_stride + static_cast<int64_t>(j) * element_step], v[j]);
+      WithIndices(ind, [&](const auto* index) {
+        SmallVector<int64_t> pos(rank, 0);  // of the row's first element; pos[rank - 1] stays 0
+        for (size_t r = 0; r < rows; ++r) {
+          int64_t base = 0;
+          for (size_t k = 0; k + 1 < rank; ++k) base += k == axis ? 0 : pos[k] * strides[k];
+          const auto* idx = index + r * inner;
+          const E* v = values + r * inner;
+          for (size_t j = 0; j < inner; ++j) {
+            auto at = static_cast<int64_t>(idx[j]);
+            at += at < 0 ? dim : 0;
+            apply(out[base + at * axis_stride + static_cast<int64_t>(j) * element_step], v[j]);
+          }
+          for (size_t k = rank - 1; k-- > 0;) {
+            if (++pos[k] < id[k]) break;
+            pos[k] = 0;
+          }
         }
-        for (size_t k = rank - 1; k-- > 0;) {
-          if (++pos[k] < id[k]) break;
-          pos[k] = 0;
-        }
-      }
+      });
     });
   }
 

@@ -17,7 +17,8 @@ TEST(TensorScatterElements, WritesAlongAxis0) {
   EXPECT_EQ(Values<float>(*out[0]), (F{2.0f, 1.1f, 0, 1.0f, 0, 2.2f, 0, 2.1f, 1.2f}));
 }
 
-// Indices smaller than data on every axis, scattering along a middle axis and along the last:
+// Indices smaller than data on every axis (int64 and int32), scattering along a middle axis and
+// along the last:
 // checked against the definition, element by element (out[.., idx[i, j, k], ..] = upd[i, j, k]).
 TEST(TensorScatterElements, IndicesSmallerThanDataOnEveryAxis) {
   const std::vector<int64_t> d = {3, 4, 5};
@@ -50,6 +51,15 @@ TEST(TensorScatterElements, IndicesSmallerThanDataOnEveryAxis) {
                    .Input<float>(id, upd)
                    .Run();
     EXPECT_EQ(Values<float>(*out[0]), want) << "axis " << axis;
+    // The same with int32 indices.
+    const std::vector<int32_t> idx32(idx.begin(), idx.end());
+    auto out32 = NodeTest("ScatterElements", 13)
+                     .Attr("axis", axis)
+                     .Input<float>(d, x)
+                     .Input<int32_t>(id, idx32)
+                     .Input<float>(id, upd)
+                     .Run();
+    EXPECT_EQ(Values<float>(*out32[0]), want) << "axis " << axis << ", int32 indices";
   }
 }
 
