@@ -12,9 +12,10 @@
 // a separate function. KILN_TARGET_AVX512: one version, for AVX-512 only; call it only where
 // the machine has AVX-512 (UseVectorMathAvx512()).
 //
-// Other compilers and the sanitizer builds get one baseline version (KILN_HAS_VECTOR_CLONES is 0
-// there: a file may then leave out variants only the wider targets would run, and must leave out
-// calls to KILN_TARGET_AVX512 functions, which are baseline code there).
+// Other compilers (Clang: the fuzz preset) get one baseline version, and KILN_HAS_VECTOR_CLONES is
+// 0 there: a file may then leave out variants only the wider targets would run, and must leave out
+// calls to KILN_TARGET_AVX512 functions, which are baseline code there. (GCC's ASan build has the
+// clones.)
 #ifndef KILN_KERNELS_CPU_VECTORIZE_H_
 #define KILN_KERNELS_CPU_VECTORIZE_H_
 

@@ -83,7 +83,7 @@ class SeluOp {
 };
 
 template <typename C>
-C Sigmoid(C x) {
+[[gnu::always_inline]] inline C Sigmoid(C x) {
   if constexpr (std::is_same_v<C, float>) {
     return SigmoidF(x);
   } else {
@@ -104,7 +104,7 @@ struct SigmoidOp {
 
 // max(0, min(1, alpha * x + beta)), NaN propagating.
 template <typename C>
-C HardSigmoid(C x, C alpha, C beta) {
+[[gnu::always_inline]] inline C HardSigmoid(C x, C alpha, C beta) {
   const C v = alpha * x + beta;
   if (v < C(0)) return C(0);
   return v > C(1) ? C(1) : v;
@@ -135,7 +135,7 @@ struct HardSwishOp {
 };
 
 template <typename C>
-C Softplus(C x) {
+[[gnu::always_inline]] inline C Softplus(C x) {
   if constexpr (std::is_same_v<C, float>) {
     return SoftplusF(x);
   } else {
@@ -169,7 +169,7 @@ struct GeluOp {
   using Types = FloatTypes;
   explicit GeluOp(const KernelInfo&) {}
   template <typename C>
-  C operator()(C x) const {
+  [[gnu::always_inline]] C operator()(C x) const {
     if constexpr (kTanh) {
       const C k = std::sqrt(C(2) / std::numbers::pi_v<C>);
       return C(0.5) * x * (C(1) + vmath::Tanh(k * (x + C(0.044715) * x * x * x)));
@@ -239,7 +239,7 @@ class CeluOp {
 
 // x * sigmoid(alpha * x).
 template <typename C>
-C Swish(C x, C alpha) {
+[[gnu::always_inline]] inline C Swish(C x, C alpha) {
   return x * Sigmoid(alpha * x);
 }
 
@@ -261,7 +261,7 @@ struct MishOp {
   using Types = FloatTypes;
   explicit MishOp(const KernelInfo&) {}
   template <typename C>
-  C operator()(C x) const {
+  [[gnu::always_inline]] C operator()(C x) const {
     return x * vmath::Tanh(Softplus(x));
   }
 };

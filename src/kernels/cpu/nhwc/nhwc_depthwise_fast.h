@@ -34,9 +34,9 @@ namespace kiln::cpu::nhwc {
 // multiply the compile time for little gain.
 enum class DwAct { kNone, kClip };
 
-// Whether the fast path applies a Clip itself in this build. The builds without target clones
-// (the sanitizer and fuzz builds, whose compile time a second set of tiles would double) have
-// only DwAct::kNone: a Clip goes over the row afterwards there, as other activations do.
+// Whether the fast path applies a Clip itself in this build. Builds without target clones (Clang:
+// the fuzz preset, whose compile time a second set of tiles would double) have only
+// DwAct::kNone: a Clip goes over the row afterwards there, as other activations do.
 inline constexpr bool kDwClipInRegisters = KILN_HAS_VECTOR_CLONES != 0;
 
 // What one fast row reads besides the input.

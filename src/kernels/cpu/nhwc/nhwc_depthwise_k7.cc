@@ -1,6 +1,6 @@
 // The depthwise fast path's 7×7 rows (ConvNeXt; stride 1 only: each instantiation adds about a
-// minute to this file's compile). Not in the builds without target clones (the sanitizer and fuzz
-// builds): there 7×7 takes the general loop.
+// minute to this file's compile). Not in builds without target clones (Clang: the fuzz preset):
+// there 7×7 takes the general loop.
 #include <cstdint>
 
 #include "kernels/cpu/nhwc/nhwc_depthwise_tile.h"
