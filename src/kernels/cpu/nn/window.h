@@ -105,9 +105,11 @@ int64_t CheckedMul(const KernelInfo& info, int64_t a, int64_t b, const char* wha
 //   row(out_offset, in_base, lo, hi)
 // where out_offset is the row's first position (row-major in `out`), and positions
 // out_offset + o for o in [lo, hi) read image element in_base + o * stride.back(); the other
-// positions of the row fall in the padding (lo == hi == 0 when the whole row does).
+// positions of the row fall in the padding (lo == hi == 0 when the whole row does). Always
+// inlined, as ForEachTapRow2D is: a vector-cloned caller (the N-d depthwise and pool loops) then
+// compiles `row` for its own target instead of calling a baseline copy per row.
 template <typename F>
-void ForEachTapRow(const WindowGeometry& g, size_t tap, F&& row) {
+[[gnu::always_inline]] inline void ForEachTapRow(const WindowGeometry& g, size_t tap, F&& row) {
   const size_t rank = g.rank();
   const size_t last = rank - 1;
   const int64_t out_last = g.out[last];
