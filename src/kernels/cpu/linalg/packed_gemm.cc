@@ -45,17 +45,22 @@ void PanelPortable(size_t m, size_t kc, const float* a, size_t lda, const float*
     const size_t i = packed::TileStart(m, kPortableRows, t);
     const size_t rows = packed::TileRows(m, kPortableRows, t);
     const float* at = a + i * lda;
-    float acc[kPortableRows][kW] = {};
-    for (size_t p = 0; p < kc; ++p) {
-      const float* brow = b + p * kW;
-      for (size_t r = 0; r < rows; ++r) {
-        const float av = at[r * lda + p];
-        for (size_t j = 0; j < kW; ++j) acc[r][j] += av * brow[j];
+    // Runs of packed::kSumDepth steps summed apart and added to C, as the vector kernels do.
+    for (size_t p0 = 0; p0 < kc; p0 += packed::kSumDepth) {
+      const size_t p1 = std::min(kc, p0 + packed::kSumDepth);
+      float acc[kPortableRows][kW] = {};
+      for (size_t p = p0; p < p1; ++p) {
+        const float* brow = b + p * kW;
+        for (size_t r = 0; r < rows; ++r) {
+          const float av = at[r * lda + p];
+          for (size_t j = 0; j < kW; ++j) acc[r][j] += av * brow[j];
+        }
       }
-    }
-    for (size_t r = 0; r < rows; ++r) {
-      float* row = c + (i + r) * ldc;
-      for (size_t j = 0; j < cols; ++j) row[j] = accumulate ? row[j] + acc[r][j] : acc[r][j];
+      const bool add = accumulate || p0 > 0;
+      for (size_t r = 0; r < rows; ++r) {
+        float* row = c + (i + r) * ldc;
+        for (size_t j = 0; j < cols; ++j) row[j] = add ? row[j] + acc[r][j] : acc[r][j];
+      }
     }
   }
 }

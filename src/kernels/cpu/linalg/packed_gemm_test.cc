@@ -162,6 +162,36 @@ TEST(PackedGemm, PacksFromAnAccessor) {
   }
 }
 
+// Deep products of non-integer values: the rounding error against a float64 sum stays that of
+// short sums (packed::kSumDepth steps in registers, then added to C). Summing all 2,048 products
+// of a depth block in registers gives an RMS relative error near 5.7e-7; runs of 128, 2.2e-7.
+TEST(PackedGemm, DeepSumsKeepTheErrorOfShortOnes) {
+  const size_t m = 48, n = 64, k = 2048;
+  std::vector<float> a(m * k), b(k * n);
+  uint32_t state = 12345;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / 16777216.0f - 0.5f;
+  };
+  for (float& v : a) v = next();
+  for (float& v : b) v = next();
+  const PackedMatrix packed = PackedMatrix::Pack(b.data(), n, k, n, false);
+  ForEachKernel([&] {
+    std::vector<float> c(m * n);
+    PackedGemm(m, a.data(), k, packed, c.data(), n, nullptr);
+    double error = 0, norm = 0;
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        double want = 0;
+        for (size_t p = 0; p < k; ++p) want += double(a[i * k + p]) * b[p * n + j];
+        error += (c[i * n + j] - want) * (c[i * n + j] - want);
+        norm += want * want;
+      }
+    }
+    EXPECT_LT(std::sqrt(error / norm), 3.5e-7);
+  });
+}
+
 TEST(PackedGemm, EmptyDepthWritesZerosOrLeavesCAlone) {
   const PackedMatrix packed = PackedMatrix::Pack(nullptr, 5, 0, 5, false);
   EXPECT_TRUE(packed.empty());

