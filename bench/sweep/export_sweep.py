@@ -48,8 +48,14 @@ FAMILIES = {
 
 
 # Models whose own input size differs from their family's: Inception-v3 needs 299×299 (at 224
-# its last 5×5 convolution is wider than its 3×3 map).
-SIZES = {"inception_v3": (1, 3, 299, 299)}
+# its last 5×5 convolution is wider than its 3×3 map); MViT's positional embeddings are sized for
+# 16 frames of 224×224, and S3D's temporal kernels need more than 8 frames of 112×112.
+SIZES = {
+    "inception_v3": (1, 3, 299, 299),
+    "mvit_v1_b": (1, 3, 16, 224, 224),
+    "mvit_v2_s": (1, 3, 16, 224, 224),
+    "s3d": (1, 3, 16, 224, 224),
+}
 
 
 def torchvision_names():
