@@ -36,13 +36,16 @@ bench: build
 
 # The model sweep (bench/sweep, issue 27): every torchvision model torch exports and the streaming
 # models, checked in Kiln at levels 0-3 against torch (bench/sweep/CHECK.md; a failure does not
-# stop the table), then side by side with ONNX Runtime at 1 and 2 threads (bench/SWEEP.md). Hours.
+# stop the table), then side by side with ONNX Runtime at 1 and 2 threads (bench/SWEEP.md). Hours
+# (over ten on a 2-core machine): `make sweep SWEEP_RESUME=1` keeps SWEEP.md's rows and measures
+# only the models it lacks, writing the table after each model, so it can be run in sittings.
 sweep: build
 	@scripts/bootstrap.sh bench
 	cd bench/ort && npm ci --ignore-scripts --no-audit --no-fund
 	/usr/bin/python3 bench/sweep/export_sweep.py bench/sweep/models
 	-/usr/bin/python3 bench/sweep/check_sweep.py bench/sweep/models --report bench/sweep/CHECK.md
-	/usr/bin/python3 bench/side_by_side.py --models bench/sweep/models --results bench/SWEEP.md
+	/usr/bin/python3 bench/side_by_side.py --models bench/sweep/models --results bench/SWEEP.md \
+	  --rounds 2 $(if $(SWEEP_RESUME),--resume)
 
 docs: bootstrap
 	doxygen docs/Doxyfile
