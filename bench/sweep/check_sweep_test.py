@@ -1,14 +1,15 @@
 #!/usr/bin/env -S /usr/bin/python3
 """check_sweep.py's reordering of detections (detection_order): rows whose scores tie within the
 tolerance may be matched to the reference in another order, rows with different scores may not,
-and a detection Kiln lacks is not hidden. Exits 1 on a failure."""
+and a detection Kiln lacks is not hidden. Its count of values beyond the tolerance of a float64
+result (beyond): NaN counts, a value within the tolerance does not. Exits 1 on a failure."""
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_sweep import close, detection_order  # noqa: E402
+from check_sweep import beyond, close, detection_order  # noqa: E402
 
 BOXES = np.array([[0, 0, 10, 10], [5, 5, 20, 20], [1, 1, 2, 2]], np.float32)
 TIED = np.array([0.9, 0.5, 0.5], np.float32)
@@ -41,5 +42,17 @@ case("a tie whose box differs", refs, got, False)
 masks = np.arange(3 * 4, dtype=np.float32).reshape(3, 1, 2, 2)
 refs = [BOXES, np.array([1, 1, 1]), TIED, masks]
 case("a tie with masks, swapped together", refs, swapped(refs), True)
-print(f"{5 - failed} passed, {failed} failed")
+
+
+def count(what, x, exact, want):
+    global failed
+    n = beyond(np.array(x, np.float32), np.array(exact, np.float64))
+    failed += n != want
+    print(f"{'ok' if n == want else 'FAIL'}: {what} ({n} beyond, want {want})")
+
+
+count("within rtol and atol", [1.0009, 0.0, 1e-5], [1.0, 0.00009, 0.0], 0)
+count("beyond rtol, beyond atol, NaN", [1.002, 3e-4, np.nan], [1.0, 0.0, 1.0], 3)
+count("a negative exact value's magnitude", [-100.05], [-100.0], 0)
+print(f"{8 - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

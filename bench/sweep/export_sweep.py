@@ -2,6 +2,7 @@
 """Export the model sweep (issue 27) with Debian's torch: models Kiln was never tuned on.
 
     /usr/bin/python3 bench/sweep/export_sweep.py OUTDIR [--only NAME]... [--list] [--timeout S]
+    /usr/bin/python3 bench/sweep/export_sweep.py OUTDIR --only NAME... --exact
 
 Every torchvision classification model; the segmentation, detection, video and optical-flow
 models where torch 1.13 exports them; two streaming models written here (streaming_models.py: a
@@ -17,6 +18,10 @@ silently. A model already exported at the same EXPORT_REVISION and torch is reus
 in a child process of its own (its memory is returned when it is done) that is stopped after
 --timeout seconds (recorded as a failure). meta.json's "torch_ms" is torch's own forward time at
 1 thread, which side_by_side.py uses to size its iteration counts.
+
+--exact writes an exported model's outputs computed in float64 (exact_<i>.npy): check_sweep.py
+asks for them when Kiln's outputs miss torch's float32 ones, to see whether torch's own float32
+result is within the tolerance of the exact one.
 """
 import argparse
 import hashlib
@@ -209,6 +214,9 @@ def export(name, outdir, tv, streaming):
         refs2 = flat_outputs(model(*second)) if second is not None else None
     out_names = [f"output_{i}" for i in range(len(refs))]
     os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):  # float64 results of an earlier export (exact()) no longer apply
+        if f.startswith("exact"):
+            os.remove(os.path.join(d, f))
     path = os.path.join(d, "model.onnx")
     if opset >= 16:
         register_roi_align_opset16()
@@ -235,6 +243,45 @@ def export(name, outdir, tv, streaming):
     return "exported"
 
 
+def exact(name, outdir, tv, streaming):
+    """The model's outputs in float64 (exact_<i>.npy, exact2_<i>.npy), for check_sweep.py to tell
+    a runtime's float rounding from an error where torch's own float32 result is not within the
+    tolerance of exact arithmetic. The model is built again as export() built it (same seed, same
+    weights, same BatchNorm statistics) and must reproduce the saved float32 results first."""
+    d = os.path.join(outdir, name)
+    with open(os.path.join(d, "meta.json")) as f:
+        meta = json.load(f)
+    if name in tv:
+        family, shape = tv[name]
+        model = build_torchvision(name, family, shape)[0]
+        nested = family == "detection"
+    else:
+        kind, _, dynamic = streaming[name]
+        model = build_streaming(kind, dynamic, name)[0]
+        nested = False
+    sets = [("input", "ref", "exact")]
+    if meta.get("shapes", 1) == 2:
+        sets.append(("input2", "ref2", "exact2"))
+    n_in, n_out = len(meta["inputs"]), len(meta["outputs"])
+    for inp, ref, out in sets:
+        xs = [torch.from_numpy(np.load(os.path.join(d, f"{inp}_{i}.npy"))) for i in range(n_in)]
+        refs = [np.load(os.path.join(d, f"{ref}_{i}.npy")) for i in range(n_out)]
+        with torch.no_grad():
+            model.float()
+            got = flat_outputs(model(*([xs] if nested else xs)))
+            if len(got) != n_out or any(g.shape != r.shape or not np.allclose(g.numpy(), r, rtol=1e-5, atol=1e-6)
+                                        for g, r in zip(got, refs)):
+                raise SystemExit(f"{name}: the model built again does not reproduce its export's results")
+            model.double()
+            xs64 = [x.double() if x.is_floating_point() else x for x in xs]
+            got = flat_outputs(model(*([xs64] if nested else xs64)))
+        if len(got) != n_out:
+            raise SystemExit(f"{name}: {len(got)} outputs in float64, {n_out} in float32")
+        for i, g in enumerate(got):
+            np.save(os.path.join(d, f"{out}_{i}.npy"), g.numpy())
+    return "float64 results written"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("outdir")
@@ -242,6 +289,8 @@ def main():
     p.add_argument("--list", action="store_true", help="print the names and exit")
     p.add_argument("--timeout", type=float, default=1200, help="seconds per model")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--exact", action="store_true",
+                   help="write the --only models' float64 results (exported models only)")
     args = p.parse_args()
     tv, streaming = torchvision_names(), streaming_specs()
     names = args.only or sorted(streaming) + sorted(tv)
@@ -249,6 +298,10 @@ def main():
         print("\n".join(names))
         return
     torch.set_num_threads(1)
+    if args.exact:
+        for name in args.only or []:
+            print(f"{name}: {exact(name, args.outdir, tv, streaming)}", flush=True)
+        return
     if args.child:  # one model, in the process the parent started for it
         print(export(names[0], args.outdir, tv, streaming), flush=True)
         return
