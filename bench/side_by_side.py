@@ -18,8 +18,8 @@ Runtime's peak RSS is that of its Node.js process less the process's resident se
 Runtime was loaded. Below the table: the worst and geometric-mean ratio per thread count, and the
 models the export could not produce (the models directory's export_failures.json).
 
---resume (with --results) keeps the rows already in the file and measures only the models that
-lack one for some thread count, rewriting the file after each model: a sweep too long for one
+--resume (with --results) keeps the rows already in the file and measures only the (model, thread
+count) pairs it lacks, rewriting the file after each model: a sweep too long for one
 sitting is measured over several, each row naming the commit it measured.
 """
 import argparse
@@ -219,7 +219,7 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--results")
     p.add_argument("--resume", action="store_true",
-                   help="keep --results' rows; measure only the models it lacks")
+                   help="keep --results' rows; measure only the rows it lacks")
     args = p.parse_args()
     if args.resume and not args.results:
         p.error("--resume needs --results")
@@ -233,7 +233,9 @@ def main():
     print(HEADER, flush=True)
     failed = 0
     for name in names:
-        if all((name, t) in table and table[(name, t)][2] != "failed" for t in threads):
+        todo = [t for t in threads
+                if not args.resume or (name, t) not in table or table[(name, t)][2] == "failed"]
+        if not todo:
             continue
         model_dir = os.path.join(args.models, name)
         with open(os.path.join(model_dir, "meta.json")) as f:
@@ -244,7 +246,7 @@ def main():
         except RuntimeError as e:
             print(f"{name}: outputs differ or a run failed: {e}", file=sys.stderr)
             diff, failed = "MISMATCH", failed + 1
-        for t in threads:
+        for t in todo:
             try:
                 b = bench(args.kiln, model_dir, t, args.rounds, meta)
             except RuntimeError as e:

@@ -258,11 +258,11 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, siz
       const bool add = accumulate || p0 > 0;
       for (size_t j0 = col_begin; j0 < col_end; j0 += kPackedPanel) {
         const size_t cols = std::min(kPackedPanel, col_end - j0);
-        // Where the next panel's slice is, from this one: the following panel at this depth (k·32
-        // floats on), else the first panel at the next depth; 0 at the end of the product.
+        // Where the next panel's slice is, from this one: the following panel at this depth (a
+        // panel stride on), else the first panel at the next depth; 0 at the end of the product.
         ptrdiff_t next = 0;
         if (j0 + kPackedPanel < col_end) {
-          next = static_cast<ptrdiff_t>(k * kPackedPanel);
+          next = static_cast<ptrdiff_t>(b.panel_stride());
         } else if (p0 + kc < k) {
           next = b.panel(col_begin / kPackedPanel) - b.panel(j0 / kPackedPanel) +
                  static_cast<ptrdiff_t>(kc * kPackedPanel);

@@ -30,11 +30,13 @@ class PackedMatrix {
   PackedMatrix(PackedMatrix&& other) noexcept
       : k_(other.k_),
         n_(other.n_),
+        stride_(other.stride_),
         data_(std::move(other.data_)),
         base_(std::exchange(other.base_, nullptr)) {}
   PackedMatrix& operator=(PackedMatrix&& other) noexcept {
     k_ = other.k_;
     n_ = other.n_;
+    stride_ = other.stride_;
     data_ = std::move(other.data_);
     base_ = std::exchange(other.base_, nullptr);
     return *this;
@@ -79,10 +81,23 @@ class PackedMatrix {
   static PackedMatrix PackInto(float* storage, const float* b, size_t ldb, size_t k, size_t n,
                                bool transposed, float scale);
 
+  // Rows [k0, k0 + k) of this matrix's depth, all its columns: a view of its panels (nothing
+  // copied, valid while this matrix is), so that A · B over a part of the depth (a convolution's
+  // taps that reach the image, say) needs no second packing. k0 + k ≤ this->k().
+  PackedMatrix DepthSlice(size_t k0, size_t k) const {
+    PackedMatrix out;
+    out.k_ = k;
+    out.n_ = n_;
+    out.stride_ = panel_stride();
+    if (k > 0 && n_ > 0) out.base_ = base_ + k0 * kPackedPanel;
+    return out;
+  }
   size_t k() const { return k_; }
   size_t n() const { return n_; }
   size_t panels() const { return (n_ + kPackedPanel - 1) / kPackedPanel; }
-  const float* panel(size_t j) const { return base_ + j * k_ * kPackedPanel; }
+  // Floats from one panel to the next: k·32, or the whole matrix's for a DepthSlice.
+  size_t panel_stride() const { return stride_ != 0 ? stride_ : k_ * kPackedPanel; }
+  const float* panel(size_t j) const { return base_ + j * panel_stride(); }
   bool empty() const { return base_ == nullptr; }
 
  private:
@@ -91,6 +106,7 @@ class PackedMatrix {
   };
   size_t k_ = 0;
   size_t n_ = 0;
+  size_t stride_ = 0;                    // 0: k_·32 (not a DepthSlice)
   std::unique_ptr<float[], Free> data_;  // null for a view
   const float* base_ = nullptr;          // data_, or the viewed panels
 };

@@ -192,6 +192,35 @@ TEST(PackedGemm, DeepSumsKeepTheErrorOfShortOnes) {
   });
 }
 
+// A DepthSlice multiplies by rows [k0, k0 + k) of B without repacking: A's columns from k0 on
+// against the slice equal the naive product over those depths, for slices inside one depth
+// block and across two, accumulating into C.
+TEST(PackedGemm, DepthSliceMultipliesByThoseRows) {
+  const size_t m = 13, n = 70, k = 1500;
+  const std::vector<float> a = IntegerValues(m * k, 5);
+  const std::vector<float> b = IntegerValues(k * n, 6);
+  const PackedMatrix packed = PackedMatrix::Pack(b.data(), n, k, n, false);
+  ForEachKernel([&] {
+    for (const auto& [k0, kc] : {std::pair<size_t, size_t>{0, 7}, {40, 100}, {900, 600}}) {
+      SCOPED_TRACE("k0=" + std::to_string(k0) + " k=" + std::to_string(kc));
+      const PackedMatrix slice = packed.DepthSlice(k0, kc);
+      EXPECT_EQ(slice.k(), kc);
+      EXPECT_EQ(slice.n(), n);
+      std::vector<float> c(m * n, 1.0f);
+      PackedGemm(m, a.data() + k0, k, slice, 0, n, c.data(), n, /*accumulate=*/true);
+      size_t wrong = 0;
+      for (size_t i = 0; i < m; ++i) {
+        for (size_t j = 0; j < n; ++j) {
+          float want = 1.0f;
+          for (size_t p = k0; p < k0 + kc; ++p) want += a[i * k + p] * b[p * n + j];
+          wrong += c[i * n + j] != want;
+        }
+      }
+      EXPECT_EQ(wrong, 0u);
+    }
+  });
+}
+
 TEST(PackedGemm, EmptyDepthWritesZerosOrLeavesCAlone) {
   const PackedMatrix packed = PackedMatrix::Pack(nullptr, 5, 0, 5, false);
   EXPECT_TRUE(packed.empty());

@@ -398,6 +398,55 @@ TEST(NhwcConv, MatchesConvOnManyShapes) {
   }
 }
 
+// Layers where at most 3/4 of the taps reach the image run region by region over their live taps
+// only (RunRegions): atrous 3×3 (DeepLabV3's ASPP), a stride and dilations that differ by axis
+// over five column bands, regions several blocks long whose blocks end inside rows, and output
+// rows no tap reaches (bias, Z and activation alone).
+TEST(NhwcConv, LiveTapsByRegionMatchConv) {
+  const std::vector<ConvCase> cases = {
+      {.name = "atrous d12 on 24x32",
+       .n = 1,
+       .h = 24,
+       .w = 32,
+       .c = 16,
+       .m = 40,
+       .dilations = {12, 12},
+       .pads = {12, 12, 12, 12},
+       .z = true,
+       .activation = "Relu"},
+      {.name = "3x5 stride 2x1 dilations 6x4",
+       .h = 40,
+       .w = 27,
+       .c = 5,
+       .m = 9,
+       .kw = 5,
+       .strides = {2, 1},
+       .dilations = {6, 4},
+       .pads = {6, 8, 6, 8}},
+      {.name = "d48 on 96x96, blocks inside rows",
+       .n = 1,
+       .h = 96,
+       .w = 96,
+       .c = 3,
+       .m = 8,
+       .dilations = {48, 48},
+       .pads = {48, 48, 48, 48},
+       .activation = "Swish"},
+      {.name = "rows of padding only",
+       .h = 4,
+       .w = 40,
+       .c = 5,
+       .m = 7,
+       .pads = {20, 1, 20, 1},
+       .z = true,
+       .activation = "Sigmoid"},
+  };
+  for (const ConvCase& k : cases) {
+    CheckCase(k, 1);
+    CheckCase(k, 2);
+  }
+}
+
 // The narrow-group path (nhwc_grouped.cc) takes groups of 2, 4, 8 or 16 channels on both sides
 // with M a multiple of 8; the rest stay on the im2col product.
 TEST(NhwcConv, NarrowGroupsFit) {
