@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "kernels/cpu/nn/nn_test_util.h"
@@ -31,6 +33,31 @@ TEST(NnGlobalPool, AverageAndMax) {
             (std::vector<float>{0.75f, 0.875f, 0.5f, 1.0f, 0.75f, 0.375f}));
   EXPECT_EQ(RunGlobal("GlobalMaxPool", 22),
             (std::vector<float>{0.75f, 0.875f, 0.5f, 1.0f, 0.75f, 0.375f}));
+}
+
+// Large planes are averaged to float64 accuracy: no running float sum over all of them (which,
+// for 112×112 positive values, is off by about 1e-4 relative), including sizes that end inside a
+// lane and inside a block; every plane checked against the float64 mean of its values.
+TEST(NnGlobalPool, AverageOfLargePlanesMatchesFloat64) {
+  for (const int64_t side : {1, 7, 33, 112, 230}) {
+    SCOPED_TRACE("side " + std::to_string(side));
+    const size_t plane = static_cast<size_t>(side * side);
+    std::vector<float> x(3 * plane);
+    uint32_t state = 7;
+    for (float& v : x) {
+      state = state * 1664525u + 1013904223u;
+      v = 0.1f + static_cast<float>(state >> 8) / 16777216.0f;  // in [0.1, 1.1)
+    }
+    const auto out = NodeTest("GlobalAveragePool", 22).Input<float>({1, 3, side, side}, x).Run();
+    const std::vector<float> got = Values<float>(*out[0]);
+    ASSERT_EQ(got.size(), 3u);
+    for (size_t c = 0; c < 3; ++c) {
+      double want = 0;
+      for (size_t i = 0; i < plane; ++i) want += x[c * plane + i];
+      want /= static_cast<double>(plane);
+      EXPECT_NEAR(got[c], want, 2e-7 * want) << "channel " << c;
+    }
+  }
 }
 
 TEST(NnGlobalPool, LpWithIntAndFloatP) {
