@@ -40,6 +40,7 @@ set(KILN_SOURCES
   src/runtime/plan.cc
   src/runtime/session.cc
   src/kernels/cpu/common.cc
+  src/kernels/cpu/float_sum.cc
   src/kernels/cpu/cpu_kernels.cc
   src/kernels/kernel.cc
   src/kernels/registry.cc

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernels/cpu/common.h"
+#include "kernels/cpu/float_sum.h"
 #include "kernels/cpu/reduce/numeric.h"
 #include "kernels/cpu/reduce/reduce_kernels.h"
 #include "kernels/cpu/small_vector.h"
@@ -107,15 +108,21 @@ void Walk(const Plan& p, size_t begin, size_t end, F&& block) {
 }
 
 // acc[o] = step(acc[o], x, o) for every input element x of output o, in parallel over the
-// outermost dimension when it is kept (each chunk then owns its outputs).
-template <typename A, typename T, typename Step>
+// outermost dimension when it is kept (each chunk then owns its outputs). kPlainSum: step is
+// a + x, which a reduced innermost run of floats then computes as SumFloats.
+template <bool kPlainSum = false, typename A, typename T, typename Step>
 void Accumulate(const Plan& p, const T* x, A* acc, const Step& step, ThreadPool& pool) {
   auto chunk = [&](size_t begin, size_t end) {
     Walk(p, begin, end, [&](size_t in, size_t out) {
       const T* xs = x + in;
       if (p.inner_reduced) {
         A a = acc[out];
-        for (size_t j = 0; j < p.inner; ++j) a = step(a, static_cast<A>(Load(xs[j])), out);
+        if constexpr (kPlainSum && std::is_same_v<T, float>) {
+          // A float run summed as SumFloats does (float_sum.h), not in one running float sum.
+          a = static_cast<A>(static_cast<double>(a) + SumFloats(xs, p.inner));
+        } else {
+          for (size_t j = 0; j < p.inner; ++j) a = step(a, static_cast<A>(Load(xs[j])), out);
+        }
         acc[out] = a;
       } else {
         A* as = acc + out;
@@ -246,7 +253,7 @@ void RunReduce(KernelContext& ctx, const Plan& p, const T* x, size_t x_count, T*
           return WrapAdd(a, v);
         }
       };
-      Accumulate(p, x, acc, step, pool);
+      Accumulate<kOp == ReduceOp::kSum || kOp == ReduceOp::kMean>(p, x, acc, step, pool);
     }
     for (size_t i = 0; i < p.out_count; ++i) {
       A v = acc[i];
