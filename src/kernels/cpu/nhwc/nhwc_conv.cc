@@ -6,7 +6,8 @@
 // Paths: depthwise (C/group == 1, group > 1) is a direct loop vectorized along the channels, for
 // multiplier 1 and square 3×3 / 5×5 / 7×7 kernels register-tiled with the epilogue on the sums
 // (see nhwc_depthwise_fast.h), otherwise a general loop followed by the epilogue; 3×3, stride
-// 1, undilated, one group with 16–512 channels on both sides runs as Winograd F(2×2, 3×3)
+// 1, undilated, with 16–512 channels a group on both sides (group by group when grouped and
+// not on the narrow-group path) runs as Winograd F(2×2, 3×3)
 // (nhwc_winograd.h); groups of 2, 4, 8 or 16 channels on both sides run as a direct loop along
 // the output channels (nhwc_grouped.cc); a layer whose taps read only padding over bands of its
 // output (atrous, dilated) runs region by region over the live taps only (RunRegions);
@@ -514,10 +515,12 @@ class NhwcConv final : public Kernel {
     const auto all_one = [](const std::vector<int64_t>& v) {
       return std::all_of(v.begin(), v.end(), [](int64_t d) { return d == 1; });
     };
-    winograd_ =
-        group_ == 1 && kernel_[0] == 3 && kernel_[1] == 3 && all_one(attrs_.strides) &&
-        all_one(attrs_.dilations) &&
-        nhwc::WinogradPays(static_cast<size_t>(group_channels_), static_cast<size_t>(features_), 0);
+    // Grouped layers too, group by group, when their groups are too wide for the narrow-group
+    // path (RegNet's 24 to 232 channels a group).
+    winograd_ = !depthwise_ && !grouped_ && kernel_[0] == 3 && kernel_[1] == 3 &&
+                all_one(attrs_.strides) && all_one(attrs_.dilations) &&
+                nhwc::WinogradPays(static_cast<size_t>(group_channels_),
+                                   static_cast<size_t>(features_ / group_), 0);
     const std::vector<int64_t> parts = info.GetInts("input_channels");
     const int64_t channel_scale = info.GetInt("channel_scale", 0);
     if (channel_scale != 0 && channel_scale != 1) {
@@ -541,9 +544,9 @@ class NhwcConv final : public Kernel {
     if (!parts.empty()) {
       PackParts(info, parts, static_cast<const float*>(w->data()));
     } else if (winograd_) {
-      winograd_weights_ = nhwc::WinogradWeights::Pack(static_cast<const float*>(w->data()),
-                                                      static_cast<size_t>(features_),
-                                                      static_cast<size_t>(group_channels_));
+      winograd_weights_ = nhwc::WinogradWeights::Pack(
+          static_cast<const float*>(w->data()), static_cast<size_t>(features_),
+          static_cast<size_t>(group_channels_ * group_), static_cast<size_t>(group_));
       w_ = w;  // the graph's initializer, for SpecializeForShapes (called while loading)
     } else {
       Pack(static_cast<const float*>(w->data()));
@@ -561,8 +564,8 @@ class NhwcConv final : public Kernel {
     int64_t pixels = 0;
     if (__builtin_mul_overflow(x[0], x[1], &pixels) ||
         __builtin_mul_overflow(pixels, x[2], &pixels) ||
-        nhwc::WinogradPays(static_cast<size_t>(group_channels_), static_cast<size_t>(features_),
-                           static_cast<size_t>(pixels))) {
+        nhwc::WinogradPays(static_cast<size_t>(group_channels_),
+                           static_cast<size_t>(features_ / group_), static_cast<size_t>(pixels))) {
       return;
     }
     Pack(static_cast<const float*>(w->data()));

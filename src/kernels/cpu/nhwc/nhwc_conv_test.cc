@@ -398,6 +398,56 @@ TEST(NhwcConv, MatchesConvOnManyShapes) {
   }
 }
 
+// Grouped 3×3 stride-1 layers whose groups are too wide for the narrow-group path run as Winograd
+// group by group (RegNet's): two groups of 24, three of 32 channels into 48 features each with a
+// batch of 2, Z and Swish, and groups of 40 on an image with odd sides; a small image known at
+// load leaves them on the im2col product.
+TEST(NhwcConv, GroupedWinogradMatchesConv) {
+  EXPECT_FALSE(cpu::nhwc::GroupedFits(2, 24, 24));
+  EXPECT_TRUE(cpu::nhwc::WinogradPays(24, 24, 0));
+  const std::vector<ConvCase> cases = {
+      {.name = "2 groups of 24",
+       .n = 1,
+       .h = 12,
+       .w = 10,
+       .c = 48,
+       .m = 48,
+       .group = 2,
+       .pads = {1, 1, 1, 1}},
+      {.name = "3 groups of 32 into 48",
+       .h = 9,
+       .w = 14,
+       .c = 96,
+       .m = 144,
+       .group = 3,
+       .pads = {1, 1, 1, 1},
+       .z = true,
+       .activation = "Swish",
+       .w_scale = 0.3f},
+      {.name = "groups of 40, odd sides, no padding",
+       .n = 1,
+       .h = 13,
+       .w = 11,
+       .c = 80,
+       .m = 80,
+       .group = 2,
+       .w_scale = 0.3f},
+      {.name = "groups of 24 on a small image known at load",
+       .n = 1,
+       .h = 5,
+       .w = 5,
+       .c = 48,
+       .m = 48,
+       .group = 2,
+       .pads = {1, 1, 1, 1},
+       .shape_hint = {1, 5, 5, 48}},
+  };
+  for (const ConvCase& k : cases) {
+    CheckCase(k, 1);
+    CheckCase(k, 2);
+  }
+}
+
 // Layers where at most 3/4 of the taps reach the image run region by region over their live taps
 // only (RunRegions): atrous 3×3 (DeepLabV3's ASPP), a stride and dilations that differ by axis
 // over five column bands, regions several blocks long whose blocks end inside rows, and output

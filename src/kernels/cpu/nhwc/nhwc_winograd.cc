@@ -75,17 +75,18 @@ template <size_t kW>
   }
 }
 
-// One tile: v[ξ·ldv + c] = (Bᵀ d B)[ξ] for every channel c, where d is the 4×4 window at input
-// (iy0, ix0), zero outside the image.
-KILN_VECTOR_CLONES void InputTile(const WinogradShape& s, size_t channels, const float* image,
-                                  int64_t iy0, int64_t ix0, float* v, size_t ldv) {
+// One tile: v[ξ·ldv + c] = (Bᵀ d B)[ξ] for each of `channels` channels c, where d is the 4×4
+// window at input (iy0, ix0), zero outside the image, and pixels are `stride` floats apart.
+KILN_VECTOR_CLONES void InputTile(const WinogradShape& s, size_t channels, size_t stride,
+                                  const float* image, int64_t iy0, int64_t ix0, float* v,
+                                  size_t ldv) {
   const float* src[kTaps];
   for (int64_t i = 0; i < 4; ++i) {
     for (int64_t j = 0; j < 4; ++j) {
       const int64_t iy = iy0 + i;
       const int64_t ix = ix0 + j;
       const bool inside = iy >= 0 && iy < s.in_h && ix >= 0 && ix < s.in_w;
-      src[4 * i + j] = inside ? image + static_cast<size_t>(iy * s.in_w + ix) * channels : kZeros;
+      src[4 * i + j] = inside ? image + static_cast<size_t>(iy * s.in_w + ix) * stride : kZeros;
     }
   }
   constexpr size_t kChunk = 16;
@@ -122,18 +123,19 @@ template <size_t kW>
   }
 }
 
-// The output tile from m[ξ·ldm + f], its pixels (oy0 + r, ox0 + q) written where they are inside
-// the output.
-KILN_VECTOR_CLONES void OutputTile(const WinogradShape& s, size_t features, const float* m,
-                                   size_t ldm, int64_t oy0, int64_t ox0, float* y_image) {
+// The output tile from m[ξ·ldm + f] for `features` features, its pixels (oy0 + r, ox0 + q),
+// `stride` floats apart, written where they are inside the output.
+KILN_VECTOR_CLONES void OutputTile(const WinogradShape& s, size_t features, size_t stride,
+                                   const float* m, size_t ldm, int64_t oy0, int64_t ox0,
+                                   float* y_image) {
   const bool row1 = oy0 + 1 < s.out_h;
   const bool col1 = ox0 + 1 < s.out_w;
   // Pointers to the pixels that exist (the others are never formed, let alone written).
   float* y[4] = {};
-  y[0] = y_image + static_cast<size_t>(oy0 * s.out_w + ox0) * features;
-  if (col1) y[1] = y[0] + features;
-  if (row1) y[2] = y[0] + static_cast<size_t>(s.out_w) * features;
-  if (row1 && col1) y[3] = y[2] + features;
+  y[0] = y_image + static_cast<size_t>(oy0 * s.out_w + ox0) * stride;
+  if (col1) y[1] = y[0] + stride;
+  if (row1) y[2] = y[0] + static_cast<size_t>(s.out_w) * stride;
+  if (row1 && col1) y[3] = y[2] + stride;
   constexpr size_t kChunk = 16;
   size_t f = 0;
   for (; f + kChunk <= features; f += kChunk) OutputChunk<kChunk>(m, ldm, f, y, row1, col1);
@@ -165,30 +167,40 @@ bool WinogradPays(size_t channels, size_t features, size_t pixels) {
          (pixels == 0 || pixels >= kWinogradMinPixels);
 }
 
-WinogradWeights WinogradWeights::Pack(const float* w, size_t m, size_t c) {
-  // U[ξ](c, f) = (G g Gᵀ)[ξ] for g = W[f, c], written straight into the panels, along f.
+WinogradWeights WinogradWeights::Pack(const float* w, size_t m, size_t c, size_t groups) {
+  // U[ξ](c, f) = (G g Gᵀ)[ξ] for g = W[f, c], written straight into the panels, along f; one set
+  // per group, of its C/groups channels and M/groups features.
   WinogradWeights out;
   out.channels = c;
   out.features = m;
-  for (PackedMatrix& u : out.u) u = PackedMatrix::Allocate(c, m);
-  for (size_t ch = 0; ch < c; ++ch) {
-    for (size_t f = 0; f < m; ++f) {
-      const float* g = w + (f * c + ch) * 9;
-      float t[4][3];  // G g
-      for (size_t j = 0; j < 3; ++j) {
-        const float g0 = g[j];
-        const float g1 = g[3 + j];
-        const float g2 = g[6 + j];
-        t[0][j] = g0;
-        t[1][j] = 0.5f * (g0 + g1 + g2);
-        t[2][j] = 0.5f * (g0 - g1 + g2);
-        t[3][j] = g2;
-      }
-      const size_t at = ch * kPackedPanel + f % kPackedPanel;
-      for (size_t i = 0; i < 4; ++i) {
-        const float r[4] = {t[i][0], 0.5f * (t[i][0] + t[i][1] + t[i][2]),
-                            0.5f * (t[i][0] - t[i][1] + t[i][2]), t[i][2]};
-        for (size_t j = 0; j < 4; ++j) out.u[4 * i + j].MutablePanel(f / kPackedPanel)[at] = r[j];
+  out.groups = groups;
+  const size_t cg = c / groups;
+  const size_t mg = m / groups;
+  out.u.resize(groups);
+  for (size_t grp = 0; grp < groups; ++grp) {
+    for (PackedMatrix& u : out.u[grp]) u = PackedMatrix::Allocate(cg, mg);
+  }
+  for (size_t grp = 0; grp < groups; ++grp) {
+    std::array<PackedMatrix, kTaps>& u = out.u[grp];
+    for (size_t ch = 0; ch < cg; ++ch) {
+      for (size_t f = 0; f < mg; ++f) {
+        const float* g = w + ((grp * mg + f) * cg + ch) * 9;
+        float t[4][3];  // G g
+        for (size_t j = 0; j < 3; ++j) {
+          const float g0 = g[j];
+          const float g1 = g[3 + j];
+          const float g2 = g[6 + j];
+          t[0][j] = g0;
+          t[1][j] = 0.5f * (g0 + g1 + g2);
+          t[2][j] = 0.5f * (g0 - g1 + g2);
+          t[3][j] = g2;
+        }
+        const size_t at = ch * kPackedPanel + f % kPackedPanel;
+        for (size_t i = 0; i < 4; ++i) {
+          const float r[4] = {t[i][0], 0.5f * (t[i][0] + t[i][1] + t[i][2]),
+                              0.5f * (t[i][0] - t[i][1] + t[i][2]), t[i][2]};
+          for (size_t j = 0; j < 4; ++j) u[4 * i + j].MutablePanel(f / kPackedPanel)[at] = r[j];
+        }
       }
     }
   }
@@ -200,8 +212,10 @@ void RunWinograd(const WinogradShape& s, const float* x, const WinogradWeights& 
                  KernelContext& ctx) {
   const size_t c = w.channels;
   const size_t m = w.features;
+  const size_t cg = c / w.groups;
+  const size_t mg = m / w.groups;
   const size_t threads = static_cast<size_t>(ctx.threads().size());
-  const Tiling t = Plan(s, c, m, threads);
+  const Tiling t = Plan(s, cg, mg, threads);
   const size_t blocks = s.batch * t.blocks_per_image;
   const size_t in_image = static_cast<size_t>(s.in_h * s.in_w) * c;
   const size_t out_image = static_cast<size_t>(s.out_h * s.out_w) * m;
@@ -209,7 +223,7 @@ void RunWinograd(const WinogradShape& s, const float* x, const WinogradWeights& 
   // One pair of V and M buffers per thread, taken before the blocks are shared out: a chunk of
   // blocks claims a free pair (at most `threads` chunks run at once), so the buffers stay in
   // the threads' caches from block to block instead of being new memory for every chunk.
-  const size_t buffer = kTaps * max_tiles * (c + m);
+  const size_t buffer = kTaps * max_tiles * (cg + mg);
   float* buffers = ctx.Scratch<float>(threads * buffer);
   auto* busy = ctx.Scratch<uint8_t>(threads);
   std::fill(busy, busy + threads, uint8_t{0});
@@ -220,7 +234,7 @@ void RunWinograd(const WinogradShape& s, const float* x, const WinogradWeights& 
       slot = (slot + 1) % threads;
     }
     float* v = buffers + slot * buffer;
-    float* mm = v + kTaps * max_tiles * c;
+    float* mm = v + kTaps * max_tiles * cg;
     for (size_t b = first; b < last; ++b) {
       const size_t n = b / t.blocks_per_image;
       const size_t tr0 = t.BlockStart(b % t.blocks_per_image);
@@ -228,19 +242,24 @@ void RunWinograd(const WinogradShape& s, const float* x, const WinogradWeights& 
       const size_t tiles = (tr1 - tr0) * t.tile_cols;
       const float* image = x + n * in_image;
       float* y_image = y + n * out_image;
-      // V[ξ] is [tiles, C] at v + ξ·tiles·C.
-      for (size_t tile = 0; tile < tiles; ++tile) {
-        const auto ty = static_cast<int64_t>(tr0 + tile / t.tile_cols);
-        const auto tx = static_cast<int64_t>(tile % t.tile_cols);
-        InputTile(s, c, image, 2 * ty - s.pad_top, 2 * tx - s.pad_left, v + tile * c, tiles * c);
-      }
-      for (size_t xi = 0; xi < kTaps; ++xi) {
-        PackedGemm(tiles, v + xi * tiles * c, c, w.u[xi], 0, m, mm + xi * tiles * m, m, false);
-      }
-      for (size_t tile = 0; tile < tiles; ++tile) {
-        const auto ty = static_cast<int64_t>(tr0 + tile / t.tile_cols);
-        const auto tx = static_cast<int64_t>(tile % t.tile_cols);
-        OutputTile(s, m, mm + tile * m, tiles * m, 2 * ty, 2 * tx, y_image);
+      // Group by group (one group but for grouped layers): V[ξ] is [tiles, C/groups] at
+      // v + ξ·tiles·C/groups, and the group's features go to its columns of Y.
+      for (size_t grp = 0; grp < w.groups; ++grp) {
+        for (size_t tile = 0; tile < tiles; ++tile) {
+          const auto ty = static_cast<int64_t>(tr0 + tile / t.tile_cols);
+          const auto tx = static_cast<int64_t>(tile % t.tile_cols);
+          InputTile(s, cg, c, image + grp * cg, 2 * ty - s.pad_top, 2 * tx - s.pad_left,
+                    v + tile * cg, tiles * cg);
+        }
+        for (size_t xi = 0; xi < kTaps; ++xi) {
+          PackedGemm(tiles, v + xi * tiles * cg, cg, w.u[grp][xi], 0, mg, mm + xi * tiles * mg, mg,
+                     false);
+        }
+        for (size_t tile = 0; tile < tiles; ++tile) {
+          const auto ty = static_cast<int64_t>(tr0 + tile / t.tile_cols);
+          const auto tx = static_cast<int64_t>(tile % t.tile_cols);
+          OutputTile(s, mg, m, mm + tile * mg, tiles * mg, 2 * ty, 2 * tx, y_image + grp * mg);
+        }
       }
       // The block's output rows are one range of pixels.
       const size_t row0 = 2 * tr0;

@@ -1,7 +1,8 @@
-// Winograd F(2×2, 3×3) for NhwcConv: 3×3, stride-1, undilated, ungrouped convolutions computed
-// from 4×4 input tiles as 16 matrix products of [tiles, C] · [C, M] (one per transformed tap)
-// instead of one of [pixels, 9·C] · [9·C, M]: 2.25 times fewer multiply-adds, for the cost of
-// transforming each input tile and each output tile.
+// Winograd F(2×2, 3×3) for NhwcConv: 3×3, stride-1, undilated convolutions computed from 4×4
+// input tiles as 16 matrix products of [tiles, C] · [C, M] (one per transformed tap; per group,
+// of its channels and features, for a grouped layer) instead of one of [pixels, 9·C] · [9·C, M]:
+// 2.25 times fewer multiply-adds, for the cost of transforming each input tile and each output
+// tile.
 //
 //   WinogradWeights w = WinogradWeights::Pack(oihw, m, c);          // once, at session creation
 //   RunWinograd(shape, x, w, bias, z, epilogue, y, ctx);            // per run
@@ -13,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/nn/conv_epilogue.h"
@@ -20,13 +22,15 @@
 
 namespace kiln::cpu::nhwc {
 
-// The 16 transformed weight matrices U[ξ] = (G·g·Gᵀ)[ξ] as [C, M], packed.
+// The 16 transformed weight matrices U[ξ] = (G·g·Gᵀ)[ξ] as [C/groups, M/groups], packed, one set
+// per group (a grouped layer runs group by group, each group's channels a slice of X's pixels).
 struct WinogradWeights {
-  std::array<PackedMatrix, 16> u;
-  size_t channels = 0;  // C
-  size_t features = 0;  // M
-  // From OIHW weights [m, c, 3, 3].
-  static WinogradWeights Pack(const float* w, size_t m, size_t c);
+  std::vector<std::array<PackedMatrix, 16>> u;  // u[group][ξ]
+  size_t channels = 0;                          // C
+  size_t features = 0;                          // M
+  size_t groups = 1;
+  // From OIHW weights [m, c / groups, 3, 3].
+  static WinogradWeights Pack(const float* w, size_t m, size_t c, size_t groups = 1);
 };
 
 // Whether a 3×3 convolution with these channel counts runs faster as Winograd, given the input's
