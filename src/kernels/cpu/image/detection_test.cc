@@ -3,6 +3,9 @@
 // opset's defaults, every error the kernels raise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -44,6 +47,68 @@ TEST(ImageNonMaxSuppression, SuppressesByIouAndScore) {
   // With a threshold of 1 nothing overlaps enough: all boxes in score order.
   auto all = Nms(10, 1, 0).Run();
   EXPECT_EQ(Values<int64_t>(*all[0]), (Ints{0, 0, 3, 0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 4, 0, 0, 5}));
+}
+
+// Thousands of boxes (more kept than one 16-box chunk of the vectorized overlap test, boxes with
+// no area, corners in either order, equal scores), two classes: the same selection as greedy
+// NMS written out with IoU = intersection / union per pair.
+TEST(ImageNonMaxSuppression, ManyBoxesMatchGreedyIou) {
+  const size_t n = 3000;
+  uint32_t state = 5;
+  const auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / 16777216.0f;
+  };
+  std::vector<float> boxes(n * 4), scores(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    const float y = next() * 100, x = next() * 100;
+    const float h = i % 97 == 0 ? 0.0f : next() * 8, w = next() * 8;
+    const bool flip = i % 5 == 0;
+    boxes[4 * i] = flip ? y + h : y;
+    boxes[4 * i + 1] = x;
+    boxes[4 * i + 2] = flip ? y : y + h;
+    boxes[4 * i + 3] = x + w;
+  }
+  for (size_t i = 0; i < 2 * n; ++i) scores[i] = std::round(next() * 500) / 500;  // ties
+  const float iou = 0.3f;
+  const auto run = NodeTest("NonMaxSuppression", 11)
+                       .Input<float>({1, static_cast<int64_t>(n), 4}, boxes)
+                       .Input<float>({1, 2, static_cast<int64_t>(n)}, scores)
+                       .Input<int64_t>({1}, {100000})
+                       .Input<float>({1}, {iou})
+                       .Run();
+  Ints want;
+  for (int64_t c = 0; c < 2; ++c) {
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    const float* s = scores.data() + static_cast<size_t>(c) * n;
+    std::stable_sort(order.begin(), order.end(), [&](size_t l, size_t r) { return s[l] > s[r]; });
+    std::vector<size_t> kept;
+    const auto corner = [&](size_t i, int k) { return static_cast<double>(boxes[4 * i + k]); };
+    for (const size_t i : order) {
+      bool suppressed = false;
+      for (const size_t k : kept) {
+        const double ay1 = std::min(corner(k, 0), corner(k, 2)),
+                     ay2 = std::max(corner(k, 0), corner(k, 2));
+        const double by1 = std::min(corner(i, 0), corner(i, 2)),
+                     by2 = std::max(corner(i, 0), corner(i, 2));
+        const double ax1 = corner(k, 1), ax2 = corner(k, 3), bx1 = corner(i, 1), bx2 = corner(i, 3);
+        const double area_a = (ay2 - ay1) * (ax2 - ax1), area_b = (by2 - by1) * (bx2 - bx1);
+        const double h = std::min(ay2, by2) - std::max(ay1, by1);
+        const double w = std::min(ax2, bx2) - std::max(ax1, bx1);
+        if (area_a <= 0 || area_b <= 0 || h <= 0 || w <= 0) continue;
+        if (h * w / (area_a + area_b - h * w) > iou) {
+          suppressed = true;
+          break;
+        }
+      }
+      if (suppressed) continue;
+      kept.push_back(i);
+      want.insert(want.end(), {0, c, static_cast<int64_t>(i)});
+    }
+  }
+  ASSERT_GT(want.size() / 3, 200u);  // many kept: the chunked test runs over long lists
+  EXPECT_EQ(Values<int64_t>(*run[0]), want);
 }
 
 TEST(ImageNonMaxSuppression, CenterPointBoxesClassesAndBatches) {
