@@ -169,6 +169,8 @@ def summary(rows, threads, names):
 
 
 def write_results(path, rows, names, threads, rounds, kiln_rev, models_dir):
+    # Every row kept (a --resume run with --only measures some models and keeps the others).
+    names = sorted(set(names) | {m for m, _ in rows})
     # The written analyses below the table ("## " sections, each naming the run it is about)
     # are kept after the new table.
     kept = ""
