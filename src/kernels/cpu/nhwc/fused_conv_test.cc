@@ -82,6 +82,13 @@ TEST(FusedConv, MatchesConvPlusEpilogue) {
        .pads = {1, 1, 1, 1},
        .z = true},
       {.name = "grouped", .x = {2, 6, 8, 7}, .w = {4, 3, 3, 3}, .group = 2},
+      // Deep enough that the output is made in strips of 96 positions, each given Z and the
+      // activation on its own.
+      {.name = "3-D in strips",
+       .x = {2, 200, 4, 6, 13},
+       .w = {5, 200, 3, 3, 3},
+       .pads = {1, 1, 1, 1, 1, 1},
+       .z = true},
   };
   const std::vector<std::pair<std::string, std::vector<float>>> acts = {
       {"", {}},        {"Relu", {}}, {"LeakyRelu", {0.2f}}, {"Clip", {-0.3f, 0.3f}},

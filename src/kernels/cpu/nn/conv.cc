@@ -1,10 +1,12 @@
 // Conv (opsets 1–23: versions 1, 11 and 22, which differ only in documentation and, from 22, the
 // bfloat16 type): 1-D, 2-D, 3-D (any spatial rank), group, dilations, strides, pads, auto_pad,
-// optional bias, kernel_shape inferred from W. float and double through im2col + cpu::Gemm, with a
-// direct path for depthwise convolution; float16 and bfloat16 through float.
+// optional bias, kernel_shape inferred from W. float in strips of output positions unfolded into
+// PackedGemm's panels (StripConv), double through a whole-image im2col + cpu::Gemm, with a direct
+// path for depthwise convolution; float16 and bfloat16 through float.
 // FusedConv (com.microsoft, opset 1; ONNX Runtime's op): the same for float, plus input Z (3) and
 // an activation (conv_epilogue.h), folded into the pass that adds the bias.
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <span>
 #include <string>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/nn/conv_epilogue.h"
 #include "kernels/cpu/nn/nn_kernels.h"
 #include "kernels/cpu/nn/nn_types.h"
@@ -111,12 +114,214 @@ void ApplyFused(const ConvProblem& p, const Fused& f, const float* b, float* y, 
   });
 }
 
-// `col` holds ColumnSize(p) elements (nullptr when that is 0). `fused` is only honoured for float
-// (FusedConv is float only).
-template <typename T>
-void RunConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* y, T* col,
-             ThreadPool& pool, const Fused& fused = {}) {
+// ---- float: strips of output positions ----
+//
+// A float convolution that is not depthwise runs strip by strip: a strip is `width` consecutive
+// output positions (row-major over the output grid) of one image and one group; its im2col
+// columns are written straight into PackedGemm's panel layout in a per-thread buffer that stays in
+// L2, multiplied by the group's weights into Y, and given the bias or FusedConv's epilogue while
+// Y's block is still in cache. The whole-image im2col (C·kernel·positions floats: 347 MB for a
+// 64-channel 3×3×3 layer on 16×56×56) is never written, nor packed a second time. Strips are
+// shared out among the threads; each strip's arithmetic is that of the whole product (the same
+// depth order), so the result does not depend on the strip width or the thread count.
+
+// Floats of one strip's panels (depth × width), 2 MB: on 3-D ResNet layers (64-256 channels,
+// 3×3×3) strips of 0.4-6 MB ran 10-20% faster than strips of 64-384 KB, which re-read the
+// weights once per strip more often (bench/RESULTS.md).
+constexpr size_t kStripFloats = size_t{512} * 1024;
+// The widest strip, in output positions.
+constexpr size_t kMaxStripWidth = 1024;
+
+// Output positions per strip for im2col depth `depth`: whole panels, at least one.
+size_t StripWidth(size_t depth) {
+  const size_t width = kStripFloats / std::max<size_t>(depth, 1) / kPackedPanel * kPackedPanel;
+  return std::clamp(width, kPackedPanel, kMaxStripWidth);
+}
+
+// Where kernel tap `tap` reads along the last axis: output positions o in [lo, hi) of a row read
+// image element in_row + first + o · stride; the others fall in the padding.
+struct TapSpan {
+  int64_t first = 0;
+  int64_t lo = 0;
+  int64_t hi = 0;
+};
+
+TapSpan LastAxisSpan(const WindowGeometry& g, size_t tap) {
+  const size_t last = g.rank() - 1;
+  const int64_t kl = static_cast<int64_t>(tap % static_cast<size_t>(g.kernel[last]));
+  const int64_t s = g.stride[last];
+  TapSpan t;
+  t.first = kl * g.dilation[last] - g.pad_begin[last];
+  int64_t hi = std::min(g.out[last], nn::CeilDiv(g.in[last] - t.first, s));
+  t.lo = std::min(t.first >= 0 ? int64_t{0} : nn::CeilDiv(-t.first, s), std::max<int64_t>(hi, 0));
+  t.hi = std::max(hi, t.lo);
+  return t;
+}
+
+// table[i · kernel_size + tap] = the image offset of the row that tap reads for output row
+// row0 + i (a row: positions differing only along the last axis), or -1 when that row lies in
+// the padding, for `rows` output rows.
+void FillRowTable(const WindowGeometry& g, size_t row0, size_t rows, int64_t* table) {
+  const size_t rank = g.rank();
+  const size_t last = rank - 1;
+  SmallVector<int64_t> o(rank, 0);
+  size_t r = row0;
+  for (size_t d = last; d-- > 0;) {
+    o[d] = static_cast<int64_t>(r % static_cast<size_t>(g.out[d]));
+    r /= static_cast<size_t>(g.out[d]);
+  }
+  SmallVector<int64_t> k(rank, 0);
+  for (size_t i = 0; i < rows; ++i) {
+    std::fill(k.begin(), k.end(), 0);
+    for (size_t tap = 0; tap < g.kernel_size; ++tap) {
+      int64_t in_row = 0;
+      for (size_t d = 0; d < last; ++d) {
+        const int64_t x = o[d] * g.stride[d] + k[d] * g.dilation[d] - g.pad_begin[d];
+        if (x < 0 || x >= g.in[d]) {
+          in_row = -1;
+          break;
+        }
+        in_row += x * static_cast<int64_t>(g.in_strides[d]);
+      }
+      table[i * g.kernel_size + tap] = in_row;
+      for (size_t d = rank; d-- > 0;) {
+        if (++k[d] < g.kernel[d]) break;
+        k[d] = 0;
+      }
+    }
+    for (size_t d = last; d-- > 0;) {
+      if (++o[d] < g.out[d]) break;
+      o[d] = 0;
+    }
+  }
+}
+
+// Writes the im2col columns [q0, q1) of `channels` image planes (depth row c · kernel_size + tap,
+// as nn::Im2Col orders them) into `panels` in PackedGemm's layout: column q - q0 of depth row r
+// at panels[(q - q0) / 32 · depth · 32 + r · 32 + (q - q0) % 32], and zeros past q1 in the last
+// panel. `spans` holds LastAxisSpan of every tap, `table` FillRowTable of the strip's rows.
+KILN_VECTOR_CLONES void Im2ColPanels(const float* image, size_t channels, const WindowGeometry& g,
+                                     const TapSpan* spans, const int64_t* table, size_t q0,
+                                     size_t q1, float* panels) {
+  constexpr size_t kW = kPackedPanel;
+  const size_t ks = g.kernel_size;
+  const size_t depth = channels * ks;
+  const auto out_last = static_cast<size_t>(g.out.back());
+  const int64_t s = g.stride.back();
+  const size_t row0 = q0 / out_last;
+  for (size_t c = 0; c < channels; ++c) {
+    const float* src = image + c * g.in_size;
+    for (size_t tap = 0; tap < ks; ++tap) {
+      const size_t r = c * ks + tap;
+      const TapSpan& sp = spans[tap];
+      for (size_t row = row0; row * out_last < q1; ++row) {
+        const size_t rs = row * out_last;
+        const size_t a = std::max(q0, rs) - rs;
+        const size_t b = std::min(q1, rs + out_last) - rs;
+        const int64_t in_row = table[(row - row0) * ks + tap];
+        size_t lo = b, hi = b;
+        if (in_row >= 0) {
+          lo = std::clamp(static_cast<size_t>(sp.lo), a, b);
+          hi = std::clamp(static_cast<size_t>(sp.hi), lo, b);
+        }
+        const int64_t base = in_row + sp.first;
+        // Positions [a, b) of this row, a panel's run of 32 lanes at a time.
+        for (size_t o = a; o < b;) {
+          const size_t t = rs + o - q0;
+          const size_t lane = t % kW;
+          const size_t end = std::min(b, o + (kW - lane));
+          float* d = panels + (t / kW) * depth * kW + r * kW + lane;
+          const size_t z0 = std::min(std::max(lo, o), end);
+          const size_t z1 = std::min(std::max(hi, z0), end);
+          for (size_t i = o; i < z0; ++i) d[i - o] = 0.0f;
+          if (s == 1 && z1 > z0) {
+            const float* in = src + base + static_cast<int64_t>(z0);
+            for (size_t i = z0; i < z1; ++i) d[i - o] = in[i - z0];
+          } else {
+            for (size_t i = z0; i < z1; ++i) d[i - o] = src[base + static_cast<int64_t>(i) * s];
+          }
+          for (size_t i = z1; i < end; ++i) d[i - o] = 0.0f;
+          o = end;
+        }
+      }
+    }
+  }
+  // The last panel's lanes past q1 are multiplied but never stored: zeros keep whatever the
+  // buffer held before (denormals, NaN) out of the arithmetic.
+  const size_t tail = (q1 - q0) % kW;
+  if (tail != 0) {
+    float* last_panel = panels + (q1 - q0) / kW * depth * kW;
+    for (size_t r = 0; r < depth; ++r)
+      std::fill(last_panel + r * kW + tail, last_panel + (r + 1) * kW, 0.0f);
+  }
+}
+
+// Whether the strip path runs this float convolution: every one that is not depthwise, unless
+// there are too few strips to keep the pool's threads busy (a small output grid; the whole
+// product is then split by rows as well).
+bool UseStrips(const ConvProblem& p, size_t threads) {
   const WindowGeometry& g = p.window;
+  const size_t strips = p.batch * p.groups *
+                        ((g.out_size + StripWidth(p.group_channels * g.kernel_size) - 1) /
+                         StripWidth(p.group_channels * g.kernel_size));
+  return threads == 1 || strips >= 2 * threads;
+}
+
+void StripConv(const ConvProblem& p, const float* x, const float* w, const float* b, float* y,
+               KernelContext& ctx, const Fused& fused) {
+  const WindowGeometry& g = p.window;
+  const size_t ks = g.kernel_size;
+  const size_t depth = p.group_channels * ks;
+  const size_t width = StripWidth(depth);
+  const size_t per_group = (g.out_size + width - 1) / width;
+  const size_t items = p.batch * p.groups * per_group;
+  const auto out_last = static_cast<size_t>(g.out.back());
+  // A strip meets at most this many output rows.
+  const size_t max_rows = (width + out_last - 1) / out_last + 1;
+  TapSpan* spans = ctx.Scratch<TapSpan>(ks);
+  for (size_t tap = 0; tap < ks; ++tap) spans[tap] = LastAxisSpan(g, tap);
+  ThreadPool& pool = ctx.threads();
+  const auto threads = static_cast<size_t>(pool.size());
+  std::atomic<size_t> next{0};
+  pool.ParallelFor(std::min(threads, items), 1, [&](size_t, size_t) {
+    float* panels = ctx.Scratch<float>(PackedMatrix::PanelFloats(depth, width));
+    auto* table = ctx.Scratch<int64_t>(max_rows * ks);
+    for (size_t item = next++; item < items; item = next++) {
+      const size_t n = item / (p.groups * per_group);
+      const size_t grp = item / per_group % p.groups;
+      const size_t q0 = item % per_group * width;
+      const size_t q1 = std::min(g.out_size, q0 + width);
+      const float* xg = x + (n * p.channels + grp * p.group_channels) * g.in_size;
+      const size_t m0 = grp * p.group_features;
+      float* yg = y + (n * p.features + m0) * g.out_size;
+      const size_t row0 = q0 / out_last;
+      FillRowTable(g, row0, (q1 - 1) / out_last - row0 + 1, table);
+      Im2ColPanels(xg, p.group_channels, g, spans, table, q0, q1, panels);
+      const PackedMatrix bm = PackedMatrix::View(panels, depth, q1 - q0);
+      PackedGemm(p.group_features, w + m0 * depth, depth, bm, 0, q1 - q0, yg + q0, g.out_size,
+                 false);
+      // Bias and epilogue on the block while it is in cache.
+      for (size_t m = 0; m < p.group_features; ++m) {
+        float* row = yg + m * g.out_size + q0;
+        const float bias = b != nullptr ? b[m0 + m] : 0.0f;
+        if (fused.epilogue != nullptr) {
+          const float* z =
+              fused.z != nullptr ? fused.z + (n * p.features + m0 + m) * g.out_size + q0 : nullptr;
+          nn::ApplyEpiloguePlane(*fused.epilogue, row, q1 - q0, bias, z);
+        } else if (b != nullptr) {
+          for (size_t i = 0; i < q1 - q0; ++i) row[i] += bias;
+        }
+      }
+    }
+  });
+}
+
+// `fused` is only honoured for float (FusedConv is float only).
+template <typename T>
+void RunConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* y, KernelContext& ctx,
+             const Fused& fused = {}) {
+  const WindowGeometry& g = p.window;
+  ThreadPool& pool = ctx.threads();
   if (g.out_size == 0 || p.batch == 0 || p.features == 0) return;
   if (p.groups > 1 && p.group_channels == 1) {
     if constexpr (std::is_same_v<T, float>) {
@@ -129,6 +334,15 @@ void RunConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* y, T* 
     DepthwiseConv(p, x, w, b, y, pool);
     return;
   }
+  if constexpr (std::is_same_v<T, float>) {
+    if (UseStrips(p, static_cast<size_t>(pool.size()))) {
+      StripConv(p, x, w, b, y, ctx, fused);
+      return;
+    }
+  }
+  // The whole image unfolded, group by group, and one product over the pool.
+  const size_t col_size = ColumnSize(ctx.info(), p);
+  T* col = col_size != 0 ? ctx.Scratch<T>(col_size) : nullptr;
   const size_t k = p.group_channels * g.kernel_size;
   for (size_t n = 0; n < p.batch; ++n) {
     for (size_t grp = 0; grp < p.groups; ++grp) {
@@ -205,26 +419,21 @@ class Conv final : public Kernel {
     }
     Tensor& y = ctx.OutputForOverwrite(0, x.type(), y_dims.span());
     if (y.element_count() == 0) return;
-    const size_t col_size = ColumnSize(info, p);
-
     Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* bias = b != nullptr ? static_cast<const T*>(b->data()) : nullptr;
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-        T* col = col_size != 0 ? ctx.Scratch<T>(col_size) : nullptr;
         Fused fused;
         if (fused_) {
           fused.epilogue = &epilogue_;
           fused.z = z != nullptr ? static_cast<const float*>(z->data()) : nullptr;
         }
         RunConv(p, static_cast<const T*>(x.data()), static_cast<const T*>(w.data()), bias,
-                static_cast<T*>(y.data()), col, ctx.threads(), fused);
+                static_cast<T*>(y.data()), ctx, fused);
       } else {
-        nn::RunThroughFloat<T>(
-            ctx, x, w, b, y, col_size,
-            [&](const float* xf, const float* wf, const float* bf, float* yf, float* col) {
-              RunConv<float>(p, xf, wf, bf, yf, col, ctx.threads());
-            });
+        nn::RunThroughFloat<T>(ctx, x, w, b, y, 0,
+                               [&](const float* xf, const float* wf, const float* bf, float* yf,
+                                   float*) { RunConv<float>(p, xf, wf, bf, yf, ctx); });
       }
     });
   }

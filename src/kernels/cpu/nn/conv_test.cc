@@ -1,6 +1,8 @@
 // Conv: values against references computed with torch from nn_test::Pattern inputs.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "kernels/cpu/nn/nn_test_util.h"
@@ -97,6 +99,142 @@ TEST(NnConv, ThreeD) {
               -0.9375f,   -2.203125f, -1.15625f,  -0.875f,    -0.484375f, -2.6875f,   -0.359375f,
               -2.3125f,   -1.234375f, -0.6875f,   -0.640625f, -1.84375f,  1.015625f},
              1e-6);
+}
+
+// A convolution computed directly in double: y[n, m, o...] = b[m] + Σ over the group's channels
+// and the taps inside the image of x · w. Any spatial rank.
+struct DirectCase {
+  const char* name;
+  std::vector<int64_t> x, w;
+  int64_t group = 1;
+  std::vector<int64_t> strides = {}, dilations = {}, pads = {};
+};
+
+std::vector<double> DirectConv(const DirectCase& k, const std::vector<float>& x,
+                               const std::vector<float>& w, const std::vector<float>& b,
+                               std::vector<int64_t>* y_dims) {
+  const size_t rank = k.x.size() - 2;
+  auto at = [](const std::vector<int64_t>& v, size_t d, int64_t dflt) {
+    return v.empty() ? dflt : v[d];
+  };
+  std::vector<int64_t> out(rank);
+  *y_dims = {k.x[0], k.w[0]};
+  size_t out_size = 1, in_size = 1, kernel_size = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t extent = (k.w[d + 2] - 1) * at(k.dilations, d, 1) + 1;
+    out[d] =
+        (k.x[d + 2] + at(k.pads, d, 0) + at(k.pads, d + rank, 0) - extent) / at(k.strides, d, 1) +
+        1;
+    y_dims->push_back(out[d]);
+    out_size *= static_cast<size_t>(out[d]);
+    in_size *= static_cast<size_t>(k.x[d + 2]);
+    kernel_size *= static_cast<size_t>(k.w[d + 2]);
+  }
+  const int64_t cg = k.x[1] / k.group, mg = k.w[0] / k.group;
+  std::vector<double> y(static_cast<size_t>(k.x[0] * k.w[0]) * out_size);
+  std::vector<int64_t> o(rank), t(rank);
+  for (int64_t n = 0; n < k.x[0]; ++n) {
+    for (int64_t m = 0; m < k.w[0]; ++m) {
+      const int64_t grp = m / mg;
+      for (size_t q = 0; q < out_size; ++q) {
+        size_t rest = q;
+        for (size_t d = rank; d-- > 0;) {
+          o[d] = static_cast<int64_t>(rest % static_cast<size_t>(out[d]));
+          rest /= static_cast<size_t>(out[d]);
+        }
+        double sum = b.empty() ? 0.0 : b[static_cast<size_t>(m)];
+        for (size_t tap = 0; tap < kernel_size; ++tap) {
+          size_t tr = tap;
+          for (size_t d = rank; d-- > 0;) {
+            t[d] = static_cast<int64_t>(tr % static_cast<size_t>(k.w[d + 2]));
+            tr /= static_cast<size_t>(k.w[d + 2]);
+          }
+          int64_t offset = 0;
+          bool inside = true;
+          for (size_t d = 0; d < rank && inside; ++d) {
+            const int64_t i =
+                o[d] * at(k.strides, d, 1) + t[d] * at(k.dilations, d, 1) - at(k.pads, d, 0);
+            inside = i >= 0 && i < k.x[d + 2];
+            offset = offset * k.x[d + 2] + i;
+          }
+          if (!inside) continue;
+          for (int64_t c = 0; c < cg; ++c) {
+            const size_t xi = static_cast<size_t>((n * k.x[1] + grp * cg + c)) * in_size +
+                              static_cast<size_t>(offset);
+            const size_t wi = static_cast<size_t>(m * cg + c) * kernel_size + tap;
+            sum += static_cast<double>(x[xi]) * static_cast<double>(w[wi]);
+          }
+        }
+        y[static_cast<size_t>(n * k.w[0] + m) * out_size + q] = sum;
+      }
+    }
+  }
+  return y;
+}
+
+// Float convolutions run strip by strip (2 MB of unfolded columns at a time, in a per-thread
+// buffer): deep enough that strips are narrow and cut through output rows, with groups, strides,
+// dilations and asymmetric pads in 1-D, 2-D and 3-D, on 1 and 3 threads (where a grid of fewer
+// than 6 strips takes the whole-image path instead), against the direct sum in double.
+TEST(NnConv, StripsMatchDirectConvolution) {
+  const std::vector<DirectCase> cases = {
+      {.name = "3-D, 200 channels, 3x3x3: strips of 96",
+       .x = {2, 200, 4, 6, 13},
+       .w = {5, 200, 3, 3, 3},
+       .pads = {1, 1, 1, 1, 1, 1}},
+      {.name = "3-D (1,3,3), strided: one strip an image",
+       .x = {2, 24, 5, 12, 13},
+       .w = {9, 24, 1, 3, 3},
+       .strides = {1, 2, 1},
+       .pads = {0, 1, 0, 0, 1, 2}},
+      {.name = "2-D, 2 groups, strides, dilations: strips of 96",
+       .x = {2, 1200, 20, 23},
+       .w = {6, 600, 3, 3},
+       .group = 2,
+       .strides = {2, 1},
+       .dilations = {1, 2},
+       .pads = {1, 0, 2, 1}},
+      {.name = "1-D, dilated, strided: strips of 64",
+       .x = {2, 1200, 400},
+       .w = {4, 1200, 5},
+       .strides = {2},
+       .dilations = {3},
+       .pads = {2, 1}},
+      {.name = "3-D pointwise: strips of 1024", .x = {1, 16, 3, 20, 20}, .w = {8, 16, 1, 1, 1}},
+      {.name = "2-D, 4 groups, kernel wider than the map",
+       .x = {1, 8, 3, 70},
+       .w = {8, 2, 5, 3},
+       .group = 4,
+       .pads = {3, 1, 3, 1}},
+  };
+  for (const DirectCase& k : cases) {
+    size_t xn = 1, wn = 1;
+    for (int64_t d : k.x) xn *= static_cast<size_t>(d);
+    for (int64_t d : k.w) wn *= static_cast<size_t>(d);
+    const std::vector<float> x = Pattern(xn, 5), w = Pattern(wn, 3),
+                             b = Pattern(static_cast<size_t>(k.w[0]), 11);
+    std::vector<int64_t> y_dims;
+    const std::vector<double> want = DirectConv(k, x, w, b, &y_dims);
+    for (int threads : {1, 3}) {
+      SCOPED_TRACE(std::string(k.name) + ", threads " + std::to_string(threads));
+      NodeTest t("Conv", 11);
+      if (k.group != 1) t.Attr("group", k.group);
+      if (!k.strides.empty()) t.Attr("strides", k.strides);
+      if (!k.dilations.empty()) t.Attr("dilations", k.dilations);
+      if (!k.pads.empty()) t.Attr("pads", k.pads);
+      auto out = t.Input<float>(k.x, x).Input<float>(k.w, w).Input<float>({k.w[0]}, b).Run(threads);
+      ASSERT_EQ(out[0]->shape(), Shape(y_dims));
+      const std::vector<float> got = Values<float>(*out[0]);
+      size_t bad = 0, first = 0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (!(std::fabs(got[i] - want[i]) <= 1e-4 + 1e-5 * std::fabs(want[i])) && bad++ == 0) {
+          first = i;
+        }
+      }
+      EXPECT_EQ(bad, 0u) << "first at element " << first << ": " << got[first] << " vs "
+                         << want[first];
+    }
+  }
 }
 
 constexpr float kDepthwise[] = {
