@@ -18,20 +18,28 @@ namespace {
 using rnn::Activation;
 using rnn::Work;
 
+// W and R packed for PackedGemm when they are float initializers (each empty otherwise): W whole,
+// R as the step's first product reads it (all three gates with linear_before_reset, z and r
+// without) and, without linear_before_reset, R's h gate for the candidate's product.
+struct GruPacked {
+  std::vector<PackedMatrix> w;
+  std::vector<PackedMatrix> r;
+  std::vector<PackedMatrix> r_h;
+};
+
 template <typename W>
 void GruDirection(KernelContext& ctx, Work<W>& work, size_t dir, bool reverse,
-                  const Activation* act, W clip, bool linear_before_reset) {
+                  const Activation* act, W clip, bool linear_before_reset,
+                  const GruPacked& packed) {
   ThreadPool& pool = ctx.threads();
   const rnn::Dims& d = work.d;
   const size_t h = d.hidden;
   const size_t h3 = 3 * h;
-  const W* w = work.in[rnn::kW] + dir * h3 * d.input;
   const W* r = work.in[rnn::kR] + dir * h3 * h;
   const W* b = work.in[rnn::kB] == nullptr ? nullptr : work.in[rnn::kB] + dir * 2 * h3;
 
   W* gx = ctx.Scratch<W>(d.seq * d.batch * h3);
-  Gemm<W>(false, true, d.seq * d.batch, h3, d.input, W(1), work.in[rnn::kX], d.input, w, d.input,
-          W(0), gx, h3, &pool);
+  rnn::InputProduct(work, dir, h3, rnn::Prepacked(packed.w, dir, d.input, h3), gx, pool);
   W* wb = ctx.Scratch<W>(h3);
   W* rb = ctx.Scratch<W>(h3);
   for (size_t j = 0; j < h3; ++j) {
@@ -54,9 +62,11 @@ void GruDirection(KernelContext& ctx, Work<W>& work, size_t dir, bool reverse,
     return gx + (rnn::TimeIndex(reverse, work.lens[n], step) * d.batch + n) * h3;
   };
 
-  const rnn::StepProduct<W> recurrent(ctx, r, rec_cols, h, d.batch);
-  const rnn::StepProduct<W> recurrent_h(ctx, r + 2 * h * h, linear_before_reset ? 0 : h, h,
-                                        d.batch);
+  const rnn::StepProduct<W> recurrent(ctx, r, rec_cols, h, d.batch,
+                                      rnn::Prepacked(packed.r, dir, h, rec_cols));
+  const rnn::StepProduct<W> recurrent_h(
+      ctx, r + 2 * h * h, linear_before_reset ? 0 : h, h, d.batch,
+      linear_before_reset ? nullptr : rnn::Prepacked(packed.r_h, dir, h, h));
   const size_t steps = rnn::MaxLength(work.lens);
   for (size_t step = 0; step < steps; ++step) {
     recurrent(hs, rec, rec_cols, pool);
@@ -109,7 +119,11 @@ class Gru final : public Kernel {
  public:
   explicit Gru(const KernelInfo& info)
       : attrs_(rnn::ParseAttributes(info, {"Sigmoid", "Tanh"})),
-        linear_before_reset_(info.opset() >= 3 && info.GetInt("linear_before_reset", 0) != 0) {}
+        linear_before_reset_(info.opset() >= 3 && info.GetInt("linear_before_reset", 0) != 0),
+        packed_{rnn::PackConstantGates(info, rnn::kW, 3, 0, 3),
+                rnn::PackConstantGates(info, rnn::kR, 3, 0, linear_before_reset_ ? 3 : 2),
+                linear_before_reset_ ? std::vector<PackedMatrix>{}
+                                     : rnn::PackConstantGates(info, rnn::kR, 3, 2, 1)} {}
 
   void Compute(KernelContext& ctx) const override {
     const rnn::Dims d = rnn::CheckInputs(ctx, attrs_, 3, false);
@@ -118,7 +132,7 @@ class Gru final : public Kernel {
       for (size_t dir = 0; dir < d.dirs; ++dir) {
         const bool reverse = dir == 1 || attrs_.reverse_only;
         GruDirection<W>(ctx, work, dir, reverse, attrs_.activations.data() + 2 * dir,
-                        static_cast<W>(attrs_.clip), linear_before_reset_);
+                        static_cast<W>(attrs_.clip), linear_before_reset_, packed_);
       }
     });
   }
@@ -126,6 +140,7 @@ class Gru final : public Kernel {
  private:
   rnn::Attributes attrs_;
   bool linear_before_reset_;
+  GruPacked packed_;
 };
 
 }  // namespace

@@ -2,7 +2,8 @@
 // reverse and bidirectional; activations f, g, h per direction with activation_alpha/beta; clip;
 // input_forget; optional B, sequence_lens, initial_h, initial_c, P (peepholes); outputs Y, Y_h,
 // Y_c each optional. Types: float, double, Float16 and BFloat16 (computed in float). Gate order
-// i, o, f, c as in the spec. X·Wᵀ for all steps is one Gemm, Hₜ₋₁·Rᵀ one Gemm per step. Past a
+// i, o, f, c as in the spec. X·Wᵀ for all steps is one Gemm, Hₜ₋₁·Rᵀ one Gemm per step (float
+// W and R that are initializers packed once, when the kernel is made). Past a
 // batch entry's sequence length Y is 0; a length of 0 gives Y_h = Y_c = 0 (as ONNX Runtime).
 #include <algorithm>
 #include <type_traits>
@@ -19,27 +20,27 @@ using rnn::Work;
 
 template <typename W>
 void LstmDirection(KernelContext& ctx, Work<W>& work, size_t dir, bool reverse,
-                   const Activation* act, W clip, bool input_forget) {
+                   const Activation* act, W clip, bool input_forget,
+                   const std::vector<PackedMatrix>& w_packed,
+                   const std::vector<PackedMatrix>& r_packed) {
   ThreadPool& pool = ctx.threads();
   const rnn::Dims& d = work.d;
   const size_t h = d.hidden;
   const size_t h4 = 4 * h;
-  const W* w = work.in[rnn::kW] + dir * h4 * d.input;
   const W* r = work.in[rnn::kR] + dir * h4 * h;
   const W* b = work.in[rnn::kB] == nullptr ? nullptr : work.in[rnn::kB] + dir * 2 * h4;
   const W* peep = work.in[rnn::kP] == nullptr ? nullptr : work.in[rnn::kP] + dir * 3 * h;
 
   // Xₜ·Wᵀ for every step and batch entry: [seq·batch, 4h].
   W* gx = ctx.Scratch<W>(d.seq * d.batch * h4);
-  Gemm<W>(false, true, d.seq * d.batch, h4, d.input, W(1), work.in[rnn::kX], d.input, w, d.input,
-          W(0), gx, h4, &pool);
+  rnn::InputProduct(work, dir, h4, rnn::Prepacked(w_packed, dir, d.input, h4), gx, pool);
   W* bias = ctx.Scratch<W>(h4);
   for (size_t j = 0; j < h4; ++j) bias[j] = b == nullptr ? W(0) : b[j] + b[h4 + j];
   W* hs = rnn::InitialState(ctx, work, rnn::kInitialH, dir);
   W* cs = rnn::InitialState(ctx, work, rnn::kInitialC, dir);
 
   W* gates = ctx.Scratch<W>(d.batch * h4);
-  const rnn::StepProduct<W> recurrent(ctx, r, h4, h, d.batch);
+  const rnn::StepProduct<W> recurrent(ctx, r, h4, h, d.batch, rnn::Prepacked(r_packed, dir, h, h4));
   const size_t steps = rnn::MaxLength(work.lens);
   for (size_t step = 0; step < steps; ++step) {
     recurrent(hs, gates, h4, pool);
@@ -95,7 +96,9 @@ class Lstm final : public Kernel {
  public:
   explicit Lstm(const KernelInfo& info)
       : attrs_(rnn::ParseAttributes(info, {"Sigmoid", "Tanh", "Tanh"})),
-        input_forget_(info.GetInt("input_forget", 0) != 0) {}
+        input_forget_(info.GetInt("input_forget", 0) != 0),
+        w_packed_(rnn::PackConstantGates(info, rnn::kW, 4, 0, 4)),
+        r_packed_(rnn::PackConstantGates(info, rnn::kR, 4, 0, 4)) {}
 
   void Compute(KernelContext& ctx) const override {
     const rnn::Dims d = rnn::CheckInputs(ctx, attrs_, 4, true);
@@ -104,7 +107,7 @@ class Lstm final : public Kernel {
       for (size_t dir = 0; dir < d.dirs; ++dir) {
         const bool reverse = dir == 1 || attrs_.reverse_only;
         LstmDirection<W>(ctx, work, dir, reverse, attrs_.activations.data() + 3 * dir,
-                         static_cast<W>(attrs_.clip), input_forget_);
+                         static_cast<W>(attrs_.clip), input_forget_, w_packed_, r_packed_);
       }
     });
   }
@@ -112,6 +115,9 @@ class Lstm final : public Kernel {
  private:
   rnn::Attributes attrs_;
   bool input_forget_;
+  // W and R packed for PackedGemm when they are float initializers (empty otherwise).
+  std::vector<PackedMatrix> w_packed_;
+  std::vector<PackedMatrix> r_packed_;
 };
 
 }  // namespace

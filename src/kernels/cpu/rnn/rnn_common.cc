@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "kernels/cpu/common.h"
+#include "kernels/cpu/vector_math.h"
+#include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu::rnn {
 namespace {
@@ -61,6 +63,68 @@ void CheckShape(const KernelInfo& info, const Tensor& t, const char* name,
 using Dims3 = std::array<int64_t, 3>;
 
 }  // namespace
+
+std::vector<PackedMatrix> PackConstantGates(const KernelInfo& info, size_t input, size_t gates,
+                                            size_t gate0, size_t gate_count) {
+  std::vector<PackedMatrix> out;
+  const Tensor* t = info.ConstantInput(input);
+  if (t == nullptr || t->type() != DataType::kFloat || t->shape().rank() != 3) return out;
+  const auto& dims = t->shape().dims();
+  const auto dirs = static_cast<size_t>(dims[0]);
+  const auto rows = static_cast<size_t>(dims[1]);
+  const auto cols = static_cast<size_t>(dims[2]);
+  if (gates == 0 || rows % gates != 0 || gate0 + gate_count > gates || rows == 0 || cols == 0) {
+    return out;
+  }
+  const size_t hidden = rows / gates;
+  const auto* data = static_cast<const float*>(t->data());
+  out.reserve(dirs);
+  for (size_t dir = 0; dir < dirs; ++dir) {
+    out.push_back(PackedMatrix::Pack(data + (dir * rows + gate0 * hidden) * cols, cols, cols,
+                                     gate_count * hidden, /*transposed=*/true));
+  }
+  return out;
+}
+
+KILN_VECTOR_CLONES void ApplyFloat(const Activation& act, float* v, size_t n) {
+  const float a = act.alpha;
+  const float b = act.beta;
+  switch (act.kind) {
+    case ActivationKind::kRelu:
+      for (size_t i = 0; i < n; ++i) v[i] = v[i] > 0.0f ? v[i] : 0.0f;
+      break;
+    case ActivationKind::kTanh:
+      for (size_t i = 0; i < n; ++i) v[i] = TanhF(v[i]);
+      break;
+    case ActivationKind::kSigmoid:
+      for (size_t i = 0; i < n; ++i) v[i] = SigmoidF(v[i]);
+      break;
+    case ActivationKind::kAffine:
+      for (size_t i = 0; i < n; ++i) v[i] = a * v[i] + b;
+      break;
+    case ActivationKind::kLeakyRelu:
+      for (size_t i = 0; i < n; ++i) v[i] = v[i] >= 0.0f ? v[i] : a * v[i];
+      break;
+    case ActivationKind::kThresholdedRelu:
+      for (size_t i = 0; i < n; ++i) v[i] = v[i] >= a ? v[i] : 0.0f;
+      break;
+    case ActivationKind::kScaledTanh:
+      for (size_t i = 0; i < n; ++i) v[i] = a * TanhF(b * v[i]);
+      break;
+    case ActivationKind::kHardSigmoid:
+      for (size_t i = 0; i < n; ++i) v[i] = std::min(std::max(a * v[i] + b, 0.0f), 1.0f);
+      break;
+    case ActivationKind::kElu:
+      for (size_t i = 0; i < n; ++i) v[i] = v[i] >= 0.0f ? v[i] : a * Expm1F(v[i]);
+      break;
+    case ActivationKind::kSoftsign:
+      for (size_t i = 0; i < n; ++i) v[i] = v[i] / (1.0f + std::abs(v[i]));
+      break;
+    case ActivationKind::kSoftplus:
+      for (size_t i = 0; i < n; ++i) v[i] = SoftplusF(v[i]);
+      break;
+  }
+}
 
 Attributes ParseAttributes(const KernelInfo& info, const std::vector<std::string>& defaults) {
   Attributes a;

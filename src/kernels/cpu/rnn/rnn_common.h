@@ -42,9 +42,19 @@ struct Activation {
   float beta;
 };
 
-// v[i] = act(v[i]) for i < n; the switch is outside the loops.
+// float: v[i] = act(v[i]) for i < n with vector_math.h's functions (within 2e-6 relative of
+// the exact value), vector-cloned, so a step's gates take as long as a few of its multiply-adds
+// rather than a call to std::tanh or std::exp each.
+void ApplyFloat(const Activation& act, float* v, size_t n);
+
+// v[i] = act(v[i]) for i < n; the switch is outside the loops. float goes to ApplyFloat, double
+// to the std:: functions.
 template <typename W>
 void Apply(const Activation& act, W* v, size_t n) {
+  if constexpr (std::is_same_v<W, float>) {
+    ApplyFloat(act, v, n);
+    return;
+  }
   const W a = static_cast<W>(act.alpha);
   const W b = static_cast<W>(act.beta);
   switch (act.kind) {
@@ -288,20 +298,56 @@ void StoreStep(Work<W>& work, size_t dir, size_t t, size_t n, const W* hn) {
   std::copy(hn, hn + d.hidden, work.y + ((t * d.dirs + dir) * d.batch + n) * d.hidden);
 }
 
+// Input `input` (W or R: [dirs, gates · hidden, cols]) packed when the kernel is made, as
+// PackedGemm's right side for x · Mᵀ: per direction, gates [gate0, gate0 + gate_count) (rows
+// gate0 · hidden onwards; k = cols, n = gate_count · hidden). Empty unless the input is a float
+// initializer of rank 3 whose rows split into `gates` gates; the run's shape checks still apply,
+// and Prepacked hands a direction's matrix over only where its sizes are the run's.
+std::vector<PackedMatrix> PackConstantGates(const KernelInfo& info, size_t input, size_t gates,
+                                            size_t gate0, size_t gate_count);
+
+// packed[dir] when it is k × n, else nullptr (nothing packed: the product packs per run).
+inline const PackedMatrix* Prepacked(const std::vector<PackedMatrix>& packed, size_t dir, size_t k,
+                                     size_t n) {
+  if (dir >= packed.size() || packed[dir].k() != k || packed[dir].n() != n) return nullptr;
+  return &packed[dir];
+}
+
+// gx ([seq · batch, n]) = X · Mᵀ for direction dir's input weights M ([n, input]), from
+// `packed` (Mᵀ packed when the kernel was made) where given.
+template <typename W>
+void InputProduct(const Work<W>& work, size_t dir, size_t n, const PackedMatrix* packed, W* gx,
+                  ThreadPool& pool) {
+  const Dims& d = work.d;
+  if constexpr (std::is_same_v<W, float>) {
+    if (packed != nullptr) {
+      PackedGemm(d.seq * d.batch, work.in[kX], d.input, *packed, gx, n, &pool);
+      return;
+    }
+  }
+  Gemm<W>(false, true, d.seq * d.batch, n, d.input, W(1), work.in[kX], d.input,
+          work.in[kW] + dir * n * d.input, d.input, W(0), gx, n, &pool);
+}
+
 // The recurrent product of every step: Y[batch, n] = H[batch, k] · Rᵀ, R [n, k] row-major and
-// the same at every step. For float with more than one batch entry R is packed once, here, for
-// PackedGemm (Gemm would pack it again at every step: for a 64-unit LSTM, 256 × 64 floats
-// copied for two rows of arithmetic, which made batch 2 three times as slow as batch 1);
-// otherwise each step is a Gemm (one row: the library's matrix-vector kernel).
+// the same at every step. For float, from Rᵀ packed when the kernel was made (`prepacked`: R an
+// initializer), else packed here once per run when there is more than one batch entry (Gemm
+// would pack it again at every step: for a 64-unit LSTM, 256 × 64 floats copied for two rows of
+// arithmetic, which made batch 2 three times as slow as batch 1); otherwise each step is a Gemm
+// (one row: the library's matrix-vector kernel).
 template <typename W>
 class StepProduct {
  public:
-  StepProduct(KernelContext& ctx, const W* r, size_t n, size_t k, size_t batch)
+  StepProduct(KernelContext& ctx, const W* r, size_t n, size_t k, size_t batch,
+              const PackedMatrix* prepacked = nullptr)
       : r_(r), n_(n), k_(k), batch_(batch) {
     if constexpr (std::is_same_v<W, float>) {
-      if (batch > 1 && n > 0 && k > 0) {
+      if (prepacked != nullptr) {
+        use_ = prepacked;
+      } else if (batch > 1 && n > 0 && k > 0) {
         float* storage = ctx.Scratch<float>(PackedMatrix::PanelFloats(k, n));
         packed_ = PackedMatrix::PackInto(storage, r, k, k, n, /*transposed=*/true, 1.0f);
+        use_ = &packed_;
       }
     }
   }
@@ -309,8 +355,8 @@ class StepProduct {
   // y (ldy ≥ n) = h (batch rows of k) · Rᵀ.
   void operator()(const W* h, W* y, size_t ldy, ThreadPool& pool) const {
     if constexpr (std::is_same_v<W, float>) {
-      if (!packed_.empty()) {
-        PackedGemm(batch_, h, k_, packed_, y, ldy, &pool);
+      if (use_ != nullptr) {
+        PackedGemm(batch_, h, k_, *use_, y, ldy, &pool);
         return;
       }
     }
@@ -320,7 +366,8 @@ class StepProduct {
  private:
   const W* r_;
   size_t n_, k_, batch_;
-  PackedMatrix packed_;  // float, batch > 1: Rᵀ's panels in the kernel's scratch
+  PackedMatrix packed_;                // float, batch > 1, nothing prepacked: Rᵀ in scratch
+  const PackedMatrix* use_ = nullptr;  // the panels to use (float), or nullptr for Gemm
 };
 
 }  // namespace kiln::cpu::rnn

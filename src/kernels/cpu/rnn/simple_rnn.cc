@@ -19,22 +19,21 @@ using rnn::Work;
 
 template <typename W>
 void RnnDirection(KernelContext& ctx, Work<W>& work, size_t dir, bool reverse,
-                  const Activation& act, W clip) {
+                  const Activation& act, W clip, const std::vector<PackedMatrix>& w_packed,
+                  const std::vector<PackedMatrix>& r_packed) {
   ThreadPool& pool = ctx.threads();
   const rnn::Dims& d = work.d;
   const size_t h = d.hidden;
-  const W* w = work.in[rnn::kW] + dir * h * d.input;
   const W* r = work.in[rnn::kR] + dir * h * h;
   const W* b = work.in[rnn::kB] == nullptr ? nullptr : work.in[rnn::kB] + dir * 2 * h;
 
   W* gx = ctx.Scratch<W>(d.seq * d.batch * h);
-  Gemm<W>(false, true, d.seq * d.batch, h, d.input, W(1), work.in[rnn::kX], d.input, w, d.input,
-          W(0), gx, h, &pool);
+  rnn::InputProduct(work, dir, h, rnn::Prepacked(w_packed, dir, d.input, h), gx, pool);
   W* bias = ctx.Scratch<W>(h);
   for (size_t j = 0; j < h; ++j) bias[j] = b == nullptr ? W(0) : b[j] + b[h + j];
   W* hs = rnn::InitialState(ctx, work, rnn::kInitialH, dir);
   W* rec = ctx.Scratch<W>(d.batch * h);
-  const rnn::StepProduct<W> recurrent(ctx, r, h, h, d.batch);
+  const rnn::StepProduct<W> recurrent(ctx, r, h, h, d.batch, rnn::Prepacked(r_packed, dir, h, h));
   const size_t steps = rnn::MaxLength(work.lens);
   for (size_t step = 0; step < steps; ++step) {
     recurrent(hs, rec, h, pool);
@@ -58,7 +57,10 @@ void RnnDirection(KernelContext& ctx, Work<W>& work, size_t dir, bool reverse,
 
 class Rnn final : public Kernel {
  public:
-  explicit Rnn(const KernelInfo& info) : attrs_(rnn::ParseAttributes(info, {"Tanh"})) {}
+  explicit Rnn(const KernelInfo& info)
+      : attrs_(rnn::ParseAttributes(info, {"Tanh"})),
+        w_packed_(rnn::PackConstantGates(info, rnn::kW, 1, 0, 1)),
+        r_packed_(rnn::PackConstantGates(info, rnn::kR, 1, 0, 1)) {}
 
   void Compute(KernelContext& ctx) const override {
     const rnn::Dims d = rnn::CheckInputs(ctx, attrs_, 1, false);
@@ -67,13 +69,16 @@ class Rnn final : public Kernel {
       for (size_t dir = 0; dir < d.dirs; ++dir) {
         const bool reverse = dir == 1 || attrs_.reverse_only;
         RnnDirection<W>(ctx, work, dir, reverse, attrs_.activations[dir],
-                        static_cast<W>(attrs_.clip));
+                        static_cast<W>(attrs_.clip), w_packed_, r_packed_);
       }
     });
   }
 
  private:
   rnn::Attributes attrs_;
+  // W and R packed for PackedGemm when they are float initializers (empty otherwise).
+  std::vector<PackedMatrix> w_packed_;
+  std::vector<PackedMatrix> r_packed_;
 };
 
 }  // namespace

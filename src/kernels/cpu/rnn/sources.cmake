@@ -8,4 +8,5 @@ list(APPEND KILN_SOURCES
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/rnn/gru_test.cc
   src/kernels/cpu/rnn/lstm_test.cc
+  src/kernels/cpu/rnn/rnn_packed_test.cc
   src/kernels/cpu/rnn/simple_rnn_test.cc)
