@@ -391,6 +391,21 @@ TEST(NhwcConv, SmallImageKnownAtLoadLeavesWinograd) {
   EXPECT_EQ(run({1, 7, -1, 32}), winograd);
 }
 
+// A grouped Winograd layer stays on Winograd on a small image known at load, where a layer of one
+// group leaves it (above): a group's transformed weights are small enough to stay in cache.
+TEST(NhwcConv, GroupedSmallImageKnownAtLoadStaysOnWinograd) {
+  const std::vector<float> x = Random(size_t{7} * 7 * 64, 13);
+  const std::vector<float> w = Random(size_t{64} * 32 * 9, 14);
+  const auto run = [&](const V& hint) {
+    NodeTest t("NhwcConv", 1, "ai.kiln");
+    t.Attr("pads", V{1, 1, 1, 1}).Attr("group", int64_t{2});
+    t.Input<float>({1, 7, 7, 64}, x).Input<float>({64, 32, 3, 3}, w, /*constant=*/true);
+    if (!hint.empty()) t.ShapeHint(0, Shape(hint));
+    return Values<float>(*t.Run()[0]);
+  };
+  EXPECT_EQ(run({1, 7, 7, 64}), run({}));
+}
+
 TEST(NhwcConv, MatchesConvOnManyShapes) {
   for (const ConvCase& k : Cases()) {
     CheckCase(k, 1);
@@ -400,8 +415,8 @@ TEST(NhwcConv, MatchesConvOnManyShapes) {
 
 // Grouped 3×3 stride-1 layers whose groups are too wide for the narrow-group path run as Winograd
 // group by group (RegNet's): two groups of 24, three of 32 channels into 48 features each with a
-// batch of 2, Z and Swish, and groups of 40 on an image with odd sides; a small image known at
-// load leaves them on the im2col product.
+// batch of 2, Z and Swish, groups of 40 on an image with odd sides, and a small image known at
+// load (which stays on Winograd: GroupedSmallImageKnownAtLoadStaysOnWinograd).
 TEST(NhwcConv, GroupedWinogradMatchesConv) {
   EXPECT_FALSE(cpu::nhwc::GroupedFits(2, 24, 24));
   EXPECT_TRUE(cpu::nhwc::WinogradPays(24, 24, 0));
