@@ -16,7 +16,8 @@ namespace {
 
 std::vector<float> Wave(size_t n, double phase) {
   std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(0.4 * std::sin(0.37 * i + phase));
+  for (size_t i = 0; i < n; ++i)
+    v[i] = static_cast<float>(0.4 * std::sin(0.37 * static_cast<double>(i) + phase));
   return v;
 }
 
@@ -35,7 +36,7 @@ std::vector<std::shared_ptr<Tensor>> RunCase(const RnnCase& k, bool constant) {
   const int64_t dirs = k.direction == "bidirectional" ? 2 : 1;
   const auto g = static_cast<int64_t>(k.gates);
   const size_t outputs = k.op == "LSTM" ? 3 : 2;
-  NodeTest t(k.op.c_str(), 14);
+  NodeTest t(k.op, 14);
   t.Attr("direction", k.direction.c_str()).Attr("hidden_size", k.hidden);
   if (k.layout1) t.Attr("layout", int64_t{1});
   if (k.linear_before_reset) t.Attr("linear_before_reset", int64_t{1});

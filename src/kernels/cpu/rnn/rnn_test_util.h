@@ -15,6 +15,7 @@ namespace kiln::testing {
 
 inline std::vector<Float16> ToHalf(const std::vector<float>& v) {
   std::vector<Float16> out;
+  out.reserve(v.size());
   for (float f : v) out.push_back(Float16::FromFloat(f));
   return out;
 }
