@@ -2,13 +2,15 @@
 // optionally writes its outputs for comparison.
 //
 //   node bench/ort/ort_bench.js MODEL --inputs DIR [--threads N] [--warmup W] [--iters K]
-//                               [--output-dir DIR] [--optimization 0|1|2|3]
+//                               [--output-dir DIR] [--optimization 0|1|2|3] [--profile PREFIX]
 //
 // DIR holds input_<i>.npy in graph input order (float32, int64 or int32, C order). Prints one JSON
 // object with the keys of `kiln bench --json`: load_ms (session creation), first_run_ms, min_ms,
 // median_ms, p90_ms, mean_ms, iters, threads, peak_rss_mb (this process's peak resident set, which
 // includes Node.js itself) and base_rss_mb (the resident set before ONNX Runtime was loaded).
-// With --output-dir, output i is written to DIR/output_<i>.npy.
+// With --output-dir, output i is written to DIR/output_<i>.npy. With --profile, ONNX Runtime's
+// profiler records the timed runs (its JSON file's name starts with PREFIX; printed on stderr),
+// for bench/op_profile.py.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -77,6 +79,7 @@ function parseArgs(argv) {
     else if (a === '--iters') args.iters = Number(next());
     else if (a === '--inputs') args.inputs = next();
     else if (a === '--output-dir') args.outputDir = next();
+    else if (a === '--profile') args.profile = next();
     else if (a === '--optimization') {
       const level = levels[Number(next())];
       if (level === undefined) throw new Error('--optimization takes 0 to 3');
@@ -102,6 +105,10 @@ async function main() {
     executionMode: 'sequential',
     graphOptimizationLevel: args.optimization,
   };
+  if (args.profile) {
+    options.enableProfiling = true;
+    options.profileFilePrefix = args.profile;
+  }
   const t0 = process.hrtime.bigint();
   const session = await ort.InferenceSession.create(args.model, options);
   const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
@@ -121,6 +128,7 @@ async function main() {
   const times = [];
   for (let i = 0; i < args.iters; ++i) times.push((await time())[0]);
   times.sort((a, b) => a - b);
+  if (args.profile) console.error(`ort_bench: profile ${session.endProfiling()}`);
   if (args.outputDir) {
     fs.mkdirSync(args.outputDir, {recursive: true});
     session.outputNames.forEach((name, i) => {
