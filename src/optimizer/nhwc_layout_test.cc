@@ -124,12 +124,65 @@ ir::Model DenseBlock() {
   return b.Model();
 }
 
+// The normalization becomes an affine map in NHWC, which with its Relu then goes into the 1×1
+// convolution reading it (nhwc_scale_fusion: channel_scale, channel_shift, channel_relu).
 TEST(NhwcLayout, BatchNormalizationOfAConcatBecomesAnAffineInNhwc) {
   const OpCounts ops = OpsAfter(DenseBlock(), 3);
   EXPECT_EQ(ops.count("BatchNormalization"), 0u);
-  EXPECT_EQ(ops.at("Mul"), 2u);
+  EXPECT_EQ(ops.count("Mul"), 0u);
+  EXPECT_EQ(ops.count("Relu"), 0u);
   EXPECT_EQ(ops.at("Transpose"), 2u);  // the input's and the output's only
   ExpectSameOutputs(DenseBlock, 3);
+}
+
+// Concat → BatchNormalization → Relu → 1×1 conv (variant 0), and the same without the Relu
+// (1): the affine map and Relu go into the convolution. Variants that must stay: the Relu also
+// read by a second convolution (2), a 3×3 reader (3), the normalization a model output too (4),
+// and an x of one channel that the per-channel constants broadcast over (5).
+ir::Model PreActivation(int variant) {
+  GraphBuilder b;
+  ir::Value* in = b.Input("x", {1, 3, 6, 7});
+  ir::Value* a = b.Op("Conv", {in, b.Floats({variant == 5 ? 1 : 4, 3, 3, 3})}, {Pads(1)});
+  ir::Value* a2 = b.Op("Conv", {in, b.Floats({3, 3, 1, 1})});
+  const int64_t c = variant == 5 ? 5 : 11;
+  ir::Value* x =
+      variant == 5 ? a : b.Op("Concat", {a, a2, b.Op("Relu", {a})}, {IntAttr("axis", 1)});
+  if (variant == 5) {
+    // [1, 1, 6, 7] times [1, 5, 1, 1]: five channels by broadcasting.
+    x = b.Op("Mul", {x, b.Floats({1, c, 1, 1}, {0.5f, -1.0f, 2.0f, 0.25f, 1.5f})});
+    x = b.Op("Add", {x, b.Floats({1, c, 1, 1}, {0.1f, 0.2f, -0.3f, 0.4f, 0.0f})});
+  } else {
+    std::vector<float> var(static_cast<size_t>(c));
+    for (size_t i = 0; i < var.size(); ++i) var[i] = 0.25f + 0.5f * static_cast<float>(i);
+    x = b.Op("BatchNormalization",
+             {x, b.Floats({c}), b.Floats({c}), b.Floats({c}), b.Floats({c}, var)});
+    if (variant == 4) b.Output(x);
+  }
+  if (variant != 1) x = b.Op("Relu", {x});
+  if (variant == 2) b.Output(b.Op("Conv", {x, b.Floats({2, c, 1, 1})}));
+  if (variant == 3) {
+    b.Output(b.Op("Conv", {x, b.Floats({6, c, 3, 3}), b.Floats({6})}, {Pads(1)}));
+  } else {
+    b.Output(b.Op("Conv", {x, b.Floats({6, c, 1, 1}), b.Floats({6})}));
+  }
+  return b.Model();
+}
+
+TEST(NhwcScaleFusion, AffineAndReluGoIntoThePointwiseReader) {
+  for (int variant : {0, 1}) {
+    SCOPED_TRACE(variant);
+    const OpCounts ops = OpsAfter(PreActivation(variant), 3);
+    EXPECT_EQ(ops.count("Mul") + ops.count("Add"), 0u);
+    EXPECT_EQ(ops.count("Relu"), 1u);  // the Concat's own
+    ExpectSameOutputs([variant] { return PreActivation(variant); }, 3);
+  }
+  for (int variant : {2, 3, 4, 5}) {
+    SCOPED_TRACE(variant);
+    const OpCounts ops = OpsAfter(PreActivation(variant), 3);
+    EXPECT_EQ(ops.count("Mul"), 1u);
+    EXPECT_EQ(ops.count("Add"), 1u);
+    ExpectSameOutputs([variant] { return PreActivation(variant); }, 3);
+  }
 }
 
 // Two SqueezeNet fire modules in a row: the first's Concat feeds a max pool and then the second's

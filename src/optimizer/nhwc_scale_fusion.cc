@@ -3,6 +3,14 @@
 // unary activations) and the product is read only by a pointwise NhwcConv, goes into that
 // convolution (attribute channel_scale, S as input 4): each block of x is scaled into the
 // scratch the product reads, and the scaled x is never written (EfficientNet's SE blocks).
+//
+// And a per-channel affine map of constants with a ReLU after it, Relu(Add(Mul(x, S), T)) with
+// any one or two of the three left out (but not the Relu alone), each read only by the next and
+// the last only by a pointwise NhwcConv, goes into that convolution too (channel_scale with S, or
+// ones; channel_shift with T; channel_relu): DenseNet's inference BatchNormalization and ReLU
+// before each 1×1 convolution (the layout pass makes the normalization a Mul and an Add), three
+// passes over a large concatenation, become part of the product's copy of X.
+#include <optional>
 #include <vector>
 
 #include "kernels/domains.h"
@@ -57,11 +65,122 @@ bool FuseScale(PassContext& ctx, ir::Node* mul) {
   return false;
 }
 
+// The c values of a float constant of shape [c] or [1, ..., 1, c]: one per channel of an NHWC
+// tensor, by broadcasting.
+std::optional<std::vector<float>> PerChannelConstant(const ir::Value* v, int64_t c) {
+  const Tensor* t = ConstantOf(v);
+  if (t == nullptr || t->type() != DataType::kFloat || t->shape().rank() == 0) {
+    return std::nullopt;
+  }
+  const std::vector<int64_t>& d = t->shape().dims();
+  if (d.back() != c) return std::nullopt;
+  for (size_t i = 0; i + 1 < d.size(); ++i) {
+    if (d[i] != 1) return std::nullopt;
+  }
+  return FloatsOf(v);
+}
+
+// For a binary node `n` (Mul or Add) of x and a per-channel constant: x, with the constant's
+// values in `values`; nullptr otherwise.
+ir::Value* PerChannelOperand(const ir::Node* n, int64_t c,
+                             std::optional<std::vector<float>>* values) {
+  if (n->inputs().size() != 2 || n->outputs().size() != 1) return nullptr;
+  for (int side = 0; side < 2; ++side) {
+    ir::Value* x = n->inputs()[side];
+    if (x == nullptr || ConstantOf(x) != nullptr) continue;
+    *values = PerChannelConstant(n->inputs()[1 - side], c);
+    if (*values) return x;
+  }
+  return nullptr;
+}
+
+// [Mul(x, S)] → [Add(·, T)] → [Relu] → pointwise NhwcConv (at least the Mul or the Add) → that
+// NhwcConv with channel_scale (S, or ones), channel_shift (T) and channel_relu.
+bool FuseAffine(PassContext& ctx, ir::Node* reader) {
+  ir::Graph& g = ctx.graph;
+  if (!IsKilnOp(reader, "NhwcConv") || reader->inputs().empty()) return false;
+  ir::Value* v = reader->inputs()[0];
+  if (!PointwiseReaderOf(reader, v)) return false;
+  const int64_t c = ConstantOf(reader->inputs()[1])->shape().dims()[1];
+  std::vector<ir::Node*> chain;  // from the reader back
+  const ir::Node* next = reader;
+  // Steps back over v's producer when it is `op` and v is read only by `next`.
+  const auto producer = [&](std::string_view op) -> ir::Node* {
+    ir::Node* p = v != nullptr ? v->producer() : nullptr;
+    if (!IsOp(p, op) || OnlyConsumer(g, v) != next || p->outputs().size() != 1) {
+      return nullptr;
+    }
+    return p;
+  };
+  bool relu = false;
+  if (ir::Node* p = producer("Relu"); p != nullptr && p->inputs().size() == 1) {
+    relu = true;
+    chain.push_back(p);
+    v = p->inputs()[0];
+    next = p;
+  }
+  std::optional<std::vector<float>> shift;
+  if (ir::Node* p = producer("Add")) {
+    if (ir::Value* x = PerChannelOperand(p, c, &shift)) {
+      chain.push_back(p);
+      v = x;
+      next = p;
+    }
+  }
+  std::optional<std::vector<float>> scale;
+  if (ir::Node* p = producer("Mul")) {
+    if (ir::Value* x = PerChannelOperand(p, c, &scale)) {
+      chain.push_back(p);
+      v = x;
+    }
+  }
+  if (!scale && !shift) return false;
+  // x itself has the c channels (the constants broadcast over nothing else).
+  const infer::TensorFacts& f = ctx.Facts(v);
+  if (v == nullptr || !f.shape || f.shape->rank() != 4 || f.shape->dims()[3] != c ||
+      f.type != DataType::kFloat) {
+    return false;
+  }
+  std::vector<ir::Value*> inputs = reader->inputs();
+  inputs.resize(4, nullptr);
+  inputs[0] = v;
+  const auto uc = static_cast<size_t>(c);
+  inputs.push_back(
+      AddConstant(g, reader->name() + "_channel_scale",
+                  FloatTensor({1, 1, 1, c}, scale ? *scale : std::vector<float>(uc, 1.0f))));
+  std::vector<ir::Attribute> attrs = reader->attributes();
+  attrs.push_back(IntAttr("channel_scale", 1));
+  if (shift) {
+    inputs.push_back(
+        AddConstant(g, reader->name() + "_channel_shift", FloatTensor({1, 1, 1, c}, *shift)));
+    attrs.push_back(IntAttr("channel_shift", 1));
+  }
+  if (relu) attrs.push_back(IntAttr("channel_relu", 1));
+  chain.insert(chain.begin(), reader);
+  Replace(g, chain, reader->op_type(), reader->domain(), reader->opset(), std::move(inputs),
+          reader->outputs(), std::move(attrs));
+  return true;
+}
+
 }  // namespace
 
 size_t FuseNhwcChannelScale(PassContext& ctx) {
   if (!ctx.registry.Knows(kKilnDomain, "NhwcConv")) return 0;
-  return RewriteAll(ctx.graph, [&](ir::Node* n) { return FuseScale(ctx, n); });
+  size_t count = RewriteAll(ctx.graph, [&](ir::Node* n) { return FuseScale(ctx, n); });
+  // The affine form needs X's shape: the layout pass made the NHWC values after the last
+  // inference.
+  bool candidate = false;
+  for (ir::Node* n : ctx.graph.TopologicalOrder()) {
+    candidate = candidate || (IsKilnOp(n, "NhwcConv") && !n->inputs().empty() &&
+                              PointwiseReaderOf(n, n->inputs()[0]) &&
+                              (ProducerIs(n->inputs()[0], "Relu") != nullptr ||
+                               ProducerIs(n->inputs()[0], "Add") != nullptr ||
+                               ProducerIs(n->inputs()[0], "Mul") != nullptr));
+  }
+  if (candidate && InferFactsAgain(ctx)) {
+    count += RewriteAll(ctx.graph, [&](ir::Node* n) { return FuseAffine(ctx, n); });
+  }
+  return count;
 }
 
 }  // namespace kiln::optimizer

@@ -28,7 +28,11 @@
 // is S [N or 1, 1, 1, C], and the product is of X·S (each image's channels scaled, as a
 // squeeze-and-excitation block's Mul does) — scaled block by block into the scratch the product
 // reads, so the scaled X is never written whole. The same restrictions as input_channels; not
-// with it.
+// with it. With attribute `channel_shift` (int, 0 or 1) input 5 is T [1, 1, 1, C], added after
+// the scale, and with attribute `channel_relu` (int, 0 or 1) the result is max(·, 0): the
+// product is of max(X·S + T, 0), a per-channel affine map and ReLU before a 1×1 layer (the
+// nhwc_input_affine pass: DenseNet's BatchNormalization and ReLU before each 1×1 convolution,
+// which would otherwise be three passes over X).
 //
 // Attribute `expand` (int, 0 or 1; set by the optimizer's nhwc_expand_fusion pass): X [N, H, W, c]
 // is first expanded by a 1×1 convolution, input 4 WE [M, c, 1, 1] (a constant, packed once),
@@ -78,9 +82,18 @@ constexpr size_t kReuseBlockPixels = 256;
 // The largest whole-image unfolding (floats, 16 MB) for layers with too few pixels to block.
 constexpr size_t kWholeImageFloats = size_t{4} << 20;
 
-// dst[c] = src[c]·s[c] for c < n.
-KILN_VECTOR_CLONES void ScaleRow(const float* src, const float* s, float* dst, size_t n) {
-  for (size_t c = 0; c < n; ++c) dst[c] = src[c] * s[c];
+// dst[c] = src[c]·s[c] (+ t[c] when t is given, then max(·, 0) when `relu`) for c < n.
+KILN_VECTOR_CLONES void ScaleRow(const float* src, const float* s, const float* t, bool relu,
+                                 float* dst, size_t n) {
+  if (t == nullptr && !relu) {
+    for (size_t c = 0; c < n; ++c) dst[c] = src[c] * s[c];
+  } else if (t == nullptr) {
+    for (size_t c = 0; c < n; ++c) dst[c] = std::max(src[c] * s[c], 0.0f);
+  } else if (!relu) {
+    for (size_t c = 0; c < n; ++c) dst[c] = src[c] * s[c] + t[c];
+  } else {
+    for (size_t c = 0; c < n; ++c) dst[c] = std::max(src[c] * s[c] + t[c], 0.0f);
+  }
 }
 
 // The row stride of an unfolded (or scaled) copy of X with rows of k floats: k, or one cache line
@@ -393,7 +406,8 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
         }
         for (size_t r = begin; r < end; ++r) {
           const size_t image = o.scale_images == 1 ? 0 : r / plane;
-          ScaleRow(o.x + r * p.channels, o.scale + image * p.channels, col + r * ldcol, p.channels);
+          ScaleRow(o.x + r * p.channels, o.scale + image * p.channels, o.shift, o.relu,
+                   col + r * ldcol, p.channels);
         }
       });
       a = col;
@@ -446,7 +460,8 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
         const size_t plane = static_cast<size_t>(p.out_h * p.out_w);
         for (size_t r = 0; r < rows; ++r) {
           const size_t image = o.scale_images == 1 ? 0 : (begin + r) / plane;
-          ScaleRow(a + r * p.channels, o.scale + image * p.channels, col + r * ldcol, p.channels);
+          ScaleRow(a + r * p.channels, o.scale + image * p.channels, o.shift, o.relu,
+                   col + r * ldcol, p.channels);
         }
         a = col;
         lda = ldcol;
@@ -536,11 +551,25 @@ class NhwcConv final : public Kernel {
           "attribute 'channel_scale' is " + std::to_string(channel_scale) + "; it must be 0 or 1");
     }
     channel_scale_ = channel_scale == 1;
+    for (const char* name : {"channel_shift", "channel_relu"}) {
+      const int64_t v = info.GetInt(name, 0);
+      if (v != 0 && v != 1) {
+        info.Fail(ErrorCode::kInvalidArgument, std::string("attribute '") + name + "' is " +
+                                                   std::to_string(v) + "; it must be 0 or 1");
+      }
+      if (v == 1 && !channel_scale_) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  std::string("attribute '") + name + "' needs attribute 'channel_scale'");
+      }
+    }
+    channel_shift_ = info.GetInt("channel_shift", 0) == 1;
+    channel_relu_ = info.GetInt("channel_relu", 0) == 1;
     if (channel_scale_ && (!parts.empty() || group_ != 1 || kernel_[0] != 1 || kernel_[1] != 1 ||
-                           info.input_count() != 5)) {
+                           info.input_count() != (channel_shift_ ? 6u : 5u))) {
       info.Fail(ErrorCode::kInvalidArgument,
                 "attribute 'channel_scale' needs a 1×1 kernel in one group, no attribute "
-                "'input_channels', and input 4 (S)");
+                "'input_channels', and input 4 (S)" +
+                    std::string(channel_shift_ ? " and input 5 (T)" : "") + ", the last");
     }
     const int64_t expand = info.GetInt("expand", 0);
     if (expand != 0 && expand != 1) {
@@ -654,6 +683,17 @@ class NhwcConv final : public Kernel {
                   "attribute 'channel_scale' needs stride 1 and no padding (a 1×1 product)");
       }
     }
+    const Tensor* shift = channel_shift_ ? &ctx.Input(5) : nullptr;
+    if (shift != nullptr) {
+      const std::vector<int64_t>& td = shift->shape().dims();
+      if (shift->type() != DataType::kFloat || td.size() != 4 || td[0] != 1 || td[1] != 1 ||
+          td[2] != 1 || td[3] != x_dims[3]) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "input 5 (T) is " + std::string(DataTypeName(shift->type())) + " " +
+                      shift->shape().ToString() + "; it must be float [1, 1, 1, " +
+                      std::to_string(x_dims[3]) + "]");
+      }
+    }
     const std::array<int64_t, 4> y_dims = {x.shape().dims()[0], p.out_h, p.out_w, features_};
     if (b != nullptr) nhwc::RequireFloat(info, "B", *b);
     if (z != nullptr) {
@@ -677,7 +717,9 @@ class NhwcConv final : public Kernel {
                         part_sizes_.data(),
                         part_count,
                         scale != nullptr ? static_cast<const float*>(scale->data()) : nullptr,
-                        scale != nullptr ? static_cast<size_t>(scale->shape().dims()[0]) : 0};
+                        scale != nullptr ? static_cast<size_t>(scale->shape().dims()[0]) : 0,
+                        shift != nullptr ? static_cast<const float*>(shift->data()) : nullptr,
+                        channel_relu_};
     if (expand_) {
       const Expansion ex = {
           static_cast<size_t>(expand_channels_), &expand_weights_,
@@ -880,6 +922,8 @@ class NhwcConv final : public Kernel {
   std::vector<PackedMatrix> group_weights_;  // the others, one per group (or per X part)
   std::vector<size_t> part_sizes_;           // input_channels: X's parts, or empty
   bool channel_scale_ = false;               // input 4 scales X's channels per image
+  bool channel_shift_ = false;               // then input 5 is added to them
+  bool channel_relu_ = false;                // then max(·, 0)
   // 3×3, stride 1, undilated, one group, channel counts where it pays: Winograd F(2×2, 3×3).
   bool winograd_ = false;
   nhwc::WinogradWeights winograd_weights_;

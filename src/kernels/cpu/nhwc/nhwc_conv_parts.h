@@ -44,6 +44,10 @@ struct Operands {
   // channel_scale: S, one row of C per image (scale_images of them: 1 or N). Null otherwise.
   const float* scale = nullptr;
   size_t scale_images = 0;
+  // With channel_scale: T (channel_shift: C values added after the scale; null otherwise) and
+  // whether max(·, 0) follows (channel_relu).
+  const float* shift = nullptr;
+  bool relu = false;
 };
 
 // The expansion of a depthwise NhwcConv with attribute `expand`: X's rows (Operands::x, then

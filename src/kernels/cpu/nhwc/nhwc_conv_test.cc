@@ -2,6 +2,7 @@
 // plain C++, transposed back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -789,37 +790,51 @@ TEST(NhwcConv, InputInPartsErrors) {
                   ErrorCode::kInvalidArgument, "stride 1 and no padding");
 }
 
-// channel_scale: the product of X·S, S per image ([N, 1, 1, C]) or shared ([1, 1, 1, C]), against
-// the NhwcConv of X already scaled, with B, Z and an activation, at 1 and 2 threads.
-void CheckChannelScale(int64_t n, int64_t h, int64_t w, int64_t c = 9) {
+// channel_scale: the product of X·S, S per image ([N, 1, 1, C]) or shared ([1, 1, 1, C]), and
+// with channel_shift and channel_relu of max(X·S + T, 0) (each alone too), against the NhwcConv
+// of X already so transformed, with B, Z and an activation, at 1 and 2 threads.
+void CheckChannelAffine(int64_t n, int64_t h, int64_t w, int64_t c, bool shift, bool relu) {
   const int64_t m = 5;
   const std::vector<float> x = Random(static_cast<size_t>(n * h * w * c), 30);
   const std::vector<float> weights = Random(static_cast<size_t>(m * c), 31);
   const std::vector<float> bias = Random(static_cast<size_t>(m), 32);
   const std::vector<float> z = Random(static_cast<size_t>(n * h * w * m), 33);
+  const std::vector<float> t = Random(static_cast<size_t>(c), 35);
   for (int64_t scale_images : {n, int64_t{1}}) {
     const std::vector<float> s = Random(static_cast<size_t>(scale_images * c), 34);
     std::vector<float> scaled(x.size());
     for (size_t i = 0; i < x.size(); ++i) {
       const size_t image = scale_images == 1 ? 0 : i / static_cast<size_t>(h * w * c);
-      scaled[i] = x[i] * s[image * static_cast<size_t>(c) + i % static_cast<size_t>(c)];
+      const size_t ch = i % static_cast<size_t>(c);
+      scaled[i] = x[i] * s[image * static_cast<size_t>(c) + ch] + (shift ? t[ch] : 0.0f);
+      if (relu) scaled[i] = std::max(scaled[i], 0.0f);
     }
     for (int threads : {1, 2}) {
       SCOPED_TRACE("S images " + std::to_string(scale_images) + ", threads " +
-                   std::to_string(threads));
+                   std::to_string(threads) + ", shift " + std::to_string(shift) + ", relu " +
+                   std::to_string(relu));
       const auto run = [&](const std::vector<float>& input, bool with_scale) {
-        NodeTest t("NhwcConv", 1, "ai.kiln");
-        t.Attr("activation", "Relu")
+        NodeTest nt("NhwcConv", 1, "ai.kiln");
+        nt.Attr("activation", "Relu")
             .Input<float>({n, h, w, c}, input)
             .Input<float>({m, c, 1, 1}, weights, true)
             .Input<float>({m}, bias)
             .Input<float>({n, h, w, m}, z);
-        if (with_scale)
-          t.Attr("channel_scale", int64_t{1}).Input<float>({scale_images, 1, 1, c}, s);
-        return Values<float>(*t.Run(threads)[0]);
+        if (with_scale) {
+          nt.Attr("channel_scale", int64_t{1}).Input<float>({scale_images, 1, 1, c}, s);
+          if (shift) nt.Attr("channel_shift", int64_t{1}).Input<float>({1, 1, 1, c}, t);
+          if (relu) nt.Attr("channel_relu", int64_t{1});
+        }
+        return Values<float>(*nt.Run(threads)[0]);
       };
       ExpectClose(run(x, true), run(scaled, false), "channel_scale");
     }
+  }
+}
+
+void CheckChannelScale(int64_t n, int64_t h, int64_t w, int64_t c = 9) {
+  for (const bool shift : {false, true}) {
+    for (const bool relu : {false, true}) CheckChannelAffine(n, h, w, c, shift, relu);
   }
 }
 
@@ -856,6 +871,27 @@ TEST(NhwcConv, ChannelScaleErrors) {
                   "needs a 1×1 kernel in one group");
   ExpectNodeError(scaled({2, 3, 1, 1}, {2, 1, 1, 3}).Attr("pads", V{1, 1, 1, 1}),
                   ErrorCode::kInvalidArgument, "stride 1 and no padding");
+  // channel_shift: T [1, 1, 1, C] as input 5, the last; channel_relu; both need channel_scale.
+  ExpectNodeError(scaled({2, 3, 1, 1}, {2, 1, 1, 3}).Attr("channel_shift", int64_t{1}),
+                  ErrorCode::kInvalidArgument, "and input 5 (T), the last");
+  ExpectNodeError(scaled({2, 3, 1, 1}, {2, 1, 1, 3})
+                      .Attr("channel_shift", int64_t{1})
+                      .Input<float>({1, 1, 1, 4}, Random(4, 4)),
+                  ErrorCode::kInvalidArgument,
+                  "input 5 (T) is float [1,1,1,4]; it must be float [1, 1, 1, 3]");
+  ExpectNodeError(scaled({2, 3, 1, 1}, {2, 1, 1, 3})
+                      .Attr("channel_shift", int64_t{1})
+                      .Input<float>({2, 1, 1, 3}, Random(6, 4)),
+                  ErrorCode::kInvalidArgument, "input 5 (T)");
+  ExpectNodeError(scaled({2, 3, 1, 1}, {2, 1, 1, 3}).Input<float>({1, 1, 1, 3}, Random(3, 4)),
+                  ErrorCode::kInvalidArgument, "and input 4 (S), the last");
+  ExpectNodeError(NodeTest("NhwcConv", 1, "ai.kiln")
+                      .Attr("channel_relu", int64_t{1})
+                      .Input<float>({1, 2, 2, 3}, Random(12, 1))
+                      .Input<float>({2, 3, 1, 1}, Random(6, 2), true),
+                  ErrorCode::kInvalidArgument, "'channel_relu' needs attribute 'channel_scale'");
+  ExpectNodeError(scaled({2, 3, 1, 1}, {2, 1, 1, 3}).Attr("channel_shift", int64_t{3}),
+                  ErrorCode::kInvalidArgument, "'channel_shift' is 3; it must be 0 or 1");
   ExpectNodeError(NodeTest("NhwcConv", 1, "ai.kiln")
                       .Attr("channel_scale", int64_t{2})
                       .Input<float>({1, 2, 2, 3}, Random(12, 1))
