@@ -31,7 +31,7 @@
 // with it. With attribute `channel_shift` (int, 0 or 1) input 5 is T [1, 1, 1, C], added after
 // the scale, and with attribute `channel_relu` (int, 0 or 1) the result is max(·, 0): the
 // product is of max(X·S + T, 0), a per-channel affine map and ReLU before a 1×1 layer (the
-// nhwc_input_affine pass: DenseNet's BatchNormalization and ReLU before each 1×1 convolution,
+// nhwc_scale_fusion pass: DenseNet's BatchNormalization and ReLU before each 1×1 convolution,
 // which would otherwise be three passes over X).
 //
 // Attribute `expand` (int, 0 or 1; set by the optimizer's nhwc_expand_fusion pass): X [N, H, W, c]

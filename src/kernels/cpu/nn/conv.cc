@@ -118,12 +118,13 @@ void ApplyFused(const ConvProblem& p, const Fused& f, const float* b, float* y, 
 //
 // A float convolution that is not depthwise runs strip by strip: a strip is `width` consecutive
 // output positions (row-major over the output grid) of one image and one group; its im2col
-// columns are written straight into PackedGemm's panel layout in a per-thread buffer that stays in
-// L2, multiplied by the group's weights into Y, and given the bias or FusedConv's epilogue while
-// Y's block is still in cache. The whole-image im2col (C·kernel·positions floats: 347 MB for a
-// 64-channel 3×3×3 layer on 16×56×56) is never written, nor packed a second time. Strips are
-// shared out among the threads; each strip's arithmetic is that of the whole product (the same
-// depth order), so the result does not depend on the strip width or the thread count.
+// columns are written straight into PackedGemm's panel layout in a per-thread buffer (2 MB, in
+// the core's caches rather than memory), multiplied by the group's weights into Y, and given the
+// bias or FusedConv's epilogue while Y's block is still in cache. The whole-image im2col
+// (C·kernel·positions floats: 347 MB for a 64-channel 3×3×3 layer on 16×56×56) is never written,
+// nor packed a second time. Strips are shared out among the threads; each strip's arithmetic is
+// that of the whole product (the same depth order), so the result does not depend on the strip
+// width or the thread count.
 
 // Floats of one strip's panels (depth × width), 2 MB: on 3-D ResNet layers (64-256 channels,
 // 3×3×3) strips of 0.4-6 MB ran 10-20% faster than strips of 64-384 KB, which re-read the
