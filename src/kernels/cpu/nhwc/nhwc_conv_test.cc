@@ -513,6 +513,72 @@ TEST(NhwcConv, LiveTapsByRegionMatchConv) {
   }
 }
 
+// Layers over 1 to 4 input channels (a network's first layer) take nhwc_stem.cc's direct path
+// on AVX-512 machines: 3×3 / 2 and 7×7 / 2 stems, 1 to 4 channels, output channel counts that
+// make 1, 2, 3, 4 and 4 + 1 vectors of 16 (and part of one), rows of several tiles with a
+// partial last one, dilation, asymmetric and no padding, batch 2, Z and activations.
+TEST(NhwcConv, FewInputChannelsMatchConv) {
+  EXPECT_EQ(cpu::nhwc::StemFits(1, 3, false),
+            cpu::PackedKernelSupported(cpu::PackedKernel::kAvx512));
+  EXPECT_FALSE(cpu::nhwc::StemFits(1, 5, false));
+  EXPECT_FALSE(cpu::nhwc::StemFits(1, 3, true));
+  EXPECT_FALSE(cpu::nhwc::StemFits(3, 3, false));
+  const std::vector<ConvCase> cases = {
+      {.name = "RGB 3x3/2 to 24",
+       .h = 29,
+       .w = 31,
+       .c = 3,
+       .m = 24,
+       .strides = {2, 2},
+       .pads = {1, 1, 1, 1},
+       .activation = "Relu"},
+      {.name = "RGB 7x7/2 to 64",
+       .n = 1,
+       .h = 30,
+       .w = 41,
+       .c = 3,
+       .m = 64,
+       .kh = 7,
+       .kw = 7,
+       .strides = {2, 2},
+       .pads = {3, 3, 3, 3},
+       .z = true},
+      {.name = "1 channel 5x5 dilated to 40",
+       .h = 17,
+       .w = 26,
+       .c = 1,
+       .m = 40,
+       .kh = 5,
+       .kw = 5,
+       .dilations = {2, 2},
+       .pads = {4, 3, 2, 4},
+       .activation = "HardSwish"},
+      {.name = "2 channels 3x2 to 8, no padding",
+       .h = 9,
+       .w = 14,
+       .c = 2,
+       .m = 8,
+       .kw = 2,
+       .bias = false},
+      {.name = "4 channels 3x3 to 80, stride 1x3",
+       .n = 1,
+       .h = 11,
+       .w = 50,
+       .c = 4,
+       .m = 80,
+       .strides = {1, 3},
+       .pads = {1, 1, 1, 1},
+       .z = true,
+       .activation = "Clip",
+       .params = {-0.5f, 0.5f}},
+      {.name = "RGB 3x3 to 16, one column", .h = 6, .w = 1, .c = 3, .m = 16, .pads = {1, 1, 1, 1}},
+  };
+  for (const ConvCase& k : cases) {
+    CheckCase(k, 1);
+    CheckCase(k, 2);
+  }
+}
+
 // The narrow-group path (nhwc_grouped.cc) takes groups of 2, 4, 8 or 16 channels on both sides
 // with M a multiple of 8; the rest stay on the im2col product.
 TEST(NhwcConv, NarrowGroupsFit) {
