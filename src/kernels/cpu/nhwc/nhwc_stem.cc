@@ -21,13 +21,13 @@ namespace kiln::cpu::nhwc {
 namespace {
 
 constexpr size_t kLanes = 16;  // output channels per vector
+constexpr size_t kMaxStemChannels = 4;
 
 size_t PaddedFeatures(size_t m) {
   return (m + kLanes - 1) / kLanes * kLanes;
 }
 
 #if KILN_HAS_VECTOR_CLONES
-constexpr size_t kMaxStemChannels = 4;
 using V16 = Vec<16>;
 
 // Columns per tile for kChunks vectors of 16 output channels: 24 sums at most (of the 32 vector
@@ -129,7 +129,8 @@ RowFn PickRow(size_t c) {
 
 bool StemFits(size_t groups, size_t channels, bool one_by_one) {
 #if KILN_HAS_VECTOR_CLONES
-  return groups == 1 && channels >= 1 && channels <= kMaxStemChannels && !one_by_one &&
+  return groups == 1 && channels >= 1 &&
+         channels <= kMaxStemChannels && !one_by_one &&
          PackedKernelSupported(PackedKernel::kAvx512);
 #else
   (void)groups;
