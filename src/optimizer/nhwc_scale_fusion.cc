@@ -10,6 +10,7 @@
 // ones; channel_shift with T; channel_relu): DenseNet's inference BatchNormalization and ReLU
 // before each 1×1 convolution (the layout pass makes the normalization a Mul and an Add), three
 // passes over a large concatenation, become part of the product's copy of X.
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -119,21 +120,19 @@ bool FuseAffine(PassContext& ctx, ir::Node* reader) {
     v = p->inputs()[0];
     next = p;
   }
+  // Steps back over an `op` of v and a per-channel constant, whose values go to `values`.
+  const auto absorb = [&](std::string_view op, std::optional<std::vector<float>>* values) {
+    ir::Node* p = producer(op);
+    ir::Value* x = p != nullptr ? PerChannelOperand(p, c, values) : nullptr;
+    if (x == nullptr) return;
+    chain.push_back(p);
+    v = x;
+    next = p;
+  };
   std::optional<std::vector<float>> shift;
-  if (ir::Node* p = producer("Add")) {
-    if (ir::Value* x = PerChannelOperand(p, c, &shift)) {
-      chain.push_back(p);
-      v = x;
-      next = p;
-    }
-  }
+  absorb("Add", &shift);
   std::optional<std::vector<float>> scale;
-  if (ir::Node* p = producer("Mul")) {
-    if (ir::Value* x = PerChannelOperand(p, c, &scale)) {
-      chain.push_back(p);
-      v = x;
-    }
-  }
+  absorb("Mul", &scale);
   if (!scale && !shift) return false;
   // x itself has the c channels (the constants broadcast over nothing else).
   const infer::TensorFacts& f = ctx.Facts(v);
@@ -168,15 +167,16 @@ size_t FuseNhwcChannelScale(PassContext& ctx) {
   if (!ctx.registry.Knows(kKilnDomain, "NhwcConv")) return 0;
   size_t count = RewriteAll(ctx.graph, [&](ir::Node* n) { return FuseScale(ctx, n); });
   // The affine form needs X's shape: the layout pass made the NHWC values after the last
-  // inference.
-  bool candidate = false;
-  for (ir::Node* n : ctx.graph.TopologicalOrder()) {
-    candidate = candidate || (IsKilnOp(n, "NhwcConv") && !n->inputs().empty() &&
-                              PointwiseReaderOf(n, n->inputs()[0]) &&
-                              (ProducerIs(n->inputs()[0], "Relu") != nullptr ||
-                               ProducerIs(n->inputs()[0], "Add") != nullptr ||
-                               ProducerIs(n->inputs()[0], "Mul") != nullptr));
-  }
+  // inference, so infer again, but only when some pointwise NhwcConv reads a Relu, Add or Mul.
+  const std::vector<ir::Node*> order = ctx.graph.TopologicalOrder();
+  const bool candidate = std::any_of(order.begin(), order.end(), [](const ir::Node* n) {
+    if (!IsKilnOp(n, "NhwcConv") || n->inputs().empty() || !PointwiseReaderOf(n, n->inputs()[0])) {
+      return false;
+    }
+    const ir::Value* x = n->inputs()[0];
+    return ProducerIs(x, "Relu") != nullptr || ProducerIs(x, "Add") != nullptr ||
+           ProducerIs(x, "Mul") != nullptr;
+  });
   if (candidate && InferFactsAgain(ctx)) {
     count += RewriteAll(ctx.graph, [&](ir::Node* n) { return FuseAffine(ctx, n); });
   }

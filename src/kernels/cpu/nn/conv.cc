@@ -139,26 +139,6 @@ size_t StripWidth(size_t depth) {
   return std::clamp(width, kPackedPanel, kMaxStripWidth);
 }
 
-// Where kernel tap `tap` reads along the last axis: output positions o in [lo, hi) of a row read
-// image element in_row + first + o · stride; the others fall in the padding.
-struct TapSpan {
-  int64_t first = 0;
-  int64_t lo = 0;
-  int64_t hi = 0;
-};
-
-TapSpan LastAxisSpan(const WindowGeometry& g, size_t tap) {
-  const size_t last = g.rank() - 1;
-  const int64_t kl = static_cast<int64_t>(tap % static_cast<size_t>(g.kernel[last]));
-  const int64_t s = g.stride[last];
-  TapSpan t;
-  t.first = kl * g.dilation[last] - g.pad_begin[last];
-  int64_t hi = std::min(g.out[last], nn::CeilDiv(g.in[last] - t.first, s));
-  t.lo = std::min(t.first >= 0 ? int64_t{0} : nn::CeilDiv(-t.first, s), std::max<int64_t>(hi, 0));
-  t.hi = std::max(hi, t.lo);
-  return t;
-}
-
 // table[i · kernel_size + tap] = the image offset of the row that tap reads for output row
 // row0 + i (a row: positions differing only along the last axis), or -1 when that row lies in
 // the padding, for `rows` output rows.
@@ -200,9 +180,10 @@ void FillRowTable(const WindowGeometry& g, size_t row0, size_t rows, int64_t* ta
 // Writes the im2col columns [q0, q1) of `channels` image planes (depth row c · kernel_size + tap,
 // as nn::Im2Col orders them) into `panels` in PackedGemm's layout: column q - q0 of depth row r
 // at panels[(q - q0) / 32 · depth · 32 + r · 32 + (q - q0) % 32], and zeros past q1 in the last
-// panel. `spans` holds LastAxisSpan of every tap, `table` FillRowTable of the strip's rows.
+// panel. `spans` holds nn::LastAxisSpan of every tap's last-axis column, `table` FillRowTable of
+// the strip's rows.
 KILN_VECTOR_CLONES void Im2ColPanels(const float* image, size_t channels, const WindowGeometry& g,
-                                     const TapSpan* spans, const int64_t* table, size_t q0,
+                                     const nn::RowSpan* spans, const int64_t* table, size_t q0,
                                      size_t q1, float* panels) {
   constexpr size_t kW = kPackedPanel;
   const size_t ks = g.kernel_size;
@@ -214,7 +195,7 @@ KILN_VECTOR_CLONES void Im2ColPanels(const float* image, size_t channels, const 
     const float* src = image + c * g.in_size;
     for (size_t tap = 0; tap < ks; ++tap) {
       const size_t r = c * ks + tap;
-      const TapSpan& sp = spans[tap];
+      const nn::RowSpan& sp = spans[tap];
       for (size_t row = row0; row * out_last < q1; ++row) {
         const size_t rs = row * out_last;
         const size_t a = std::max(q0, rs) - rs;
@@ -261,10 +242,8 @@ KILN_VECTOR_CLONES void Im2ColPanels(const float* image, size_t channels, const 
 // there are too few strips to keep the pool's threads busy (a small output grid; the whole
 // product is then split by rows as well).
 bool UseStrips(const ConvProblem& p, size_t threads) {
-  const WindowGeometry& g = p.window;
-  const size_t strips = p.batch * p.groups *
-                        ((g.out_size + StripWidth(p.group_channels * g.kernel_size) - 1) /
-                         StripWidth(p.group_channels * g.kernel_size));
+  const size_t width = StripWidth(p.group_channels * p.window.kernel_size);
+  const size_t strips = p.batch * p.groups * ((p.window.out_size + width - 1) / width);
   return threads == 1 || strips >= 2 * threads;
 }
 
@@ -279,8 +258,11 @@ void StripConv(const ConvProblem& p, const float* x, const float* w, const float
   const auto out_last = static_cast<size_t>(g.out.back());
   // A strip meets at most this many output rows.
   const size_t max_rows = (width + out_last - 1) / out_last + 1;
-  TapSpan* spans = ctx.Scratch<TapSpan>(ks);
-  for (size_t tap = 0; tap < ks; ++tap) spans[tap] = LastAxisSpan(g, tap);
+  auto* spans = ctx.Scratch<nn::RowSpan>(ks);
+  const auto kernel_last = static_cast<size_t>(g.kernel.back());
+  for (size_t tap = 0; tap < ks; ++tap) {
+    spans[tap] = nn::LastAxisSpan(g, static_cast<int64_t>(tap % kernel_last));
+  }
   ThreadPool& pool = ctx.threads();
   const auto threads = static_cast<size_t>(pool.size());
   std::atomic<size_t> next{0};

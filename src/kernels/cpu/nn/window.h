@@ -100,6 +100,25 @@ inline int64_t CeilDiv(int64_t a, int64_t b) noexcept {
 int64_t CheckedAdd(const KernelInfo& info, int64_t a, int64_t b, const char* what);
 int64_t CheckedMul(const KernelInfo& info, int64_t a, int64_t b, const char* what);
 
+// Where kernel column k (along the last axis) reads in a row: output positions o in [lo, hi) read
+// image element (the row's start) + first + o · stride; the others fall in the padding.
+struct RowSpan {
+  int64_t first = 0;
+  int64_t lo = 0;
+  int64_t hi = 0;
+};
+
+[[gnu::always_inline]] inline RowSpan LastAxisSpan(const WindowGeometry& g, int64_t k) {
+  const size_t last = g.rank() - 1;
+  const int64_t s = g.stride[last];
+  RowSpan r;
+  r.first = k * g.dilation[last] - g.pad_begin[last];
+  const int64_t hi = std::min(g.out[last], CeilDiv(g.in[last] - r.first, s));
+  r.lo = std::min(r.first >= 0 ? int64_t{0} : CeilDiv(-r.first, s), std::max<int64_t>(hi, 0));
+  r.hi = std::max(hi, r.lo);
+  return r;
+}
+
 // Walks the window positions of kernel tap `tap` (a row-major index into the kernel) one row at a
 // time, a row being the positions that differ only along the last axis. For each row calls
 //   row(out_offset, in_base, lo, hi)
@@ -119,12 +138,7 @@ template <typename F>
     k[d] = static_cast<int64_t>(tap % static_cast<size_t>(g.kernel[d]));
     tap /= static_cast<size_t>(g.kernel[d]);
   }
-  const int64_t s = g.stride[last];
-  const int64_t first = k[last] * g.dilation[last] - g.pad_begin[last];
-  int64_t hi = std::min(out_last, CeilDiv(g.in[last] - first, s));
-  const int64_t lo =
-      std::min(first >= 0 ? int64_t{0} : CeilDiv(-first, s), std::max<int64_t>(hi, 0));
-  hi = std::max(hi, lo);
+  const RowSpan span = LastAxisSpan(g, k[last]);
   SmallVector<int64_t> o(rank, 0);
   const size_t rows = g.out_size / static_cast<size_t>(out_last);
   for (size_t r = 0; r < rows; ++r) {
@@ -140,7 +154,7 @@ template <typename F>
     }
     const size_t out_offset = r * static_cast<size_t>(out_last);
     if (inside) {
-      row(out_offset, in_row + first, lo, hi);
+      row(out_offset, in_row + span.first, span.lo, span.hi);
     } else {
       row(out_offset, int64_t{0}, int64_t{0}, int64_t{0});
     }
@@ -158,20 +172,17 @@ template <typename F>
 // vector-cloned caller compiles the innermost loop (in `row`) for its own target.
 template <typename F>
 [[gnu::always_inline]] inline void ForEachTapRow2D(const WindowGeometry& g, F&& row) {
-  const int64_t in_h = g.in[0], in_w = g.in[1], out_h = g.out[0], out_w = g.out[1];
-  const int64_t sy = g.stride[0], sx = g.stride[1], dy = g.dilation[0], dx = g.dilation[1];
+  const int64_t in_h = g.in[0], out_h = g.out[0], out_w = g.out[1];
+  const int64_t sy = g.stride[0], dy = g.dilation[0];
   for (int64_t oy = 0; oy < out_h; ++oy) {
     const auto out_offset = static_cast<size_t>(oy * out_w);
     for (int64_t ky = 0; ky < g.kernel[0]; ++ky) {
       const int64_t iy = oy * sy + ky * dy - g.pad_begin[0];
       if (iy < 0 || iy >= in_h) continue;
       for (int64_t kx = 0; kx < g.kernel[1]; ++kx) {
-        const int64_t first = kx * dx - g.pad_begin[1];
-        int64_t hi = std::min(out_w, CeilDiv(in_w - first, sx));
-        const int64_t lo =
-            std::min(first >= 0 ? int64_t{0} : CeilDiv(-first, sx), std::max<int64_t>(hi, 0));
-        hi = std::max(hi, lo);
-        row(out_offset, static_cast<size_t>(ky * g.kernel[1] + kx), iy * in_w + first, lo, hi);
+        const RowSpan span = LastAxisSpan(g, kx);
+        row(out_offset, static_cast<size_t>(ky * g.kernel[1] + kx), iy * g.in[1] + span.first,
+            span.lo, span.hi);
       }
     }
   }

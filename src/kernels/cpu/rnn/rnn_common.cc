@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "kernels/cpu/common.h"
-#include "kernels/cpu/vector_math.h"
 #include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu::rnn {
@@ -87,43 +86,7 @@ std::vector<PackedMatrix> PackConstantGates(const KernelInfo& info, size_t input
 }
 
 KILN_VECTOR_CLONES void ApplyFloat(const Activation& act, float* v, size_t n) {
-  const float a = act.alpha;
-  const float b = act.beta;
-  switch (act.kind) {
-    case ActivationKind::kRelu:
-      for (size_t i = 0; i < n; ++i) v[i] = v[i] > 0.0f ? v[i] : 0.0f;
-      break;
-    case ActivationKind::kTanh:
-      for (size_t i = 0; i < n; ++i) v[i] = TanhF(v[i]);
-      break;
-    case ActivationKind::kSigmoid:
-      for (size_t i = 0; i < n; ++i) v[i] = SigmoidF(v[i]);
-      break;
-    case ActivationKind::kAffine:
-      for (size_t i = 0; i < n; ++i) v[i] = a * v[i] + b;
-      break;
-    case ActivationKind::kLeakyRelu:
-      for (size_t i = 0; i < n; ++i) v[i] = v[i] >= 0.0f ? v[i] : a * v[i];
-      break;
-    case ActivationKind::kThresholdedRelu:
-      for (size_t i = 0; i < n; ++i) v[i] = v[i] >= a ? v[i] : 0.0f;
-      break;
-    case ActivationKind::kScaledTanh:
-      for (size_t i = 0; i < n; ++i) v[i] = a * TanhF(b * v[i]);
-      break;
-    case ActivationKind::kHardSigmoid:
-      for (size_t i = 0; i < n; ++i) v[i] = std::min(std::max(a * v[i] + b, 0.0f), 1.0f);
-      break;
-    case ActivationKind::kElu:
-      for (size_t i = 0; i < n; ++i) v[i] = v[i] >= 0.0f ? v[i] : a * Expm1F(v[i]);
-      break;
-    case ActivationKind::kSoftsign:
-      for (size_t i = 0; i < n; ++i) v[i] = v[i] / (1.0f + std::abs(v[i]));
-      break;
-    case ActivationKind::kSoftplus:
-      for (size_t i = 0; i < n; ++i) v[i] = SoftplusF(v[i]);
-      break;
-  }
+  ApplyLoops(act, v, n);
 }
 
 Attributes ParseAttributes(const KernelInfo& info, const std::vector<std::string>& defaults) {

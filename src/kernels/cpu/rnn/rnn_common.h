@@ -18,6 +18,7 @@
 #include "kernels/cpu/linalg/gemm.h"
 #include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/types.h"
+#include "kernels/cpu/vector_math.h"
 #include "kernels/kernel.h"
 
 namespace kiln::cpu::rnn {
@@ -42,19 +43,30 @@ struct Activation {
   float beta;
 };
 
-// float: v[i] = act(v[i]) for i < n with vector_math.h's functions (within 2e-6 relative of
-// the exact value), vector-cloned, so a step's gates take as long as a few of its multiply-adds
-// rather than a call to std::tanh or std::exp each.
-void ApplyFloat(const Activation& act, float* v, size_t n);
-
-// v[i] = act(v[i]) for i < n; the switch is outside the loops. float goes to ApplyFloat, double
-// to the std:: functions.
+// The logistic function and softplus: vector_math.h's for float, the std:: functions for double
+// (e^-|x|, which never overflows).
 template <typename W>
-void Apply(const Activation& act, W* v, size_t n) {
+[[gnu::always_inline]] inline W SigmoidOf(W x) {
   if constexpr (std::is_same_v<W, float>) {
-    ApplyFloat(act, v, n);
-    return;
+    return SigmoidF(x);
+  } else {
+    const W e = std::exp(-std::abs(x));
+    return x >= W(0) ? W(1) / (W(1) + e) : e / (W(1) + e);
   }
+}
+
+template <typename W>
+[[gnu::always_inline]] inline W SoftplusOf(W x) {
+  if constexpr (std::is_same_v<W, float>) {
+    return SoftplusF(x);
+  } else {
+    return x > W(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  }
+}
+
+// The loops of Apply, inlined into it: the switch is outside them.
+template <typename W>
+[[gnu::always_inline]] inline void ApplyLoops(const Activation& act, W* v, size_t n) {
   const W a = static_cast<W>(act.alpha);
   const W b = static_cast<W>(act.beta);
   switch (act.kind) {
@@ -62,13 +74,10 @@ void Apply(const Activation& act, W* v, size_t n) {
       for (size_t i = 0; i < n; ++i) v[i] = v[i] > W(0) ? v[i] : W(0);
       break;
     case ActivationKind::kTanh:
-      for (size_t i = 0; i < n; ++i) v[i] = std::tanh(v[i]);
+      for (size_t i = 0; i < n; ++i) v[i] = vmath::Tanh(v[i]);
       break;
     case ActivationKind::kSigmoid:
-      for (size_t i = 0; i < n; ++i) {
-        const W e = std::exp(-std::abs(v[i]));  // never overflows
-        v[i] = v[i] >= W(0) ? W(1) / (W(1) + e) : e / (W(1) + e);
-      }
+      for (size_t i = 0; i < n; ++i) v[i] = SigmoidOf(v[i]);
       break;
     case ActivationKind::kAffine:
       for (size_t i = 0; i < n; ++i) v[i] = a * v[i] + b;
@@ -80,22 +89,35 @@ void Apply(const Activation& act, W* v, size_t n) {
       for (size_t i = 0; i < n; ++i) v[i] = v[i] >= a ? v[i] : W(0);
       break;
     case ActivationKind::kScaledTanh:
-      for (size_t i = 0; i < n; ++i) v[i] = a * std::tanh(b * v[i]);
+      for (size_t i = 0; i < n; ++i) v[i] = a * vmath::Tanh(b * v[i]);
       break;
     case ActivationKind::kHardSigmoid:
       for (size_t i = 0; i < n; ++i) v[i] = std::min(std::max(a * v[i] + b, W(0)), W(1));
       break;
     case ActivationKind::kElu:
-      for (size_t i = 0; i < n; ++i) v[i] = v[i] >= W(0) ? v[i] : a * std::expm1(v[i]);
+      for (size_t i = 0; i < n; ++i) v[i] = v[i] >= W(0) ? v[i] : a * vmath::Expm1(v[i]);
       break;
     case ActivationKind::kSoftsign:
       for (size_t i = 0; i < n; ++i) v[i] = v[i] / (W(1) + std::abs(v[i]));
       break;
     case ActivationKind::kSoftplus:
-      for (size_t i = 0; i < n; ++i) {
-        v[i] = v[i] > W(0) ? v[i] + std::log1p(std::exp(-v[i])) : std::log1p(std::exp(v[i]));
-      }
+      for (size_t i = 0; i < n; ++i) v[i] = SoftplusOf(v[i]);
       break;
+  }
+}
+
+// ApplyLoops<float> vector-cloned (rnn_common.cc): with vector_math.h's functions (within 2e-6
+// relative of the exact value) a step's gates take as long as a few of its multiply-adds rather
+// than a call to std::tanh or std::exp each.
+void ApplyFloat(const Activation& act, float* v, size_t n);
+
+// v[i] = act(v[i]) for i < n: float through ApplyFloat, double through the std:: functions.
+template <typename W>
+void Apply(const Activation& act, W* v, size_t n) {
+  if constexpr (std::is_same_v<W, float>) {
+    ApplyFloat(act, v, n);
+  } else {
+    ApplyLoops(act, v, n);
   }
 }
 
