@@ -7,8 +7,9 @@
 // multiplier 1 and square 3×3 / 5×5 / 7×7 kernels register-tiled with the epilogue on the sums
 // (see nhwc_depthwise_fast.h), otherwise a general loop followed by the epilogue; 3×3, stride
 // 1, undilated, with 16–512 channels a group on both sides (group by group when grouped and
-// not on the narrow-group path) runs as Winograd F(2×2, 3×3)
-// (nhwc_winograd.h); groups of 2, 4, 8 or 16 channels on both sides (16 only where Winograd does
+// not on the narrow-group path) runs as Winograd F(2×2, 3×3) (nhwc_winograd.h), and so does a
+// dilated one of one group where most of its taps read the image (phase by phase: a dilated
+// backbone's layers); groups of 2, 4, 8 or 16 channels on both sides (16 only where Winograd does
 // not take them: off AVX-512 machines, or not 3×3 stride 1) run as a direct loop along the
 // output channels (nhwc_grouped.cc); a layer whose taps read only padding over bands of its
 // output (atrous, dilated) runs region by region over the live taps only (RunRegions);
@@ -528,10 +529,18 @@ class NhwcConv final : public Kernel {
     const auto all_one = [](const std::vector<int64_t>& v) {
       return std::all_of(v.begin(), v.end(), [](int64_t d) { return d == 1; });
     };
-    const bool winograd_shape = kernel_[0] == 3 && kernel_[1] == 3 && all_one(attrs_.strides) &&
-                                all_one(attrs_.dilations) &&
-                                nhwc::WinogradPays(static_cast<size_t>(group_channels_),
-                                                   static_cast<size_t>(features_ / group_), 0);
+    const bool winograd_3x3 = kernel_[0] == 3 && kernel_[1] == 3 && all_one(attrs_.strides) &&
+                              nhwc::WinogradPays(static_cast<size_t>(group_channels_),
+                                                 static_cast<size_t>(features_ / group_), 0);
+    const bool winograd_shape = winograd_3x3 && all_one(attrs_.dilations);
+    // Dilated layers of one group: Winograd phase by phase (nhwc_winograd.h) where most taps read
+    // the image, the live taps region by region (RunRegions) where many read padding. Which, the
+    // input's size decides (SpecializeForShapes); until it is known, dilations up to
+    // kWinogradDilation go to Winograd (their taps are mostly live on maps of 8·d pixels a side or
+    // more: a dilated backbone's layers), larger ones (atrous pyramids) to the regions.
+    dilated_winograd_ = winograd_3x3 && !winograd_shape && group_ == 1 &&
+                        attrs_.dilations.size() == 2 && attrs_.dilations[0] >= 1 &&
+                        attrs_.dilations[1] >= 1;
     // Groups of 16 channels: on AVX-512 machines Winograd group by group beats the narrow-group
     // path (4 ResNeXt layers of 32 groups of 16 on 14×14: 1.88 → 1.19 ms, ONNX Runtime 1.52);
     // AVX2 machines keep the narrow-group path (measured there at 1.08× ONNX Runtime).
@@ -542,7 +551,10 @@ class NhwcConv final : public Kernel {
                                  static_cast<size_t>(features_ / group_));
     // Grouped layers too, group by group, when their groups are too wide for the narrow-group
     // path (RegNet's 24 to 232 channels a group).
-    winograd_ = !depthwise_ && !grouped_ && winograd_shape;
+    winograd_ = !depthwise_ && !grouped_ &&
+                (winograd_shape ||
+                 (dilated_winograd_ &&
+                  std::max(attrs_.dilations[0], attrs_.dilations[1]) <= kWinogradDilation));
     const std::vector<int64_t> parts = info.GetInts("input_channels");
     const int64_t channel_scale = info.GetInt("channel_scale", 0);
     if (channel_scale != 0 && channel_scale != 1) {
@@ -580,13 +592,12 @@ class NhwcConv final : public Kernel {
     if (!parts.empty()) {
       PackParts(info, parts, static_cast<const float*>(w->data()));
     } else if (winograd_) {
-      winograd_weights_ = nhwc::WinogradWeights::Pack(
-          static_cast<const float*>(w->data()), static_cast<size_t>(features_),
-          static_cast<size_t>(group_channels_ * group_), static_cast<size_t>(group_));
-      w_ = w;  // the graph's initializer, for SpecializeForShapes (called while loading)
+      PackWinograd(static_cast<const float*>(w->data()));
     } else {
       Pack(static_cast<const float*>(w->data()));
     }
+    // The graph's initializer, for SpecializeForShapes (called while loading).
+    if (parts.empty() && (winograd_ || dilated_winograd_)) w_ = w;
   }
 
   // A Winograd layer of one group whose input is known at load to be small (batch·H·W under
@@ -594,21 +605,35 @@ class NhwcConv final : public Kernel {
   // product instead. Grouped layers stay on Winograd: their weights are a group's, small enough
   // to stay in cache (4 layers of 32 groups of 32 on 7×7: 1.50 ms as the im2col product, 0.96
   // as Winograd; 36 groups of 56: 4.4 → 3.0 ms; one thread).
+  //
+  // A dilated layer (dilated_winograd_) whose input's height and width are known at load runs as
+  // Winograd when more than 3/4 of its taps read the image (LiveTapsMostly), and region by region
+  // otherwise, as SplitIntoRegions would choose; the small-input rule above applies to it too.
   void SpecializeForShapes(std::span<const Shape* const> shapes) override {
     const Tensor* w = std::exchange(w_, nullptr);  // needed only here
-    if (!winograd_ || group_ > 1 || w == nullptr || shapes.empty() || shapes[0] == nullptr) return;
+    if (w == nullptr || group_ > 1 || shapes.empty() || shapes[0] == nullptr) return;
     const std::vector<int64_t>& x = shapes[0]->dims();
-    if (x.size() != 4 || x[0] <= 0 || x[1] <= 0 || x[2] <= 0) return;
+    if (x.size() != 4 || x[1] <= 0 || x[2] <= 0) return;
+    bool want = winograd_;
+    if (dilated_winograd_) want = LiveTapsMostly(x[1], x[2]);
     int64_t pixels = 0;
-    if (__builtin_mul_overflow(x[0], x[1], &pixels) ||
-        __builtin_mul_overflow(pixels, x[2], &pixels) ||
-        nhwc::WinogradPays(static_cast<size_t>(group_channels_),
-                           static_cast<size_t>(features_ / group_), static_cast<size_t>(pixels))) {
-      return;
+    if (want && x[0] > 0 && !__builtin_mul_overflow(x[0], x[1], &pixels) &&
+        !__builtin_mul_overflow(pixels, x[2], &pixels) &&
+        !nhwc::WinogradPays(static_cast<size_t>(group_channels_),
+                            static_cast<size_t>(features_ / group_), static_cast<size_t>(pixels))) {
+      want = false;
     }
-    Pack(static_cast<const float*>(w->data()));
-    winograd_ = false;
-    winograd_weights_ = {};
+    if (want == winograd_) return;
+    const auto* data = static_cast<const float*>(w->data());
+    if (want) {
+      PackWinograd(data);
+      group_weights_.clear();
+      group_weights_.shrink_to_fit();
+    } else {
+      Pack(data);
+      winograd_weights_ = {};
+    }
+    winograd_ = want;
   }
 
   void Compute(KernelContext& ctx) const override {
@@ -731,8 +756,9 @@ class NhwcConv final : public Kernel {
     } else if (grouped_) {
       nhwc::RunGrouped(p, packed_.data(), o, epilogue_, ctx.threads());
     } else if (winograd_) {
-      const nhwc::WinogradShape s = {p.batch, p.in_h,           p.in_w,          p.out_h,
-                                     p.out_w, p.g.pad_begin[0], p.g.pad_begin[1]};
+      const nhwc::WinogradShape s = {p.batch,          p.in_h,          p.in_w,
+                                     p.out_h,          p.out_w,         p.g.pad_begin[0],
+                                     p.g.pad_begin[1], p.g.dilation[0], p.g.dilation[1]};
       nhwc::RunWinograd(s, o.x, winograd_weights_, o.bias, o.z, epilogue_, o.y, ctx);
     } else if (Regions r; part_count == 0 && scale == nullptr && SplitIntoRegions(p, r)) {
       RunRegions(p, o, r, epilogue_, ctx);
@@ -742,6 +768,44 @@ class NhwcConv final : public Kernel {
   }
 
  private:
+  void PackWinograd(const float* w) {
+    winograd_weights_ = nhwc::WinogradWeights::Pack(w, static_cast<size_t>(features_),
+                                                    static_cast<size_t>(group_channels_ * group_),
+                                                    static_cast<size_t>(group_));
+  }
+
+  // Whether more than 3/4 of a dilated 3×3 layer's taps, summed over its output, read an input of
+  // in_h × in_w rather than padding (false when the attributes do not fit it: Compute reports).
+  bool LiveTapsMostly(int64_t in_h, int64_t in_w) const {
+    double live = 1;
+    double all = 1;
+    for (size_t axis = 0; axis < 2; ++axis) {
+      const int64_t in = axis == 0 ? in_h : in_w;
+      const int64_t d = attrs_.dilations[axis];
+      int64_t begin = 0;
+      int64_t end = 0;
+      if (attrs_.auto_pad == nn::AutoPad::kSameUpper ||
+          attrs_.auto_pad == nn::AutoPad::kSameLower) {
+        begin = end = d;  // stride 1: 2·d in all, split evenly
+      } else if (attrs_.auto_pad == nn::AutoPad::kNotSet && attrs_.pads.size() == 4) {
+        begin = attrs_.pads[axis];
+        end = attrs_.pads[axis + 2];
+      }
+      const int64_t out = in + begin + end - 2 * d;
+      if (out <= 0 || begin < 0 || end < 0) return false;
+      int64_t taps = 0;
+      for (int64_t k = 0; k < 3; ++k) {
+        // Outputs o with 0 ≤ o − begin + k·d < in.
+        const int64_t lo = std::max<int64_t>(0, begin - k * d);
+        const int64_t hi = std::min(out, in + begin - k * d);
+        taps += std::max<int64_t>(0, hi - lo);
+      }
+      live *= static_cast<double>(taps);
+      all *= static_cast<double>(3 * out);
+    }
+    return 4 * live > 3 * all;
+  }
+
   // W [M, C/group, kH, kW] → depthwise: [kH·kW, M]; narrow groups: blocks of 32 features, each
   // [kH·kW][C/group][32];
   // otherwise, per group, a PackedMatrix of
@@ -926,6 +990,9 @@ class NhwcConv final : public Kernel {
   bool channel_relu_ = false;                // then max(·, 0)
   // 3×3, stride 1, undilated, one group, channel counts where it pays: Winograd F(2×2, 3×3).
   bool winograd_ = false;
+  // A dilated 3×3 stride-1 layer of one group that may run as Winograd (see the constructor).
+  bool dilated_winograd_ = false;
+  static constexpr int64_t kWinogradDilation = 4;
   nhwc::WinogradWeights winograd_weights_;
   const Tensor* w_ = nullptr;  // W, while a Winograd layer may still switch to the im2col product
   // Attribute expand: X is multiplied by WE (c → M channels), then BE and this activation added,

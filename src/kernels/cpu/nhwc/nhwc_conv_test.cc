@@ -513,6 +513,104 @@ TEST(NhwcConv, LiveTapsByRegionMatchConv) {
   }
 }
 
+// Dilated 3×3 stride-1 layers of one group run as Winograd phase by phase (each tile's outputs and
+// taps d apart) where most taps read the image: bands of 2·d rows that fit the output exactly and
+// ones that do not (a last band missing row phases, column phases with different tile counts),
+// dilations that differ by axis with asymmetric pads, SAME padding, an image narrower than a band,
+// a batch of 2 with Z, and a dilation above kWinogradDilation that the input's size, known at
+// load, sends to Winograd.
+TEST(NhwcConv, DilatedWinogradMatchesConv) {
+  const std::vector<ConvCase> cases = {
+      {.name = "d2, bands that fit",
+       .h = 20,
+       .w = 28,
+       .c = 16,
+       .m = 24,
+       .dilations = {2, 2},
+       .pads = {2, 2, 2, 2},
+       .z = true,
+       .activation = "Relu"},
+      {.name = "d4, odd sides",
+       .n = 1,
+       .h = 21,
+       .w = 19,
+       .c = 32,
+       .m = 16,
+       .dilations = {4, 4},
+       .pads = {4, 4, 4, 4},
+       .w_scale = 0.3f},
+      {.name = "d2x3, asymmetric pads",
+       .n = 1,
+       .h = 17,
+       .w = 23,
+       .c = 20,
+       .m = 36,
+       .dilations = {2, 3},
+       .pads = {2, 1, 3, 4},
+       .w_scale = 0.3f},
+      {.name = "d3 SAME_UPPER",
+       .n = 1,
+       .h = 13,
+       .w = 17,
+       .c = 16,
+       .m = 16,
+       .dilations = {3, 3},
+       .auto_pad = "SAME_UPPER"},
+      {.name = "d4, narrower than a band",
+       .n = 1,
+       .h = 10,
+       .w = 5,
+       .c = 16,
+       .m = 17,
+       .dilations = {4, 4},
+       .pads = {4, 4, 4, 4},
+       .activation = "Swish"},
+      {.name = "d6 on 40x44 known at load",
+       .n = 1,
+       .h = 40,
+       .w = 44,
+       .c = 16,
+       .m = 16,
+       .dilations = {6, 6},
+       .pads = {6, 6, 6, 6},
+       .shape_hint = {1, 40, 44, 16}},
+  };
+  for (const ConvCase& k : cases) {
+    CheckCase(k, 1);
+    CheckCase(k, 2);
+  }
+}
+
+// Which path a dilated layer takes, seen in its bits (Winograd's roundings differ from the
+// product's): dilation 2 runs as Winograd whatever the hint says of a large map, leaves it for a
+// map whose taps mostly read padding; dilation 8 runs region by region until a map where its taps
+// mostly read the image is known at load. SAME padding counts as its pads: on 8×8 at dilation 2,
+// 20 of 24 taps along each axis are live (under 3/4 of the 9 per pixel).
+TEST(NhwcConv, DilatedLayerPathFollowsTheLiveTaps) {
+  const auto run = [](int64_t d, int64_t side, const V& hint, bool same = false) {
+    const std::vector<float> x = Random(static_cast<size_t>(side * side * 16), 21);
+    const std::vector<float> w = Random(size_t{16} * 16 * 9, 22);
+    NodeTest t("NhwcConv", 1, "ai.kiln");
+    if (same) {
+      t.Attr("auto_pad", std::string("SAME_UPPER"));
+    } else {
+      t.Attr("pads", V{d, d, d, d});
+    }
+    t.Attr("dilations", V{d, d});
+    t.Input<float>({1, side, side, 16}, x).Input<float>({16, 16, 3, 3}, w, /*constant=*/true);
+    if (!hint.empty()) t.ShapeHint(0, Shape(hint));
+    return Values<float>(*t.Run()[0]);
+  };
+  const std::vector<float> d2 = run(2, 24, {});
+  EXPECT_EQ(run(2, 24, {1, 24, 24, 16}), d2);
+  EXPECT_EQ(run(2, 24, {-1, 24, -1, 16}), d2);  // the width unknown: the load-time choice
+  EXPECT_NE(run(2, 24, {1, 4, 4, 16}), d2);     // 4×4 at dilation 2: 4 of 9 taps live
+  const std::vector<float> d8 = run(8, 72, {});
+  EXPECT_NE(run(8, 72, {1, 72, 72, 16}), d8);
+  EXPECT_EQ(run(8, 72, {1, 20, 20, 16}), d8);
+  EXPECT_NE(run(2, 8, {1, 8, 8, 16}, true), run(2, 8, {}, true));
+}
+
 // The narrow-group path (nhwc_grouped.cc) takes groups of 2, 4, 8 or 16 channels on both sides
 // with M a multiple of 8; the rest stay on the im2col product.
 TEST(NhwcConv, NarrowGroupsFit) {

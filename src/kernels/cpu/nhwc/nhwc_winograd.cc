@@ -6,10 +6,16 @@
 // Summed over the input channels, the elementwise product becomes 16 matrix products
 // M[ξ] = V[ξ] · U[ξ] with V[ξ] [tiles, C] and U[ξ] [C, M], which run on PackedGemm.
 //
-// Work is cut into blocks of whole tile rows (two output rows each), so a block's outputs are one
-// contiguous range of pixels and the epilogue runs on it while it is in cache. Per block: gather
-// and transform the input tiles into V (vectorized along the channels), 16 products into M, and
-// the output transform into Y.
+// Work is cut into blocks of whole bands of 2·d_h output rows (two rows when undilated), so a
+// block's outputs are one contiguous range of pixels and the epilogue runs on it while it is in
+// cache. Per block: gather and transform the input tiles into V (vectorized along the channels),
+// 16 products into M, and the output transform into Y.
+//
+// Dilated layers (d_h, d_w > 1) tile each phase of the output (oy mod d_h, ox mod d_w) on its own:
+// a tile's outputs and input taps are d_h rows and d_w columns apart, so a band of 2·d_h rows
+// holds d_h rows of tiles (one per row phase), each of d_w interleaved runs of tiles (one per
+// column phase). The products are the undilated layer's on the phase's sub-image, taps lying in
+// the padding included.
 #include "kernels/cpu/nhwc/nhwc_winograd.h"
 
 #include <algorithm>
@@ -32,15 +38,41 @@ constexpr size_t kBlockFloats = size_t{256} * 1024;
 constexpr size_t kLargeWeightBlockFloats = size_t{448} * 1024;
 constexpr size_t kLargeWeights = size_t{16} * 1024;  // C·M
 
-// The tile rows (and tiles) of a call: each image's tile rows cut into blocks_per_image
-// near-equal blocks (a whole number per thread when there are few).
+// The bands (and tiles) of a call: each image's bands of 2·d_h output rows cut into
+// blocks_per_image near-equal blocks (a whole number per thread when there are few).
 struct Tiling {
-  size_t tile_rows;  // per image: ceil(out_h / 2)
-  size_t tile_cols;  // ceil(out_w / 2)
+  size_t tile_rows;  // bands per image: ceil(out_h / (2·d_h))
+  size_t col_tiles;  // tiles along one row of tiles: ceil(out_w / 2) when undilated
+  size_t tile_cols;  // tiles per band (at most: the last band may lack row phases): d_h·col_tiles
   size_t blocks_per_image;
   size_t max_block_rows;
   // Where block b of an image starts (b ≤ blocks_per_image).
   size_t BlockStart(size_t b) const { return PartStart(tile_rows, blocks_per_image, b); }
+};
+
+// The first output column of each tile of a row of tiles: the column phases in order, each
+// phase's tiles 2·d_w columns apart (0, 2, 4, ... when undilated).
+void ColumnOrigins(const WinogradShape& s, int64_t* origins) {
+  size_t k = 0;
+  for (int64_t phase = 0; phase < s.dil_w; ++phase) {
+    for (int64_t ox = phase; ox < s.out_w; ox += 2 * s.dil_w) origins[k++] = ox;
+  }
+}
+
+// The rows of tiles of a block of bands [band0, band1): row r's first output row, through the
+// bands' row phases in order, so the rows past out_h (in the last band only) are the last ones;
+// Rows() leaves them out.
+struct BlockRows {
+  int64_t dh;
+  size_t band0;
+  size_t rows = 0;
+  BlockRows(const WinogradShape& s, size_t b0, size_t b1) : dh(s.dil_h), band0(b0) {
+    while (rows < (b1 - b0) * static_cast<size_t>(dh) && Row(rows) < s.out_h) ++rows;
+  }
+  int64_t Row(size_t r) const {
+    const auto d = static_cast<size_t>(dh);
+    return static_cast<int64_t>(2 * d * (band0 + r / d) + r % d);
+  }
 };
 
 // Zeros standing in for the input outside the image (WinogradPays: C ≤ kMaxChannels).
@@ -83,8 +115,8 @@ KILN_VECTOR_CLONES void InputTile(const WinogradShape& s, size_t channels, size_
   const float* src[kTaps];
   for (int64_t i = 0; i < 4; ++i) {
     for (int64_t j = 0; j < 4; ++j) {
-      const int64_t iy = iy0 + i;
-      const int64_t ix = ix0 + j;
+      const int64_t iy = iy0 + i * s.dil_h;
+      const int64_t ix = ix0 + j * s.dil_w;
       const bool inside = iy >= 0 && iy < s.in_h && ix >= 0 && ix < s.in_w;
       src[4 * i + j] = inside ? image + static_cast<size_t>(iy * s.in_w + ix) * stride : kZeros;
     }
@@ -123,19 +155,20 @@ template <size_t kW>
   }
 }
 
-// The output tile from m[ξ·ldm + f] for `features` features, its pixels (oy0 + r, ox0 + q),
-// `stride` floats apart, written where they are inside the output.
+// The output tile from m[ξ·ldm + f] for `features` features, its pixels (oy0 + r·d_h,
+// ox0 + q·d_w), `stride` floats apart, written where they are inside the output.
 KILN_VECTOR_CLONES void OutputTile(const WinogradShape& s, size_t features, size_t stride,
                                    const float* m, size_t ldm, int64_t oy0, int64_t ox0,
                                    float* y_image) {
-  const bool row1 = oy0 + 1 < s.out_h;
-  const bool col1 = ox0 + 1 < s.out_w;
+  const bool row1 = oy0 + s.dil_h < s.out_h;
+  const bool col1 = ox0 + s.dil_w < s.out_w;
   // Pointers to the pixels that exist (the others are never formed, let alone written).
   float* y[4] = {};
   y[0] = y_image + static_cast<size_t>(oy0 * s.out_w + ox0) * stride;
-  if (col1) y[1] = y[0] + stride;
-  if (row1) y[2] = y[0] + static_cast<size_t>(s.out_w) * stride;
-  if (row1 && col1) y[3] = y[2] + stride;
+  const size_t right = static_cast<size_t>(s.dil_w) * stride;
+  if (col1) y[1] = y[0] + right;
+  if (row1) y[2] = y[0] + static_cast<size_t>(s.dil_h * s.out_w) * stride;
+  if (row1 && col1) y[3] = y[2] + right;
   constexpr size_t kChunk = 16;
   size_t f = 0;
   for (; f + kChunk <= features; f += kChunk) OutputChunk<kChunk>(m, ldm, f, y, row1, col1);
@@ -144,8 +177,12 @@ KILN_VECTOR_CLONES void OutputTile(const WinogradShape& s, size_t features, size
 
 Tiling Plan(const WinogradShape& s, size_t channels, size_t features, size_t threads) {
   Tiling t;
-  t.tile_rows = static_cast<size_t>((s.out_h + 1) / 2);
-  t.tile_cols = static_cast<size_t>((s.out_w + 1) / 2);
+  const auto dh = static_cast<size_t>(s.dil_h);
+  const auto dw = static_cast<size_t>(s.dil_w);
+  const auto out_w = static_cast<size_t>(s.out_w);
+  t.tile_rows = (static_cast<size_t>(s.out_h) + 2 * dh - 1) / (2 * dh);
+  t.col_tiles = out_w / (2 * dw) * dw + std::min(out_w % (2 * dw), dw);
+  t.tile_cols = dh * t.col_tiles;
   const size_t block_floats =
       channels * features > kLargeWeights ? kLargeWeightBlockFloats : kBlockFloats;
   const size_t tiles_fit = std::max<size_t>(1, block_floats / (kTaps * (channels + features)));
@@ -220,6 +257,8 @@ void RunWinograd(const WinogradShape& s, const float* x, const WinogradWeights& 
   const size_t in_image = static_cast<size_t>(s.in_h * s.in_w) * c;
   const size_t out_image = static_cast<size_t>(s.out_h * s.out_w) * m;
   const size_t max_tiles = t.max_block_rows * t.tile_cols;
+  auto* col_origin = ctx.Scratch<int64_t>(t.col_tiles);
+  ColumnOrigins(s, col_origin);
   // One pair of V and M buffers per thread, taken before the blocks are shared out: a chunk of
   // blocks claims a free pair (at most `threads` chunks run at once), so the buffers stay in
   // the threads' caches from block to block instead of being new memory for every chunk.
@@ -239,31 +278,35 @@ void RunWinograd(const WinogradShape& s, const float* x, const WinogradWeights& 
       const size_t n = b / t.blocks_per_image;
       const size_t tr0 = t.BlockStart(b % t.blocks_per_image);
       const size_t tr1 = t.BlockStart(b % t.blocks_per_image + 1);
-      const size_t tiles = (tr1 - tr0) * t.tile_cols;
+      const BlockRows br(s, tr0, tr1);
+      const size_t tiles = br.rows * t.col_tiles;
       const float* image = x + n * in_image;
       float* y_image = y + n * out_image;
       // Group by group (one group but for grouped layers): V[ξ] is [tiles, C/groups] at
       // v + ξ·tiles·C/groups, and the group's features go to its columns of Y.
       for (size_t grp = 0; grp < w.groups; ++grp) {
-        for (size_t tile = 0; tile < tiles; ++tile) {
-          const auto ty = static_cast<int64_t>(tr0 + tile / t.tile_cols);
-          const auto tx = static_cast<int64_t>(tile % t.tile_cols);
-          InputTile(s, cg, c, image + grp * cg, 2 * ty - s.pad_top, 2 * tx - s.pad_left,
-                    v + tile * cg, tiles * cg);
+        for (size_t r = 0, tile = 0; r < br.rows; ++r) {
+          const int64_t iy = br.Row(r) - s.pad_top;
+          for (size_t k = 0; k < t.col_tiles; ++k, ++tile) {
+            InputTile(s, cg, c, image + grp * cg, iy, col_origin[k] - s.pad_left, v + tile * cg,
+                      tiles * cg);
+          }
         }
         for (size_t xi = 0; xi < kTaps; ++xi) {
           PackedGemm(tiles, v + xi * tiles * cg, cg, w.u[grp][xi], 0, mg, mm + xi * tiles * mg, mg,
                      false);
         }
-        for (size_t tile = 0; tile < tiles; ++tile) {
-          const auto ty = static_cast<int64_t>(tr0 + tile / t.tile_cols);
-          const auto tx = static_cast<int64_t>(tile % t.tile_cols);
-          OutputTile(s, mg, m, mm + tile * mg, tiles * mg, 2 * ty, 2 * tx, y_image + grp * mg);
+        for (size_t r = 0, tile = 0; r < br.rows; ++r) {
+          const int64_t oy = br.Row(r);
+          for (size_t k = 0; k < t.col_tiles; ++k, ++tile) {
+            OutputTile(s, mg, m, mm + tile * mg, tiles * mg, oy, col_origin[k], y_image + grp * mg);
+          }
         }
       }
       // The block's output rows are one range of pixels.
-      const size_t row0 = 2 * tr0;
-      const size_t row1 = std::min(static_cast<size_t>(s.out_h), 2 * tr1);
+      const size_t band = 2 * static_cast<size_t>(s.dil_h);
+      const size_t row0 = band * tr0;
+      const size_t row1 = std::min(static_cast<size_t>(s.out_h), band * tr1);
       const size_t pixel0 = row0 * static_cast<size_t>(s.out_w);
       const size_t pixels = (row1 - row0) * static_cast<size_t>(s.out_w);
       nn::ApplyEpilogueRows(e, y_image + pixel0 * m, pixels, m, m, bias,

@@ -1,4 +1,4 @@
-// Winograd F(2×2, 3×3) for NhwcConv: 3×3, stride-1, undilated convolutions computed from 4×4
+// Winograd F(2×2, 3×3) for NhwcConv: 3×3, stride-1 convolutions (dilated too) computed from 4×4
 // input tiles as 16 matrix products of [tiles, C] · [C, M] (one per transformed tap; per group,
 // of its channels and features, for a grouped layer) instead of one of [pixels, 9·C] · [9·C, M]:
 // 2.25 times fewer multiply-adds, for the cost of transforming each input tile and each output
@@ -46,11 +46,15 @@ inline constexpr size_t kWinogradMinPixels = 64;
 bool WinogradPays(size_t channels, size_t features, size_t pixels);
 
 // The sizes of one call: X [batch, in_h, in_w, C], Y [batch, out_h, out_w, M], with Y(oy, ox)
-// reading X(oy − pad_top + ky, ox − pad_left + kx) (zero outside).
+// reading X(oy − pad_top + dil_h·ky, ox − pad_left + dil_w·kx) (zero outside). A dilated layer is
+// d_h·d_w undilated ones, each on the pixels of one phase (oy mod d_h, ox mod d_w): a tile's four
+// outputs are (oy, ox), (oy, ox + d_w), (oy + d_h, ox), (oy + d_h, ox + d_w), its 4×4 input d_h and
+// d_w apart, so no sub-image is ever gathered.
 struct WinogradShape {
   size_t batch = 0;
   int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
   int64_t pad_top = 0, pad_left = 0;
+  int64_t dil_h = 1, dil_w = 1;
 };
 
 // Y = act(conv(X, W) + bias + Z); bias and z may be null.
