@@ -91,9 +91,15 @@ template <size_t kWidth>
 }
 
 // The fast row function for p and the activation (nullptr where the fast path does not apply),
-// the bounds of its Clip, and whether the activation still has to be applied after it.
+// the bounds of its Clip, and whether the activation still has to be applied after it. fn takes
+// channels [0, end16) in chunks of its width; tail, 8 floats wide, the chunk of 8 after them
+// [end16, end) (channel counts 24, 40, 72, 120, ... of MobileNets and MnasNets: end = C / 8 · 8),
+// where fn is 16 wide; where fn is 8 wide it takes all of [0, end) itself.
 struct FastRow {
   DwRowFn fn = nullptr;
+  DwRowFn tail = nullptr;
+  size_t end16 = 0;
+  size_t end = 0;
   float lo = 0.0f, hi = 0.0f;
   bool activation_after = false;
 };
@@ -115,15 +121,23 @@ FastRow PickFastRow(const Problem& p, const nn::Epilogue& e) {
     return f;
   }
   const int width = FastWidth();
+  DwAct a = DwAct::kNone;
   if (kDwClipInRegisters &&
       (e.activation == nn::Activation::kClip || e.activation == nn::Activation::kRelu)) {
-    f.fn = DepthwiseFastRow(g.kernel[0], g.stride[1], DwAct::kClip, width);
+    a = DwAct::kClip;
     const bool relu = e.activation == nn::Activation::kRelu;
     f.lo = relu ? 0.0f : e.alpha;
     f.hi = relu ? std::numeric_limits<float>::infinity() : e.beta;
   } else {
-    f.fn = DepthwiseFastRow(g.kernel[0], g.stride[1], DwAct::kNone, width);
     f.activation_after = e.activation != nn::Activation::kNone;
+  }
+  f.fn = DepthwiseFastRow(g.kernel[0], g.stride[1], a, width);
+  if (f.fn == nullptr) return f;
+  f.end = p.channels / 8 * 8;
+  f.end16 = width == 16 ? p.channels / 16 * 16 : f.end;
+  if (f.end16 < f.end) {
+    f.tail = DepthwiseFastRow(g.kernel[0], g.stride[1], a, 8);
+    if (f.tail == nullptr) f.end = f.end16;
   }
   return f;
 }
@@ -195,8 +209,9 @@ void RunDepthwise(const Problem& p, const Operands& o, const nn::Epilogue& e, Th
   const size_t rows = p.batch * static_cast<size_t>(p.out_h);
   const size_t row_size = static_cast<size_t>(p.out_w) * p.features;
   const FastRow fast = PickFastRow(p, e);
-  // The fast path takes whole chunks of 16 channels; the rest go the general way.
-  const size_t fast_end = fast.fn != nullptr ? p.channels / 16 * 16 : 0;
+  // The fast path takes whole chunks of 16 channels and a last chunk of 8; the rest (C mod 8 of
+  // them) go the general way.
+  const size_t fast_end = fast.fn != nullptr ? fast.end : 0;
   const TapRange inner = InnerColumns(p);
   // With fewer rows than about four per thread (a 7×7 or 14×14 image), the rows are also split
   // along the channels, in multiples of 16, so that the threads get even shares.
@@ -230,7 +245,11 @@ void RunDepthwise(const Problem& p, const Operands& o, const nn::Epilogue& e, Th
                           fast.lo,
                           fast.hi};
         const size_t fast_stop = std::min(c_end, fast_end);
-        fast.fn(p, dr, o.w, o.bias, inner, c_begin, fast_stop);
+        const size_t wide_stop = std::min(fast_stop, fast.end16);
+        if (c_begin < wide_stop) fast.fn(p, dr, o.w, o.bias, inner, c_begin, wide_stop);
+        if (wide_stop < fast_stop) {
+          fast.tail(p, dr, o.w, o.bias, inner, std::max(c_begin, wide_stop), fast_stop);
+        }
         if (fast.activation_after) {
           // B and Z are in the sums already.
           nn::ApplyEpilogueRows(e, y_row + c_begin, static_cast<size_t>(p.out_w),

@@ -50,8 +50,9 @@ struct DwRow {
   float lo, hi;      // the Clip of DwAct::kClip
 };
 
-// Channels [c_begin, c_end) (16 | c_end - c_begin) of one output row: the taps of r, the weights
-// w [K·K, M], the bias (or nullptr), the columns [inner.lo, inner.hi) that have all their taps.
+// Channels [c_begin, c_end) (a whole number of the function's vector width) of one output row: the
+// taps of r, the weights w [K·K, M], the bias (or nullptr), the columns [inner.lo, inner.hi) that
+// have all their taps.
 using DwRowFn = void (*)(const Problem& p, const DwRow& r, const float* w, const float* bias,
                          TapRange inner, size_t c_begin, size_t c_end);
 

@@ -74,7 +74,7 @@ template <int K, int S, int kCols, bool kBorder, DwAct A, int kW>
   }
 }
 
-// Channels [c_begin, c_end) (16 | c_end - c_begin) of one output row of the fast path.
+// Channels [c_begin, c_end) (kW | c_end - c_begin) of one output row of the fast path.
 template <int K, int S, DwAct A, int kW>
 [[gnu::always_inline]] KILN_CONTRACT inline void DwRowBody(const Problem& p, const DwRow& r,
                                                            const float* w, const float* bias,
