@@ -144,6 +144,21 @@ KILN_VECTOR_CLONES KILN_CONTRACT void GroupedRows(const Problem& p, const float*
       const float* origin =
           x_image +
           ((oy * g.stride[0] - g.pad_begin[0]) * p.in_w - g.pad_begin[1]) * static_cast<int64_t>(m);
+      if (b0 == 0 && oy + 1 < p.out_h) {
+        // The input rows the next output row reads and this one does not, towards L2 while this
+        // row runs: the first block meets them cold otherwise (no prefetcher follows the
+        // tiles' reads).
+        const int64_t last = oy * g.stride[0] - g.pad_begin[0] + (g.kernel[0] - 1) * g.dilation[0];
+        const int64_t next = (oy + 1) * g.stride[0] - g.pad_begin[0];
+        for (int64_t ky = 0; ky < g.kernel[0]; ++ky) {
+          const int64_t iy = next + ky * g.dilation[0];
+          if (iy <= last || iy < 0 || iy >= p.in_h) continue;
+          const auto* row =
+              reinterpret_cast<const char*>(x_image + iy * p.in_w * static_cast<int64_t>(m));
+          const size_t bytes = static_cast<size_t>(p.in_w) * m * sizeof(float);
+          for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(row + at, 0, 2);
+        }
+      }
       for (size_t c0 = b0; c0 < b1; c0 += 8) {
         int64_t ox = inner.lo;
         for (; ox + 8 <= tiled_end; ox += 8) {
