@@ -517,7 +517,8 @@ TEST(NhwcConv, LiveTapsByRegionMatchConv) {
 // taps d apart) where most taps read the image: bands of 2·d rows that fit the output exactly and
 // ones that do not (a last band missing row phases, column phases with different tile counts),
 // dilations that differ by axis with asymmetric pads, SAME padding, an image narrower than a band,
-// a batch of 2 with Z, and a dilation above kWinogradDilation that the input's size, known at
+// a batch of 2 with Z, bands too large for one product (256 channels: two rows of tiles at a
+// time, four to a band), and a dilation above kWinogradDilation that the input's size, known at
 // load, sends to Winograd.
 TEST(NhwcConv, DilatedWinogradMatchesConv) {
   const std::vector<ConvCase> cases = {
@@ -565,6 +566,15 @@ TEST(NhwcConv, DilatedWinogradMatchesConv) {
        .dilations = {4, 4},
        .pads = {4, 4, 4, 4},
        .activation = "Swish"},
+      {.name = "d4, 256 channels: bands in chunks of rows of tiles",
+       .n = 1,
+       .h = 20,
+       .w = 48,
+       .c = 256,
+       .m = 256,
+       .dilations = {4, 4},
+       .pads = {4, 4, 4, 4},
+       .w_scale = 0.1f},
       {.name = "d6 on 40x44 known at load",
        .n = 1,
        .h = 40,

@@ -45,7 +45,11 @@ struct Tiling {
   size_t col_tiles;  // tiles along one row of tiles: ceil(out_w / 2) when undilated
   size_t tile_cols;  // tiles per band (at most: the last band may lack row phases): d_h·col_tiles
   size_t blocks_per_image;
-  size_t max_block_rows;
+  size_t max_block_rows;  // bands
+  // Rows of tiles transformed and multiplied at once: a block of a dilated layer (whole bands of
+  // d_h rows of tiles) goes through them in chunks of this many, so that V and M stay as small
+  // as an undilated layer's of the same width (the epilogue still runs on the whole block).
+  size_t chunk_rows;
   // Where block b of an image starts (b ≤ blocks_per_image).
   size_t BlockStart(size_t b) const { return PartStart(tile_rows, blocks_per_image, b); }
 };
@@ -61,7 +65,7 @@ void ColumnOrigins(const WinogradShape& s, int64_t* origins) {
 
 // The rows of tiles of a block of bands [band0, band1): row r's first output row, through the
 // bands' row phases in order, so the rows past out_h (in the last band only) are the last ones;
-// Rows() leaves them out.
+// `rows` counts only those inside.
 struct BlockRows {
   int64_t dh;
   size_t band0;
@@ -186,14 +190,16 @@ Tiling Plan(const WinogradShape& s, size_t channels, size_t features, size_t thr
   const size_t block_floats =
       channels * features > kLargeWeights ? kLargeWeightBlockFloats : kBlockFloats;
   const size_t tiles_fit = std::max<size_t>(1, block_floats / (kTaps * (channels + features)));
-  const size_t rows_fit = std::clamp<size_t>(tiles_fit / t.tile_cols, 1, t.tile_rows);
-  t.blocks_per_image = (t.tile_rows + rows_fit - 1) / rows_fit;
+  const size_t rows_fit = std::max<size_t>(1, tiles_fit / t.col_tiles);  // rows of tiles
+  const size_t bands_fit = std::clamp<size_t>(rows_fit / dh, 1, t.tile_rows);
+  t.blocks_per_image = (t.tile_rows + bands_fit - 1) / bands_fit;
   if (s.batch < threads) {
     // Give every thread the same number of blocks, if the image has the tile rows for it.
     const size_t round = (t.blocks_per_image + threads - 1) / threads * threads;
     t.blocks_per_image = std::min(round, t.tile_rows);
   }
   t.max_block_rows = (t.tile_rows + t.blocks_per_image - 1) / t.blocks_per_image;
+  t.chunk_rows = std::min(rows_fit, t.max_block_rows * dh);
   return t;
 }
 
@@ -256,7 +262,7 @@ void RunWinograd(const WinogradShape& s, const float* x, const WinogradWeights& 
   const size_t blocks = s.batch * t.blocks_per_image;
   const size_t in_image = static_cast<size_t>(s.in_h * s.in_w) * c;
   const size_t out_image = static_cast<size_t>(s.out_h * s.out_w) * m;
-  const size_t max_tiles = t.max_block_rows * t.tile_cols;
+  const size_t max_tiles = t.chunk_rows * t.col_tiles;
   auto* col_origin = ctx.Scratch<int64_t>(t.col_tiles);
   ColumnOrigins(s, col_origin);
   // One pair of V and M buffers per thread, taken before the blocks are shared out: a chunk of
@@ -279,27 +285,32 @@ void RunWinograd(const WinogradShape& s, const float* x, const WinogradWeights& 
       const size_t tr0 = t.BlockStart(b % t.blocks_per_image);
       const size_t tr1 = t.BlockStart(b % t.blocks_per_image + 1);
       const BlockRows br(s, tr0, tr1);
-      const size_t tiles = br.rows * t.col_tiles;
       const float* image = x + n * in_image;
       float* y_image = y + n * out_image;
-      // Group by group (one group but for grouped layers): V[ξ] is [tiles, C/groups] at
-      // v + ξ·tiles·C/groups, and the group's features go to its columns of Y.
-      for (size_t grp = 0; grp < w.groups; ++grp) {
-        for (size_t r = 0, tile = 0; r < br.rows; ++r) {
-          const int64_t iy = br.Row(r) - s.pad_top;
-          for (size_t k = 0; k < t.col_tiles; ++k, ++tile) {
-            InputTile(s, cg, c, image + grp * cg, iy, col_origin[k] - s.pad_left, v + tile * cg,
-                      tiles * cg);
+      // Rows of tiles [r0, r1) at a time (the whole block when undilated), group by group (one
+      // group but for grouped layers): V[ξ] is [tiles, C/groups] at v + ξ·tiles·C/groups, and the
+      // group's features go to its columns of Y.
+      for (size_t r0 = 0; r0 < br.rows; r0 += t.chunk_rows) {
+        const size_t r1 = std::min(br.rows, r0 + t.chunk_rows);
+        const size_t tiles = (r1 - r0) * t.col_tiles;
+        for (size_t grp = 0; grp < w.groups; ++grp) {
+          for (size_t r = r0, tile = 0; r < r1; ++r) {
+            const int64_t iy = br.Row(r) - s.pad_top;
+            for (size_t k = 0; k < t.col_tiles; ++k, ++tile) {
+              InputTile(s, cg, c, image + grp * cg, iy, col_origin[k] - s.pad_left, v + tile * cg,
+                        tiles * cg);
+            }
           }
-        }
-        for (size_t xi = 0; xi < kTaps; ++xi) {
-          PackedGemm(tiles, v + xi * tiles * cg, cg, w.u[grp][xi], 0, mg, mm + xi * tiles * mg, mg,
-                     false);
-        }
-        for (size_t r = 0, tile = 0; r < br.rows; ++r) {
-          const int64_t oy = br.Row(r);
-          for (size_t k = 0; k < t.col_tiles; ++k, ++tile) {
-            OutputTile(s, mg, m, mm + tile * mg, tiles * mg, oy, col_origin[k], y_image + grp * mg);
+          for (size_t xi = 0; xi < kTaps; ++xi) {
+            PackedGemm(tiles, v + xi * tiles * cg, cg, w.u[grp][xi], 0, mg, mm + xi * tiles * mg,
+                       mg, false);
+          }
+          for (size_t r = r0, tile = 0; r < r1; ++r) {
+            const int64_t oy = br.Row(r);
+            for (size_t k = 0; k < t.col_tiles; ++k, ++tile) {
+              OutputTile(s, mg, m, mm + tile * mg, tiles * mg, oy, col_origin[k],
+                         y_image + grp * mg);
+            }
           }
         }
       }
