@@ -988,13 +988,14 @@ class NhwcConv final : public Kernel {
   bool channel_scale_ = false;               // input 4 scales X's channels per image
   bool channel_shift_ = false;               // then input 5 is added to them
   bool channel_relu_ = false;                // then max(·, 0)
-  // 3×3, stride 1, undilated, one group, channel counts where it pays: Winograd F(2×2, 3×3).
+  // 3×3, stride 1, channel counts where it pays (undilated, or dilated in one group where most
+  // taps are live): Winograd F(2×2, 3×3).
   bool winograd_ = false;
   // A dilated 3×3 stride-1 layer of one group that may run as Winograd (see the constructor).
   bool dilated_winograd_ = false;
   static constexpr int64_t kWinogradDilation = 4;
   nhwc::WinogradWeights winograd_weights_;
-  const Tensor* w_ = nullptr;  // W, while a Winograd layer may still switch to the im2col product
+  const Tensor* w_ = nullptr;  // W, while a layer may still switch between Winograd and the product
   // Attribute expand: X is multiplied by WE (c → M channels), then BE and this activation added,
   // before the depthwise convolution reads it.
   bool expand_ = false;
