@@ -422,10 +422,10 @@ void LibraryGemm(const GemmArgs<float>& g, ThreadPool* pool) {
 }
 
 // One row times a transposed B (a torch Linear layer at batch 1: Gemm with transB): c[j] = alpha ·
-// a · B(j, ·) + beta · c[j] for j in [j0, j1), c[j] not read when beta is 0. kRows rows of B at a
-// time, each summed in 16 lanes and the lanes added in a fixed order, the next rows prefetched:
-// B is read once, in order, which is all the product is bound by (a 1000 × 1280 classifier
-// reads 5 MB for 2.6 MFLOP).
+// a · B(j, ·) + beta · c[j] for j in [j0, j1), c[j] not read when beta is 0. kGemvRows rows of B
+// at a time, each summed in 16 lanes and the lanes added in a fixed order, the next rows (where B
+// has them) prefetched: B is read once, in order, which is all the product is bound by (a
+// 1000 × 1280 classifier reads 5 MB for 2.6 MFLOP).
 using nhwc::LoadVec;
 using V16 = nhwc::Vec<16>;
 constexpr size_t kGemvRows = 8;
@@ -445,11 +445,12 @@ KILN_VECTOR_CLONES KILN_CONTRACT void GemvTransposedB(const GemmArgs<float>& g, 
     const size_t rows = std::min(kGemvRows, j1 - j);
     const float* b[kGemvRows];
     for (size_t r = 0; r < kGemvRows; ++r) b[r] = g.b + (j + std::min(r, rows - 1)) * g.ldb;
+    const size_t ahead = j + 2 * kGemvRows <= g.n ? kGemvRows * g.ldb : 0;
     V16 s[kGemvRows] = {};
     for (size_t p = 0; p < k16; p += 16) {
       const V16 x = LoadVec<16>(a + p);
       for (size_t r = 0; r < kGemvRows; ++r) {
-        __builtin_prefetch(b[r] + p + kGemvRows * g.ldb, 0, 0);
+        __builtin_prefetch(b[r] + ahead + p, 0, 0);
         s[r] += x * LoadVec<16>(b[r] + p);
       }
     }
