@@ -607,15 +607,16 @@ class NhwcConv final : public Kernel {
   // as Winograd; 36 groups of 56: 4.4 → 3.0 ms; one thread).
   //
   // A dilated layer (dilated_winograd_) whose input's height and width are known at load runs as
-  // Winograd when more than 3/4 of its taps read the image (LiveTapsMostly), and region by region
-  // otherwise, as SplitIntoRegions would choose; the small-input rule above applies to it too.
+  // Winograd when more than 3/4 of its taps read the image (DilatedTapsMostlyLive), and region by
+  // region otherwise, as SplitIntoRegions would choose; the small-input rule above applies to it
+  // too.
   void SpecializeForShapes(std::span<const Shape* const> shapes) override {
     const Tensor* w = std::exchange(w_, nullptr);  // needed only here
     if (w == nullptr || group_ > 1 || shapes.empty() || shapes[0] == nullptr) return;
     const std::vector<int64_t>& x = shapes[0]->dims();
     if (x.size() != 4 || x[1] <= 0 || x[2] <= 0) return;
     bool want = winograd_;
-    if (dilated_winograd_) want = LiveTapsMostly(x[1], x[2]);
+    if (dilated_winograd_) want = nhwc::DilatedTapsMostlyLive(attrs_, x[1], x[2]);
     int64_t pixels = 0;
     if (want && x[0] > 0 && !__builtin_mul_overflow(x[0], x[1], &pixels) &&
         !__builtin_mul_overflow(pixels, x[2], &pixels) &&
@@ -772,38 +773,6 @@ class NhwcConv final : public Kernel {
     winograd_weights_ = nhwc::WinogradWeights::Pack(w, static_cast<size_t>(features_),
                                                     static_cast<size_t>(group_channels_ * group_),
                                                     static_cast<size_t>(group_));
-  }
-
-  // Whether more than 3/4 of a dilated 3×3 layer's taps, summed over its output, read an input of
-  // in_h × in_w rather than padding (false when the attributes do not fit it: Compute reports).
-  bool LiveTapsMostly(int64_t in_h, int64_t in_w) const {
-    double live = 1;
-    double all = 1;
-    for (size_t axis = 0; axis < 2; ++axis) {
-      const int64_t in = axis == 0 ? in_h : in_w;
-      const int64_t d = attrs_.dilations[axis];
-      int64_t begin = 0;
-      int64_t end = 0;
-      if (attrs_.auto_pad == nn::AutoPad::kSameUpper ||
-          attrs_.auto_pad == nn::AutoPad::kSameLower) {
-        begin = end = d;  // stride 1: 2·d in all, split evenly
-      } else if (attrs_.auto_pad == nn::AutoPad::kNotSet && attrs_.pads.size() == 4) {
-        begin = attrs_.pads[axis];
-        end = attrs_.pads[axis + 2];
-      }
-      const int64_t out = in + begin + end - 2 * d;
-      if (out <= 0 || begin < 0 || end < 0) return false;
-      int64_t taps = 0;
-      for (int64_t k = 0; k < 3; ++k) {
-        // Outputs o with 0 ≤ o − begin + k·d < in.
-        const int64_t lo = std::max<int64_t>(0, begin - k * d);
-        const int64_t hi = std::min(out, in + begin - k * d);
-        taps += std::max<int64_t>(0, hi - lo);
-      }
-      live *= static_cast<double>(taps);
-      all *= static_cast<double>(3 * out);
-    }
-    return 4 * live > 3 * all;
   }
 
   // W [M, C/group, kH, kW] → depthwise: [kH·kW, M]; narrow groups: blocks of 32 features, each

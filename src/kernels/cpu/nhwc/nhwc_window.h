@@ -60,6 +60,39 @@ inline TapRange Taps(int64_t o, int64_t s, int64_t d, int64_t pad, int64_t in, i
   return {std::min(lo, k), std::max(std::min(lo, k), std::min(hi, k))};
 }
 
+// Whether more than 3/4 of a dilated 3×3, stride-1 layer's taps (attrs.dilations has 2 entries),
+// summed over its output, read an input of in_h × in_w rather than padding (false when the
+// attributes do not fit it: the kernel reports that when it runs). NhwcConv runs such a layer as
+// Winograd then, and its live taps region by region otherwise.
+inline bool DilatedTapsMostlyLive(const nn::WindowAttrs& attrs, int64_t in_h, int64_t in_w) {
+  double live = 1;
+  double all = 1;
+  for (size_t axis = 0; axis < 2; ++axis) {
+    const int64_t in = axis == 0 ? in_h : in_w;
+    const int64_t d = attrs.dilations[axis];
+    int64_t begin = 0;
+    int64_t end = 0;
+    if (attrs.auto_pad == nn::AutoPad::kSameUpper || attrs.auto_pad == nn::AutoPad::kSameLower) {
+      begin = end = d;  // stride 1: 2·d in all, split evenly
+    } else if (attrs.auto_pad == nn::AutoPad::kNotSet && attrs.pads.size() == 4) {
+      begin = attrs.pads[axis];
+      end = attrs.pads[axis + 2];
+    }
+    const int64_t out = in + begin + end - 2 * d;
+    if (out <= 0 || begin < 0 || end < 0) return false;
+    int64_t taps = 0;
+    for (int64_t k = 0; k < 3; ++k) {
+      // Outputs o with 0 ≤ o − begin + k·d < in.
+      const int64_t lo = std::max<int64_t>(0, begin - k * d);
+      const int64_t hi = std::min(out, in + begin - k * d);
+      taps += std::max<int64_t>(0, hi - lo);
+    }
+    live *= static_cast<double>(taps);
+    all *= static_cast<double>(3 * out);
+  }
+  return 4 * live > 3 * all;
+}
+
 }  // namespace kiln::cpu::nhwc
 
 #endif  // KILN_KERNELS_CPU_NHWC_NHWC_WINDOW_H_
