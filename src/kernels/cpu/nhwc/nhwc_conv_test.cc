@@ -11,6 +11,7 @@
 #include "kernels/cpu/nhwc/nhwc_conv_parts.h"
 #include "kernels/cpu/nhwc/nhwc_test_util.h"
 #include "kernels/cpu/nhwc/nhwc_winograd.h"
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/test_errors.h"
 #include "kernels/test_util.h"
 
@@ -608,6 +609,17 @@ TEST(NhwcConv, NarrowGroupsMatchConv) {
        .group = 3,
        .dilations = {2, 2},
        .pads = {2, 2, 2, 2}},
+      {.name = "q16 stride 2",
+       .n = 2,
+       .h = 14,
+       .w = 29,
+       .c = 48,
+       .m = 48,
+       .group = 3,
+       .strides = {2, 2},
+       .pads = {1, 1, 1, 1},
+       .z = true,
+       .activation = "Relu"},
       {.name = "q16 narrow image",
        .h = 7,
        .w = 5,
@@ -652,13 +664,18 @@ TEST(NhwcConv, NarrowGroupsMatchConv) {
        .activation = "Clip",
        .params = {-0.5f, 0.5f}},
   };
-  for (const ConvCase& k : cases) {
-    ASSERT_TRUE(cpu::nhwc::GroupedFits(static_cast<size_t>(k.group),
-                                       static_cast<size_t>(k.c / k.group),
-                                       static_cast<size_t>(k.m / k.group)))
-        << k.name;
-    CheckCase(k, 1);
-    CheckCase(k, 2);
+  // Groups of 16 run 16-float vectors where the machine has AVX-512: the 8-float path too, forced
+  // (on a machine without AVX-512 both passes run it).
+  for (const bool avx512 : {true, false}) {
+    const cpu::ScopedVectorMathAvx512 scope(avx512);
+    for (const ConvCase& k : cases) {
+      ASSERT_TRUE(cpu::nhwc::GroupedFits(static_cast<size_t>(k.group),
+                                         static_cast<size_t>(k.c / k.group),
+                                         static_cast<size_t>(k.m / k.group)))
+          << k.name;
+      CheckCase(k, 1);
+      CheckCase(k, 2);
+    }
   }
 }
 
