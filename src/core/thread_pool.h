@@ -25,6 +25,10 @@ class ThreadPool {
   // calls `worker_start` (when given) once, before the constructor returns, e.g. to make
   // per-thread workspaces ahead of the first run.
   explicit ThreadPool(int threads, void (*worker_start)() noexcept = nullptr);
+  // The same, with idle threads spinning before they block (and jobs handed over without the
+  // lock) or not; the constructor above spins when the threads fit the machine's cores. For
+  // tests: both hand-overs on any machine.
+  ThreadPool(int threads, void (*worker_start)() noexcept, bool spin);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -78,8 +82,24 @@ class ThreadPool {
   std::condition_variable wake_;
   std::deque<Job*> jobs_;
   bool stop_ = false;
-  // Bumped (under mu_) by every new job and by the destructor: what an idle worker spins on.
-  std::atomic<uint64_t> generation_{0};
+  // Joins the posted job if it has chunks left, runs them, and returns true; false otherwise.
+  bool TryJoinPosted() noexcept;
+  // Whether the posted job has chunks left (without joining it).
+  bool PostedHasWork() noexcept;
+
+  // The hand-over of one job at a time without the lock (Run's fast path, where threads spin):
+  // one cache line that an idle worker watches. `posted` is the job, set and cleared by its owner;
+  // a worker that reads it counts itself in `pins` first, and the owner, after clearing `posted`,
+  // waits for `pins` to drop to zero before its job may go away (a worker holds a pin only while
+  // it decides to join: a few instructions, never while it works). `generation` is bumped by
+  // every job queued (under mu_), by every job posted, and by the destructor: what an idle worker
+  // spins on.
+  struct alignas(64) HandOver {
+    std::atomic<Job*> posted{nullptr};
+    std::atomic<int> pins{0};
+    std::atomic<uint64_t> generation{0};
+  };
+  HandOver hand_;
   std::atomic<int> sleeping_{0};  // workers blocked on wake_ (changed under mu_)
   const bool spin_;               // idle threads spin briefly before blocking
   size_t started_ = 0;            // workers past their start hook
