@@ -115,6 +115,14 @@ void ThreadPool::Work(Job& job) noexcept {
   }
 }
 
+void ThreadPool::WorkAndLeave(Job& job) noexcept {
+  Work(job);
+  // Under done_mu: the owner, which may be waiting on `done`, takes it before the job goes away.
+  std::lock_guard<std::mutex> lock(job.done_mu);
+  job.active.fetch_sub(1, std::memory_order_acq_rel);
+  job.done.notify_all();
+}
+
 void ThreadPool::Run(size_t n, size_t grain, void (*fn)(void*, size_t, size_t), void* ctx) {
   Job job;
   job.fn = fn;
@@ -194,12 +202,7 @@ bool ThreadPool::TryJoinPosted() noexcept {
   if (join) job->active.fetch_add(1, std::memory_order_acq_rel);
   hand_.pins.fetch_sub(1, std::memory_order_release);
   if (!join) return false;
-  Work(*job);
-  {
-    std::lock_guard<std::mutex> lock(job->done_mu);
-    job->active.fetch_sub(1, std::memory_order_acq_rel);
-    job->done.notify_all();
-  }
+  WorkAndLeave(*job);
   return true;
 }
 
@@ -256,12 +259,7 @@ void ThreadPool::WorkerLoop() noexcept {
     // Under mu_ with the job queued: its owner removes it under mu_ before it waits for active.
     job->active.fetch_add(1, std::memory_order_acq_rel);
     lock.unlock();
-    Work(*job);
-    {
-      std::lock_guard<std::mutex> active_lock(job->done_mu);
-      job->active.fetch_sub(1, std::memory_order_acq_rel);
-      job->done.notify_all();
-    }
+    WorkAndLeave(*job);
     lock.lock();
   }
 }

@@ -74,6 +74,8 @@ class ThreadPool {
   struct Job;
   void Run(size_t n, size_t grain, void (*fn)(void*, size_t, size_t), void* ctx);
   static void Work(Job& job) noexcept;
+  // Work, then leave the job a worker joined (lowers its active count).
+  static void WorkAndLeave(Job& job) noexcept;
   void WorkerLoop() noexcept;
   // Spins briefly; true as soon as generation_ is no longer `seen`, false when the time is up.
   bool SpinUntilNewWork(uint64_t seen) const noexcept;

@@ -143,6 +143,19 @@ template <size_t kCols>
   for (size_t c = 0; c < kCols; ++c) StoreVec<16>(y + c * m + c0, acc[c] + odd[c]);
 }
 
+// kCols inner columns (all of the kernel's columns live) from channel c0: Tile16 for a whole group
+// of 16 when kWide, Tile's 8 channels otherwise.
+template <size_t Q, bool kWide, size_t kCols>
+[[gnu::always_inline]] inline void InnerTile(const Problem& p, const float* xp, size_t x_step,
+                                             const float* wb, size_t bw, TapRange ry, float* y,
+                                             size_t c0, size_t cb) {
+  if constexpr (kWide) {
+    Tile16<kCols>(p, xp, x_step, wb, bw, ry, y, c0, cb);
+  } else {
+    Tile<Q, kCols, 1>(p, xp, x_step, wb, bw, ry, TapRange{0, p.g.kernel[1]}, y, c0, cb);
+  }
+}
+
 // Output rows [r_begin, r_end) of all the images (row r is row r % OH of image r / OH), before
 // the epilogue. Q is the group width for the shuffle path, 8 for the broadcast one (8 or 16:
 // p.group_channels). w is packed by blocks of 32 output channels (the last one may have fewer, a
@@ -162,7 +175,6 @@ template <size_t Q, bool kWide>
   const int64_t sx = g.stride[1];
   const auto x_step = static_cast<size_t>(sx) * m;
   const auto step = static_cast<int64_t>(x_step);
-  const TapRange all = {0, g.kernel[1]};
   const int64_t tiled_end = inner.lo + (inner.hi - inner.lo) / 4 * 4;
   const size_t row_size = static_cast<size_t>(p.out_w) * m;
   // The edge columns. (Loops, not lambdas, here: a lambda would be compiled for the baseline
@@ -200,29 +212,16 @@ template <size_t Q, bool kWide>
           for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(row + at, 0, 2);
         }
       }
-      if constexpr (kWide) {
-        for (size_t c0 = b0; c0 < b1; c0 += 16) {
-          int64_t ox = inner.lo;
-          for (; ox + 8 <= tiled_end; ox += 8) {
-            Tile16<8>(p, origin + ox * step, x_step, wb, bw, ry,
-                      y_row + static_cast<size_t>(ox) * m, c0, c0 - b0);
-          }
-          if (ox < tiled_end) {
-            Tile16<4>(p, origin + ox * step, x_step, wb, bw, ry,
-                      y_row + static_cast<size_t>(ox) * m, c0, c0 - b0);
-          }
+      // A group at a time when wide, 8 channels at a time otherwise.
+      for (size_t c0 = b0; c0 < b1; c0 += kWide ? 16 : 8) {
+        int64_t ox = inner.lo;
+        for (; ox + 8 <= tiled_end; ox += 8) {
+          InnerTile<Q, kWide, 8>(p, origin + ox * step, x_step, wb, bw, ry,
+                                 y_row + static_cast<size_t>(ox) * m, c0, c0 - b0);
         }
-      } else {
-        for (size_t c0 = b0; c0 < b1; c0 += 8) {
-          int64_t ox = inner.lo;
-          for (; ox + 8 <= tiled_end; ox += 8) {
-            Tile<Q, 8, 1>(p, origin + ox * step, x_step, wb, bw, ry, all,
-                          y_row + static_cast<size_t>(ox) * m, c0, c0 - b0);
-          }
-          if (ox < tiled_end) {
-            Tile<Q, 4, 1>(p, origin + ox * step, x_step, wb, bw, ry, all,
-                          y_row + static_cast<size_t>(ox) * m, c0, c0 - b0);
-          }
+        if (ox < tiled_end) {
+          InnerTile<Q, kWide, 4>(p, origin + ox * step, x_step, wb, bw, ry,
+                                 y_row + static_cast<size_t>(ox) * m, c0, c0 - b0);
         }
       }
       for (const auto& [begin, end] : edges) {
