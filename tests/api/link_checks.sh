@@ -22,7 +22,9 @@ case "$check" in
     # Nothing runs at load time (DESIGN.md §3 rule 10): no dynamic initialisers of globals. The
     # one exception is libstdc++'s std::ios_base::Init, which protobuf's headers (<iostream> in
     # google/protobuf/stubs/common.h) put in the files that include them, src/onnx/*.cc:
-    # their initialisers may call that and __cxa_atexit, nothing else.
+    # their initialisers may call that and __cxa_atexit, nothing else (and, in Clang's ASan
+    # build, the sanitizer's init-order bracket __asan_before/after_dynamic_init). GCC's local
+    # helper is __static_initialization_and_destruction_0, Clang's __cxx_global_var_init.
     init=$(nm "$lib" | grep -E '_GLOBAL__sub_I_|_GLOBAL__I_' | awk '{print $3}' || true)
     for fn in $init; do
       case "$fn" in
@@ -31,11 +33,11 @@ case "$check" in
       esac
       # The calls the initialiser makes, following local helpers one level down.
       body=$(objdump -d --no-show-raw-insn -C "$lib" --disassemble="$fn")
-      helpers=$(echo "$body" | grep -oE '(call|jmp) +[0-9a-f]+ <[^>]*static_initialization[^>]*>' |
+      helpers=$(echo "$body" | grep -oE '(call|jmp) +[0-9a-f]+ <[^>]*(static_initialization|__cxx_global_var_init)[^>]*>' |
                 sed -E 's/.*<([^>+]*).*/\1/' | sort -u || true)
       for h in $helpers; do body+=$'\n'$(objdump -d --no-show-raw-insn "$lib" --disassemble="$h"); done
       targets=$(echo "$body" | grep -oE '(call|jmp) +[0-9a-f]+ <[^>]*>' | sed -E 's/.*<(.*)>/\1/' |
-                grep -vE "^$fn\+|static_initialization|^std::ios_base::Init::Init\(\)@plt$|^_ZNSt8ios_base4InitC1Ev@plt$|^__cxa_atexit@plt$" || true)
+                grep -vE "^$fn\+|static_initialization|__cxx_global_var_init|^std::ios_base::Init::Init\(\)@plt$|^_ZNSt8ios_base4InitC1Ev@plt$|^__cxa_atexit@plt$|^__asan_(before|after)_dynamic_init@plt$" || true)
       [ -z "$targets" ] || { echo "FAIL: $fn calls $targets"; exit 1; }
       echo "$fn: only std::ios_base::Init (from protobuf's <iostream>)"
     done

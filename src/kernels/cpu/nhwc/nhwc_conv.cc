@@ -289,9 +289,11 @@ void Im2ColLive(const Problem& p, const float* image, int64_t oy, int64_t ox, si
     const int64_t ix0 = ox * g.stride[1] - g.pad_begin[1];
     for (int64_t ky = ty.lo; ky < ty.hi; ++ky) {
       const int64_t iy = iy0 + ky * g.dilation[0];
-      const float* src = image + static_cast<size_t>(iy * p.in_w + ix0) * c;
+      // The pixel index of the row's first column, which may lie in the padding (negative): only
+      // the live taps' pixels, inside the image, become pointers.
+      const int64_t row = iy * p.in_w + ix0;
       for (int64_t kx = tx.lo; kx < tx.hi; ++kx) {
-        CopyRun(src + static_cast<size_t>(kx * g.dilation[1]) * c, c,
+        CopyRun(image + static_cast<size_t>(row + kx * g.dilation[1]) * c, c,
                 dst + static_cast<size_t>(ky * g.kernel[1] + kx) * c);
       }
     }
