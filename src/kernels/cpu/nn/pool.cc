@@ -9,6 +9,7 @@
 // AveragePool without count_include_pad (it has no element to take); LpPool gives 0 there.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -87,37 +88,291 @@ struct PoolParams {
   double p = 2.0;
 };
 
-// One output plane of MaxPool of float or double without Indices: each output is the maximum of
-// its window ignoring NaN (NaN when all taps are NaN: starting from NaN, a NaN maximum gives way to
-// any number). One vector-cloned function per plane, so short rows pay no per-row dispatch.
-template <typename T>
-KILN_VECTOR_CLONES void MaxPoolPlane(const WindowGeometry& g, const T* src, T* dst) {
-  const int64_t s = g.stride.back();
-  std::fill(dst, dst + g.out_size, std::numeric_limits<T>::quiet_NaN());
-  auto max_row = [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
-    T* best = dst + out_offset;
-    const T* in = src + in_base;
-    for (int64_t o = lo; o < hi; ++o) {
-      const T v = in[o * s];
-      const T b = best[o];
-      best[o] = (v > b || std::isnan(b)) ? v : b;
-    }
-  };
-  if (g.rank() == 2) {
-    nn::ForEachTapRow2D(g, [&](size_t out_offset, size_t, int64_t in_base, int64_t lo, int64_t hi) {
-      max_row(out_offset, in_base, lo, hi);
-    });
-    return;
+// MaxPool without Indices and AveragePool reduce a box: the window of an output position is the
+// product of one run of taps per axis (the taps of that axis inside the input). So the reduction
+// over the window is one reduction along each axis in turn, last axis first: k₀ + k₁ + ... loads
+// per output instead of k₀ · k₁ · ... (a 3×3×3 window: 9 instead of 27), each pass a contiguous
+// loop the compiler vectorizes. Exact for the maximum (associative: NaN only when the whole
+// window is NaN, as without the passes); the sum adds in another order than the window's.
+
+// One pass: for each of `outer` blocks of `in` positions along the axis, each position a run of
+// `inner` contiguous values, out positions of `inner` values.
+struct AxisPass {
+  size_t outer = 1;
+  size_t inner = 1;
+  int64_t in = 1;
+  int64_t out = 1;
+  int64_t kernel = 1;
+  int64_t stride = 1;
+  int64_t dilation = 1;
+  int64_t pad = 0;
+};
+
+struct MaxOp {
+  // The NaN-ignoring maximum: b gives way to a larger v, and a NaN b to anything.
+  template <typename A>
+  [[gnu::always_inline]] static A Apply(A b, A v) {
+    return (v > b || b != b) ? v : b;  // NOLINT(misc-redundant-expression): b != b is isnan(b)
   }
-  for (size_t tap = 0; tap < g.kernel_size; ++tap) nn::ForEachTapRow(g, tap, max_row);
+  template <typename A>
+  static A Empty() {
+    return std::numeric_limits<A>::quiet_NaN();  // never used: MaxPool refuses empty windows
+  }
+};
+
+struct SumOp {
+  template <typename A>
+  [[gnu::always_inline]] static A Apply(A b, A v) {
+    return b + v;
+  }
+  template <typename A>
+  static A Empty() {
+    return A(0);
+  }
+};
+
+// The taps [k0, k1) of output position j of axis a that fall inside the input.
+[[gnu::always_inline]] inline void AxisTapRange(const AxisPass& a, int64_t j, int64_t& k0,
+                                                int64_t& k1) {
+  const int64_t base = j * a.stride - a.pad;
+  k0 = std::max<int64_t>(0, nn::CeilDiv(-base, a.dilation));
+  k1 = std::min(a.kernel, nn::CeilDiv(a.in - base, a.dilation));
 }
 
+// r[i] = Op over the taps k < kernel of t[i + k·step], for i < n: every window of a run at once.
+// In chunks that stay in L1 across the taps.
+template <typename Op, typename In, typename Acc>
+[[gnu::always_inline]] inline void ReduceRun(const In* t, size_t step, size_t kernel, size_t n,
+                                             Acc* r) {
+  constexpr size_t kChunk = 2048;
+  for (size_t c = 0; c < n; c += kChunk) {
+    const size_t m = std::min(kChunk, n - c);
+    const In* tc = t + c;
+    Acc* rc = r + c;
+    for (size_t i = 0; i < m; ++i) rc[i] = nn::Load(tc[i]);
+    for (size_t k = 1; k < kernel; ++k) {
+      const In* tk = tc + k * step;
+      for (size_t i = 0; i < m; ++i) rc[i] = Op::Apply(rc[i], nn::Load(tk[i]));
+    }
+  }
+}
+
+// dst[j] (`inner` values) = Op over the live taps k of src[j·stride − pad + k·dilation], for the
+// positions j in [begin, end) whose window is cut by the input's ends (or lies outside it).
+template <typename Op, typename In, typename Acc>
+[[gnu::always_inline]] inline void ReduceEdges(const AxisPass& a, int64_t begin, int64_t end,
+                                               const In* src, Acc* dst) {
+  const size_t inner = a.inner;
+  for (int64_t j = begin; j < end; ++j) {
+    int64_t k0 = 0;
+    int64_t k1 = 0;
+    AxisTapRange(a, j, k0, k1);
+    const int64_t base = j * a.stride - a.pad;
+    Acc* dj = dst + static_cast<size_t>(j) * inner;
+    if (k0 >= k1) {
+      std::fill(dj, dj + inner, Op::template Empty<Acc>());
+      continue;
+    }
+    const In* t = src + static_cast<size_t>(base + k0 * a.dilation) * inner;
+    for (size_t i = 0; i < inner; ++i) dj[i] = nn::Load(t[i]);
+    for (int64_t k = k0 + 1; k < k1; ++k) {
+      t = src + static_cast<size_t>(base + k * a.dilation) * inner;
+      for (size_t i = 0; i < inner; ++i) dj[i] = Op::Apply(dj[i], nn::Load(t[i]));
+    }
+  }
+}
+
+// dst[o][j] (`inner` values) = Op over the live taps k of src[o][j·stride − pad + k·dilation].
+// Positions [lo, hi) have every tap inside the input: their windows are reduced as long
+// contiguous runs (ReduceRun) whatever the stride, then each position takes its own; the edge
+// positions one by one. row: scratch for RowScratch(a) values.
+template <typename Op, typename In, typename Acc>
+[[gnu::always_inline]] inline void ReduceAxis(const AxisPass& a, const In* src, Acc* dst,
+                                              Acc* row) {
+  const size_t inner = a.inner;
+  const auto in = static_cast<size_t>(a.in);
+  const auto out = static_cast<size_t>(a.out);
+  const auto stride = static_cast<size_t>(a.stride);
+  const auto kernel = static_cast<size_t>(a.kernel);
+  const size_t step = static_cast<size_t>(a.dilation) * inner;
+  const int64_t lo = std::min(a.out, nn::CeilDiv(a.pad, a.stride));
+  const int64_t last = a.in - 1 + a.pad - (a.kernel - 1) * a.dilation;
+  const int64_t hi = last < 0 ? lo : std::clamp(last / a.stride + 1, lo, a.out);
+  const auto interior = static_cast<size_t>(hi - lo);
+  // The input position of lo's window (inside the input when there is an interior).
+  const size_t start = interior > 0 ? static_cast<size_t>(lo * a.stride - a.pad) : 0;
+  if (inner == 1) {
+    // The last axis, whose rows are short (S3D's: 28 to 112): the windows at every input
+    // position of all the rows at once, as one run (a window that crosses into the next row is
+    // never taken); then each row takes every stride-th.
+    if (interior > 0) ReduceRun<Op>(src, step, kernel, a.outer * in - (kernel - 1) * step, row);
+    // The edge positions a column at a time: their taps are the same in every row.
+    for (int64_t j = 0; j < a.out; ++j) {
+      if (j == lo) j = hi;
+      if (j >= a.out) break;
+      int64_t k0 = 0;
+      int64_t k1 = 0;
+      AxisTapRange(a, j, k0, k1);
+      const int64_t base = j * a.stride - a.pad;
+      for (size_t o = 0; o < a.outer; ++o) {
+        const In* s = src + o * in;
+        Acc v = Op::template Empty<Acc>();
+        if (k0 < k1) {
+          v = nn::Load(s[base + k0 * a.dilation]);
+          for (int64_t k = k0 + 1; k < k1; ++k)
+            v = Op::Apply(v, nn::Load(s[base + k * a.dilation]));
+        }
+        dst[o * out + static_cast<size_t>(j)] = v;
+      }
+    }
+    for (size_t o = 0; o < a.outer; ++o) {
+      Acc* d = dst + o * out;
+      const Acc* r = row + o * in + start;
+      Acc* di = d + lo;
+      if (stride == 1) {
+        for (size_t j = 0; j < interior; ++j) di[j] = r[j];
+      } else if (stride == 2) {
+        for (size_t j = 0; j < interior; ++j) di[j] = r[2 * j];
+      } else {
+        for (size_t j = 0; j < interior; ++j) di[j] = r[j * stride];
+      }
+    }
+    return;
+  }
+  // An inner axis: a position is a run of `inner` contiguous values.
+  for (size_t o = 0; o < a.outer; ++o) {
+    const In* s = src + o * in * inner;
+    Acc* d = dst + o * out * inner;
+    ReduceEdges<Op>(a, 0, lo, s, d);
+    ReduceEdges<Op>(a, hi, a.out, s, d);
+    if (interior == 0) continue;
+    const In* first = s + start * inner;
+    Acc* di = d + static_cast<size_t>(lo) * inner;
+    if (stride == 1) {
+      ReduceRun<Op>(first, step, kernel, interior * inner, di);
+      continue;
+    }
+    // Every input position from lo's window to the last one's, then every stride-th.
+    ReduceRun<Op>(first, step, kernel, ((interior - 1) * stride + 1) * inner, row);
+    for (size_t j = 0; j < interior; ++j) {
+      std::memcpy(di + j * inner, row + j * stride * inner, inner * sizeof(Acc));
+    }
+  }
+}
+
+// The scratch ReduceAxis needs for pass a.
+size_t RowScratch(const AxisPass& a) {
+  return a.inner == 1 ? a.outer * static_cast<size_t>(a.in) : static_cast<size_t>(a.in) * a.inner;
+}
+
+// The passes of window g, last axis first, leaving out the axes whose window is one element at
+// the same position (kernel 1, stride 1, no padding: S3D's (1, 3, 3) windows); the most values
+// any pass writes, and the most row scratch any needs.
+SmallVector<AxisPass> AxisPasses(const WindowGeometry& g, size_t* widest, size_t* row) {
+  SmallVector<AxisPass> passes;
+  *widest = 0;
+  *row = 0;
+  size_t inner = 1;
+  for (size_t d = g.rank(); d-- > 0;) {
+    const bool identity =
+        g.kernel[d] == 1 && g.stride[d] == 1 && g.pad_begin[d] == 0 && g.out[d] == g.in[d];
+    if (!identity) {
+      AxisPass a;
+      for (size_t e = 0; e < d; ++e) a.outer *= static_cast<size_t>(g.in[e]);
+      a.inner = inner;
+      a.in = g.in[d];
+      a.out = g.out[d];
+      a.kernel = g.kernel[d];
+      a.stride = g.stride[d];
+      a.dilation = g.dilation[d];
+      a.pad = g.pad_begin[d];
+      passes.push_back(a);
+      *widest = std::max(*widest, a.outer * a.inner * static_cast<size_t>(a.out));
+      *row = std::max(*row, RowScratch(a));
+    }
+    inner *= static_cast<size_t>(g.out[d]);
+  }
+  return passes;
+}
+
+// Planes [begin, end) of x reduced over the window into `result` (out_size values a plane, of
+// Acc), through the scratch buffers a and b (the passes' `widest` values each) and row.
+template <typename Op, typename T, typename Acc>
+KILN_VECTOR_CLONES void ReducePlanes(const SmallVector<AxisPass>& passes, size_t in_size,
+                                     size_t out_size, const T* x, size_t begin, size_t end, Acc* a,
+                                     Acc* b, Acc* row, Acc* result) {
+  const size_t count = passes.size();
+  for (size_t plane = begin; plane < end; ++plane) {
+    const T* src = x + plane * in_size;
+    Acc* dst = result + plane * out_size;
+    if (count == 0) {  // every window one element: a copy
+      for (size_t i = 0; i < out_size; ++i) dst[i] = nn::Load(src[i]);
+      continue;
+    }
+    if (count == 1) {
+      ReduceAxis<Op>(passes[0], src, dst, row);
+      continue;
+    }
+    Acc* from = a;
+    Acc* to = b;
+    ReduceAxis<Op>(passes[0], src, from, row);
+    for (size_t i = 1; i < count; ++i) {
+      Acc* into = i + 1 == count ? dst : to;
+      ReduceAxis<Op>(passes[i], from, into, row);
+      std::swap(from, to);
+    }
+  }
+}
+
+// MaxPool of a floating type without Indices: the window maximum ignoring NaN (NaN when the whole
+// window is), through the axis passes. Float and double write the result in place; Float16 and
+// BFloat16 reduce in float and convert.
 template <typename T>
 void MaxPoolValues(KernelContext& ctx, const WindowGeometry& g, size_t planes, const T* x, T* y) {
+  using Acc = nn::AccOf<T>;
+  size_t widest = 0;
+  size_t row_size = 0;
+  const SmallVector<AxisPass> passes = AxisPasses(g, &widest, &row_size);
   const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, g.out_size * g.kernel_size));
   ctx.threads().ParallelFor(planes, grain, [&](size_t begin, size_t end) {
+    Acc* a = ctx.Scratch<Acc>(widest);
+    Acc* b = ctx.Scratch<Acc>(widest);
+    Acc* row = ctx.Scratch<Acc>(row_size);
+    if constexpr (std::is_same_v<T, Acc>) {
+      ReducePlanes<MaxOp>(passes, g.in_size, g.out_size, x, begin, end, a, b, row, y);
+    } else {
+      Acc* result = ctx.Scratch<Acc>(g.out_size);
+      for (size_t plane = begin; plane < end; ++plane) {
+        ReducePlanes<MaxOp>(passes, g.in_size, g.out_size, x + plane * g.in_size, 0, 1, a, b, row,
+                            result);
+        T* dst = y + plane * g.out_size;
+        for (size_t i = 0; i < g.out_size; ++i) dst[i] = nn::Store<T>(result[i]);
+      }
+    }
+  });
+}
+
+// AveragePool: the window sums through the axis passes, each divided by its divisor.
+template <typename T>
+void AveragePoolPlanes(KernelContext& ctx, const WindowGeometry& g, size_t planes,
+                       const double* divisor, const T* x, T* y) {
+  using Acc = nn::AccOf<T>;
+  size_t widest = 0;
+  size_t row_size = 0;
+  const SmallVector<AxisPass> passes = AxisPasses(g, &widest, &row_size);
+  const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, g.out_size * g.kernel_size));
+  ctx.threads().ParallelFor(planes, grain, [&](size_t begin, size_t end) {
+    Acc* a = ctx.Scratch<Acc>(widest);
+    Acc* b = ctx.Scratch<Acc>(widest);
+    Acc* row = ctx.Scratch<Acc>(row_size);
+    Acc* sum = ctx.Scratch<Acc>(g.out_size);
     for (size_t plane = begin; plane < end; ++plane) {
-      MaxPoolPlane(g, x + plane * g.in_size, y + plane * g.out_size);
+      ReducePlanes<SumOp>(passes, g.in_size, g.out_size, x + plane * g.in_size, 0, 1, a, b, row,
+                          sum);
+      T* dst = y + plane * g.out_size;
+      for (size_t i = 0; i < g.out_size; ++i) {
+        dst[i] = nn::Store<T>(sum[i] / static_cast<Acc>(divisor[i]));
+      }
     }
   });
 }
@@ -162,16 +417,14 @@ void MaxPoolPlanes(KernelContext& ctx, const WindowGeometry& g, size_t planes,
   });
 }
 
-// AveragePool and LpPool: a sum over the window of x or |x|^p, then divided or raised to 1/p.
-// `divisor` (one per window position) is read for AveragePool only. Each chunk of planes takes
-// its sums from the kernel's scratch memory.
+// LpPool: a sum over the window of |x|^p, raised to 1/p. Each chunk of planes takes its sums from
+// the kernel's scratch memory.
 template <typename T>
-void SumPoolPlanes(KernelContext& ctx, const WindowGeometry& g, size_t planes,
-                   const PoolParams& params, const double* divisor, const T* x, T* y) {
+void LpPoolPlanes(KernelContext& ctx, const WindowGeometry& g, size_t planes,
+                  const PoolParams& params, const T* x, T* y) {
   using Acc = nn::AccOf<T>;
   const int64_t s = g.stride.back();
   const Acc p = static_cast<Acc>(params.p);
-  const bool lp = params.kind == PoolKind::kLp;
   const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, g.out_size * g.kernel_size));
   ctx.threads().ParallelFor(planes, grain, [&](size_t begin, size_t end) {
     Acc* sum = ctx.Scratch<Acc>(g.out_size);
@@ -181,9 +434,7 @@ void SumPoolPlanes(KernelContext& ctx, const WindowGeometry& g, size_t planes,
       for (size_t tap = 0; tap < g.kernel_size; ++tap) {
         nn::ForEachTapRow(g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
           Acc* acc = sum + out_offset;
-          if (!lp) {
-            for (int64_t o = lo; o < hi; ++o) acc[o] += nn::Load(src[in_base + o * s]);
-          } else if (p == Acc(2)) {
+          if (p == Acc(2)) {
             for (int64_t o = lo; o < hi; ++o) {
               const Acc v = nn::Load(src[in_base + o * s]);
               acc[o] += v * v;
@@ -198,9 +449,7 @@ void SumPoolPlanes(KernelContext& ctx, const WindowGeometry& g, size_t planes,
       T* dst = y + plane * g.out_size;
       for (size_t i = 0; i < g.out_size; ++i) {
         Acc v;
-        if (!lp) {
-          v = sum[i] / static_cast<Acc>(divisor[i]);
-        } else if (p == Acc(2)) {
+        if (p == Acc(2)) {
           v = std::sqrt(sum[i]);
         } else if (p == Acc(1)) {
           v = sum[i];
@@ -291,7 +540,7 @@ class Pool final : public Kernel {
     if (kind_ == PoolKind::kMax) {
       Dispatch<float, double, Float16, BFloat16, int8_t, uint8_t>(x.type(), info, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if constexpr (std::is_floating_point_v<T>) {
+        if constexpr (!std::is_integral_v<T>) {
           if (indices == nullptr) {
             MaxPoolValues(ctx, g, planes, static_cast<const T*>(x.data()),
                           static_cast<T*>(y.data()));
@@ -312,8 +561,13 @@ class Pool final : public Kernel {
     }
     Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      SumPoolPlanes(ctx, g, planes, params_, divisor, static_cast<const T*>(x.data()),
-                    static_cast<T*>(y.data()));
+      if (kind_ == PoolKind::kAverage) {
+        AveragePoolPlanes(ctx, g, planes, divisor, static_cast<const T*>(x.data()),
+                          static_cast<T*>(y.data()));
+        return;
+      }
+      LpPoolPlanes(ctx, g, planes, params_, static_cast<const T*>(x.data()),
+                   static_cast<T*>(y.data()));
     });
   }
 

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/cpu/nn/nn_test_util.h"
@@ -434,6 +436,146 @@ TEST(NnAveragePool, AllPaddingWindowNeedsCountIncludePad) {
                  .Input<float>({1, 1, 2}, {2.0f, 4.0f})
                  .Run();
   EXPECT_EQ(Values<float>(*out[0]), (std::vector<float>{0.0f, 2.0f, 4.0f}));
+}
+
+// A pooling geometry drawn at random for PoolsMatchTheWholeWindow.
+struct RandomWindow {
+  Ints in, kernel, strides, dilations, pads;  // pads: begins, then ends
+  int64_t ceil_mode = 0;
+};
+
+// MaxPool (without Indices) and AveragePool reduce one axis at a time; here each output is
+// reduced over its whole window at once, in double, and compared: rank 1-3, kernels 1-4, strides
+// 1-3, dilations 1-2, pads, ceil_mode, NaNs, on one thread and two.
+TEST(NnPool, PoolsMatchTheWholeWindow) {
+  std::mt19937 rng(27);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  int checked = 0;
+  int refused = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    RandomWindow w;
+    const auto rank = static_cast<size_t>(pick(1, 3));
+    w.pads.assign(2 * rank, 0);
+    for (size_t d = 0; d < rank; ++d) {
+      w.in.push_back(pick(1, 9));
+      w.kernel.push_back(pick(1, 4));
+      w.strides.push_back(pick(1, 3));
+      w.dilations.push_back(pick(1, 2));
+      const int64_t extent = (w.kernel[d] - 1) * w.dilations[d] + 1;
+      w.pads[d] = pick(0, extent - 1);
+      w.pads[rank + d] = pick(0, extent - 1);
+      if (w.in[d] + w.pads[d] + w.pads[rank + d] < extent) w.in[d] = extent;  // the kernel fits
+    }
+    w.ceil_mode = pick(0, 1);
+    Ints x_dims = {2, 3};
+    x_dims.insert(x_dims.end(), w.in.begin(), w.in.end());
+    size_t x_size = 6;
+    for (int64_t v : w.in) x_size *= static_cast<size_t>(v);
+    std::vector<float> x(x_size);
+    // Multiples of 1/8: every window sum is exact in float.
+    for (float& v : x) v = pick(0, 9) == 0 ? nan : static_cast<float>(pick(-16, 16)) / 8.0f;
+
+    const std::string op = trial % 2 == 0 ? "MaxPool" : "AveragePool";
+    const int64_t include_pad = op == "AveragePool" ? pick(0, 1) : 0;
+    auto run = [&](int threads) {
+      NodeTest t(op, 19);
+      t.Attr("kernel_shape", w.kernel)
+          .Attr("strides", w.strides)
+          .Attr("dilations", w.dilations)
+          .Attr("pads", w.pads)
+          .Attr("ceil_mode", w.ceil_mode)
+          .Input<float>(x_dims, x);
+      if (op == "AveragePool") t.Attr("count_include_pad", include_pad);
+      return t.Run(threads);
+    };
+    // The output shape (floor, or ceil without a last window that starts in the end padding),
+    // then every output position's window: taps inside the input (or, for the divisor with
+    // count_include_pad, inside the padded input).
+    Ints y_dims(rank);
+    size_t plane_out = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      const int64_t span =
+          w.in[d] + w.pads[d] + w.pads[rank + d] - (w.kernel[d] - 1) * w.dilations[d] - 1;
+      y_dims[d] =
+          (w.ceil_mode != 0 ? (span + w.strides[d] - 1) / w.strides[d] : span / w.strides[d]) + 1;
+      if (w.ceil_mode != 0 && (y_dims[d] - 1) * w.strides[d] >= w.in[d] + w.pads[d]) --y_dims[d];
+      plane_out *= static_cast<size_t>(y_dims[d]);
+    }
+    const size_t plane_in = x_size / 6;
+    std::vector<float> want(6 * plane_out);
+    bool empty = false;
+    for (size_t plane = 0; plane < 6; ++plane) {
+      for (size_t i = 0; i < plane_out; ++i) {
+        Ints pos(rank);
+        size_t rest = i;
+        for (size_t d = rank; d-- > 0;) {
+          pos[d] = static_cast<int64_t>(rest % static_cast<size_t>(y_dims[d]));
+          rest /= static_cast<size_t>(y_dims[d]);
+        }
+        double best = std::nan("");
+        double sum = 0;
+        double inside = 0;
+        double padded = 0;
+        Ints tap(rank, 0);
+        for (bool more = true; more;) {
+          bool in_image = true;
+          bool in_padding = true;
+          size_t at = 0;
+          for (size_t d = 0; d < rank; ++d) {
+            const int64_t c = pos[d] * w.strides[d] - w.pads[d] + tap[d] * w.dilations[d];
+            in_image = in_image && c >= 0 && c < w.in[d];
+            in_padding = in_padding && c >= -w.pads[d] && c < w.in[d] + w.pads[rank + d];
+            at = at * static_cast<size_t>(w.in[d]) + static_cast<size_t>(std::max<int64_t>(c, 0));
+          }
+          if (in_image) {
+            const double v = x[plane * plane_in + at];
+            if (!std::isnan(v) && (std::isnan(best) || v > best)) best = v;
+            sum += v;
+            inside += 1;
+          }
+          if (in_padding) padded += 1;
+          more = false;
+          for (size_t d = rank; d-- > 0;) {
+            if (++tap[d] < w.kernel[d]) {
+              more = true;
+              break;
+            }
+            tap[d] = 0;
+          }
+        }
+        empty = empty || inside == 0;
+        want[plane * plane_out + i] =
+            static_cast<float>(op == "MaxPool" ? best : sum / (include_pad != 0 ? padded : inside));
+      }
+    }
+    if (empty && !(op == "AveragePool" && include_pad != 0)) {
+      ExpectError([&] { run(1); }, ErrorCode::kInvalidArgument, {"entirely in the padding"});
+      ++refused;
+      continue;
+    }
+    for (int threads : {1, 2}) {
+      const std::shared_ptr<Tensor> y = run(threads)[0];
+      Ints want_dims = {2, 3};
+      want_dims.insert(want_dims.end(), y_dims.begin(), y_dims.end());
+      ASSERT_EQ(y->shape(), Shape(want_dims)) << op << " trial " << trial;
+      const std::vector<float> got = Values<float>(*y);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(want[i])) {
+          EXPECT_TRUE(std::isnan(got[i])) << op << " trial " << trial << " element " << i;
+        } else {
+          EXPECT_NEAR(got[i], want[i], 1e-6 * std::max(1.0f, std::abs(want[i])))
+              << op << " trial " << trial << " element " << i;
+        }
+      }
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 200);  // most geometries have no window wholly in the padding
+  EXPECT_GT(refused, 0);    // and some have
 }
 
 std::vector<float> LpPool2D(int64_t opset, int64_t p) {
