@@ -24,9 +24,11 @@ asks for them when Kiln's outputs miss torch's float32 ones, to see whether torc
 result is within the tolerance of the exact one.
 """
 import argparse
+import fcntl
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -307,33 +309,45 @@ def main():
         return
     os.makedirs(args.outdir, exist_ok=True)
     failures_path = os.path.join(args.outdir, "export_failures.json")
-    failures = {}
-    if os.path.exists(failures_path):
-        with open(failures_path) as f:
-            failures = json.load(f)
     for name in names:
         if name not in tv and name not in streaming:
             raise SystemExit(f"unknown model '{name}' (see --list)")
         start = time.monotonic()
+        failed = None  # the failure to record, or None: exported
         try:
             child = subprocess.run([sys.executable, os.path.abspath(__file__), args.outdir,
                                     "--only", name, "--child"], capture_output=True, text=True,
                                    timeout=args.timeout)
             if child.returncode == 0:
                 what = child.stdout.strip().splitlines()[-1]
-                failures.pop(name, None)
             else:  # recorded: a model that does not export is a row of the table
                 err = [ln for ln in child.stderr.strip().splitlines() if ln.strip()]
-                what = f"does not export: {err[-1][:300] if err else f'exit {child.returncode}'}"
-                failures[name] = what
+                if child.returncode < 0:
+                    sig = signal.Signals(-child.returncode).name
+                    cause = f"killed by {sig}" + (" (the kernel's out-of-memory killer?)"
+                                                  if sig == "SIGKILL" else "")
+                else:
+                    cause = err[-1][:300] if err else f"exit {child.returncode}"
+                what = failed = f"does not export: {cause}"
         except subprocess.TimeoutExpired:
-            what = f"does not export: not done in {args.timeout:.0f} s"
-            failures[name] = what
+            what = failed = f"does not export: not done in {args.timeout:.0f} s"
         print(f"{name}: {what} ({time.monotonic() - start:.1f} s)", flush=True)
-        with open(failures_path, "w") as f:
-            json.dump(failures, f, indent=2, sort_keys=True)
-            f.write("\n")
-
+        # Read, change this model's entry, write, under a lock: exports of other models may run
+        # at the same time into the same directory.
+        with open(failures_path + ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            failures = {}
+            if os.path.exists(failures_path):
+                with open(failures_path) as f:
+                    failures = json.load(f)
+            if failed is None:
+                failures.pop(name, None)
+            else:
+                failures[name] = failed
+            with open(failures_path + ".tmp", "w") as f:
+                json.dump(failures, f, indent=2, sort_keys=True)
+                f.write("\n")
+            os.replace(failures_path + ".tmp", failures_path)
 
 if __name__ == "__main__":
     main()
