@@ -324,11 +324,13 @@ KILN_VECTOR_CLONES void ReducePlanes(const SmallVector<AxisPass>& passes, size_t
   }
 }
 
-// MaxPool of a floating type without Indices: the window maximum ignoring NaN (NaN when the whole
-// window is), through the axis passes. Float and double write the result in place; Float16 and
-// BFloat16 reduce in float and convert.
-template <typename T>
-void MaxPoolValues(KernelContext& ctx, const WindowGeometry& g, size_t planes, const T* x, T* y) {
+// MaxPool of a floating type without Indices (Op MaxOp, divisor null: the window maximum ignoring
+// NaN, NaN when the whole window is) and AveragePool (SumOp, each window sum divided by its
+// divisor), through the axis passes. A float or double maximum is written in place; otherwise
+// each plane is reduced in Acc, then finished and converted.
+template <typename Op, typename T>
+void BoxPoolPlanes(KernelContext& ctx, const WindowGeometry& g, size_t planes,
+                   const double* divisor, const T* x, T* y) {
   using Acc = nn::AccOf<T>;
   size_t widest = 0;
   size_t row_size = 0;
@@ -339,39 +341,19 @@ void MaxPoolValues(KernelContext& ctx, const WindowGeometry& g, size_t planes, c
     Acc* b = ctx.Scratch<Acc>(widest);
     Acc* row = ctx.Scratch<Acc>(row_size);
     if constexpr (std::is_same_v<T, Acc>) {
-      ReducePlanes<MaxOp>(passes, g.in_size, g.out_size, x, begin, end, a, b, row, y);
-    } else {
-      Acc* result = ctx.Scratch<Acc>(g.out_size);
-      for (size_t plane = begin; plane < end; ++plane) {
-        ReducePlanes<MaxOp>(passes, g.in_size, g.out_size, x + plane * g.in_size, 0, 1, a, b, row,
-                            result);
-        T* dst = y + plane * g.out_size;
-        for (size_t i = 0; i < g.out_size; ++i) dst[i] = nn::Store<T>(result[i]);
+      if (divisor == nullptr) {
+        ReducePlanes<Op>(passes, g.in_size, g.out_size, x, begin, end, a, b, row, y);
+        return;
       }
     }
-  });
-}
-
-// AveragePool: the window sums through the axis passes, each divided by its divisor.
-template <typename T>
-void AveragePoolPlanes(KernelContext& ctx, const WindowGeometry& g, size_t planes,
-                       const double* divisor, const T* x, T* y) {
-  using Acc = nn::AccOf<T>;
-  size_t widest = 0;
-  size_t row_size = 0;
-  const SmallVector<AxisPass> passes = AxisPasses(g, &widest, &row_size);
-  const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, g.out_size * g.kernel_size));
-  ctx.threads().ParallelFor(planes, grain, [&](size_t begin, size_t end) {
-    Acc* a = ctx.Scratch<Acc>(widest);
-    Acc* b = ctx.Scratch<Acc>(widest);
-    Acc* row = ctx.Scratch<Acc>(row_size);
-    Acc* sum = ctx.Scratch<Acc>(g.out_size);
+    Acc* result = ctx.Scratch<Acc>(g.out_size);
     for (size_t plane = begin; plane < end; ++plane) {
-      ReducePlanes<SumOp>(passes, g.in_size, g.out_size, x + plane * g.in_size, 0, 1, a, b, row,
-                          sum);
+      ReducePlanes<Op>(passes, g.in_size, g.out_size, x + plane * g.in_size, 0, 1, a, b, row,
+                       result);
       T* dst = y + plane * g.out_size;
       for (size_t i = 0; i < g.out_size; ++i) {
-        dst[i] = nn::Store<T>(sum[i] / static_cast<Acc>(divisor[i]));
+        dst[i] =
+            nn::Store<T>(divisor == nullptr ? result[i] : result[i] / static_cast<Acc>(divisor[i]));
       }
     }
   });
@@ -542,8 +524,8 @@ class Pool final : public Kernel {
         using T = typename decltype(tag)::type;
         if constexpr (!std::is_integral_v<T>) {
           if (indices == nullptr) {
-            MaxPoolValues(ctx, g, planes, static_cast<const T*>(x.data()),
-                          static_cast<T*>(y.data()));
+            BoxPoolPlanes<MaxOp>(ctx, g, planes, nullptr, static_cast<const T*>(x.data()),
+                                 static_cast<T*>(y.data()));
             return;
           }
         }
@@ -562,8 +544,8 @@ class Pool final : public Kernel {
     Dispatch<float, double, Float16, BFloat16>(x.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if (kind_ == PoolKind::kAverage) {
-        AveragePoolPlanes(ctx, g, planes, divisor, static_cast<const T*>(x.data()),
-                          static_cast<T*>(y.data()));
+        BoxPoolPlanes<SumOp>(ctx, g, planes, divisor, static_cast<const T*>(x.data()),
+                             static_cast<T*>(y.data()));
         return;
       }
       LpPoolPlanes(ctx, g, planes, params_, static_cast<const T*>(x.data()),
