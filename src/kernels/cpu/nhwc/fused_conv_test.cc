@@ -82,6 +82,12 @@ TEST(FusedConv, MatchesConvPlusEpilogue) {
        .pads = {1, 1, 1, 1},
        .z = true},
       {.name = "grouped", .x = {2, 6, 8, 7}, .w = {4, 3, 3, 3}, .group = 2},
+      // A (3, 1, 1) kernel: input frames packed once, Z and the activation per output frame.
+      {.name = "3-D temporal",
+       .x = {2, 6, 5, 8, 9},
+       .w = {4, 6, 3, 1, 1},
+       .pads = {1, 0, 0, 1, 0, 0},
+       .z = true},
       // Deep enough that the output is made in strips of 96 positions, each given Z and the
       // activation on its own.
       {.name = "3-D in strips",

@@ -7,6 +7,7 @@
 // an activation (conv_epilogue.h), folded into the pass that adds the bias.
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -219,6 +220,11 @@ KILN_VECTOR_CLONES void Im2ColPanels(const float* image, size_t channels, const 
           if (s == 1 && z1 > z0) {
             const float* in = src + base + static_cast<int64_t>(z0);
             for (size_t i = z0; i < z1; ++i) d[i - o] = in[i - z0];
+          } else if (s == 2 && z1 > z0) {
+            // A constant stride, which the compiler gathers with vector permutes.
+            const float* in = src + base + static_cast<int64_t>(z0) * 2;
+            float* out = d + (z0 - o);
+            for (size_t i = 0; i < z1 - z0; ++i) out[i] = in[2 * i];
           } else {
             for (size_t i = z0; i < z1; ++i) d[i - o] = src[base + static_cast<int64_t>(i) * s];
           }
@@ -299,6 +305,123 @@ void StripConv(const ConvProblem& p, const float* x, const float* w, const float
   });
 }
 
+// ---- float: frames packed once ----
+//
+// A convolution whose kernel spans only the first spatial axis (kernel (kt, 1, …, 1), stride and
+// dilation 1 and no padding on the other axes: the temporal halves of separable 3-D networks,
+// S3D's and R(2+1)D's (3, 1, 1)) reads every input frame (one position of the first axis: a
+// contiguous plane of P positions) unchanged, kt times, once for each output frame whose window
+// covers it. The strip path unfolds it kt times over; here each block of w plane positions of
+// every input frame is packed once, in frame-major depth order (depth row f · C/group + c for
+// padded frame f, zero rows for the padding frames), and output frame t is then one product of
+// the reordered weights W'[m, tap · C/group + c] = W[m, c, tap] with the contiguous depth slice
+// of frames [t · stride, t · stride + kt). The packing costs one pass over X instead of kt.
+
+// Whether `p` runs as frames packed once: kernel (kt ≥ 2, 1, …), the other axes the identity,
+// planes of at least two panels, and the padded frames of one block of panels small enough to
+// stay in the core's caches.
+bool UseFrames(const ConvProblem& p) {
+  const WindowGeometry& g = p.window;
+  if (g.rank() < 2 || g.kernel[0] < 2 || g.dilation[0] != 1) return false;
+  for (size_t d = 1; d < g.rank(); ++d) {
+    if (g.kernel[d] != 1 || g.stride[d] != 1 || g.pad_begin[d] != 0 || g.pad_end[d] != 0) {
+      return false;
+    }
+  }
+  const size_t plane = g.in_size / static_cast<size_t>(g.in[0]);
+  const auto padded = static_cast<size_t>(g.in[0] + g.pad_begin[0] + g.pad_end[0]);
+  return plane >= 2 * kPackedPanel && padded * p.group_channels * 2 * kPackedPanel <= kStripFloats;
+}
+
+void FrameConv(const ConvProblem& p, const float* x, const float* w, const float* b, float* y,
+               KernelContext& ctx, const Fused& fused) {
+  const WindowGeometry& g = p.window;
+  const size_t cg = p.group_channels;
+  const auto kt = static_cast<size_t>(g.kernel[0]);
+  const auto st = static_cast<size_t>(g.stride[0]);
+  const auto pb = static_cast<size_t>(g.pad_begin[0]);
+  const auto t_in = static_cast<size_t>(g.in[0]);
+  const auto t_out = static_cast<size_t>(g.out[0]);
+  const size_t plane = g.in_size / t_in;  // = g.out_size / t_out
+  // Padded frames that some output frame reads.
+  const size_t frames = (t_out - 1) * st + kt;
+  const size_t rows = frames * cg;  // packed depth
+  const size_t depth = kt * cg;     // one product's depth
+  // Blocks of whole panels, as equal as whole panels allow.
+  const size_t max_width =
+      std::max(kPackedPanel, kStripFloats / rows / kPackedPanel * kPackedPanel);
+  const size_t blocks = (plane + max_width - 1) / max_width;
+  const size_t width =
+      ((plane + blocks - 1) / blocks + kPackedPanel - 1) / kPackedPanel * kPackedPanel;
+  const size_t per_image = p.groups * blocks;
+  ThreadPool& pool = ctx.threads();
+  const auto threads = static_cast<size_t>(pool.size());
+  // Runs of output frames, so that a few blocks still keep every thread busy (each run packs only
+  // the frames it reads).
+  const size_t runs =
+      threads == 1
+          ? 1
+          : std::min(t_out, (2 * threads + p.batch * per_image - 1) / (p.batch * per_image));
+  const size_t items = p.batch * per_image * runs;
+  // W' = W with each filter's (c, tap) order turned to (tap, c).
+  float* wt = ctx.Scratch<float>(p.features * depth);
+  for (size_t m = 0; m < p.features; ++m) {
+    for (size_t c = 0; c < cg; ++c) {
+      for (size_t tap = 0; tap < kt; ++tap)
+        wt[m * depth + tap * cg + c] = w[(m * cg + c) * kt + tap];
+    }
+  }
+  std::atomic<size_t> next{0};
+  pool.ParallelFor(std::min(threads, items), 1, [&](size_t, size_t) {
+    float* panels = ctx.Scratch<float>(PackedMatrix::PanelFloats(rows, width));
+    for (size_t item = next++; item < items; item = next++) {
+      const size_t run = item % runs;
+      const size_t block = item / runs % blocks;
+      const size_t grp = item / (runs * blocks) % p.groups;
+      const size_t n = item / (runs * per_image);
+      const size_t t0 = run * t_out / runs, t1 = (run + 1) * t_out / runs;
+      const size_t j0 = block * width;
+      const size_t cols = std::min(width, plane - j0);
+      if (j0 >= plane || t0 >= t1) continue;
+      const float* xg = x + (n * p.channels + grp * p.group_channels) * g.in_size;
+      // Pack the padded frames [t0 · st, (t1 - 1) · st + kt).
+      const size_t f0 = t0 * st, f1 = (t1 - 1) * st + kt;
+      const size_t panel_stride = rows * kPackedPanel;
+      for (size_t f = f0; f < f1; ++f) {
+        const bool inside = f >= pb && f - pb < t_in;
+        for (size_t c = 0; c < cg; ++c) {
+          const float* src = inside ? xg + c * g.in_size + (f - pb) * plane + j0 : nullptr;
+          float* dst = panels + (f * cg + c) * kPackedPanel;
+          for (size_t j = 0; j < cols; j += kPackedPanel) {
+            float* d = dst + j / kPackedPanel * panel_stride;
+            const size_t n_copy = src != nullptr ? std::min(kPackedPanel, cols - j) : 0;
+            if (n_copy != 0) std::memcpy(d, src + j, n_copy * sizeof(float));
+            std::fill(d + n_copy, d + kPackedPanel, 0.0f);
+          }
+        }
+      }
+      const PackedMatrix all = PackedMatrix::View(panels, rows, cols);
+      const size_t m0 = grp * p.group_features;
+      for (size_t t = t0; t < t1; ++t) {
+        float* yt = y + (n * p.features + m0) * g.out_size + t * plane + j0;
+        PackedGemm(p.group_features, wt + m0 * depth, depth, all.DepthSlice(t * st * cg, depth), 0,
+                   cols, yt, g.out_size, false);
+        // Bias and epilogue on the block while it is in cache.
+        for (size_t m = 0; m < p.group_features; ++m) {
+          float* row = yt + m * g.out_size;
+          const float bias = b != nullptr ? b[m0 + m] : 0.0f;
+          if (fused.epilogue != nullptr) {
+            const float* z = fused.z != nullptr ? fused.z + (row - y) : nullptr;
+            nn::ApplyEpiloguePlane(*fused.epilogue, row, cols, bias, z);
+          } else if (b != nullptr) {
+            for (size_t i = 0; i < cols; ++i) row[i] += bias;
+          }
+        }
+      }
+    }
+  });
+}
+
 // `fused` is only honoured for float (FusedConv is float only).
 template <typename T>
 void RunConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* y, KernelContext& ctx,
@@ -318,6 +441,10 @@ void RunConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* y, Ker
     return;
   }
   if constexpr (std::is_same_v<T, float>) {
+    if (UseFrames(p)) {
+      FrameConv(p, x, w, b, y, ctx, fused);
+      return;
+    }
     if (UseStrips(p, static_cast<size_t>(pool.size()))) {
       StripConv(p, x, w, b, y, ctx, fused);
       return;

@@ -237,6 +237,63 @@ TEST(NnConv, StripsMatchDirectConvolution) {
   }
 }
 
+// Kernels that span only the first spatial axis ((kt, 1, 1) in 3-D, (kt, 1) in 2-D) pack each
+// input frame once and take one product per output frame over a slice of the packed frames:
+// temporal padding (asymmetric), strides, groups, batches, planes that end in a partial panel,
+// and (1000 channels) blocks of 64 positions with a product deeper than one depth block; on 1 and
+// 3 threads (3 threads over a single block split the output frames into runs), against the
+// direct sum in double.
+TEST(NnConv, FramesPackedOnceMatchDirectConvolution) {
+  const std::vector<DirectCase> cases = {
+      {.name = "3-D (3,1,1), padded",
+       .x = {2, 12, 5, 9, 11},
+       .w = {10, 12, 3, 1, 1},
+       .pads = {1, 0, 0, 1, 0, 0}},
+      {.name = "3-D (7,1,1), stride 2, asymmetric pads, 2 groups",
+       .x = {1, 8, 9, 10, 13},
+       .w = {6, 4, 7, 1, 1},
+       .group = 2,
+       .strides = {2, 1, 1},
+       .pads = {3, 0, 0, 2, 0, 0}},
+      {.name = "2-D (5,1), stride 3",
+       .x = {2, 6, 8, 100},
+       .w = {7, 6, 5, 1},
+       .strides = {3, 1},
+       .pads = {2, 0, 1, 0}},
+      {.name = "3-D (3,1,1), 1000 channels: blocks of 64",
+       .x = {1, 1000, 6, 10, 20},
+       .w = {3, 1000, 3, 1, 1},
+       .pads = {1, 0, 0, 1, 0, 0}},
+  };
+  for (const DirectCase& k : cases) {
+    size_t xn = 1, wn = 1;
+    for (int64_t d : k.x) xn *= static_cast<size_t>(d);
+    for (int64_t d : k.w) wn *= static_cast<size_t>(d);
+    const std::vector<float> x = Pattern(xn, 5), w = Pattern(wn, 3),
+                             b = Pattern(static_cast<size_t>(k.w[0]), 11);
+    std::vector<int64_t> y_dims;
+    const std::vector<double> want = DirectConv(k, x, w, b, &y_dims);
+    for (int threads : {1, 3}) {
+      SCOPED_TRACE(std::string(k.name) + ", threads " + std::to_string(threads));
+      NodeTest t("Conv", 11);
+      if (k.group != 1) t.Attr("group", k.group);
+      if (!k.strides.empty()) t.Attr("strides", k.strides);
+      if (!k.pads.empty()) t.Attr("pads", k.pads);
+      auto out = t.Input<float>(k.x, x).Input<float>(k.w, w).Input<float>({k.w[0]}, b).Run(threads);
+      ASSERT_EQ(out[0]->shape(), Shape(y_dims));
+      const std::vector<float> got = Values<float>(*out[0]);
+      size_t bad = 0, first = 0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (!(std::fabs(got[i] - want[i]) <= 1e-4 + 1e-5 * std::fabs(want[i])) && bad++ == 0) {
+          first = i;
+        }
+      }
+      EXPECT_EQ(bad, 0u) << "first at element " << first << ": " << got[first] << " vs "
+                         << want[first];
+    }
+  }
+}
+
 constexpr float kDepthwise[] = {
     0.390625f,  -2.25f,     -2.34375f,  0.28125f,   -0.875f,    -2.15625f,  -0.390625f, -0.03125f,
     -1.703125f, -1.71875f,  1.109375f,  -0.109375f, -2.71875f,  0.984375f,  0.5625f,    -2.03125f,
