@@ -265,20 +265,36 @@ size_t RowScratch(const AxisPass& a) {
   return a.inner == 1 ? a.outer * static_cast<size_t>(a.in) : static_cast<size_t>(a.in) * a.inner;
 }
 
-// The passes of window g, last axis first, leaving out the axes whose window is one element at
-// the same position (kernel 1, stride 1, no padding: S3D's (1, 3, 3) windows); the most values
-// any pass writes, and the most row scratch any needs.
-SmallVector<AxisPass> AxisPasses(const WindowGeometry& g, size_t* widest, size_t* row) {
+// Whether axis d's window is one element at the same position (kernel 1, stride 1, no padding).
+bool IdentityAxis(const WindowGeometry& g, size_t d) {
+  return g.kernel[d] == 1 && g.stride[d] == 1 && g.pad_begin[d] == 0 && g.out[d] == g.in[d];
+}
+
+// The positions of the leading identity axes (S3D's (1, 3, 3) windows: the frames), whose
+// slices are pooled as planes of their own, so that a pass's values stay in the core's caches
+// (a 16×112×112 plane reduced whole went through 2.4 MB of scratch). The last axis stays.
+size_t LeadingIdentity(const WindowGeometry& g) {
+  size_t lead = 1;
+  for (size_t d = 0; d + 1 < g.rank() && IdentityAxis(g, d); ++d) {
+    lead *= static_cast<size_t>(g.in[d]);
+  }
+  return lead;
+}
+
+// The passes of window g over planes of in_size / lead values (lead = LeadingIdentity(g)), last
+// axis first, leaving out the identity axes; the most values any pass writes, and the most row
+// scratch any needs.
+SmallVector<AxisPass> AxisPasses(const WindowGeometry& g, size_t lead, size_t* widest,
+                                 size_t* row) {
   SmallVector<AxisPass> passes;
   *widest = 0;
   *row = 0;
   size_t inner = 1;
   for (size_t d = g.rank(); d-- > 0;) {
-    const bool identity =
-        g.kernel[d] == 1 && g.stride[d] == 1 && g.pad_begin[d] == 0 && g.out[d] == g.in[d];
-    if (!identity) {
+    if (!IdentityAxis(g, d)) {
       AxisPass a;
       for (size_t e = 0; e < d; ++e) a.outer *= static_cast<size_t>(g.in[e]);
+      a.outer /= lead;
       a.inner = inner;
       a.in = g.in[d];
       a.out = g.out[d];
@@ -334,24 +350,27 @@ void BoxPoolPlanes(KernelContext& ctx, const WindowGeometry& g, size_t planes,
   using Acc = nn::AccOf<T>;
   size_t widest = 0;
   size_t row_size = 0;
-  const SmallVector<AxisPass> passes = AxisPasses(g, &widest, &row_size);
-  const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, g.out_size * g.kernel_size));
-  ctx.threads().ParallelFor(planes, grain, [&](size_t begin, size_t end) {
+  // Planes of the leading identity axes' slices (the divisor repeats over them).
+  const size_t lead = LeadingIdentity(g);
+  const SmallVector<AxisPass> passes = AxisPasses(g, lead, &widest, &row_size);
+  const size_t in_size = g.in_size / lead;
+  const size_t out_size = g.out_size / lead;
+  const size_t grain = std::max<size_t>(1, 16384 / std::max<size_t>(1, out_size * g.kernel_size));
+  ctx.threads().ParallelFor(planes * lead, grain, [&](size_t begin, size_t end) {
     Acc* a = ctx.Scratch<Acc>(widest);
     Acc* b = ctx.Scratch<Acc>(widest);
     Acc* row = ctx.Scratch<Acc>(row_size);
     if constexpr (std::is_same_v<T, Acc>) {
       if (divisor == nullptr) {
-        ReducePlanes<Op>(passes, g.in_size, g.out_size, x, begin, end, a, b, row, y);
+        ReducePlanes<Op>(passes, in_size, out_size, x, begin, end, a, b, row, y);
         return;
       }
     }
-    Acc* result = ctx.Scratch<Acc>(g.out_size);
+    Acc* result = ctx.Scratch<Acc>(out_size);
     for (size_t plane = begin; plane < end; ++plane) {
-      ReducePlanes<Op>(passes, g.in_size, g.out_size, x + plane * g.in_size, 0, 1, a, b, row,
-                       result);
-      T* dst = y + plane * g.out_size;
-      for (size_t i = 0; i < g.out_size; ++i) {
+      ReducePlanes<Op>(passes, in_size, out_size, x + plane * in_size, 0, 1, a, b, row, result);
+      T* dst = y + plane * out_size;
+      for (size_t i = 0; i < out_size; ++i) {
         dst[i] =
             nn::Store<T>(divisor == nullptr ? result[i] : result[i] / static_cast<Acc>(divisor[i]));
       }
