@@ -178,14 +178,16 @@ void FillRowTable(const WindowGeometry& g, size_t row0, size_t rows, int64_t* ta
   }
 }
 
-// Writes the im2col columns [q0, q1) of `channels` image planes (depth row c · kernel_size + tap,
-// as nn::Im2Col orders them) into `panels` in PackedGemm's layout: column q - q0 of depth row r
-// at panels[(q - q0) / 32 · depth · 32 + r · 32 + (q - q0) % 32], and zeros past q1 in the last
-// panel. `spans` holds nn::LastAxisSpan of every tap's last-axis column, `table` FillRowTable of
-// the strip's rows.
-KILN_VECTOR_CLONES void Im2ColPanels(const float* image, size_t channels, const WindowGeometry& g,
-                                     const nn::RowSpan* spans, const int64_t* table, size_t q0,
-                                     size_t q1, float* panels) {
+// Writes the im2col columns [q0, q1) of `channels` image planes (channel_stride apart; depth row
+// c · kernel_size + tap, as nn::Im2Col orders them) into `panels` in PackedGemm's layout: column
+// q - q0 of depth row r at panels[(q - q0) / 32 · panel_stride + r · 32 + (q - q0) % 32], and
+// zeros past q1 in the last panel. panel_stride is depth · 32 for panels of this depth alone, more
+// where they are rows of deeper ones. `spans` holds nn::LastAxisSpan of every tap's last-axis
+// column, `table` FillRowTable of the strip's rows.
+KILN_VECTOR_CLONES void Im2ColPanels(const float* image, size_t channels, size_t channel_stride,
+                                     const WindowGeometry& g, const nn::RowSpan* spans,
+                                     const int64_t* table, size_t q0, size_t q1,
+                                     size_t panel_stride, float* panels) {
   constexpr size_t kW = kPackedPanel;
   const size_t ks = g.kernel_size;
   const size_t depth = channels * ks;
@@ -193,7 +195,7 @@ KILN_VECTOR_CLONES void Im2ColPanels(const float* image, size_t channels, const 
   const int64_t s = g.stride.back();
   const size_t row0 = q0 / out_last;
   for (size_t c = 0; c < channels; ++c) {
-    const float* src = image + c * g.in_size;
+    const float* src = image + c * channel_stride;
     for (size_t tap = 0; tap < ks; ++tap) {
       const size_t r = c * ks + tap;
       const nn::RowSpan& sp = spans[tap];
@@ -213,7 +215,7 @@ KILN_VECTOR_CLONES void Im2ColPanels(const float* image, size_t channels, const 
           const size_t t = rs + o - q0;
           const size_t lane = t % kW;
           const size_t end = std::min(b, o + (kW - lane));
-          float* d = panels + (t / kW) * depth * kW + r * kW + lane;
+          float* d = panels + (t / kW) * panel_stride + r * kW + lane;
           const size_t z0 = std::min(std::max(lo, o), end);
           const size_t z1 = std::min(std::max(hi, z0), end);
           for (size_t i = o; i < z0; ++i) d[i - o] = 0.0f;
@@ -238,7 +240,7 @@ KILN_VECTOR_CLONES void Im2ColPanels(const float* image, size_t channels, const 
   // buffer held before (denormals, NaN) out of the arithmetic.
   const size_t tail = (q1 - q0) % kW;
   if (tail != 0) {
-    float* last_panel = panels + (q1 - q0) / kW * depth * kW;
+    float* last_panel = panels + (q1 - q0) / kW * panel_stride;
     for (size_t r = 0; r < depth; ++r)
       std::fill(last_panel + r * kW + tail, last_panel + (r + 1) * kW, 0.0f);
   }
@@ -285,7 +287,8 @@ void StripConv(const ConvProblem& p, const float* x, const float* w, const float
       float* yg = y + (n * p.features + m0) * g.out_size;
       const size_t row0 = q0 / out_last;
       FillRowTable(g, row0, (q1 - 1) / out_last - row0 + 1, table);
-      Im2ColPanels(xg, p.group_channels, g, spans, table, q0, q1, panels);
+      Im2ColPanels(xg, p.group_channels, g.in_size, g, spans, table, q0, q1, depth * kPackedPanel,
+                   panels);
       const PackedMatrix bm = PackedMatrix::View(panels, depth, q1 - q0);
       PackedGemm(p.group_features, w + m0 * depth, depth, bm, 0, q1 - q0, yg + q0, g.out_size,
                  false);
@@ -305,36 +308,51 @@ void StripConv(const ConvProblem& p, const float* x, const float* w, const float
   });
 }
 
-// ---- float: frames packed once ----
+// ---- float: frames unfolded once ----
 //
-// A convolution whose kernel spans only the first spatial axis (kernel (kt, 1, …, 1), stride and
-// dilation 1 and no padding on the other axes: the temporal halves of separable 3-D networks,
-// S3D's and R(2+1)D's (3, 1, 1)) reads every input frame (one position of the first axis: a
-// contiguous plane of P positions) unchanged, kt times, once for each output frame whose window
-// covers it. The strip path unfolds it kt times over; here each block of w plane positions of
-// every input frame is packed once, in frame-major depth order (depth row f · C/group + c for
-// padded frame f, zero rows for the padding frames), and output frame t is then one product of
-// the reordered weights W'[m, tap · C/group + c] = W[m, c, tap] with the contiguous depth slice
-// of frames [t · stride, t · stride + kt). The packing costs one pass over X instead of kt.
+// A convolution over frames (the first spatial axis: time in a video network) with a kernel of kt
+// ≥ 2 frames reads every input frame kt times, once for each output frame whose window covers it,
+// through the same window over the other axes each time. The strip path unfolds each output
+// position's whole window, so every frame's unfolding is written kt times over (a 3×3×3 layer's
+// im2col was a quarter of R3D's time). Here each input frame's unfolding over the other axes
+// (depth C/group · k₁·k₂…, for one block of output plane positions) is written once, in
+// frame-major depth order (zero rows for the padding frames), and output frame t is one product
+// of the reordered weights W'[m, (dt · C/group + c) · k₁k₂… + tap] = W[m, c, dt, tap] with the
+// contiguous depth slice of frames [t · stride, t · stride + kt). Frames are unfolded just before
+// the first output frame that reads them, so the kt frames a product reads are in the core's
+// caches; the block's width is chosen for that.
 
-// Whether `p` runs as frames packed once: kernel (kt ≥ 2, 1, …), the other axes the identity,
-// planes of at least two panels, and the padded frames of one block of panels small enough to
-// stay in the core's caches.
-bool UseFrames(const ConvProblem& p) {
+// Floats of one thread's unfolded frames (all the frames of one block of positions) at most.
+constexpr size_t kFrameFloats = size_t{4} * 1024 * 1024;
+// Floats of the kt unfolded frames that one product reads: 512 KB, half of a Zen 5 core's L2.
+// Against 1 and 2 MB (one-node, 1 thread, ms): R3D's 64-channel 3×3×3 layer 26.5 / 25.6 / 28.2,
+// its (3, 7, 7) stem 6.8 / 7.4 / 7.0, S3D's (7, 1, 1) 30.7 / 32.0 / 31.0, (3, 1, 1) 24.4 /
+// 24.9 / 26.0.
+constexpr size_t kFrameLiveFloats = size_t{128} * 1024;
+
+// The frames path's block width (output plane positions, whole panels), or 0 where it does not
+// run: 3-D or more (a 2-D layer, whose frames would be rows, takes the channels-last path at
+// level 3), kernel (kt ≥ 2, …) undilated along the frames, at least two output frames, planes of
+// at least two panels, and all the unfolded frames of a block within kFrameFloats.
+size_t FrameWidth(const ConvProblem& p) {
   const WindowGeometry& g = p.window;
-  if (g.rank() < 2 || g.kernel[0] < 2 || g.dilation[0] != 1) return false;
-  for (size_t d = 1; d < g.rank(); ++d) {
-    if (g.kernel[d] != 1 || g.stride[d] != 1 || g.pad_begin[d] != 0 || g.pad_end[d] != 0) {
-      return false;
-    }
-  }
-  const size_t plane = g.in_size / static_cast<size_t>(g.in[0]);
-  const auto padded = static_cast<size_t>(g.in[0] + g.pad_begin[0] + g.pad_end[0]);
-  return plane >= 2 * kPackedPanel && padded * p.group_channels * 2 * kPackedPanel <= kStripFloats;
+  if (g.rank() < 3 || g.kernel[0] < 2 || g.dilation[0] != 1 || g.out[0] < 2) return 0;
+  const size_t plane = g.out_size / static_cast<size_t>(g.out[0]);
+  if (plane < 2 * kPackedPanel) return 0;
+  const auto kt = static_cast<size_t>(g.kernel[0]);
+  const size_t frame_depth = p.group_channels * (g.kernel_size / kt);
+  const size_t frames = static_cast<size_t>(g.out[0] - 1) * static_cast<size_t>(g.stride[0]) + kt;
+  size_t width = kFrameLiveFloats / (kt * frame_depth) / kPackedPanel * kPackedPanel;
+  width = std::clamp(width, kPackedPanel, kMaxStripWidth);
+  width = std::min(width, kFrameFloats / (frames * frame_depth) / kPackedPanel * kPackedPanel);
+  if (width == 0) return 0;
+  // Equal blocks of whole panels.
+  const size_t blocks = (plane + width - 1) / width;
+  return ((plane + blocks - 1) / blocks + kPackedPanel - 1) / kPackedPanel * kPackedPanel;
 }
 
-void FrameConv(const ConvProblem& p, const float* x, const float* w, const float* b, float* y,
-               KernelContext& ctx, const Fused& fused) {
+void FrameConv(const ConvProblem& p, size_t width, const float* x, const float* w, const float* b,
+               float* y, KernelContext& ctx, const Fused& fused) {
   const WindowGeometry& g = p.window;
   const size_t cg = p.group_channels;
   const auto kt = static_cast<size_t>(g.kernel[0]);
@@ -342,79 +360,110 @@ void FrameConv(const ConvProblem& p, const float* x, const float* w, const float
   const auto pb = static_cast<size_t>(g.pad_begin[0]);
   const auto t_in = static_cast<size_t>(g.in[0]);
   const auto t_out = static_cast<size_t>(g.out[0]);
-  const size_t plane = g.in_size / t_in;  // = g.out_size / t_out
-  // Padded frames that some output frame reads.
-  const size_t frames = (t_out - 1) * st + kt;
-  const size_t rows = frames * cg;  // packed depth
-  const size_t depth = kt * cg;     // one product's depth
-  // Blocks of whole panels, as equal as whole panels allow.
-  const size_t max_width =
-      std::max(kPackedPanel, kStripFloats / rows / kPackedPanel * kPackedPanel);
-  const size_t blocks = (plane + max_width - 1) / max_width;
-  const size_t width =
-      ((plane + blocks - 1) / blocks + kPackedPanel - 1) / kPackedPanel * kPackedPanel;
+  const size_t in_plane = g.in_size / t_in;
+  const size_t plane = g.out_size / t_out;
+  // The window over the other axes, within one frame.
+  WindowGeometry f2;
+  for (size_t d = 1; d < g.rank(); ++d) {
+    f2.in.push_back(g.in[d]);
+    f2.out.push_back(g.out[d]);
+    f2.kernel.push_back(g.kernel[d]);
+    f2.stride.push_back(g.stride[d]);
+    f2.dilation.push_back(g.dilation[d]);
+    f2.pad_begin.push_back(g.pad_begin[d]);
+    f2.pad_end.push_back(g.pad_end[d]);
+  }
+  f2.Finish();
+  const size_t ks = f2.kernel_size;
+  const bool pointwise = f2.IsPointwise();
+  const size_t frame_depth = cg * ks;
+  const size_t frames = (t_out - 1) * st + kt;  // the padded frames some output frame reads
+  const size_t rows = frames * frame_depth;     // unfolded depth
+  const size_t depth = kt * frame_depth;        // one product's depth
+  const size_t panel_stride = rows * kPackedPanel;
+  const size_t blocks = (plane + width - 1) / width;
   const size_t per_image = p.groups * blocks;
   ThreadPool& pool = ctx.threads();
   const auto threads = static_cast<size_t>(pool.size());
-  // Runs of output frames, so that a few blocks still keep every thread busy (each run packs only
-  // the frames it reads).
+  // Runs of output frames, so that a few blocks still keep every thread busy (each run unfolds
+  // only the frames it reads).
   const size_t runs =
       threads == 1
           ? 1
           : std::min(t_out, (2 * threads + p.batch * per_image - 1) / (p.batch * per_image));
   const size_t items = p.batch * per_image * runs;
-  // W' = W with each filter's (c, tap) order turned to (tap, c).
+  // W' = W with each filter's (c, dt, tap) order turned to (dt, c, tap).
   float* wt = ctx.Scratch<float>(p.features * depth);
   for (size_t m = 0; m < p.features; ++m) {
     for (size_t c = 0; c < cg; ++c) {
-      for (size_t tap = 0; tap < kt; ++tap)
-        wt[m * depth + tap * cg + c] = w[(m * cg + c) * kt + tap];
+      for (size_t dt = 0; dt < kt; ++dt) {
+        std::memcpy(wt + m * depth + (dt * cg + c) * ks, w + ((m * cg + c) * kt + dt) * ks,
+                    ks * sizeof(float));
+      }
     }
   }
+  auto* spans = ctx.Scratch<nn::RowSpan>(ks);
+  const auto kernel_last = static_cast<size_t>(f2.kernel.back());
+  for (size_t tap = 0; tap < ks; ++tap) {
+    spans[tap] = nn::LastAxisSpan(f2, static_cast<int64_t>(tap % kernel_last));
+  }
+  const auto out_last = static_cast<size_t>(f2.out.back());
+  const size_t max_rows = (width + out_last - 1) / out_last + 1;
   std::atomic<size_t> next{0};
   pool.ParallelFor(std::min(threads, items), 1, [&](size_t, size_t) {
     float* panels = ctx.Scratch<float>(PackedMatrix::PanelFloats(rows, width));
+    auto* table = ctx.Scratch<int64_t>(max_rows * ks);
     for (size_t item = next++; item < items; item = next++) {
       const size_t run = item % runs;
       const size_t block = item / runs % blocks;
       const size_t grp = item / (runs * blocks) % p.groups;
       const size_t n = item / (runs * per_image);
-      const size_t t0 = run * t_out / runs, t1 = (run + 1) * t_out / runs;
+      const size_t t0 = run * t_out / runs;
+      const size_t t1 = (run + 1) * t_out / runs;
       const size_t j0 = block * width;
-      const size_t cols = std::min(width, plane - j0);
       if (j0 >= plane || t0 >= t1) continue;
-      const float* xg = x + (n * p.channels + grp * p.group_channels) * g.in_size;
-      // Pack the padded frames [t0 · st, (t1 - 1) · st + kt).
-      const size_t f0 = t0 * st, f1 = (t1 - 1) * st + kt;
-      const size_t panel_stride = rows * kPackedPanel;
-      for (size_t f = f0; f < f1; ++f) {
-        const bool inside = f >= pb && f - pb < t_in;
-        for (size_t c = 0; c < cg; ++c) {
-          const float* src = inside ? xg + c * g.in_size + (f - pb) * plane + j0 : nullptr;
-          float* dst = panels + (f * cg + c) * kPackedPanel;
-          for (size_t j = 0; j < cols; j += kPackedPanel) {
-            float* d = dst + j / kPackedPanel * panel_stride;
-            const size_t n_copy = src != nullptr ? std::min(kPackedPanel, cols - j) : 0;
-            if (n_copy != 0) std::memcpy(d, src + j, n_copy * sizeof(float));
-            std::fill(d + n_copy, d + kPackedPanel, 0.0f);
+      const size_t j1 = std::min(plane, j0 + width);
+      const float* xg = x + (n * p.channels + grp * cg) * g.in_size;
+      const size_t row0 = j0 / out_last;
+      FillRowTable(f2, row0, (j1 - 1) / out_last - row0 + 1, table);
+      const PackedMatrix all = PackedMatrix::View(panels, rows, j1 - j0);
+      const size_t m0 = grp * p.group_features;
+      size_t unfolded = t0 * st;  // frames [t0 · st, unfolded) are in the buffer
+      for (size_t t = t0; t < t1; ++t) {
+        for (; unfolded < t * st + kt; ++unfolded) {
+          float* dst = panels + unfolded * frame_depth * kPackedPanel;
+          if (unfolded >= pb && unfolded - pb < t_in && pointwise) {
+            // A (kt, 1, 1) kernel: the frame's block itself, 32 positions a panel row.
+            const float* src = xg + (unfolded - pb) * in_plane + j0;
+            for (size_t c = 0; c < cg; ++c) {
+              for (size_t q = 0; q < j1 - j0; q += kPackedPanel) {
+                float* d = dst + q / kPackedPanel * panel_stride + c * kPackedPanel;
+                const size_t n_copy = std::min(kPackedPanel, j1 - j0 - q);
+                std::memcpy(d, src + c * g.in_size + q, n_copy * sizeof(float));
+                std::fill(d + n_copy, d + kPackedPanel, 0.0f);
+              }
+            }
+          } else if (unfolded >= pb && unfolded - pb < t_in) {
+            Im2ColPanels(xg + (unfolded - pb) * in_plane, cg, g.in_size, f2, spans, table, j0, j1,
+                         panel_stride, dst);
+          } else {
+            for (size_t q = 0; q < j1 - j0; q += kPackedPanel) {
+              std::fill_n(dst + q / kPackedPanel * panel_stride, frame_depth * kPackedPanel, 0.0f);
+            }
           }
         }
-      }
-      const PackedMatrix all = PackedMatrix::View(panels, rows, cols);
-      const size_t m0 = grp * p.group_features;
-      for (size_t t = t0; t < t1; ++t) {
         float* yt = y + (n * p.features + m0) * g.out_size + t * plane + j0;
-        PackedGemm(p.group_features, wt + m0 * depth, depth, all.DepthSlice(t * st * cg, depth), 0,
-                   cols, yt, g.out_size, false);
+        PackedGemm(p.group_features, wt + m0 * depth, depth,
+                   all.DepthSlice(t * st * frame_depth, depth), 0, j1 - j0, yt, g.out_size, false);
         // Bias and epilogue on the block while it is in cache.
         for (size_t m = 0; m < p.group_features; ++m) {
           float* row = yt + m * g.out_size;
           const float bias = b != nullptr ? b[m0 + m] : 0.0f;
           if (fused.epilogue != nullptr) {
             const float* z = fused.z != nullptr ? fused.z + (row - y) : nullptr;
-            nn::ApplyEpiloguePlane(*fused.epilogue, row, cols, bias, z);
+            nn::ApplyEpiloguePlane(*fused.epilogue, row, j1 - j0, bias, z);
           } else if (b != nullptr) {
-            for (size_t i = 0; i < cols; ++i) row[i] += bias;
+            for (size_t i = 0; i < j1 - j0; ++i) row[i] += bias;
           }
         }
       }
@@ -441,8 +490,8 @@ void RunConv(const ConvProblem& p, const T* x, const T* w, const T* b, T* y, Ker
     return;
   }
   if constexpr (std::is_same_v<T, float>) {
-    if (UseFrames(p)) {
-      FrameConv(p, x, w, b, y, ctx, fused);
+    if (const size_t width = FrameWidth(p); width != 0) {
+      FrameConv(p, width, x, w, b, y, ctx, fused);
       return;
     }
     if (UseStrips(p, static_cast<size_t>(pool.size()))) {

@@ -178,8 +178,8 @@ std::vector<double> DirectConv(const DirectCase& k, const std::vector<float>& x,
 // than 6 strips takes the whole-image path instead), against the direct sum in double.
 TEST(NnConv, StripsMatchDirectConvolution) {
   const std::vector<DirectCase> cases = {
-      {.name = "3-D, 200 channels, 3x3x3: strips of 96",
-       .x = {2, 200, 4, 6, 13},
+      {.name = "3-D, 200 channels, 3x3x3 on planes of 6x9 (too small for frames): strips of 96",
+       .x = {2, 200, 4, 6, 9},
        .w = {5, 200, 3, 3, 3},
        .pads = {1, 1, 1, 1, 1, 1}},
       {.name = "3-D (1,3,3), strided: one strip an image",
@@ -237,13 +237,14 @@ TEST(NnConv, StripsMatchDirectConvolution) {
   }
 }
 
-// Kernels that span only the first spatial axis ((kt, 1, 1) in 3-D, (kt, 1) in 2-D) pack each
-// input frame once and take one product per output frame over a slice of the packed frames:
+// Kernels of two frames or more (the first spatial axis) unfold each input frame once, over the
+// other axes, and take one product per output frame over a slice of the unfolded frames: (kt, 1,
+// 1) kernels, 3×3×3 and (3, 7, 7) ones with spatial strides, dilations and pads,
 // temporal padding (asymmetric), strides, groups, batches, planes that end in a partial panel,
-// and (1000 channels) blocks of 64 positions with a product deeper than one depth block; on 1 and
-// 3 threads (3 threads over a single block split the output frames into runs), against the
-// direct sum in double.
-TEST(NnConv, FramesPackedOnceMatchDirectConvolution) {
+// and (1000 or 200 channels) blocks of 128 or 96 positions with a product deeper than one depth
+// block; on 1 and 3 threads (3 threads over a single block split the output frames into runs),
+// against the direct sum in double.
+TEST(NnConv, FramesUnfoldedOnceMatchDirectConvolution) {
   const std::vector<DirectCase> cases = {
       {.name = "3-D (3,1,1), padded",
        .x = {2, 12, 5, 9, 11},
@@ -255,12 +256,36 @@ TEST(NnConv, FramesPackedOnceMatchDirectConvolution) {
        .group = 2,
        .strides = {2, 1, 1},
        .pads = {3, 0, 0, 2, 0, 0}},
-      {.name = "2-D (5,1), stride 3",
-       .x = {2, 6, 8, 100},
-       .w = {7, 6, 5, 1},
-       .strides = {3, 1},
-       .pads = {2, 0, 1, 0}},
-      {.name = "3-D (3,1,1), 1000 channels: blocks of 64",
+      {.name = "3-D (5,1,1), stride 3",
+       .x = {2, 6, 8, 4, 25},
+       .w = {7, 6, 5, 1, 1},
+       .strides = {3, 1, 1},
+       .pads = {2, 0, 0, 1, 0, 0}},
+      {.name = "3-D 3x3x3, padded",
+       .x = {2, 24, 5, 9, 11},
+       .w = {10, 24, 3, 3, 3},
+       .pads = {1, 1, 1, 1, 1, 1}},
+      {.name = "3-D 3x3x3, strides 2, asymmetric pads, 2 groups",
+       .x = {1, 8, 7, 16, 17},
+       .w = {6, 4, 3, 3, 3},
+       .group = 2,
+       .strides = {2, 2, 2},
+       .pads = {1, 1, 0, 0, 1, 1}},
+      {.name = "3-D (3,7,7) stem, stride (1,2,2)",
+       .x = {1, 3, 6, 24, 30},
+       .w = {8, 3, 3, 7, 7},
+       .strides = {1, 2, 2},
+       .pads = {1, 3, 3, 1, 3, 3}},
+      {.name = "3-D (2,3,3), spatial dilation 2",
+       .x = {1, 5, 4, 12, 14},
+       .w = {4, 5, 2, 3, 3},
+       .dilations = {1, 2, 2},
+       .pads = {0, 2, 2, 1, 2, 2}},
+      {.name = "3-D 3x3x3, 200 channels: blocks of 96",
+       .x = {1, 200, 4, 10, 20},
+       .w = {3, 200, 3, 3, 3},
+       .pads = {1, 1, 1, 1, 1, 1}},
+      {.name = "3-D (3,1,1), 1000 channels: blocks of 128",
        .x = {1, 1000, 6, 10, 20},
        .w = {3, 1000, 3, 1, 1},
        .pads = {1, 0, 0, 1, 0, 0}},
@@ -278,6 +303,7 @@ TEST(NnConv, FramesPackedOnceMatchDirectConvolution) {
       NodeTest t("Conv", 11);
       if (k.group != 1) t.Attr("group", k.group);
       if (!k.strides.empty()) t.Attr("strides", k.strides);
+      if (!k.dilations.empty()) t.Attr("dilations", k.dilations);
       if (!k.pads.empty()) t.Attr("pads", k.pads);
       auto out = t.Input<float>(k.x, x).Input<float>(k.w, w).Input<float>({k.w[0]}, b).Run(threads);
       ASSERT_EQ(out[0]->shape(), Shape(y_dims));
