@@ -12,7 +12,9 @@
 // backbone's layers); groups of 2, 4, 8 or 16 channels on both sides (16 only where Winograd does
 // not take them: off AVX-512 machines, or not 3×3 stride 1) run as a direct loop along the
 // output channels (nhwc_grouped.cc); a layer whose taps read only padding over bands of its
-// output (atrous, dilated) runs region by region over the live taps only (RunRegions);
+// output (atrous, dilated) runs region by region over the live taps only (RunRegions); one
+// group of 1 to 4 input channels (a network's first layer) runs, on AVX-512 machines, as a
+// direct loop over zero-padded copies of the rows each output row reads (nhwc_stem.cc);
 // everything else multiplies blocks of output pixels, [P,
 // kH·kW·C/group] · [kH·kW·C/group, M/group] per group, the left side being X itself for a 1×1,
 // stride 1, unpadded kernel and an im2col of the block (contiguous C-runs per tap) otherwise, the
@@ -591,8 +593,17 @@ class NhwcConv final : public Kernel {
                 "attribute 'expand' is " + std::to_string(expand) + "; it must be 0 or 1");
     }
     if (expand == 1) ReadExpansion(info, parts.empty() && !channel_scale_);
+    stem_ =
+        !depthwise_ && !grouped_ && !winograd_ && parts.empty() && !channel_scale_ && expand == 0 &&
+        nhwc::StemFits(static_cast<size_t>(group_), static_cast<size_t>(group_channels_ * group_),
+                       kernel_[0] == 1 && kernel_[1] == 1);
     if (!parts.empty()) {
       PackParts(info, parts, static_cast<const float*>(w->data()));
+    } else if (stem_) {
+      stem_weights_ = nhwc::PackStemWeights(
+          static_cast<const float*>(w->data()), static_cast<size_t>(features_),
+          static_cast<size_t>(group_channels_), static_cast<size_t>(kernel_[0]),
+          static_cast<size_t>(kernel_[1]));
     } else if (winograd_) {
       PackWinograd(static_cast<const float*>(w->data()));
     } else {
@@ -758,6 +769,8 @@ class NhwcConv final : public Kernel {
       RunDepthwise(p, o, epilogue_, ctx.threads());
     } else if (grouped_) {
       nhwc::RunGrouped(p, packed_.data(), o, epilogue_, ctx.threads());
+    } else if (stem_) {
+      nhwc::RunStem(p, stem_weights_.data(), o, epilogue_, ctx);
     } else if (winograd_) {
       const nhwc::WinogradShape s = {p.batch,          p.in_h,          p.in_w,
                                      p.out_h,          p.out_w,         p.g.pad_begin[0],
@@ -953,6 +966,8 @@ class NhwcConv final : public Kernel {
   std::array<int64_t, 2> kernel_ = {};
   bool depthwise_ = false;
   bool grouped_ = false;                     // narrow groups: nhwc_grouped.cc's path
+  bool stem_ = false;                        // 1-4 input channels: nhwc_stem.cc's path
+  std::vector<float> stem_weights_;          // its weights (PackStemWeights)
   std::vector<float> packed_;                // depthwise and narrow-group weights
   std::vector<PackedMatrix> group_weights_;  // the others, one per group (or per X part)
   std::vector<size_t> part_sizes_;           // input_channels: X's parts, or empty

@@ -76,6 +76,17 @@ inline TapRange InnerColumns(const Problem& p) {
 // multiplier 1 and square 3×3 / 5×5 kernels, a general loop otherwise.
 void RunDepthwise(const Problem& p, const Operands& o, const nn::Epilogue& e, ThreadPool& pool);
 
+// Whether the few-input-channels path (nhwc_stem.cc) takes a convolution: one group of 1 to 4
+// input channels, a kernel other than 1×1, on a machine with AVX-512 (and a compiler with the
+// vector clones).
+bool StemFits(size_t groups, size_t channels, bool one_by_one);
+// OIHW weights [m, c, kh, kw] as nhwc_stem.cc reads them: [kh][kw][c][M rounded up to 16], zeros
+// in the padding.
+std::vector<float> PackStemWeights(const float* w, size_t m, size_t c, size_t kh, size_t kw);
+// A convolution StemFits takes, with its epilogue; w from PackStemWeights.
+void RunStem(const Problem& p, const float* w, const Operands& o, const nn::Epilogue& e,
+             KernelContext& ctx);
+
 // Whether the narrow-group path (nhwc_grouped.cc) takes a grouped convolution: more than one group,
 // Q = C/group = M/group is 2, 4 8 or 16, and M is a multiple of 8.
 bool GroupedFits(size_t groups, size_t group_channels, size_t group_features);

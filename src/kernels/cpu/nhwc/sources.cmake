@@ -8,6 +8,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/nhwc/nhwc_depthwise_k5.cc
   src/kernels/cpu/nhwc/nhwc_depthwise_k7.cc
   src/kernels/cpu/nhwc/nhwc_grouped.cc
+  src/kernels/cpu/nhwc/nhwc_stem.cc
   src/kernels/cpu/nhwc/nhwc_winograd.cc
   src/kernels/cpu/nhwc/nhwc_pool.cc)
 # Files of row loops only (no kernel is created there): the fuzz build compiles them without
