@@ -20,5 +20,6 @@ list(APPEND KILN_LOOP_ONLY_SOURCES
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/nhwc/nhwc_conv_test.cc
   src/kernels/cpu/nhwc/nhwc_pool_test.cc
+  src/kernels/cpu/nhwc/nhwc_stem_test.cc
   src/kernels/cpu/nhwc/fused_conv_test.cc
   src/kernels/cpu/nhwc/nhwc_depthwise_test.cc)

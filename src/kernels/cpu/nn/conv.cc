@@ -270,6 +270,23 @@ bool UseStrips(const ConvProblem& p, size_t threads) {
   return threads == 1 || strips >= 2 * threads;
 }
 
+// Bias and FusedConv's epilogue on a block of a group's output while it is in cache: `cols`
+// positions of each of the group's channels from `block` (channel m0's row; the rows out_size
+// apart), Z read at the same offsets from Y (`y`) as the block.
+void FinishBlock(const ConvProblem& p, const Fused& fused, const float* b, size_t m0,
+                 const float* y, float* block, size_t cols) {
+  for (size_t m = 0; m < p.group_features; ++m) {
+    float* row = block + m * p.window.out_size;
+    const float bias = b != nullptr ? b[m0 + m] : 0.0f;
+    if (fused.epilogue != nullptr) {
+      const float* z = fused.z != nullptr ? fused.z + (row - y) : nullptr;
+      nn::ApplyEpiloguePlane(*fused.epilogue, row, cols, bias, z);
+    } else if (b != nullptr) {
+      for (size_t i = 0; i < cols; ++i) row[i] += bias;
+    }
+  }
+}
+
 void StripConv(const ConvProblem& p, const float* x, const float* w, const float* b, float* y,
                KernelContext& ctx, const Fused& fused) {
   const WindowGeometry& g = p.window;
@@ -307,18 +324,7 @@ void StripConv(const ConvProblem& p, const float* x, const float* w, const float
       const PackedMatrix bm = PackedMatrix::View(panels, depth, q1 - q0);
       PackedGemm(p.group_features, w + m0 * depth, depth, bm, 0, q1 - q0, yg + q0, g.out_size,
                  false);
-      // Bias and epilogue on the block while it is in cache.
-      for (size_t m = 0; m < p.group_features; ++m) {
-        float* row = yg + m * g.out_size + q0;
-        const float bias = b != nullptr ? b[m0 + m] : 0.0f;
-        if (fused.epilogue != nullptr) {
-          const float* z =
-              fused.z != nullptr ? fused.z + (n * p.features + m0 + m) * g.out_size + q0 : nullptr;
-          nn::ApplyEpiloguePlane(*fused.epilogue, row, q1 - q0, bias, z);
-        } else if (b != nullptr) {
-          for (size_t i = 0; i < q1 - q0; ++i) row[i] += bias;
-        }
-      }
+      FinishBlock(p, fused, b, m0, y, yg + q0, q1 - q0);
     }
   });
 }
@@ -469,17 +475,7 @@ void FrameConv(const ConvProblem& p, size_t width, const float* x, const float* 
         float* yt = y + (n * p.features + m0) * g.out_size + t * plane + j0;
         PackedGemm(p.group_features, wt + m0 * depth, depth,
                    all.DepthSlice(t * st * frame_depth, depth), 0, j1 - j0, yt, g.out_size, false);
-        // Bias and epilogue on the block while it is in cache.
-        for (size_t m = 0; m < p.group_features; ++m) {
-          float* row = yt + m * g.out_size;
-          const float bias = b != nullptr ? b[m0 + m] : 0.0f;
-          if (fused.epilogue != nullptr) {
-            const float* z = fused.z != nullptr ? fused.z + (row - y) : nullptr;
-            nn::ApplyEpiloguePlane(*fused.epilogue, row, j1 - j0, bias, z);
-          } else if (b != nullptr) {
-            for (size_t i = 0; i < j1 - j0; ++i) row[i] += bias;
-          }
-        }
+        FinishBlock(p, fused, b, m0, y, yt, j1 - j0);
       }
     }
   });

@@ -172,6 +172,36 @@ std::vector<double> DirectConv(const DirectCase& k, const std::vector<float>& x,
   return y;
 }
 
+// Conv (with a bias) on Pattern inputs against the direct sum in double, on 1 and 3 threads.
+void ExpectMatchesDirect(const DirectCase& k) {
+  size_t xn = 1, wn = 1;
+  for (int64_t d : k.x) xn *= static_cast<size_t>(d);
+  for (int64_t d : k.w) wn *= static_cast<size_t>(d);
+  const std::vector<float> x = Pattern(xn, 5), w = Pattern(wn, 3),
+                           b = Pattern(static_cast<size_t>(k.w[0]), 11);
+  std::vector<int64_t> y_dims;
+  const std::vector<double> want = DirectConv(k, x, w, b, &y_dims);
+  for (int threads : {1, 3}) {
+    SCOPED_TRACE(std::string(k.name) + ", threads " + std::to_string(threads));
+    NodeTest t("Conv", 11);
+    if (k.group != 1) t.Attr("group", k.group);
+    if (!k.strides.empty()) t.Attr("strides", k.strides);
+    if (!k.dilations.empty()) t.Attr("dilations", k.dilations);
+    if (!k.pads.empty()) t.Attr("pads", k.pads);
+    auto out = t.Input<float>(k.x, x).Input<float>(k.w, w).Input<float>({k.w[0]}, b).Run(threads);
+    ASSERT_EQ(out[0]->shape(), Shape(y_dims));
+    const std::vector<float> got = Values<float>(*out[0]);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (!(std::fabs(got[i] - want[i]) <= 1e-4 + 1e-5 * std::fabs(want[i])) && bad++ == 0) {
+        first = i;
+      }
+    }
+    EXPECT_EQ(bad, 0u) << "first at element " << first << ": " << got[first] << " vs "
+                       << want[first];
+  }
+}
+
 // Float convolutions run strip by strip (2 MB of unfolded columns at a time, in a per-thread
 // buffer): deep enough that strips are narrow and cut through output rows, with groups, strides,
 // dilations and asymmetric pads in 1-D, 2-D and 3-D, on 1 and 3 threads (where a grid of fewer
@@ -207,34 +237,7 @@ TEST(NnConv, StripsMatchDirectConvolution) {
        .group = 4,
        .pads = {3, 1, 3, 1}},
   };
-  for (const DirectCase& k : cases) {
-    size_t xn = 1, wn = 1;
-    for (int64_t d : k.x) xn *= static_cast<size_t>(d);
-    for (int64_t d : k.w) wn *= static_cast<size_t>(d);
-    const std::vector<float> x = Pattern(xn, 5), w = Pattern(wn, 3),
-                             b = Pattern(static_cast<size_t>(k.w[0]), 11);
-    std::vector<int64_t> y_dims;
-    const std::vector<double> want = DirectConv(k, x, w, b, &y_dims);
-    for (int threads : {1, 3}) {
-      SCOPED_TRACE(std::string(k.name) + ", threads " + std::to_string(threads));
-      NodeTest t("Conv", 11);
-      if (k.group != 1) t.Attr("group", k.group);
-      if (!k.strides.empty()) t.Attr("strides", k.strides);
-      if (!k.dilations.empty()) t.Attr("dilations", k.dilations);
-      if (!k.pads.empty()) t.Attr("pads", k.pads);
-      auto out = t.Input<float>(k.x, x).Input<float>(k.w, w).Input<float>({k.w[0]}, b).Run(threads);
-      ASSERT_EQ(out[0]->shape(), Shape(y_dims));
-      const std::vector<float> got = Values<float>(*out[0]);
-      size_t bad = 0, first = 0;
-      for (size_t i = 0; i < got.size(); ++i) {
-        if (!(std::fabs(got[i] - want[i]) <= 1e-4 + 1e-5 * std::fabs(want[i])) && bad++ == 0) {
-          first = i;
-        }
-      }
-      EXPECT_EQ(bad, 0u) << "first at element " << first << ": " << got[first] << " vs "
-                         << want[first];
-    }
-  }
+  for (const DirectCase& k : cases) ExpectMatchesDirect(k);
 }
 
 // Kernels of two frames or more (the first spatial axis) unfold each input frame once, over the
@@ -290,34 +293,7 @@ TEST(NnConv, FramesUnfoldedOnceMatchDirectConvolution) {
        .w = {3, 1000, 3, 1, 1},
        .pads = {1, 0, 0, 1, 0, 0}},
   };
-  for (const DirectCase& k : cases) {
-    size_t xn = 1, wn = 1;
-    for (int64_t d : k.x) xn *= static_cast<size_t>(d);
-    for (int64_t d : k.w) wn *= static_cast<size_t>(d);
-    const std::vector<float> x = Pattern(xn, 5), w = Pattern(wn, 3),
-                             b = Pattern(static_cast<size_t>(k.w[0]), 11);
-    std::vector<int64_t> y_dims;
-    const std::vector<double> want = DirectConv(k, x, w, b, &y_dims);
-    for (int threads : {1, 3}) {
-      SCOPED_TRACE(std::string(k.name) + ", threads " + std::to_string(threads));
-      NodeTest t("Conv", 11);
-      if (k.group != 1) t.Attr("group", k.group);
-      if (!k.strides.empty()) t.Attr("strides", k.strides);
-      if (!k.dilations.empty()) t.Attr("dilations", k.dilations);
-      if (!k.pads.empty()) t.Attr("pads", k.pads);
-      auto out = t.Input<float>(k.x, x).Input<float>(k.w, w).Input<float>({k.w[0]}, b).Run(threads);
-      ASSERT_EQ(out[0]->shape(), Shape(y_dims));
-      const std::vector<float> got = Values<float>(*out[0]);
-      size_t bad = 0, first = 0;
-      for (size_t i = 0; i < got.size(); ++i) {
-        if (!(std::fabs(got[i] - want[i]) <= 1e-4 + 1e-5 * std::fabs(want[i])) && bad++ == 0) {
-          first = i;
-        }
-      }
-      EXPECT_EQ(bad, 0u) << "first at element " << first << ": " << got[first] << " vs "
-                         << want[first];
-    }
-  }
+  for (const DirectCase& k : cases) ExpectMatchesDirect(k);
 }
 
 constexpr float kDepthwise[] = {
