@@ -511,7 +511,8 @@ std::optional<SliceParams> ReadSlice(const InferenceContext& ctx) {
 
 void Slice(InferenceContext& ctx) {
   const DataType type = InputType(ctx, 0);
-  std::optional<std::vector<int64_t>> x = InputDims(ctx, 0);
+  // Axes the slice does not touch keep their symbols.
+  std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   const std::optional<SliceParams> p = ReadSlice(ctx);
   if (!x) {
     SetOutputDims(ctx, 0, type, std::nullopt);
@@ -539,7 +540,10 @@ void Slice(InferenceContext& ctx) {
     const int64_t step = p->steps.empty() ? 1 : p->steps[i];
     if (step == 0) ctx.Fail("steps " + DimsText(p->steps) + " has a 0");
     const int64_t dim = (*x)[axis];
-    if (!IsKnownDim(dim)) continue;  // the count depends on the clamping
+    if (!IsKnownDim(dim)) {
+      (*x)[axis] = kUnknownDim;  // the count depends on the clamping
+      continue;
+    }
     (*x)[axis] = cpu::ClampSliceAxis(p->starts[i], p->ends[i], step, dim).count;
   }
   SetOutputDims(ctx, 0, type, x);

@@ -71,6 +71,14 @@ TEST(SymbolicDims, RulesPassThemThrough) {
   // Concatenating along a symbolic axis: unknown.
   auto cat = RuleTest("Concat", 13).Attr("axis", 0).Input(kF, {S, 4}).Input(kF, {S, 4}).Run();
   EXPECT_EQ(Dims(cat[0]), (V{-1, 4}));
+  // Slice: the axes it leaves alone keep their symbols; one it cuts is unknown (clamping).
+  auto slice = RuleTest("Slice", 13)
+                   .Input(kF, {B, 8, S})
+                   .ConstInput<int64_t>({2}, {2, 0})
+                   .ConstInput<int64_t>({2}, {6, 3})
+                   .ConstInput<int64_t>({2}, {1, -1})
+                   .Run();
+  EXPECT_EQ(Dims(slice[0]), (V{B, 4, -1}));
 }
 
 // Convolution and pooling keep the batch and the channels, and a spatial symbol where the

@@ -3,12 +3,18 @@
 // its ai.kiln Nhwc* form between two transposes: NCHW→NHWC before, NHWC→NCHW after. Then the
 // NHWC→NCHW transposes are pushed down through ops that do not care about the layout
 // (elementwise unary ops, binary ops whose other operands are in NHWC too or are constants,
-// Concat on channels, inference BatchNormalization as a Mul and an Add of constants), and every
-// transpose pair that cancels goes. What remains converts only at
-// the chain's edges (the model's input, the flatten before a classifier, ...).
+// Concat, inference BatchNormalization as a Mul and an Add of constants, and the data movement of
+// a channel shuffle: Reshape and Transpose that regroup only the channel axes, Slice, Split),
+// and every transpose pair that cancels goes. What remains converts only at the chain's edges
+// (the model's input, the flatten before a classifier, ...).
+//
+// Past rank 4 the channels-first value is [N, C1, ..., Ck, H, W] and its channels-last form
+// [N, H, W, C1, ..., Ck] (ShuffleNet's [N, 2, C/2, H, W]): the transpose back is ToNchwPerm.
 #include <array>
 #include <cmath>
 #include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "kernels/domains.h"
@@ -28,9 +34,37 @@ bool IsTranspose(const ir::Node* n, const std::array<int64_t, 4>& perm) {
          std::equal(perm.begin(), perm.end(), a->ints.begin());
 }
 
-ir::Value* AddTranspose(ir::Graph& g, ir::Value* in, const std::array<int64_t, 4>& perm,
+// The permutation from [N, H, W, C1, ..., Ck] back to [N, C1, ..., Ck, H, W] at rank r = k + 3
+// ≥ 4: (0, 3, ..., r - 1, 1, 2); kToNchw at rank 4.
+std::vector<int64_t> ToNchwPerm(size_t rank) {
+  std::vector<int64_t> p = {0};
+  for (size_t a = 3; a < rank; ++a) p.push_back(static_cast<int64_t>(a));
+  p.push_back(1);
+  p.push_back(2);
+  return p;
+}
+
+// The rank when n is a ToNchwPerm transpose, else 0.
+size_t ToNchwRank(const ir::Node* n) {
+  if (!IsOp(n, "Transpose")) return 0;
+  const ir::Attribute* a = n->FindAttribute("perm");
+  if (a == nullptr || a->ints.size() < 4) return 0;
+  return a->ints == ToNchwPerm(a->ints.size()) ? a->ints.size() : 0;
+}
+
+// Where axis `a` (0 ≤ a < rank) of a channels-first value of that rank is in its channels-last
+// form.
+int64_t NhwcAxis(int64_t a, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (a == 0) return 0;
+  if (a == r - 2) return 1;
+  if (a == r - 1) return 2;
+  return a + 2;
+}
+
+ir::Value* AddTranspose(ir::Graph& g, ir::Value* in, std::span<const int64_t> perm,
                         ir::Value* out = nullptr) {
-  const bool to_nhwc = perm == kToNhwc;
+  const bool to_nhwc = std::equal(perm.begin(), perm.end(), kToNhwc.begin(), kToNhwc.end());
   if (out == nullptr) out = g.AddValue(g.UniqueName(in->name() + (to_nhwc ? "_nhwc" : "_nchw")));
   ir::Node* t = g.AddNode(g.UniqueName(out->name() + "/Transpose"), "Transpose", "");
   t->set_opset(13);
@@ -122,52 +156,214 @@ ir::Value* PermuteConstant(ir::Graph& g, const ir::Value* v) {
 }
 
 // Step 2: a layout-free node reading NHWC→NCHW transposes runs on the NHWC tensors instead, and
-// the transpose moves after it.
+// the transpose moves after it. Unary ops at any rank; binary ops at rank 4 (their constants
+// are permuted to match).
 bool PushThrough(PassContext& ctx, ir::Node* n) {
   ir::Graph& g = ctx.graph;
   const bool unary = IsLayoutFreeUnary(n);
   const bool binary = IsLayoutFreeBinary(n);
-  const bool concat =
-      IsOp(n, "Concat") && (IntAttrOf(n, "axis", 0) == 1 || IntAttrOf(n, "axis", 0) == -3);
-  if ((!unary && !binary && !concat) || n->outputs().size() != 1 || n->inputs().empty()) {
-    return false;
-  }
+  if ((!unary && !binary) || n->outputs().size() != 1 || n->inputs().empty()) return false;
   // Decide first, change nothing until the node is known to move (a permuted constant made for a
   // node that then stays would be left in the graph).
   std::vector<ir::Value*> inputs = n->inputs();
   std::vector<size_t> constants;  // inputs to permute
-  bool any = false;
+  size_t rank = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     ir::Value* in = inputs[i];
     if (in == nullptr) continue;
     const bool data_input = !unary || i == 0;
-    ir::Node* p = in->producer();
-    if (IsTranspose(p, kToNchw)) {
+    const size_t r = ToNchwRank(in->producer());
+    if (r != 0 && (unary || r == 4)) {
       if (!data_input) return false;
-      inputs[i] = p->inputs()[0];
-      any = true;
+      inputs[i] = in->producer()->inputs()[0];
+      rank = r;
     } else if (data_input && binary) {
       if (!IsPermutableConstant(in)) return false;
       constants.push_back(i);
     } else if (data_input || ConstantOf(in) == nullptr) {
-      // A Concat operand still in NCHW; or a non-data input (Clip's bounds) that is not a
-      // constant scalar.
+      // A data operand still in NCHW; or a non-data input (Clip's bounds) that is not a constant.
       return false;
     }
   }
-  if (!any) return false;
+  if (rank == 0) return false;
   for (size_t i : constants) inputs[i] = PermuteConstant(g, inputs[i]);
   ir::Value* out = n->outputs()[0];
   ir::Value* nhwc = g.AddValue(g.UniqueName(out->name() + "_nhwc"));
-  std::vector<ir::Attribute> attrs = n->attributes();
-  if (concat) {
-    for (ir::Attribute& a : attrs) {
-      if (a.name == "axis") a.i = 3;
+  Replace(g, {n}, n->op_type(), n->domain(), n->opset(), std::move(inputs), {nhwc},
+          n->attributes());
+  AddTranspose(g, nhwc, ToNchwPerm(rank), out);
+  return true;
+}
+
+// An int64 or int32 constant (as `like`'s type, int64 when `like` is null) of these values.
+ir::Value* IntsConstant(ir::Graph& g, const std::string& name, const std::vector<int64_t>& v,
+                        const Tensor* like) {
+  const DataType type =
+      like != nullptr && like->type() == DataType::kInt32 ? DataType::kInt32 : DataType::kInt64;
+  std::shared_ptr<Tensor> t =
+      Tensor::AllocateForOverwrite(type, Shape({static_cast<int64_t>(v.size())}), CpuAllocator());
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (type == DataType::kInt32) {
+      static_cast<int32_t*>(t->data())[i] = static_cast<int32_t>(v[i]);
+    } else {
+      static_cast<int64_t*>(t->data())[i] = v[i];
     }
   }
-  Replace(g, {n}, n->op_type(), n->domain(), n->opset(), std::move(inputs), {nhwc},
-          std::move(attrs));
-  AddTranspose(g, nhwc, kToNchw, out);
+  return AddConstant(g, name, std::move(t));
+}
+
+// Replaces `n` by the same op on its channels-last operands (`inputs`, `attrs`), each output
+// then transposed back to channels-first at `rank` into the value the node wrote.
+void MoveBefore(ir::Graph& g, ir::Node* n, std::vector<ir::Value*> inputs,
+                std::vector<ir::Attribute> attrs, size_t rank) {
+  std::vector<ir::Value*> outs = n->outputs();
+  std::vector<ir::Value*> nhwc;
+  nhwc.reserve(outs.size());
+  for (ir::Value* o : outs) nhwc.push_back(g.AddValue(g.UniqueName(o->name() + "_nhwc")));
+  Replace(g, {n}, n->op_type(), n->domain(), n->opset(), std::move(inputs), nhwc, std::move(attrs));
+  for (size_t i = 0; i < outs.size(); ++i) AddTranspose(g, nhwc[i], ToNchwPerm(rank), outs[i]);
+}
+
+// The channels-last operand behind input 0 when it is a ToNchwPerm transpose (`rank` set), and
+// every output is present.
+ir::Value* ChannelsLastInput(const ir::Node* n, size_t& rank) {
+  if (n->inputs().empty() || n->inputs()[0] == nullptr || n->outputs().empty()) return nullptr;
+  for (const ir::Value* o : n->outputs()) {
+    if (o == nullptr) return nullptr;
+  }
+  rank = ToNchwRank(n->inputs()[0]->producer());
+  return rank == 0 ? nullptr : n->inputs()[0]->producer()->inputs()[0];
+}
+
+// The axis attribute normalized to [0, rank), or nullopt when out of range.
+std::optional<int64_t> AxisOf(const ir::Node* n, int64_t fallback, size_t rank) {
+  int64_t a = IntAttrOf(n, "axis", fallback);
+  const auto r = static_cast<int64_t>(rank);
+  if (a < 0) a += r;
+  if (a < 0 || a >= r) return std::nullopt;
+  return a;
+}
+
+std::vector<ir::Attribute> WithAxis(const ir::Node* n, int64_t axis) {
+  std::vector<ir::Attribute> attrs;
+  for (const ir::Attribute& a : n->attributes()) {
+    if (a.name != "axis") attrs.push_back(a);
+  }
+  attrs.push_back(IntAttr("axis", axis));
+  return attrs;
+}
+
+// Step 2c: Concat (on any axis) of channels-first values that are all transposes of
+// channels-last ones of the same rank.
+bool PushConcat(ir::Graph& g, ir::Node* n) {
+  if (!IsOp(n, "Concat") || n->outputs().size() != 1) return false;
+  std::vector<ir::Value*> inputs = n->inputs();
+  size_t rank = 0;
+  for (ir::Value*& in : inputs) {
+    const size_t r = in != nullptr ? ToNchwRank(in->producer()) : 0;
+    if (r == 0 || (rank != 0 && r != rank)) return false;
+    rank = r;
+    in = in->producer()->inputs()[0];
+  }
+  const std::optional<int64_t> axis = AxisOf(n, 0, rank);
+  if (!axis) return false;
+  MoveBefore(g, n, std::move(inputs), WithAxis(n, NhwcAxis(*axis, rank)), rank);
+  return true;
+}
+
+// Whether two dimensions are equal in every run: the same size, or the same symbol.
+bool SameDim(int64_t a, int64_t b) {
+  return infer::IsNamedDim(a) && a == b;
+}
+
+// Step 2d: Reshape that keeps N first and H, W last and regroups only the channel axes between
+// them (ShuffleNet's [N, C, H, W] → [N, g, C/g, H, W] and back) does the same to the
+// channels-last value's trailing channel axes.
+bool PushReshape(PassContext& ctx, ir::Node* n) {
+  size_t rank = 0;
+  if (!IsOp(n, "Reshape") || n->opset() < 5 || n->outputs().size() != 1) return false;
+  ir::Value* y = ChannelsLastInput(n, rank);
+  if (y == nullptr) return false;
+  const infer::TensorFacts& in = ctx.Facts(n->inputs()[0]);
+  const infer::TensorFacts& out = ctx.Facts(n->outputs()[0]);
+  if (!in.shape || !out.shape || in.shape->rank() != rank || out.shape->rank() < 4) return false;
+  const std::vector<int64_t>& d = in.shape->dims();
+  const std::vector<int64_t>& e = out.shape->dims();
+  const size_t r = e.size();
+  if (!SameDim(d[0], e[0]) || d[rank - 2] < 0 || d[rank - 1] < 0 || e[r - 2] != d[rank - 2] ||
+      e[r - 1] != d[rank - 1]) {
+    return false;
+  }
+  // [N (0: copied from the input), H, W, the output's channel axes].
+  std::vector<int64_t> target = {d[0] >= 0 ? d[0] : 0, d[rank - 2], d[rank - 1]};
+  for (size_t a = 1; a + 2 < r; ++a) {
+    if (e[a] < 0) return false;
+    target.push_back(e[a]);
+  }
+  if (d[0] == 0) return false;  // 0 would mean "copy" in the target
+  ir::Value* shape = IntsConstant(ctx.graph, n->name() + "_nhwc_shape", target, nullptr);
+  MoveBefore(ctx.graph, n, {y, shape}, {}, r);
+  return true;
+}
+
+// Step 2e: Transpose that keeps N, H and W in place and permutes only the channel axes.
+bool PushTransposeOfChannels(ir::Graph& g, ir::Node* n) {
+  size_t rank = 0;
+  if (!IsOp(n, "Transpose") || n->outputs().size() != 1) return false;
+  ir::Value* y = ChannelsLastInput(n, rank);
+  const ir::Attribute* a = n->FindAttribute("perm");
+  if (y == nullptr || a == nullptr || a->ints.size() != rank) return false;
+  const std::vector<int64_t>& p = a->ints;
+  const auto r = static_cast<int64_t>(rank);
+  if (p[0] != 0 || p[rank - 2] != r - 2 || p[rank - 1] != r - 1) return false;
+  std::vector<int64_t> q = {0, 1, 2};
+  for (size_t i = 1; i + 2 < rank; ++i) {
+    if (p[i] < 1 || p[i] > r - 3) return false;
+    q.push_back(p[i] + 2);
+  }
+  MoveBefore(g, n, {y}, {IntsAttr("perm", q)}, rank);
+  return true;
+}
+
+// Step 2f: Slice with constant axes (and starts, ends, steps of any kind), and Split.
+bool PushSliceOrSplit(ir::Graph& g, ir::Node* n) {
+  size_t rank = 0;
+  if (IsOp(n, "Split")) {
+    ir::Value* y = ChannelsLastInput(n, rank);
+    const std::optional<int64_t> axis = y != nullptr ? AxisOf(n, 0, rank) : std::nullopt;
+    if (!axis) return false;
+    std::vector<ir::Value*> inputs = n->inputs();
+    inputs[0] = y;
+    MoveBefore(g, n, std::move(inputs), WithAxis(n, NhwcAxis(*axis, rank)), rank);
+    return true;
+  }
+  if (!IsOp(n, "Slice") || n->outputs().size() != 1 || n->opset() < 10) return false;
+  ir::Value* y = ChannelsLastInput(n, rank);
+  if (y == nullptr) return false;
+  std::vector<ir::Value*> inputs = n->inputs();
+  const Tensor* starts = ConstantOf(inputs[1]);
+  std::vector<int64_t> axes;
+  if (inputs.size() > 3 && inputs[3] != nullptr) {
+    std::optional<std::vector<int64_t>> given = IntsOf(inputs[3]);
+    if (!given) return false;
+    axes = *given;
+  } else {
+    // All of starts' axes, in order: its length must be known.
+    const std::optional<std::vector<int64_t>> s = IntsOf(inputs[1]);
+    if (!s) return false;
+    for (size_t i = 0; i < s->size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  for (int64_t& a : axes) {
+    if (a < 0) a += static_cast<int64_t>(rank);
+    if (a < 0 || a >= static_cast<int64_t>(rank)) return false;
+    a = NhwcAxis(a, rank);
+  }
+  inputs[0] = y;
+  const Tensor* like = inputs.size() > 3 && inputs[3] != nullptr ? ConstantOf(inputs[3]) : starts;
+  ir::Value* mapped = IntsConstant(g, n->name() + "_nhwc_axes", axes, like);
+  if (inputs.size() < 4) inputs.resize(4, nullptr);
+  inputs[3] = mapped;
+  MoveBefore(g, n, std::move(inputs), n->attributes(), rank);
   return true;
 }
 
@@ -239,6 +435,12 @@ size_t ConvertToNhwc(PassContext& ctx) {
     again = RewriteAll(g, [&](ir::Node* n) { return CancelPair(ctx, n); }) > 0;
     again = RewriteAll(g, [&](ir::Node* n) { return BatchNormAsAffine(ctx, n); }) > 0 || again;
     again = RewriteAll(g, [&](ir::Node* n) { return PushThrough(ctx, n); }) > 0 || again;
+    again = RewriteAll(g,
+                       [&](ir::Node* n) {
+                         return PushConcat(g, n) || PushReshape(ctx, n) ||
+                                PushTransposeOfChannels(g, n) || PushSliceOrSplit(g, n);
+                       }) > 0 ||
+            again;
   }
   EliminateDeadCode(ctx);
   return converted;

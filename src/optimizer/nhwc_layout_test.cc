@@ -2,6 +2,8 @@
 // nhwc_concat_split after it.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "kernels/registry.h"
@@ -13,6 +15,7 @@ namespace kiln::optimizer {
 namespace {
 
 using testing::ExpectSameOutputs;
+using testing::ExpectSameOutputsSized;
 using testing::GraphBuilder;
 using testing::OpCounts;
 using testing::OpsAfter;
@@ -350,6 +353,76 @@ TEST(NhwcConcatSplit, LeavesMalformedNodesToTheirKernels) {
   ir::Value* c = b.Op("Concat", {m, pooled}, {IntAttr("axis", 3)});
   b.Output(b.Node("NhwcConv", {c, b.Floats({2, 8, 1, 1})}, 1, {}, 1, "ai.kiln")[0]);
   EXPECT_EQ(OpsAfter(b.Model(), 3).count("ai.kiln.NhwcConv"), 1u);
+}
+
+// A ShuffleNet v2 unit over x [batch, 8, 6, 6]: the channels halved (Slice, or Split when
+// `split`), one half through a 1×1 and a depthwise 3×3 convolution, the halves concatenated
+// and shuffled (Reshape to [batch, 2, 4, 6, 6], Transpose (0, 2, 1, 3, 4), Reshape back), then a
+// 1×1 convolution. `reshape_n` is the Reshapes' first dimension (0: copy the input's).
+ir::Model ShuffleUnit(const GraphBuilder::Dim& batch, bool split, int64_t reshape_n) {
+  GraphBuilder b;
+  ir::Value* x =
+      b.Op("Conv", {b.DynamicInput("x", {batch, 3, 6, 6}), b.Floats({8, 3, 3, 3})}, {Pads(1)});
+  ir::Value* keep = nullptr;
+  ir::Value* half = nullptr;
+  if (split) {
+    std::vector<ir::Value*> parts =
+        b.Node("Split", {x, b.Ints({2}, {4, 4})}, 2, {IntAttr("axis", 1)});
+    keep = parts[0];
+    half = parts[1];
+  } else {
+    keep = b.Op("Slice", {x, b.Ints({1}, {0}), b.Ints({1}, {4}), b.Ints({1}, {-3})});
+    half = b.Op("Slice", {x, b.Ints({1}, {4}), b.Ints({1}, {8}), b.Ints({1}, {1})});
+  }
+  half = b.Op("Relu", {b.Op("Conv", {half, b.Floats({4, 4, 1, 1})})});
+  half = b.Op("Conv", {half, b.Floats({4, 1, 3, 3})}, {Pads(1), IntAttr("group", 4)});
+  ir::Value* c = b.Op("Concat", {keep, half}, {IntAttr("axis", 1)});
+  c = b.Op("Reshape", {c, b.Ints({5}, {reshape_n, 2, 4, 6, 6})});
+  c = b.Op("Transpose", {c}, {IntsAttr("perm", {0, 2, 1, 3, 4})});
+  c = b.Op("Reshape", {c, b.Ints({4}, {reshape_n, 8, 6, 6})});
+  b.Output(b.Op("Conv", {c, b.Floats({5, 8, 1, 1})}));
+  return b.Model();
+}
+
+TEST(NhwcLayout, ChannelShuffleRunsChannelsLast) {
+  const std::map<std::string, int64_t> sizes{{"batch", 3}};
+  for (bool split : {false, true}) {
+    SCOPED_TRACE(split ? "Split" : "Slice");
+    for (const GraphBuilder::Dim& batch : {GraphBuilder::Dim(2), GraphBuilder::Dim("batch")}) {
+      auto build = [&] { return ShuffleUnit(batch, split, batch.size > 0 ? batch.size : 0); };
+      // The input's transpose and the output's, and the shuffle's own (0, 1, 2, 4, 3).
+      const OpCounts ops = OpsAfter(build(), 3);
+      EXPECT_EQ(ops.at("Transpose"), 3);
+      EXPECT_EQ(ops.at("Reshape"), 2);
+      EXPECT_EQ(ops.at("ai.kiln.NhwcConv"), 4);
+      ExpectSameOutputsSized(build, 3, sizes);
+    }
+  }
+}
+
+// Reshapes that move N, H or W, and a Transpose that does, stay channels-first.
+TEST(NhwcLayout, LeavesReshapesAndTransposesOfTheSpatialAxesAlone) {
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(variant);
+    auto build = [&] {
+      GraphBuilder b;
+      ir::Value* x = b.Op("Conv", {b.Input("x", {2, 3, 4, 6}), b.Floats({8, 3, 1, 1})});
+      if (variant == 0) {
+        x = b.Op("Reshape", {x, b.Ints({5}, {2, 8, 4, 2, 3})});  // W split
+      } else if (variant == 1) {
+        x = b.Op("Reshape", {x, b.Ints({4}, {1, 16, 4, 6})});  // N into C
+      } else {
+        x = b.Op("Transpose", {b.Op("Reshape", {x, b.Ints({5}, {2, 2, 4, 4, 6})})},
+                 {IntsAttr("perm", {0, 1, 2, 4, 3})});  // H and W swapped
+      }
+      b.Output(x);
+      return b.Model();
+    };
+    const OpCounts ops = OpsAfter(build(), 3);
+    // The convolution's two transposes, and the variant's own Transpose.
+    EXPECT_EQ(ops.at("Transpose"), variant == 2 ? 3 : 2);
+    ExpectSameOutputs(build, 3);
+  }
 }
 
 TEST(NhwcLayout, LeavesNonFloatAndOneDimensionalConvolutionsAlone) {
