@@ -4,12 +4,19 @@
 // 32-column panel: 32 GFLOP/s for ShuffleNet's 3→24, 3×3/2 stem. Here each output row is computed
 // directly from the kH input rows it reads, copied first into zero-padded rows so that no tap
 // needs a bounds check: up to 64 output channels × 6-12 columns of sums at a time, each input
-// value broadcast once against every vector of 16 weights. AVX-512 machines only (16-float vectors,
+// value broadcast once against every vector of 16 weights. Each tile's sums go through a small
+// buffer in L1 to the output with masked stores (M = 24 is a vector and a half), the bias and a
+// ReLU applied on the way; other activations and a residual after the row. AVX-512 machines only
+// (16-float vectors,
 // compiled for AVX-512 alone); elsewhere these layers stay on the im2col product, which measured no
 // slower with 8-float vectors.
 #include <algorithm>
 #include <cstring>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/linalg/packed_kernel.h"
@@ -39,23 +46,60 @@ constexpr size_t kTileCols = kChunks == 1   ? 12
                              : kChunks == 3 ? 8
                                             : 6;
 
-// out[j][k·16 …] = acc[j][k] (+ what out holds when `add`) for the first n columns; acc zeroed.
+// Where a row's sums go: pixel x, channel f at y[x·ldy + f] for f < m; and, with `finish`, the
+// bias (when not null) and ReLU (when `relu`) applied to each tile once its sums are stored, in
+// the order nn::ApplyEpilogueRows applies them, so that the bits are the same.
+struct RowOut {
+  float* y;
+  size_t ldy;
+  size_t m;
+  bool finish;
+  const float* bias;
+  bool relu;
+};
+
+// The lanes of chunk [f0, f0 + 16) that hold channels (f0 < m).
+KILN_TARGET_AVX512 inline __mmask16 LaneMask(size_t f0, size_t m) {
+  const size_t lanes = std::min(kLanes, m - f0);
+  return static_cast<__mmask16>(lanes == kLanes ? 0xFFFFu : (1u << lanes) - 1u);
+}
+
+// tile[j][k·16 …] = acc[j][k] (+ what tile holds when `add`) for j < kN; acc zeroed.
 template <size_t kN, size_t kChunks>
-[[gnu::always_inline]] inline void AddRun(V16 (&acc)[kN][kChunks], size_t n, bool add, float* out,
-                                          size_t mp) {
-  for (size_t j = 0; j < n; ++j) {
-    for (size_t k = 0; k < kChunks; ++k) {
-      float* o = out + j * mp + k * kLanes;
-      StoreVec<16>(o, add ? acc[j][k] + LoadVec<16>(o) : acc[j][k]);
-    }
-  }
+[[gnu::always_inline]] inline void AddRun(V16 (&acc)[kN][kChunks], bool add, float* tile) {
   for (size_t j = 0; j < kN; ++j) {
-    for (size_t k = 0; k < kChunks; ++k) acc[j][k] = V16{};
+    for (size_t k = 0; k < kChunks; ++k) {
+      float* t = tile + (j * kChunks + k) * kLanes;
+      StoreVec<16>(t, add ? acc[j][k] + LoadVec<16>(t) : acc[j][k]);
+      acc[j][k] = V16{};
+    }
   }
 }
 
-// Output channels [m0, m0 + 16·kChunks) of row `out` ([ow, mp]) from the kh zero-padded input
-// rows at `rows` (row ky at rows + ky·row_floats, pixel x of it at x·C): out[ox][m] =
+// Columns [ox, ox + n) of the row from the tile's sums (channels m0 …, past m left alone), with
+// RowOut::finish's bias and ReLU. Kept out of StemChunks: its masked moves would cost the sums
+// their registers there.
+template <size_t kChunks>
+[[gnu::noinline]] KILN_TARGET_AVX512 void StoreTile(const float* tile, size_t n, const RowOut& out,
+                                                    size_t ox, size_t m0) {
+  for (size_t k = 0; k < kChunks; ++k) {
+    const __mmask16 mask = LaneMask(m0 + k * kLanes, out.m);
+    const bool bias = out.finish && out.bias != nullptr;
+    const __m512 b =
+        bias ? _mm512_maskz_loadu_ps(mask, out.bias + m0 + k * kLanes) : _mm512_setzero_ps();
+    for (size_t j = 0; j < n; ++j) {
+      __m512 v = _mm512_loadu_ps(tile + (j * kChunks + k) * kLanes);
+      if (bias) v = _mm512_add_ps(v, b);
+      // std::max(v, 0) as ApplyEpilogueRows computes it: v when v is NaN or ±0. (All lanes on:
+      // _mm512_max_ps trips GCC 12's maybe-uninitialized warning.)
+      if (out.finish && out.relu) v = _mm512_maskz_max_ps(0xFFFF, _mm512_setzero_ps(), v);
+      _mm512_mask_storeu_ps(out.y + (ox + j) * out.ldy + m0 + k * kLanes, mask, v);
+    }
+  }
+}
+
+// Output channels [m0, m0 + 16·kChunks) of row `out` from the kh zero-padded input rows at
+// `rows` (row ky at rows + ky·row_floats, pixel x of it at x·C): y[ox][m] =
 // Σ_{ky,kx,c} rows[ky][ox·sx + kx·dx][c] · w[((ky·kw + kx)·C + c)·mp + m]. Each input value is
 // broadcast once for all the chunks, each weight vector loaded once for all the tile's columns.
 // Reads whole tiles of columns (the rows are wide enough); stores only the ow columns.
@@ -63,12 +107,13 @@ template <size_t C, size_t kChunks>
 KILN_TARGET_AVX512 KILN_CONTRACT void StemChunks(const float* rows, size_t row_floats,
                                                  const float* w, size_t mp, size_t m0, size_t kh,
                                                  size_t kw, size_t sx, size_t dx, size_t ow,
-                                                 float* out) {
+                                                 const RowOut& out) {
   constexpr size_t kN = kTileCols<kChunks>;
   const size_t x_step = sx * C;
   for (size_t ox = 0; ox < ow; ox += kN) {
     const size_t n = std::min(kN, ow - ox);
     V16 acc[kN][kChunks] = {};
+    alignas(64) float tile[kN * kChunks * kLanes];
     // Terms summed in registers since the last run was added to the output, and whether one was.
     size_t run = 0;
     bool stored = false;
@@ -88,21 +133,22 @@ KILN_TARGET_AVX512 KILN_CONTRACT void StemChunks(const float* rows, size_t row_f
           if (++run == packed::kSumDepth) {
             // The product's runs of kSumDepth terms, each added to the output (packed_kernel.h):
             // the same sums in the same order, so the same bits as the im2col product.
-            AddRun<kN, kChunks>(acc, n, stored, out + ox * mp + m0, mp);
+            AddRun<kN, kChunks>(acc, stored, tile);
             run = 0;
             stored = true;
           }
         }
       }
     }
-    AddRun<kN, kChunks>(acc, n, stored, out + ox * mp + m0, mp);
+    if (run != 0) AddRun<kN, kChunks>(acc, stored, tile);
+    StoreTile<kChunks>(tile, n, out, ox, m0);
   }
 }
 
 // The whole row: channels in groups of up to 4 chunks.
 template <size_t C>
 void StemRow(const float* rows, size_t row_floats, const float* w, size_t mp, size_t kh, size_t kw,
-             size_t sx, size_t dx, size_t ow, float* out) {
+             size_t sx, size_t dx, size_t ow, const RowOut& out) {
   for (size_t m0 = 0; m0 < mp;) {
     switch (std::min<size_t>(4, (mp - m0) / kLanes)) {
       case 1:
@@ -129,7 +175,7 @@ void StemRow(const float* rows, size_t row_floats, const float* w, size_t mp, si
 constexpr size_t kMaxTileCols = 12;
 
 using RowFn = void (*)(const float*, size_t, const float*, size_t, size_t, size_t, size_t, size_t,
-                       size_t, float*);
+                       size_t, const RowOut&);
 
 RowFn PickRow(size_t c) {
   switch (c) {
@@ -196,10 +242,12 @@ void RunStem(const Problem& p, const float* w, const Operands& o, const nn::Epil
       std::max((tiles * kMaxTileCols - 1) * sx + (kw - 1) * dx + 1, pad_left + in_w);
   const size_t row_floats = row_pixels * c;
   const RowFn row_fn = PickRow(c);
+  // Bias and ReLU (or no activation) go in as the sums are stored; anything else after.
+  const bool relu = e.activation == nn::Activation::kRelu;
+  const bool fused = o.z == nullptr && (relu || e.activation == nn::Activation::kNone);
   const size_t rows = p.batch * static_cast<size_t>(p.out_h);
   ctx.threads().ParallelFor(rows, 1, [&](size_t begin, size_t end) {
     float* padded = ctx.Scratch<float>(kh * row_floats);
-    float* staged = mp != m ? ctx.Scratch<float>(ow * mp) : nullptr;
     for (size_t r = begin; r < end; ++r) {
       const size_t n = r / static_cast<size_t>(p.out_h);
       const auto oy = static_cast<int64_t>(r % static_cast<size_t>(p.out_h));
@@ -217,11 +265,11 @@ void RunStem(const Problem& p, const float* w, const Operands& o, const nn::Epil
         std::fill(dst + (pad_left + in_w) * c, dst + row_floats, 0.0f);
       }
       float* y = o.y + r * ow * m;
-      row_fn(padded, row_floats, w, mp, kh, kw, sx, dx, ow, staged != nullptr ? staged : y);
-      if (staged != nullptr) {
-        for (size_t x = 0; x < ow; ++x) std::memcpy(y + x * m, staged + x * mp, m * sizeof(float));
+      row_fn(padded, row_floats, w, mp, kh, kw, sx, dx, ow, {y, m, m, fused, o.bias, relu});
+      if (!fused) {
+        nn::ApplyEpilogueRows(e, y, ow, m, m, o.bias, o.z != nullptr ? o.z + r * ow * m : nullptr,
+                              m);
       }
-      nn::ApplyEpilogueRows(e, y, ow, m, m, o.bias, o.z != nullptr ? o.z + r * ow * m : nullptr, m);
     }
   });
 #else

@@ -92,13 +92,16 @@ TEST(NhwcConv, FewInputChannelsMatchConv) {
 // runs of packed::kSumDepth added to the output as the product does, so their bits agree: a layer
 // over 1 or 3 channels (the direct path) against the same layer with zero channels appended to X
 // and W up to 5 (the product, whose zero terms leave each sum unchanged), where both are one run
-// (3×3 over 3 channels: 27 terms against 45; 5×5 over 1: 25 against 125). The 7×7 stems' several
-// runs are checked on the sweep's models against their float64 results.
+// (3×3 over 3 channels: 27 terms against 45; 5×5 over 1: 25 against 125), with the bias and a
+// ReLU that the direct path applies as it stores each tile and the product after it. The 7×7
+// stems' several runs are checked on the sweep's models against their float64 results.
 TEST(NhwcConv, FewInputChannelsSameBitsAsTheProduct) {
   struct Case {
     int64_t c, extra, k, stride, m;
+    bool relu;
   };
-  for (const Case& k : {Case{3, 2, 3, 2, 16}, Case{3, 2, 3, 1, 40}, Case{1, 4, 5, 2, 24}}) {
+  for (const Case& k : {Case{3, 2, 3, 2, 16, false}, Case{3, 2, 3, 1, 40, true},
+                        Case{1, 4, 5, 2, 24, true}, Case{3, 2, 3, 2, 24, false}}) {
     SCOPED_TRACE("c=" + std::to_string(k.c) + " k=" + std::to_string(k.k));
     const int64_t h = 23, w = 29, pad = k.k / 2;
     const auto run = [&](int64_t c) {
@@ -123,6 +126,7 @@ TEST(NhwcConv, FewInputChannelsSameBitsAsTheProduct) {
       t.Attr("pads", V{pad, pad, pad, pad}).Attr("strides", V{k.stride, k.stride});
       t.Input<float>({2, h, w, c}, x).Input<float>({k.m, c, k.k, k.k}, wt, /*constant=*/true);
       t.Input<float>({k.m}, Random(static_cast<size_t>(k.m), 33));
+      if (k.relu) t.Attr("activation", "Relu");
       return Values<float>(*t.Run()[0]);
     };
     const std::vector<float> direct = run(k.c);
