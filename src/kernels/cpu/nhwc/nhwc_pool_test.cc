@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu/nhwc/nhwc_test_util.h"
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/test_errors.h"
 #include "kernels/test_util.h"
 
@@ -90,13 +91,21 @@ std::vector<PoolCase> PoolCases() {
        .ceil_mode = true,
        .count_include_pad = true},
       {.name = "large", .n = 1, .h = 56, .w = 56, .c = 64, .strides = {2, 2}, .pads = {1, 1, 1, 1}},
+      // Channels by 16 and 8 on AVX-512 machines (MaxRowAvx512), and 16 + 8 + a tail of 5.
+      {.name = "24 channels", .h = 15, .w = 13, .c = 24, .strides = {2, 2}, .pads = {1, 1, 1, 1}},
+      {.name = "29 channels", .c = 29, .kernel = {2, 3}, .pads = {1, 0, 0, 1}},
   };
 }
 
 TEST(NhwcPool, MaxPoolMatchesMaxPool) {
-  for (const PoolCase& k : PoolCases()) {
-    CheckPool("MaxPool", k, 1);
-    CheckPool("MaxPool", k, 2);
+  // Each way the machine allows: the AVX-512 rows and the vector-cloned loop.
+  for (bool avx512 : {true, false}) {
+    SCOPED_TRACE(avx512 ? "AVX-512 allowed" : "AVX-512 off");
+    const cpu::ScopedVectorMathAvx512 allow(avx512);
+    for (const PoolCase& k : PoolCases()) {
+      CheckPool("MaxPool", k, 1);
+      CheckPool("MaxPool", k, 2);
+    }
   }
 }
 
@@ -117,6 +126,35 @@ TEST(NhwcPool, MaxPoolIgnoresNaNUnlessAllNaN) {
   const std::vector<float> v = Values<float>(*y[0]);
   EXPECT_EQ(v[0], 3.0f);
   EXPECT_TRUE(std::isnan(v[1]));
+  // 29 channels (vectors of 16 and 8, then one at a time) over a 2x2 window: channel f has NaN
+  // at the taps of bits set in f % 16 (all four at 15), else the value f·tap − 10.
+  for (bool avx512 : {true, false}) {
+    SCOPED_TRACE(avx512 ? "AVX-512 allowed" : "AVX-512 off");
+    const cpu::ScopedVectorMathAvx512 allow(avx512);
+    std::vector<float> x(4 * 29);
+    for (size_t tap = 0; tap < 4; ++tap) {
+      for (size_t f = 0; f < 29; ++f) {
+        x[tap * 29 + f] = (f % 16 >> tap & 1) != 0 ? nan : static_cast<float>(f * tap) - 10.0f;
+      }
+    }
+    auto many = NodeTest("NhwcMaxPool", 1, "ai.kiln")
+                    .Attr("kernel_shape", V{2, 2})
+                    .Input<float>({1, 2, 2, 29}, x)
+                    .Run();
+    const std::vector<float> m = Values<float>(*many[0]);
+    ASSERT_EQ(m.size(), 29u);
+    for (size_t f = 0; f < 29; ++f) {
+      float want = nan;
+      for (size_t tap = 0; tap < 4; ++tap) {
+        if ((f % 16 >> tap & 1) == 0) want = static_cast<float>(f * tap) - 10.0f;  // rising
+      }
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(m[f])) << "channel " << f;
+      } else {
+        EXPECT_EQ(m[f], want) << "channel " << f;
+      }
+    }
+  }
 }
 
 TEST(NhwcPool, GlobalPoolsMatch) {
