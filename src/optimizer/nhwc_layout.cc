@@ -411,13 +411,53 @@ bool BatchNormAsAffine(PassContext& ctx, ir::Node* bn) {
   return true;
 }
 
-// Step 3: Transpose(to NHWC) of Transpose(to NCHW) of x is x.
-bool CancelPair(PassContext& ctx, ir::Node* n) {
-  if (!IsTranspose(n, kToNhwc)) return false;
+// The perm attribute when it is a permutation of its length, else nullptr (the default, reversed
+// axes, included: the rank is not known here).
+const std::vector<int64_t>* PermOf(const ir::Node* n) {
+  const ir::Attribute* a = n->FindAttribute("perm");
+  if (a == nullptr || a->ints.empty()) return nullptr;
+  std::vector<bool> seen(a->ints.size(), false);
+  for (int64_t p : a->ints) {
+    if (p < 0 || p >= static_cast<int64_t>(seen.size()) || seen[static_cast<size_t>(p)]) {
+      return nullptr;
+    }
+    seen[static_cast<size_t>(p)] = true;
+  }
+  return &a->ints;
+}
+
+// Step 3: a Transpose of a Transpose of x is x when the two cancel (NHWC to NCHW and back; a
+// detection head's view [N, A, K, H, W] permuted by (0, 3, 4, 1, 2), which is its channels-last
+// form), else one Transpose, perm q[i] = inner[outer[i]], when nothing else reads the inner one.
+// Not when the outer one permutes only the channel axes of a ToNchwPerm transpose: step 2e moves
+// that one into channels-last, where what follows it can go on.
+bool ComposeTransposes(PassContext& ctx, ir::Node* n) {
+  if (!IsOp(n, "Transpose") || n->outputs().size() != 1) return false;
   ir::Node* p = n->inputs()[0]->producer();
-  if (!IsTranspose(p, kToNchw)) return false;
-  if (!ctx.graph.ReplaceUses(n->outputs()[0], p->inputs()[0])) return false;
-  ctx.graph.RemoveNode(n);
+  if (!IsOp(p, "Transpose")) return false;
+  const std::vector<int64_t>* outer = PermOf(n);
+  const std::vector<int64_t>* inner = PermOf(p);
+  if (outer == nullptr || inner == nullptr || outer->size() != inner->size()) return false;
+  std::vector<int64_t> q(outer->size());
+  bool identity = true;
+  for (size_t i = 0; i < q.size(); ++i) {
+    q[i] = (*inner)[static_cast<size_t>((*outer)[i])];
+    identity = identity && q[i] == static_cast<int64_t>(i);
+  }
+  ir::Graph& g = ctx.graph;
+  if (identity) {
+    if (!g.ReplaceUses(n->outputs()[0], p->inputs()[0])) return false;
+    g.RemoveNode(n);
+    return true;
+  }
+  const size_t rank = ToNchwRank(p);
+  const auto r = static_cast<int64_t>(rank);
+  if (rank != 0 && (*outer)[0] == 0 && (*outer)[rank - 2] == r - 2 && (*outer)[rank - 1] == r - 1) {
+    return false;
+  }
+  if (OnlyConsumer(g, p->outputs()[0]) != n) return false;
+  Replace(g, {n}, "Transpose", "", n->opset(), {p->inputs()[0]}, {n->outputs()[0]},
+          {IntsAttr("perm", q)});
   return true;
 }
 
@@ -432,7 +472,7 @@ size_t ConvertToNhwc(PassContext& ctx) {
   const size_t converted = RewriteAll(g, [&](ir::Node* n) { return ConvertNode(ctx, n); });
   if (converted == 0) return 0;
   for (bool again = true; again;) {
-    again = RewriteAll(g, [&](ir::Node* n) { return CancelPair(ctx, n); }) > 0;
+    again = RewriteAll(g, [&](ir::Node* n) { return ComposeTransposes(ctx, n); }) > 0;
     again = RewriteAll(g, [&](ir::Node* n) { return BatchNormAsAffine(ctx, n); }) > 0 || again;
     again = RewriteAll(g, [&](ir::Node* n) { return PushThrough(ctx, n); }) > 0 || again;
     again = RewriteAll(g,

@@ -400,7 +400,8 @@ TEST(NhwcLayout, ChannelShuffleRunsChannelsLast) {
   }
 }
 
-// Reshapes that move N, H or W, and a Transpose that does, stay channels-first.
+// Reshapes that move N, H or W stay channels-first; a Transpose that moves H and W after a
+// channel regroup becomes one Transpose with the layout's own back to channels-first.
 TEST(NhwcLayout, LeavesReshapesAndTransposesOfTheSpatialAxesAlone) {
   for (int variant = 0; variant < 3; ++variant) {
     SCOPED_TRACE(variant);
@@ -419,8 +420,30 @@ TEST(NhwcLayout, LeavesReshapesAndTransposesOfTheSpatialAxesAlone) {
       return b.Model();
     };
     const OpCounts ops = OpsAfter(build(), 3);
-    // The convolution's two transposes, and the variant's own Transpose.
-    EXPECT_EQ(ops.at("Transpose"), variant == 2 ? 3 : 2);
+    // The convolution's two transposes (the second one the variant's own too).
+    EXPECT_EQ(ops.at("Transpose"), 2);
+    ExpectSameOutputs(build, 3);
+  }
+}
+
+// A detection head (SSD, RetinaNet): a convolution's [N, A·K, H, W] viewed as [N, A, K, H, W],
+// permuted by (0, 3, 4, 1, 2) and flattened to [N, H·W·A, K]. The view regroups channels, and
+// the permutation is then the layout's own way back: both transposes go, and only the input's
+// is left. Read also by a second head (variant 1), the convolution's output keeps its transpose.
+TEST(NhwcLayout, DetectionHeadPermutationCancelsTheLayouts) {
+  for (int variant = 0; variant < 2; ++variant) {
+    SCOPED_TRACE(variant);
+    auto build = [&] {
+      GraphBuilder b;
+      ir::Value* x = b.Op("Conv", {b.Input("x", {2, 3, 5, 6}), b.Floats({12, 3, 3, 3})}, {Pads(1)});
+      ir::Value* h = b.Op("Reshape", {x, b.Ints({5}, {2, 3, 4, 5, 6})});
+      h = b.Op("Transpose", {h}, {IntsAttr("perm", {0, 3, 4, 1, 2})});
+      b.Output(b.Op("Reshape", {h, b.Ints({3}, {2, -1, 4})}));
+      if (variant == 1) b.Output(b.Op("Relu", {x}));
+      return b.Model();
+    };
+    const OpCounts ops = OpsAfter(build(), 3);
+    EXPECT_EQ(ops.at("Transpose"), variant == 0 ? 1 : 2);
     ExpectSameOutputs(build, 3);
   }
 }
