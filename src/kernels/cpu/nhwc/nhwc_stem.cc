@@ -102,14 +102,17 @@ template <size_t kChunks>
 // `rows` (row ky at rows + ky·row_floats, pixel x of it at x·C): y[ox][m] =
 // Σ_{ky,kx,c} rows[ky][ox·sx + kx·dx][c] · w[((ky·kw + kx)·C + c)·mp + m]. Each input value is
 // broadcast once for all the chunks, each weight vector loaded once for all the tile's columns.
-// Reads whole tiles of columns (the rows are wide enough); stores only the ow columns.
-template <size_t C, size_t kChunks>
+// Reads whole tiles of columns (the rows are wide enough); stores only the ow columns. kSx: the
+// stride sx when it is 1 or 2 (then each column's input is at a constant offset, which leaves
+// the general registers free: with sx at run time, 12 column offsets did not fit in them), 0 for
+// sx given at run time.
+template <size_t C, size_t kChunks, size_t kSx>
 KILN_TARGET_AVX512 KILN_CONTRACT void StemChunks(const float* rows, size_t row_floats,
                                                  const float* w, size_t mp, size_t m0, size_t kh,
                                                  size_t kw, size_t sx, size_t dx, size_t ow,
                                                  const RowOut& out) {
   constexpr size_t kN = kTileCols<kChunks>;
-  const size_t x_step = sx * C;
+  const size_t x_step = (kSx != 0 ? kSx : sx) * C;
   for (size_t ox = 0; ox < ow; ox += kN) {
     const size_t n = std::min(kN, ow - ox);
     V16 acc[kN][kChunks] = {};
@@ -146,25 +149,25 @@ KILN_TARGET_AVX512 KILN_CONTRACT void StemChunks(const float* rows, size_t row_f
 }
 
 // The whole row: channels in groups of up to 4 chunks.
-template <size_t C>
+template <size_t C, size_t kSx>
 void StemRow(const float* rows, size_t row_floats, const float* w, size_t mp, size_t kh, size_t kw,
              size_t sx, size_t dx, size_t ow, const RowOut& out) {
   for (size_t m0 = 0; m0 < mp;) {
     switch (std::min<size_t>(4, (mp - m0) / kLanes)) {
       case 1:
-        StemChunks<C, 1>(rows, row_floats, w, mp, m0, kh, kw, sx, dx, ow, out);
+        StemChunks<C, 1, kSx>(rows, row_floats, w, mp, m0, kh, kw, sx, dx, ow, out);
         m0 += kLanes;
         break;
       case 2:
-        StemChunks<C, 2>(rows, row_floats, w, mp, m0, kh, kw, sx, dx, ow, out);
+        StemChunks<C, 2, kSx>(rows, row_floats, w, mp, m0, kh, kw, sx, dx, ow, out);
         m0 += 2 * kLanes;
         break;
       case 3:
-        StemChunks<C, 3>(rows, row_floats, w, mp, m0, kh, kw, sx, dx, ow, out);
+        StemChunks<C, 3, kSx>(rows, row_floats, w, mp, m0, kh, kw, sx, dx, ow, out);
         m0 += 3 * kLanes;
         break;
       default:
-        StemChunks<C, 4>(rows, row_floats, w, mp, m0, kh, kw, sx, dx, ow, out);
+        StemChunks<C, 4, kSx>(rows, row_floats, w, mp, m0, kh, kw, sx, dx, ow, out);
         m0 += 4 * kLanes;
         break;
     }
@@ -177,19 +180,24 @@ constexpr size_t kMaxTileCols = 12;
 using RowFn = void (*)(const float*, size_t, const float*, size_t, size_t, size_t, size_t, size_t,
                        size_t, const RowOut&);
 
-RowFn PickRow(size_t c) {
+template <size_t kSx>
+RowFn PickRowFor(size_t c) {
   switch (c) {
     case 1:
-      return StemRow<1>;
+      return StemRow<1, kSx>;
     case 2:
-      return StemRow<2>;
+      return StemRow<2, kSx>;
     case 3:
-      return StemRow<3>;
+      return StemRow<3, kSx>;
     case 4:
-      return StemRow<4>;
+      return StemRow<4, kSx>;
     default:
       return nullptr;
   }
+}
+
+RowFn PickRow(size_t c, size_t sx) {
+  return sx == 1 ? PickRowFor<1>(c) : sx == 2 ? PickRowFor<2>(c) : PickRowFor<0>(c);
 }
 #endif
 
@@ -241,7 +249,7 @@ void RunStem(const Problem& p, const float* w, const Operands& o, const nn::Epil
   const size_t row_pixels =
       std::max((tiles * kMaxTileCols - 1) * sx + (kw - 1) * dx + 1, pad_left + in_w);
   const size_t row_floats = row_pixels * c;
-  const RowFn row_fn = PickRow(c);
+  const RowFn row_fn = PickRow(c, sx);
   // Bias and ReLU (or no activation) go in as the sums are stored; anything else after.
   const bool relu = e.activation == nn::Activation::kRelu;
   const bool fused = o.z == nullptr && (relu || e.activation == nn::Activation::kNone);
