@@ -1,4 +1,5 @@
-// Level 3: channels-last layout for 2-D convolution chains. Every float Conv/FusedConv with 4-D
+// Level 3: channels-last layout for 2-D convolution chains (and video's separable 5-D layers:
+// nhwc_video.cc). Every float Conv/FusedConv with 4-D
 // constant weights, and every 4-D MaxPool/AveragePool/GlobalAveragePool/GlobalMaxPool, becomes
 // its ai.kiln Nhwc* form between two transposes: NCHW→NHWC before, NHWC→NCHW after. Then the
 // NHWC→NCHW transposes are pushed down through ops that do not care about the layout
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "kernels/domains.h"
+#include "optimizer/nhwc_pattern.h"
 #include "optimizer/pass.h"
 #include "optimizer/pattern.h"
 
@@ -52,25 +54,18 @@ size_t ToNchwRank(const ir::Node* n) {
   return a->ints == ToNchwPerm(a->ints.size()) ? a->ints.size() : 0;
 }
 
-// Where axis `a` (0 ≤ a < rank) of a channels-first value of that rank is in its channels-last
-// form.
-int64_t NhwcAxis(int64_t a, size_t rank) {
-  const auto r = static_cast<int64_t>(rank);
-  if (a == 0) return 0;
-  if (a == r - 2) return 1;
-  if (a == r - 1) return 2;
-  return a + 2;
-}
-
-ir::Value* AddTranspose(ir::Graph& g, ir::Value* in, std::span<const int64_t> perm,
-                        ir::Value* out = nullptr) {
-  const bool to_nhwc = std::equal(perm.begin(), perm.end(), kToNhwc.begin(), kToNhwc.end());
-  if (out == nullptr) out = g.AddValue(g.UniqueName(in->name() + (to_nhwc ? "_nhwc" : "_nchw")));
-  ir::Node* t = g.AddNode(g.UniqueName(out->name() + "/Transpose"), "Transpose", "");
-  t->set_opset(13);
-  t->attributes().push_back(IntsAttr("perm", {perm.begin(), perm.end()}));
-  g.Connect(t, {in}, {out});
-  return out;
+// The perm of a transpose from a channels-last value back to channels-first, of either kind:
+// ToNchwPerm (channel axes after H and W) or ToFirstPerm (one channel axis after the spatial ones:
+// video's [N, D, H, W, C]); else empty. Axis a of the channels-first value is axis perm[a] of
+// the channels-last one.
+std::vector<int64_t> LayoutPerm(const ir::Node* n) {
+  if (!IsOp(n, "Transpose")) return {};
+  const ir::Attribute* a = n->FindAttribute("perm");
+  if (a == nullptr || a->ints.size() < 4) return {};
+  if (a->ints == ToNchwPerm(a->ints.size()) || a->ints == ToFirstPerm(a->ints.size())) {
+    return a->ints;
+  }
+  return {};
 }
 
 bool IsRank4(const PassContext& ctx, const ir::Value* v) {
@@ -79,7 +74,7 @@ bool IsRank4(const PassContext& ctx, const ir::Value* v) {
 }
 
 // Step 1: one layout-sensitive node into its NHWC form between transposes.
-bool ConvertNode(PassContext& ctx, ir::Node* n) {
+bool ConvertNode(PassContext& ctx, ir::Node* n, bool video) {
   ir::Graph& g = ctx.graph;
   std::string op;
   const bool is_conv =
@@ -87,10 +82,13 @@ bool ConvertNode(PassContext& ctx, ir::Node* n) {
       (n->op_type() == "FusedConv" && n->domain() == kMicrosoftDomain && HasRequiredInputs(n, 2));
   if (is_conv) {
     const Tensor* w = n->inputs().size() > 1 ? ConstantOf(n->inputs()[1]) : nullptr;
+    if (w != nullptr && w->shape().rank() == 5) return video && ConvertVideoNode(ctx, n);
     if (w == nullptr || w->type() != DataType::kFloat || w->shape().rank() != 4) return false;
     op = "NhwcConv";
   } else if (IsOp(n, "MaxPool") || IsOp(n, "AveragePool") || IsOp(n, "GlobalAveragePool") ||
              IsOp(n, "GlobalMaxPool")) {
+    const infer::TensorFacts& f = ctx.Facts(n->inputs()[0]);
+    if (f.shape && f.shape->rank() == 5) return video && ConvertVideoNode(ctx, n);
     if (n->outputs().size() != 1 || !IsRank4(ctx, n->inputs()[0])) return false;
     if (IntAttrOf(n, "storage_order", 0) != 0) return false;
     op = "Nhwc" + n->op_type();
@@ -156,8 +154,8 @@ ir::Value* PermuteConstant(ir::Graph& g, const ir::Value* v) {
 }
 
 // Step 2: a layout-free node reading NHWC→NCHW transposes runs on the NHWC tensors instead, and
-// the transpose moves after it. Unary ops at any rank; binary ops at rank 4 (their constants
-// are permuted to match).
+// the transpose moves after it. Unary ops at any rank; binary ops whose operands are all such
+// transposes alike, or at rank 4 also constants (permuted to match).
 bool PushThrough(PassContext& ctx, ir::Node* n) {
   ir::Graph& g = ctx.graph;
   const bool unary = IsLayoutFreeUnary(n);
@@ -167,16 +165,16 @@ bool PushThrough(PassContext& ctx, ir::Node* n) {
   // node that then stays would be left in the graph).
   std::vector<ir::Value*> inputs = n->inputs();
   std::vector<size_t> constants;  // inputs to permute
-  size_t rank = 0;
+  std::vector<int64_t> perm;
   for (size_t i = 0; i < inputs.size(); ++i) {
     ir::Value* in = inputs[i];
     if (in == nullptr) continue;
     const bool data_input = !unary || i == 0;
-    const size_t r = ToNchwRank(in->producer());
-    if (r != 0 && (unary || r == 4)) {
+    std::vector<int64_t> p = LayoutPerm(in->producer());
+    if (!p.empty() && (perm.empty() || p == perm)) {
       if (!data_input) return false;
       inputs[i] = in->producer()->inputs()[0];
-      rank = r;
+      perm = std::move(p);
     } else if (data_input && binary) {
       if (!IsPermutableConstant(in)) return false;
       constants.push_back(i);
@@ -185,54 +183,38 @@ bool PushThrough(PassContext& ctx, ir::Node* n) {
       return false;
     }
   }
-  if (rank == 0) return false;
+  const bool nchw = std::equal(perm.begin(), perm.end(), kToNchw.begin(), kToNchw.end());
+  if (perm.empty() || (!constants.empty() && !nchw)) return false;
   for (size_t i : constants) inputs[i] = PermuteConstant(g, inputs[i]);
   ir::Value* out = n->outputs()[0];
   ir::Value* nhwc = g.AddValue(g.UniqueName(out->name() + "_nhwc"));
   Replace(g, {n}, n->op_type(), n->domain(), n->opset(), std::move(inputs), {nhwc},
           n->attributes());
-  AddTranspose(g, nhwc, ToNchwPerm(rank), out);
+  AddTranspose(g, nhwc, perm, out);
   return true;
 }
 
-// An int64 or int32 constant (as `like`'s type, int64 when `like` is null) of these values.
-ir::Value* IntsConstant(ir::Graph& g, const std::string& name, const std::vector<int64_t>& v,
-                        const Tensor* like) {
-  const DataType type =
-      like != nullptr && like->type() == DataType::kInt32 ? DataType::kInt32 : DataType::kInt64;
-  std::shared_ptr<Tensor> t =
-      Tensor::AllocateForOverwrite(type, Shape({static_cast<int64_t>(v.size())}), CpuAllocator());
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (type == DataType::kInt32) {
-      static_cast<int32_t*>(t->data())[i] = static_cast<int32_t>(v[i]);
-    } else {
-      static_cast<int64_t*>(t->data())[i] = v[i];
-    }
-  }
-  return AddConstant(g, name, std::move(t));
-}
-
 // Replaces `n` by the same op on its channels-last operands (`inputs`, `attrs`), each output
-// then transposed back to channels-first at `rank` into the value the node wrote.
+// then transposed back to channels-first by `perm` into the value the node wrote.
 void MoveBefore(ir::Graph& g, ir::Node* n, std::vector<ir::Value*> inputs,
-                std::vector<ir::Attribute> attrs, size_t rank) {
+                std::vector<ir::Attribute> attrs, const std::vector<int64_t>& perm) {
   std::vector<ir::Value*> outs = n->outputs();
   std::vector<ir::Value*> nhwc;
   nhwc.reserve(outs.size());
   for (ir::Value* o : outs) nhwc.push_back(g.AddValue(g.UniqueName(o->name() + "_nhwc")));
   Replace(g, {n}, n->op_type(), n->domain(), n->opset(), std::move(inputs), nhwc, std::move(attrs));
-  for (size_t i = 0; i < outs.size(); ++i) AddTranspose(g, nhwc[i], ToNchwPerm(rank), outs[i]);
+  for (size_t i = 0; i < outs.size(); ++i) AddTranspose(g, nhwc[i], perm, outs[i]);
 }
 
-// The channels-last operand behind input 0 when it is a ToNchwPerm transpose (`rank` set), and
+// The channels-last operand behind input 0 when it is a LayoutPerm transpose (`perm` set), and
 // every output is present.
-ir::Value* ChannelsLastInput(const ir::Node* n, size_t& rank) {
+ir::Value* ChannelsLastInput(const ir::Node* n, std::vector<int64_t>& perm) {
   if (n->inputs().empty() || n->inputs()[0] == nullptr || n->outputs().empty()) return nullptr;
   for (const ir::Value* o : n->outputs()) {
     if (o == nullptr) return nullptr;
   }
-  rank = ToNchwRank(n->inputs()[0]->producer());
-  return rank == 0 ? nullptr : n->inputs()[0]->producer()->inputs()[0];
+  perm = LayoutPerm(n->inputs()[0]->producer());
+  return perm.empty() ? nullptr : n->inputs()[0]->producer()->inputs()[0];
 }
 
 // The axis attribute normalized to [0, rank), or nullopt when out of range.
@@ -253,21 +235,21 @@ std::vector<ir::Attribute> WithAxis(const ir::Node* n, int64_t axis) {
   return attrs;
 }
 
-// Step 2c: Concat (on any axis) of channels-first values that are all transposes of
-// channels-last ones of the same rank.
+// Step 2c: Concat (on any axis) of channels-first values that are all the same kind of
+// transpose of channels-last ones.
 bool PushConcat(ir::Graph& g, ir::Node* n) {
   if (!IsOp(n, "Concat") || n->outputs().size() != 1) return false;
   std::vector<ir::Value*> inputs = n->inputs();
-  size_t rank = 0;
+  std::vector<int64_t> perm;
   for (ir::Value*& in : inputs) {
-    const size_t r = in != nullptr ? ToNchwRank(in->producer()) : 0;
-    if (r == 0 || (rank != 0 && r != rank)) return false;
-    rank = r;
+    std::vector<int64_t> p = in != nullptr ? LayoutPerm(in->producer()) : std::vector<int64_t>{};
+    if (p.empty() || (!perm.empty() && p != perm)) return false;
+    perm = std::move(p);
     in = in->producer()->inputs()[0];
   }
-  const std::optional<int64_t> axis = AxisOf(n, 0, rank);
+  const std::optional<int64_t> axis = AxisOf(n, 0, perm.size());
   if (!axis) return false;
-  MoveBefore(g, n, std::move(inputs), WithAxis(n, NhwcAxis(*axis, rank)), rank);
+  MoveBefore(g, n, std::move(inputs), WithAxis(n, perm[static_cast<size_t>(*axis)]), perm);
   return true;
 }
 
@@ -280,10 +262,11 @@ bool SameDim(int64_t a, int64_t b) {
 // them (ShuffleNet's [N, C, H, W] → [N, g, C/g, H, W] and back) does the same to the
 // channels-last value's trailing channel axes.
 bool PushReshape(PassContext& ctx, ir::Node* n) {
-  size_t rank = 0;
+  std::vector<int64_t> perm;
   if (!IsOp(n, "Reshape") || n->opset() < 5 || n->outputs().size() != 1) return false;
-  ir::Value* y = ChannelsLastInput(n, rank);
-  if (y == nullptr) return false;
+  ir::Value* y = ChannelsLastInput(n, perm);
+  const size_t rank = perm.size();
+  if (y == nullptr || perm != ToNchwPerm(rank)) return false;
   const infer::TensorFacts& in = ctx.Facts(n->inputs()[0]);
   const infer::TensorFacts& out = ctx.Facts(n->outputs()[0]);
   if (!in.shape || !out.shape || in.shape->rank() != rank || out.shape->rank() < 4) return false;
@@ -302,17 +285,20 @@ bool PushReshape(PassContext& ctx, ir::Node* n) {
   }
   if (d[0] == 0) return false;  // 0 would mean "copy" in the target
   ir::Value* shape = IntsConstant(ctx.graph, n->name() + "_nhwc_shape", target, nullptr);
-  MoveBefore(ctx.graph, n, {y, shape}, {}, r);
+  MoveBefore(ctx.graph, n, {y, shape}, {}, ToNchwPerm(r));
   return true;
 }
 
 // Step 2e: Transpose that keeps N, H and W in place and permutes only the channel axes.
 bool PushTransposeOfChannels(ir::Graph& g, ir::Node* n) {
-  size_t rank = 0;
+  std::vector<int64_t> perm;
   if (!IsOp(n, "Transpose") || n->outputs().size() != 1) return false;
-  ir::Value* y = ChannelsLastInput(n, rank);
+  ir::Value* y = ChannelsLastInput(n, perm);
+  const size_t rank = perm.size();
   const ir::Attribute* a = n->FindAttribute("perm");
-  if (y == nullptr || a == nullptr || a->ints.size() != rank) return false;
+  if (y == nullptr || perm != ToNchwPerm(rank) || a == nullptr || a->ints.size() != rank) {
+    return false;
+  }
   const std::vector<int64_t>& p = a->ints;
   const auto r = static_cast<int64_t>(rank);
   if (p[0] != 0 || p[rank - 2] != r - 2 || p[rank - 1] != r - 1) return false;
@@ -321,25 +307,26 @@ bool PushTransposeOfChannels(ir::Graph& g, ir::Node* n) {
     if (p[i] < 1 || p[i] > r - 3) return false;
     q.push_back(p[i] + 2);
   }
-  MoveBefore(g, n, {y}, {IntsAttr("perm", q)}, rank);
+  MoveBefore(g, n, {y}, {IntsAttr("perm", q)}, perm);
   return true;
 }
 
 // Step 2f: Slice with constant axes (and starts, ends, steps of any kind), and Split.
 bool PushSliceOrSplit(ir::Graph& g, ir::Node* n) {
-  size_t rank = 0;
+  std::vector<int64_t> perm;
   if (IsOp(n, "Split")) {
-    ir::Value* y = ChannelsLastInput(n, rank);
-    const std::optional<int64_t> axis = y != nullptr ? AxisOf(n, 0, rank) : std::nullopt;
+    ir::Value* y = ChannelsLastInput(n, perm);
+    const std::optional<int64_t> axis = y != nullptr ? AxisOf(n, 0, perm.size()) : std::nullopt;
     if (!axis) return false;
     std::vector<ir::Value*> inputs = n->inputs();
     inputs[0] = y;
-    MoveBefore(g, n, std::move(inputs), WithAxis(n, NhwcAxis(*axis, rank)), rank);
+    MoveBefore(g, n, std::move(inputs), WithAxis(n, perm[static_cast<size_t>(*axis)]), perm);
     return true;
   }
   if (!IsOp(n, "Slice") || n->outputs().size() != 1 || n->opset() < 10) return false;
-  ir::Value* y = ChannelsLastInput(n, rank);
+  ir::Value* y = ChannelsLastInput(n, perm);
   if (y == nullptr) return false;
+  const size_t rank = perm.size();
   std::vector<ir::Value*> inputs = n->inputs();
   const Tensor* starts = ConstantOf(inputs[1]);
   std::vector<int64_t> axes;
@@ -356,14 +343,14 @@ bool PushSliceOrSplit(ir::Graph& g, ir::Node* n) {
   for (int64_t& a : axes) {
     if (a < 0) a += static_cast<int64_t>(rank);
     if (a < 0 || a >= static_cast<int64_t>(rank)) return false;
-    a = NhwcAxis(a, rank);
+    a = perm[static_cast<size_t>(a)];
   }
   inputs[0] = y;
   const Tensor* like = inputs.size() > 3 && inputs[3] != nullptr ? ConstantOf(inputs[3]) : starts;
   ir::Value* mapped = IntsConstant(g, n->name() + "_nhwc_axes", axes, like);
   if (inputs.size() < 4) inputs.resize(4, nullptr);
   inputs[3] = mapped;
-  MoveBefore(g, n, std::move(inputs), n->attributes(), rank);
+  MoveBefore(g, n, std::move(inputs), n->attributes(), perm);
   return true;
 }
 
@@ -469,7 +456,8 @@ size_t ConvertToNhwc(PassContext& ctx) {
                          "NhwcGlobalMaxPool"}) {
     if (!ctx.registry.Knows(kKilnDomain, op)) return 0;  // a registry without the layout's ops
   }
-  const size_t converted = RewriteAll(g, [&](ir::Node* n) { return ConvertNode(ctx, n); });
+  const bool video = HasFactoredVideoConv(g);
+  const size_t converted = RewriteAll(g, [&](ir::Node* n) { return ConvertNode(ctx, n, video); });
   if (converted == 0) return 0;
   for (bool again = true; again;) {
     again = RewriteAll(g, [&](ir::Node* n) { return ComposeTransposes(ctx, n); }) > 0;

@@ -448,6 +448,92 @@ TEST(NhwcLayout, DetectionHeadPermutationCancelsTheLayouts) {
   }
 }
 
+// An R(2+1)D-like block over x [batch, 3, 5, 9, 8] (video): a (1, 3, 3) convolution, a (3, 1, 1)
+// one, a residual Add, the downsampling pair (spatial stride (1, 2, 2), temporal stride 2) beside
+// a 1×1×1 stride-2 shortcut; then S3D's pools: MaxPool (3, 3, 3) padded, AveragePool (1, 2, 2)
+// with ceil_mode and count_include_pad (`avg_pads`) or (2, 1, 1) unstrided; a Concat of
+// channels, and the global average.
+ir::Model VideoBlock(const GraphBuilder::Dim& batch, bool avg_pads) {
+  GraphBuilder b;
+  const auto conv = [&](ir::Value* x, int64_t m, int64_t c, std::vector<int64_t> k,
+                        std::vector<int64_t> strides, std::vector<int64_t> pads) {
+    return b.Op(
+        "Relu",
+        {b.Op("Conv", {x, b.Floats({m, c, k[0], k[1], k[2]}), b.Floats({m})},
+              {IntsAttr("strides", std::move(strides)), IntsAttr("pads", std::move(pads))})});
+  };
+  ir::Value* x = b.DynamicInput("x", {batch, 3, 5, 9, 8});
+  x = conv(x, 6, 3, {1, 3, 3}, {1, 1, 1}, {0, 1, 1, 0, 1, 1});
+  ir::Value* r = conv(x, 6, 6, {3, 1, 1}, {1, 1, 1}, {1, 0, 0, 1, 0, 0});
+  x = b.Op("Relu", {b.Op("Add", {r, x})});
+  ir::Value* d = conv(x, 8, 6, {1, 3, 3}, {1, 2, 2}, {0, 1, 1, 0, 1, 1});
+  d = conv(d, 8, 8, {3, 1, 1}, {2, 1, 1}, {1, 0, 0, 1, 0, 0});
+  ir::Value* s = conv(x, 8, 6, {1, 1, 1}, {2, 2, 2}, {0, 0, 0, 0, 0, 0});
+  x = b.Op("Add", {d, s});  // [batch, 8, 3, 5, 4]
+  ir::Value* m = b.Op("MaxPool", {x},
+                      {IntsAttr("kernel_shape", {3, 3, 3}), IntsAttr("pads", {1, 1, 1, 1, 1, 1}),
+                       IntsAttr("strides", {1, avg_pads ? 2 : 1, 1})});
+  ir::Value* a = nullptr;
+  if (avg_pads) {
+    a = b.Op(
+        "AveragePool", {x},
+        {IntsAttr("kernel_shape", {1, 2, 2}), IntsAttr("pads", {0, 1, 0, 0, 0, 1}),
+         IntsAttr("strides", {1, 2, 1}), IntAttr("ceil_mode", 1), IntAttr("count_include_pad", 1)});
+  } else {
+    a = b.Op("AveragePool", {x},
+             {IntsAttr("kernel_shape", {2, 1, 1}), IntsAttr("pads", {1, 0, 0, 0, 0, 0}),
+              IntsAttr("strides", {1, 1, 1})});
+  }
+  ir::Value* c = b.Op("Concat", {m, a}, {IntAttr("axis", 1)});
+  b.Output(b.Op("GlobalAveragePool", {conv(c, 4, 16, {1, 1, 1}, {1, 1, 1}, {0, 0, 0, 0, 0, 0})}));
+  return b.Model();
+}
+
+TEST(NhwcLayout, FactoredVideoLayersRunChannelsLast) {
+  const std::map<std::string, int64_t> sizes{{"batch", 2}};
+  for (bool avg_pads : {false, true}) {
+    SCOPED_TRACE(avg_pads ? "AveragePool (1, 2, 2)" : "AveragePool (2, 1, 1)");
+    for (const GraphBuilder::Dim& batch : {GraphBuilder::Dim(1), GraphBuilder::Dim("batch")}) {
+      auto build = [&] { return VideoBlock(batch, avg_pads); };
+      const OpCounts ops = OpsAfter(build(), 3);
+      // The input's transpose and the output's only; the 3-D MaxPool as two 2-D ones.
+      EXPECT_EQ(ops.at("Transpose"), 2);
+      EXPECT_EQ(ops.at("ai.kiln.NhwcConv"), 6);
+      EXPECT_EQ(ops.at("ai.kiln.NhwcMaxPool"), 2);
+      EXPECT_EQ(ops.at("ai.kiln.NhwcAveragePool"), 1);
+      EXPECT_EQ(ops.at("ai.kiln.NhwcGlobalAveragePool"), 1);
+      EXPECT_EQ(ops.count("Conv") + ops.count("com.microsoft.FusedConv"), 0u);  // none left
+      ExpectSameOutputsSized(build, 3, sizes);
+    }
+  }
+}
+
+// A 5-D network without a factored convolution (R3D: 3×3×3 layers) stays channels-first, its
+// 1×1×1 layers and pools too; and a 3×3×3 layer among factored ones keeps its own transposes.
+TEST(NhwcLayout, LeavesThreeDimensionalWindowsChannelsFirst) {
+  for (int variant = 0; variant < 2; ++variant) {
+    SCOPED_TRACE(variant);
+    auto build = [&] {
+      GraphBuilder b;
+      ir::Value* x = b.Input("x", {1, 2, 4, 5, 5});
+      const std::vector<int64_t> k =
+          variant == 0 ? std::vector<int64_t>{1, 1, 1} : std::vector<int64_t>{1, 3, 3};
+      x = b.Op("Conv", {x, b.Floats({3, 2, k[0], k[1], k[2]})},
+               {IntsAttr("pads", {0, k[1] / 2, k[2] / 2, 0, k[1] / 2, k[2] / 2})});
+      x = b.Op("Conv", {x, b.Floats({4, 3, 3, 3, 3})}, {IntsAttr("pads", {1, 1, 1, 1, 1, 1})});
+      b.Output(b.Op("MaxPool", {x}, {IntsAttr("kernel_shape", {1, 2, 2})}));
+      return b.Model();
+    };
+    OpCounts ops = OpsAfter(build(), 3);
+    EXPECT_EQ(ops["ai.kiln.NhwcConv"], variant == 0 ? 0 : 1);
+    EXPECT_EQ(ops["ai.kiln.NhwcMaxPool"], variant == 0 ? 0 : 1);
+    // Variant 1: into channels-last for the first layer, out for the 3×3×3 one, in for the pool
+    // and out at the end.
+    EXPECT_EQ(ops["Transpose"], variant == 0 ? 0 : 4);
+    ExpectSameOutputs(build, 3);
+  }
+}
+
 TEST(NhwcLayout, LeavesNonFloatAndOneDimensionalConvolutionsAlone) {
   auto build = [] {
     GraphBuilder b;

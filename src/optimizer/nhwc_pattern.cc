@@ -1,5 +1,9 @@
 #include "optimizer/nhwc_pattern.h"
 
+#include <algorithm>
+#include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "kernels/domains.h"
@@ -67,6 +71,57 @@ bool PointwiseReaderOf(const ir::Node* n, const ir::Value* v) {
     }
   }
   return true;
+}
+
+ir::Value* AddTranspose(ir::Graph& g, ir::Value* in, std::span<const int64_t> perm,
+                        ir::Value* out) {
+  const std::vector<int64_t> to_nhwc = ToLastPerm(4);
+  const bool last = std::equal(perm.begin(), perm.end(), to_nhwc.begin(), to_nhwc.end());
+  if (out == nullptr) out = g.AddValue(g.UniqueName(in->name() + (last ? "_nhwc" : "_nchw")));
+  ir::Node* t = g.AddNode(g.UniqueName(out->name() + "/Transpose"), "Transpose", "");
+  t->set_opset(13);
+  t->attributes().push_back(IntsAttr("perm", {perm.begin(), perm.end()}));
+  g.Connect(t, {in}, {out});
+  return out;
+}
+
+ir::Value* AddReshape(ir::Graph& g, ir::Value* in, const std::vector<int64_t>& dims,
+                      const std::string& base) {
+  ir::Value* shape = IntsConstant(g, base + "_shape", dims, nullptr);
+  ir::Value* out = g.AddValue(g.UniqueName(base));
+  ir::Node* r = g.AddNode(g.UniqueName(base + "/Reshape"), "Reshape", "");
+  r->set_opset(14);
+  g.Connect(r, {in, shape}, {out});
+  return out;
+}
+
+ir::Value* IntsConstant(ir::Graph& g, const std::string& name, const std::vector<int64_t>& v,
+                        const Tensor* like) {
+  const DataType type =
+      like != nullptr && like->type() == DataType::kInt32 ? DataType::kInt32 : DataType::kInt64;
+  std::shared_ptr<Tensor> t =
+      Tensor::AllocateForOverwrite(type, Shape({static_cast<int64_t>(v.size())}), CpuAllocator());
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (type == DataType::kInt32) {
+      static_cast<int32_t*>(t->data())[i] = static_cast<int32_t>(v[i]);
+    } else {
+      static_cast<int64_t*>(t->data())[i] = v[i];
+    }
+  }
+  return AddConstant(g, name, std::move(t));
+}
+
+std::vector<int64_t> ToLastPerm(size_t rank) {
+  std::vector<int64_t> p = {0};
+  for (size_t a = 2; a < rank; ++a) p.push_back(static_cast<int64_t>(a));
+  p.push_back(1);
+  return p;
+}
+
+std::vector<int64_t> ToFirstPerm(size_t rank) {
+  std::vector<int64_t> p = {0, static_cast<int64_t>(rank) - 1};
+  for (size_t a = 1; a + 1 < rank; ++a) p.push_back(static_cast<int64_t>(a));
+  return p;
 }
 
 }  // namespace kiln::optimizer

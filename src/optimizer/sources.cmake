@@ -18,6 +18,7 @@ list(APPEND KILN_SOURCES
   src/optimizer/nhwc_layout.cc
   src/optimizer/nhwc_pattern.cc
   src/optimizer/nhwc_scale_fusion.cc
+  src/optimizer/nhwc_video.cc
   src/optimizer/optimizer.cc
   src/optimizer/pattern.cc
   src/optimizer/row_gather_pushdown.cc
