@@ -17,6 +17,7 @@
 // output's C, D, H and W known at load (N may be symbolic). Only in a network that has such a
 // factored convolution with more than one tap (HasFactoredVideoConv): R3D's 3×3×3 layers stay
 // channels-first, and so then do its 1×1×1 shortcuts and pools, which would only add transposes.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,14 +97,16 @@ std::vector<ir::Attribute> With2dWindow(const ir::Node* n, std::vector<int64_t> 
   return attrs;
 }
 
-// The same weights as [M, C/group, a, b].
-ir::Value* Weights2d(ir::Graph& g, const ir::Value* w5, const Tensor& w, int64_t a, int64_t b) {
-  const std::vector<int64_t>& d = w.shape().dims();
-  std::shared_ptr<Tensor> t =
-      Tensor::AllocateForOverwrite(DataType::kFloat, Shape({d[0], d[1], a, b}), CpuAllocator());
-  std::copy_n(static_cast<const float*>(w.data()), w.element_count(),
-              static_cast<float*>(t->data()));
-  return AddConstant(g, w5->name() + "_2d", std::move(t));
+// The same weights as [M, C/group, a, b]: a view of w5's bytes (no copy: R(2+1)D's are 126 MB),
+// which keeps w5's tensor alive.
+ir::Value* Weights2d(ir::Graph& g, const ir::Value* w5, int64_t a, int64_t b) {
+  const std::shared_ptr<const Tensor>& w = w5->initializer();
+  const std::vector<int64_t>& d = w->shape().dims();
+  std::unique_ptr<Tensor> view =
+      Tensor::Wrap(DataType::kFloat, Shape({d[0], d[1], a, b}), const_cast<void*>(w->data()),
+                   w->byte_size(), w->memory_info());
+  std::shared_ptr<const Tensor> shared(view.release(), [w](const Tensor* t) { delete t; });
+  return AddConstant(g, w5->name() + "_2d", std::move(shared));
 }
 
 // Every st-th frame of channels-last y [N, D, H, W, C].
@@ -166,12 +169,12 @@ bool ConvertConv(PassContext& ctx, ir::Node* n) {
     x4 = {frames, x[3], x[4], x[1]};
     z4 = {frames, o[3], o[4], o[1]};
     attrs = With2dWindow(n, {k[1], k[2]}, {s[1], s[2]}, {dl[1], dl[2]}, {p[1], p[2], p[4], p[5]});
-    inputs[1] = Weights2d(g, inputs[1], *w, k[1], k[2]);
+    inputs[1] = Weights2d(g, inputs[1], k[1], k[2]);
   } else {
     x4 = {x[0], x[2], x[3] * x[4], x[1]};
     z4 = {o[0], o[2], o[3] * o[4], o[1]};
     attrs = With2dWindow(n, {k[0], 1}, {s[0], 1}, {dl[0], 1}, {p[0], 0, p[3], 0});
-    inputs[1] = Weights2d(g, inputs[1], *w, k[0], 1);
+    inputs[1] = Weights2d(g, inputs[1], k[0], 1);
   }
   inputs[0] = AddReshape(g, y, x4, y->name() + "_4d");
   if (inputs.size() > 3 && inputs[3] != nullptr) {
