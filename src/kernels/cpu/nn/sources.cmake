@@ -20,6 +20,7 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
 endif()
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/nn/batch_norm_test.cc
+  src/kernels/cpu/nn/conv_epilogue_test.cc
   src/kernels/cpu/nn/conv_test.cc
   src/kernels/cpu/nn/conv_transpose_test.cc
   src/kernels/cpu/nn/global_pool_test.cc
