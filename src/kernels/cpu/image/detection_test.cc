@@ -49,36 +49,11 @@ TEST(ImageNonMaxSuppression, SuppressesByIouAndScore) {
   EXPECT_EQ(Values<int64_t>(*all[0]), (Ints{0, 0, 3, 0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 4, 0, 0, 5}));
 }
 
-// Thousands of boxes (more kept than one 16-box chunk of the vectorized overlap test, boxes with
-// no area, corners in either order, equal scores), two classes: the same selection as greedy
-// NMS written out with IoU = intersection / union per pair.
-TEST(ImageNonMaxSuppression, ManyBoxesMatchGreedyIou) {
-  const size_t n = 3000;
-  uint32_t state = 5;
-  const auto next = [&state] {
-    state = state * 1664525u + 1013904223u;
-    return static_cast<float>(state >> 8) / 16777216.0f;
-  };
-  std::vector<float> boxes(n * 4), scores(2 * n);
-  for (size_t i = 0; i < n; ++i) {
-    const float y = next() * 100, x = next() * 100;
-    const float h = i % 97 == 0 ? 0.0f : next() * 8, w = next() * 8;
-    const bool flip = i % 5 == 0;
-    boxes[4 * i] = flip ? y + h : y;
-    boxes[4 * i + 1] = x;
-    boxes[4 * i + 2] = flip ? y : y + h;
-    boxes[4 * i + 3] = x + w;
-  }
-  for (size_t i = 0; i < 2 * n; ++i) scores[i] = std::round(next() * 500) / 500;  // ties
-  const float iou = 0.3f;
-  const auto run = NodeTest("NonMaxSuppression", 11)
-                       .Input<float>({1, static_cast<int64_t>(n), 4}, boxes)
-                       .Input<float>({1, 2, static_cast<int64_t>(n)}, scores)
-                       .Input<int64_t>({1}, {100000})
-                       .Input<float>({1}, {iou})
-                       .Run();
+// Greedy NMS written out with IoU = intersection / union per pair, every kept box compared:
+// rows (0, class, box) for boxes [n, 4] (corners in either order) and scores [classes, n].
+Ints GreedyNms(const Floats& boxes, const Floats& scores, size_t n, int64_t classes, float iou) {
   Ints want;
-  for (int64_t c = 0; c < 2; ++c) {
+  for (int64_t c = 0; c < classes; ++c) {
     std::vector<size_t> order(n);
     for (size_t i = 0; i < n; ++i) order[i] = i;
     const float* s = scores.data() + static_cast<size_t>(c) * n;
@@ -92,11 +67,14 @@ TEST(ImageNonMaxSuppression, ManyBoxesMatchGreedyIou) {
                      ay2 = std::max(corner(k, 0), corner(k, 2));
         const double by1 = std::min(corner(i, 0), corner(i, 2)),
                      by2 = std::max(corner(i, 0), corner(i, 2));
-        const double ax1 = corner(k, 1), ax2 = corner(k, 3), bx1 = corner(i, 1), bx2 = corner(i, 3);
+        const double ax1 = std::min(corner(k, 1), corner(k, 3)),
+                     ax2 = std::max(corner(k, 1), corner(k, 3));
+        const double bx1 = std::min(corner(i, 1), corner(i, 3)),
+                     bx2 = std::max(corner(i, 1), corner(i, 3));
         const double area_a = (ay2 - ay1) * (ax2 - ax1), area_b = (by2 - by1) * (bx2 - bx1);
         const double h = std::min(ay2, by2) - std::max(ay1, by1);
         const double w = std::min(ax2, bx2) - std::max(ax1, bx1);
-        if (area_a <= 0 || area_b <= 0 || h <= 0 || w <= 0) continue;
+        if (!(area_a > 0) || !(area_b > 0) || !(h > 0) || !(w > 0)) continue;
         if (h * w / (area_a + area_b - h * w) > iou) {
           suppressed = true;
           break;
@@ -107,8 +85,76 @@ TEST(ImageNonMaxSuppression, ManyBoxesMatchGreedyIou) {
       want.insert(want.end(), {0, c, static_cast<int64_t>(i)});
     }
   }
+  return want;
+}
+
+Ints RunNms(const Floats& boxes, const Floats& scores, size_t n, int64_t classes, float iou) {
+  const auto run = NodeTest("NonMaxSuppression", 11)
+                       .Input<float>({1, static_cast<int64_t>(n), 4}, boxes)
+                       .Input<float>({1, classes, static_cast<int64_t>(n)}, scores)
+                       .Input<int64_t>({1}, {100000})
+                       .Input<float>({1}, {iou})
+                       .Run();
+  return Values<int64_t>(*run[0]);
+}
+
+uint32_t Step(uint32_t& state) {
+  state = state * 1664525u + 1013904223u;
+  return state >> 8;
+}
+
+// Thousands of boxes (more kept than one 16-box chunk of the vectorized overlap test, boxes with
+// no area, corners in either order, equal scores), two classes: the same selection as greedy
+// NMS written out with IoU = intersection / union per pair.
+TEST(ImageNonMaxSuppression, ManyBoxesMatchGreedyIou) {
+  const size_t n = 3000;
+  uint32_t state = 5;
+  const auto next = [&state] { return static_cast<float>(Step(state)) / 16777216.0f; };
+  std::vector<float> boxes(n * 4), scores(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    const float y = next() * 100, x = next() * 100;
+    const float h = i % 97 == 0 ? 0.0f : next() * 8, w = next() * 8;
+    const bool flip = i % 5 == 0;
+    boxes[4 * i] = flip ? y + h : y;
+    boxes[4 * i + 1] = x;
+    boxes[4 * i + 2] = flip ? y : y + h;
+    boxes[4 * i + 3] = x + w;
+  }
+  for (size_t i = 0; i < 2 * n; ++i) scores[i] = std::round(next() * 500) / 500;  // ties
+  const Ints want = GreedyNms(boxes, scores, n, 2, 0.3f);
   ASSERT_GT(want.size() / 3, 200u);  // many kept: the chunked test runs over long lists
-  EXPECT_EQ(Values<int64_t>(*run[0]), want);
+  EXPECT_EQ(RunNms(boxes, scores, n, 2, 0.3f), want);
+}
+
+// torchvision's batched NMS: 40 groups of boxes offset far apart along both axes (the kernel
+// buckets the kept boxes by x and searches only the candidate's neighbourhood), with a few boxes
+// five groups wide (the buckets are as wide as the widest box), columns in either order, boxes of
+// no area; and a second class where one box has a NaN coordinate (then every kept box is searched).
+TEST(ImageNonMaxSuppression, FarApartGroupsAndWideBoxesMatchGreedyIou) {
+  const size_t n = 4000;
+  uint32_t state = 11;
+  const auto next = [&state] { return static_cast<float>(Step(state)) / 16777216.0f; };
+  std::vector<float> boxes(n * 4), scores(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    const float offset = static_cast<float>(i % 40) * 300.0f;
+    const float y = offset + next() * 250, x = offset + next() * 250;
+    const bool wide = i % 701 == 0;
+    const float h = i % 89 == 0 ? 0.0f : 5 + next() * 40;
+    const float w = wide ? 1500.0f : 5 + next() * 40;
+    const bool flip = i % 7 == 0;
+    boxes[4 * i] = y;
+    boxes[4 * i + 1] = flip ? x + w : x;
+    boxes[4 * i + 2] = y + h;
+    boxes[4 * i + 3] = flip ? x : x + w;
+  }
+  for (size_t i = 0; i < 2 * n; ++i) scores[i] = std::round(next() * 1000) / 1000;
+  Floats with_nan = boxes;
+  with_nan[4 * 123 + 1] = std::numeric_limits<float>::quiet_NaN();
+  for (const Floats* b : {&boxes, &with_nan}) {
+    const Ints want = GreedyNms(*b, scores, n, 2, 0.45f);
+    ASSERT_GT(want.size() / 3, 1000u);
+    EXPECT_EQ(RunNms(*b, scores, n, 2, 0.45f), want);
+  }
 }
 
 TEST(ImageNonMaxSuppression, CenterPointBoxesClassesAndBatches) {
@@ -238,9 +284,11 @@ TEST(ImageRoiAlign, BinsScaleAndBatches) {
 // (y, x in 0..47, then 48..95 for the second bin) with all its weight there. The image falls from
 // the top-left corner, so the largest sample is the very first one, in the first block.
 TEST(ImageRoiAlign, AdaptiveGridOfManySamples) {
-  Floats x(96 * 96);
+  Floats x(size_t{96} * 96);
   for (size_t i = 0; i < x.size(); ++i) {
-    x[i] = static_cast<float>((95 - i / 96) + (95 - i % 96));
+    const size_t row = i / 96;
+    const size_t col = i % 96;
+    x[i] = static_cast<float>((95 - row) + (95 - col));
   }
   const auto run = [&](const char* mode) {
     return Values<float>(*NodeTest("RoiAlign", 16)
