@@ -354,6 +354,70 @@ bool PushSliceOrSplit(ir::Graph& g, ir::Node* n) {
   return true;
 }
 
+// Step 2g: a reduction (ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceL1,
+// ReduceL2, ReduceSumSquare, ReduceLogSumExp) over constant axes: over the same axes of the
+// channels-last value. With keepdims the result is transposed back as before; without, the
+// axes left must keep their order (MnasNet's and ShuffleNet's mean over H and W: [N, C] either
+// way), and then the result needs no transpose at all.
+bool PushReduce(ir::Graph& g, ir::Node* n) {
+  bool reduce = false;
+  for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+                         "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp"}) {
+    reduce = reduce || IsOp(n, op);
+  }
+  if (!reduce || n->outputs().size() != 1) return false;
+  std::vector<int64_t> perm;
+  ir::Value* y = ChannelsLastInput(n, perm);
+  if (y == nullptr) return false;
+  const size_t rank = perm.size();
+  // The axes: an attribute, or input 1 (ReduceSum 13+, the others 18+).
+  const bool axes_input = n->inputs().size() > 1 && n->inputs()[1] != nullptr;
+  std::vector<int64_t> axes;
+  if (axes_input) {
+    const std::optional<std::vector<int64_t>> given = IntsOf(n->inputs()[1]);
+    if (!given) return false;
+    axes = *given;
+  } else if (const ir::Attribute* a = n->FindAttribute("axes"); a != nullptr) {
+    axes = a->ints;
+  }
+  if (axes.empty()) return false;  // all axes, or none (noop_with_empty_axes)
+  std::vector<bool> reduced(rank, false);
+  for (int64_t& a : axes) {
+    if (a < 0) a += static_cast<int64_t>(rank);
+    if (a < 0 || a >= static_cast<int64_t>(rank) || reduced[static_cast<size_t>(a)]) return false;
+    reduced[static_cast<size_t>(a)] = true;
+    a = perm[static_cast<size_t>(a)];
+  }
+  const bool keepdims = IntAttrOf(n, "keepdims", 1) != 0;
+  if (!keepdims) {
+    // The axes kept, in channels-first order, must be in channels-last order too.
+    int64_t last = -1;
+    for (size_t a = 0; a < rank; ++a) {
+      if (reduced[a]) continue;
+      if (perm[a] < last) return false;
+      last = perm[a];
+    }
+  }
+  std::vector<ir::Value*> inputs = n->inputs();
+  inputs[0] = y;
+  std::vector<ir::Attribute> attrs;
+  for (const ir::Attribute& a : n->attributes()) {
+    if (a.name != "axes") attrs.push_back(a);
+  }
+  if (axes_input) {
+    inputs[1] = IntsConstant(g, n->name() + "_nhwc_axes", axes, ConstantOf(n->inputs()[1]));
+  } else {
+    attrs.push_back(IntsAttr("axes", axes));
+  }
+  if (keepdims) {
+    MoveBefore(g, n, std::move(inputs), std::move(attrs), perm);
+  } else {
+    Replace(g, {n}, n->op_type(), n->domain(), n->opset(), std::move(inputs), n->outputs(),
+            std::move(attrs));
+  }
+  return true;
+}
+
 // Step 2b: an inference BatchNormalization of an NHWC→NCHW transpose (one not folded into a
 // convolution: DenseNet's pre-activation blocks normalize each Concat) becomes Mul(x, s) and
 // Add(·, t), s = scale / √(var + ε) and t = B − mean·s as [1, C, 1, 1] constants, which step 2
@@ -466,7 +530,8 @@ size_t ConvertToNhwc(PassContext& ctx) {
     again = RewriteAll(g,
                        [&](ir::Node* n) {
                          return PushConcat(g, n) || PushReshape(ctx, n) ||
-                                PushTransposeOfChannels(g, n) || PushSliceOrSplit(g, n);
+                                PushTransposeOfChannels(g, n) || PushSliceOrSplit(g, n) ||
+                                PushReduce(g, n);
                        }) > 0 ||
             again;
   }

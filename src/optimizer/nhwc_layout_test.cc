@@ -534,6 +534,33 @@ TEST(NhwcLayout, LeavesThreeDimensionalWindowsChannelsFirst) {
   }
 }
 
+// MnasNet's and ShuffleNet's head: a convolution, then the mean over H and W. Variants: ReduceMean
+// without keepdims (axes an attribute) and ReduceSum with (axes an input) run on the
+// channels-last value, the first with no transpose after it; a ReduceMax over H alone without
+// keepdims ([N, C, W] against channels-last's [N, W, C]) stays channels-first.
+TEST(NhwcLayout, ReductionsOverTheImageRunChannelsLast) {
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(variant);
+    auto build = [&] {
+      GraphBuilder b;
+      ir::Value* x = b.Op("Conv", {b.Input("x", {2, 3, 5, 6}), b.Floats({8, 3, 3, 3})}, {Pads(1)});
+      if (variant == 0) {
+        x = b.Op("ReduceMean", {x}, {IntsAttr("axes", {2, 3}), IntAttr("keepdims", 0)}, 13);
+      } else if (variant == 1) {
+        x = b.Op("ReduceSum", {x, b.Ints({2}, {-1, -2})}, {}, 13);
+      } else {
+        x = b.Op("ReduceMax", {x}, {IntsAttr("axes", {2}), IntAttr("keepdims", 0)}, 13);
+      }
+      b.Output(b.Op("Relu", {x}));
+      return b.Model();
+    };
+    OpCounts ops = OpsAfter(build(), 3);
+    // The input's transpose; keepdims 1 and the ReduceMax keep one after.
+    EXPECT_EQ(ops["Transpose"], variant == 0 ? 1 : 2);
+    ExpectSameOutputs(build, 3);
+  }
+}
+
 TEST(NhwcLayout, LeavesNonFloatAndOneDimensionalConvolutionsAlone) {
   auto build = [] {
     GraphBuilder b;
