@@ -25,12 +25,6 @@ bool TapReachesInput(int64_t t, int64_t n, int64_t out, int64_t s, int64_t d, in
   return row <= last && row < n;
 }
 
-std::vector<int64_t> IntsAttrOr(const ir::Node* n, const char* name,
-                                std::vector<int64_t> fallback) {
-  const ir::Attribute* a = n->FindAttribute(name);
-  return a != nullptr ? a->ints : fallback;
-}
-
 bool PruneOne(PassContext& ctx, ir::Node* conv) {
   if (!IsOp(conv, "Conv") || conv->inputs().size() < 2 || conv->inputs()[0] == nullptr) {
     return false;
@@ -44,10 +38,10 @@ bool PruneOne(PassContext& ctx, ir::Node* conv) {
   const size_t axes = wd.size() - 2;
   const infer::TensorFacts& fx = ctx.Facts(conv->inputs()[0]);
   if (!fx.shape || fx.shape->rank() != wd.size()) return false;
-  const std::vector<int64_t> strides = IntsAttrOr(conv, "strides", std::vector<int64_t>(axes, 1));
-  std::vector<int64_t> dilations = IntsAttrOr(conv, "dilations", std::vector<int64_t>(axes, 1));
-  std::vector<int64_t> pads = IntsAttrOr(conv, "pads", std::vector<int64_t>(2 * axes, 0));
-  const std::vector<int64_t> kernel = IntsAttrOr(conv, "kernel_shape", {wd.begin() + 2, wd.end()});
+  const std::vector<int64_t> strides = IntsAttrOf(conv, "strides", std::vector<int64_t>(axes, 1));
+  std::vector<int64_t> dilations = IntsAttrOf(conv, "dilations", std::vector<int64_t>(axes, 1));
+  std::vector<int64_t> pads = IntsAttrOf(conv, "pads", std::vector<int64_t>(2 * axes, 0));
+  const std::vector<int64_t> kernel = IntsAttrOf(conv, "kernel_shape", {wd.begin() + 2, wd.end()});
   if (strides.size() != axes || dilations.size() != axes || pads.size() != 2 * axes ||
       kernel != std::vector<int64_t>(wd.begin() + 2, wd.end())) {
     return false;

@@ -77,9 +77,7 @@ bool IsRank4(const PassContext& ctx, const ir::Value* v) {
 bool ConvertNode(PassContext& ctx, ir::Node* n, bool video) {
   ir::Graph& g = ctx.graph;
   std::string op;
-  const bool is_conv =
-      IsOp(n, "Conv") ||
-      (n->op_type() == "FusedConv" && n->domain() == kMicrosoftDomain && HasRequiredInputs(n, 2));
+  const bool is_conv = IsConvNode(n);
   if (is_conv) {
     const Tensor* w = n->inputs().size() > 1 ? ConstantOf(n->inputs()[1]) : nullptr;
     if (w != nullptr && w->shape().rank() == 5) return video && ConvertVideoNode(ctx, n);

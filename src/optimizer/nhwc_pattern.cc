@@ -16,6 +16,11 @@ bool IsKilnOp(const ir::Node* n, const char* op) noexcept {
          HasRequiredInputs(n, 1);
 }
 
+bool IsConvNode(const ir::Node* n) noexcept {
+  return IsOp(n, "Conv") || (n->op_type() == "FusedConv" && n->domain() == kMicrosoftDomain &&
+                             HasRequiredInputs(n, 2));
+}
+
 bool IsUnary(const ir::Node* n) noexcept {
   for (const char* op : {"Sigmoid", "Relu", "Tanh", "HardSigmoid", "HardSwish"}) {
     if (IsOp(n, op)) return n->inputs().size() == 1;

@@ -19,6 +19,9 @@ namespace kiln::optimizer {
 // Whether the node is the ai.kiln op `op` with its first input and output present.
 bool IsKilnOp(const ir::Node* n, const char* op) noexcept;
 
+// A Conv, or a com.microsoft FusedConv with its X and W: what nhwc_layout converts.
+bool IsConvNode(const ir::Node* n) noexcept;
+
 // An elementwise activation of one input (Sigmoid, Relu, Tanh, HardSigmoid, HardSwish).
 bool IsUnary(const ir::Node* n) noexcept;
 

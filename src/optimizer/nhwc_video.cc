@@ -37,20 +37,14 @@ struct Window {
   std::vector<int64_t> pads;       // t0, h0, w0, t1, h1, w1
 };
 
-std::vector<int64_t> IntsOr(const ir::Node* n, const char* name,
-                            const std::vector<int64_t>& fallback) {
-  const ir::Attribute* a = n->FindAttribute(name);
-  return a != nullptr ? a->ints : fallback;
-}
-
 // The node's 3-D window, `kernel` where the node has no kernel_shape; nullopt with auto_pad or
 // malformed attributes (left to the kernel to report).
 std::optional<Window> WindowOf(const ir::Node* n, const std::vector<int64_t>& kernel) {
   if (const ir::Attribute* a = n->FindAttribute("auto_pad"); a != nullptr && a->s != "NOTSET") {
     return std::nullopt;
   }
-  Window w{IntsOr(n, "kernel_shape", kernel), IntsOr(n, "strides", {1, 1, 1}),
-           IntsOr(n, "dilations", {1, 1, 1}), IntsOr(n, "pads", {0, 0, 0, 0, 0, 0})};
+  Window w{IntsAttrOf(n, "kernel_shape", kernel), IntsAttrOf(n, "strides", {1, 1, 1}),
+           IntsAttrOf(n, "dilations", {1, 1, 1}), IntsAttrOf(n, "pads", {0, 0, 0, 0, 0, 0})};
   if (w.kernel.size() != 3 || w.strides.size() != 3 || w.dilations.size() != 3 ||
       w.pads.size() != 6) {
     return std::nullopt;
@@ -248,10 +242,7 @@ bool ConvertPool(PassContext& ctx, ir::Node* n) {
 
 bool HasFactoredVideoConv(const ir::Graph& g) {
   for (const auto& n : g.nodes()) {
-    const bool is_conv =
-        IsOp(n.get(), "Conv") || (n->op_type() == "FusedConv" && n->domain() == kMicrosoftDomain &&
-                                  HasRequiredInputs(n.get(), 2));
-    const Tensor* w = is_conv ? ConstantOf(n->inputs()[1]) : nullptr;
+    const Tensor* w = IsConvNode(n.get()) ? ConstantOf(n->inputs()[1]) : nullptr;
     if (w == nullptr || w->shape().rank() != 5) continue;
     const std::vector<int64_t>& d = w->shape().dims();
     if ((d[2] == 1 && d[3] * d[4] > 1) || (d[2] > 1 && d[3] == 1 && d[4] == 1)) return true;
@@ -260,11 +251,8 @@ bool HasFactoredVideoConv(const ir::Graph& g) {
 }
 
 bool ConvertVideoNode(PassContext& ctx, ir::Node* n) {
-  const bool is_conv =
-      IsOp(n, "Conv") ||
-      (n->op_type() == "FusedConv" && n->domain() == kMicrosoftDomain && HasRequiredInputs(n, 2));
   if (n->outputs().size() != 1 || n->outputs()[0] == nullptr) return false;
-  return is_conv ? ConvertConv(ctx, n) : ConvertPool(ctx, n);
+  return IsConvNode(n) ? ConvertConv(ctx, n) : ConvertPool(ctx, n);
 }
 
 }  // namespace kiln::optimizer

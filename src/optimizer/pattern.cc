@@ -211,6 +211,12 @@ int64_t IntAttrOf(const ir::Node* node, const std::string& name, int64_t fallbac
   return a != nullptr && a->type == ir::AttrType::kInt ? a->i : fallback;
 }
 
+std::vector<int64_t> IntsAttrOf(const ir::Node* node, const std::string& name,
+                                const std::vector<int64_t>& fallback) {
+  const ir::Attribute* a = node->FindAttribute(name);
+  return a != nullptr ? a->ints : fallback;
+}
+
 ir::Node* Replace(ir::Graph& g, const std::vector<ir::Node*>& old_nodes, std::string op,
                   std::string domain, int64_t opset, std::vector<ir::Value*> inputs,
                   std::vector<ir::Value*> outputs, std::vector<ir::Attribute> attributes) {

@@ -49,6 +49,9 @@ ir::Attribute IntsAttr(const std::string& name, std::vector<int64_t> v);
 ir::Attribute FloatsAttr(const std::string& name, std::vector<float> v);
 // The node's int attribute, or `fallback`.
 int64_t IntAttrOf(const ir::Node* node, const std::string& name, int64_t fallback) noexcept;
+// The node's ints attribute when it has one by that name, or `fallback`.
+std::vector<int64_t> IntsAttrOf(const ir::Node* node, const std::string& name,
+                                const std::vector<int64_t>& fallback);
 
 // Removes `old_nodes` and adds one node (op and domain are copies: they may come from a node
 // being removed) `op` (domain, opset) reading `inputs` and writing

@@ -159,17 +159,14 @@ KILN_TARGET_AVX512 void MaxRowAvx512(const WindowGeometry& g, const PoolShape& s
       f += 8;
     }
     if (f == c) continue;
-    bool first = true;
+    // The last 1-7 channels in memory, the first tap taken twice as MaxChunk does.
+    const float* first =
+        image + static_cast<size_t>((iy0 + ry.lo * dy) * s.in_w + ix0 + rx.lo * dx) * c + f;
+    for (size_t i = 0; i < c - f; ++i) out[f + i] = first[i];
     for (int64_t ky = ry.lo; ky < ry.hi; ++ky) {
       const float* row = image + static_cast<size_t>((iy0 + ky * dy) * s.in_w + ix0) * c + f;
       for (int64_t kx = rx.lo; kx < rx.hi; ++kx) {
-        const float* xp = row + static_cast<size_t>(kx * dx) * c;
-        if (first) {
-          for (size_t i = 0; i < c - f; ++i) out[f + i] = xp[i];
-          first = false;
-        } else {
-          MaxInto(out + f, xp, c - f);
-        }
+        MaxInto(out + f, row + static_cast<size_t>(kx * dx) * c, c - f);
       }
     }
   }
