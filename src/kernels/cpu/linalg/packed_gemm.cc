@@ -35,11 +35,21 @@ constexpr size_t CeilDiv(size_t a, size_t b) {
   return (a + b - 1) / b;
 }
 
+// The epilogue on the value v of C(i, j) (see GemmEpilogue).
+inline float EpilogueOf(const packed::TileEpilogue& ep, float v, size_t i, size_t j) {
+  if (ep.bias != nullptr) v += ep.bias[j];
+  if (ep.z != nullptr) v += ep.z[i * ep.ldz + j];
+  // std::max(v, lo) is v < lo ? lo : v, x86's max(lo, v): a NaN v stays.
+  if (ep.clamp) v = std::min(std::max(v, ep.lo), ep.hi);
+  return v;
+}
+
 // The portable micro-kernel: tiles of up to kPortableRows rows by 32 sums, plain loops for the
 // compiler to vectorize as the baseline target allows.
 constexpr size_t kPortableRows = 4;
 void PanelPortable(size_t m, size_t kc, const float* a, size_t lda, const float* b, float* c,
-                   size_t ldc, size_t cols, bool accumulate, ptrdiff_t /*next*/) {
+                   size_t ldc, size_t cols, bool accumulate, ptrdiff_t /*next*/,
+                   const packed::TileEpilogue* ep) {
   constexpr size_t kW = packed::kPanel;
   for (size_t t = 0; t < packed::TileCount(m, kPortableRows); ++t) {
     const size_t i = packed::TileStart(m, kPortableRows, t);
@@ -57,9 +67,14 @@ void PanelPortable(size_t m, size_t kc, const float* a, size_t lda, const float*
         }
       }
       const bool add = accumulate || p0 > 0;
+      const bool last = ep != nullptr && p1 == kc;
       for (size_t r = 0; r < rows; ++r) {
         float* row = c + (i + r) * ldc;
-        for (size_t j = 0; j < cols; ++j) row[j] = add ? row[j] + acc[r][j] : acc[r][j];
+        for (size_t j = 0; j < cols; ++j) {
+          float v = add ? row[j] + acc[r][j] : acc[r][j];
+          if (last) v = EpilogueOf(*ep, v, i + r, j);
+          row[j] = v;
+        }
       }
     }
   }
@@ -202,13 +217,18 @@ PackedMatrix PackedMatrix::PackInto(float* storage, const float* b, size_t ldb, 
 }
 
 void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, size_t col_begin,
-                size_t col_end, float* c, size_t ldc, bool accumulate) {
+                size_t col_end, float* c, size_t ldc, bool accumulate, const GemmEpilogue* ep) {
   if (m == 0 || col_begin >= col_end) return;
   const size_t k = b.k();
+  // The kernels' form of ep, at C's row 0, column 0.
+  packed::TileEpilogue tile_ep{};
+  if (ep != nullptr) tile_ep = {ep->bias, ep->z, ep->ldz, ep->clamp, ep->lo, ep->hi};
   if (k == 0) {
-    if (!accumulate) {
-      for (size_t i = 0; i < m; ++i)
-        std::fill(c + i * ldc + col_begin, c + i * ldc + col_end, 0.0f);
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = col_begin; j < col_end; ++j) {
+        const float v = accumulate ? c[i * ldc + j] : 0.0f;
+        c[i * ldc + j] = ep != nullptr ? EpilogueOf(tile_ep, v, i, j) : v;
+      }
     }
     return;
   }
@@ -231,7 +251,13 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, siz
       for (size_t i = 0; i < mb; ++i) {
         std::memcpy(copy + i * stride, a + (i0 + i) * lda, k * sizeof(float));
       }
-      PackedGemm(mb, copy, stride, b, col_begin, col_end, c + i0 * ldc, ldc, accumulate);
+      GemmEpilogue rows_ep;
+      if (ep != nullptr) {
+        rows_ep = *ep;
+        if (rows_ep.z != nullptr) rows_ep.z += i0 * rows_ep.ldz;
+      }
+      PackedGemm(mb, copy, stride, b, col_begin, col_end, c + i0 * ldc, ldc, accumulate,
+                 ep != nullptr ? &rows_ep : nullptr);
     }
     return;
   }
@@ -245,7 +271,7 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, siz
       const size_t c0 = col_begin + PartStart(panels, chunks, t) * kPackedPanel;
       const size_t c1 =
           std::min(col_end, col_begin + PartStart(panels, chunks, t + 1) * kPackedPanel);
-      PackedGemm(m, a, lda, b, c0, c1, c, ldc, accumulate);
+      PackedGemm(m, a, lda, b, c0, c1, c, ldc, accumulate, ep);
     }
     return;
   }
@@ -267,21 +293,26 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, siz
           next = b.panel(col_begin / kPackedPanel) - b.panel(j0 / kPackedPanel) +
                  static_cast<ptrdiff_t>(kc * kPackedPanel);
         }
+        // The epilogue with the last depth block, at this panel's row i0, column j0.
+        packed::TileEpilogue panel_ep = tile_ep;
+        if (panel_ep.bias != nullptr) panel_ep.bias += j0;
+        if (panel_ep.z != nullptr) panel_ep.z += i0 * panel_ep.ldz + j0;
         kernel.fn(mb, kc, ab, lda, b.panel(j0 / kPackedPanel) + p0 * kPackedPanel,
-                  c + i0 * ldc + j0, ldc, cols, add, next);
+                  c + i0 * ldc + j0, ldc, cols, add, next,
+                  ep != nullptr && p0 + kc == k ? &panel_ep : nullptr);
       }
     }
   }
 }
 
 void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, float* c, size_t ldc,
-                ThreadPool* pool, bool accumulate) {
+                ThreadPool* pool, bool accumulate, const GemmEpilogue* ep) {
   const size_t n = b.n();
   if (m == 0 || n == 0) return;
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(b.k());
   const size_t threads = pool != nullptr ? static_cast<size_t>(pool->size()) : 1;
   if (threads == 1 || work < kMinParallelWork) {
-    return PackedGemm(m, a, lda, b, 0, n, c, ldc, accumulate);
+    return PackedGemm(m, a, lda, b, 0, n, c, ldc, accumulate, ep);
   }
   // Tiles of rows × panels, more of them until each thread has a few; rows and panels are
   // shared out evenly, so no tile is a sliver.
@@ -304,8 +335,14 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, flo
       const size_t rows = PartStart(m, row_parts, rt + 1) - i0;
       const size_t p0 = PartStart(b.panels(), col_parts, ct);
       const size_t panels = PartStart(b.panels(), col_parts, ct + 1) - p0;
+      GemmEpilogue rows_ep;
+      if (ep != nullptr) {
+        rows_ep = *ep;
+        if (rows_ep.z != nullptr) rows_ep.z += i0 * rows_ep.ldz;
+      }
       PackedGemm(rows, a + i0 * lda, lda, b, p0 * kPackedPanel,
-                 std::min(n, (p0 + panels) * kPackedPanel), c + i0 * ldc, ldc, accumulate);
+                 std::min(n, (p0 + panels) * kPackedPanel), c + i0 * ldc, ldc, accumulate,
+                 ep != nullptr ? &rows_ep : nullptr);
     }
   });
 }

@@ -111,16 +111,32 @@ class PackedMatrix {
   const float* base_ = nullptr;          // data_, or the viewed panels
 };
 
-// C[0:m, col_begin:col_end] = A · B[:, col_begin:col_end] (+ that block of C when `accumulate`)
-// on the calling thread. A is m×k (B's k) with row stride lda ≥ k; col_begin is a multiple of
-// kPackedPanel and col_end ≤ B.n(). When `accumulate` is false C is not read.
-void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, size_t col_begin,
-                size_t col_end, float* c, size_t ldc, bool accumulate);
+// What a product does to each value of C as it stores it, while the sums are in registers (a
+// convolution's bias, residual and ReLU or Clip, with no pass over C afterwards):
+// C(i, j) = (C(i, j) + bias[j]) + z[i·ldz + j], each term only where its pointer is set, then
+// min(hi, max(lo, ·)) when `clamp` — the order and the bits of nn::ApplyEpilogueRows with
+// ReLU (lo 0, hi +∞) or Clip; a NaN stays NaN. bias and z are indexed as C is: by the columns
+// of B (col_begin on), and z by the rows of this call's C.
+struct GemmEpilogue {
+  const float* bias = nullptr;
+  const float* z = nullptr;
+  size_t ldz = 0;
+  bool clamp = false;
+  float lo = 0.0f;
+  float hi = 0.0f;
+};
 
-// C = A · B (m × B.n()) (+ C when `accumulate`; otherwise C is not read), lda ≥ k, cut into
-// tiles of rows and panels that `pool` shares out (null: this thread).
+// C[0:m, col_begin:col_end] = A · B[:, col_begin:col_end] (+ that block of C when `accumulate`)
+// on the calling thread, then `ep` when set. A is m×k (B's k) with row stride lda ≥ k; col_begin
+// is a multiple of kPackedPanel and col_end ≤ B.n(). When `accumulate` is false C is not read.
+void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, size_t col_begin,
+                size_t col_end, float* c, size_t ldc, bool accumulate,
+                const GemmEpilogue* ep = nullptr);
+
+// C = A · B (m × B.n()) (+ C when `accumulate`; otherwise C is not read), then `ep` when set;
+// lda ≥ k, cut into tiles of rows and panels that `pool` shares out (null: this thread).
 void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, float* c, size_t ldc,
-                ThreadPool* pool, bool accumulate = false);
+                ThreadPool* pool, bool accumulate = false, const GemmEpilogue* ep = nullptr);
 
 // The calling thread's scratch buffers, 64-byte aligned, each grown to the largest size asked of
 // it, so that a thread's later requests of that size allocate nothing: kRowsOfA is PackedGemm's

@@ -1,12 +1,15 @@
 // PackedGemm against a naive triple loop, for every micro-kernel this machine runs: sizes that
 // end inside a tile, a panel and a depth block, transposed packing, padded leading dimensions,
-// column ranges, accumulation, an empty depth, and the pool split.
+// column ranges, accumulation, an empty depth, the pool split, and the epilogue applied by the
+// product.
 #include "kernels/cpu/linalg/packed_gemm.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -142,6 +145,81 @@ TEST(PackedGemm, WritesOnlyTheColumnRangeAndAccumulates) {
   });
 }
 
+// The epilogue applied by the product (GemmEpilogue) against the same applied afterwards by a
+// scalar loop as its comment says, bit for bit (NaN included): with and without a bias and a
+// residual, none / ReLU / Clip, on one thread and the pool, over a column range and accumulating
+// into C, for every case above (tiles, panels, depth blocks and runs, column chunks, copied
+// rows of A). Row 1 of A holds a NaN, which the clamp must leave in place.
+TEST(PackedGemm, EpilogueMatchesAPassAfterTheProduct) {
+  ThreadPool pool(2);
+  const float kInf = std::numeric_limits<float>::infinity();
+  struct Act {
+    bool clamp;
+    float lo, hi;
+  };
+  const Act acts[] = {{false, 0, 0}, {true, 0.0f, kInf}, {true, -50.0f, 400.0f}};
+  ForEachKernel([&] {
+    for (const Case& c : kCases) {
+      const size_t lda = c.k + c.pad;
+      const size_t ldb = (c.transposed ? c.k : c.n) + c.pad;
+      const size_t ldc = c.n + c.pad;
+      std::vector<float> a = IntegerValues(c.m * lda, 11);
+      if (c.m > 1) a[lda] = std::numeric_limits<float>::quiet_NaN();
+      const std::vector<float> b = IntegerValues((c.transposed ? c.n : c.k) * ldb, 12);
+      const std::vector<float> bias = IntegerValues(c.n, 13);
+      const std::vector<float> z = IntegerValues(c.m * ldc, 14);
+      const PackedMatrix packed = PackedMatrix::Pack(b.data(), ldb, c.k, c.n, c.transposed);
+      const std::vector<float> start = IntegerValues(c.m * ldc, 15);
+      for (const Act& act : acts) {
+        for (int with = 0; with < 4; ++with) {
+          for (int how = 0; how < 3; ++how) {
+            // how 0: whole, one thread; 1: whole, the pool; 2: columns from 32 on, accumulating.
+            if (how == 2 && c.n <= 32) continue;
+            SCOPED_TRACE("m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+                         " k=" + std::to_string(c.k) + " clamp=" + std::to_string(act.clamp) +
+                         " lo=" + std::to_string(act.lo) + " bias=" + std::to_string(with & 1) +
+                         " z=" + std::to_string(with >> 1) + " how=" + std::to_string(how));
+            GemmEpilogue ep;
+            ep.bias = (with & 1) != 0 ? bias.data() : nullptr;
+            ep.z = (with & 2) != 0 ? z.data() : nullptr;
+            ep.ldz = ldc;
+            ep.clamp = act.clamp;
+            ep.lo = act.lo;
+            ep.hi = act.hi;
+            std::vector<float> want = start;
+            std::vector<float> got = start;
+            const size_t j0 = how == 2 ? 32 : 0;
+            if (how == 2) {
+              PackedGemm(c.m, a.data(), lda, packed, j0, c.n, want.data(), ldc, true);
+              PackedGemm(c.m, a.data(), lda, packed, j0, c.n, got.data(), ldc, true, &ep);
+            } else {
+              ThreadPool* on = how == 1 ? &pool : nullptr;
+              PackedGemm(c.m, a.data(), lda, packed, want.data(), ldc, on);
+              PackedGemm(c.m, a.data(), lda, packed, got.data(), ldc, on, false, &ep);
+            }
+            for (size_t i = 0; i < c.m; ++i) {
+              for (size_t j = j0; j < c.n; ++j) {
+                float& v = want[i * ldc + j];
+                if (ep.bias != nullptr) v += ep.bias[j];
+                if (ep.z != nullptr) v += ep.z[i * ldc + j];
+                if (ep.clamp) v = std::min(std::max(v, ep.lo), ep.hi);
+              }
+            }
+            size_t wrong = 0;
+            for (size_t i = 0; i < c.m * ldc; ++i) {
+              if (std::memcmp(&want[i], &got[i], sizeof(float)) != 0 && wrong++ < 3) {
+                ADD_FAILURE() << "C(" << i / ldc << ", " << i % ldc << ") = " << got[i] << ", want "
+                              << want[i];
+              }
+            }
+            EXPECT_EQ(wrong, 0u);
+          }
+        }
+      }
+    }
+  });
+}
+
 TEST(PackedGemm, PacksFromAnAccessor) {
   const size_t k = 5, n = 40;
   const std::vector<float> b = IntegerValues(k * n, 9);
@@ -229,6 +307,18 @@ TEST(PackedGemm, EmptyDepthWritesZerosOrLeavesCAlone) {
   EXPECT_EQ(c, std::vector<float>(15, 7.0f));
   PackedGemm(3, nullptr, 0, packed, c.data(), 5, nullptr);
   EXPECT_EQ(c, std::vector<float>(15, 0.0f));
+  // With an epilogue, the empty product's zeros (or C) still get it.
+  const float bias[5] = {1, -2, 3, -4, 5};
+  GemmEpilogue ep;
+  ep.bias = bias;
+  ep.clamp = true;
+  ep.lo = 0.0f;
+  ep.hi = 4.0f;
+  PackedGemm(3, nullptr, 0, packed, c.data(), 5, nullptr, false, &ep);
+  for (size_t i = 0; i < 15; ++i) EXPECT_EQ(c[i], std::min(std::max(bias[i % 5], 0.0f), 4.0f));
+  std::fill(c.begin(), c.end(), 2.0f);
+  PackedGemm(3, nullptr, 0, packed, 0, 5, c.data(), 5, /*accumulate=*/true, &ep);
+  for (size_t i = 0; i < 15; ++i) EXPECT_EQ(c[i], std::min(std::max(2 + bias[i % 5], 0.0f), 4.0f));
 }
 
 TEST(PackedGemm, RefusesAKernelTheMachineLacks) {

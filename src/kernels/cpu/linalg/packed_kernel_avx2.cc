@@ -19,6 +19,9 @@ struct Avx2 {
   static V Broadcast(const float* p) { return _mm256_broadcast_ss(p); }
   static V Fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V Add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V Max(V a, V b) { return _mm256_max_ps(a, b); }
+  static V Min(V a, V b) { return _mm256_min_ps(a, b); }
+  static V Set(float x) { return _mm256_set1_ps(x); }
   static void StoreU(float* p, V v) { _mm256_storeu_ps(p, v); }
   // Lane i is on when i < n.
   static __m256i Mask(size_t n) {
@@ -34,8 +37,8 @@ using Table = TileTable<Avx2, 0, 1, 2, 3, 4, 5>;
 }  // namespace
 
 void PanelAvx2(size_t m, size_t kc, const float* a, size_t lda, const float* b, float* c,
-               size_t ldc, size_t cols, bool accumulate, ptrdiff_t next) {
-  Panel<Avx2, Table>(m, kc, a, lda, b, c, ldc, cols, accumulate, next);
+               size_t ldc, size_t cols, bool accumulate, ptrdiff_t next, const TileEpilogue* ep) {
+  Panel<Avx2, Table>(m, kc, a, lda, b, c, ldc, cols, accumulate, next, ep);
 }
 
 }  // namespace kiln::cpu::packed

@@ -387,6 +387,15 @@ void RunRegions(const Problem& p, const Operands& o, const Regions& r, const nn:
   });
 }
 
+// The epilogue of the product of the group whose output channels start at `first`: its bias
+// and Z from that channel on (the product's C starts there too).
+GemmEpilogue GroupEpilogue(const GemmEpilogue& ge, size_t first) {
+  GemmEpilogue g = ge;
+  if (g.bias != nullptr) g.bias += first;
+  if (g.z != nullptr) g.z += first;
+  return g;
+}
+
 void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, KernelContext& ctx) {
   const size_t pixels = p.batch * static_cast<size_t>(p.out_h * p.out_w);
   const size_t k = p.g.kernel_size * p.channels;  // im2col row length, all groups
@@ -418,15 +427,20 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
       a = col;
       lda = ldcol;
     }
+    // The epilogue in the product where it can be (see GroupEpilogue), else a pass after it.
+    GemmEpilogue ge;
+    const bool in_product = nn::InProduct(e, o.bias, o.z, p.features, &ge);
     for (size_t i = 0; i < o.part_count; ++i) {
       PackedGemm(pixels, o.parts[i], o.part_channels[i], weights[i], o.y, p.features,
-                 &ctx.threads(), i > 0);
+                 &ctx.threads(), i > 0, in_product && i + 1 == o.part_count ? &ge : nullptr);
     }
     for (size_t grp = 0; o.parts == nullptr && grp < p.groups; ++grp) {
       const float* ag = a + grp * (pointwise ? p.group_channels : group_k);
+      const GemmEpilogue group_ep = GroupEpilogue(ge, grp * p.group_features);
       PackedGemm(pixels, ag, lda, weights[grp], o.y + grp * p.group_features, p.features,
-                 &ctx.threads());
+                 &ctx.threads(), false, in_product ? &group_ep : nullptr);
     }
+    if (in_product) return;
     ctx.threads().ParallelFor(pixels, 8, [&](size_t begin, size_t end) {
       nn::ApplyEpilogueRows(e, o.y + begin * p.features, end - begin, p.features, p.features,
                             o.bias, o.z != nullptr ? o.z + begin * p.features : nullptr,
@@ -472,20 +486,28 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
         lda = ldcol;
       }
       float* y = o.y + begin * p.features;
+      const float* z = o.z != nullptr ? o.z + begin * p.features : nullptr;
+      // Bias, Z and a ReLU or Clip applied by the product to its sums before it stores them
+      // (no pass over the block afterwards: for a 16→48 1×1 layer over 56×56 that pass cost a
+      // quarter of the product); other activations after it, while the block is in cache.
+      GemmEpilogue ge;
+      const bool in_product = nn::InProduct(e, o.bias, z, p.features, &ge);
       // X in parts (pointwise, one group): the parts' products summed into the block.
       for (size_t i = 0; i < o.part_count; ++i) {
         const size_t c = o.part_channels[i];
-        PackedGemm(rows, o.parts[i] + begin * c, c, weights[i], 0, p.features, y, p.features,
-                   i > 0);
+        PackedGemm(rows, o.parts[i] + begin * c, c, weights[i], 0, p.features, y, p.features, i > 0,
+                   in_product && i + 1 == o.part_count ? &ge : nullptr);
       }
       for (size_t grp = 0; o.parts == nullptr && grp < p.groups; ++grp) {
         // A pointwise group's columns start at its first channel; an im2col group's at its block.
         const float* ag = a + grp * (pointwise ? p.group_channels : group_k);
+        const GemmEpilogue group_ep = GroupEpilogue(ge, grp * p.group_features);
         PackedGemm(rows, ag, lda, weights[grp], 0, p.group_features, y + grp * p.group_features,
-                   p.features, false);
+                   p.features, false, in_product ? &group_ep : nullptr);
       }
-      nn::ApplyEpilogueRows(e, y, rows, p.features, p.features, o.bias,
-                            o.z != nullptr ? o.z + begin * p.features : nullptr, p.features);
+      if (!in_product) {
+        nn::ApplyEpilogueRows(e, y, rows, p.features, p.features, o.bias, z, p.features);
+      }
     }
   });
 }

@@ -337,8 +337,14 @@ void RunExpandDepthwise(const Problem& p, const Operands& o, const Expansion& x,
         const size_t m = static_cast<size_t>(need_hi - hi) * static_cast<size_t>(p.in_w);
         float* dst = buf + static_cast<size_t>(hi - lo) * row_floats;
         const float* src = o.x + (n * in_plane + static_cast<size_t>(hi * p.in_w)) * x.channels;
-        PackedGemm(m, src, x.channels, *x.w, 0, p.features, dst, p.features, false);
-        nn::ApplyEpilogueRows(*x.e, dst, m, p.features, p.features, x.bias, nullptr, p.features);
+        // The expansion's bias and activation applied by the product where it can.
+        GemmEpilogue ge;
+        if (nn::InProduct(*x.e, x.bias, nullptr, 0, &ge)) {
+          PackedGemm(m, src, x.channels, *x.w, 0, p.features, dst, p.features, false, &ge);
+        } else {
+          PackedGemm(m, src, x.channels, *x.w, 0, p.features, dst, p.features, false);
+          nn::ApplyEpilogueRows(*x.e, dst, m, p.features, p.features, x.bias, nullptr, p.features);
+        }
         hi = need_hi;
       }
       for (int64_t oy = o0; oy < o1; ++oy, ++r) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,9 @@ KILN_VECTOR_CLONES void RowsLoop(float* y, size_t rows, size_t cols, size_t ldy,
     const size_t n = per * cols;                       // < 2·kGroupRun
     float repeated[2 * kGroupRun];
     if (bias != nullptr) {
-      for (size_t j = 0; j < n; ++j) repeated[j] = bias[j % cols];
+      // Row by row: a j % cols per value would cost a division each (a block of 256 rows of 48
+      // spent as long filling this as on its values).
+      for (size_t i = 0; i < per; ++i) std::copy(bias, bias + cols, repeated + i * cols);
     }
     for (; r + per <= rows; r += per) {
       RunOf<A>(y + r * cols, n, bias != nullptr ? repeated : nullptr,
@@ -142,6 +145,32 @@ void ApplyEpilogueRows(const Epilogue& e, float* y, size_t rows, size_t cols, si
   WithActivation(e.activation, [&]<Activation A>() {
     RowsLoop<A>(y, rows, cols, ldy, bias, z, ldz, e.alpha, e.beta);
   });
+}
+
+bool InProduct(const Epilogue& e, const float* bias, const float* z, size_t ldz,
+               GemmEpilogue* out) {
+  GemmEpilogue g;
+  g.bias = bias;
+  g.z = z;
+  g.ldz = ldz;
+  switch (e.activation) {
+    case Activation::kNone:
+      break;
+    case Activation::kRelu:
+      g.clamp = true;
+      g.lo = 0.0f;
+      g.hi = std::numeric_limits<float>::infinity();
+      break;
+    case Activation::kClip:
+      g.clamp = true;
+      g.lo = e.alpha;
+      g.hi = e.beta;
+      break;
+    default:
+      return false;
+  }
+  *out = g;
+  return true;
 }
 
 #if defined(__x86_64__)

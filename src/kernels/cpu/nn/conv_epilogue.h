@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <string>
 
+#include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/vector_math.h"
 #include "kernels/kernel.h"
 
@@ -97,6 +98,12 @@ void ApplyEpiloguePlane(const Epilogue& e, float* y, size_t n, float bias, const
 // elsewhere.
 void ApplyEpilogueRows(const Epilogue& e, float* y, size_t rows, size_t cols, size_t ldy,
                        const float* bias, const float* z, size_t ldz);
+
+// The epilogue as PackedGemm applies it to the sums before it stores them (see GemmEpilogue;
+// z indexed as the product's C, row stride ldz), when its activation is none, ReLU or Clip:
+// the same bits as ApplyEpilogueRows after the product, without the pass over C. Returns false
+// (and leaves *out alone) for the other activations.
+bool InProduct(const Epilogue& e, const float* bias, const float* z, size_t ldz, GemmEpilogue* out);
 
 // For tests: whether ApplyEpilogueRows may use the AVX-512 Swish (true at start; it still needs
 // the machine to run it). Returns the previous setting.
