@@ -17,12 +17,15 @@
 // uint8; an all-zero (or empty) x gives scale 0, zero point 0 and y 0.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/quant/codec.h"
 #include "kernels/cpu/quant/quant_kernels.h"
 #include "kernels/cpu/small_vector.h"
+#include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
 namespace {
@@ -173,6 +176,144 @@ double RoundToInt(double q, double zero_point, DataType t) {
   return std::clamp(std::nearbyint(q) + zero_point, r.lo, r.hi);
 }
 
+// The float32 fast paths, for what QDQ models and DynamicQuantizeLinear run: float x (or y), a
+// float scale, 8-bit integers (and int32 for DequantizeLinear: biases), per tensor or per axis;
+// vectorized, and split over the threads for large tensors. The values are the general loop's:
+// the division (not a product by the reciprocal), round half to even, the zero point added and
+// the result clamped in float (exact below 2^24, and above it the sum clamps to the same bound),
+// NaN to 0.
+template <typename T>
+[[gnu::always_inline]] inline T QuantizeOne(float x, float s, float z) {
+  constexpr auto lo = static_cast<float>(std::numeric_limits<T>::lowest());
+  constexpr auto hi = static_cast<float>(std::numeric_limits<T>::max());
+  const float q = x / s;
+  const float v = std::min(std::max(std::nearbyint(q) + z, lo), hi);
+  return static_cast<T>(q == q ? v : 0.0f);
+}
+
+// y[i] = QuantizeOne(x[i], s, z), i < n.
+template <typename T>
+KILN_VECTOR_CLONES void QuantizeRun(const float* x, size_t n, float s, float z, T* y) {
+  for (size_t i = 0; i < n; ++i) y[i] = QuantizeOne<T>(x[i], s, z);
+}
+
+// y[i] = QuantizeOne(x[i], s[i], z[i]), i < n: a row along the last axis.
+template <typename T>
+KILN_VECTOR_CLONES void QuantizeRow(const float* x, size_t n, const float* s, const float* z,
+                                    T* y) {
+  for (size_t i = 0; i < n; ++i) y[i] = QuantizeOne<T>(x[i], s[i], z[i]);
+}
+
+// y[i] = (x[i] - z) · s, i < n.
+template <typename T>
+KILN_VECTOR_CLONES void DequantizeRun(const T* x, size_t n, float s, float z, float* y) {
+  for (size_t i = 0; i < n; ++i) y[i] = (static_cast<float>(x[i]) - z) * s;
+}
+
+template <typename T>
+KILN_VECTOR_CLONES void DequantizeRow(const T* x, size_t n, const float* s, const float* z,
+                                      float* y) {
+  for (size_t i = 0; i < n; ++i) y[i] = (static_cast<float>(x[i]) - z[i]) * s[i];
+}
+
+// The least and greatest of x[0..n) and 0 into *lo and *hi; whether any x is NaN (then *lo and
+// *hi are not meaningful). Sixteen lanes of each, combined at the end, so that it vectorizes.
+KILN_VECTOR_CLONES bool RangeWithZero(const float* x, size_t n, float* lo, float* hi) {
+  constexpr size_t kLanes = 16;
+  float l[kLanes] = {};
+  float h[kLanes] = {};
+  bool nan[kLanes] = {};
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (size_t j = 0; j < kLanes; ++j) {
+      const float v = x[i + j];
+      l[j] = v < l[j] ? v : l[j];
+      h[j] = v > h[j] ? v : h[j];
+      nan[j] = nan[j] || v != v;
+    }
+  }
+  for (size_t j = 0; i < n; ++i, ++j) {
+    const float v = x[i];
+    l[j] = v < l[j] ? v : l[j];
+    h[j] = v > h[j] ? v : h[j];
+    nan[j] = nan[j] || v != v;
+  }
+  bool any = false;
+  for (size_t j = 0; j < kLanes; ++j) {
+    *lo = std::min(*lo, l[j]);
+    *hi = std::max(*hi, h[j]);
+    any = any || nan[j];
+  }
+  return any;
+}
+
+// Elements per share of the threads' work (below it, one thread).
+constexpr size_t kFastGrain = size_t{1} << 15;
+
+// Runs fn(x_at, s, z, y_at, count) or, along the last axis, row(x_at, s_array, z_array, y_at,
+// count) over x's elements in parallel: the scale (and float zero point) per tensor or per axis.
+// scale and zp are converted to float once (zp null: 0).
+template <typename Run, typename Row>
+void ForEachRun(KernelContext& ctx, const ScaleLayout& l, size_t n, const Tensor& scale,
+                const Tensor* zp, Run&& run, Row&& row) {
+  const size_t count = l.per_tensor ? 1 : l.axis_dim;
+  float* sf = ctx.Scratch<float>(2 * count);
+  float* zf = sf + count;
+  for (size_t a = 0; a < count; ++a) {
+    sf[a] = static_cast<const float*>(scale.data())[a];
+    zf[a] = zp != nullptr ? static_cast<float>(LoadElement(zp->type(), zp->data(), a)) : 0.0f;
+  }
+  if (l.per_tensor) {
+    ctx.threads().ParallelFor(
+        n, kFastGrain, [&](size_t begin, size_t end) { run(begin, sf[0], zf[0], end - begin); });
+    return;
+  }
+  if (l.inner == 1) {
+    const size_t rows = n / l.axis_dim;
+    const size_t grain = std::max<size_t>(1, kFastGrain / l.axis_dim);
+    ctx.threads().ParallelFor(rows, grain, [&](size_t begin, size_t end) {
+      for (size_t r = begin; r < end; ++r) row(r * l.axis_dim, sf, zf, l.axis_dim);
+    });
+    return;
+  }
+  const size_t runs = n / l.inner;
+  const size_t grain = std::max<size_t>(1, kFastGrain / l.inner);
+  ctx.threads().ParallelFor(runs, grain, [&](size_t begin, size_t end) {
+    for (size_t r = begin; r < end; ++r) {
+      const size_t a = r % l.axis_dim;
+      run(r * l.inner, sf[a], zf[a], l.inner);
+    }
+  });
+}
+
+template <typename T>
+void QuantizeFast(KernelContext& ctx, const ScaleLayout& l, const Tensor& x, const Tensor& scale,
+                  const Tensor* zp, Tensor& y) {
+  const auto* xs = static_cast<const float*>(x.data());
+  auto* ys = static_cast<T*>(y.data());
+  ForEachRun(
+      ctx, l, x.element_count(), scale, zp,
+      [&](size_t at, float s, float z, size_t len) { QuantizeRun<T>(xs + at, len, s, z, ys + at); },
+      [&](size_t at, const float* s, const float* z, size_t len) {
+        QuantizeRow<T>(xs + at, len, s, z, ys + at);
+      });
+}
+
+template <typename T>
+void DequantizeFast(KernelContext& ctx, const ScaleLayout& l, const Tensor& x, const Tensor& scale,
+                    const Tensor* zp, Tensor& y) {
+  const auto* xs = static_cast<const T*>(x.data());
+  auto* ys = static_cast<float*>(y.data());
+  ForEachRun(
+      ctx, l, x.element_count(), scale, zp,
+      [&](size_t at, float s, float z, size_t len) {
+        DequantizeRun<T>(xs + at, len, s, z, ys + at);
+      },
+      [&](size_t at, const float* s, const float* z, size_t len) {
+        DequantizeRow<T>(xs + at, len, s, z, ys + at);
+      });
+}
+
 class QuantizeLinear final : public Kernel {
  public:
   explicit QuantizeLinear(const KernelInfo& info)
@@ -223,6 +364,10 @@ class QuantizeLinear final : public Kernel {
     const bool wide = x.type() == DataType::kDouble || scale.type() == DataType::kDouble ||
                       precision_ == DataType::kDouble;
     const bool integer = IsIntegerType(out);
+    if (!wide && l.block == 0 && x.type() == DataType::kFloat && scale.type() == DataType::kFloat) {
+      if (out == DataType::kUint8) return QuantizeFast<uint8_t>(ctx, l, x, scale, zp, y);
+      if (out == DataType::kInt8) return QuantizeFast<int8_t>(ctx, l, x, scale, zp, y);
+    }
     const size_t n = x.element_count();
     for (size_t i = 0; i < n; ++i) {
       const size_t s = l.Index(i);
@@ -277,6 +422,18 @@ class DequantizeLinear final : public Kernel {
     const DataType out = output_dtype_ != DataType::kUndefined ? output_dtype_ : scale.type();
     Tensor& y = ctx.OutputForOverwrite(0, out, x.shape());
     const bool wide = out == DataType::kDouble || scale.type() == DataType::kDouble;
+    if (!wide && l.block == 0 && out == DataType::kFloat && scale.type() == DataType::kFloat) {
+      switch (x.type()) {
+        case DataType::kUint8:
+          return DequantizeFast<uint8_t>(ctx, l, x, scale, zp, y);
+        case DataType::kInt8:
+          return DequantizeFast<int8_t>(ctx, l, x, scale, zp, y);
+        case DataType::kInt32:
+          return DequantizeFast<int32_t>(ctx, l, x, scale, zp, y);
+        default:
+          break;
+      }
+    }
     const size_t n = x.element_count();
     for (size_t i = 0; i < n; ++i) {
       const size_t s = l.Index(i);
@@ -312,23 +469,26 @@ class DynamicQuantizeLinear final : public Kernel {
     // The range always includes 0 so that 0 is exactly representable.
     float lo = 0;
     float hi = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (std::isnan(xs[i])) {
-        info.Fail(ErrorCode::kInvalidArgument,
-                  "input 'x' element " + std::to_string(i) + " is NaN; the range is undefined");
-      }
-      lo = std::min(lo, xs[i]);
-      hi = std::max(hi, xs[i]);
+    if (RangeWithZero(xs, n, &lo, &hi)) {
+      size_t i = 0;
+      while (!std::isnan(xs[i])) ++i;
+      info.Fail(ErrorCode::kInvalidArgument,
+                "input 'x' element " + std::to_string(i) + " is NaN; the range is undefined");
     }
     const float scale = (hi - lo) / 255.0f;
     float zero = 0;
     if (scale > 0) zero = std::nearbyint(std::clamp(0.0f - lo / scale, 0.0f, 255.0f));
     Tensor& y = ctx.OutputForOverwrite(0, DataType::kUint8, x.shape());
     auto* ys = static_cast<uint8_t*>(y.data());
-    for (size_t i = 0; i < n; ++i) {
-      const float q = scale > 0 ? std::nearbyint(xs[i] / scale) + zero : zero;
-      ys[i] = static_cast<uint8_t>(std::clamp(q, 0.0f, 255.0f));
-    }
+    // round(x / scale) + zero clamped to [0, 255], as QuantizeLinear to uint8 computes it; a
+    // zero scale (x all zeros) gives the zero point, 0.
+    ctx.threads().ParallelFor(n, kFastGrain, [&](size_t begin, size_t end) {
+      if (scale > 0) {
+        QuantizeRun<uint8_t>(xs + begin, end - begin, scale, zero, ys + begin);
+      } else {
+        std::fill(ys + begin, ys + end, static_cast<uint8_t>(zero));
+      }
+    });
     const std::span<const int64_t> scalar;
     if (ctx.WantsOutput(1)) {
       *static_cast<float*>(ctx.OutputForOverwrite(1, DataType::kFloat, scalar).data()) = scale;

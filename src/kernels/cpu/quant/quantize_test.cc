@@ -3,10 +3,14 @@
 // hand from the ONNX definitions (and checked with numpy's rint).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
+#include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/allocator.h"
@@ -245,6 +249,164 @@ TEST(QuantDynamicQuantizeLinear, Errors) {
                   ErrorCode::kInvalidArgument, "input 'x'");
   ExpectNodeError(NodeTest("DynamicQuantizeLinear", 11).Outputs(3).Input<float>({1}, {NAN}),
                   ErrorCode::kInvalidArgument, "NaN");
+}
+
+// The vectorized, threaded float paths against the elementwise definitions, value for value:
+// QuantizeLinear and DequantizeLinear per tensor, along a middle axis and along the last axis,
+// on 1 and 2 threads, over tensors large enough to be split (ties, NaN, ±inf, -0, huge values
+// among random ones), and DynamicQuantizeLinear the same way (and its NaN error naming the
+// element, far into a large input).
+std::vector<float> FastPathInputs(size_t n, float scale) {
+  std::vector<float> x(n);
+  uint32_t state = 2024;
+  for (size_t i = 0; i < n; ++i) {
+    state = state * 1664525u + 1013904223u;
+    const float u = static_cast<float>(state >> 8) / 16777216.0f;  // [0, 1)
+    x[i] = (u - 0.5f) * 600.0f * scale;
+    if (i % 7 == 0) x[i] = (std::floor(x[i] / scale) + 0.5f) * scale;  // near a tie
+  }
+  const float specials[] = {NAN,    INFINITY,     -INFINITY,     -0.0f,          1e30f,
+                            -1e30f, 2.5f * scale, -2.5f * scale, 127.5f * scale, -128.5f * scale};
+  for (size_t k = 0; k < std::size(specials); ++k) x[(k * 7919) % n] = specials[k];
+  return x;
+}
+
+template <typename T>
+T QuantizeDefinition(float x, float s, double z) {
+  const double q = static_cast<double>(x / s);
+  if (std::isnan(q)) return T{0};
+  const double lo = std::numeric_limits<T>::lowest();
+  const double hi = std::numeric_limits<T>::max();
+  return static_cast<T>(std::clamp(std::nearbyint(q) + z, lo, hi));
+}
+
+template <typename T>
+void CheckQuantizeFast(const V& shape, int64_t axis, const std::vector<float>& scales,
+                       const std::vector<T>& zps) {
+  size_t n = 1;
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  const std::vector<float> x = FastPathInputs(n, scales[0]);
+  const size_t rank = shape.size();
+  const size_t ax = static_cast<size_t>(axis);
+  size_t inner = 1;
+  for (size_t d = ax + 1; d < rank; ++d) inner *= static_cast<size_t>(shape[d]);
+  const bool per_tensor = scales.size() == 1;
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads) + " axis " + std::to_string(axis) +
+                 " scales " + std::to_string(scales.size()));
+    V sshape = per_tensor ? V{} : V{static_cast<int64_t>(scales.size())};
+    NodeTest q("QuantizeLinear", 13);
+    q.Attr("axis", axis).Input<float>(shape, x).Input<float>(sshape, scales);
+    if (!zps.empty()) q.Input<T>(sshape, zps);
+    const std::vector<T> got = Values<T>(*q.Run(threads)[0]);
+    ASSERT_EQ(got.size(), n);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t a = per_tensor ? 0 : (i / inner) % scales.size();
+      const double z = zps.empty() ? 0.0 : static_cast<double>(zps[a]);
+      const T want = QuantizeDefinition<T>(x[i], scales[a], z);
+      if (got[i] != want && wrong++ < 5) {
+        ADD_FAILURE() << "y[" << i << "] = " << +got[i] << " for x " << x[i] << ", want " << +want;
+      }
+    }
+    EXPECT_EQ(wrong, 0u);
+  }
+}
+
+TEST(QuantFastPaths, QuantizeLinearMatchesTheDefinition) {
+  CheckQuantizeFast<uint8_t>({100003}, 1, {0.37f}, {128});
+  CheckQuantizeFast<uint8_t>({100003}, 1, {0.37f}, {});
+  CheckQuantizeFast<int8_t>({100003}, 1, {0.05f}, {-3});
+  CheckQuantizeFast<int8_t>({2, 5, 97, 101}, 1, {0.1f, 0.2f, 0.3f, 0.05f, 1.0f}, {0, 1, -2, 5, -7});
+  CheckQuantizeFast<uint8_t>({3, 211, 64}, 2, std::vector<float>(64, 0.25f),
+                             std::vector<uint8_t>(64, 9));
+  std::vector<float> s(37);
+  std::vector<int8_t> z(37);
+  for (size_t i = 0; i < 37; ++i) {
+    s[i] = 0.01f * static_cast<float>(i + 1);
+    z[i] = static_cast<int8_t>(static_cast<int>(i) - 18);
+  }
+  CheckQuantizeFast<int8_t>({2001, 37}, 1, s, z);
+}
+
+template <typename T>
+void CheckDequantizeFast(const V& shape, int64_t axis, const std::vector<float>& scales,
+                         const std::vector<T>& zps) {
+  size_t n = 1;
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  std::vector<T> x(n);
+  uint32_t state = 77;
+  for (T& v : x) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<T>(state >> (sizeof(T) == 4 ? 0 : 24));
+  }
+  size_t inner = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) {
+    inner *= static_cast<size_t>(shape[d]);
+  }
+  const bool per_tensor = scales.size() == 1;
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads) + " axis " + std::to_string(axis));
+    V sshape = per_tensor ? V{} : V{static_cast<int64_t>(scales.size())};
+    NodeTest d("DequantizeLinear", 13);
+    d.Attr("axis", axis).Input<T>(shape, x);
+    d.Input<float>(sshape, scales);
+    if (!zps.empty()) d.Input<T>(sshape, zps);
+    const std::vector<float> got = Values<float>(*d.Run(threads)[0]);
+    ASSERT_EQ(got.size(), n);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t a = per_tensor ? 0 : (i / inner) % scales.size();
+      const float z = zps.empty() ? 0.0f : static_cast<float>(zps[a]);
+      const float want = (static_cast<float>(x[i]) - z) * scales[a];
+      if (std::memcmp(&got[i], &want, sizeof(float)) != 0 && wrong++ < 5) {
+        ADD_FAILURE() << "y[" << i << "] = " << got[i] << ", want " << want;
+      }
+    }
+    EXPECT_EQ(wrong, 0u);
+  }
+}
+
+TEST(QuantFastPaths, DequantizeLinearMatchesTheDefinition) {
+  CheckDequantizeFast<uint8_t>({100003}, 1, {0.37f}, {128});
+  CheckDequantizeFast<int8_t>({100003}, 1, {0.05f}, {});
+  CheckDequantizeFast<int32_t>({70001}, 1, {1.0e-4f}, {0});
+  CheckDequantizeFast<int8_t>({2, 5, 97, 101}, 1, {0.1f, 0.2f, 0.3f, 0.05f, 1.0f},
+                              {0, 1, -2, 5, -7});
+  CheckDequantizeFast<uint8_t>({2001, 3}, 1, {0.5f, 0.25f, 3.0f}, {1, 2, 3});
+  CheckDequantizeFast<int32_t>({999, 7}, 1, {1, 2, 3, 4, 5, 6, 7}, {});
+}
+
+TEST(QuantFastPaths, DynamicQuantizeLinearMatchesTheDefinition) {
+  std::vector<float> x = FastPathInputs(100003, 0.1f);
+  for (float& v : x) {
+    if (!std::isfinite(v) || std::fabs(v) > 1e3f) v = 1.5f;  // a finite range
+  }
+  for (int threads : {1, 2}) {
+    auto out =
+        NodeTest("DynamicQuantizeLinear", 11).Outputs(3).Input<float>({100003}, x).Run(threads);
+    float lo = 0;
+    float hi = 0;
+    for (float v : x) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    const float scale = (hi - lo) / 255.0f;
+    const float zero = std::nearbyint(std::clamp(0.0f - lo / scale, 0.0f, 255.0f));
+    ASSERT_EQ(Values<float>(*out[1]), (std::vector<float>{scale}));
+    ASSERT_EQ(Values<uint8_t>(*out[2]), (std::vector<uint8_t>{static_cast<uint8_t>(zero)}));
+    const std::vector<uint8_t> got = Values<uint8_t>(*out[0]);
+    size_t wrong = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const auto want = static_cast<uint8_t>(
+          std::clamp(std::nearbyint(static_cast<double>(x[i] / scale)) + zero, 0.0, 255.0));
+      wrong += got[i] != want;
+    }
+    EXPECT_EQ(wrong, 0u);
+  }
+  x[87654] = NAN;
+  ExpectNodeError(NodeTest("DynamicQuantizeLinear", 11).Outputs(3).Input<float>({100003}, x),
+                  ErrorCode::kInvalidArgument, "element 87654 is NaN");
 }
 
 }  // namespace
