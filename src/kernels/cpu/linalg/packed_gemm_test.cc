@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -207,7 +207,8 @@ TEST(PackedGemm, EpilogueMatchesAPassAfterTheProduct) {
             }
             size_t wrong = 0;
             for (size_t i = 0; i < c.m * ldc; ++i) {
-              if (std::memcmp(&want[i], &got[i], sizeof(float)) != 0 && wrong++ < 3) {
+              if (std::bit_cast<uint32_t>(want[i]) != std::bit_cast<uint32_t>(got[i]) &&
+                  wrong++ < 3) {
                 ADD_FAILURE() << "C(" << i / ldc << ", " << i % ldc << ") = " << got[i] << ", want "
                               << want[i];
               }

@@ -13,12 +13,16 @@
 //     QLinearMatMul with w_scale per tensor or per output channel.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <memory>
+#include <span>
 #include <string>
 
 #include "core/float16.h"
 #include "kernels/cpu/nn/window.h"
 #include "kernels/cpu/quant/codec.h"
+#include "kernels/cpu/quant/int8_gemm.h"
 #include "kernels/cpu/quant/quant_kernels.h"
 #include "kernels/cpu/small_vector.h"
 
@@ -148,23 +152,6 @@ void ForEachBatch(const MatMulShape& s, F&& fn) {
   }
 }
 
-// acc[m, n] = sum_k (A[m, k] - azp[m]) * (B[k, n] - bzp[n]) for one matrix pair.
-void IntMatMul(const MatMulShape& s, const Tensor& a, size_t a_off, const Tensor& b, size_t b_off,
-               const Param& azp, const Param& bzp, int32_t* acc) {
-  for (size_t i = 0; i < s.m; ++i) {
-    for (size_t j = 0; j < s.n; ++j) acc[i * s.n + j] = 0;
-    const auto za = static_cast<int32_t>(azp.At(i));
-    for (size_t kk = 0; kk < s.k; ++kk) {
-      const int32_t av = Int8At(a, a_off + i * s.k + kk) - za;
-      if (av == 0) continue;
-      for (size_t j = 0; j < s.n; ++j) {
-        const int32_t bv = Int8At(b, b_off + kk * s.n + j) - static_cast<int32_t>(bzp.At(j));
-        acc[i * s.n + j] += av * bv;
-      }
-    }
-  }
-}
-
 // a * b / c rounded to `t` after each step, as numpy computes with arrays of that type.
 double Multiplier(DataType t, double a, double b, double c) {
   auto round = [t](double v) -> double {
@@ -198,9 +185,25 @@ void RequireScale(const KernelInfo& info, const Tensor& t, const char* name, boo
   }
 }
 
+// A zero point's values as int32, one or one per row / column (into ctx's scratch).
+std::span<const int32_t> ZeroPoints(KernelContext& ctx, const Param& p) {
+  auto* z = ctx.Scratch<int32_t>(p.count);
+  for (size_t i = 0; i < p.count; ++i) z[i] = static_cast<int32_t>(p.At(i));
+  return {z, p.count};
+}
+
 class MatMulInteger final : public Kernel {
  public:
-  explicit MatMulInteger(const KernelInfo& /*info*/) {}
+  // A constant 2-D B (a weight, as dynamic quantization leaves it) is packed once here.
+  explicit MatMulInteger(const KernelInfo& info) {
+    const Tensor* b = info.ConstantInput(1);
+    if (b != nullptr && b->shape().rank() == 2 && IsInt8(b->type())) {
+      const auto k = static_cast<size_t>(b->shape().dims()[0]);
+      const auto n = static_cast<size_t>(b->shape().dims()[1]);
+      packed_ = std::make_unique<Int8PackedB>(
+          Int8PackedB::Pack(b->data(), b->type() == DataType::kInt8, n, k, n));
+    }
+  }
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
@@ -215,10 +218,31 @@ class MatMulInteger final : public Kernel {
         ReadParam(info, ctx.OptionalInput(3), "b_zero_point", s.n, "column of B", b.type());
     Tensor& y = ctx.OutputForOverwrite(0, DataType::kInt32, s.out.span());
     auto* ys = static_cast<int32_t*>(y.data());
+    const std::span<const int32_t> za = ZeroPoints(ctx, azp);
+    const std::span<const int32_t> zb = ZeroPoints(ctx, bzp);
+    const bool a_signed = a.type() == DataType::kInt8;
+    const auto* a_bytes = static_cast<const uint8_t*>(a.data());
+    const auto* b_bytes = static_cast<const uint8_t*>(b.data());
+    // B packed once per distinct matrix of this run (a constant one at creation).
+    size_t packed_at = SIZE_MAX;
+    Int8PackedB run_packed;
     ForEachBatch(s, [&](size_t i, size_t am, size_t bm) {
-      IntMatMul(s, a, am * s.m * s.k, b, bm * s.k * s.n, azp, bzp, ys + i * s.m * s.n);
+      const Int8PackedB* w = packed_.get();
+      if (w == nullptr) {
+        if (packed_at != bm) {
+          run_packed = Int8PackedB::Pack(b_bytes + bm * s.k * s.n, b.type() == DataType::kInt8, s.n,
+                                         s.k, s.n);
+          packed_at = bm;
+        }
+        w = &run_packed;
+      }
+      Int8Gemm(s.m, a_bytes + am * s.m * s.k, a_signed, s.k, *w, za, zb, ys + i * s.m * s.n, s.n,
+               &ctx.threads());
     });
   }
+
+ private:
+  std::unique_ptr<Int8PackedB> packed_;
 };
 
 class QLinearMatMul final : public Kernel {
@@ -255,8 +279,15 @@ class QLinearMatMul final : public Kernel {
     const size_t mn = s.m * s.n;
     int32_t* acc = ctx.Scratch<int32_t>(mn);
     const double y_s = ys.At(0), y_z = yzp.At(0);
+    const std::span<const int32_t> za = ZeroPoints(ctx, azp);
+    const std::span<const int32_t> zb = ZeroPoints(ctx, bzp);
+    const auto* a_bytes = static_cast<const uint8_t*>(a.data());
+    const auto* b_bytes = static_cast<const uint8_t*>(b.data());
     ForEachBatch(s, [&](size_t i, size_t am, size_t bm) {
-      IntMatMul(s, a, am * s.m * s.k, b, bm * s.k * s.n, azp, bzp, acc);
+      const Int8PackedB w =
+          Int8PackedB::Pack(b_bytes + bm * s.k * s.n, b.type() == DataType::kInt8, s.n, s.k, s.n);
+      Int8Gemm(s.m, a_bytes + am * s.m * s.k, a.type() == DataType::kInt8, s.k, w, za, zb, acc, s.n,
+               &ctx.threads());
       for (size_t r = 0; r < s.m; ++r) {
         for (size_t c = 0; c < s.n; ++c) {
           const double mult = Multiplier(a_scale.type(), as.At(r), bs.At(c), y_s);

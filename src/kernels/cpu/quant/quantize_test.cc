@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -359,7 +360,7 @@ void CheckDequantizeFast(const V& shape, int64_t axis, const std::vector<float>&
       const size_t a = per_tensor ? 0 : (i / inner) % scales.size();
       const float z = zps.empty() ? 0.0f : static_cast<float>(zps[a]);
       const float want = (static_cast<float>(x[i]) - z) * scales[a];
-      if (std::memcmp(&got[i], &want, sizeof(float)) != 0 && wrong++ < 5) {
+      if (std::bit_cast<uint32_t>(got[i]) != std::bit_cast<uint32_t>(want) && wrong++ < 5) {
         ADD_FAILURE() << "y[" << i << "] = " << got[i] << ", want " << want;
       }
     }

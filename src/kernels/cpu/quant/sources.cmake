@@ -1,9 +1,12 @@
 # The quant kernel family: library sources and unit tests (paths from the repository root).
 list(APPEND KILN_SOURCES
   src/kernels/cpu/quant/codec.cc
+  src/kernels/cpu/quant/int8_gemm.cc
+  src/kernels/cpu/quant/int8_kernel_vnni.cc
   src/kernels/cpu/quant/kernels.cc
   src/kernels/cpu/quant/qlinear.cc
   src/kernels/cpu/quant/quantize.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
+  src/kernels/cpu/quant/int8_gemm_test.cc
   src/kernels/cpu/quant/qlinear_test.cc
   src/kernels/cpu/quant/quantize_test.cc)

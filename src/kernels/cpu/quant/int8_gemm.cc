@@ -1,0 +1,215 @@
+// Int8Gemm: packing B, preparing A's rows, the kernel choice, the zero-point terms and the split
+// over threads (see int8_gemm.h). The VNNI kernel is int8_kernel_vnni.cc; here is the generic one.
+#include "kernels/cpu/quant/int8_gemm.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "core/error.h"
+#include "kernels/cpu/quant/int8_kernel.h"
+#include "kernels/cpu/vectorize.h"
+
+namespace kiln::cpu {
+namespace {
+
+constexpr size_t kGroupBytes = kInt8Panel * 4;  // one group of four depths of a panel
+
+// The generic kernel over the same layout: C(r, col) = Σ_g Σ_t A(r, 4g + t) · P(g, col, t), one
+// row at a time with its 32 sums in an array, for the compiler to vectorize along the columns.
+KILN_VECTOR_CLONES void PanelGeneric(size_t m, size_t groups, const uint8_t* a, size_t lda,
+                                     const int8_t* panel, int32_t* c, size_t ldc, size_t cols) {
+  for (size_t r = 0; r < m; ++r) {
+    int32_t acc[kInt8Panel] = {};
+    const uint8_t* ar = a + r * lda;
+    for (size_t g = 0; g < groups; ++g) {
+      const int8_t* pg = panel + g * kGroupBytes;
+      const int32_t a0 = ar[4 * g], a1 = ar[4 * g + 1], a2 = ar[4 * g + 2], a3 = ar[4 * g + 3];
+      for (size_t col = 0; col < kInt8Panel; ++col) {
+        const int8_t* p = pg + 4 * col;
+        acc[col] += a0 * p[0] + a1 * p[1] + a2 * p[2] + a3 * p[3];
+      }
+    }
+    std::memcpy(c + r * ldc, acc, cols * sizeof(int32_t));
+  }
+}
+
+// A's row as unsigned bytes (flip 0x80: an int8 row's values + 128), returning their sum.
+KILN_VECTOR_CLONES int32_t PrepareRow(const uint8_t* src, size_t k, uint8_t flip, uint8_t* dst) {
+  int32_t sum = 0;
+  for (size_t p = 0; p < k; ++p) {
+    const auto v = static_cast<uint8_t>(src[p] ^ flip);
+    dst[p] = v;
+    sum += v;
+  }
+  return sum;
+}
+
+// c[j] -= β[j]·row_sum + α·col_term[j] for j < n (col_term = ΣBs - k·β), in uint32 so that it
+// wraps as the int32 sums do.
+KILN_VECTOR_CLONES void ApplyZeroPoints(int32_t* c, size_t n, const uint32_t* beta,
+                                        const uint32_t* col_term, uint32_t row_sum,
+                                        uint32_t alpha) {
+  for (size_t j = 0; j < n; ++j) {
+    c[j] =
+        static_cast<int32_t>(static_cast<uint32_t>(c[j]) - beta[j] * row_sum - alpha * col_term[j]);
+  }
+}
+
+// A thread's buffer of `bytes`, 64-byte aligned, grown as asked and kept for its later products.
+uint8_t* ThreadBuffer(size_t which, size_t bytes) {
+  struct Buffer {
+    std::unique_ptr<uint8_t[], void (*)(void*)> data{nullptr, std::free};
+    size_t capacity = 0;
+  };
+  thread_local Buffer buffers[2];
+  Buffer& b = buffers[which];
+  if (b.capacity < bytes) {
+    b.data.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
+    b.capacity = b.data != nullptr ? bytes : 0;
+    if (b.data == nullptr) {
+      throw Error(ErrorCode::kOutOfMemory, "out of memory for an int8 product's workspace");
+    }
+  }
+  return b.data.get();
+}
+
+bool Supported(Int8Kernel kernel) {
+  switch (kernel) {
+    case Int8Kernel::kVnni:
+#if defined(__x86_64__)
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vnni");
+#else
+      return false;
+#endif
+    case Int8Kernel::kGeneric:
+      return true;
+  }
+  return false;
+}
+
+std::atomic<Int8Kernel>& Chosen() {
+  static std::atomic<Int8Kernel> chosen{Supported(Int8Kernel::kVnni) ? Int8Kernel::kVnni
+                                                                     : Int8Kernel::kGeneric};
+  return chosen;
+}
+
+int8::PanelFn PanelFor(Int8Kernel kernel) {
+#if defined(__x86_64__)
+  if (kernel == Int8Kernel::kVnni) return int8::PanelVnni;
+#endif
+  return PanelGeneric;
+}
+
+template <typename T>
+T* AllocateZeroed(size_t count) {
+  constexpr size_t kAlign = 64;
+  const size_t bytes = std::max<size_t>(kAlign, (count * sizeof(T) + kAlign - 1) / kAlign * kAlign);
+  void* p = std::aligned_alloc(kAlign, bytes);
+  if (p == nullptr) throw Error(ErrorCode::kOutOfMemory, "out of memory packing an int8 matrix");
+  std::memset(p, 0, bytes);
+  return static_cast<T*>(p);
+}
+
+// Rows of A prepared at a time, per thread: their bytes (≤ 96 × a deep row) stay in L1/L2 over
+// every panel of B.
+constexpr size_t kRowBlock = 96;
+// Multiply-adds below which a product runs on the calling thread alone.
+constexpr size_t kMinParallelWork = size_t{1} << 18;
+
+}  // namespace
+
+void Int8PackedB::Free::operator()(void* p) const noexcept {
+  std::free(p);
+}
+
+Int8PackedB Int8PackedB::Pack(const void* b, bool b_signed, size_t ldb, size_t k, size_t n) {
+  Int8PackedB out;
+  out.k_ = k;
+  out.n_ = n;
+  out.b_signed_ = b_signed;
+  const size_t groups = out.groups();
+  out.data_.reset(AllocateZeroed<int8_t>(out.panels() * groups * kGroupBytes));
+  out.sums_.reset(AllocateZeroed<int32_t>(n));
+  const auto* src = static_cast<const uint8_t*>(b);
+  for (size_t p = 0; p < k; ++p) {
+    for (size_t j = 0; j < n; ++j) {
+      // A uint8 value v as the signed byte v - 128 (its top bit flipped); an int8 as it is.
+      const uint8_t raw = src[p * ldb + j];
+      const auto v = static_cast<int8_t>(b_signed ? raw : raw ^ 0x80u);
+      int8_t* panel = out.data_.get() + (j / kInt8Panel) * groups * kGroupBytes;
+      panel[(p / 4) * kGroupBytes + (j % kInt8Panel) * 4 + p % 4] = v;
+      out.sums_[j] += v;
+    }
+  }
+  return out;
+}
+
+void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8PackedB& b,
+              std::span<const int32_t> za, std::span<const int32_t> zb, int32_t* c, size_t ldc,
+              ThreadPool* pool) {
+  const size_t n = b.n();
+  const size_t k = b.k();
+  if (m == 0 || n == 0) return;
+  const size_t groups = b.groups();
+  const size_t row_bytes = groups * 4;  // A's prepared row: k bytes, zero to the group's end
+  const int8::PanelFn fn = PanelFor(Chosen().load(std::memory_order_relaxed));
+  // Σ (Au - α)(Bs - β) = Σ Au·Bs - β·ΣAu - α·(ΣBs - k·β): α per row and β per column are the
+  // zero points with the shifts to Au and Bs folded in; β and ΣBs - k·β made once per call.
+  const auto a_shift = static_cast<uint32_t>(a_signed ? 128 : 0);
+  const auto b_shift = static_cast<uint32_t>(b.b_signed() ? 0 : 128);
+  auto* beta = reinterpret_cast<uint32_t*>(ThreadBuffer(1, 2 * n * sizeof(uint32_t)));
+  uint32_t* col_term = beta + n;
+  for (size_t j = 0; j < n; ++j) {
+    beta[j] = static_cast<uint32_t>(zb.size() == 1 ? zb[0] : zb[j]) - b_shift;
+    col_term[j] = static_cast<uint32_t>(b.column_sums()[j]) - static_cast<uint32_t>(k) * beta[j];
+  }
+  const auto* a_bytes = static_cast<const uint8_t*>(a);
+  const auto flip = static_cast<uint8_t>(a_signed ? 0x80 : 0);
+  const auto run = [&](size_t begin, size_t end) {
+    uint8_t* rows = ThreadBuffer(0, kRowBlock * (row_bytes + sizeof(int32_t)));
+    auto* row_sums = reinterpret_cast<int32_t*>(rows + kRowBlock * row_bytes);
+    for (size_t i0 = begin; i0 < end; i0 += kRowBlock) {
+      const size_t mb = std::min(kRowBlock, end - i0);
+      // A's rows as unsigned bytes, zero past k (so the last group's extra depths add 0), and
+      // each row's sum.
+      for (size_t r = 0; r < mb; ++r) {
+        uint8_t* dst = rows + r * row_bytes;
+        row_sums[r] = PrepareRow(a_bytes + (i0 + r) * lda, k, flip, dst);
+        std::memset(dst + k, 0, row_bytes - k);
+      }
+      for (size_t j0 = 0; j0 < n; j0 += kInt8Panel) {
+        const size_t cols = std::min(kInt8Panel, n - j0);
+        int32_t* cb = c + i0 * ldc + j0;
+        fn(mb, groups, rows, row_bytes, b.panel(j0 / kInt8Panel), cb, ldc, cols);
+      }
+      for (size_t r = 0; r < mb; ++r) {
+        const uint32_t alpha = static_cast<uint32_t>(za.size() == 1 ? za[0] : za[i0 + r]) + a_shift;
+        ApplyZeroPoints(c + (i0 + r) * ldc, n, beta, col_term, static_cast<uint32_t>(row_sums[r]),
+                        alpha);
+      }
+    }
+  };
+  const size_t threads = pool != nullptr ? static_cast<size_t>(pool->size()) : 1;
+  if (threads == 1 || m * n * k < kMinParallelWork) {
+    run(0, m);
+  } else {
+    pool->ParallelForShares(m, run);
+  }
+}
+
+bool Int8KernelSupported(Int8Kernel kernel) {
+  return Supported(kernel);
+}
+
+Int8Kernel SetInt8KernelForTesting(Int8Kernel kernel) {
+  if (!Supported(kernel)) {
+    throw Error(ErrorCode::kInvalidArgument, "this machine does not run that int8 kernel");
+  }
+  return Chosen().exchange(kernel);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,74 @@
+// Integer matrix products for the quantized operators: C (int32) = (A - za) · (B - zb) over 8-bit
+// operands (int8 or uint8 each), B packed once (a weight) or per run, on AVX-512 VNNI where the
+// machine has it (vpdpbusd: four u8 × s8 products added into each int32 lane per instruction),
+// else a vectorized C++ loop (AVX2 and the baseline, by the compiler's clones).
+//
+//   Int8PackedB w = Int8PackedB::Pack(b, /*b_signed=*/true, n, k, n);  // once: B is k × n
+//   Int8Gemm(m, a, /*a_signed=*/false, k, w, {&za, 1}, {&zb, 1}, c, n, &pool);
+//
+// Both operands are brought to one form, A as unsigned and B as signed bytes (a signed A and an
+// unsigned B flipped by 128), and the zero points and those shifts folded into terms per row of A
+// and per column of B: Σ (Au - α)(Bs - β) = Σ Au·Bs - β·ΣAu - α·ΣBs + k·α·β, with B's column sums
+// made when it is packed. The result is exact (int32 arithmetic, wrapping as the products'
+// two's-complement sums do).
+#ifndef KILN_KERNELS_CPU_QUANT_INT8_GEMM_H_
+#define KILN_KERNELS_CPU_QUANT_INT8_GEMM_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "core/thread_pool.h"
+
+namespace kiln::cpu {
+
+// Columns per packed panel of B.
+inline constexpr size_t kInt8Panel = 32;
+
+// B (k × n, int8 or uint8) as signed bytes (a uint8 B shifted by -128) in panels of 32 columns:
+// panel j holds, for each group of four depths g, the 32 columns' four bytes B(4g..4g+3, col)
+// one column after another (128 bytes a group), zero past k and past n. Also each column's sum
+// of its signed values. Movable, not copyable.
+class Int8PackedB {
+ public:
+  // b is row-major with row stride ldb (bytes). Throws Error(kOutOfMemory).
+  static Int8PackedB Pack(const void* b, bool b_signed, size_t ldb, size_t k, size_t n);
+
+  size_t k() const { return k_; }
+  size_t n() const { return n_; }
+  bool b_signed() const { return b_signed_; }
+  size_t groups() const { return (k_ + 3) / 4; }
+  size_t panels() const { return (n_ + kInt8Panel - 1) / kInt8Panel; }
+  const int8_t* panel(size_t j) const { return data_.get() + j * groups() * kInt8Panel * 4; }
+  // Σ_k Bs(k, j), Bs the signed form.
+  const int32_t* column_sums() const { return sums_.get(); }
+
+ private:
+  struct Free {
+    void operator()(void* p) const noexcept;
+  };
+  size_t k_ = 0;
+  size_t n_ = 0;
+  bool b_signed_ = true;
+  std::unique_ptr<int8_t[], Free> data_;
+  std::unique_ptr<int32_t[], Free> sums_;
+};
+
+// C[m × n] (row stride ldc) = (A - za) · (B - zb): A is m × k bytes (int8 when a_signed, else
+// uint8) with row stride lda; za has one value or one per row of A (m), zb one or one per column
+// of B (n); each holds the zero point's integer value. Rows are shared out over `pool` (null:
+// this thread). Throws Error(kOutOfMemory) for its scratch.
+void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8PackedB& b,
+              std::span<const int32_t> za, std::span<const int32_t> zb, int32_t* c, size_t ldc,
+              ThreadPool* pool);
+
+// The kernels, fastest first. Tests run each one the machine supports.
+enum class Int8Kernel { kVnni, kGeneric };
+bool Int8KernelSupported(Int8Kernel kernel);
+// Makes later products use `kernel` (it must be supported), for tests; returns the previous one.
+Int8Kernel SetInt8KernelForTesting(Int8Kernel kernel);
+
+}  // namespace kiln::cpu
+
+#endif  // KILN_KERNELS_CPU_QUANT_INT8_GEMM_H_

@@ -1,0 +1,130 @@
+// Int8Gemm against a naive loop, for every kernel this machine runs: each pairing of int8 and
+// uint8 operands, zero points per tensor and per row / column, sizes that end inside a group of
+// four depths, a tile and a panel, padded row strides, extreme values (no saturation: VNNI's
+// vpdpbusd adds exactly), the pool split, and the column sums of a packed B.
+#include "kernels/cpu/quant/int8_gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace kiln::cpu {
+namespace {
+
+const char* Name(Int8Kernel kernel) {
+  return kernel == Int8Kernel::kVnni ? "vnni" : "generic";
+}
+
+template <typename Body>
+void ForEachKernel(Body&& body) {
+  size_t ran = 0;
+  for (Int8Kernel kernel : {Int8Kernel::kVnni, Int8Kernel::kGeneric}) {
+    if (!Int8KernelSupported(kernel)) continue;
+    const Int8Kernel previous = SetInt8KernelForTesting(kernel);
+    SCOPED_TRACE(Name(kernel));
+    body();
+    SetInt8KernelForTesting(previous);
+    ++ran;
+  }
+  EXPECT_GE(ran, 1u);
+}
+
+// Bytes from a seeded generator; every 11th a byte at either end of its range.
+std::vector<uint8_t> RandomBytes(size_t count, uint32_t seed) {
+  std::vector<uint8_t> v(count);
+  uint32_t state = seed;
+  for (size_t i = 0; i < count; ++i) {
+    state = state * 1664525u + 1013904223u;
+    v[i] = static_cast<uint8_t>(state >> 24);
+    if (i % 11 == 0) v[i] = (i / 11) % 2 == 0 ? 0x80 : 0x7f;
+    if (i % 13 == 0) v[i] = (i / 13) % 2 == 0 ? 0xff : 0x00;
+  }
+  return v;
+}
+
+int32_t Value(uint8_t byte, bool is_signed) {
+  return is_signed ? static_cast<int8_t>(byte) : byte;
+}
+
+struct Case {
+  size_t m, k, n, pad;
+};
+
+void Check(const Case& t, bool a_signed, bool b_signed, bool per_index, ThreadPool* pool) {
+  SCOPED_TRACE("m=" + std::to_string(t.m) + " k=" + std::to_string(t.k) +
+               " n=" + std::to_string(t.n) + " a_signed=" + std::to_string(a_signed) +
+               " b_signed=" + std::to_string(b_signed) + " per_index=" + std::to_string(per_index));
+  const size_t lda = t.k + t.pad;
+  const size_t ldb = t.n + t.pad;
+  const size_t ldc = t.n + t.pad;
+  const std::vector<uint8_t> a = RandomBytes(t.m * lda, 1 + static_cast<uint32_t>(t.k));
+  const std::vector<uint8_t> b = RandomBytes(t.k * ldb, 7 + static_cast<uint32_t>(t.n));
+  std::vector<int32_t> za(per_index ? t.m : 1);
+  std::vector<int32_t> zb(per_index ? t.n : 1);
+  for (size_t i = 0; i < za.size(); ++i) za[i] = Value(static_cast<uint8_t>(i * 37 + 3), a_signed);
+  for (size_t j = 0; j < zb.size(); ++j) zb[j] = Value(static_cast<uint8_t>(j * 53 + 9), b_signed);
+  const Int8PackedB packed = Int8PackedB::Pack(b.data(), b_signed, ldb, t.k, t.n);
+  ASSERT_EQ(packed.k(), t.k);
+  ASSERT_EQ(packed.n(), t.n);
+  for (size_t j = 0; j < t.n; ++j) {
+    int32_t sum = 0;
+    for (size_t p = 0; p < t.k; ++p) sum += Value(b[p * ldb + j], b_signed) - (b_signed ? 0 : 128);
+    ASSERT_EQ(packed.column_sums()[j], sum) << "column " << j;
+  }
+  std::vector<int32_t> c(t.m * ldc, 0x5a5a5a5a);  // the padding must stay
+  Int8Gemm(t.m, a.data(), a_signed, lda, packed, za, zb, c.data(), ldc, pool);
+  size_t wrong = 0;
+  for (size_t i = 0; i < t.m; ++i) {
+    for (size_t j = 0; j < t.n; ++j) {
+      int64_t want = 0;
+      for (size_t p = 0; p < t.k; ++p) {
+        want += int64_t{Value(a[i * lda + p], a_signed) - za[per_index ? i : 0]} *
+                (Value(b[p * ldb + j], b_signed) - zb[per_index ? j : 0]);
+      }
+      if (c[i * ldc + j] != static_cast<int32_t>(want) && wrong++ < 5) {
+        ADD_FAILURE() << "C(" << i << ", " << j << ") = " << c[i * ldc + j] << ", want " << want;
+      }
+    }
+    for (size_t j = t.n; j < ldc; ++j) EXPECT_EQ(c[i * ldc + j], 0x5a5a5a5a) << "padding";
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
+const Case kCases[] = {
+    {1, 1, 1, 0},      {5, 3, 7, 1},     {12, 4, 32, 0},   {13, 17, 33, 3},   {25, 64, 48, 0},
+    {100, 255, 70, 2}, {7, 1000, 16, 0}, {200, 33, 97, 1}, {97, 768, 130, 0}, {3, 6, 500, 5},
+};
+
+TEST(Int8Gemm, MatchesNaiveProductForEveryOperandPairing) {
+  ForEachKernel([] {
+    for (const Case& c : kCases) {
+      for (int signs = 0; signs < 4; ++signs) {
+        for (bool per_index : {false, true}) {
+          Check(c, (signs & 1) != 0, (signs & 2) != 0, per_index, nullptr);
+        }
+      }
+    }
+  });
+}
+
+TEST(Int8Gemm, MatchesNaiveProductOnThePool) {
+  ThreadPool pool(2);
+  ForEachKernel([&] {
+    for (const Case& c : kCases) Check(c, false, true, true, &pool);
+    Check({301, 129, 65, 0}, true, false, false, &pool);
+  });
+}
+
+TEST(Int8Gemm, RefusesAKernelTheMachineLacks) {
+  if (!Int8KernelSupported(Int8Kernel::kVnni)) {
+    EXPECT_THROW(SetInt8KernelForTesting(Int8Kernel::kVnni), Error);
+  }
+  EXPECT_TRUE(Int8KernelSupported(Int8Kernel::kGeneric));
+}
+
+}  // namespace
+}  // namespace kiln::cpu

@@ -1,0 +1,25 @@
+// Internal to int8_gemm.cc and its kernel files: the panel function each kernel provides.
+#ifndef KILN_KERNELS_CPU_QUANT_INT8_KERNEL_H_
+#define KILN_KERNELS_CPU_QUANT_INT8_KERNEL_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kiln::cpu::int8 {
+
+// C[0:m, 0:cols] = Σ_g A(r, 4g..4g+3) · panel(g, col, 0..3) over `groups` groups of four depths:
+// A unsigned bytes, row stride lda (a multiple of 4, zero past the depth), the panel signed bytes
+// as Int8PackedB lays them out; cols ≤ 32. C's rows are ldc apart; only the first cols columns
+// are written.
+using PanelFn = void (*)(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
+                         int32_t* c, size_t ldc, size_t cols);
+
+// Rows per tile of the VNNI kernel (2 × 12 of the 32 vector registers hold the sums).
+inline constexpr size_t kVnniRows = 12;
+
+void PanelVnni(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
+               int32_t* c, size_t ldc, size_t cols);
+
+}  // namespace kiln::cpu::int8
+
+#endif  // KILN_KERNELS_CPU_QUANT_INT8_KERNEL_H_
