@@ -42,7 +42,12 @@ void Tile(size_t groups, const uint8_t* a, size_t lda, const int8_t* b, int32_t*
     for (size_t r = 0; r < kR; ++r) {
       const __m512i av = BroadcastFour(a + r * lda + 4 * g);
       KILN_UNROLL
-      for (size_t v = 0; v < kV; ++v) acc[v][r] = _mm512_dpbusd_epi32(acc[v][r], av, bv[v]);
+      for (size_t v = 0; v < kV; ++v) {
+        // vpdpbusd written out: with GCC 12's _mm512_dpbusd_epi32 every sum was copied to a
+        // scratch register, accumulated, and copied back and to the stack at each step (84
+        // stack accesses in the 12 × 32 tile's loop; none so).
+        asm("vpdpbusd %[b], %[a], %[acc]" : [acc] "+v"(acc[v][r]) : [a] "v"(av), [b] "v"(bv[v]));
+      }
     }
   }
   KILN_UNROLL
