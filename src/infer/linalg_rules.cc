@@ -1,5 +1,6 @@
 // Rules for the linear algebra ops: MatMul and MatMulInteger (numpy.matmul: 1-D operands promoted
-// and the added dimension dropped, batch dimensions broadcast; MatMulInteger gives int32), Gemm
+// and the added dimension dropped, batch dimensions broadcast; MatMulInteger gives int32, and
+// com.microsoft's MatMulIntegerToFloat and DynamicQuantizeMatMul float), Gemm
 // (transA/transB; C must broadcast to [M, N], or equal it before opset 7 with broadcast = 0),
 // LayerNormalization (Y like X; Mean and InvStdDev float, X's shape with 1 from `axis` on),
 // Einsum (the inputs' one type; the output shape from the kernel's own equation parser and
@@ -245,6 +246,8 @@ void BlockedMatMul(InferenceContext& ctx) {
 constexpr RuleDef kRules[] = {
     {"MatMul", MatMul<DataType::kUndefined>},
     {"MatMulInteger", MatMul<DataType::kInt32>},
+    {"MatMulIntegerToFloat", MatMul<DataType::kFloat>, "com.microsoft"},
+    {"DynamicQuantizeMatMul", MatMul<DataType::kFloat>, "com.microsoft"},
     {"Gemm", Gemm},
     {"LayerNormalization", LayerNormalization},
     {"Einsum", Einsum},

@@ -7,8 +7,6 @@
 
 namespace kiln::optimizer {
 
-// Whether `b` is a constant 1-D float vector that broadcasts over `a`'s last axis into a tensor
-// of a's shape.
 bool IsLastAxisBias(const PassContext& ctx, const ir::Value* a, const ir::Value* b) {
   const Tensor* t = ConstantOf(b);
   const infer::TensorFacts& fa = ctx.Facts(a);

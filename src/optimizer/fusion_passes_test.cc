@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/allocator.h"
 #include "kernels/registry.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pattern.h"
@@ -740,6 +741,60 @@ TEST(BlockedMatMul, LeavesOtherProductsAlone) {
   ir::Model m = old.Model();
   for (const auto& n : m.graph->nodes()) n->set_opset(9);
   EXPECT_EQ(OpsAfter(m, 2), (OpCounts{{"Gemm", 1}}));
+}
+
+// ---- DynamicQuantizeLinear → MatMulInteger → Cast → Mul [→ Add] ----
+
+// The graph ONNX Runtime's quantize_dynamic writes for `products` MatMuls of one input x [2, 5,
+// 24] by int8 weights [24, 16]: one DynamicQuantizeLinear shared by them all, each product's
+// scale Mul(s, w_scale) (one value or one per column), and a bias Add when `bias`. `cast_read`
+// makes the first product's Cast output a graph output too (then that product is left alone).
+ir::Model DynamicQuant(int products, bool bias, bool per_column, bool cast_read = false) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {2, 5, 24});
+  std::vector<ir::Value*> q = b.Node("DynamicQuantizeLinear", {x}, 3);
+  for (int p = 0; p < products; ++p) {
+    auto w = Tensor::Allocate(DataType::kInt8, Shape({24, 16}), CpuAllocator());
+    auto* wd = static_cast<int8_t*>(w->data());
+    for (int i = 0; i < 24 * 16; ++i) wd[i] = static_cast<int8_t>((i * 37 + p * 11) % 255 - 127);
+    ir::Value* mm = b.Op("MatMulInteger", {q[0], b.Const(std::move(w)), q[2]});
+    ir::Value* c = b.Op("Cast", {mm}, {IntAttr("to", 1)});
+    if (cast_read && p == 0) b.Output(c);
+    ir::Value* ws = per_column ? b.Floats({16}) : b.Floats({}, {0.02f});
+    ir::Value* y = b.Op("Mul", {c, b.Op("Mul", {q[1], ws})});
+    if (bias) y = b.Op("Add", {y, b.Floats({16})});
+    b.Output(y);
+  }
+  return b.Model();
+}
+
+TEST(DynamicQuantFusion, FusesEachProductIntoOneNodeWithTheSameBits) {
+  for (bool bias : {false, true}) {
+    for (bool per_column : {false, true}) {
+      for (int products : {1, 3}) {
+        SCOPED_TRACE(std::to_string(products) + " products, bias " + std::to_string(bias) +
+                     ", per column " + std::to_string(per_column));
+        EXPECT_EQ(OpsAfter(DynamicQuant(products, bias, per_column), 2),
+                  (OpCounts{{"com.microsoft.DynamicQuantizeMatMul", products}}));
+        // Bit for bit: the kernel computes the chain's values in the chain's order.
+        EXPECT_EQ(ExpectSameOutputs([&] { return DynamicQuant(products, bias, per_column); }, 2,
+                                    0.0f, 0.0f),
+                  0.0f);
+      }
+    }
+  }
+}
+
+TEST(DynamicQuantFusion, LeavesAProductWhoseIntermediateHasOtherReaders) {
+  // The first product's Cast is a graph output: that chain stays; the second is fused.
+  EXPECT_EQ(OpsAfter(DynamicQuant(2, true, false, true), 2),
+            (OpCounts{{"Add", 1},
+                      {"Cast", 1},
+                      {"DynamicQuantizeLinear", 1},
+                      {"MatMulInteger", 1},
+                      {"Mul", 2},
+                      {"com.microsoft.DynamicQuantizeMatMul", 1}}));
+  ExpectSameOutputs([] { return DynamicQuant(2, true, false, true); }, 2, 0.0f, 0.0f);
 }
 
 }  // namespace

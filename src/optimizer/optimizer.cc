@@ -43,6 +43,7 @@ constexpr PassEntry kPasses[] = {
     {"bias_gelu_fusion", 2, FuseBiasGelu},
     {"skip_layer_norm_fusion", 2, FuseSkipLayerNorm},
     {"attention_fusion", 2, FuseAttention},
+    {"dynamic_quant_fusion", 2, FuseDynamicQuantization},
     {"row_gather_pushdown", 2, PushRowGathersUp},
     {"blocked_matmul", 2, BlockMatMulWeights},
     {"nhwc_layout", 3, ConvertToNhwc},

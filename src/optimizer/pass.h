@@ -29,23 +29,28 @@ struct PassContext {
 bool InferFactsAgain(PassContext& ctx);
 
 // Each returns how many rewrites it made.
-size_t FoldConstants(PassContext& ctx);         // constant_folding.cc
-size_t EliminateIdentities(PassContext& ctx);   // identity_elimination.cc
-size_t EliminateDeadCode(PassContext& ctx);     // dead_code.cc
-size_t FuseConvBatchNorm(PassContext& ctx);     // conv_bn_fusion.cc
-size_t PruneConvDeadTaps(PassContext& ctx);     // conv_dead_taps.cc
-size_t FuseConvActivation(PassContext& ctx);    // conv_activation_fusion.cc
-size_t FuseGelu(PassContext& ctx);              // gelu_fusion.cc
-size_t FuseLayerNorm(PassContext& ctx);         // layer_norm_fusion.cc
-size_t FuseBiasGelu(PassContext& ctx);          // bias_gelu_fusion.cc
-size_t FuseSkipLayerNorm(PassContext& ctx);     // skip_layer_norm_fusion.cc
-size_t FuseAttention(PassContext& ctx);         // attention_fusion.cc
-size_t PushRowGathersUp(PassContext& ctx);      // row_gather_pushdown.cc
-size_t BlockMatMulWeights(PassContext& ctx);    // blocked_matmul.cc
-size_t ConvertToNhwc(PassContext& ctx);         // nhwc_layout.cc
-size_t SplitNhwcConcats(PassContext& ctx);      // nhwc_concat_split.cc
-size_t FuseNhwcChannelScale(PassContext& ctx);  // nhwc_scale_fusion.cc
-size_t FuseNhwcExpansion(PassContext& ctx);     // nhwc_expand_fusion.cc
+size_t FoldConstants(PassContext& ctx);            // constant_folding.cc
+size_t EliminateIdentities(PassContext& ctx);      // identity_elimination.cc
+size_t EliminateDeadCode(PassContext& ctx);        // dead_code.cc
+size_t FuseConvBatchNorm(PassContext& ctx);        // conv_bn_fusion.cc
+size_t PruneConvDeadTaps(PassContext& ctx);        // conv_dead_taps.cc
+size_t FuseConvActivation(PassContext& ctx);       // conv_activation_fusion.cc
+size_t FuseGelu(PassContext& ctx);                 // gelu_fusion.cc
+size_t FuseLayerNorm(PassContext& ctx);            // layer_norm_fusion.cc
+size_t FuseBiasGelu(PassContext& ctx);             // bias_gelu_fusion.cc
+size_t FuseSkipLayerNorm(PassContext& ctx);        // skip_layer_norm_fusion.cc
+size_t FuseAttention(PassContext& ctx);            // attention_fusion.cc
+size_t PushRowGathersUp(PassContext& ctx);         // row_gather_pushdown.cc
+size_t BlockMatMulWeights(PassContext& ctx);       // blocked_matmul.cc
+size_t ConvertToNhwc(PassContext& ctx);            // nhwc_layout.cc
+size_t SplitNhwcConcats(PassContext& ctx);         // nhwc_concat_split.cc
+size_t FuseNhwcChannelScale(PassContext& ctx);     // nhwc_scale_fusion.cc
+size_t FuseNhwcExpansion(PassContext& ctx);        // nhwc_expand_fusion.cc
+size_t FuseDynamicQuantization(PassContext& ctx);  // dynamic_quant_fusion.cc
+
+// bias_gelu_fusion.cc: whether `b` is a constant 1-D float vector that broadcasts over `a`'s last
+// axis into a tensor of a's shape.
+bool IsLastAxisBias(const PassContext& ctx, const ir::Value* a, const ir::Value* b);
 
 // blocked_matmul.cc: y = x · W[:, c0 : c0 + n] for a constant float W [K, N], as a new value
 // named from `base`: a BlockedMatMul reading those columns written once in its layout where the

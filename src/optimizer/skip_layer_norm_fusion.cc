@@ -10,9 +10,6 @@
 #include "optimizer/pattern.h"
 
 namespace kiln::optimizer {
-
-bool IsLastAxisBias(const PassContext& ctx, const ir::Value* a, const ir::Value* b);
-
 namespace {
 
 bool FuseOne(PassContext& ctx, ir::Node* ln) {

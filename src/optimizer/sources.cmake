@@ -9,6 +9,7 @@ list(APPEND KILN_SOURCES
   src/optimizer/conv_bn_fusion.cc
   src/optimizer/conv_dead_taps.cc
   src/optimizer/dead_code.cc
+  src/optimizer/dynamic_quant_fusion.cc
   src/optimizer/gelu_fusion.cc
   src/optimizer/gradient.cc
   src/optimizer/identity_elimination.cc

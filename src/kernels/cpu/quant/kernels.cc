@@ -14,6 +14,8 @@ constexpr KernelDef kDefs[] = {
     {"", "QLinearMatMul", 10, kLatestOpset, MakeQLinearMatMul},
     {"", "ConvInteger", 10, kLatestOpset, MakeConvInteger},
     {"", "QLinearConv", 10, kLatestOpset, MakeQLinearConv},
+    {"com.microsoft", "MatMulIntegerToFloat", 1, kLatestOpset, MakeMatMulIntegerToFloat},
+    {"com.microsoft", "DynamicQuantizeMatMul", 1, kLatestOpset, MakeDynamicQuantizeMatMul},
 };
 
 }  // namespace

@@ -3,6 +3,8 @@
 #ifndef KILN_KERNELS_CPU_QUANT_QUANT_KERNELS_H_
 #define KILN_KERNELS_CPU_QUANT_QUANT_KERNELS_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "kernels/registry.h"
@@ -16,6 +18,19 @@ std::unique_ptr<Kernel> MakeMatMulInteger(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearMatMul(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeConvInteger(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearConv(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeMatMulIntegerToFloat(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeDynamicQuantizeMatMul(const KernelInfo& info);
+
+// DynamicQuantizeLinear's arithmetic (quantize.cc), for the kernels that quantize their input
+// themselves: the scale and zero point of x[0..n) (its range with 0, over 255) and y = x
+// quantized to uint8 with them, split over ctx's threads. Fails naming input `name` and the
+// element when x holds a NaN.
+struct DynamicQuantization {
+  float scale = 0.0f;
+  float zero_point = 0.0f;  // an integer in [0, 255]
+};
+DynamicQuantization QuantizeDynamically(KernelContext& ctx, const float* x, size_t n, uint8_t* y,
+                                        const char* name);
 
 }  // namespace kiln::cpu
 

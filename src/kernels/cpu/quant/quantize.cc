@@ -464,31 +464,12 @@ class DynamicQuantizeLinear final : public Kernel {
       info.Fail(ErrorCode::kInvalidArgument, std::string("input 'x' has element type ") +
                                                  DataTypeName(x.type()) + "; expected float");
     }
-    const auto* xs = static_cast<const float*>(x.data());
-    const size_t n = x.element_count();
-    // The range always includes 0 so that 0 is exactly representable.
-    float lo = 0;
-    float hi = 0;
-    if (RangeWithZero(xs, n, &lo, &hi)) {
-      size_t i = 0;
-      while (!std::isnan(xs[i])) ++i;
-      info.Fail(ErrorCode::kInvalidArgument,
-                "input 'x' element " + std::to_string(i) + " is NaN; the range is undefined");
-    }
-    const float scale = (hi - lo) / 255.0f;
-    float zero = 0;
-    if (scale > 0) zero = std::nearbyint(std::clamp(0.0f - lo / scale, 0.0f, 255.0f));
     Tensor& y = ctx.OutputForOverwrite(0, DataType::kUint8, x.shape());
-    auto* ys = static_cast<uint8_t*>(y.data());
-    // round(x / scale) + zero clamped to [0, 255], as QuantizeLinear to uint8 computes it; a
-    // zero scale (x all zeros) gives the zero point, 0.
-    ctx.threads().ParallelFor(n, kFastGrain, [&](size_t begin, size_t end) {
-      if (scale > 0) {
-        QuantizeRun<uint8_t>(xs + begin, end - begin, scale, zero, ys + begin);
-      } else {
-        std::fill(ys + begin, ys + end, static_cast<uint8_t>(zero));
-      }
-    });
+    const DynamicQuantization q =
+        QuantizeDynamically(ctx, static_cast<const float*>(x.data()), x.element_count(),
+                            static_cast<uint8_t*>(y.data()), "x");
+    const float scale = q.scale;
+    const float zero = q.zero_point;
     const std::span<const int64_t> scalar;
     if (ctx.WantsOutput(1)) {
       *static_cast<float*>(ctx.OutputForOverwrite(1, DataType::kFloat, scalar).data()) = scale;
@@ -501,6 +482,33 @@ class DynamicQuantizeLinear final : public Kernel {
 };
 
 }  // namespace
+
+DynamicQuantization QuantizeDynamically(KernelContext& ctx, const float* x, size_t n, uint8_t* y,
+                                        const char* name) {
+  // The range always includes 0 so that 0 is exactly representable.
+  float lo = 0;
+  float hi = 0;
+  if (RangeWithZero(x, n, &lo, &hi)) {
+    size_t i = 0;
+    while (!std::isnan(x[i])) ++i;
+    ctx.info().Fail(ErrorCode::kInvalidArgument, std::string("input '") + name + "' element " +
+                                                     std::to_string(i) +
+                                                     " is NaN; the range is undefined");
+  }
+  DynamicQuantization q;
+  q.scale = (hi - lo) / 255.0f;
+  if (q.scale > 0) q.zero_point = std::nearbyint(std::clamp(0.0f - lo / q.scale, 0.0f, 255.0f));
+  // round(x / scale) + zero clamped to [0, 255], as QuantizeLinear to uint8 computes it; a zero
+  // scale (x all zeros) gives the zero point, 0.
+  ctx.threads().ParallelFor(n, kFastGrain, [&](size_t begin, size_t end) {
+    if (q.scale > 0) {
+      QuantizeRun<uint8_t>(x + begin, end - begin, q.scale, q.zero_point, y + begin);
+    } else {
+      std::fill(y + begin, y + end, static_cast<uint8_t>(q.zero_point));
+    }
+  });
+  return q;
+}
 
 std::unique_ptr<Kernel> MakeQuantizeLinear(const KernelInfo& info) {
   return Make<QuantizeLinear>(info);
