@@ -126,7 +126,8 @@ void Int8PackedB::Free::operator()(void* p) const noexcept {
   std::free(p);
 }
 
-Int8PackedB Int8PackedB::Pack(const void* b, bool b_signed, size_t ldb, size_t k, size_t n) {
+Int8PackedB Int8PackedB::Pack(const void* b, bool b_signed, size_t ldb, size_t k, size_t n,
+                              bool transposed) {
   Int8PackedB out;
   out.k_ = k;
   out.n_ = n;
@@ -138,7 +139,7 @@ Int8PackedB Int8PackedB::Pack(const void* b, bool b_signed, size_t ldb, size_t k
   for (size_t p = 0; p < k; ++p) {
     for (size_t j = 0; j < n; ++j) {
       // A uint8 value v as the signed byte v - 128 (its top bit flipped); an int8 as it is.
-      const uint8_t raw = src[p * ldb + j];
+      const uint8_t raw = transposed ? src[j * ldb + p] : src[p * ldb + j];
       const auto v = static_cast<int8_t>(b_signed ? raw : raw ^ 0x80u);
       int8_t* panel = out.data_.get() + (j / kInt8Panel) * groups * kGroupBytes;
       panel[(p / 4) * kGroupBytes + (j % kInt8Panel) * 4 + p % 4] = v;

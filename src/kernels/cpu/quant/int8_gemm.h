@@ -32,8 +32,10 @@ inline constexpr size_t kInt8Panel = 32;
 // of its signed values. Movable, not copyable.
 class Int8PackedB {
  public:
-  // b is row-major with row stride ldb (bytes). Throws Error(kOutOfMemory).
-  static Int8PackedB Pack(const void* b, bool b_signed, size_t ldb, size_t k, size_t n);
+  // b is row-major with row stride ldb (bytes), or stored n × k (each column of B a row, ldb
+  // apart) when `transposed`: a convolution's weights [M, C·kH·kW]. Throws Error(kOutOfMemory).
+  static Int8PackedB Pack(const void* b, bool b_signed, size_t ldb, size_t k, size_t n,
+                          bool transposed = false);
 
   size_t k() const { return k_; }
   size_t n() const { return n_; }

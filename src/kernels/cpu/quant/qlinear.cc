@@ -15,9 +15,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/float16.h"
 #include "kernels/cpu/nn/window.h"
@@ -25,6 +27,7 @@
 #include "kernels/cpu/quant/int8_gemm.h"
 #include "kernels/cpu/quant/quant_kernels.h"
 #include "kernels/cpu/small_vector.h"
+#include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
 namespace {
@@ -171,6 +174,19 @@ void Requantize(Tensor& y, size_t i, double acc, double mult, double zp) {
     static_cast<int8_t*>(y.data())[i] = static_cast<int8_t>(std::clamp(q, -128.0, 127.0));
   } else {
     static_cast<uint8_t*>(y.data())[i] = static_cast<uint8_t>(std::clamp(q, 0.0, 255.0));
+  }
+}
+
+// Requantize over a row: y[i] = saturate(round_half_even((acc[i] + b) * mult) + zp), the same
+// arithmetic in a loop the compiler vectorizes.
+template <typename T>
+KILN_VECTOR_CLONES void RequantizeRow(const int32_t* acc, size_t n, double b, double mult,
+                                      double zp, T* y) {
+  constexpr auto lo = static_cast<double>(std::numeric_limits<T>::lowest());
+  constexpr auto hi = static_cast<double>(std::numeric_limits<T>::max());
+  for (size_t i = 0; i < n; ++i) {
+    const double q = std::nearbyint((acc[i] + b) * mult) + zp;
+    y[i] = static_cast<T>(std::clamp(q, lo, hi));
   }
 }
 
@@ -363,32 +379,77 @@ class IntConv {
     return p;
   }
 
-  // acc[n, m, :] = sum over the group's channels and taps of (x - xzp) * (w - wzp[m]).
-  static void Run(const Problem& p, const Tensor& x, const Tensor& w, int32_t xzp, const Param& wzp,
+  // The weights of each group as Int8Gemm's B ([C/group·taps, M/group], packed once), when w is
+  // a constant 8-bit tensor of a shape the problem will accept; else empty (packed per run).
+  std::vector<Int8PackedB> PackConstant(const Tensor* w) const {
+    std::vector<Int8PackedB> out;
+    if (w == nullptr || !IsInt8(w->type()) || w->shape().rank() < 3) return out;
+    const auto m = static_cast<size_t>(w->shape().dims()[0]);
+    if (m % static_cast<size_t>(group_) != 0) return out;
+    size_t k = 1;
+    for (size_t d = 1; d < w->shape().rank(); ++d) k *= static_cast<size_t>(w->shape().dims()[d]);
+    const size_t gf = m / static_cast<size_t>(group_);
+    const auto* bytes = static_cast<const uint8_t*>(w->data());
+    for (int64_t grp = 0; grp < group_; ++grp) {
+      out.push_back(Int8PackedB::Pack(bytes + static_cast<size_t>(grp) * gf * k,
+                                      w->type() == DataType::kInt8, k, k, gf, true));
+    }
+    return out;
+  }
+
+  // acc[n, m, :] = sum over the group's channels and taps of (x - xzp) * (w - wzp[m]): per image
+  // and group, the input unfolded into rows of bytes (one per output position, xzp where a tap
+  // reads padding, so that it adds 0) and multiplied by the group's weights on Int8Gemm, the
+  // [positions, M/group] result then written channel by channel. `packed` holds each group's
+  // weights (empty: packed here from w).
+  static void Run(KernelContext& ctx, const Problem& p, const Tensor& x, const Tensor& w,
+                  int32_t xzp, const Param& wzp, const std::vector<Int8PackedB>& packed,
                   int32_t* acc) {
     const nn::WindowGeometry& g = p.g;
     const auto s = static_cast<size_t>(g.stride.back());
-    std::fill(acc, acc + p.batch * p.features * g.out_size, 0);
+    const size_t groups = p.channels / p.group_channels;
+    const size_t k = p.group_channels * g.kernel_size;
+    const size_t plane = g.out_size;
+    const size_t gf = p.group_features;
+    if (plane == 0 || p.features == 0) return;
+    auto* zw = ctx.Scratch<int32_t>(p.features);
+    for (size_t m = 0; m < p.features; ++m) zw[m] = static_cast<int32_t>(wzp.At(m));
+    const bool per_channel = wzp.count != 1;
+    auto* col = ctx.Scratch<uint8_t>(plane * std::max<size_t>(k, 1));
+    auto* out = ctx.Scratch<int32_t>(plane * gf);
+    const auto* xb = static_cast<const uint8_t*>(x.data());
+    const auto fill = static_cast<uint8_t>(xzp);
     for (size_t n = 0; n < p.batch; ++n) {
-      for (size_t m = 0; m < p.features; ++m) {
-        int32_t* ym = acc + (n * p.features + m) * g.out_size;
-        const size_t grp = m / p.group_features;
-        const auto zw = static_cast<int32_t>(wzp.At(m));
+      for (size_t grp = 0; grp < groups; ++grp) {
+        // Column (cc, tap) of the unfolded rows: xzp where the tap reads padding.
+        std::fill(col, col + plane * k, fill);
         for (size_t cc = 0; cc < p.group_channels; ++cc) {
-          const size_t xc = (n * p.channels + grp * p.group_channels + cc) * g.in_size;
-          const size_t wc = (m * p.group_channels + cc) * g.kernel_size;
+          const uint8_t* xc = xb + (n * p.channels + grp * p.group_channels + cc) * g.in_size;
           for (size_t tap = 0; tap < g.kernel_size; ++tap) {
-            const int32_t wv = Int8At(w, wc + tap) - zw;
-            if (wv == 0) continue;
+            uint8_t* dst = col + cc * g.kernel_size + tap;
             nn::ForEachTapRow(
                 g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
                   for (int64_t o = lo; o < hi; ++o) {
-                    const size_t xi =
-                        xc + static_cast<size_t>(in_base) + static_cast<size_t>(o) * s;
-                    ym[out_offset + static_cast<size_t>(o)] += (Int8At(x, xi) - xzp) * wv;
+                    const size_t pos = out_offset + static_cast<size_t>(o);
+                    dst[pos * k] = xc[static_cast<size_t>(in_base) + static_cast<size_t>(o) * s];
                   }
                 });
           }
+        }
+        Int8PackedB run_packed;
+        const Int8PackedB* b = packed.empty() ? nullptr : &packed[grp];
+        if (b == nullptr) {
+          run_packed = Int8PackedB::Pack(static_cast<const uint8_t*>(w.data()) + grp * gf * k,
+                                         w.type() == DataType::kInt8, k, k, gf, true);
+          b = &run_packed;
+        }
+        Int8Gemm(plane, col, x.type() == DataType::kInt8, k, *b, {&xzp, 1},
+                 {zw + (per_channel ? grp * gf : 0), per_channel ? gf : 1}, out, gf,
+                 &ctx.threads());
+        // [positions, M/group] → the group's channels of image n.
+        for (size_t m = 0; m < gf; ++m) {
+          int32_t* ym = acc + (n * p.features + grp * gf + m) * plane;
+          for (size_t o = 0; o < plane; ++o) ym[o] = out[o * gf + m];
         }
       }
     }
@@ -401,7 +462,8 @@ class IntConv {
 
 class ConvInteger final : public Kernel {
  public:
-  explicit ConvInteger(const KernelInfo& info) : conv_(info) {}
+  explicit ConvInteger(const KernelInfo& info)
+      : conv_(info), packed_(conv_.PackConstant(info.ConstantInput(1))) {}
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
@@ -414,16 +476,19 @@ class ConvInteger final : public Kernel {
     const Param wzp = ReadParam(info, ctx.OptionalInput(3), "w_zero_point", p.features,
                                 "output channel", w.type());
     Tensor& y = ctx.OutputForOverwrite(0, DataType::kInt32, p.out.span());
-    IntConv::Run(p, x, w, static_cast<int32_t>(xzp.At(0)), wzp, static_cast<int32_t*>(y.data()));
+    IntConv::Run(ctx, p, x, w, static_cast<int32_t>(xzp.At(0)), wzp, packed_,
+                 static_cast<int32_t*>(y.data()));
   }
 
  private:
   IntConv conv_;
+  std::vector<Int8PackedB> packed_;
 };
 
 class QLinearConv final : public Kernel {
  public:
-  explicit QLinearConv(const KernelInfo& info) : conv_(info) {}
+  explicit QLinearConv(const KernelInfo& info)
+      : conv_(info), packed_(conv_.PackConstant(info.ConstantInput(3))) {}
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
@@ -458,7 +523,7 @@ class QLinearConv final : public Kernel {
     }
     const size_t plane = p.g.out_size;
     int32_t* acc = ctx.Scratch<int32_t>(p.batch * p.features * plane);
-    IntConv::Run(p, x, w, static_cast<int32_t>(xzp.At(0)), wzp, acc);
+    IntConv::Run(ctx, p, x, w, static_cast<int32_t>(xzp.At(0)), wzp, packed_, acc);
     Tensor& y = ctx.OutputForOverwrite(0, y_zp_t.type(), p.out.span());
     const double y_s = ys.At(0), y_z = yzp.At(0);
     for (size_t n = 0; n < p.batch; ++n) {
@@ -466,13 +531,18 @@ class QLinearConv final : public Kernel {
         const double mult = Multiplier(DataType::kFloat, xs.At(0), ws.At(m), y_s);
         const double b = bias != nullptr ? static_cast<const int32_t*>(bias->data())[m] : 0;
         const size_t base = (n * p.features + m) * plane;
-        for (size_t o = 0; o < plane; ++o) Requantize(y, base + o, acc[base + o] + b, mult, y_z);
+        if (y.type() == DataType::kInt8) {
+          RequantizeRow(acc + base, plane, b, mult, y_z, static_cast<int8_t*>(y.data()) + base);
+        } else {
+          RequantizeRow(acc + base, plane, b, mult, y_z, static_cast<uint8_t*>(y.data()) + base);
+        }
       }
     }
   }
 
  private:
   IntConv conv_;
+  std::vector<Int8PackedB> packed_;
 };
 
 }  // namespace

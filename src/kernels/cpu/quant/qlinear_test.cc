@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kernels/test_errors.h"
@@ -173,6 +174,112 @@ TEST(QuantConvInteger, ZeroPointsPaddingAndChannels) {
                       .Input<int8_t>({2}, {1, 1})
                       .Run();
   EXPECT_EQ(Values<int32_t>(*channels[0]), (I32{3, 4, 6, 8}));
+}
+
+// ConvInteger on the unfolded-rows path against a direct loop over random bytes: groups (one,
+// two, depthwise), strides, dilations, asymmetric padding, 1-D and 2-D, a batch of two, every
+// pairing of int8 and uint8, w's zero point per tensor and per channel, w constant (packed at
+// creation) and not, 1 and 2 threads.
+template <typename TX, typename TW>
+void CheckConvInteger(int64_t c, int64_t m, int64_t group, std::vector<int64_t> spatial,
+                      std::vector<int64_t> kernel, int64_t stride, int64_t dilation,
+                      std::vector<int64_t> pads, bool per_channel, bool constant_w) {
+  const size_t rank = spatial.size();
+  std::vector<int64_t> x_shape{2, c};
+  std::vector<int64_t> w_shape{m, c / group};
+  for (size_t d = 0; d < rank; ++d) {
+    x_shape.push_back(spatial[d]);
+    w_shape.push_back(kernel[d]);
+  }
+  size_t nx = 1, nw = 1;
+  for (int64_t d : x_shape) nx *= static_cast<size_t>(d);
+  for (int64_t d : w_shape) nw *= static_cast<size_t>(d);
+  uint32_t state = 99;
+  const auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<uint8_t>(state >> 24);
+  };
+  std::vector<TX> x(nx);
+  std::vector<TW> w(nw);
+  for (TX& v : x) v = static_cast<TX>(next());
+  for (TW& v : w) v = static_cast<TW>(next());
+  const auto xz = static_cast<TX>(next());
+  std::vector<TW> wz(per_channel ? static_cast<size_t>(m) : 1);
+  for (TW& v : wz) v = static_cast<TW>(next());
+  std::vector<int64_t> out(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t extent = (kernel[d] - 1) * dilation + 1;
+    out[d] = (spatial[d] + pads[d] + pads[d + rank] - extent) / stride + 1;
+  }
+  size_t plane = 1;
+  for (int64_t o : out) plane *= static_cast<size_t>(o);
+  std::vector<int32_t> want(2 * static_cast<size_t>(m) * plane);
+  const int64_t gc = c / group, gf = m / group;
+  for (int64_t n = 0; n < 2; ++n) {
+    for (int64_t f = 0; f < m; ++f) {
+      const int32_t zw = wz[per_channel ? static_cast<size_t>(f) : 0];
+      for (size_t o = 0; o < plane; ++o) {
+        // The output position's coordinates (row-major over `out`).
+        std::vector<int64_t> pos(rank);
+        size_t rest = o;
+        for (size_t d = rank; d-- > 0;) {
+          pos[d] = static_cast<int64_t>(rest % static_cast<size_t>(out[d]));
+          rest /= static_cast<size_t>(out[d]);
+        }
+        int32_t sum = 0;
+        for (int64_t cc = 0; cc < gc; ++cc) {
+          const int64_t ch = (f / gf) * gc + cc;
+          size_t taps = 1;
+          for (int64_t kd : kernel) taps *= static_cast<size_t>(kd);
+          for (size_t t = 0; t < taps; ++t) {
+            std::vector<int64_t> kk(rank);
+            size_t tr = t;
+            for (size_t d = rank; d-- > 0;) {
+              kk[d] = static_cast<int64_t>(tr % static_cast<size_t>(kernel[d]));
+              tr /= static_cast<size_t>(kernel[d]);
+            }
+            size_t xi = static_cast<size_t>(n * c + ch);
+            bool inside = true;
+            for (size_t d = 0; d < rank; ++d) {
+              const int64_t at = pos[d] * stride - pads[d] + kk[d] * dilation;
+              inside = inside && at >= 0 && at < spatial[d];
+              xi = xi * static_cast<size_t>(spatial[d]) + static_cast<size_t>(inside ? at : 0);
+            }
+            if (!inside) continue;
+            const size_t wi = static_cast<size_t>(f * gc + cc) * taps + t;
+            sum += (int32_t{x[xi]} - int32_t{xz}) * (int32_t{w[wi]} - zw);
+          }
+        }
+        want[(static_cast<size_t>(n * m + f)) * plane + o] = sum;
+      }
+    }
+  }
+  for (int threads : {1, 2}) {
+    NodeTest t("ConvInteger", 10);
+    t.Attr("group", group)
+        .Attr("strides", std::vector<int64_t>(rank, stride))
+        .Attr("dilations", std::vector<int64_t>(rank, dilation))
+        .Attr("pads", pads);
+    t.Input<TX>(x_shape, x);
+    t.Input<TW>(w_shape, w, constant_w);
+    t.Input<TX>({}, {xz});
+    t.Input<TW>(per_channel ? std::vector<int64_t>{m} : std::vector<int64_t>{}, wz);
+    EXPECT_EQ(Values<int32_t>(*t.Run(threads)[0]), want)
+        << "c " << c << " m " << m << " group " << group << " rank " << rank << " stride " << stride
+        << " dilation " << dilation << " threads " << threads;
+  }
+}
+
+TEST(QuantConvInteger, UnfoldedRowsMatchADirectLoop) {
+  for (bool constant : {false, true}) {
+    CheckConvInteger<uint8_t, int8_t>(6, 8, 1, {9, 8}, {3, 3}, 1, 1, {1, 1, 1, 1}, true, constant);
+    CheckConvInteger<int8_t, uint8_t>(6, 4, 2, {9, 7}, {3, 2}, 2, 1, {0, 1, 2, 0}, false, constant);
+    CheckConvInteger<uint8_t, uint8_t>(4, 4, 4, {10, 10}, {3, 3}, 1, 2, {2, 2, 2, 2}, true,
+                                       constant);
+    CheckConvInteger<int8_t, int8_t>(5, 7, 1, {23}, {5}, 2, 1, {2, 1}, true, constant);
+    CheckConvInteger<uint8_t, int8_t>(3, 33, 1, {11, 11}, {1, 1}, 1, 1, {0, 0, 0, 0}, false,
+                                      constant);
+  }
 }
 
 TEST(QuantConvInteger, Errors) {
