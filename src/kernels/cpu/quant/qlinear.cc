@@ -45,12 +45,6 @@ void RequireInt8(const KernelInfo& info, const Tensor& t, const char* name) {
   }
 }
 
-// Element i of an int8 or uint8 tensor.
-inline int32_t Int8At(const Tensor& t, size_t i) noexcept {
-  return t.type() == DataType::kInt8 ? static_cast<const int8_t*>(t.data())[i]
-                                     : static_cast<const uint8_t*>(t.data())[i];
-}
-
 // A per-tensor or per-index (zero point or scale) operand: `count` is 1 or the size of the
 // dimension it follows. A missing operand reads as 0.
 struct Param {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/test_errors.h"
@@ -199,13 +200,27 @@ void CheckConvInteger(int64_t c, int64_t m, int64_t group, std::vector<int64_t> 
     state = state * 1664525u + 1013904223u;
     return static_cast<uint8_t>(state >> 24);
   };
-  std::vector<TX> x(nx);
-  std::vector<TW> w(nw);
-  for (TX& v : x) v = static_cast<TX>(next());
-  for (TW& v : w) v = static_cast<TW>(next());
-  const auto xz = static_cast<TX>(next());
-  std::vector<TW> wz(per_channel ? static_cast<size_t>(m) : 1);
-  for (TW& v : wz) v = static_cast<TW>(next());
+  // Values in each type's range as int32 (for the reference), and as the inputs' bytes.
+  const auto in_range = [&](bool is_signed) {
+    const int32_t v = next();
+    return is_signed ? v - 128 : v;
+  };
+  constexpr bool kXSigned = std::is_signed_v<TX>;
+  constexpr bool kWSigned = std::is_signed_v<TW>;
+  std::vector<int32_t> x32(nx), w32(nw), wz32(per_channel ? static_cast<size_t>(m) : 1);
+  for (int32_t& v : x32) v = in_range(kXSigned);
+  for (int32_t& v : w32) v = in_range(kWSigned);
+  const int32_t xz32 = in_range(kXSigned);
+  for (int32_t& v : wz32) v = in_range(kWSigned);
+  const auto bytes_of = [](const std::vector<int32_t>& v, auto zero) {
+    std::vector<decltype(zero)> out(v.size());
+    for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<decltype(zero)>(v[i]);
+    return out;
+  };
+  const std::vector<TX> x = bytes_of(x32, TX{});
+  const std::vector<TW> w = bytes_of(w32, TW{});
+  const std::vector<TW> wz = bytes_of(wz32, TW{});
+  const auto xz = static_cast<TX>(xz32);
   std::vector<int64_t> out(rank);
   for (size_t d = 0; d < rank; ++d) {
     const int64_t extent = (kernel[d] - 1) * dilation + 1;
@@ -217,7 +232,7 @@ void CheckConvInteger(int64_t c, int64_t m, int64_t group, std::vector<int64_t> 
   const int64_t gc = c / group, gf = m / group;
   for (int64_t n = 0; n < 2; ++n) {
     for (int64_t f = 0; f < m; ++f) {
-      const int32_t zw = wz[per_channel ? static_cast<size_t>(f) : 0];
+      const int32_t zw = wz32[per_channel ? static_cast<size_t>(f) : 0];
       for (size_t o = 0; o < plane; ++o) {
         // The output position's coordinates (row-major over `out`).
         std::vector<int64_t> pos(rank);
@@ -247,7 +262,7 @@ void CheckConvInteger(int64_t c, int64_t m, int64_t group, std::vector<int64_t> 
             }
             if (!inside) continue;
             const size_t wi = static_cast<size_t>(f * gc + cc) * taps + t;
-            sum += (int32_t{x[xi]} - int32_t{xz}) * (int32_t{w[wi]} - zw);
+            sum += (x32[xi] - xz32) * (w32[wi] - zw);
           }
         }
         want[(static_cast<size_t>(n * m + f)) * plane + o] = sum;
