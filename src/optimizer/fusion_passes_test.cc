@@ -797,5 +797,100 @@ TEST(DynamicQuantFusion, LeavesAProductWhoseIntermediateHasOtherReaders) {
   ExpectSameOutputs([] { return DynamicQuant(2, true, false, true); }, 2, 0.0f, 0.0f);
 }
 
+// ---- DequantizeLinear → Conv [→ Relu] → QuantizeLinear ----
+
+std::shared_ptr<Tensor> Bytes(DataType type, std::vector<int64_t> dims, int seed) {
+  auto t = Tensor::Allocate(type, Shape(std::move(dims)), CpuAllocator());
+  auto* d = static_cast<uint8_t*>(t->data());
+  for (size_t i = 0; i < t->byte_size(); ++i) d[i] = static_cast<uint8_t>((i * 73 + seed) % 251);
+  return t;
+}
+
+std::shared_ptr<Tensor> Int32s(std::vector<int32_t> values) {
+  auto t = Tensor::Allocate(DataType::kInt32, Shape({static_cast<int64_t>(values.size())}),
+                            CpuAllocator());
+  std::copy(values.begin(), values.end(), static_cast<int32_t*>(t->data()));
+  return t;
+}
+
+struct QdqConvCase {
+  DataType act = DataType::kUint8;  // x and y
+  bool per_channel = true;
+  bool bias = true;
+  bool relu = false;
+  int y_zero = 0;
+};
+
+// A float input quantized, a 3×3 convolution of 4 → 6 channels in QDQ form, quantized and
+// dequantized again to a float output.
+ir::Model QdqConv(const QdqConvCase& c) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {1, 4, 9, 8});
+  const bool s8 = c.act == DataType::kInt8;
+  auto zero = [&](int v) {
+    auto t = Tensor::Allocate(c.act, Shape(std::vector<int64_t>{}), CpuAllocator());
+    if (s8) {
+      *static_cast<int8_t*>(t->data()) = static_cast<int8_t>(v);
+    } else {
+      *static_cast<uint8_t*>(t->data()) = static_cast<uint8_t>(v);
+    }
+    return b.Const(std::move(t));
+  };
+  const float xs = 2.0f / 255.0f;
+  ir::Value* xq = b.Op("QuantizeLinear", {x, b.Floats({}, {xs}), zero(s8 ? 0 : 128)});
+  ir::Value* xf = b.Op("DequantizeLinear", {xq, b.Floats({}, {xs}), zero(s8 ? 0 : 128)});
+  std::vector<float> ws = c.per_channel
+                              ? std::vector<float>{0.01f, 0.02f, 0.005f, 0.03f, 0.011f, 0.017f}
+                              : std::vector<float>{0.013f};
+  const std::vector<int64_t> ws_dims =
+      c.per_channel ? std::vector<int64_t>{6} : std::vector<int64_t>{};
+  ir::Value* wf = b.Op("DequantizeLinear",
+                       {b.Const(Bytes(DataType::kInt8, {6, 4, 3, 3}, 5)), b.Floats(ws_dims, ws)},
+                       {IntAttr("axis", 0)});
+  std::vector<ir::Value*> conv_in = {xf, wf};
+  if (c.bias) {
+    std::vector<float> bs(ws.size());
+    for (size_t i = 0; i < ws.size(); ++i) bs[i] = xs * ws[i];
+    conv_in.push_back(b.Op("DequantizeLinear",
+                           {b.Const(Int32s({300, -200, 50, 0, -1000, 777})), b.Floats(ws_dims, bs)},
+                           {IntAttr("axis", 0)}));
+  }
+  ir::Value* y = b.Op("Conv", conv_in, {Pads(1)});
+  if (c.relu) y = b.Op("Relu", {y});
+  const float ys = 0.05f;
+  ir::Value* yq = b.Op("QuantizeLinear", {y, b.Floats({}, {ys}), zero(c.y_zero)});
+  b.Output(b.Op("DequantizeLinear", {yq, b.Floats({}, {ys}), zero(c.y_zero)}));
+  return b.Model();
+}
+
+TEST(QdqConvFusion, MakesAQLinearConvWithinOneStepOfTheFloatChain) {
+  std::vector<QdqConvCase> cases = {
+      {},
+      {DataType::kInt8, true, true, false, 0},
+      {DataType::kUint8, false, false, false, 7},
+      {DataType::kUint8, true, true, true, 0},
+      {DataType::kInt8, true, false, true, -128},
+  };
+  for (const QdqConvCase& c : cases) {
+    SCOPED_TRACE("int8 " + std::to_string(c.act == DataType::kInt8) + " per channel " +
+                 std::to_string(c.per_channel) + " bias " + std::to_string(c.bias) + " relu " +
+                 std::to_string(c.relu));
+    EXPECT_EQ(OpsAfter(QdqConv(c), 2),
+              (OpCounts{{"DequantizeLinear", 1}, {"QLinearConv", 1}, {"QuantizeLinear", 1}}));
+    // One step of y's quantization (0.05) at most, where the float sums round differently.
+    ExpectSameOutputs([&] { return QdqConv(c); }, 2, 0.0f, 0.0501f);
+  }
+}
+
+TEST(QdqConvFusion, LeavesAReluTheSaturationWouldNotApply) {
+  // y's zero point 10: values below it are not clamped by saturation, so the Relu stays and the
+  // chain is not fused.
+  const QdqConvCase c{DataType::kUint8, true, true, true, 10};
+  const OpCounts after = OpsAfter(QdqConv(c), 2);
+  EXPECT_EQ(after.count("QLinearConv"), 0u);
+  EXPECT_EQ(after.at("QuantizeLinear"), 2);
+  ExpectSameOutputs([&] { return QdqConv(c); }, 2, 1e-4f, 1e-5f);
+}
+
 }  // namespace
 }  // namespace kiln::optimizer

@@ -29,9 +29,11 @@ struct PassEntry {
   size_t (*run)(PassContext&);
 };
 
-// In order. Folding first, so fusions see constants where the exporter computed them; the
-// layout pass last, on the fused convolutions.
+// In order. Folding first, so fusions see constants where the exporter computed them (but after
+// the QDQ convolutions are fused, whose weights' DequantizeLinear it would fold away); the layout
+// pass last, on the fused convolutions.
 constexpr PassEntry kPasses[] = {
+    {"qdq_conv_fusion", 2, FuseQdqConv},
     {"constant_folding", 1, FoldConstants},
     {"identity_elimination", 1, EliminateIdentities},
     {"dead_code", 1, EliminateDeadCode},
