@@ -171,19 +171,6 @@ void Requantize(Tensor& y, size_t i, double acc, double mult, double zp) {
   }
 }
 
-// Requantize over a row: y[i] = saturate(round_half_even((acc[i] + b) * mult) + zp), the same
-// arithmetic in a loop the compiler vectorizes.
-template <typename T>
-KILN_VECTOR_CLONES void RequantizeRow(const int32_t* acc, size_t n, double b, double mult,
-                                      double zp, T* y) {
-  constexpr auto lo = static_cast<double>(std::numeric_limits<T>::lowest());
-  constexpr auto hi = static_cast<double>(std::numeric_limits<T>::max());
-  for (size_t i = 0; i < n; ++i) {
-    const double q = std::nearbyint((acc[i] + b) * mult) + zp;
-    y[i] = static_cast<T>(std::clamp(q, lo, hi));
-  }
-}
-
 void RequireScale(const KernelInfo& info, const Tensor& t, const char* name, bool halves) {
   const DataType s = t.type();
   const bool ok =
@@ -308,6 +295,35 @@ class QLinearMatMul final : public Kernel {
   }
 };
 
+// dst[c·ld + r] = src[r·cols + c] for r < rows, c < cols, in blocks of 32 × 32 (each block's
+// reads and writes stay in L1).
+template <typename T>
+void TransposeBlocked(const T* src, size_t rows, size_t cols, T* dst, size_t ld) {
+  constexpr size_t kBlock = 32;
+  for (size_t r0 = 0; r0 < rows; r0 += kBlock) {
+    const size_t r1 = std::min(rows, r0 + kBlock);
+    for (size_t c0 = 0; c0 < cols; c0 += kBlock) {
+      const size_t c1 = std::min(cols, c0 + kBlock);
+      for (size_t r = r0; r < r1; ++r) {
+        for (size_t c = c0; c < c1; ++c) dst[c * ld + r] = src[r * cols + c];
+      }
+    }
+  }
+}
+
+// Requantize across one output position's channels: y[j] = saturate(round_half_even((acc[j] +
+// b[j]) * mult[j]) + zp) for j < n (QLinearConv's arithmetic, vectorized along the channels).
+template <typename T>
+KILN_VECTOR_CLONES void RequantizeChannels(const int32_t* acc, size_t n, const double* b,
+                                           const double* mult, double zp, T* y) {
+  constexpr auto lo = static_cast<double>(std::numeric_limits<T>::lowest());
+  constexpr auto hi = static_cast<double>(std::numeric_limits<T>::max());
+  for (size_t j = 0; j < n; ++j) {
+    const double q = std::nearbyint((acc[j] + b[j]) * mult[j]) + zp;
+    y[j] = static_cast<T>(std::clamp(q, lo, hi));
+  }
+}
+
 // The convolution both conv ops share: checks shapes, resolves the window, and computes the int32
 // sums per output element into `acc` (N * M * out_size).
 class IntConv {
@@ -373,59 +389,84 @@ class IntConv {
     return p;
   }
 
-  // The weights of each group as Int8Gemm's B ([C/group·taps, M/group], packed once), when w is
-  // a constant 8-bit tensor of a shape the problem will accept; else empty (packed per run).
+  // Group `grp`'s weights as Int8Gemm's B [taps·C/group, M/group], depth ordered (tap, channel)
+  // as the unfolded rows are: w is [M, C/group, taps...] of 8-bit values.
+  static Int8PackedB PackGroup(const uint8_t* w, bool w_signed, size_t group_features,
+                               size_t group_channels, size_t taps, size_t grp) {
+    const size_t k = group_channels * taps;
+    // Each output channel's weights reordered from (channel, tap) to (tap, channel).
+    std::vector<uint8_t> reordered(group_features * k);
+    for (size_t m = 0; m < group_features; ++m) {
+      const uint8_t* src = w + (grp * group_features + m) * k;
+      uint8_t* dst = reordered.data() + m * k;
+      for (size_t cc = 0; cc < group_channels; ++cc) {
+        for (size_t t = 0; t < taps; ++t) dst[t * group_channels + cc] = src[cc * taps + t];
+      }
+    }
+    return Int8PackedB::Pack(reordered.data(), w_signed, k, k, group_features, true);
+  }
+
+  // Each group's weights packed (PackGroup), when w is a constant 8-bit tensor of a shape the
+  // problem will accept; else empty (packed per run).
   std::vector<Int8PackedB> PackConstant(const Tensor* w) const {
     std::vector<Int8PackedB> out;
     if (w == nullptr || !IsInt8(w->type()) || w->shape().rank() < 3) return out;
     const auto m = static_cast<size_t>(w->shape().dims()[0]);
     if (m % static_cast<size_t>(group_) != 0) return out;
-    size_t k = 1;
-    for (size_t d = 1; d < w->shape().rank(); ++d) k *= static_cast<size_t>(w->shape().dims()[d]);
+    size_t taps = 1;
+    for (size_t d = 2; d < w->shape().rank(); ++d)
+      taps *= static_cast<size_t>(w->shape().dims()[d]);
+    const auto gc = static_cast<size_t>(w->shape().dims()[1]);
     const size_t gf = m / static_cast<size_t>(group_);
-    const auto* bytes = static_cast<const uint8_t*>(w->data());
     for (int64_t grp = 0; grp < group_; ++grp) {
-      out.push_back(Int8PackedB::Pack(bytes + static_cast<size_t>(grp) * gf * k,
-                                      w->type() == DataType::kInt8, k, k, gf, true));
+      out.push_back(PackGroup(static_cast<const uint8_t*>(w->data()), w->type() == DataType::kInt8,
+                              gf, gc, taps, static_cast<size_t>(grp)));
     }
     return out;
   }
 
-  // acc[n, m, :] = sum over the group's channels and taps of (x - xzp) * (w - wzp[m]): per image
-  // and group, the input unfolded into rows of bytes (one per output position, xzp where a tap
-  // reads padding, so that it adds 0) and multiplied by the group's weights on Int8Gemm, the
-  // [positions, M/group] result then written channel by channel. `packed` holds each group's
-  // weights (empty: packed here from w).
+  // The sums over the group's channels and taps of (x - xzp) * (w - wzp[m]): per image
+  // and group, the group's channels transposed to channels-last bytes, unfolded into one row per
+  // output position ordered (tap, channel), each tap a run of C/group bytes copied whole (xzp
+  // where the tap reads padding, so that it adds 0; a 1×1 layer with stride 1 and no padding
+  // reads the transposed image as it is), multiplied by the group's weights on Int8Gemm, and the
+  // [positions, M/group] result handed to emit(n, first output channel, sums). `packed` holds each
+  // group's weights (empty: packed here from w).
+  template <typename Emit>
   static void Run(KernelContext& ctx, const Problem& p, const Tensor& x, const Tensor& w,
                   int32_t xzp, const Param& wzp, const std::vector<Int8PackedB>& packed,
-                  int32_t* acc) {
+                  Emit&& emit) {
     const nn::WindowGeometry& g = p.g;
     const auto s = static_cast<size_t>(g.stride.back());
     const size_t groups = p.channels / p.group_channels;
-    const size_t k = p.group_channels * g.kernel_size;
+    const size_t gc = p.group_channels;
+    const size_t taps = g.kernel_size;
+    const size_t k = gc * taps;
     const size_t plane = g.out_size;
     const size_t gf = p.group_features;
     if (plane == 0 || p.features == 0) return;
     auto* zw = ctx.Scratch<int32_t>(p.features);
     for (size_t m = 0; m < p.features; ++m) zw[m] = static_cast<int32_t>(wzp.At(m));
     const bool per_channel = wzp.count != 1;
-    auto* col = ctx.Scratch<uint8_t>(plane * std::max<size_t>(k, 1));
+    const bool pointwise = g.IsPointwise();
+    auto* xt = ctx.Scratch<uint8_t>(std::max<size_t>(g.in_size * gc, 1));
+    uint8_t* col = pointwise ? xt : ctx.Scratch<uint8_t>(plane * std::max<size_t>(k, 1));
     auto* out = ctx.Scratch<int32_t>(plane * gf);
     const auto* xb = static_cast<const uint8_t*>(x.data());
     const auto fill = static_cast<uint8_t>(xzp);
     for (size_t n = 0; n < p.batch; ++n) {
       for (size_t grp = 0; grp < groups; ++grp) {
-        // Column (cc, tap) of the unfolded rows: xzp where the tap reads padding.
-        std::fill(col, col + plane * k, fill);
-        for (size_t cc = 0; cc < p.group_channels; ++cc) {
-          const uint8_t* xc = xb + (n * p.channels + grp * p.group_channels + cc) * g.in_size;
-          for (size_t tap = 0; tap < g.kernel_size; ++tap) {
-            uint8_t* dst = col + cc * g.kernel_size + tap;
+        TransposeBlocked(xb + (n * p.channels + grp * gc) * g.in_size, gc, g.in_size, xt, gc);
+        if (!pointwise) {
+          std::fill(col, col + plane * k, fill);
+          for (size_t tap = 0; tap < taps; ++tap) {
             nn::ForEachTapRow(
                 g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
                   for (int64_t o = lo; o < hi; ++o) {
                     const size_t pos = out_offset + static_cast<size_t>(o);
-                    dst[pos * k] = xc[static_cast<size_t>(in_base) + static_cast<size_t>(o) * s];
+                    std::memcpy(
+                        col + pos * k + tap * gc,
+                        xt + (static_cast<size_t>(in_base) + static_cast<size_t>(o) * s) * gc, gc);
                   }
                 });
           }
@@ -433,18 +474,14 @@ class IntConv {
         Int8PackedB run_packed;
         const Int8PackedB* b = packed.empty() ? nullptr : &packed[grp];
         if (b == nullptr) {
-          run_packed = Int8PackedB::Pack(static_cast<const uint8_t*>(w.data()) + grp * gf * k,
-                                         w.type() == DataType::kInt8, k, k, gf, true);
+          run_packed = PackGroup(static_cast<const uint8_t*>(w.data()), w.type() == DataType::kInt8,
+                                 gf, gc, taps, grp);
           b = &run_packed;
         }
         Int8Gemm(plane, col, x.type() == DataType::kInt8, k, *b, {&xzp, 1},
                  {zw + (per_channel ? grp * gf : 0), per_channel ? gf : 1}, out, gf,
                  &ctx.threads());
-        // [positions, M/group] → the group's channels of image n.
-        for (size_t m = 0; m < gf; ++m) {
-          int32_t* ym = acc + (n * p.features + grp * gf + m) * plane;
-          for (size_t o = 0; o < plane; ++o) ym[o] = out[o * gf + m];
-        }
+        emit(n, grp * gf, out);
       }
     }
   }
@@ -470,8 +507,13 @@ class ConvInteger final : public Kernel {
     const Param wzp = ReadParam(info, ctx.OptionalInput(3), "w_zero_point", p.features,
                                 "output channel", w.type());
     Tensor& y = ctx.OutputForOverwrite(0, DataType::kInt32, p.out.span());
+    auto* ys = static_cast<int32_t*>(y.data());
+    const size_t plane = p.g.out_size;
     IntConv::Run(ctx, p, x, w, static_cast<int32_t>(xzp.At(0)), wzp, packed_,
-                 static_cast<int32_t*>(y.data()));
+                 [&](size_t n, size_t first, const int32_t* sums) {
+                   TransposeBlocked(sums, plane, p.group_features,
+                                    ys + (n * p.features + first) * plane, plane);
+                 });
   }
 
  private:
@@ -516,22 +558,33 @@ class QLinearConv final : public Kernel {
                                                  std::to_string(p.features) + "]");
     }
     const size_t plane = p.g.out_size;
-    int32_t* acc = ctx.Scratch<int32_t>(p.batch * p.features * plane);
-    IntConv::Run(ctx, p, x, w, static_cast<int32_t>(xzp.At(0)), wzp, packed_, acc);
     Tensor& y = ctx.OutputForOverwrite(0, y_zp_t.type(), p.out.span());
     const double y_s = ys.At(0), y_z = yzp.At(0);
-    for (size_t n = 0; n < p.batch; ++n) {
-      for (size_t m = 0; m < p.features; ++m) {
-        const double mult = Multiplier(DataType::kFloat, xs.At(0), ws.At(m), y_s);
-        const double b = bias != nullptr ? static_cast<const int32_t*>(bias->data())[m] : 0;
-        const size_t base = (n * p.features + m) * plane;
-        if (y.type() == DataType::kInt8) {
-          RequantizeRow(acc + base, plane, b, mult, y_z, static_cast<int8_t*>(y.data()) + base);
-        } else {
-          RequantizeRow(acc + base, plane, b, mult, y_z, static_cast<uint8_t*>(y.data()) + base);
-        }
-      }
+    // Per output channel: the multiplier and the bias.
+    auto* mult = ctx.Scratch<double>(std::max<size_t>(p.features, 1));
+    auto* b = ctx.Scratch<double>(std::max<size_t>(p.features, 1));
+    for (size_t m = 0; m < p.features; ++m) {
+      mult[m] = Multiplier(DataType::kFloat, xs.At(0), ws.At(m), y_s);
+      b[m] = bias != nullptr ? static_cast<const int32_t*>(bias->data())[m] : 0;
     }
+    const size_t gf = p.group_features;
+    auto* q = ctx.Scratch<uint8_t>(plane * gf);
+    const bool s8 = y.type() == DataType::kInt8;
+    auto* yb = static_cast<uint8_t*>(y.data());
+    IntConv::Run(ctx, p, x, w, static_cast<int32_t>(xzp.At(0)), wzp, packed_,
+                 [&](size_t n, size_t first, const int32_t* sums) {
+                   // Requantized position by position along the channels, then transposed.
+                   for (size_t o = 0; o < plane; ++o) {
+                     if (s8) {
+                       RequantizeChannels(sums + o * gf, gf, b + first, mult + first, y_z,
+                                          reinterpret_cast<int8_t*>(q + o * gf));
+                     } else {
+                       RequantizeChannels(sums + o * gf, gf, b + first, mult + first, y_z,
+                                          q + o * gf);
+                     }
+                   }
+                   TransposeBlocked(q, plane, gf, yb + (n * p.features + first) * plane, plane);
+                 });
   }
 
  private:
