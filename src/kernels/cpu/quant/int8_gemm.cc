@@ -128,22 +128,36 @@ void Int8PackedB::Free::operator()(void* p) const noexcept {
 
 Int8PackedB Int8PackedB::Pack(const void* b, bool b_signed, size_t ldb, size_t k, size_t n,
                               bool transposed) {
+  auto* panels = AllocateZeroed<int8_t>(PanelBytes(k, n));
+  std::unique_ptr<int8_t[], Free> own_panels(panels);
+  auto* sums = AllocateZeroed<int32_t>(n);
+  std::unique_ptr<int32_t[], Free> own_sums(sums);
+  Int8PackedB out = PackInto(panels, sums, b, b_signed, ldb, k, n, transposed);
+  out.own_panels_ = std::move(own_panels);
+  out.own_sums_ = std::move(own_sums);
+  return out;
+}
+
+Int8PackedB Int8PackedB::PackInto(int8_t* panels, int32_t* sums, const void* b, bool b_signed,
+                                  size_t ldb, size_t k, size_t n, bool transposed) {
   Int8PackedB out;
   out.k_ = k;
   out.n_ = n;
   out.b_signed_ = b_signed;
+  out.panels_ = panels;
+  out.sums_ = sums;
   const size_t groups = out.groups();
-  out.data_.reset(AllocateZeroed<int8_t>(out.panels() * groups * kGroupBytes));
-  out.sums_.reset(AllocateZeroed<int32_t>(n));
+  std::memset(panels, 0, PanelBytes(k, n));
+  std::fill(sums, sums + n, 0);
   const auto* src = static_cast<const uint8_t*>(b);
   for (size_t p = 0; p < k; ++p) {
     for (size_t j = 0; j < n; ++j) {
       // A uint8 value v as the signed byte v - 128 (its top bit flipped); an int8 as it is.
       const uint8_t raw = transposed ? src[j * ldb + p] : src[p * ldb + j];
       const auto v = static_cast<int8_t>(b_signed ? raw : raw ^ 0x80u);
-      int8_t* panel = out.data_.get() + (j / kInt8Panel) * groups * kGroupBytes;
+      int8_t* panel = panels + (j / kInt8Panel) * groups * kGroupBytes;
       panel[(p / 4) * kGroupBytes + (j % kInt8Panel) * 4 + p % 4] = v;
-      out.sums_[j] += v;
+      sums[j] += v;
     }
   }
   return out;

@@ -36,15 +36,23 @@ class Int8PackedB {
   // apart) when `transposed`: a convolution's weights [M, C·kH·kW]. Throws Error(kOutOfMemory).
   static Int8PackedB Pack(const void* b, bool b_signed, size_t ldb, size_t k, size_t n,
                           bool transposed = false);
+  // The same into storage the caller owns (a B that changes per run, packed into a kernel's
+  // scratch: nothing allocated): `panels` of PanelBytes(k, n) bytes, 64-byte aligned, and `sums`
+  // of n values; the result views them.
+  static size_t PanelBytes(size_t k, size_t n) {
+    return (n + kInt8Panel - 1) / kInt8Panel * ((k + 3) / 4) * kInt8Panel * 4;
+  }
+  static Int8PackedB PackInto(int8_t* panels, int32_t* sums, const void* b, bool b_signed,
+                              size_t ldb, size_t k, size_t n, bool transposed = false);
 
   size_t k() const { return k_; }
   size_t n() const { return n_; }
   bool b_signed() const { return b_signed_; }
   size_t groups() const { return (k_ + 3) / 4; }
   size_t panels() const { return (n_ + kInt8Panel - 1) / kInt8Panel; }
-  const int8_t* panel(size_t j) const { return data_.get() + j * groups() * kInt8Panel * 4; }
+  const int8_t* panel(size_t j) const { return panels_ + j * groups() * kInt8Panel * 4; }
   // Σ_k Bs(k, j), Bs the signed form.
-  const int32_t* column_sums() const { return sums_.get(); }
+  const int32_t* column_sums() const { return sums_; }
 
  private:
   struct Free {
@@ -53,8 +61,10 @@ class Int8PackedB {
   size_t k_ = 0;
   size_t n_ = 0;
   bool b_signed_ = true;
-  std::unique_ptr<int8_t[], Free> data_;
-  std::unique_ptr<int32_t[], Free> sums_;
+  std::unique_ptr<int8_t[], Free> own_panels_;  // null for a view
+  std::unique_ptr<int32_t[], Free> own_sums_;
+  int8_t* panels_ = nullptr;
+  int32_t* sums_ = nullptr;
 };
 
 // C[m × n] (row stride ldc) = (A - za) · (B - zb): A is m × k bytes (int8 when a_signed, else

@@ -109,7 +109,10 @@ class QuantizedToFloat {
     Int8PackedB run_packed;
     const Int8PackedB* w = packed_.get();
     if (w == nullptr) {
-      run_packed = Pack(b);
+      // A B that changes per run: packed into scratch.
+      run_packed = Int8PackedB::PackInto(ctx.Scratch<int8_t>(Int8PackedB::PanelBytes(k, n)),
+                                         ctx.Scratch<int32_t>(n), b.data(),
+                                         b.type() == DataType::kInt8, n, k, n);
       w = &run_packed;
     }
     auto* acc = ctx.Scratch<int32_t>(m * n);

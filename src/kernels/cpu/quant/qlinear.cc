@@ -220,15 +220,18 @@ class MatMulInteger final : public Kernel {
     const bool a_signed = a.type() == DataType::kInt8;
     const auto* a_bytes = static_cast<const uint8_t*>(a.data());
     const auto* b_bytes = static_cast<const uint8_t*>(b.data());
-    // B packed once per distinct matrix of this run (a constant one at creation).
+    // B packed once per distinct matrix of this run, into scratch (a constant one at creation).
     size_t packed_at = SIZE_MAX;
     Int8PackedB run_packed;
+    int8_t* panels =
+        packed_ == nullptr ? ctx.Scratch<int8_t>(Int8PackedB::PanelBytes(s.k, s.n)) : nullptr;
+    int32_t* sums = packed_ == nullptr ? ctx.Scratch<int32_t>(std::max<size_t>(s.n, 1)) : nullptr;
     ForEachBatch(s, [&](size_t i, size_t am, size_t bm) {
       const Int8PackedB* w = packed_.get();
       if (w == nullptr) {
         if (packed_at != bm) {
-          run_packed = Int8PackedB::Pack(b_bytes + bm * s.k * s.n, b.type() == DataType::kInt8, s.n,
-                                         s.k, s.n);
+          run_packed = Int8PackedB::PackInto(panels, sums, b_bytes + bm * s.k * s.n,
+                                             b.type() == DataType::kInt8, s.n, s.k, s.n);
           packed_at = bm;
         }
         w = &run_packed;
@@ -280,9 +283,11 @@ class QLinearMatMul final : public Kernel {
     const std::span<const int32_t> zb = ZeroPoints(ctx, bzp);
     const auto* a_bytes = static_cast<const uint8_t*>(a.data());
     const auto* b_bytes = static_cast<const uint8_t*>(b.data());
+    int8_t* panels = ctx.Scratch<int8_t>(Int8PackedB::PanelBytes(s.k, s.n));
+    int32_t* sums = ctx.Scratch<int32_t>(std::max<size_t>(s.n, 1));
     ForEachBatch(s, [&](size_t i, size_t am, size_t bm) {
-      const Int8PackedB w =
-          Int8PackedB::Pack(b_bytes + bm * s.k * s.n, b.type() == DataType::kInt8, s.n, s.k, s.n);
+      const Int8PackedB w = Int8PackedB::PackInto(panels, sums, b_bytes + bm * s.k * s.n,
+                                                  b.type() == DataType::kInt8, s.n, s.k, s.n);
       Int8Gemm(s.m, a_bytes + am * s.m * s.k, a.type() == DataType::kInt8, s.k, w, za, zb, acc, s.n,
                &ctx.threads());
       for (size_t r = 0; r < s.m; ++r) {
@@ -389,20 +394,27 @@ class IntConv {
     return p;
   }
 
-  // Group `grp`'s weights as Int8Gemm's B [taps·C/group, M/group], depth ordered (tap, channel)
-  // as the unfolded rows are: w is [M, C/group, taps...] of 8-bit values.
+  // Group `grp`'s weights reordered for Int8Gemm's B [taps·C/group, M/group], stored transposed
+  // (a row per output channel) with the depth ordered (tap, channel) as the unfolded rows are:
+  // w is [M, C/group, taps...] of 8-bit values; dst holds M/group · C/group · taps bytes.
+  static void ReorderGroup(const uint8_t* w, size_t group_features, size_t group_channels,
+                           size_t taps, size_t grp, uint8_t* dst) {
+    const size_t k = group_channels * taps;
+    for (size_t m = 0; m < group_features; ++m) {
+      const uint8_t* src = w + (grp * group_features + m) * k;
+      uint8_t* row = dst + m * k;
+      for (size_t cc = 0; cc < group_channels; ++cc) {
+        for (size_t t = 0; t < taps; ++t) row[t * group_channels + cc] = src[cc * taps + t];
+      }
+    }
+  }
+
+  // The same packed (once, at creation).
   static Int8PackedB PackGroup(const uint8_t* w, bool w_signed, size_t group_features,
                                size_t group_channels, size_t taps, size_t grp) {
     const size_t k = group_channels * taps;
-    // Each output channel's weights reordered from (channel, tap) to (tap, channel).
     std::vector<uint8_t> reordered(group_features * k);
-    for (size_t m = 0; m < group_features; ++m) {
-      const uint8_t* src = w + (grp * group_features + m) * k;
-      uint8_t* dst = reordered.data() + m * k;
-      for (size_t cc = 0; cc < group_channels; ++cc) {
-        for (size_t t = 0; t < taps; ++t) dst[t * group_channels + cc] = src[cc * taps + t];
-      }
-    }
+    ReorderGroup(w, group_features, group_channels, taps, grp, reordered.data());
     return Int8PackedB::Pack(reordered.data(), w_signed, k, k, group_features, true);
   }
 
@@ -474,8 +486,13 @@ class IntConv {
         Int8PackedB run_packed;
         const Int8PackedB* b = packed.empty() ? nullptr : &packed[grp];
         if (b == nullptr) {
-          run_packed = PackGroup(static_cast<const uint8_t*>(w.data()), w.type() == DataType::kInt8,
-                                 gf, gc, taps, grp);
+          // Weights that change per run: reordered and packed into scratch.
+          auto* reordered = ctx.Scratch<uint8_t>(std::max<size_t>(gf * k, 1));
+          ReorderGroup(static_cast<const uint8_t*>(w.data()), gf, gc, taps, grp, reordered);
+          run_packed =
+              Int8PackedB::PackInto(ctx.Scratch<int8_t>(Int8PackedB::PanelBytes(k, gf)),
+                                    ctx.Scratch<int32_t>(std::max<size_t>(gf, 1)), reordered,
+                                    w.type() == DataType::kInt8, k, k, gf, true);
           b = &run_packed;
         }
         Int8Gemm(plane, col, x.type() == DataType::kInt8, k, *b, {&xzp, 1},
