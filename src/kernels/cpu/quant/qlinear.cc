@@ -300,20 +300,29 @@ class QLinearMatMul final : public Kernel {
   }
 };
 
-// dst[c·ld + r] = src[r·cols + c] for r < rows, c < cols, in blocks of 32 × 32 (each block's
+// dst[c·ld + r] = src[r·ld_src + c] for r < rows, c < cols, in blocks of 32 × 32 (each block's
 // reads and writes stay in L1).
 template <typename T>
-void TransposeBlocked(const T* src, size_t rows, size_t cols, T* dst, size_t ld) {
+void TransposeBlocked(const T* src, size_t rows, size_t cols, size_t ld_src, T* dst, size_t ld) {
   constexpr size_t kBlock = 32;
   for (size_t r0 = 0; r0 < rows; r0 += kBlock) {
     const size_t r1 = std::min(rows, r0 + kBlock);
     for (size_t c0 = 0; c0 < cols; c0 += kBlock) {
       const size_t c1 = std::min(cols, c0 + kBlock);
       for (size_t r = r0; r < r1; ++r) {
-        for (size_t c = c0; c < c1; ++c) dst[c * ld + r] = src[r * cols + c];
+        for (size_t c = c0; c < c1; ++c) dst[c * ld + r] = src[r * ld_src + c];
       }
     }
   }
+}
+
+// fn(begin, end) over blocks of 256 output positions, shared over ctx's threads.
+template <typename F>
+void ForEachPositionBlock(KernelContext& ctx, size_t plane, F&& fn) {
+  constexpr size_t kBlock = 256;
+  ctx.threads().ParallelFor((plane + kBlock - 1) / kBlock, 1, [&](size_t b0, size_t b1) {
+    fn(b0 * kBlock, std::min(plane, b1 * kBlock));
+  });
 }
 
 // Requantize across one output position's channels: y[j] = saturate(round_half_even((acc[j] +
@@ -468,20 +477,35 @@ class IntConv {
     const auto fill = static_cast<uint8_t>(xzp);
     for (size_t n = 0; n < p.batch; ++n) {
       for (size_t grp = 0; grp < groups; ++grp) {
-        TransposeBlocked(xb + (n * p.channels + grp * gc) * g.in_size, gc, g.in_size, xt, gc);
+        // Split over the threads: the transpose by blocks of input positions, the unfolding by
+        // taps (each tap a block of columns in every row, each of its positions written once:
+        // copied, or the zero point where the tap reads padding).
+        const uint8_t* xg = xb + (n * p.channels + grp * gc) * g.in_size;
+        const size_t in_blocks = (g.in_size + 255) / 256;
+        ctx.threads().ParallelFor(in_blocks, 1, [&](size_t b0, size_t b1) {
+          const size_t i0 = b0 * 256;
+          const size_t i1 = std::min(g.in_size, b1 * 256);
+          TransposeBlocked(xg + i0, gc, i1 - i0, g.in_size, xt + i0 * gc, gc);
+        });
         if (!pointwise) {
-          std::fill(col, col + plane * k, fill);
-          for (size_t tap = 0; tap < taps; ++tap) {
-            nn::ForEachTapRow(
-                g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
-                  for (int64_t o = lo; o < hi; ++o) {
-                    const size_t pos = out_offset + static_cast<size_t>(o);
-                    std::memcpy(
-                        col + pos * k + tap * gc,
-                        xt + (static_cast<size_t>(in_base) + static_cast<size_t>(o) * s) * gc, gc);
-                  }
-                });
-          }
+          const auto row_len = static_cast<size_t>(g.out.back());
+          ctx.threads().ParallelFor(taps, 1, [&](size_t t0, size_t t1) {
+            for (size_t tap = t0; tap < t1; ++tap) {
+              nn::ForEachTapRow(
+                  g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
+                    const auto first = static_cast<size_t>(lo);
+                    const auto last = static_cast<size_t>(hi);
+                    for (size_t o = 0; o < row_len; ++o) {
+                      uint8_t* dst = col + (out_offset + o) * k + tap * gc;
+                      if (o >= first && o < last) {
+                        std::memcpy(dst, xt + (static_cast<size_t>(in_base) + o * s) * gc, gc);
+                      } else {
+                        std::memset(dst, fill, gc);
+                      }
+                    }
+                  });
+            }
+          });
         }
         Int8PackedB run_packed;
         const Int8PackedB* b = packed.empty() ? nullptr : &packed[grp];
@@ -528,8 +552,11 @@ class ConvInteger final : public Kernel {
     const size_t plane = p.g.out_size;
     IntConv::Run(ctx, p, x, w, static_cast<int32_t>(xzp.At(0)), wzp, packed_,
                  [&](size_t n, size_t first, const int32_t* sums) {
-                   TransposeBlocked(sums, plane, p.group_features,
-                                    ys + (n * p.features + first) * plane, plane);
+                   const size_t gf = p.group_features;
+                   int32_t* dst = ys + (n * p.features + first) * plane;
+                   ForEachPositionBlock(ctx, plane, [&](size_t o0, size_t o1) {
+                     TransposeBlocked(sums + o0 * gf, o1 - o0, gf, gf, dst + o0, plane);
+                   });
                  });
   }
 
@@ -590,17 +617,21 @@ class QLinearConv final : public Kernel {
     auto* yb = static_cast<uint8_t*>(y.data());
     IntConv::Run(ctx, p, x, w, static_cast<int32_t>(xzp.At(0)), wzp, packed_,
                  [&](size_t n, size_t first, const int32_t* sums) {
-                   // Requantized position by position along the channels, then transposed.
-                   for (size_t o = 0; o < plane; ++o) {
-                     if (s8) {
-                       RequantizeChannels(sums + o * gf, gf, b + first, mult + first, y_z,
-                                          reinterpret_cast<int8_t*>(q + o * gf));
-                     } else {
-                       RequantizeChannels(sums + o * gf, gf, b + first, mult + first, y_z,
-                                          q + o * gf);
+                   // Requantized position by position along the channels, then transposed; by
+                   // blocks of positions over the threads.
+                   uint8_t* dst = yb + (n * p.features + first) * plane;
+                   ForEachPositionBlock(ctx, plane, [&](size_t o0, size_t o1) {
+                     for (size_t o = o0; o < o1; ++o) {
+                       if (s8) {
+                         RequantizeChannels(sums + o * gf, gf, b + first, mult + first, y_z,
+                                            reinterpret_cast<int8_t*>(q + o * gf));
+                       } else {
+                         RequantizeChannels(sums + o * gf, gf, b + first, mult + first, y_z,
+                                            q + o * gf);
+                       }
                      }
-                   }
-                   TransposeBlocked(q, plane, gf, yb + (n * p.features + first) * plane, plane);
+                     TransposeBlocked(q + o0 * gf, o1 - o0, gf, gf, dst + o0, plane);
+                   });
                  });
   }
 
