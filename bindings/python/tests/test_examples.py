@@ -31,6 +31,13 @@ def test_from_onnxruntime_example():
     assert "providers: ['CPUExecutionProvider']" in r.stdout
 
 
+def test_quantized_example():
+    r = run_example("quantized.py")
+    assert r.returncode == 0, r.stderr
+    assert "quantized: OK" in r.stdout
+    assert "['DynamicQuantizeMatMul']" in r.stdout
+
+
 @pytest.mark.parametrize("model", ["digits", "add", "sequence"])
 def test_results_equal_the_c_path(models, tmp_path, model):
     cli = BUILD_DIR / "tools" / "kiln" / "kiln"
