@@ -1,5 +1,6 @@
 // Int8Gemm: packing B, preparing A's rows, the kernel choice, the zero-point terms and the split
-// over threads (see int8_gemm.h). The VNNI kernel is int8_kernel_vnni.cc; here is the generic one.
+// over threads (see int8_gemm.h). The VNNI and AVX2 kernels are int8_kernel_vnni.cc and
+// int8_kernel_avx2.cc; here is the generic one.
 #include "kernels/cpu/quant/int8_gemm.h"
 
 #include <algorithm>
@@ -85,6 +86,12 @@ bool Supported(Int8Kernel kernel) {
 #else
       return false;
 #endif
+    case Int8Kernel::kAvx2:
+#if defined(__x86_64__)
+      return __builtin_cpu_supports("avx2");
+#else
+      return false;
+#endif
     case Int8Kernel::kGeneric:
       return true;
   }
@@ -92,14 +99,16 @@ bool Supported(Int8Kernel kernel) {
 }
 
 std::atomic<Int8Kernel>& Chosen() {
-  static std::atomic<Int8Kernel> chosen{Supported(Int8Kernel::kVnni) ? Int8Kernel::kVnni
-                                                                     : Int8Kernel::kGeneric};
+  static std::atomic<Int8Kernel> chosen{Supported(Int8Kernel::kVnni)   ? Int8Kernel::kVnni
+                                        : Supported(Int8Kernel::kAvx2) ? Int8Kernel::kAvx2
+                                                                       : Int8Kernel::kGeneric};
   return chosen;
 }
 
 int8::PanelFn PanelFor(Int8Kernel kernel) {
 #if defined(__x86_64__)
   if (kernel == Int8Kernel::kVnni) return int8::PanelVnni;
+  if (kernel == Int8Kernel::kAvx2) return int8::PanelAvx2;
 #endif
   return PanelGeneric;
 }

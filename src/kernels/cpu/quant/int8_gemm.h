@@ -1,7 +1,7 @@
 // Integer matrix products for the quantized operators: C (int32) = (A - za) · (B - zb) over 8-bit
 // operands (int8 or uint8 each), B packed once (a weight) or per run, on AVX-512 VNNI where the
 // machine has it (vpdpbusd: four u8 × s8 products added into each int32 lane per instruction),
-// else a vectorized C++ loop (AVX2 and the baseline, by the compiler's clones).
+// else AVX2's vpmaddwd on 16-bit pairs, else a vectorized C++ loop.
 //
 //   Int8PackedB w = Int8PackedB::Pack(b, /*b_signed=*/true, n, k, n);  // once: B is k × n
 //   Int8Gemm(m, a, /*a_signed=*/false, k, w, {&za, 1}, {&zb, 1}, c, n, &pool);
@@ -75,8 +75,9 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
               std::span<const int32_t> za, std::span<const int32_t> zb, int32_t* c, size_t ldc,
               ThreadPool* pool);
 
-// The kernels, fastest first. Tests run each one the machine supports.
-enum class Int8Kernel { kVnni, kGeneric };
+// The kernels, fastest first (AVX2: vpmaddwd on 16-bit pairs, for machines without VNNI). Tests
+// run each one the machine supports.
+enum class Int8Kernel { kVnni, kAvx2, kGeneric };
 bool Int8KernelSupported(Int8Kernel kernel);
 // Makes later products use `kernel` (it must be supported), for tests; returns the previous one.
 Int8Kernel SetInt8KernelForTesting(Int8Kernel kernel);

@@ -16,13 +16,21 @@ namespace kiln::cpu {
 namespace {
 
 const char* Name(Int8Kernel kernel) {
-  return kernel == Int8Kernel::kVnni ? "vnni" : "generic";
+  switch (kernel) {
+    case Int8Kernel::kVnni:
+      return "vnni";
+    case Int8Kernel::kAvx2:
+      return "avx2";
+    case Int8Kernel::kGeneric:
+      return "generic";
+  }
+  return "?";
 }
 
 template <typename Body>
 void ForEachKernel(Body&& body) {
   size_t ran = 0;
-  for (Int8Kernel kernel : {Int8Kernel::kVnni, Int8Kernel::kGeneric}) {
+  for (Int8Kernel kernel : {Int8Kernel::kVnni, Int8Kernel::kAvx2, Int8Kernel::kGeneric}) {
     if (!Int8KernelSupported(kernel)) continue;
     const Int8Kernel previous = SetInt8KernelForTesting(kernel);
     SCOPED_TRACE(Name(kernel));
@@ -120,8 +128,10 @@ TEST(Int8Gemm, MatchesNaiveProductOnThePool) {
 }
 
 TEST(Int8Gemm, RefusesAKernelTheMachineLacks) {
-  if (!Int8KernelSupported(Int8Kernel::kVnni)) {
-    EXPECT_THROW(SetInt8KernelForTesting(Int8Kernel::kVnni), Error);
+  for (Int8Kernel kernel : {Int8Kernel::kVnni, Int8Kernel::kAvx2}) {
+    if (!Int8KernelSupported(kernel)) {
+      EXPECT_THROW(SetInt8KernelForTesting(kernel), Error);
+    }
   }
   EXPECT_TRUE(Int8KernelSupported(Int8Kernel::kGeneric));
 }

@@ -19,6 +19,8 @@ inline constexpr size_t kVnniRows = 12;
 
 void PanelVnni(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
                int32_t* c, size_t ldc, size_t cols);
+void PanelAvx2(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
+               int32_t* c, size_t ldc, size_t cols);
 
 }  // namespace kiln::cpu::int8
 

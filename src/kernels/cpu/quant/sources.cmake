@@ -2,6 +2,7 @@
 list(APPEND KILN_SOURCES
   src/kernels/cpu/quant/codec.cc
   src/kernels/cpu/quant/int8_gemm.cc
+  src/kernels/cpu/quant/int8_kernel_avx2.cc
   src/kernels/cpu/quant/int8_kernel_vnni.cc
   src/kernels/cpu/quant/kernels.cc
   src/kernels/cpu/quant/matmul_to_float.cc
