@@ -892,5 +892,51 @@ TEST(QdqConvFusion, LeavesAReluTheSaturationWouldNotApply) {
   ExpectSameOutputs([&] { return QdqConv(c); }, 2, 1e-4f, 1e-5f);
 }
 
+// ---- DequantizeLinear → MatMul → QuantizeLinear ----
+
+// x [2, 5, 24] quantized to `act`, times int8 weights [24, 16] in QDQ form (scale one value or
+// one per column), quantized and dequantized again.
+ir::Model QdqMatMul(DataType act, bool per_column) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", {2, 5, 24});
+  const bool s8 = act == DataType::kInt8;
+  auto zero = [&](int v) {
+    auto t = Tensor::Allocate(act, Shape(std::vector<int64_t>{}), CpuAllocator());
+    if (s8) {
+      *static_cast<int8_t*>(t->data()) = static_cast<int8_t>(v);
+    } else {
+      *static_cast<uint8_t*>(t->data()) = static_cast<uint8_t>(v);
+    }
+    return b.Const(std::move(t));
+  };
+  const float xs = 2.0f / 255.0f;
+  ir::Value* xq = b.Op("QuantizeLinear", {x, b.Floats({}, {xs}), zero(s8 ? 3 : 128)});
+  ir::Value* xf = b.Op("DequantizeLinear", {xq, b.Floats({}, {xs}), zero(s8 ? 3 : 128)});
+  std::vector<float> ws(per_column ? 16 : 1);
+  for (size_t i = 0; i < ws.size(); ++i) ws[i] = 0.004f + 0.001f * static_cast<float>(i % 5);
+  const std::vector<int64_t> ws_dims =
+      per_column ? std::vector<int64_t>{16} : std::vector<int64_t>{};
+  ir::Value* wf = b.Op("DequantizeLinear",
+                       {b.Const(Bytes(DataType::kInt8, {24, 16}, 9)), b.Floats(ws_dims, ws)});
+  const float ys = 0.02f;
+  ir::Value* yq =
+      b.Op("QuantizeLinear", {b.Op("MatMul", {xf, wf}), b.Floats({}, {ys}), zero(s8 ? -2 : 100)});
+  b.Output(b.Op("DequantizeLinear", {yq, b.Floats({}, {ys}), zero(s8 ? -2 : 100)}));
+  return b.Model();
+}
+
+TEST(QdqMatMulFusion, MakesAQLinearMatMulWithinOneStepOfTheFloatChain) {
+  for (DataType act : {DataType::kUint8, DataType::kInt8}) {
+    for (bool per_column : {false, true}) {
+      SCOPED_TRACE("int8 " + std::to_string(act == DataType::kInt8) + " per column " +
+                   std::to_string(per_column));
+      EXPECT_EQ(OpsAfter(QdqMatMul(act, per_column), 2),
+                (OpCounts{{"DequantizeLinear", 1}, {"QLinearMatMul", 1}, {"QuantizeLinear", 1}}));
+      // One step of y's quantization (0.02) at most.
+      ExpectSameOutputs([&] { return QdqMatMul(act, per_column); }, 2, 0.0f, 0.0201f);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kiln::optimizer

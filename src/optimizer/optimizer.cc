@@ -33,7 +33,7 @@ struct PassEntry {
 // the QDQ convolutions are fused, whose weights' DequantizeLinear it would fold away); the layout
 // pass last, on the fused convolutions.
 constexpr PassEntry kPasses[] = {
-    {"qdq_conv_fusion", 2, FuseQdqConv},
+    {"qdq_fusion", 2, FuseQdq},
     {"constant_folding", 1, FoldConstants},
     {"identity_elimination", 1, EliminateIdentities},
     {"dead_code", 1, EliminateDeadCode},

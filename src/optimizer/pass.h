@@ -47,7 +47,7 @@ size_t SplitNhwcConcats(PassContext& ctx);         // nhwc_concat_split.cc
 size_t FuseNhwcChannelScale(PassContext& ctx);     // nhwc_scale_fusion.cc
 size_t FuseNhwcExpansion(PassContext& ctx);        // nhwc_expand_fusion.cc
 size_t FuseDynamicQuantization(PassContext& ctx);  // dynamic_quant_fusion.cc
-size_t FuseQdqConv(PassContext& ctx);              // qdq_conv_fusion.cc
+size_t FuseQdq(PassContext& ctx);                  // qdq_fusion.cc
 
 // bias_gelu_fusion.cc: whether `b` is a constant 1-D float vector that broadcasts over `a`'s last
 // axis into a tensor of a's shape.

@@ -22,7 +22,7 @@ list(APPEND KILN_SOURCES
   src/optimizer/nhwc_video.cc
   src/optimizer/optimizer.cc
   src/optimizer/pattern.cc
-  src/optimizer/qdq_conv_fusion.cc
+  src/optimizer/qdq_fusion.cc
   src/optimizer/row_gather_pushdown.cc
   src/optimizer/skip_layer_norm_fusion.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES

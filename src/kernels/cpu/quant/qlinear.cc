@@ -161,13 +161,16 @@ double Multiplier(DataType t, double a, double b, double c) {
   return round(round(a * b) / c);
 }
 
-// Writes saturate(round_half_even(acc * mult) + zp) to element i of an int8 or uint8 output.
-void Requantize(Tensor& y, size_t i, double acc, double mult, double zp) {
-  double q = std::nearbyint(acc * mult) + zp;
-  if (y.type() == DataType::kInt8) {
-    static_cast<int8_t*>(y.data())[i] = static_cast<int8_t>(std::clamp(q, -128.0, 127.0));
-  } else {
-    static_cast<uint8_t*>(y.data())[i] = static_cast<uint8_t>(std::clamp(q, 0.0, 255.0));
+// Requantize across one output position's channels: y[j] = saturate(round_half_even((acc[j] +
+// b[j]) * mult[j]) + zp) for j < n (QLinearConv's arithmetic, vectorized along the channels).
+template <typename T>
+KILN_VECTOR_CLONES void RequantizeChannels(const int32_t* acc, size_t n, const double* b,
+                                           const double* mult, double zp, T* y) {
+  constexpr auto lo = static_cast<double>(std::numeric_limits<T>::lowest());
+  constexpr auto hi = static_cast<double>(std::numeric_limits<T>::max());
+  for (size_t j = 0; j < n; ++j) {
+    const double q = std::nearbyint((acc[j] + b[j]) * mult[j]) + zp;
+    y[j] = static_cast<T>(std::clamp(q, lo, hi));
   }
 }
 
@@ -247,7 +250,16 @@ class MatMulInteger final : public Kernel {
 
 class QLinearMatMul final : public Kernel {
  public:
-  explicit QLinearMatMul(const KernelInfo& /*info*/) {}
+  // A constant 2-D b (a weight, as a QDQ MatMul leaves it) is packed once here.
+  explicit QLinearMatMul(const KernelInfo& info) {
+    const Tensor* b = info.ConstantInput(3);
+    if (b != nullptr && b->shape().rank() == 2 && IsInt8(b->type())) {
+      const auto k = static_cast<size_t>(b->shape().dims()[0]);
+      const auto n = static_cast<size_t>(b->shape().dims()[1]);
+      packed_ = std::make_unique<Int8PackedB>(
+          Int8PackedB::Pack(b->data(), b->type() == DataType::kInt8, n, k, n));
+    }
+  }
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
@@ -283,21 +295,48 @@ class QLinearMatMul final : public Kernel {
     const std::span<const int32_t> zb = ZeroPoints(ctx, bzp);
     const auto* a_bytes = static_cast<const uint8_t*>(a.data());
     const auto* b_bytes = static_cast<const uint8_t*>(b.data());
-    int8_t* panels = ctx.Scratch<int8_t>(Int8PackedB::PanelBytes(s.k, s.n));
-    int32_t* sums = ctx.Scratch<int32_t>(std::max<size_t>(s.n, 1));
+    int8_t* panels =
+        packed_ == nullptr ? ctx.Scratch<int8_t>(Int8PackedB::PanelBytes(s.k, s.n)) : nullptr;
+    int32_t* sums = packed_ == nullptr ? ctx.Scratch<int32_t>(std::max<size_t>(s.n, 1)) : nullptr;
+    // The multipliers of a row (all rows' when a_scale is one value) and a zero bias.
+    auto* mult = ctx.Scratch<double>(std::max<size_t>(s.n, 1));
+    auto* zero = ctx.Scratch<double>(std::max<size_t>(s.n, 1));
+    std::fill(zero, zero + s.n, 0.0);
+    const auto row_multipliers = [&](size_t r) {
+      for (size_t c = 0; c < s.n; ++c)
+        mult[c] = Multiplier(a_scale.type(), as.At(r), bs.At(c), y_s);
+    };
+    if (as.count == 1) row_multipliers(0);
+    auto* yb = static_cast<uint8_t*>(y.data());
+    const bool s8 = y.type() == DataType::kInt8;
+    size_t packed_at = SIZE_MAX;
+    Int8PackedB run_packed;
     ForEachBatch(s, [&](size_t i, size_t am, size_t bm) {
-      const Int8PackedB w = Int8PackedB::PackInto(panels, sums, b_bytes + bm * s.k * s.n,
-                                                  b.type() == DataType::kInt8, s.n, s.k, s.n);
-      Int8Gemm(s.m, a_bytes + am * s.m * s.k, a.type() == DataType::kInt8, s.k, w, za, zb, acc, s.n,
-               &ctx.threads());
+      const Int8PackedB* w = packed_.get();
+      if (w == nullptr) {
+        if (packed_at != bm) {
+          run_packed = Int8PackedB::PackInto(panels, sums, b_bytes + bm * s.k * s.n,
+                                             b.type() == DataType::kInt8, s.n, s.k, s.n);
+          packed_at = bm;
+        }
+        w = &run_packed;
+      }
+      Int8Gemm(s.m, a_bytes + am * s.m * s.k, a.type() == DataType::kInt8, s.k, *w, za, zb, acc,
+               s.n, &ctx.threads());
       for (size_t r = 0; r < s.m; ++r) {
-        for (size_t c = 0; c < s.n; ++c) {
-          const double mult = Multiplier(a_scale.type(), as.At(r), bs.At(c), y_s);
-          Requantize(y, i * mn + r * s.n + c, acc[r * s.n + c], mult, y_z);
+        if (as.count != 1) row_multipliers(r);
+        uint8_t* yr = yb + i * mn + r * s.n;
+        if (s8) {
+          RequantizeChannels(acc + r * s.n, s.n, zero, mult, y_z, reinterpret_cast<int8_t*>(yr));
+        } else {
+          RequantizeChannels(acc + r * s.n, s.n, zero, mult, y_z, yr);
         }
       }
     });
   }
+
+ private:
+  std::unique_ptr<Int8PackedB> packed_;
 };
 
 // dst[c·ld + r] = src[r·ld_src + c] for r < rows, c < cols, in blocks of 32 × 32 (each block's
@@ -323,19 +362,6 @@ void ForEachPositionBlock(KernelContext& ctx, size_t plane, F&& fn) {
   ctx.threads().ParallelFor((plane + kBlock - 1) / kBlock, 1, [&](size_t b0, size_t b1) {
     fn(b0 * kBlock, std::min(plane, b1 * kBlock));
   });
-}
-
-// Requantize across one output position's channels: y[j] = saturate(round_half_even((acc[j] +
-// b[j]) * mult[j]) + zp) for j < n (QLinearConv's arithmetic, vectorized along the channels).
-template <typename T>
-KILN_VECTOR_CLONES void RequantizeChannels(const int32_t* acc, size_t n, const double* b,
-                                           const double* mult, double zp, T* y) {
-  constexpr auto lo = static_cast<double>(std::numeric_limits<T>::lowest());
-  constexpr auto hi = static_cast<double>(std::numeric_limits<T>::max());
-  for (size_t j = 0; j < n; ++j) {
-    const double q = std::nearbyint((acc[j] + b[j]) * mult[j]) + zp;
-    y[j] = static_cast<T>(std::clamp(q, lo, hi));
-  }
 }
 
 // The convolution both conv ops share: checks shapes, resolves the window, and computes the int32

@@ -2,7 +2,10 @@
 // zero points and scales per tensor and per row/column/channel, broadcasting, and every error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -112,6 +115,81 @@ TEST(QuantQLinearMatMul, RequantizesPerTensorAndPerColumn) {
                   .Input<int8_t>({1}, {-1})
                   .Run();
   EXPECT_EQ(Values<int8_t>(*half[0]), (std::vector<int8_t>{9}));  // 9.9976 -> 10, - 1
+}
+
+// QLinearMatMul on Int8Gemm against its definition over random bytes: b constant (packed at
+// creation) and not, b's scale and zero point per tensor and per column, a batch of A, 1 and 2
+// threads, uint8 and int8 outputs.
+template <typename TA, typename TB, typename TY>
+void CheckQLinearMatMul(bool per_column, bool constant_b) {
+  const int64_t batch = 2, m = 9, k = 45, n = 37;
+  uint32_t state = 7;
+  const auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<int32_t>(state >> 24);
+  };
+  const auto shifted = [](int32_t v, bool is_signed) { return is_signed ? v - 128 : v; };
+  constexpr bool kAS = std::is_signed_v<TA>, kBS = std::is_signed_v<TB>;
+  std::vector<int32_t> a32(static_cast<size_t>(batch * m * k)), b32(static_cast<size_t>(k * n));
+  for (int32_t& v : a32) v = shifted(next(), kAS);
+  for (int32_t& v : b32) v = shifted(next(), kBS);
+  const size_t nb = per_column ? static_cast<size_t>(n) : 1;
+  std::vector<float> bs(nb);
+  std::vector<int32_t> bz32(nb);
+  for (size_t j = 0; j < nb; ++j) {
+    bs[j] = 0.001f * static_cast<float>(1 + next() % 7);
+    bz32[j] = shifted(next(), kBS) / 4;
+  }
+  const int32_t az32 = shifted(next(), kAS) / 4;
+  const float as = 0.02f, ys = 0.3f;
+  const int32_t yz32 = std::is_signed_v<TY> ? -5 : 120;
+  const auto bytes = [](const std::vector<int32_t>& v, auto zero) {
+    std::vector<decltype(zero)> out(v.size());
+    for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<decltype(zero)>(v[i]);
+    return out;
+  };
+  std::vector<TY> want(static_cast<size_t>(batch * m * n));
+  for (int64_t t = 0; t < batch; ++t) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        int32_t acc = 0;
+        const int32_t bz = bz32[per_column ? static_cast<size_t>(j) : 0];
+        for (int64_t p = 0; p < k; ++p) {
+          acc += (a32[static_cast<size_t>((t * m + i) * k + p)] - az32) *
+                 (b32[static_cast<size_t>(p * n + j)] - bz);
+        }
+        const auto ab = static_cast<float>(static_cast<double>(as) *
+                                           bs[per_column ? static_cast<size_t>(j) : 0]);
+        const auto mult = static_cast<float>(static_cast<double>(ab) / ys);
+        const double q = std::nearbyint(acc * static_cast<double>(mult)) + yz32;
+        const double lo = std::numeric_limits<TY>::lowest(), hi = std::numeric_limits<TY>::max();
+        want[static_cast<size_t>((t * m + i) * n + j)] = static_cast<TY>(std::clamp(q, lo, hi));
+      }
+    }
+  }
+  const std::vector<int64_t> bshape = per_column ? std::vector<int64_t>{n} : std::vector<int64_t>{};
+  for (int threads : {1, 2}) {
+    NodeTest t("QLinearMatMul", 10);
+    t.Input<TA>({batch, m, k}, bytes(a32, TA{}));
+    t.Input<float>({}, {as});
+    t.Input<TA>({}, {static_cast<TA>(az32)});
+    t.Input<TB>({k, n}, bytes(b32, TB{}), constant_b);
+    t.Input<float>(bshape, bs);
+    t.Input<TB>(bshape, bytes(bz32, TB{}));
+    t.Input<float>({}, {ys});
+    t.Input<TY>({}, {static_cast<TY>(yz32)});
+    EXPECT_EQ(Values<TY>(*t.Run(threads)[0]), want)
+        << "per_column " << per_column << " constant " << constant_b << " threads " << threads;
+  }
+}
+
+TEST(QuantQLinearMatMul, Int8ProductMatchesTheDefinition) {
+  for (bool per_column : {false, true}) {
+    for (bool constant : {false, true}) {
+      CheckQLinearMatMul<uint8_t, int8_t, uint8_t>(per_column, constant);
+      CheckQLinearMatMul<int8_t, uint8_t, int8_t>(per_column, constant);
+    }
+  }
 }
 
 TEST(QuantQLinearMatMul, Errors) {

@@ -1,5 +1,6 @@
-// Level 2: a convolution between DequantizeLinear and QuantizeLinear nodes (the QDQ format that
-// ONNX Runtime's quantize_static writes) becomes a QLinearConv over the quantized tensors:
+// Level 2: a convolution or a matrix product between DequantizeLinear and QuantizeLinear nodes
+// (the QDQ format that ONNX Runtime's quantize_static writes) becomes QLinearConv or
+// QLinearMatMul over the quantized tensors. The convolution:
 //   xf = DequantizeLinear(xq, xs, xz)            one scale and zero point
 //   wf = DequantizeLinear(wq, ws, wz)            wq a constant int8/uint8, ws/wz one or one per
 //                                                output channel (axis 0)
@@ -10,7 +11,10 @@
 // (then saturation already clamps what the Relu would). The result is the integer convolution,
 // requantized once: within one quantization step of the float chain (which rounds each product
 // and sum in float). The DequantizeLinear of x stays while other nodes read it (dead code
-// removes it otherwise); missing zero points become constants 0 of the quantized type. Runs
+// removes it otherwise); missing zero points become constants 0 of the quantized type. The
+// product: yq = QuantizeLinear(MatMul(DequantizeLinear(aq, as, az), DequantizeLinear(bq, bs, bz)),
+// ys, yz) with bq a constant 2-D int8/uint8 [K, N] and bs/bz one value or one per column (axis
+// 1) → QLinearMatMul(aq, as, az, bq, bs, bz, ys, yz). Runs
 // first of all passes (at level 2 and up): constant folding would turn the weights'
 // DequantizeLinear into float constants and lose the int8 weights.
 #include <cmath>
@@ -76,6 +80,40 @@ bool IsBiasScale(const Tensor& t, float xs, const Tensor& ws) {
   return true;
 }
 
+// The product's form (see the file comment): Q's parameters already read.
+bool FuseMatMul(PassContext& ctx, ir::Node* q, const QParams& qy, DataType y_type, ir::Node* mm) {
+  ir::Graph& g = ctx.graph;
+  if (OnlyConsumer(g, mm->outputs()[0]) != q || mm->inputs().size() != 2) return false;
+  ir::Node* da = ProducerIs(mm->inputs()[0], "DequantizeLinear");
+  ir::Node* db = ProducerIs(mm->inputs()[1], "DequantizeLinear");
+  if (da == nullptr || db == nullptr) return false;
+  QParams pa;
+  const DataType a_type = ctx.Facts(da->inputs()[0]).type;
+  if (!ReadParams(da, 0, 1, &pa) || !IsInt8Type(a_type) ||
+      (pa.zero != nullptr && pa.zero->type() != a_type)) {
+    return false;
+  }
+  const Tensor* bq = ConstantOf(db->inputs()[0]);
+  if (bq == nullptr || !IsInt8Type(bq->type()) || bq->shape().rank() != 2) return false;
+  const auto n = static_cast<size_t>(bq->shape().dims()[1]);
+  QParams pb;
+  // Per column: axis 1 (or -1) of the 2-D B.
+  const int64_t axis = IntAttrOf(db, "axis", 1) == -1 ? -1 : 1;
+  if (!ReadParams(db, n, axis, &pb) || (pb.zero != nullptr && pb.zero->type() != bq->type())) {
+    return false;
+  }
+  const std::string base = mm->name().empty() ? "qmatmul" : mm->name();
+  ir::Value* az = pa.zero_value != nullptr ? pa.zero_value : ZeroOf(g, a_type, base + "_a_zero");
+  ir::Value* bz =
+      pb.zero_value != nullptr ? pb.zero_value : ZeroOf(g, bq->type(), base + "_b_zero");
+  ir::Value* yz = qy.zero_value != nullptr ? qy.zero_value : ZeroOf(g, y_type, base + "_y_zero");
+  Replace(g, {mm, q}, "QLinearMatMul", "", 10,
+          {da->inputs()[0], pa.scale_value, az, db->inputs()[0], pb.scale_value, bz, qy.scale_value,
+           yz},
+          {q->outputs()[0]}, {});
+  return true;
+}
+
 bool FuseOne(PassContext& ctx, ir::Node* q) {
   ir::Graph& g = ctx.graph;
   if (!IsOp(q, "QuantizeLinear")) return false;
@@ -83,6 +121,8 @@ bool FuseOne(PassContext& ctx, ir::Node* q) {
   if (!ReadParams(q, 0, 1, &qy)) return false;
   const DataType y_type = qy.zero != nullptr ? qy.zero->type() : DataType::kUint8;
   if (!IsInt8Type(y_type) || IntAttrOf(q, "output_dtype", 0) != 0) return false;
+  if (ir::Node* mm = ProducerIs(q->inputs()[0], "MatMul"))
+    return FuseMatMul(ctx, q, qy, y_type, mm);
   ir::Node* conv = ProducerIs(q->inputs()[0], "Conv");
   ir::Node* relu = nullptr;
   if (conv == nullptr) {
@@ -158,13 +198,14 @@ bool FuseOne(PassContext& ctx, ir::Node* q) {
 
 }  // namespace
 
-size_t FuseQdqConv(PassContext& ctx) {
-  // Cheap first: a QuantizeLinear of a Conv's (or a Relu's) output. Then the facts (this pass
-  // runs before constant folding, which would fold the weights' DequantizeLinear away).
+size_t FuseQdq(PassContext& ctx) {
+  // Cheap first: a QuantizeLinear of a Conv's, a Relu's or a MatMul's output. Then the facts
+  // (this pass runs before constant folding, which would fold the weights' DequantizeLinear away).
   bool candidate = false;
   for (const auto& n : ctx.graph.nodes()) {
     if (IsOp(n.get(), "QuantizeLinear") && (ProducerIs(n->inputs()[0], "Conv") != nullptr ||
-                                            ProducerIs(n->inputs()[0], "Relu") != nullptr)) {
+                                            ProducerIs(n->inputs()[0], "Relu") != nullptr ||
+                                            ProducerIs(n->inputs()[0], "MatMul") != nullptr)) {
       candidate = true;
       break;
     }
