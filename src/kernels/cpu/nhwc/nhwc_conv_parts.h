@@ -1,9 +1,11 @@
-// Internal to kernels/cpu/nhwc: what NhwcConv (nhwc_conv.cc) hands its depthwise paths
-// (nhwc_depthwise.cc): the sizes of one call, its operands, and the two entry points.
+// Internal to kernels/cpu/nhwc: what NhwcConv (nhwc_conv.cc) hands its other paths (depthwise,
+// first layers, narrow groups, regional taps): the sizes of one call, its operands, the entry
+// points.
 #ifndef KILN_KERNELS_CPU_NHWC_NHWC_CONV_PARTS_H_
 #define KILN_KERNELS_CPU_NHWC_NHWC_CONV_PARTS_H_
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -75,6 +77,53 @@ inline TapRange InnerColumns(const Problem& p) {
 // A depthwise convolution (C/group == 1), with its epilogue: a register-tiled fast path for
 // multiplier 1 and square 3×3 / 5×5 kernels, a general loop otherwise.
 void RunDepthwise(const Problem& p, const Operands& o, const nn::Epilogue& e, ThreadPool& pool);
+
+// 256 KB of floats for an unfolded (im2col) block and its output block: measured on ResNet-50
+// layers, anything from 48 to 256 pixels per block runs at the same speed; 1 MB blocks are 40%
+// slower.
+inline constexpr size_t kBlockFloats = size_t{64} * 1024;
+// Pixels per block from which the weights' trips from L3 cost little (see RunGemmPath).
+inline constexpr size_t kReuseBlockPixels = 256;
+
+// The row stride of an unfolded (or scaled) copy of X with rows of k floats: k, or one cache line
+// more when k is a multiple of 4 KB, whose rows would all fall in one set of the L1 cache and
+// make PackedGemm pack them first (once per part of the output channels when shared out).
+constexpr size_t ColStride(size_t k) {
+  return k % 1024 == 0 ? k + 16 : k;
+}
+
+// Regional taps. A dilated (atrous) kernel, or a large one on a small map, has taps that read only
+// padding for whole bands of output rows or columns: at dilation 12 on a 24×32 map each output
+// row reaches 2 of the 3 kernel rows, and a third of the columns 2 of the 3 kernel columns, so
+// half of the im2col product multiplies zeros. The live taps of an output coordinate are one
+// interval along each axis (Taps), so the output splits into rectangular regions (a band of rows
+// by a band of columns) over which the live taps are fixed; each region's product runs over its
+// live taps only, reading their rows of the packed weights in place (PackedMatrix::DepthSlice):
+// nhwc_regions.cc.
+
+// Output coordinates [start, end) along one axis over which the live kernel taps are `taps`.
+struct Band {
+  int64_t start, end;
+  TapRange taps;
+};
+
+// The most bands an axis may have.
+inline constexpr size_t kMaxBands = 16;
+
+// A layer's regions: the bands of its rows by the bands of its columns.
+struct Regions {
+  std::array<Band, kMaxBands> rows, cols;
+  size_t row_count = 0, col_count = 0;
+};
+
+// How a layer splits into regions (into r), when that pays: one group, not pointwise, at most
+// three quarters of its pixels' taps reaching the image, and regions of 32 pixels or more on
+// average (smaller ones would make products too thin to reuse the weights).
+bool SplitIntoRegions(const Problem& p, Regions& r);
+
+// A convolution SplitIntoRegions split, with its epilogue.
+void RunRegions(const Problem& p, const Operands& o, const Regions& r, const nn::Epilogue& e,
+                KernelContext& ctx);
 
 // Whether the few-input-channels path (nhwc_stem.cc) takes a convolution: one group of 1 to 4
 // input channels, a kernel other than 1×1, on a machine with AVX-512 (and a compiler with the

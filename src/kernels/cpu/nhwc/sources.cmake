@@ -10,7 +10,8 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/nhwc/nhwc_grouped.cc
   src/kernels/cpu/nhwc/nhwc_stem.cc
   src/kernels/cpu/nhwc/nhwc_winograd.cc
-  src/kernels/cpu/nhwc/nhwc_pool.cc)
+  src/kernels/cpu/nhwc/nhwc_pool.cc
+  src/kernels/cpu/nhwc/nhwc_regions.cc)
 # Files of row loops only (no kernel is created there): the fuzz build compiles them without
 # sanitizers or coverage, since the loader fuzzer never runs a kernel (see CMakeLists.txt).
 list(APPEND KILN_LOOP_ONLY_SOURCES
