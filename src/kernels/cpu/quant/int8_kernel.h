@@ -24,4 +24,14 @@ void PanelAvx2(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8
 
 }  // namespace kiln::cpu::int8
 
+// For the kernel files (which define KILN_INT8_KERNEL_BODY first): a loop fully unrolled, so that
+// a tile's sums stay in registers. Each file #undefs it at its end.
+#if defined(KILN_INT8_KERNEL_BODY)
+#if defined(__clang__)
+#define KILN_UNROLL _Pragma("unroll")
+#else
+#define KILN_UNROLL _Pragma("GCC unroll 16")
+#endif
+#endif
+
 #endif  // KILN_KERNELS_CPU_QUANT_INT8_KERNEL_H_

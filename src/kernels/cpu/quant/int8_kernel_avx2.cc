@@ -6,18 +6,13 @@
 // pairwise at the end. Tiles of up to 2 rows × 16 columns (8 of the 16 vector registers for the
 // sums). This file alone is compiled with -mavx2; it is called only on machines that have it
 // (int8_gemm.cc checks). It uses nothing from the standard library (see packed_kernel.h).
+#define KILN_INT8_KERNEL_BODY
 #include <immintrin.h>
 
 #include "kernels/cpu/quant/int8_kernel.h"
 
 namespace kiln::cpu::int8 {
 namespace {
-
-#if defined(__clang__)
-#define KILN_UNROLL _Pragma("unroll")
-#else
-#define KILN_UNROLL _Pragma("GCC unroll 16")
-#endif
 
 // A row's four bytes at p as 16-bit pairs (a0, a1), (a2, a3), repeated four times.
 inline __m256i RowPairs(const uint8_t* p) {

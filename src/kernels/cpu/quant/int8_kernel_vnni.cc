@@ -3,18 +3,13 @@
 // unsigned bytes broadcast, B's 32 columns × 4 signed bytes in two vectors). This file alone is
 // compiled with -mavx512f -mavx512vnni; it is called only on machines that have both
 // (int8_gemm.cc checks). It uses nothing from the standard library (see packed_kernel.h).
+#define KILN_INT8_KERNEL_BODY
 #include <immintrin.h>
 
 #include "kernels/cpu/quant/int8_kernel.h"
 
 namespace kiln::cpu::int8 {
 namespace {
-
-#if defined(__clang__)
-#define KILN_UNROLL _Pragma("unroll")
-#else
-#define KILN_UNROLL _Pragma("GCC unroll 16")
-#endif
 
 // Four bytes of A as one int32, broadcast to every lane.
 inline __m512i BroadcastFour(const uint8_t* p) {

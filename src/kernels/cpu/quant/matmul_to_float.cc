@@ -18,6 +18,7 @@
 
 #include "kernels/cpu/common.h"
 #include "kernels/cpu/quant/int8_gemm.h"
+#include "kernels/cpu/quant/product_b.h"
 #include "kernels/cpu/quant/quant_kernels.h"
 #include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/vectorize.h"
@@ -53,12 +54,8 @@ class QuantizedToFloat {
     size_t b, b_scale, b_zero_point, bias;
   };
 
-  QuantizedToFloat(const KernelInfo& info, Inputs in) : in_(in) {
-    const Tensor* b = info.ConstantInput(in.b);
-    if (b != nullptr && b->shape().rank() == 2 && IsInt8(b->type())) {
-      packed_ = std::make_unique<Int8PackedB>(Pack(*b));
-    }
-  }
+  QuantizedToFloat(const KernelInfo& info, Inputs in)
+      : in_(in), b_(PackConstantB(info.ConstantInput(in.b))) {}
 
   // Y = float(A' · B') · (a_scale · b_scale) + bias for A (unsigned or signed bytes, rows of k)
   // and its one zero point; A's shape gives Y's leading dimensions.
@@ -106,17 +103,10 @@ class QuantizedToFloat {
               : b_zp->type() == DataType::kInt8 ? static_cast<const int8_t*>(b_zp->data())[j]
                                                 : static_cast<const uint8_t*>(b_zp->data())[j];
     }
-    Int8PackedB run_packed;
-    const Int8PackedB* w = packed_.get();
-    if (w == nullptr) {
-      // A B that changes per run: packed into scratch.
-      run_packed = Int8PackedB::PackInto(ctx.Scratch<int8_t>(Int8PackedB::PanelBytes(k, n)),
-                                         ctx.Scratch<int32_t>(n), b.data(),
-                                         b.type() == DataType::kInt8, n, k, n);
-      w = &run_packed;
-    }
+    RunB run_b(b_, ctx, b, k, n);
     auto* acc = ctx.Scratch<int32_t>(m * n);
-    Int8Gemm(m, a, a_signed, k, *w, {&a_zero, 1}, {zb, zb_count}, acc, n, &ctx.threads());
+    Int8Gemm(m, a, a_signed, k, run_b.Matrix(0), {&a_zero, 1}, {zb, zb_count}, acc, n,
+             &ctx.threads());
     const auto* scales = static_cast<const float*>(b_scale.data());
     const float* bias_data = bias != nullptr ? static_cast<const float*>(bias->data()) : nullptr;
     auto* ys = static_cast<float*>(y.data());
@@ -128,12 +118,6 @@ class QuantizedToFloat {
   }
 
  private:
-  static Int8PackedB Pack(const Tensor& b) {
-    const auto k = static_cast<size_t>(b.shape().dims()[0]);
-    const auto n = static_cast<size_t>(b.shape().dims()[1]);
-    return Int8PackedB::Pack(b.data(), b.type() == DataType::kInt8, n, k, n);
-  }
-
   // Whether t is one value per column (else one value); fails unless it is one of those, of type
   // `type`.
   static bool CheckPerColumn(const KernelInfo& info, const Tensor& t, const char* name, size_t n,
@@ -149,7 +133,7 @@ class QuantizedToFloat {
   }
 
   Inputs in_;
-  std::unique_ptr<Int8PackedB> packed_;
+  ConstantB b_;
 };
 
 // Input `name` as one value of type `type`: another type is refused as invalid, more values as

@@ -25,6 +25,7 @@
 #include "kernels/cpu/nn/window.h"
 #include "kernels/cpu/quant/codec.h"
 #include "kernels/cpu/quant/int8_gemm.h"
+#include "kernels/cpu/quant/product_b.h"
 #include "kernels/cpu/quant/quant_kernels.h"
 #include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/vectorize.h"
@@ -195,15 +196,7 @@ std::span<const int32_t> ZeroPoints(KernelContext& ctx, const Param& p) {
 class MatMulInteger final : public Kernel {
  public:
   // A constant 2-D B (a weight, as dynamic quantization leaves it) is packed once here.
-  explicit MatMulInteger(const KernelInfo& info) {
-    const Tensor* b = info.ConstantInput(1);
-    if (b != nullptr && b->shape().rank() == 2 && IsInt8(b->type())) {
-      const auto k = static_cast<size_t>(b->shape().dims()[0]);
-      const auto n = static_cast<size_t>(b->shape().dims()[1]);
-      packed_ = std::make_unique<Int8PackedB>(
-          Int8PackedB::Pack(b->data(), b->type() == DataType::kInt8, n, k, n));
-    }
-  }
+  explicit MatMulInteger(const KernelInfo& info) : b_(PackConstantB(info.ConstantInput(1))) {}
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
@@ -222,44 +215,21 @@ class MatMulInteger final : public Kernel {
     const std::span<const int32_t> zb = ZeroPoints(ctx, bzp);
     const bool a_signed = a.type() == DataType::kInt8;
     const auto* a_bytes = static_cast<const uint8_t*>(a.data());
-    const auto* b_bytes = static_cast<const uint8_t*>(b.data());
-    // B packed once per distinct matrix of this run, into scratch (a constant one at creation).
-    size_t packed_at = SIZE_MAX;
-    Int8PackedB run_packed;
-    int8_t* panels =
-        packed_ == nullptr ? ctx.Scratch<int8_t>(Int8PackedB::PanelBytes(s.k, s.n)) : nullptr;
-    int32_t* sums = packed_ == nullptr ? ctx.Scratch<int32_t>(std::max<size_t>(s.n, 1)) : nullptr;
+    RunB run_b(b_, ctx, b, s.k, s.n);
     ForEachBatch(s, [&](size_t i, size_t am, size_t bm) {
-      const Int8PackedB* w = packed_.get();
-      if (w == nullptr) {
-        if (packed_at != bm) {
-          run_packed = Int8PackedB::PackInto(panels, sums, b_bytes + bm * s.k * s.n,
-                                             b.type() == DataType::kInt8, s.n, s.k, s.n);
-          packed_at = bm;
-        }
-        w = &run_packed;
-      }
-      Int8Gemm(s.m, a_bytes + am * s.m * s.k, a_signed, s.k, *w, za, zb, ys + i * s.m * s.n, s.n,
-               &ctx.threads());
+      Int8Gemm(s.m, a_bytes + am * s.m * s.k, a_signed, s.k, run_b.Matrix(bm), za, zb,
+               ys + i * s.m * s.n, s.n, &ctx.threads());
     });
   }
 
  private:
-  std::unique_ptr<Int8PackedB> packed_;
+  ConstantB b_;
 };
 
 class QLinearMatMul final : public Kernel {
  public:
   // A constant 2-D b (a weight, as a QDQ MatMul leaves it) is packed once here.
-  explicit QLinearMatMul(const KernelInfo& info) {
-    const Tensor* b = info.ConstantInput(3);
-    if (b != nullptr && b->shape().rank() == 2 && IsInt8(b->type())) {
-      const auto k = static_cast<size_t>(b->shape().dims()[0]);
-      const auto n = static_cast<size_t>(b->shape().dims()[1]);
-      packed_ = std::make_unique<Int8PackedB>(
-          Int8PackedB::Pack(b->data(), b->type() == DataType::kInt8, n, k, n));
-    }
-  }
+  explicit QLinearMatMul(const KernelInfo& info) : b_(PackConstantB(info.ConstantInput(3))) {}
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
@@ -294,10 +264,7 @@ class QLinearMatMul final : public Kernel {
     const std::span<const int32_t> za = ZeroPoints(ctx, azp);
     const std::span<const int32_t> zb = ZeroPoints(ctx, bzp);
     const auto* a_bytes = static_cast<const uint8_t*>(a.data());
-    const auto* b_bytes = static_cast<const uint8_t*>(b.data());
-    int8_t* panels =
-        packed_ == nullptr ? ctx.Scratch<int8_t>(Int8PackedB::PanelBytes(s.k, s.n)) : nullptr;
-    int32_t* sums = packed_ == nullptr ? ctx.Scratch<int32_t>(std::max<size_t>(s.n, 1)) : nullptr;
+    RunB run_b(b_, ctx, b, s.k, s.n);
     // The multipliers of a row (all rows' when a_scale is one value) and a zero bias.
     auto* mult = ctx.Scratch<double>(std::max<size_t>(s.n, 1));
     auto* zero = ctx.Scratch<double>(std::max<size_t>(s.n, 1));
@@ -309,20 +276,9 @@ class QLinearMatMul final : public Kernel {
     if (as.count == 1) row_multipliers(0);
     auto* yb = static_cast<uint8_t*>(y.data());
     const bool s8 = y.type() == DataType::kInt8;
-    size_t packed_at = SIZE_MAX;
-    Int8PackedB run_packed;
     ForEachBatch(s, [&](size_t i, size_t am, size_t bm) {
-      const Int8PackedB* w = packed_.get();
-      if (w == nullptr) {
-        if (packed_at != bm) {
-          run_packed = Int8PackedB::PackInto(panels, sums, b_bytes + bm * s.k * s.n,
-                                             b.type() == DataType::kInt8, s.n, s.k, s.n);
-          packed_at = bm;
-        }
-        w = &run_packed;
-      }
-      Int8Gemm(s.m, a_bytes + am * s.m * s.k, a.type() == DataType::kInt8, s.k, *w, za, zb, acc,
-               s.n, &ctx.threads());
+      Int8Gemm(s.m, a_bytes + am * s.m * s.k, a.type() == DataType::kInt8, s.k, run_b.Matrix(bm),
+               za, zb, acc, s.n, &ctx.threads());
       for (size_t r = 0; r < s.m; ++r) {
         if (as.count != 1) row_multipliers(r);
         uint8_t* yr = yb + i * mn + r * s.n;
@@ -336,7 +292,7 @@ class QLinearMatMul final : public Kernel {
   }
 
  private:
-  std::unique_ptr<Int8PackedB> packed_;
+  ConstantB b_;
 };
 
 // dst[c·ld + r] = src[r·ld_src + c] for r < rows, c < cols, in blocks of 32 × 32 (each block's
