@@ -5,6 +5,11 @@
 //   QLinearMatMul (MatMul's shape of a and b; y_zero_point's type),
 //   ConvInteger (Conv's shape; int32) and QLinearConv (Conv's shape of x and w; y_zero_point's
 //   type). MatMulInteger's rule is with MatMul's in linalg_rules.cc.
+// com.microsoft's quantized ops: QuantizeLinear and DequantizeLinear (as ONNX's), QGemm ((M, N);
+// y_zero_point's type, float without it), QLinearAdd and QLinearMul (A and B broadcast),
+// QLinearSigmoid and QLinearLeakyRelu (X's shape), QLinearGlobalAveragePool (the image axes 1;
+// channels_last), QLinearAveragePool (AveragePool's windows; channels_last) and QLinearConcat
+// (Concat of inputs 2, 5, 8, ...); each keeps its data's type.
 #include <array>
 #include <optional>
 #include <vector>
@@ -70,6 +75,88 @@ void QLinearConv(InferenceContext& ctx) {
   ctx.SetOutput(0, InputType(ctx, 7), ShapeFrom(ctx, ConvInteger, 0, 3));
 }
 
+// Output 0 of `rule` run on the inputs `indices` of ctx (in that order).
+std::optional<Shape> ShapeFromInputs(InferenceContext& ctx, Rule rule,
+                                     const std::vector<size_t>& indices) {
+  std::vector<const TensorFacts*> inputs;
+  inputs.reserve(indices.size());
+  for (size_t i : indices) inputs.push_back(ctx.Input(i));
+  std::array<TensorFacts, 1> outputs;
+  InferenceContext sub(ctx.info(), inputs, outputs);
+  rule(sub);
+  return outputs[0].shape;
+}
+
+void QGemm(InferenceContext& ctx) {
+  const DataType type = IsMissing(ctx, 8) ? DataType::kFloat : InputType(ctx, 8);
+  const std::optional<std::vector<int64_t>> a = InputNamedDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> b = InputNamedDims(ctx, 3);
+  if ((a && a->size() != 2) || (b && b->size() != 2)) {
+    ctx.Fail("inputs 'A' and 'B' must be 2-D");
+  }
+  const bool ta = ctx.info().GetInt("transA", 0) != 0;
+  const bool tb = ctx.info().GetInt("transB", 0) != 0;
+  const int64_t m = a ? (*a)[ta ? 1 : 0] : kUnknownDim;
+  const int64_t n = b ? (*b)[tb ? 0 : 1] : kUnknownDim;
+  if (a && b) {
+    const int64_t ka = (*a)[ta ? 0 : 1], kb = (*b)[tb ? 1 : 0];
+    if (IsKnownDim(ka) && IsKnownDim(kb) && ka != kb) {
+      ctx.Fail("inputs 'A' " + DimsText(*a) + " and 'B' " + DimsText(*b) +
+               " have different inner dimensions");
+    }
+  }
+  SetOutputDims(ctx, 0, type, std::vector<int64_t>{m, n});
+}
+
+void QLinearBinary(InferenceContext& ctx) {
+  const std::array<NamedInput, 2> inputs{NamedInput{0, "A"}, NamedInput{3, "B"}};
+  SetOutputDims(ctx, 0, InputType(ctx, 0), BroadcastInputs(ctx, inputs));
+}
+
+void QLinearUnary(InferenceContext& ctx) {
+  SetOutputDims(ctx, 0, InputType(ctx, 0), InputNamedDims(ctx, 0));
+}
+
+void QLinearGlobalAveragePool(InferenceContext& ctx) {
+  std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
+  if (x) {
+    if (x->size() < 3)
+      ctx.Fail("input 'X' has shape " + DimsText(*x) + "; it needs rank 3 or more");
+    const size_t first = ctx.info().GetInt("channels_last", 0) != 0 ? 1 : 2;
+    for (size_t d = first; d < first + x->size() - 2; ++d) (*x)[d] = 1;
+  }
+  SetOutputDims(ctx, 0, InputType(ctx, 0), x);
+}
+
+void QLinearAveragePool(InferenceContext& ctx) {
+  const WindowAttrs a = ReadWindow(ctx, /*dilations=*/false, /*ceil_mode=*/true);
+  if (a.kernel_shape.empty()) ctx.Fail("attribute 'kernel_shape' is required");
+  const bool last = ctx.info().GetInt("channels_last", 0) != 0;
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
+  std::optional<std::vector<int64_t>> out;
+  if (x) {
+    if (x->size() < 3)
+      ctx.Fail("input 'X' has shape " + DimsText(*x) + "; it needs rank 3 or more");
+    const size_t rank = x->size() - 2;
+    const size_t first = last ? 1 : 2;
+    CheckSpatialRank(ctx, a, rank);
+    out = *x;
+    for (size_t d = 0; d < rank; ++d) {
+      (*out)[first + d] = WindowOutput(ctx, a, d, rank, (*x)[first + d], a.kernel_shape[d], true);
+    }
+  }
+  SetOutputDims(ctx, 0, InputType(ctx, 0), out);
+}
+
+void QLinearConcat(InferenceContext& ctx) {
+  std::vector<size_t> xs;
+  for (size_t i = 2; i < ctx.input_count(); i += 3) xs.push_back(i);
+  if (xs.empty() || (ctx.input_count() - 2) % 3 != 0) {
+    ctx.Fail("expected Y_scale, Y_zero_point and then (X, X_scale, X_zero_point) per input");
+  }
+  ctx.SetOutput(0, InputType(ctx, 2), ShapeFromInputs(ctx, FindRule("", "Concat"), xs));
+}
+
 constexpr RuleDef kRules[] = {
     {"QuantizeLinear", QuantizeLinear},
     {"DequantizeLinear", DequantizeLinear},
@@ -77,6 +164,16 @@ constexpr RuleDef kRules[] = {
     {"QLinearMatMul", QLinearMatMul},
     {"ConvInteger", ConvInteger},
     {"QLinearConv", QLinearConv},
+    {"QuantizeLinear", QuantizeLinear, "com.microsoft"},
+    {"DequantizeLinear", DequantizeLinear, "com.microsoft"},
+    {"QGemm", QGemm, "com.microsoft"},
+    {"QLinearAdd", QLinearBinary, "com.microsoft"},
+    {"QLinearMul", QLinearBinary, "com.microsoft"},
+    {"QLinearSigmoid", QLinearUnary, "com.microsoft"},
+    {"QLinearLeakyRelu", QLinearUnary, "com.microsoft"},
+    {"QLinearGlobalAveragePool", QLinearGlobalAveragePool, "com.microsoft"},
+    {"QLinearAveragePool", QLinearAveragePool, "com.microsoft"},
+    {"QLinearConcat", QLinearConcat, "com.microsoft"},
 };
 
 }  // namespace

@@ -83,5 +83,93 @@ TEST(InferConvInteger, ConvShapes) {
   EXPECT_EQ(Dims(q[0]), (V{1, 4, 5, 5}));
 }
 
+// com.microsoft's quantized ops.
+constexpr const char* kMs = "com.microsoft";
+
+TEST(InferQGemm, ShapeAndOutputType) {
+  auto q = RuleTest("QGemm", 1, kMs)
+               .Attr("transA", int64_t{1})
+               .Input(kU8, {5, 3})
+               .Input(kF, {})
+               .Input(kU8, {})
+               .Input(kI8, {5, 7})
+               .Input(kF, {})
+               .Input(kI8, {})
+               .MissingInput()
+               .Input(kF, {})
+               .Input(kU8, {})
+               .Run();
+  EXPECT_EQ(q[0].type, kU8);
+  EXPECT_EQ(Dims(q[0]), (V{3, 7}));
+  auto f = RuleTest("QGemm", 1, kMs)
+               .Attr("transB", int64_t{1})
+               .Input(kI8, {2, 4})
+               .Input(kF, {})
+               .Input(kI8, {})
+               .Input(kI8, {6, 4})
+               .Input(kF, {})
+               .Run();
+  EXPECT_EQ(f[0].type, kF);
+  EXPECT_EQ(Dims(f[0]), (V{2, 6}));
+  EXPECT_THROW(RuleTest("QGemm", 1, kMs)
+                   .Input(kU8, {2, 4})
+                   .Input(kF, {})
+                   .Input(kU8, {})
+                   .Input(kI8, {3, 4})
+                   .Input(kF, {})
+                   .Run(),
+               Error);
+}
+
+TEST(InferQLinearContrib, ElementwisePoolingAndConcat) {
+  auto add = RuleTest("QLinearAdd", 1, kMs)
+                 .Input(kI8, {2, 1, 4})
+                 .Input(kF, {})
+                 .Input(kI8, {})
+                 .Input(kI8, {3, 1})
+                 .Input(kF, {})
+                 .Input(kI8, {})
+                 .Input(kF, {})
+                 .Input(kI8, {})
+                 .Run();
+  EXPECT_EQ(add[0].type, kI8);
+  EXPECT_EQ(Dims(add[0]), (V{2, 3, 4}));
+  auto sig = RuleTest("QLinearSigmoid", 1, kMs).Input(kU8, {2, -1}).Input(kF, {}).Run();
+  EXPECT_EQ(Dims(sig[0]), (V{2, -1}));
+  auto gap = RuleTest("QLinearGlobalAveragePool", 1, kMs)
+                 .Attr("channels_last", int64_t{1})
+                 .Input(kU8, {1, 7, 7, 32})
+                 .Run();
+  EXPECT_EQ(Dims(gap[0]), (V{1, 1, 1, 32}));
+  auto pool = RuleTest("QLinearAveragePool", 1, kMs)
+                  .Attr("kernel_shape", V{3, 3})
+                  .Attr("strides", V{2, 2})
+                  .Attr("pads", V{1, 1, 1, 1})
+                  .Attr("ceil_mode", int64_t{1})
+                  .Input(kU8, {1, 8, 10, 10})
+                  .Run();
+  EXPECT_EQ(Dims(pool[0]), (V{1, 8, 6, 6}));
+  auto last = RuleTest("QLinearAveragePool", 1, kMs)
+                  .Attr("kernel_shape", V{2, 2})
+                  .Attr("strides", V{2, 2})
+                  .Attr("channels_last", int64_t{1})
+                  .Input(kU8, {1, 10, 8, 3})
+                  .Run();
+  EXPECT_EQ(Dims(last[0]), (V{1, 5, 4, 3}));
+  auto cat = RuleTest("QLinearConcat", 1, kMs)
+                 .Attr("axis", int64_t{1})
+                 .Input(kF, {})
+                 .Input(kU8, {})
+                 .Input(kU8, {2, 3, 4})
+                 .Input(kF, {})
+                 .Input(kU8, {})
+                 .Input(kU8, {2, 5, 4})
+                 .Input(kF, {})
+                 .Input(kU8, {})
+                 .Run();
+  EXPECT_EQ(cat[0].type, kU8);
+  EXPECT_EQ(Dims(cat[0]), (V{2, 8, 4}));
+}
+
 }  // namespace
 }  // namespace kiln::infer::testing

@@ -16,6 +16,7 @@
 
 #include "kernels/cpu/nn/nn_kernels.h"
 #include "kernels/cpu/nn/nn_types.h"
+#include "kernels/cpu/nn/pool.h"
 #include "kernels/cpu/nn/window.h"
 #include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/types.h"
@@ -579,6 +580,19 @@ class Pool final : public Kernel {
 };
 
 }  // namespace
+
+void AveragePoolPlanes(KernelContext& ctx, const nn::WindowGeometry& g, size_t planes,
+                       bool count_include_pad, const float* x, float* y) {
+  if (planes == 0 || g.out_size == 0) return;
+  if (!count_include_pad && AnyEmptyWindow(g)) {
+    ctx.info().Fail(ErrorCode::kInvalidArgument,
+                    "a window lies entirely in the padding (attribute 'pads' or auto_pad): it "
+                    "has no element to pool");
+  }
+  double* divisor = ctx.Scratch<double>(g.out_size);
+  CountTaps(g, count_include_pad, divisor);
+  BoxPoolPlanes<SumOp>(ctx, g, planes, divisor, x, y);
+}
 
 std::unique_ptr<Kernel> MakeMaxPool(const KernelInfo& info) {
   return std::make_unique<Pool>(info, PoolKind::kMax);

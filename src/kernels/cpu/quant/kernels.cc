@@ -16,6 +16,18 @@ constexpr KernelDef kDefs[] = {
     {"", "QLinearConv", 10, kLatestOpset, MakeQLinearConv},
     {"com.microsoft", "MatMulIntegerToFloat", 1, kLatestOpset, MakeMatMulIntegerToFloat},
     {"com.microsoft", "DynamicQuantizeMatMul", 1, kLatestOpset, MakeDynamicQuantizeMatMul},
+    // com.microsoft's QuantizeLinear and DequantizeLinear: ONNX's at opset 21 (axis; int16,
+    // uint16, int4 and uint4 too), which the kernels take them as.
+    {"com.microsoft", "QuantizeLinear", 1, kLatestOpset, MakeQuantizeLinear},
+    {"com.microsoft", "DequantizeLinear", 1, kLatestOpset, MakeDequantizeLinear},
+    {"com.microsoft", "QGemm", 1, kLatestOpset, MakeQGemm},
+    {"com.microsoft", "QLinearAdd", 1, kLatestOpset, MakeQLinearAdd},
+    {"com.microsoft", "QLinearMul", 1, kLatestOpset, MakeQLinearMul},
+    {"com.microsoft", "QLinearSigmoid", 1, kLatestOpset, MakeQLinearSigmoid},
+    {"com.microsoft", "QLinearLeakyRelu", 1, kLatestOpset, MakeQLinearLeakyRelu},
+    {"com.microsoft", "QLinearGlobalAveragePool", 1, kLatestOpset, MakeQLinearGlobalAveragePool},
+    {"com.microsoft", "QLinearAveragePool", 1, kLatestOpset, MakeQLinearAveragePool},
+    {"com.microsoft", "QLinearConcat", 1, kLatestOpset, MakeQLinearConcat},
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 //   QLinearConv (10+): that convolution plus the optional int32 bias B, requantized like
 //     QLinearMatMul with w_scale per tensor or per output channel.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -622,6 +623,170 @@ class QLinearConv final : public Kernel {
   std::vector<Int8PackedB> packed_;
 };
 
+// com.microsoft QGemm: Gemm over 8-bit operands as ONNX Runtime computes it,
+//   acc = (A' - a_zero_point) · (B' - b_zero_point) + C   (int32; C broadcast from a scalar, (N),
+//         (1, N), (M, 1) or (M, N)),
+//   y = saturate(round_half_even(acc · (alpha · a_scale · b_scale[j] / y_scale)) + y_zero_point)
+//       with y_zero_point, else the float acc · alpha · a_scale · b_scale[j] (over y_scale when
+//       that is given),
+// with A' = transpose(A) under transA and B' likewise; A and B int8 or uint8, a_scale and
+// a_zero_point per tensor, b_scale and b_zero_point per tensor or per column of B'.
+class QGemm final : public Kernel {
+ public:
+  // A constant 2-D B (the weight) is packed once here, transposed or not.
+  explicit QGemm(const KernelInfo& info)
+      : trans_a_(info.GetInt("transA", 0) != 0),
+        trans_b_(info.GetInt("transB", 0) != 0),
+        alpha_(info.GetFloat("alpha", 1.0f)) {
+    const Tensor* b = info.ConstantInput(3);
+    if (b != nullptr && b->shape().rank() == 2 && IsInt8(b->type())) {
+      const auto d0 = static_cast<size_t>(b->shape().dims()[0]);
+      const auto d1 = static_cast<size_t>(b->shape().dims()[1]);
+      b_ = std::make_unique<Int8PackedB>(Int8PackedB::Pack(b->data(), b->type() == DataType::kInt8,
+                                                           d1, trans_b_ ? d1 : d0,
+                                                           trans_b_ ? d0 : d1, trans_b_));
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& a = ctx.Input(0);
+    const Tensor& b = ctx.Input(3);
+    RequireInt8(info, a, "A");
+    RequireInt8(info, b, "B");
+    if (a.shape().rank() != 2 || b.shape().rank() != 2) {
+      info.Fail(ErrorCode::kInvalidArgument, "inputs 'A' " + a.shape().ToString() + " and 'B' " +
+                                                 b.shape().ToString() + " must be 2-D");
+    }
+    const auto ad = a.shape().dims();
+    const auto bd = b.shape().dims();
+    const auto m = static_cast<size_t>(trans_a_ ? ad[1] : ad[0]);
+    const auto k = static_cast<size_t>(trans_a_ ? ad[0] : ad[1]);
+    const auto kb = static_cast<size_t>(trans_b_ ? bd[1] : bd[0]);
+    const auto n = static_cast<size_t>(trans_b_ ? bd[0] : bd[1]);
+    if (k != kb) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "input 'A' " + a.shape().ToString() + " (transA " + std::to_string(trans_a_) +
+                    ") and input 'B' " + b.shape().ToString() + " (transB " +
+                    std::to_string(trans_b_) + ") have different inner dimensions");
+    }
+    const Param as = ReadParam(info, &ctx.Input(1), "a_scale", 1, "tensor", DataType::kFloat);
+    const Param azp = ReadParam(info, &ctx.Input(2), "a_zero_point", 1, "tensor", a.type());
+    const Param bs = ReadParam(info, &ctx.Input(4), "b_scale", n, "column of B", DataType::kFloat);
+    const Param bzp =
+        ReadParam(info, ctx.OptionalInput(5), "b_zero_point", n, "column of B", b.type());
+    const Tensor* c = ctx.OptionalInput(6);
+    if (c != nullptr) CheckBias(info, *c, m, n);
+    const Tensor* y_scale = ctx.OptionalInput(7);
+    const Tensor* y_zp = ctx.OptionalInput(8);
+    const Param ys = ReadParam(info, y_scale, "y_scale", 1, "tensor", DataType::kFloat);
+    if (y_zp != nullptr) {
+      RequireInt8(info, *y_zp, "y_zero_point");
+      if (y_scale == nullptr) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "input 'y_zero_point' is given without 'y_scale'; a quantized output needs both");
+      }
+    }
+    const Param yzp = ReadParam(info, y_zp, "y_zero_point", 1, "tensor", DataType::kUndefined);
+    const std::array<int64_t, 2> dims{static_cast<int64_t>(m), static_cast<int64_t>(n)};
+    Tensor& y = ctx.OutputForOverwrite(0, y_zp != nullptr ? y_zp->type() : DataType::kFloat, dims);
+    if (m == 0 || n == 0) return;
+
+    int32_t* acc = ctx.Scratch<int32_t>(m * n);
+    if (k == 0) {
+      std::fill(acc, acc + m * n, 0);
+    } else {
+      const auto* a_bytes = static_cast<const uint8_t*>(a.data());
+      if (trans_a_) {
+        auto* at = ctx.Scratch<uint8_t>(m * k);
+        TransposeBlocked(a_bytes, k, m, m, at, k);
+        a_bytes = at;
+      }
+      Int8PackedB run_b;
+      const Int8PackedB* packed = b_.get();
+      if (packed == nullptr) {
+        run_b = Int8PackedB::PackInto(
+            ctx.Scratch<int8_t>(Int8PackedB::PanelBytes(k, n)), ctx.Scratch<int32_t>(n), b.data(),
+            b.type() == DataType::kInt8, static_cast<size_t>(bd[1]), k, n, trans_b_);
+        packed = &run_b;
+      }
+      Int8Gemm(m, a_bytes, a.type() == DataType::kInt8, k, *packed, ZeroPoints(ctx, azp),
+               ZeroPoints(ctx, bzp), acc, n, &ctx.threads());
+    }
+    if (c != nullptr) AddBias(*c, m, n, acc);
+
+    // The output scale of each column, in float as ONNX Runtime makes it.
+    auto* scale = ctx.Scratch<double>(n);
+    const auto a_s = static_cast<float>(as.At(0));
+    for (size_t j = 0; j < n; ++j) {
+      float v = alpha_ * a_s * static_cast<float>(bs.At(j));
+      if (y_scale != nullptr) v /= static_cast<float>(ys.At(0));
+      scale[j] = v;
+    }
+    if (y_zp == nullptr) {
+      auto* yf = static_cast<float*>(y.data());
+      ctx.threads().ParallelFor(m, std::max<size_t>(1, 16384 / n), [&](size_t r0, size_t r1) {
+        for (size_t r = r0; r < r1; ++r) {
+          for (size_t j = 0; j < n; ++j) {
+            yf[r * n + j] = static_cast<float>(acc[r * n + j]) * static_cast<float>(scale[j]);
+          }
+        }
+      });
+      return;
+    }
+    auto* zero = ctx.Scratch<double>(n);
+    std::fill(zero, zero + n, 0.0);
+    const double y_z = yzp.At(0);
+    auto* yb = static_cast<uint8_t*>(y.data());
+    const bool s8 = y.type() == DataType::kInt8;
+    ctx.threads().ParallelFor(m, std::max<size_t>(1, 16384 / n), [&](size_t r0, size_t r1) {
+      for (size_t r = r0; r < r1; ++r) {
+        if (s8) {
+          RequantizeChannels(acc + r * n, n, zero, scale, y_z,
+                             reinterpret_cast<int8_t*>(yb + r * n));
+        } else {
+          RequantizeChannels(acc + r * n, n, zero, scale, y_z, yb + r * n);
+        }
+      }
+    });
+  }
+
+ private:
+  static void CheckBias(const KernelInfo& info, const Tensor& c, size_t m, size_t n) {
+    if (c.type() != DataType::kInt32) {
+      info.Fail(ErrorCode::kInvalidArgument, std::string("input 'C' has element type ") +
+                                                 DataTypeName(c.type()) + "; expected int32");
+    }
+    const auto d = c.shape().dims();
+    const auto sm = static_cast<int64_t>(m), sn = static_cast<int64_t>(n);
+    const bool ok = c.element_count() == 1 || (d.size() == 1 && d[0] == sn) ||
+                    (d.size() == 2 && (d[0] == 1 || d[0] == sm) && (d[1] == 1 || d[1] == sn));
+    if (!ok) {
+      info.Fail(ErrorCode::kInvalidArgument, "input 'C' has shape " + c.shape().ToString() +
+                                                 "; it must broadcast to (" + std::to_string(m) +
+                                                 ", " + std::to_string(n) + ")");
+    }
+  }
+
+  // acc += C broadcast to m × n.
+  static void AddBias(const Tensor& c, size_t m, size_t n, int32_t* acc) {
+    const auto* cv = static_cast<const int32_t*>(c.data());
+    const auto d = c.shape().dims();
+    const bool per_row = d.size() == 2 && d[0] != 1;
+    const bool per_col = c.element_count() != 1 && (d.size() == 1 || d[1] != 1);
+    for (size_t r = 0; r < m; ++r) {
+      for (size_t j = 0; j < n; ++j) {
+        acc[r * n + j] += cv[(per_row ? r * (per_col ? n : 1) : 0) + (per_col ? j : 0)];
+      }
+    }
+  }
+
+  bool trans_a_;
+  bool trans_b_;
+  float alpha_;
+  std::unique_ptr<Int8PackedB> b_;
+};
+
 }  // namespace
 
 std::unique_ptr<Kernel> MakeMatMulInteger(const KernelInfo& info) {
@@ -633,6 +798,10 @@ std::unique_ptr<Kernel> MakeQLinearMatMul(const KernelInfo& info) {
 std::unique_ptr<Kernel> MakeConvInteger(const KernelInfo& info) {
   return Make<ConvInteger>(info);
 }
+std::unique_ptr<Kernel> MakeQGemm(const KernelInfo& info) {
+  return std::make_unique<QGemm>(info);
+}
+
 std::unique_ptr<Kernel> MakeQLinearConv(const KernelInfo& info) {
   return Make<QLinearConv>(info);
 }

@@ -20,6 +20,15 @@ std::unique_ptr<Kernel> MakeConvInteger(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearConv(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeMatMulIntegerToFloat(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeDynamicQuantizeMatMul(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeQGemm(const KernelInfo& info);
+// com.microsoft's quantized elementwise, pooling and concatenation ops (qlinear_contrib.cc).
+std::unique_ptr<Kernel> MakeQLinearAdd(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeQLinearMul(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeQLinearSigmoid(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeQLinearLeakyRelu(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeQLinearGlobalAveragePool(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeQLinearAveragePool(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeQLinearConcat(const KernelInfo& info);
 
 // DynamicQuantizeLinear's arithmetic (quantize.cc), for the kernels that quantize their input
 // themselves: the scale and zero point of x[0..n) (its range with 0, over 255) and y = x

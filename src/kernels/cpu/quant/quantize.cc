@@ -35,6 +35,12 @@ using quant::LoadElement;
 using quant::RangeOf;
 using quant::StoreElement;
 
+// The opset whose definition the node follows: com.microsoft's QuantizeLinear and
+// DequantizeLinear (opset 1 of that domain) are ONNX's at 21 (axis; int16, uint16, int4, uint4).
+int64_t Opset(const KernelInfo& info) {
+  return info.domain() == "com.microsoft" ? 21 : info.opset();
+}
+
 // The first opset of (De)QuantizeLinear that allows `t` as the quantized type; 0 for none.
 int FirstQuantOpset(DataType t) {
   switch (t) {
@@ -63,10 +69,10 @@ int FirstQuantOpset(DataType t) {
 
 void CheckQuantType(const KernelInfo& info, DataType t, const char* what) {
   const int first = FirstQuantOpset(t);
-  if (first == 0 || info.opset() < first) {
+  if (first == 0 || Opset(info) < first) {
     info.Fail(first == 0 ? ErrorCode::kNotImplemented : ErrorCode::kInvalidArgument,
               std::string(what) + " has element type " + DataTypeName(t) + ", which " +
-                  info.op_type() + "-" + std::to_string(info.opset()) + " does not take");
+                  info.op_type() + "-" + std::to_string(Opset(info)) + " does not take");
   }
 }
 
@@ -113,7 +119,7 @@ ScaleLayout ResolveLayout(const KernelInfo& info, const Shape& x, const Tensor& 
   ScaleLayout l;
   const bool single = scale.element_count() == 1 && sd.size() <= 1;
   if (block == 0 && single) return l;
-  if (info.opset() < 13) {
+  if (Opset(info) < 13) {
     info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + scale_name + "' has shape " +
                                                scale.shape().ToString() +
                                                "; this opset takes a scalar");
@@ -151,7 +157,7 @@ ScaleLayout ResolveLayout(const KernelInfo& info, const Shape& x, const Tensor& 
 }
 
 int64_t ReadBlockSize(const KernelInfo& info) {
-  const int64_t block = info.opset() >= 21 ? info.GetInt("block_size", 0) : 0;
+  const int64_t block = Opset(info) >= 21 ? info.GetInt("block_size", 0) : 0;
   if (block < 0) {
     info.Fail(ErrorCode::kInvalidArgument,
               "attribute 'block_size' is " + std::to_string(block) + "; it must be >= 0");
@@ -160,7 +166,7 @@ int64_t ReadBlockSize(const KernelInfo& info) {
 }
 
 DataType ReadDtypeAttr(const KernelInfo& info, const char* name, int first_opset) {
-  if (info.opset() < first_opset) return DataType::kUndefined;
+  if (Opset(info) < first_opset) return DataType::kUndefined;
   const int64_t v = info.GetInt(name, 0);
   if (v < 0 || v > kMaxDataType) {
     info.Fail(ErrorCode::kInvalidArgument, std::string("attribute '") + name + "' is " +
@@ -317,9 +323,9 @@ void DequantizeFast(KernelContext& ctx, const ScaleLayout& l, const Tensor& x, c
 class QuantizeLinear final : public Kernel {
  public:
   explicit QuantizeLinear(const KernelInfo& info)
-      : axis_(info.opset() >= 13 ? info.GetInt("axis", 1) : 0),
+      : axis_(Opset(info) >= 13 ? info.GetInt("axis", 1) : 0),
         block_(ReadBlockSize(info)),
-        saturate_(info.opset() < 19 || info.GetInt("saturate", 1) != 0),
+        saturate_(Opset(info) < 19 || info.GetInt("saturate", 1) != 0),
         output_dtype_(ReadDtypeAttr(info, "output_dtype", 21)),
         precision_(ReadDtypeAttr(info, "precision", 25)) {
     if (output_dtype_ != DataType::kUndefined) CheckQuantType(info, output_dtype_, "output_dtype");
@@ -391,7 +397,7 @@ class QuantizeLinear final : public Kernel {
 class DequantizeLinear final : public Kernel {
  public:
   explicit DequantizeLinear(const KernelInfo& info)
-      : axis_(info.opset() >= 13 ? info.GetInt("axis", 1) : 0),
+      : axis_(Opset(info) >= 13 ? info.GetInt("axis", 1) : 0),
         block_(ReadBlockSize(info)),
         output_dtype_(ReadDtypeAttr(info, "output_dtype", 23)) {
     if (output_dtype_ != DataType::kUndefined && !IsScaleType(output_dtype_)) {

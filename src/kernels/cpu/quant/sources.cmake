@@ -7,9 +7,11 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/quant/kernels.cc
   src/kernels/cpu/quant/matmul_to_float.cc
   src/kernels/cpu/quant/qlinear.cc
+  src/kernels/cpu/quant/qlinear_contrib.cc
   src/kernels/cpu/quant/quantize.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/quant/int8_gemm_test.cc
   src/kernels/cpu/quant/matmul_to_float_test.cc
+  src/kernels/cpu/quant/qlinear_contrib_test.cc
   src/kernels/cpu/quant/qlinear_test.cc
   src/kernels/cpu/quant/quantize_test.cc)
