@@ -1,6 +1,6 @@
 # Kiln's front door. `make run` and `make test` work on a fresh machine: they install what is
 # missing (scripts/bootstrap.sh), build, and run.
-.PHONY: all bootstrap build build-asan build-fuzz run test bench sweep docs format clean
+.PHONY: all bootstrap build build-asan build-fuzz run test bench bench-quant sweep docs format clean
 
 all: build
 
@@ -33,6 +33,20 @@ bench: build
 	/usr/bin/python3 bench/export_zoo.py bench/models
 	cd bench/ort && npm ci --ignore-scripts --no-audit --no-fund
 	/usr/bin/python3 bench/side_by_side.py --results bench/RESULTS.md
+
+# The quantized zoo (issue 28): exports the zoo's CNNs, BERT and GPT (bench/export_zoo.py, cached),
+# quantizes them with bench/quantize.py into bench/models/<name>_int8 (the CNNs static QDQ,
+# calibrated in Kiln on seeded structured images; BERT and GPT dynamic), and times ONNX Runtime
+# and Kiln on both, fp32 and int8, at 1 and 2 threads, with the int8 models' accuracy against
+# fp32; writes the section "Quantized zoo (issue 28)" of bench/RESULTS.md. Not part of `make test`.
+QUANT_ZOO = resnet50 mobilenet_v2 squeezenet1_1 efficientnet_b0 bert_base gpt_decoder
+bench-quant: build
+	@scripts/bootstrap.sh bench
+	/usr/bin/python3 bench/export_zoo.py bench/models $(addprefix --only ,$(QUANT_ZOO))
+	/usr/bin/python3 bench/quantize.py zoo bench/models $(addprefix --only ,$(QUANT_ZOO))
+	cd bench/ort && npm ci --ignore-scripts --no-audit --no-fund
+	/usr/bin/python3 bench/quant_side_by_side.py --results bench/RESULTS.md \
+	  $(addprefix --only ,$(QUANT_ZOO)) --rounds 2
 
 # The model sweep (bench/sweep, issue 27): every torchvision model torch exports and the streaming
 # models, checked in Kiln at levels 0-3 against torch (bench/sweep/CHECK.md; a failure does not

@@ -17,6 +17,7 @@ load times, peak RSS, the largest output difference, and the Kiln commit measure
 Runtime's peak RSS is that of its Node.js process less the process's resident set before ONNX
 Runtime was loaded. Below the table: the worst and geometric-mean ratio per thread count, and the
 models the export could not produce (the models directory's export_failures.json).
+Quantized copies of zoo models (<name>_int8, bench/quantize.py) are left out of the default list.
 
 --resume (with --results) keeps the rows already in the file and measures only the (model, thread
 count) pairs it lacks, rewriting the file after each model: a sweep too long for one
@@ -80,6 +81,13 @@ def compare_outputs(kiln, model_dir, tmp):
                                f"rtol {RTOL} atol {ATOL}; max diff {np.abs(k - o).max():.3g}")
         worst = max(worst, float(np.abs(k.astype(np.float64) - o).max()) if k.size else 0.0)
     return worst
+
+
+def quantized_copy(model_dir):
+    """Whether the directory is bench/quantize.py's int8 copy of a zoo model (<name>_int8, timed
+    by bench/quant_side_by_side.py; left out of this table unless named with --only)."""
+    with open(os.path.join(model_dir, "meta.json")) as f:
+        return "quantization" in json.load(f)
 
 
 def iterations(meta):
@@ -226,7 +234,8 @@ def main():
     if args.resume and not args.results:
         p.error("--resume needs --results")
     names = args.only or sorted(n for n in os.listdir(args.models)
-                                if os.path.exists(os.path.join(args.models, n, "meta.json")))
+                                if os.path.exists(os.path.join(args.models, n, "meta.json"))
+                                and not quantized_copy(os.path.join(args.models, n)))
     threads = [int(t) for t in args.threads.split(",")]
     kiln_rev = subprocess.run(["git", "-C", HERE, "describe", "--always", "--dirty"],
                               capture_output=True, text=True).stdout.strip()
