@@ -34,6 +34,7 @@ struct PassEntry {
 // pass last, on the fused convolutions.
 constexpr PassEntry kPasses[] = {
     {"qdq_fusion", 2, FuseQdq},
+    {"qdq_ops_fusion", 2, FuseQdqOps},
     {"constant_folding", 1, FoldConstants},
     {"identity_elimination", 1, EliminateIdentities},
     {"dead_code", 1, EliminateDeadCode},

@@ -1,14 +1,16 @@
 // Level 2: a convolution or a matrix product between DequantizeLinear and QuantizeLinear nodes
 // (the QDQ format that ONNX Runtime's quantize_static writes) becomes QLinearConv or
-// QLinearMatMul over the quantized tensors. The convolution:
+// QLinearMatMul over the quantized tensors (qdq_ops_fusion.cc takes the other ops). The
+// convolution:
 //   xf = DequantizeLinear(xq, xs, xz)            one scale and zero point
 //   wf = DequantizeLinear(wq, ws, wz)            wq a constant int8/uint8, ws/wz one or one per
 //                                                output channel (axis 0)
 //   bf = DequantizeLinear(bq, bs)                optional: bq a constant int32 [M], bs = xs · ws
-//   yq = QuantizeLinear(Conv(xf, wf, bf) [→ Relu], ys, yz)
-// → yq = QLinearConv(xq, xs, xz, wq, ws, wz, ys, yz, bq) with the Conv's attributes. A Relu
-// between the Conv and the QuantizeLinear is taken in only when yz is the type's least value
-// (then saturation already clamps what the Relu would). The result is the integer convolution,
+//   yq = QuantizeLinear(Conv(xf, wf, bf) [→ Relu or Clip], ys, yz)
+// → yq = QLinearConv(xq, xs, xz, wq, ws, wz, ys, yz, bq) with the Conv's attributes. A Relu or
+// Clip between the Conv and the QuantizeLinear is taken in only when the quantization's
+// saturation already clamps what it would (a Relu: yz the type's least value; ReLU6's Clip(0, 6)
+// with yz least and 6 at or past the greatest). The result is the integer convolution,
 // requantized once: within one quantization step of the float chain (which rounds each product
 // and sum in float). The DequantizeLinear of x stays while other nodes read it (dead code
 // removes it otherwise); missing zero points become constants 0 of the quantized type. The
@@ -25,60 +27,10 @@
 #include "core/allocator.h"
 #include "optimizer/pass.h"
 #include "optimizer/pattern.h"
+#include "optimizer/qdq_util.h"
 
 namespace kiln::optimizer {
 namespace {
-
-bool IsInt8Type(DataType t) {
-  return t == DataType::kInt8 || t == DataType::kUint8;
-}
-
-// The parts of a DequantizeLinear or QuantizeLinear node: its quantized side (input or output),
-// its constant float scale and its constant zero point (null when absent).
-struct QParams {
-  const Tensor* scale = nullptr;
-  ir::Value* scale_value = nullptr;
-  ir::Value* zero_value = nullptr;
-  const Tensor* zero = nullptr;
-};
-
-// Reads (De)QuantizeLinear `n`'s scale and zero point when both are constants of the kinds
-// QLinearConv takes: a float scale of one value, or of `per` values along `axis` when `per` > 0;
-// a zero point of the same count and an 8-bit type (or int32 for a bias). No blocks.
-bool ReadParams(const ir::Node* n, size_t per, int64_t axis, QParams* out) {
-  if (n->inputs().size() < 2 || IntAttrOf(n, "block_size", 0) != 0) return false;
-  const Tensor* s = ConstantOf(n->inputs()[1]);
-  if (s == nullptr || s->type() != DataType::kFloat || s->shape().rank() > 1) return false;
-  const size_t count = s->element_count();
-  if (count != 1 && (per == 0 || count != per || IntAttrOf(n, "axis", 1) != axis)) return false;
-  out->scale = s;
-  out->scale_value = n->inputs()[1];
-  if (n->inputs().size() > 2 && n->inputs()[2] != nullptr) {
-    const Tensor* z = ConstantOf(n->inputs()[2]);
-    if (z == nullptr || z->element_count() != count || z->shape().rank() > 1) return false;
-    out->zero = z;
-    out->zero_value = n->inputs()[2];
-  }
-  return true;
-}
-
-// A constant 0 of `type` (one value).
-ir::Value* ZeroOf(ir::Graph& g, DataType type, const std::string& base) {
-  std::shared_ptr<Tensor> t = Tensor::Allocate(type, Shape(std::vector<int64_t>{}), CpuAllocator());
-  return AddConstant(g, base, std::move(t));
-}
-
-// Whether the float values of t are xs · ws[m] for every m, computed as the quantizer does.
-bool IsBiasScale(const Tensor& t, float xs, const Tensor& ws) {
-  const auto* b = static_cast<const float*>(t.data());
-  const auto* w = static_cast<const float*>(ws.data());
-  const size_t count = ws.element_count();
-  if (t.element_count() != count && t.element_count() != 1) return false;
-  for (size_t m = 0; m < count; ++m) {
-    if (b[t.element_count() == 1 ? 0 : m] != xs * w[m]) return false;
-  }
-  return true;
-}
 
 // The product's form (see the file comment): Q's parameters already read.
 bool FuseMatMul(PassContext& ctx, ir::Node* q, const QParams& qy, DataType y_type, ir::Node* mm) {
@@ -127,16 +79,12 @@ bool FuseOne(PassContext& ctx, ir::Node* q) {
   ir::Node* relu = nullptr;
   if (conv == nullptr) {
     relu = ProducerIs(q->inputs()[0], "Relu");
+    if (relu == nullptr) relu = ProducerIs(q->inputs()[0], "Clip");
     if (relu == nullptr) return false;
     conv = ProducerIs(relu->inputs()[0], "Conv");
     if (conv == nullptr || OnlyConsumer(g, relu->outputs()[0]) != q) return false;
-    // The Relu is implied only when the output's zero point is its type's least value.
-    int64_t yz = 0;
-    if (qy.zero != nullptr) {
-      yz = y_type == DataType::kInt8 ? *static_cast<const int8_t*>(qy.zero->data())
-                                     : *static_cast<const uint8_t*>(qy.zero->data());
-    }
-    if (yz != (y_type == DataType::kInt8 ? -128 : 0)) return false;
+    // The activation is taken in only when the output's saturation implies it.
+    if (!ImpliedBySaturation(relu, qy, y_type)) return false;
   }
   ir::Value* conv_out = conv->outputs()[0];
   if (OnlyConsumer(g, conv_out) != (relu != nullptr ? relu : q) || conv->inputs().size() < 2) {
@@ -199,12 +147,14 @@ bool FuseOne(PassContext& ctx, ir::Node* q) {
 }  // namespace
 
 size_t FuseQdq(PassContext& ctx) {
-  // Cheap first: a QuantizeLinear of a Conv's, a Relu's or a MatMul's output. Then the facts
-  // (this pass runs before constant folding, which would fold the weights' DequantizeLinear away).
+  // Cheap first: a QuantizeLinear of a Conv's, a Relu's, a Clip's or a MatMul's output. Then the
+  // facts (this pass runs before constant folding, which would fold the weights' DequantizeLinear
+  // away).
   bool candidate = false;
   for (const auto& n : ctx.graph.nodes()) {
     if (IsOp(n.get(), "QuantizeLinear") && (ProducerIs(n->inputs()[0], "Conv") != nullptr ||
                                             ProducerIs(n->inputs()[0], "Relu") != nullptr ||
+                                            ProducerIs(n->inputs()[0], "Clip") != nullptr ||
                                             ProducerIs(n->inputs()[0], "MatMul") != nullptr)) {
       candidate = true;
       break;

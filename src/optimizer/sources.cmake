@@ -23,6 +23,8 @@ list(APPEND KILN_SOURCES
   src/optimizer/optimizer.cc
   src/optimizer/pattern.cc
   src/optimizer/qdq_fusion.cc
+  src/optimizer/qdq_ops_fusion.cc
+  src/optimizer/qdq_util.cc
   src/optimizer/row_gather_pushdown.cc
   src/optimizer/skip_layer_norm_fusion.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
@@ -31,5 +33,6 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/optimizer/fusion_passes_test.cc
   src/optimizer/gradient_test.cc
   src/optimizer/nhwc_layout_test.cc
+  src/optimizer/qdq_ops_fusion_test.cc
   src/optimizer/row_gather_pushdown_test.cc
   src/optimizer/test_util.cc)
