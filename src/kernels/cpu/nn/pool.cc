@@ -115,9 +115,15 @@ struct MaxOp {
   [[gnu::always_inline]] static A Apply(A b, A v) {
     return (v > b || b != b) ? v : b;  // NOLINT(misc-redundant-expression): b != b is isnan(b)
   }
+  // What a window's running maximum starts from: NaN (any value replaces it), or an integer
+  // type's least value.
   template <typename A>
   static A Empty() {
-    return std::numeric_limits<A>::quiet_NaN();  // never used: MaxPool refuses empty windows
+    if constexpr (std::numeric_limits<A>::has_quiet_NaN) {
+      return std::numeric_limits<A>::quiet_NaN();
+    } else {
+      return std::numeric_limits<A>::lowest();
+    }
   }
 };
 
@@ -542,12 +548,10 @@ class Pool final : public Kernel {
     if (kind_ == PoolKind::kMax) {
       Dispatch<float, double, Float16, BFloat16, int8_t, uint8_t>(x.type(), info, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if constexpr (!std::is_integral_v<T>) {
-          if (indices == nullptr) {
-            BoxPoolPlanes<MaxOp>(ctx, g, planes, nullptr, static_cast<const T*>(x.data()),
-                                 static_cast<T*>(y.data()));
-            return;
-          }
+        if (indices == nullptr) {
+          BoxPoolPlanes<MaxOp>(ctx, g, planes, nullptr, static_cast<const T*>(x.data()),
+                               static_cast<T*>(y.data()));
+          return;
         }
         MaxPoolPlanes(ctx, g, planes, params_, static_cast<const T*>(x.data()),
                       static_cast<T*>(y.data()),

@@ -208,6 +208,29 @@ TEST(NnMaxPool, FirstMaximumWinsTies) {
   EXPECT_EQ(Values<int64_t>(*out[1]), (Ints{0, 1}));
 }
 
+// The 8-bit types run the float types' box passes: a 2-D window over padding and negative values
+// (the running maximum starting from the type's least value) equals the float result.
+TEST(NnMaxPool, Int8BoxPassesMatchTheFloatResult) {
+  std::vector<int8_t> x(2 * 5 * 7);
+  std::vector<float> xf(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<int8_t>(-128 + static_cast<int>((i * 37) % 100));
+    xf[i] = x[i];
+  }
+  auto run = [](NodeTest t) {
+    return t.Attr("kernel_shape", Ints{3, 3})
+        .Attr("pads", Ints{1, 1, 1, 1})
+        .Attr("strides", Ints{2, 2})
+        .Run(2);
+  };
+  auto q = run(std::move(NodeTest("MaxPool", 12).Input<int8_t>({1, 2, 5, 7}, x)));
+  auto f = run(std::move(NodeTest("MaxPool", 12).Input<float>({1, 2, 5, 7}, xf)));
+  ASSERT_EQ(q[0]->shape(), f[0]->shape());
+  const auto qv = Values<int8_t>(*q[0]);
+  const auto fv = Values<float>(*f[0]);
+  for (size_t i = 0; i < qv.size(); ++i) EXPECT_EQ(static_cast<float>(qv[i]), fv[i]) << i;
+}
+
 TEST(NnMaxPool, Int8AndUint8FromOpset12) {
   auto i8 = NodeTest("MaxPool", 12)
                 .Attr("kernel_shape", Ints{2})

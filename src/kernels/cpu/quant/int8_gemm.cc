@@ -66,7 +66,7 @@ uint8_t* ThreadBuffer(size_t which, size_t bytes) {
     std::unique_ptr<uint8_t[], void (*)(void*)> data{nullptr, std::free};
     size_t capacity = 0;
   };
-  thread_local Buffer buffers[2];
+  thread_local Buffer buffers[3];
   Buffer& b = buffers[which];
   if (b.capacity < bytes) {
     b.data.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
@@ -174,7 +174,7 @@ Int8PackedB Int8PackedB::PackInto(int8_t* panels, int32_t* sums, const void* b, 
 
 void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8PackedB& b,
               std::span<const int32_t> za, std::span<const int32_t> zb, int32_t* c, size_t ldc,
-              ThreadPool* pool) {
+              ThreadPool* pool, Int8Epilogue epilogue) {
   const size_t n = b.n();
   const size_t k = b.k();
   if (m == 0 || n == 0) return;
@@ -196,6 +196,11 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
   const auto run = [&](size_t begin, size_t end) {
     uint8_t* rows = ThreadBuffer(0, kRowBlock * (row_bytes + sizeof(int32_t)));
     auto* row_sums = reinterpret_cast<int32_t*>(rows + kRowBlock * row_bytes);
+    // Without C, each block of rows is made in this thread's buffer for the epilogue.
+    const size_t ld = c != nullptr ? ldc : n;
+    auto* block =
+        c != nullptr ? nullptr
+                     : reinterpret_cast<int32_t*>(ThreadBuffer(2, kRowBlock * n * sizeof(int32_t)));
     for (size_t i0 = begin; i0 < end; i0 += kRowBlock) {
       const size_t mb = std::min(kRowBlock, end - i0);
       // A's rows as unsigned bytes, zero past k (so the last group's extra depths add 0), and
@@ -205,16 +210,16 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
         row_sums[r] = PrepareRow(a_bytes + (i0 + r) * lda, k, flip, dst);
         std::memset(dst + k, 0, row_bytes - k);
       }
+      int32_t* cr = c != nullptr ? c + i0 * ldc : block;
       for (size_t j0 = 0; j0 < n; j0 += kInt8Panel) {
         const size_t cols = std::min(kInt8Panel, n - j0);
-        int32_t* cb = c + i0 * ldc + j0;
-        fn(mb, groups, rows, row_bytes, b.panel(j0 / kInt8Panel), cb, ldc, cols);
+        fn(mb, groups, rows, row_bytes, b.panel(j0 / kInt8Panel), cr + j0, ld, cols);
       }
       for (size_t r = 0; r < mb; ++r) {
         const uint32_t alpha = static_cast<uint32_t>(za.size() == 1 ? za[0] : za[i0 + r]) + a_shift;
-        ApplyZeroPoints(c + (i0 + r) * ldc, n, beta, col_term, static_cast<uint32_t>(row_sums[r]),
-                        alpha);
+        ApplyZeroPoints(cr + r * ld, n, beta, col_term, static_cast<uint32_t>(row_sums[r]), alpha);
       }
+      if (epilogue.fn != nullptr) epilogue.fn(epilogue.state, i0, mb, cr, ld);
     }
   };
   const size_t threads = pool != nullptr ? static_cast<size_t>(pool->size()) : 1;

@@ -67,13 +67,31 @@ class Int8PackedB {
   int32_t* sums_ = nullptr;
 };
 
+// What to do with each block of finished rows of C, in the thread that made it while they are
+// still in its cache (requantize them, say): fn(state, first, count, c, ldc) for rows [first,
+// first + count), row first + i at c + i · ldc. Of(f) wraps a callable that outlives the product.
+struct Int8Epilogue {
+  void (*fn)(const void* state, size_t first, size_t count, const int32_t* c, size_t ldc) = nullptr;
+  const void* state = nullptr;
+
+  template <typename F>
+  static Int8Epilogue Of(const F& f) {
+    return {[](const void* s, size_t first, size_t count, const int32_t* c, size_t ldc) {
+              (*static_cast<const F*>(s))(first, count, c, ldc);
+            },
+            &f};
+  }
+};
+
 // C[m × n] (row stride ldc) = (A - za) · (B - zb): A is m × k bytes (int8 when a_signed, else
 // uint8) with row stride lda; za has one value or one per row of A (m), zb one or one per column
 // of B (n); each holds the zero point's integer value. Rows are shared out over `pool` (null:
-// this thread). Throws Error(kOutOfMemory) for its scratch.
+// this thread). With an epilogue, each block of rows is handed to it once finished; c may then be
+// null, the blocks made in a per-thread buffer (the whole C never written). Throws
+// Error(kOutOfMemory) for its scratch.
 void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8PackedB& b,
               std::span<const int32_t> za, std::span<const int32_t> zb, int32_t* c, size_t ldc,
-              ThreadPool* pool);
+              ThreadPool* pool, Int8Epilogue epilogue = {});
 
 // The kernels, fastest first (AVX2: vpmaddwd on 16-bit pairs, for machines without VNNI). Tests
 // run each one the machine supports.

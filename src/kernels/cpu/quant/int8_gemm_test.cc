@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -125,6 +126,33 @@ TEST(Int8Gemm, MatchesNaiveProductOnThePool) {
     for (const Case& c : kCases) Check(c, false, true, true, &pool);
     Check({301, 129, 65, 0}, true, false, false, &pool);
   });
+}
+
+// Without C, the product hands each block of finished rows to the epilogue (from the thread that
+// made it): gathered, they are the product written to C, every row exactly once.
+TEST(Int8Gemm, EpilogueGetsEveryRowOnceWithoutC) {
+  ThreadPool pool(2);
+  for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+    for (const Case& t : {Case{301, 129, 65, 0}, Case{5, 3, 7, 0}, Case{200, 64, 40, 0}}) {
+      const std::vector<uint8_t> a = RandomBytes(t.m * t.k, 3);
+      const std::vector<uint8_t> b = RandomBytes(t.k * t.n, 5);
+      const Int8PackedB packed = Int8PackedB::Pack(b.data(), true, t.n, t.k, t.n);
+      const std::vector<int32_t> za = {7}, zb = {-3};
+      std::vector<int32_t> want(t.m * t.n);
+      Int8Gemm(t.m, a.data(), false, t.k, packed, za, zb, want.data(), t.n, p);
+      std::vector<int32_t> got(t.m * t.n, 0x5a5a5a5a);
+      std::vector<std::atomic<int>> seen(t.m);
+      auto gather = [&](size_t first, size_t count, const int32_t* c, size_t ldc) {
+        for (size_t r = 0; r < count; ++r) {
+          seen[first + r].fetch_add(1);
+          std::copy(c + r * ldc, c + r * ldc + t.n, got.begin() + (first + r) * t.n);
+        }
+      };
+      Int8Gemm(t.m, a.data(), false, t.k, packed, za, zb, nullptr, 0, p, Int8Epilogue::Of(gather));
+      EXPECT_EQ(got, want) << "m=" << t.m;
+      for (size_t r = 0; r < t.m; ++r) EXPECT_EQ(seen[r].load(), 1) << "row " << r;
+    }
+  }
 }
 
 TEST(Int8Gemm, RefusesAKernelTheMachineLacks) {
