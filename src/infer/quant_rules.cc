@@ -10,6 +10,7 @@
 // QLinearSigmoid and QLinearLeakyRelu (X's shape), QLinearGlobalAveragePool (the image axes 1;
 // channels_last), QLinearAveragePool (AveragePool's windows; channels_last) and QLinearConcat
 // (Concat of inputs 2, 5, 8, ...); each keeps its data's type.
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <vector>
@@ -73,6 +74,33 @@ void ConvInteger(InferenceContext& ctx) {
 
 void QLinearConv(InferenceContext& ctx) {
   ctx.SetOutput(0, InputType(ctx, 7), ShapeFrom(ctx, ConvInteger, 0, 3));
+}
+
+// ai.kiln NhwcQLinearConv: QLinearConv's rule on X [N, H, W, C] taken as [N, C, H, W], its
+// output [N, M, OH, OW] given back as [N, OH, OW, M].
+void NhwcQLinearConv(InferenceContext& ctx) {
+  std::vector<const TensorFacts*> inputs;
+  for (size_t i = 0; i < ctx.input_count(); ++i) inputs.push_back(ctx.Input(i));
+  TensorFacts x;
+  if (ctx.Input(0) != nullptr) {
+    x = *ctx.Input(0);
+    if (x.shape && x.shape->rank() >= 3) {
+      std::vector<int64_t> d = x.shape->dims();
+      std::rotate(d.begin() + 1, d.end() - 1, d.end());
+      x.shape = Shape(d);
+    }
+    inputs[0] = &x;
+  }
+  std::array<TensorFacts, 1> outputs;
+  InferenceContext sub(ctx.info(), inputs, outputs);
+  QLinearConv(sub);
+  std::optional<Shape> y = outputs[0].shape;
+  if (y && y->rank() >= 3) {
+    std::vector<int64_t> d = y->dims();
+    std::rotate(d.begin() + 1, d.begin() + 2, d.end());
+    y = Shape(d);
+  }
+  ctx.SetOutput(0, outputs[0].type, std::move(y));
 }
 
 // Output 0 of `rule` run on the inputs `indices` of ctx (in that order).
@@ -164,6 +192,7 @@ constexpr RuleDef kRules[] = {
     {"QLinearMatMul", QLinearMatMul},
     {"ConvInteger", ConvInteger},
     {"QLinearConv", QLinearConv},
+    {"NhwcQLinearConv", NhwcQLinearConv, "ai.kiln"},
     {"QuantizeLinear", QuantizeLinear, "com.microsoft"},
     {"DequantizeLinear", DequantizeLinear, "com.microsoft"},
     {"QGemm", QGemm, "com.microsoft"},

@@ -26,6 +26,7 @@
 #include "kernels/cpu/nn/window.h"
 #include "kernels/cpu/quant/codec.h"
 #include "kernels/cpu/quant/int8_gemm.h"
+#include "kernels/cpu/quant/int_conv.h"
 #include "kernels/cpu/quant/product_b.h"
 #include "kernels/cpu/quant/quant_kernels.h"
 #include "kernels/cpu/small_vector.h"
@@ -163,19 +164,6 @@ double Multiplier(DataType t, double a, double b, double c) {
   return round(round(a * b) / c);
 }
 
-// Requantize across one output position's channels: y[j] = saturate(round_half_even((acc[j] +
-// b[j]) * mult[j]) + zp) for j < n (QLinearConv's arithmetic, vectorized along the channels).
-template <typename T>
-KILN_VECTOR_CLONES void RequantizeChannels(const int32_t* acc, size_t n, const double* b,
-                                           const double* mult, double zp, T* y) {
-  constexpr auto lo = static_cast<double>(std::numeric_limits<T>::lowest());
-  constexpr auto hi = static_cast<double>(std::numeric_limits<T>::max());
-  for (size_t j = 0; j < n; ++j) {
-    const double q = std::nearbyint((acc[j] + b[j]) * mult[j]) + zp;
-    y[j] = static_cast<T>(std::clamp(q, lo, hi));
-  }
-}
-
 void RequireScale(const KernelInfo& info, const Tensor& t, const char* name, bool halves) {
   const DataType s = t.type();
   const bool ok =
@@ -296,22 +284,6 @@ class QLinearMatMul final : public Kernel {
   ConstantB b_;
 };
 
-// dst[c·ld + r] = src[r·ld_src + c] for r < rows, c < cols, in blocks of 32 × 32 (each block's
-// reads and writes stay in L1).
-template <typename T>
-void TransposeBlocked(const T* src, size_t rows, size_t cols, size_t ld_src, T* dst, size_t ld) {
-  constexpr size_t kBlock = 32;
-  for (size_t r0 = 0; r0 < rows; r0 += kBlock) {
-    const size_t r1 = std::min(rows, r0 + kBlock);
-    for (size_t c0 = 0; c0 < cols; c0 += kBlock) {
-      const size_t c1 = std::min(cols, c0 + kBlock);
-      for (size_t r = r0; r < r1; ++r) {
-        for (size_t c = c0; c < c1; ++c) dst[c * ld + r] = src[r * ld_src + c];
-      }
-    }
-  }
-}
-
 // fn(begin, end) over blocks of 256 output positions, shared over ctx's threads.
 template <typename F>
 void ForEachPositionBlock(KernelContext& ctx, size_t plane, F&& fn) {
@@ -321,199 +293,16 @@ void ForEachPositionBlock(KernelContext& ctx, size_t plane, F&& fn) {
   });
 }
 
-// The convolution both conv ops share: checks shapes, resolves the window, and computes the int32
-// sums per output element into `acc` (N * M * out_size).
-class IntConv {
- public:
-  explicit IntConv(const KernelInfo& info)
-      : attrs_(nn::ReadWindowAttrs(info, {.kernel_required = false})),
-        group_(info.GetInt("group", 1)) {
-    if (group_ < 1) {
-      info.Fail(ErrorCode::kInvalidArgument,
-                "attribute 'group' is " + std::to_string(group_) + "; it must be positive");
-    }
+// x's dimensions as [N, C, spatial...]: reordered from [N, spatial..., C] when channels last.
+SmallVector<int64_t> ChannelsFirstDims(const Shape& x, bool channels_last) {
+  SmallVector<int64_t> d(x.dims());
+  if (channels_last && d.size() >= 3) {
+    const int64_t c = d.back();
+    for (size_t i = d.size() - 1; i > 1; --i) d[i] = d[i - 1];
+    d[1] = c;
   }
-
-  struct Problem {
-    nn::WindowGeometry g;
-    size_t batch = 0, channels = 0, features = 0, group_channels = 0, group_features = 0;
-    SmallVector<int64_t> out;
-  };
-
-  Problem Resolve(const KernelInfo& info, const Shape& x, const Shape& w, const char* x_name,
-                  const char* w_name) const {
-    // Message pieces are built only on the error paths: a run allocates nothing.
-    auto xn = [&] { return std::string("input '") + x_name + "' "; };
-    auto wn = [&] { return std::string("input '") + w_name + "' "; };
-    if (x.rank() < 3) {
-      info.Fail(ErrorCode::kInvalidArgument, xn() + "has shape " + x.ToString() +
-                                                 "; it needs rank 3 or more (N, C, spatial...)");
-    }
-    if (w.rank() != x.rank()) {
-      info.Fail(ErrorCode::kInvalidArgument, wn() + "has shape " + w.ToString() + " but " + xn() +
-                                                 "has shape " + x.ToString() +
-                                                 "; it needs the same rank");
-    }
-    const int64_t c = x.dims()[1], m = w.dims()[0];
-    if (c % group_ != 0 || m % group_ != 0 || w.dims()[1] != c / group_) {
-      info.Fail(ErrorCode::kInvalidArgument,
-                wn() + "has shape " + w.ToString() + ", which does not fit " + xn() + x.ToString() +
-                    " with attribute 'group' " + std::to_string(group_));
-    }
-    const SmallVector<int64_t> kernel(std::span<const int64_t>(w.dims()).subspan(2));
-    if (!attrs_.kernel_shape.empty() &&
-        !std::equal(attrs_.kernel_shape.begin(), attrs_.kernel_shape.end(), kernel.begin(),
-                    kernel.end())) {
-      info.Fail(ErrorCode::kInvalidArgument,
-                "attribute 'kernel_shape' does not match " + wn() + w.ToString());
-    }
-    for (int64_t k : kernel) {
-      if (k <= 0) {
-        info.Fail(ErrorCode::kInvalidArgument,
-                  wn() + "has shape " + w.ToString() + "; kernel sizes must be positive");
-      }
-    }
-    Problem p;
-    p.g = nn::ResolveWindow(info, attrs_, x, kernel.span(), false);
-    p.batch = static_cast<size_t>(x.dims()[0]);
-    p.channels = static_cast<size_t>(c);
-    p.features = static_cast<size_t>(m);
-    p.group_channels = p.channels / static_cast<size_t>(group_);
-    p.group_features = p.features / static_cast<size_t>(group_);
-    p.out.push_back(x.dims()[0]);
-    p.out.push_back(m);
-    for (int64_t o : p.g.out) p.out.push_back(o);
-    return p;
-  }
-
-  // Group `grp`'s weights reordered for Int8Gemm's B [taps·C/group, M/group], stored transposed
-  // (a row per output channel) with the depth ordered (tap, channel) as the unfolded rows are:
-  // w is [M, C/group, taps...] of 8-bit values; dst holds M/group · C/group · taps bytes.
-  static void ReorderGroup(const uint8_t* w, size_t group_features, size_t group_channels,
-                           size_t taps, size_t grp, uint8_t* dst) {
-    const size_t k = group_channels * taps;
-    for (size_t m = 0; m < group_features; ++m) {
-      const uint8_t* src = w + (grp * group_features + m) * k;
-      uint8_t* row = dst + m * k;
-      for (size_t cc = 0; cc < group_channels; ++cc) {
-        for (size_t t = 0; t < taps; ++t) row[t * group_channels + cc] = src[cc * taps + t];
-      }
-    }
-  }
-
-  // The same packed (once, at creation).
-  static Int8PackedB PackGroup(const uint8_t* w, bool w_signed, size_t group_features,
-                               size_t group_channels, size_t taps, size_t grp) {
-    const size_t k = group_channels * taps;
-    std::vector<uint8_t> reordered(group_features * k);
-    ReorderGroup(w, group_features, group_channels, taps, grp, reordered.data());
-    return Int8PackedB::Pack(reordered.data(), w_signed, k, k, group_features, true);
-  }
-
-  // Each group's weights packed (PackGroup), when w is a constant 8-bit tensor of a shape the
-  // problem will accept; else empty (packed per run).
-  std::vector<Int8PackedB> PackConstant(const Tensor* w) const {
-    std::vector<Int8PackedB> out;
-    if (w == nullptr || !IsInt8(w->type()) || w->shape().rank() < 3) return out;
-    const auto m = static_cast<size_t>(w->shape().dims()[0]);
-    if (m % static_cast<size_t>(group_) != 0) return out;
-    size_t taps = 1;
-    for (size_t d = 2; d < w->shape().rank(); ++d)
-      taps *= static_cast<size_t>(w->shape().dims()[d]);
-    const auto gc = static_cast<size_t>(w->shape().dims()[1]);
-    const size_t gf = m / static_cast<size_t>(group_);
-    for (int64_t grp = 0; grp < group_; ++grp) {
-      out.push_back(PackGroup(static_cast<const uint8_t*>(w->data()), w->type() == DataType::kInt8,
-                              gf, gc, taps, static_cast<size_t>(grp)));
-    }
-    return out;
-  }
-
-  // The sums over the group's channels and taps of (x - xzp) * (w - wzp[m]): per image
-  // and group, the group's channels transposed to channels-last bytes, unfolded into one row per
-  // output position ordered (tap, channel), each tap a run of C/group bytes copied whole (xzp
-  // where the tap reads padding, so that it adds 0; a 1×1 layer with stride 1 and no padding
-  // reads the transposed image as it is), multiplied by the group's weights on Int8Gemm, and the
-  // [positions, M/group] result handed to emit(n, first output channel, sums). `packed` holds each
-  // group's weights (empty: packed here from w).
-  template <typename Emit>
-  static void Run(KernelContext& ctx, const Problem& p, const Tensor& x, const Tensor& w,
-                  int32_t xzp, const Param& wzp, const std::vector<Int8PackedB>& packed,
-                  Emit&& emit) {
-    const nn::WindowGeometry& g = p.g;
-    const auto s = static_cast<size_t>(g.stride.back());
-    const size_t groups = p.channels / p.group_channels;
-    const size_t gc = p.group_channels;
-    const size_t taps = g.kernel_size;
-    const size_t k = gc * taps;
-    const size_t plane = g.out_size;
-    const size_t gf = p.group_features;
-    if (plane == 0 || p.features == 0) return;
-    auto* zw = ctx.Scratch<int32_t>(p.features);
-    for (size_t m = 0; m < p.features; ++m) zw[m] = static_cast<int32_t>(wzp.At(m));
-    const bool per_channel = wzp.count != 1;
-    const bool pointwise = g.IsPointwise();
-    auto* xt = ctx.Scratch<uint8_t>(std::max<size_t>(g.in_size * gc, 1));
-    uint8_t* col = pointwise ? xt : ctx.Scratch<uint8_t>(plane * std::max<size_t>(k, 1));
-    auto* out = ctx.Scratch<int32_t>(plane * gf);
-    const auto* xb = static_cast<const uint8_t*>(x.data());
-    const auto fill = static_cast<uint8_t>(xzp);
-    for (size_t n = 0; n < p.batch; ++n) {
-      for (size_t grp = 0; grp < groups; ++grp) {
-        // Split over the threads: the transpose by blocks of input positions, the unfolding by
-        // taps (each tap a block of columns in every row, each of its positions written once:
-        // copied, or the zero point where the tap reads padding).
-        const uint8_t* xg = xb + (n * p.channels + grp * gc) * g.in_size;
-        const size_t in_blocks = (g.in_size + 255) / 256;
-        ctx.threads().ParallelFor(in_blocks, 1, [&](size_t b0, size_t b1) {
-          const size_t i0 = b0 * 256;
-          const size_t i1 = std::min(g.in_size, b1 * 256);
-          TransposeBlocked(xg + i0, gc, i1 - i0, g.in_size, xt + i0 * gc, gc);
-        });
-        if (!pointwise) {
-          const auto row_len = static_cast<size_t>(g.out.back());
-          ctx.threads().ParallelFor(taps, 1, [&](size_t t0, size_t t1) {
-            for (size_t tap = t0; tap < t1; ++tap) {
-              nn::ForEachTapRow(
-                  g, tap, [&](size_t out_offset, int64_t in_base, int64_t lo, int64_t hi) {
-                    const auto first = static_cast<size_t>(lo);
-                    const auto last = static_cast<size_t>(hi);
-                    for (size_t o = 0; o < row_len; ++o) {
-                      uint8_t* dst = col + (out_offset + o) * k + tap * gc;
-                      if (o >= first && o < last) {
-                        std::memcpy(dst, xt + (static_cast<size_t>(in_base) + o * s) * gc, gc);
-                      } else {
-                        std::memset(dst, fill, gc);
-                      }
-                    }
-                  });
-            }
-          });
-        }
-        Int8PackedB run_packed;
-        const Int8PackedB* b = packed.empty() ? nullptr : &packed[grp];
-        if (b == nullptr) {
-          // Weights that change per run: reordered and packed into scratch.
-          auto* reordered = ctx.Scratch<uint8_t>(std::max<size_t>(gf * k, 1));
-          ReorderGroup(static_cast<const uint8_t*>(w.data()), gf, gc, taps, grp, reordered);
-          run_packed =
-              Int8PackedB::PackInto(ctx.Scratch<int8_t>(Int8PackedB::PanelBytes(k, gf)),
-                                    ctx.Scratch<int32_t>(std::max<size_t>(gf, 1)), reordered,
-                                    w.type() == DataType::kInt8, k, k, gf, true);
-          b = &run_packed;
-        }
-        Int8Gemm(plane, col, x.type() == DataType::kInt8, k, *b, {&xzp, 1},
-                 {zw + (per_channel ? grp * gf : 0), per_channel ? gf : 1}, out, gf,
-                 &ctx.threads());
-        emit(n, grp * gf, out);
-      }
-    }
-  }
-
- private:
-  nn::WindowAttrs attrs_;
-  int64_t group_;
-};
+  return d;
+}
 
 class ConvInteger final : public Kernel {
  public:
@@ -526,32 +315,46 @@ class ConvInteger final : public Kernel {
     const Tensor& w = ctx.Input(1);
     RequireInt8(info, x, "x");
     RequireInt8(info, w, "w");
-    const IntConv::Problem p = conv_.Resolve(info, x.shape(), w.shape(), "x", "w");
+    const IntConv::Problem p =
+        conv_.Resolve(info, std::span<const int64_t>(x.shape().dims()), w.shape(), "x", "w");
     const Param xzp = ReadParam(info, ctx.OptionalInput(2), "x_zero_point", 1, "tensor", x.type());
     const Param wzp = ReadParam(info, ctx.OptionalInput(3), "w_zero_point", p.features,
                                 "output channel", w.type());
     Tensor& y = ctx.OutputForOverwrite(0, DataType::kInt32, p.out.span());
     auto* ys = static_cast<int32_t*>(y.data());
     const size_t plane = p.g.out_size;
-    IntConv::Run(ctx, p, x, w, static_cast<int32_t>(xzp.At(0)), wzp, packed_,
-                 [&](size_t n, size_t first, const int32_t* sums) {
-                   const size_t gf = p.group_features;
-                   int32_t* dst = ys + (n * p.features + first) * plane;
-                   ForEachPositionBlock(ctx, plane, [&](size_t o0, size_t o1) {
-                     TransposeBlocked(sums + o0 * gf, o1 - o0, gf, gf, dst + o0, plane);
-                   });
-                 });
+    // Each group's sums gathered channels-last, then transposed into the output's planes.
+    auto* sums = ctx.Scratch<int32_t>(std::max<size_t>(plane * p.features, 1));
+    IntConv::Run(
+        ctx, p, x, false, w, static_cast<int32_t>(xzp.At(0)), ZeroPoints(ctx, wzp), packed_,
+        [&](size_t, size_t, size_t features, size_t pos0, size_t count, const int32_t* s,
+            size_t ld) {
+          for (size_t r = 0; r < count; ++r) {
+            std::memcpy(sums + (pos0 + r) * features, s + r * ld, features * sizeof(int32_t));
+          }
+        },
+        [&](size_t n, size_t first, size_t features) {
+          int32_t* dst = ys + (n * p.features + first) * plane;
+          ForEachPositionBlock(ctx, plane, [&](size_t o0, size_t o1) {
+            TransposeBlocked(sums + o0 * features, o1 - o0, features, features, dst + o0, plane);
+          });
+        });
   }
 
  private:
   IntConv conv_;
-  std::vector<Int8PackedB> packed_;
+  IntConv::Weights packed_;
 };
 
+// QLinearConv, and as ai.kiln NhwcQLinearConv its channels-last form (x [N, spatial..., C], y
+// [N, spatial..., M]; the same inputs and attributes), which the layout pass makes at level 3:
+// it requantizes each block of sums straight into the output's rows.
 class QLinearConv final : public Kernel {
  public:
-  explicit QLinearConv(const KernelInfo& info)
-      : conv_(info), packed_(conv_.PackConstant(info.ConstantInput(3))) {}
+  QLinearConv(const KernelInfo& info, bool channels_last)
+      : conv_(info),
+        packed_(conv_.PackConstant(info.ConstantInput(3))),
+        channels_last_(channels_last) {}
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
@@ -559,7 +362,8 @@ class QLinearConv final : public Kernel {
     const Tensor& w = ctx.Input(3);
     RequireInt8(info, x, "x");
     RequireInt8(info, w, "w");
-    const IntConv::Problem p = conv_.Resolve(info, x.shape(), w.shape(), "x", "w");
+    const SmallVector<int64_t> x_dims = ChannelsFirstDims(x.shape(), channels_last_);
+    const IntConv::Problem p = conv_.Resolve(info, x_dims.span(), w.shape(), "x", "w");
     const Tensor& x_scale = ctx.Input(1);
     const Tensor& w_scale = ctx.Input(4);
     const Tensor& y_scale = ctx.Input(6);
@@ -585,7 +389,12 @@ class QLinearConv final : public Kernel {
                                                  std::to_string(p.features) + "]");
     }
     const size_t plane = p.g.out_size;
-    Tensor& y = ctx.OutputForOverwrite(0, y_zp_t.type(), p.out.span());
+    SmallVector<int64_t> y_dims = p.out;
+    if (channels_last_) {
+      for (size_t i = 1; i + 1 < y_dims.size(); ++i) y_dims[i] = p.out[i + 1];
+      y_dims.back() = p.out[1];
+    }
+    Tensor& y = ctx.OutputForOverwrite(0, y_zp_t.type(), y_dims.span());
     const double y_s = ys.At(0), y_z = yzp.At(0);
     // Per output channel: the multiplier and the bias.
     auto* mult = ctx.Scratch<double>(std::max<size_t>(p.features, 1));
@@ -594,33 +403,44 @@ class QLinearConv final : public Kernel {
       mult[m] = Multiplier(DataType::kFloat, xs.At(0), ws.At(m), y_s);
       b[m] = bias != nullptr ? static_cast<const int32_t*>(bias->data())[m] : 0;
     }
-    const size_t gf = p.group_features;
-    auto* q = ctx.Scratch<uint8_t>(plane * gf);
     const bool s8 = y.type() == DataType::kInt8;
     auto* yb = static_cast<uint8_t*>(y.data());
-    IntConv::Run(ctx, p, x, w, static_cast<int32_t>(xzp.At(0)), wzp, packed_,
-                 [&](size_t n, size_t first, const int32_t* sums) {
-                   // Requantized position by position along the channels, then transposed; by
-                   // blocks of positions over the threads.
-                   uint8_t* dst = yb + (n * p.features + first) * plane;
-                   ForEachPositionBlock(ctx, plane, [&](size_t o0, size_t o1) {
-                     for (size_t o = o0; o < o1; ++o) {
-                       if (s8) {
-                         RequantizeChannels(sums + o * gf, gf, b + first, mult + first, y_z,
-                                            reinterpret_cast<int8_t*>(q + o * gf));
-                       } else {
-                         RequantizeChannels(sums + o * gf, gf, b + first, mult + first, y_z,
-                                            q + o * gf);
-                       }
-                     }
-                     TransposeBlocked(q + o0 * gf, o1 - o0, gf, gf, dst + o0, plane);
-                   });
-                 });
+    const size_t m_all = p.features;
+    // Channels first, a group's requantized rows gather in q, transposed when the group is done.
+    uint8_t* q =
+        channels_last_ ? nullptr : ctx.Scratch<uint8_t>(std::max<size_t>(plane * m_all, 1));
+    const auto requantize = [&](const int32_t* sums, size_t features, size_t first, uint8_t* dst) {
+      if (s8) {
+        RequantizeChannels(sums, features, b + first, mult + first, y_z,
+                           reinterpret_cast<int8_t*>(dst));
+      } else {
+        RequantizeChannels(sums, features, b + first, mult + first, y_z, dst);
+      }
+    };
+    IntConv::Run(
+        ctx, p, x, channels_last_, w, static_cast<int32_t>(xzp.At(0)), ZeroPoints(ctx, wzp),
+        packed_,
+        [&](size_t n, size_t first, size_t features, size_t pos0, size_t count, const int32_t* sums,
+            size_t ld) {
+          for (size_t r = 0; r < count; ++r) {
+            uint8_t* dst = channels_last_ ? yb + (n * plane + pos0 + r) * m_all + first
+                                          : q + (pos0 + r) * features;
+            requantize(sums + r * ld, features, first, dst);
+          }
+        },
+        [&](size_t n, size_t first, size_t features) {
+          if (channels_last_) return;
+          uint8_t* dst = yb + (n * m_all + first) * plane;
+          ForEachPositionBlock(ctx, plane, [&](size_t o0, size_t o1) {
+            TransposeBlocked(q + o0 * features, o1 - o0, features, features, dst + o0, plane);
+          });
+        });
   }
 
  private:
   IntConv conv_;
-  std::vector<Int8PackedB> packed_;
+  IntConv::Weights packed_;
+  bool channels_last_;
 };
 
 // com.microsoft QGemm: Gemm over 8-bit operands as ONNX Runtime computes it,
@@ -803,7 +623,11 @@ std::unique_ptr<Kernel> MakeQGemm(const KernelInfo& info) {
 }
 
 std::unique_ptr<Kernel> MakeQLinearConv(const KernelInfo& info) {
-  return Make<QLinearConv>(info);
+  return std::make_unique<QLinearConv>(info, false);
+}
+
+std::unique_ptr<Kernel> MakeNhwcQLinearConv(const KernelInfo& info) {
+  return std::make_unique<QLinearConv>(info, true);
 }
 
 }  // namespace kiln::cpu

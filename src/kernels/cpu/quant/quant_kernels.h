@@ -18,6 +18,8 @@ std::unique_ptr<Kernel> MakeMatMulInteger(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearMatMul(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeConvInteger(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearConv(const KernelInfo& info);
+// QLinearConv over channels-last tensors (ai.kiln NhwcQLinearConv, made by the layout pass).
+std::unique_ptr<Kernel> MakeNhwcQLinearConv(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeMatMulIntegerToFloat(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeDynamicQuantizeMatMul(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQGemm(const KernelInfo& info);

@@ -2,6 +2,7 @@
 list(APPEND KILN_SOURCES
   src/kernels/cpu/quant/codec.cc
   src/kernels/cpu/quant/int8_gemm.cc
+  src/kernels/cpu/quant/int_conv.cc
   src/kernels/cpu/quant/int8_kernel_avx2.cc
   src/kernels/cpu/quant/int8_kernel_vnni.cc
   src/kernels/cpu/quant/kernels.cc
@@ -13,5 +14,6 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/quant/int8_gemm_test.cc
   src/kernels/cpu/quant/matmul_to_float_test.cc
   src/kernels/cpu/quant/qlinear_contrib_test.cc
+  src/kernels/cpu/quant/qlinear_conv_test.cc
   src/kernels/cpu/quant/qlinear_test.cc
   src/kernels/cpu/quant/quantize_test.cc)

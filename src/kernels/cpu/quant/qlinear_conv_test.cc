@@ -1,0 +1,170 @@
+// QLinearConv and its channels-last form NhwcQLinearConv against a direct loop over random bytes,
+// requantized as the definition does (the multiplier x_scale·w_scale/y_scale in float, applied
+// in double, round half to even): dense, grouped, depthwise (stride, dilation, uneven padding),
+// 1×1 read in place and strided, a 7×7 stride-2 stem whose kernel rows are copied as runs;
+// int8 and uint8, weights constant (packed at creation) and not, 1 and 2 threads. The
+// channels-last output is the channels-first one transposed, byte for byte.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+using V = std::vector<int64_t>;
+
+template <typename T>
+std::vector<T> Random(size_t n, uint32_t seed) {
+  std::vector<T> v(n);
+  for (T& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = static_cast<T>(seed >> 24);
+  }
+  return v;
+}
+
+struct ConvCase {
+  int64_t c, m, group, h, w, kh, kw, stride, dilation;
+  V pads;
+};
+
+// [N, C, H, W] → [N, H, W, C] (and back with `inverse`).
+template <typename T>
+std::vector<T> Permute(const std::vector<T>& x, int64_t n, int64_t c, int64_t h, int64_t w,
+                       bool inverse) {
+  std::vector<T> y(x.size());
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t i = 0; i < h * w; ++i) {
+        const auto first = static_cast<size_t>((b * c + ch) * h * w + i);
+        const auto last = static_cast<size_t>((b * h * w + i) * c + ch);
+        if (inverse) {
+          y[first] = x[last];
+        } else {
+          y[last] = x[first];
+        }
+      }
+    }
+  }
+  return y;
+}
+
+template <typename TX, typename TW>
+void Check(const ConvCase& k, bool constant, int threads) {
+  const int64_t n = 2;
+  const int64_t gc = k.c / k.group, gf = k.m / k.group;
+  const auto x = Random<TX>(static_cast<size_t>(n * k.c * k.h * k.w), 3);
+  const auto w = Random<TW>(static_cast<size_t>(k.m * gc * k.kh * k.kw), 7);
+  std::vector<int32_t> bias(static_cast<size_t>(k.m));
+  std::vector<float> ws(static_cast<size_t>(k.m));
+  std::vector<TW> wz(static_cast<size_t>(k.m));
+  for (int64_t i = 0; i < k.m; ++i) {
+    bias[static_cast<size_t>(i)] = static_cast<int32_t>((i * 997) % 4001) - 2000;
+    ws[static_cast<size_t>(i)] = 0.002f + 0.0005f * static_cast<float>(i % 7);
+    wz[static_cast<size_t>(i)] = static_cast<TW>(std::is_signed_v<TW> ? i % 3 - 1 : 120 + i % 9);
+  }
+  const float xs = 0.03f, ys = 0.11f;
+  const auto xz = static_cast<TX>(std::is_signed_v<TX> ? -7 : 131);
+  const auto yz = static_cast<TX>(std::is_signed_v<TX> ? 5 : 118);
+  const int64_t eh = (k.kh - 1) * k.dilation + 1, ew = (k.kw - 1) * k.dilation + 1;
+  const int64_t oh = (k.h + k.pads[0] + k.pads[2] - eh) / k.stride + 1;
+  const int64_t ow = (k.w + k.pads[1] + k.pads[3] - ew) / k.stride + 1;
+  // The definition.
+  std::vector<TX> want(static_cast<size_t>(n * k.m * oh * ow));
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t f = 0; f < k.m; ++f) {
+      const int64_t grp = f / gf;
+      const auto fi = static_cast<size_t>(f);
+      const double mult = static_cast<float>(static_cast<float>(xs * ws[fi]) / ys);
+      for (int64_t i = 0; i < oh; ++i) {
+        for (int64_t j = 0; j < ow; ++j) {
+          int64_t acc = 0;
+          for (int64_t cc = 0; cc < gc; ++cc) {
+            const int64_t ch = grp * gc + cc;
+            for (int64_t r = 0; r < k.kh; ++r) {
+              for (int64_t t = 0; t < k.kw; ++t) {
+                const int64_t y = i * k.stride - k.pads[0] + r * k.dilation;
+                const int64_t xx = j * k.stride - k.pads[1] + t * k.dilation;
+                if (y < 0 || y >= k.h || xx < 0 || xx >= k.w) continue;
+                const int64_t xv = x[static_cast<size_t>(((b * k.c + ch) * k.h + y) * k.w + xx)];
+                const int64_t wv = w[static_cast<size_t>(((f * gc + cc) * k.kh + r) * k.kw + t)];
+                acc += (xv - xz) * (wv - wz[fi]);
+              }
+            }
+          }
+          const double q = std::nearbyint(static_cast<double>(acc + bias[fi]) * mult) + yz;
+          want[static_cast<size_t>(((b * k.m + f) * oh + i) * ow + j)] =
+              static_cast<TX>(std::clamp(q, static_cast<double>(std::numeric_limits<TX>::lowest()),
+                                         static_cast<double>(std::numeric_limits<TX>::max())));
+        }
+      }
+    }
+  }
+  auto run = [&](bool channels_last) {
+    NodeTest t(channels_last ? "NhwcQLinearConv" : "QLinearConv", channels_last ? 1 : 10,
+               channels_last ? "ai.kiln" : "");
+    t.Attr("group", k.group)
+        .Attr("strides", V{k.stride, k.stride})
+        .Attr("dilations", V{k.dilation, k.dilation})
+        .Attr("pads", k.pads);
+    t.Input<TX>(channels_last ? V{n, k.h, k.w, k.c} : V{n, k.c, k.h, k.w},
+                channels_last ? Permute(x, n, k.c, k.h, k.w, false) : x);
+    t.Input<float>({}, {xs}).Input<TX>({}, {xz});
+    t.Input<TW>({k.m, gc, k.kh, k.kw}, w, constant);
+    t.Input<float>({k.m}, ws, true).Input<TW>({k.m}, wz, true);
+    t.Input<float>({}, {ys}).Input<TX>({}, {yz});
+    t.Input<int32_t>({k.m}, bias, true);
+    return t.Run(threads);
+  };
+  const std::string what = "c " + std::to_string(k.c) + " m " + std::to_string(k.m) + " group " +
+                           std::to_string(k.group) + " kernel " + std::to_string(k.kh) + "x" +
+                           std::to_string(k.kw) + " stride " + std::to_string(k.stride) +
+                           " constant " + std::to_string(constant) + " threads " +
+                           std::to_string(threads);
+  auto first = run(false);
+  ASSERT_EQ(first[0]->shape(), Shape({n, k.m, oh, ow})) << what;
+  const auto got = Values<TX>(*first[0]);
+  size_t wrong = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (got[i] != want[i] && wrong++ < 5) {
+      ADD_FAILURE() << what << ": element " << i << " " << +got[i] << " vs " << +want[i];
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << what;
+  auto last = run(true);
+  ASSERT_EQ(last[0]->shape(), Shape({n, oh, ow, k.m})) << what;
+  EXPECT_EQ(Permute(Values<TX>(*last[0]), n, k.m, oh, ow, true), got) << what << " channels last";
+}
+
+TEST(QuantQLinearConv, EveryPathMatchesTheDefinitionInBothLayouts) {
+  const ConvCase cases[] = {
+      {6, 8, 1, 9, 8, 3, 3, 1, 1, {1, 1, 1, 1}},       // dense 3×3
+      {3, 16, 1, 20, 18, 7, 7, 2, 1, {3, 3, 3, 3}},    // a stem: kernel rows copied as runs
+      {32, 32, 32, 12, 11, 3, 3, 1, 1, {1, 1, 1, 1}},  // depthwise
+      {24, 24, 24, 9, 9, 3, 3, 2, 1, {0, 1, 1, 0}},    // depthwise, stride 2, uneven padding
+      {20, 20, 20, 9, 9, 3, 3, 1, 2, {2, 2, 2, 2}},    // depthwise, dilated
+      {16, 48, 1, 7, 7, 1, 1, 1, 1, {0, 0, 0, 0}},     // 1×1 read in place
+      {16, 32, 1, 8, 8, 1, 1, 2, 1, {0, 0, 0, 0}},     // 1×1 stride 2
+      {8, 12, 2, 9, 9, 3, 3, 1, 2, {2, 2, 2, 2}},      // grouped, dilated
+      {8, 12, 2, 9, 9, 3, 3, 1, 1, {1, 1, 1, 1}},      // grouped: a pixel holds each group
+  };
+  for (const ConvCase& k : cases) {
+    for (bool constant : {true, false}) {
+      for (int threads : {1, 2}) {
+        Check<uint8_t, int8_t>(k, constant, threads);
+        Check<int8_t, int8_t>(k, constant, threads);
+      }
+    }
+    Check<uint8_t, uint8_t>(k, true, 2);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::testing
