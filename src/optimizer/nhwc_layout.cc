@@ -1,8 +1,11 @@
 // Level 3: channels-last layout for 2-D convolution chains (and video's separable 5-D layers:
 // nhwc_video.cc). Every float Conv/FusedConv with 4-D
 // constant weights, and every 4-D MaxPool/AveragePool/GlobalAveragePool/GlobalMaxPool, becomes
-// its ai.kiln Nhwc* form between two transposes: NCHW→NHWC before, NHWC→NCHW after. Then the
-// NHWC→NCHW transposes are pushed down through ops that do not care about the layout
+// its ai.kiln Nhwc* form between two transposes: NCHW→NHWC before, NHWC→NCHW after. So do the
+// quantized chains: QLinearConv (NhwcQLinearConv), an 8-bit MaxPool, com.microsoft
+// QLinear(Global)AveragePool (channels_last), with QLinearAdd/QLinearMul/QLinearSigmoid/
+// QLinearLeakyRelu, QLinearConcat and per-tensor QuantizeLinear/DequantizeLinear moved through.
+// Then the NHWC→NCHW transposes are pushed down through ops that do not care about the layout
 // (elementwise unary ops, binary ops whose other operands are in NHWC too or are constants,
 // Concat, inference BatchNormalization as a Mul and an Add of constants, and the data movement of
 // a channel shuffle: Reshape and Transpose that regroup only the channel axes, Slice, Split),
@@ -11,11 +14,13 @@
 //
 // Past rank 4 the channels-first value is [N, C1, ..., Ck, H, W] and its channels-last form
 // [N, H, W, C1, ..., Ck] (ShuffleNet's [N, 2, C/2, H, W]): the transpose back is ToNchwPerm.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/domains.h"
@@ -73,11 +78,56 @@ bool IsRank4(const PassContext& ctx, const ir::Value* v) {
   return f.type == DataType::kFloat && f.shape && f.shape->rank() == 4;
 }
 
+bool IsRank4Of(const PassContext& ctx, const ir::Value* v, DataType a, DataType b) {
+  const infer::TensorFacts& f = ctx.Facts(v);
+  return (f.type == a || f.type == b) && f.shape && f.shape->rank() == 4;
+}
+
+bool IsMsOp(const ir::Node* n, std::string_view op) {
+  return n->domain() == "com.microsoft" && n->op_type() == op && !n->inputs().empty() &&
+         n->inputs()[0] != nullptr && !n->outputs().empty() && n->outputs()[0] != nullptr;
+}
+
+// Step 1, quantized: a QLinearConv with constant 4-D 8-bit weights becomes ai.kiln
+// NhwcQLinearConv, and com.microsoft QLinearAveragePool / QLinearGlobalAveragePool of a 4-D
+// tensor their channels_last form, each between transposes of input 0 and of the output.
+bool ConvertQuantizedNode(PassContext& ctx, ir::Node* n) {
+  ir::Graph& g = ctx.graph;
+  std::string op, domain;
+  std::vector<ir::Attribute> attrs = n->attributes();
+  if (IsOp(n, "QLinearConv") && n->outputs().size() == 1) {
+    const Tensor* w = ConstantOf(n->inputs()[3]);
+    if (w == nullptr || w->shape().rank() != 4 ||
+        (w->type() != DataType::kInt8 && w->type() != DataType::kUint8)) {
+      return false;
+    }
+    op = "NhwcQLinearConv";
+    domain = kKilnDomain;
+  } else if ((IsMsOp(n, "QLinearAveragePool") || IsMsOp(n, "QLinearGlobalAveragePool")) &&
+             n->outputs().size() == 1 && IntAttrOf(n, "channels_last", 0) == 0) {
+    op = n->op_type();
+    domain = n->domain();
+    std::erase_if(attrs, [](const ir::Attribute& a) { return a.name == "channels_last"; });
+    attrs.push_back(IntAttr("channels_last", 1));
+  } else {
+    return false;
+  }
+  if (!IsRank4Of(ctx, n->inputs()[0], DataType::kUint8, DataType::kInt8)) return false;
+  std::vector<ir::Value*> inputs = n->inputs();
+  inputs[0] = AddTranspose(g, inputs[0], kToNhwc);
+  ir::Value* out = n->outputs()[0];
+  ir::Value* nhwc = g.AddValue(g.UniqueName(out->name() + "_nhwc"));
+  Replace(g, {n}, op, domain, 1, std::move(inputs), {nhwc}, std::move(attrs));
+  AddTranspose(g, nhwc, kToNchw, out);
+  return true;
+}
+
 // Step 1: one layout-sensitive node into its NHWC form between transposes.
 bool ConvertNode(PassContext& ctx, ir::Node* n, bool video) {
   ir::Graph& g = ctx.graph;
   std::string op;
   const bool is_conv = IsConvNode(n);
+  if (ConvertQuantizedNode(ctx, n)) return true;
   if (is_conv) {
     const Tensor* w = n->inputs().size() > 1 ? ConstantOf(n->inputs()[1]) : nullptr;
     if (w != nullptr && w->shape().rank() == 5) return video && ConvertVideoNode(ctx, n);
@@ -87,7 +137,10 @@ bool ConvertNode(PassContext& ctx, ir::Node* n, bool video) {
              IsOp(n, "GlobalMaxPool")) {
     const infer::TensorFacts& f = ctx.Facts(n->inputs()[0]);
     if (f.shape && f.shape->rank() == 5) return video && ConvertVideoNode(ctx, n);
-    if (n->outputs().size() != 1 || !IsRank4(ctx, n->inputs()[0])) return false;
+    // NhwcMaxPool also takes the 8-bit tensors of a quantized network.
+    const bool bytes =
+        IsOp(n, "MaxPool") && IsRank4Of(ctx, n->inputs()[0], DataType::kUint8, DataType::kInt8);
+    if (n->outputs().size() != 1 || (!bytes && !IsRank4(ctx, n->inputs()[0]))) return false;
     if (IntAttrOf(n, "storage_order", 0) != 0) return false;
     op = "Nhwc" + n->op_type();
   } else {
@@ -120,6 +173,25 @@ bool IsLayoutFreeBinary(const ir::Node* n) {
     if (IsOp(n, op)) return true;
   }
   return false;
+}
+
+// The data inputs of a quantized op that does not care about the layout: com.microsoft
+// QLinearAdd and QLinearMul (A and B: both must be in the same layout, no constant is permuted),
+// QLinearSigmoid and QLinearLeakyRelu, and QuantizeLinear / DequantizeLinear with one scale (x);
+// empty for any other node. Their other inputs are the scales and zero points, constants.
+std::vector<size_t> QuantizedDataInputs(const ir::Node* n) {
+  if (IsMsOp(n, "QLinearAdd") || IsMsOp(n, "QLinearMul")) {
+    if (n->inputs().size() < 4 || n->inputs()[3] == nullptr) return {};
+    return {0, 3};
+  }
+  if (IsMsOp(n, "QLinearSigmoid") || IsMsOp(n, "QLinearLeakyRelu")) return {0};
+  if ((IsOp(n, "QuantizeLinear") || IsOp(n, "DequantizeLinear")) && n->inputs().size() > 1) {
+    const Tensor* scale = ConstantOf(n->inputs()[1]);
+    if (scale != nullptr && scale->element_count() == 1 && IntAttrOf(n, "block_size", 0) == 0) {
+      return {0};
+    }
+  }
+  return {};
 }
 
 // Whether PermuteConstant can take the value: a float constant of rank 4 or less.
@@ -156,8 +228,9 @@ ir::Value* PermuteConstant(ir::Graph& g, const ir::Value* v) {
 // transposes alike, or at rank 4 also constants (permuted to match).
 bool PushThrough(PassContext& ctx, ir::Node* n) {
   ir::Graph& g = ctx.graph;
-  const bool unary = IsLayoutFreeUnary(n);
-  const bool binary = IsLayoutFreeBinary(n);
+  const std::vector<size_t> quantized = QuantizedDataInputs(n);
+  const bool unary = IsLayoutFreeUnary(n) || quantized == std::vector<size_t>{0};
+  const bool binary = IsLayoutFreeBinary(n) || quantized.size() > 1;
   if ((!unary && !binary) || n->outputs().size() != 1 || n->inputs().empty()) return false;
   // Decide first, change nothing until the node is known to move (a permuted constant made for a
   // node that then stays would be left in the graph).
@@ -167,13 +240,15 @@ bool PushThrough(PassContext& ctx, ir::Node* n) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     ir::Value* in = inputs[i];
     if (in == nullptr) continue;
-    const bool data_input = !unary || i == 0;
+    const bool data_input =
+        quantized.empty() ? !unary || i == 0
+                          : std::find(quantized.begin(), quantized.end(), i) != quantized.end();
     std::vector<int64_t> p = LayoutPerm(in->producer());
     if (!p.empty() && (perm.empty() || p == perm)) {
       if (!data_input) return false;
       inputs[i] = in->producer()->inputs()[0];
       perm = std::move(p);
-    } else if (data_input && binary) {
+    } else if (data_input && binary && quantized.empty()) {
       if (!IsPermutableConstant(in)) return false;
       constants.push_back(i);
     } else if (data_input || ConstantOf(in) == nullptr) {
@@ -240,6 +315,27 @@ bool PushConcat(ir::Graph& g, ir::Node* n) {
   std::vector<ir::Value*> inputs = n->inputs();
   std::vector<int64_t> perm;
   for (ir::Value*& in : inputs) {
+    std::vector<int64_t> p = in != nullptr ? LayoutPerm(in->producer()) : std::vector<int64_t>{};
+    if (p.empty() || (!perm.empty() && p != perm)) return false;
+    perm = std::move(p);
+    in = in->producer()->inputs()[0];
+  }
+  const std::optional<int64_t> axis = AxisOf(n, 0, perm.size());
+  if (!axis) return false;
+  MoveBefore(g, n, std::move(inputs), WithAxis(n, perm[static_cast<size_t>(*axis)]), perm);
+  return true;
+}
+
+// Step 2c, quantized: com.microsoft QLinearConcat whose data inputs (2, 5, 8, ...) are all the
+// same kind of transpose of channels-last values.
+bool PushQLinearConcat(ir::Graph& g, ir::Node* n) {
+  if (!IsMsOp(n, "QLinearConcat") || n->outputs().size() != 1 || n->inputs().size() < 5) {
+    return false;
+  }
+  std::vector<ir::Value*> inputs = n->inputs();
+  std::vector<int64_t> perm;
+  for (size_t i = 2; i < inputs.size(); i += 3) {
+    ir::Value*& in = inputs[i];
     std::vector<int64_t> p = in != nullptr ? LayoutPerm(in->producer()) : std::vector<int64_t>{};
     if (p.empty() || (!perm.empty() && p != perm)) return false;
     perm = std::move(p);
@@ -527,9 +623,9 @@ size_t ConvertToNhwc(PassContext& ctx) {
     again = RewriteAll(g, [&](ir::Node* n) { return PushThrough(ctx, n); }) > 0 || again;
     again = RewriteAll(g,
                        [&](ir::Node* n) {
-                         return PushConcat(g, n) || PushReshape(ctx, n) ||
-                                PushTransposeOfChannels(g, n) || PushSliceOrSplit(g, n) ||
-                                PushReduce(g, n);
+                         return PushConcat(g, n) || PushQLinearConcat(g, n) ||
+                                PushReshape(ctx, n) || PushTransposeOfChannels(g, n) ||
+                                PushSliceOrSplit(g, n) || PushReduce(g, n);
                        }) > 0 ||
             again;
   }

@@ -295,5 +295,45 @@ TEST(QdqOpsFusion, ConvClipIntoQLinearConvOnlyWhenTheSaturationImpliesIt) {
   ExpectSameOutputs([&] { return ConvClipModel(0.05f); }, 2, 0.0f, 0.0501f);
 }
 
+// A quantized residual network's pieces at level 3: the fused ops run channels-last between one
+// transpose in and one out, within one step of the float chain's output.
+ir::Model QuantizedBlock() {
+  GraphBuilder b;
+  const DataType u8 = DataType::kUint8;
+  ir::Value* x = Qdq(b, b.Input("x", {1, 8, 10, 10}), 0.01f, u8, 128);
+  auto conv = [&](ir::Value* in, int64_t c, int64_t m, int64_t k, int seed) {
+    ir::Value* w = b.Op("DequantizeLinear", {b.Const(Bytes(DataType::kInt8, {m, c, k, k}, seed)),
+                                             b.Floats({}, {0.004f})});
+    const int64_t p = k / 2;
+    ir::Value* y = b.Op("Relu", {b.Op("Conv", {in, w}, {IntsAttr("pads", {p, p, p, p})})});
+    return Qdq(b, y, 0.02f, u8, 0);
+  };
+  ir::Value* c1 = conv(x, 8, 16, 3, 3);
+  ir::Value* pooled =
+      Qdq(b, b.Op("MaxPool", {c1}, {IntsAttr("kernel_shape", {2, 2}), IntsAttr("strides", {2, 2})}),
+          0.02f, u8, 0);
+  ir::Value* c2 = conv(pooled, 16, 16, 1, 5);
+  ir::Value* sum = Qdq(b, b.Op("Relu", {b.Op("Add", {pooled, c2})}), 0.03f, u8, 0);
+  ir::Value* avg = Qdq(b,
+                       b.Op("AveragePool", {sum},
+                            {IntsAttr("kernel_shape", {3, 3}), IntsAttr("pads", {1, 1, 1, 1})}),
+                       0.03f, u8, 0);
+  b.Output(Qdq(b, b.Op("GlobalAveragePool", {avg}), 0.01f, u8, 0));
+  return b.Model();
+}
+
+TEST(QdqOpsFusion, QuantizedChainsRunChannelsLastAtLevel3) {
+  const OpCounts after = OpsAfter(QuantizedBlock(), 3);
+  EXPECT_EQ(after.at("ai.kiln.NhwcQLinearConv"), 2);
+  EXPECT_EQ(after.at("ai.kiln.NhwcMaxPool"), 1);
+  EXPECT_EQ(after.at("com.microsoft.QLinearAdd"), 1);
+  EXPECT_EQ(after.at("com.microsoft.QLinearAveragePool"), 1);
+  EXPECT_EQ(after.at("com.microsoft.QLinearGlobalAveragePool"), 1);
+  EXPECT_EQ(after.at("Transpose"), 2);  // the input's, and the pooled result's
+  EXPECT_EQ(after.count("QLinearConv"), 0u);
+  EXPECT_EQ(after.count("MaxPool"), 0u);
+  ExpectSameOutputs(QuantizedBlock, 3, 0.0f, 0.0101f);
+}
+
 }  // namespace
 }  // namespace kiln::optimizer::testing

@@ -1,4 +1,5 @@
-// Channels-last pooling (ai.kiln, opset 1), float only, vectorized along the channels:
+// Channels-last pooling (ai.kiln, opset 1), float (and 8-bit integers for NhwcMaxPool),
+// vectorized along the channels:
 //   NhwcMaxPool, NhwcAveragePool: X [N, H, W, C] → Y [N, OH, OW, C] with ONNX MaxPool/AveragePool
 //     attributes (auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, count_include_pad
 //     for AveragePool); one output (no Indices). As in nn/pool.cc, MaxPool ignores NaN unless the
@@ -182,6 +183,12 @@ bool UseMaxRowAvx512() {
 #endif
 }
 
+// dst[i] = max(dst[i], src[i]) for i < n.
+template <typename T>
+KILN_VECTOR_CLONES void MaxInto(const T* src, size_t n, T* dst) {
+  for (size_t i = 0; i < n; ++i) dst[i] = std::max(dst[i], src[i]);
+}
+
 class NhwcPool final : public Kernel {
  public:
   NhwcPool(const KernelInfo& info, bool max)
@@ -193,19 +200,29 @@ class NhwcPool final : public Kernel {
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
     const Tensor& x = ctx.Input(0);
-    nhwc::RequireFloat(info, "X", x);
+    // NhwcMaxPool also takes 8-bit integers (a quantized network's pooling).
+    const bool bytes = max_ && (x.type() == DataType::kUint8 || x.type() == DataType::kInt8);
+    if (!bytes) nhwc::RequireFloat(info, "X", x);
     nhwc::RequireRank4(info, x);
     const WindowGeometry g = nhwc::ResolveNhwc(info, attrs_, x.shape(),
                                                std::span<const int64_t>(attrs_.kernel_shape), true);
     const auto& d = x.shape().dims();
     const PoolShape s = {d[1], d[2], g.out[0], g.out[1], static_cast<size_t>(d[3])};
     const std::array<int64_t, 4> y_dims = {d[0], s.out_h, s.out_w, d[3]};
-    Tensor& y = ctx.OutputForOverwrite(0, DataType::kFloat, std::span<const int64_t>(y_dims));
+    Tensor& y = ctx.OutputForOverwrite(0, x.type(), std::span<const int64_t>(y_dims));
     if (y.element_count() == 0) return;
     if ((max_ || !count_include_pad_) && AnyEmptyWindow(g, s)) {
       info.Fail(ErrorCode::kInvalidArgument,
                 "a window lies entirely in the padding (attribute 'pads' or auto_pad, input 'X' " +
                     x.shape().ToString() + "): it has no element to pool");
+    }
+    if (bytes) {
+      if (x.type() == DataType::kUint8) {
+        MaxBytes<uint8_t>(ctx, g, s, static_cast<size_t>(d[0]), x, y);
+      } else {
+        MaxBytes<int8_t>(ctx, g, s, static_cast<size_t>(d[0]), x, y);
+      }
+      return;
     }
     const auto* xp = static_cast<const float*>(x.data());
     auto* yp = static_cast<float*>(y.data());
@@ -239,6 +256,45 @@ class NhwcPool final : public Kernel {
   }
 
  private:
+  // The window maxima of an 8-bit image, a row of outputs at a time, each pixel's channels a
+  // vectorized run.
+  template <typename T>
+  static void MaxBytes(KernelContext& ctx, const WindowGeometry& g, const PoolShape& s,
+                       size_t images, const Tensor& x, Tensor& y) {
+    const auto* xp = static_cast<const T*>(x.data());
+    auto* yp = static_cast<T*>(y.data());
+    const size_t c = s.channels;
+    const size_t rows = images * static_cast<size_t>(s.out_h);
+    const size_t image_size = static_cast<size_t>(s.in_h * s.in_w) * c;
+    ctx.threads().ParallelFor(rows, 1, [&](size_t b, size_t e) {
+      for (size_t r = b; r < e; ++r) {
+        const T* image = xp + r / static_cast<size_t>(s.out_h) * image_size;
+        const auto oy = static_cast<int64_t>(r % static_cast<size_t>(s.out_h));
+        const TapRange ty =
+            Taps(oy, g.stride[0], g.dilation[0], g.pad_begin[0], s.in_h, g.kernel[0]);
+        for (int64_t ox = 0; ox < s.out_w; ++ox) {
+          const TapRange tx =
+              Taps(ox, g.stride[1], g.dilation[1], g.pad_begin[1], s.in_w, g.kernel[1]);
+          T* dst = yp + (r * static_cast<size_t>(s.out_w) + static_cast<size_t>(ox)) * c;
+          bool first = true;
+          for (int64_t ky = ty.lo; ky < ty.hi; ++ky) {
+            const int64_t iy = oy * g.stride[0] - g.pad_begin[0] + ky * g.dilation[0];
+            for (int64_t kx = tx.lo; kx < tx.hi; ++kx) {
+              const int64_t ix = ox * g.stride[1] - g.pad_begin[1] + kx * g.dilation[1];
+              const T* src = image + static_cast<size_t>(iy * s.in_w + ix) * c;
+              if (first) {
+                std::copy(src, src + c, dst);
+                first = false;
+              } else {
+                MaxInto(src, c, dst);
+              }
+            }
+          }
+        }
+      }
+    });
+  }
+
   static bool AnyEmptyWindow(const WindowGeometry& g, const PoolShape& s) {
     for (int64_t o = 0; o < s.out_h; ++o) {
       const TapRange r = Taps(o, g.stride[0], g.dilation[0], g.pad_begin[0], s.in_h, g.kernel[0]);
