@@ -27,11 +27,13 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "core/tensor.h"
 #include "kernels/cpu/nn/window.h"
 #include "kernels/cpu/quant/int8_gemm.h"
+#include "kernels/cpu/quant/quant_avx512.h"
 #include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/vectorize.h"
 #include "kernels/kernel.h"
@@ -64,6 +66,17 @@ KILN_VECTOR_CLONES void RequantizeChannels(const int32_t* acc, size_t n, const d
   for (size_t j = 0; j < n; ++j) {
     const double q = std::nearbyint((acc[j] + b[j]) * mult[j]) + zp;
     y[j] = static_cast<T>(std::clamp(q, lo, hi));
+  }
+}
+
+// RequantizeChannels on AVX-512 (whole vectors, a masked tail) where the machine has it.
+template <typename T>
+void RequantizeRow(const int32_t* acc, size_t n, const double* b, const double* mult, double zp,
+                   T* y) {
+  if (UseVectorMathAvx512()) {
+    RequantizeRowAvx512(acc, n, b, mult, zp, std::is_signed_v<T>, reinterpret_cast<uint8_t*>(y));
+  } else {
+    RequantizeChannels(acc, n, b, mult, zp, y);
   }
 }
 

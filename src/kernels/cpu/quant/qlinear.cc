@@ -272,9 +272,9 @@ class QLinearMatMul final : public Kernel {
         if (as.count != 1) row_multipliers(r);
         uint8_t* yr = yb + i * mn + r * s.n;
         if (s8) {
-          RequantizeChannels(acc + r * s.n, s.n, zero, mult, y_z, reinterpret_cast<int8_t*>(yr));
+          RequantizeRow(acc + r * s.n, s.n, zero, mult, y_z, reinterpret_cast<int8_t*>(yr));
         } else {
-          RequantizeChannels(acc + r * s.n, s.n, zero, mult, y_z, yr);
+          RequantizeRow(acc + r * s.n, s.n, zero, mult, y_z, yr);
         }
       }
     });
@@ -411,10 +411,9 @@ class QLinearConv final : public Kernel {
         channels_last_ ? nullptr : ctx.Scratch<uint8_t>(std::max<size_t>(plane * m_all, 1));
     const auto requantize = [&](const int32_t* sums, size_t features, size_t first, uint8_t* dst) {
       if (s8) {
-        RequantizeChannels(sums, features, b + first, mult + first, y_z,
-                           reinterpret_cast<int8_t*>(dst));
+        RequantizeRow(sums, features, b + first, mult + first, y_z, reinterpret_cast<int8_t*>(dst));
       } else {
-        RequantizeChannels(sums, features, b + first, mult + first, y_z, dst);
+        RequantizeRow(sums, features, b + first, mult + first, y_z, dst);
       }
     };
     IntConv::Run(
@@ -562,10 +561,9 @@ class QGemm final : public Kernel {
     ctx.threads().ParallelFor(m, std::max<size_t>(1, 16384 / n), [&](size_t r0, size_t r1) {
       for (size_t r = r0; r < r1; ++r) {
         if (s8) {
-          RequantizeChannels(acc + r * n, n, zero, scale, y_z,
-                             reinterpret_cast<int8_t*>(yb + r * n));
+          RequantizeRow(acc + r * n, n, zero, scale, y_z, reinterpret_cast<int8_t*>(yb + r * n));
         } else {
-          RequantizeChannels(acc + r * n, n, zero, scale, y_z, yb + r * n);
+          RequantizeRow(acc + r * n, n, zero, scale, y_z, yb + r * n);
         }
       }
     });

@@ -2,7 +2,8 @@
 // requantized as the definition does (the multiplier x_scale·w_scale/y_scale in float, applied
 // in double, round half to even): dense, grouped, depthwise (stride, dilation, uneven padding),
 // 1×1 read in place and strided, a 7×7 stride-2 stem whose kernel rows are copied as runs;
-// int8 and uint8, weights constant (packed at creation) and not, 1 and 2 threads. The
+// int8 and uint8, weights constant (packed at creation) and not, 1 and 2 threads, the AVX-512
+// loops and the portable ones. The
 // channels-last output is the channels-first one transposed, byte for byte.
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/test_util.h"
 
 namespace kiln::testing {
@@ -155,14 +157,20 @@ TEST(QuantQLinearConv, EveryPathMatchesTheDefinitionInBothLayouts) {
       {8, 12, 2, 9, 9, 3, 3, 1, 2, {2, 2, 2, 2}},      // grouped, dilated
       {8, 12, 2, 9, 9, 3, 3, 1, 1, {1, 1, 1, 1}},      // grouped: a pixel holds each group
   };
-  for (const ConvCase& k : cases) {
-    for (bool constant : {true, false}) {
-      for (int threads : {1, 2}) {
-        Check<uint8_t, int8_t>(k, constant, threads);
-        Check<int8_t, int8_t>(k, constant, threads);
+  // The AVX-512 loops (requantization, depthwise sums) where the machine has them, and the
+  // portable ones.
+  for (bool avx512 : {true, false}) {
+    const bool before = cpu::AllowVectorMathAvx512ForTesting(avx512);
+    for (const ConvCase& k : cases) {
+      for (bool constant : {true, false}) {
+        for (int threads : {1, 2}) {
+          Check<uint8_t, int8_t>(k, constant, threads);
+          Check<int8_t, int8_t>(k, constant, threads);
+        }
       }
+      Check<uint8_t, uint8_t>(k, true, 2);
     }
-    Check<uint8_t, uint8_t>(k, true, 2);
+    cpu::AllowVectorMathAvx512ForTesting(before);
   }
 }
 

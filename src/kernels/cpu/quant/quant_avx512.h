@@ -1,0 +1,44 @@
+// The quantized convolution's element loops in AVX-512 intrinsics (quant_avx512.cc, compiled
+// with -mavx512f): whole vectors with masked tails, where the vector-cloned loops of int_conv
+// ran the last channels of every row one at a time (a layer of 16 to 96 channels mostly). Used
+// where UseVectorMathAvx512() says so (tests turn it off to run the portable loops).
+//
+//   if (UseVectorMathAvx512()) kiln::cpu::RequantizeRowAvx512(acc, n, b, mult, zp, false, y);
+#ifndef KILN_KERNELS_CPU_QUANT_QUANT_AVX512_H_
+#define KILN_KERNELS_CPU_QUANT_QUANT_AVX512_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/cpu/vector_math_avx512.h"
+
+namespace kiln::cpu {
+
+#if defined(__x86_64__)
+
+// y[j] = saturate(round_half_even((acc[j] + b[j]) · mult[j]) + zp) for j < n, in double as
+// RequantizeChannels computes it, to int8 (y_signed) or uint8 bytes.
+void RequantizeRowAvx512(const int32_t* acc, size_t n, const double* b, const double* mult,
+                         double zp, bool y_signed, uint8_t* y);
+
+// acc[c] = Σ_t (x_t[c] - xz) · w_t[c] for c < channels over the `taps` pairs (x_t, w_t): a
+// depthwise output position's channels (x_t bytes, int8 when x_signed; w_t int32).
+void DepthwiseSumsAvx512(const uint8_t* const* x, const int32_t* const* w, size_t taps,
+                         size_t channels, bool x_signed, int32_t xz, int32_t* acc);
+
+#else
+
+inline void RequantizeRowAvx512(const int32_t*, size_t, const double*, const double*, double, bool,
+                                uint8_t*) {
+  __builtin_unreachable();
+}
+inline void DepthwiseSumsAvx512(const uint8_t* const*, const int32_t* const*, size_t, size_t, bool,
+                                int32_t, int32_t*) {
+  __builtin_unreachable();
+}
+
+#endif
+
+}  // namespace kiln::cpu
+
+#endif  // KILN_KERNELS_CPU_QUANT_QUANT_AVX512_H_
