@@ -31,9 +31,12 @@ inline __m512i Widen(const uint8_t* p, size_t left, bool is_signed) {
 
 void RequantizeRowAvx512(const int32_t* acc, size_t n, const double* b, const double* mult,
                          double zp, bool y_signed, uint8_t* y) {
-  const __m512d lo = _mm512_set1_pd(y_signed ? -128.0 : 0.0);
-  const __m512d hi = _mm512_set1_pd(y_signed ? 127.0 : 255.0);
-  const __m512d z = _mm512_set1_pd(zp);
+  // Clamped before the zero point is added (to [least - zp, greatest - zp]), then rounded half to
+  // even as it is converted: the same values as rounding, adding and clamping in turn, since zp
+  // is an integer.
+  const __m512d lo = _mm512_set1_pd((y_signed ? -128.0 : 0.0) - zp);
+  const __m512d hi = _mm512_set1_pd((y_signed ? 127.0 : 255.0) - zp);
+  const __m512i z = _mm512_set1_epi32(static_cast<int32_t>(zp));
   for (size_t j = 0; j < n; j += 16) {
     const __mmask16 m = Lanes16(n - j);
     const auto m0 = static_cast<__mmask8>(m & 0xff);
@@ -45,13 +48,13 @@ void RequantizeRowAvx512(const int32_t* acc, size_t n, const double* b, const do
                        _mm512_maskz_loadu_pd(m0, mult + j));
     v1 = _mm512_mul_pd(_mm512_add_pd(v1, _mm512_maskz_loadu_pd(m1, b + j + 8)),
                        _mm512_maskz_loadu_pd(m1, mult + j + 8));
-    v0 = _mm512_roundscale_pd(v0, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    v1 = _mm512_roundscale_pd(v1, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    v0 = _mm512_min_pd(_mm512_max_pd(_mm512_add_pd(v0, z), lo), hi);
-    v1 = _mm512_min_pd(_mm512_max_pd(_mm512_add_pd(v1, z), lo), hi);
-    const __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtpd_epi32(v0)),
-                                         _mm512_cvtpd_epi32(v1), 1);
-    _mm512_mask_cvtepi32_storeu_epi8(y + j, m, q);
+    v0 = _mm512_min_pd(_mm512_max_pd(v0, lo), hi);
+    v1 = _mm512_min_pd(_mm512_max_pd(v1, lo), hi);
+    constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const __m512i q = _mm512_inserti64x4(
+        _mm512_castsi256_si512(_mm512_cvt_roundpd_epi32(v0, kNearest)),
+        _mm512_cvt_roundpd_epi32(v1, kNearest), 1);
+    _mm512_mask_cvtepi32_storeu_epi8(y + j, m, _mm512_add_epi32(q, z));
   }
 }
 
