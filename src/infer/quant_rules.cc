@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "infer/rule_util.h"
@@ -101,6 +102,22 @@ void NhwcQLinearConv(InferenceContext& ctx) {
     y = Shape(d);
   }
   ctx.SetOutput(0, outputs[0].type, std::move(y));
+}
+
+// com.microsoft MatMulNBits: A [..., K] → [..., N] (attribute N), A's type.
+void MatMulNBits(InferenceContext& ctx) {
+  std::optional<std::vector<int64_t>> a = InputNamedDims(ctx, 0);
+  const int64_t n = ctx.info().GetInt("N", kUnknownDim);
+  if (a) {
+    if (a->empty()) ctx.Fail("input 'A' is a scalar; it needs rank 1 or more");
+    const int64_t k = ctx.info().GetInt("K", kUnknownDim);
+    if (IsKnownDim(a->back()) && IsKnownDim(k) && a->back() != k) {
+      ctx.Fail("input 'A' has shape " + DimsText(*a) +
+               "; its last dimension must be K = " + std::to_string(k));
+    }
+    a->back() = n;
+  }
+  SetOutputDims(ctx, 0, InputType(ctx, 0), a);
 }
 
 // Output 0 of `rule` run on the inputs `indices` of ctx (in that order).
@@ -196,6 +213,7 @@ constexpr RuleDef kRules[] = {
     {"QuantizeLinear", QuantizeLinear, "com.microsoft"},
     {"DequantizeLinear", DequantizeLinear, "com.microsoft"},
     {"QGemm", QGemm, "com.microsoft"},
+    {"MatMulNBits", MatMulNBits, "com.microsoft"},
     {"QLinearAdd", QLinearBinary, "com.microsoft"},
     {"QLinearMul", QLinearBinary, "com.microsoft"},
     {"QLinearSigmoid", QLinearUnary, "com.microsoft"},

@@ -23,6 +23,7 @@ std::unique_ptr<Kernel> MakeNhwcQLinearConv(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeMatMulIntegerToFloat(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeDynamicQuantizeMatMul(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQGemm(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeMatMulNBits(const KernelInfo& info);
 // com.microsoft's quantized elementwise, pooling and concatenation ops (qlinear_contrib.cc).
 std::unique_ptr<Kernel> MakeQLinearAdd(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearMul(const KernelInfo& info);

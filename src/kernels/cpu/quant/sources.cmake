@@ -6,6 +6,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/quant/int8_kernel_avx2.cc
   src/kernels/cpu/quant/int8_kernel_vnni.cc
   src/kernels/cpu/quant/kernels.cc
+  src/kernels/cpu/quant/matmul_nbits.cc
   src/kernels/cpu/quant/matmul_to_float.cc
   src/kernels/cpu/quant/qlinear.cc
   src/kernels/cpu/quant/qlinear_contrib.cc
@@ -13,6 +14,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/quant/quantize.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/quant/int8_gemm_test.cc
+  src/kernels/cpu/quant/matmul_nbits_test.cc
   src/kernels/cpu/quant/matmul_to_float_test.cc
   src/kernels/cpu/quant/qlinear_contrib_test.cc
   src/kernels/cpu/quant/qlinear_conv_test.cc
