@@ -51,9 +51,9 @@ void RequantizeRowAvx512(const int32_t* acc, size_t n, const double* b, const do
     v0 = _mm512_min_pd(_mm512_max_pd(v0, lo), hi);
     v1 = _mm512_min_pd(_mm512_max_pd(v1, lo), hi);
     constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    const __m512i q = _mm512_inserti64x4(
-        _mm512_castsi256_si512(_mm512_cvt_roundpd_epi32(v0, kNearest)),
-        _mm512_cvt_roundpd_epi32(v1, kNearest), 1);
+    const __m512i q =
+        _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvt_roundpd_epi32(v0, kNearest)),
+                           _mm512_cvt_roundpd_epi32(v1, kNearest), 1);
     _mm512_mask_cvtepi32_storeu_epi8(y + j, m, _mm512_add_epi32(q, z));
   }
 }
