@@ -117,6 +117,41 @@ void MultiHeadAttention(InferenceContext& ctx) {
   SetOutputDims(ctx, 0, InputType(ctx, 0), out);
 }
 
+// com.microsoft Attention and QAttention: output [B, S, V hidden size]; present [2, B,
+// num_heads, past + S, head size] when asked for.
+void ContribAttention(InferenceContext& ctx) {
+  const int64_t heads = ctx.info().RequireInt("num_heads");
+  if (heads <= 0) {
+    ctx.Fail("attribute 'num_heads' is " + std::to_string(heads) + "; it must be positive");
+  }
+  const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> w = InputNamedDims(ctx, 1);
+  const std::vector<int64_t> sizes = ctx.info().GetInts("qkv_hidden_sizes");
+  int64_t dq = kUnknownDim, dv = kUnknownDim;
+  if (sizes.size() == 3) {
+    dq = sizes[0];
+    dv = sizes[2];
+  } else if (w && w->size() == 2 && IsKnownDim((*w)[1])) {
+    dq = dv = (*w)[1] / 3;
+  }
+  std::vector<int64_t> out = {kUnknownDim, kUnknownDim, dv};
+  if (x && x->size() == 3) {
+    out[0] = (*x)[0];
+    out[1] = (*x)[1];
+  }
+  SetOutputDims(ctx, 0, DataType::kFloat, out);
+  if (ctx.WantsOutput(1)) {
+    const bool quantized = ctx.info().op_type() == "QAttention";
+    const std::optional<std::vector<int64_t>> past = InputNamedDims(ctx, quantized ? 8 : 4);
+    int64_t total = out[1];
+    if (past && past->size() == 5) total = AddDims((*past)[3], out[1]);
+    const int64_t head = IsKnownDim(dq) ? dq / heads : kUnknownDim;
+    SetOutputDims(ctx, 1, DataType::kFloat,
+                  std::vector<int64_t>{2, out[0], heads,
+                                       IsMissing(ctx, quantized ? 8 : 4) ? out[1] : total, head});
+  }
+}
+
 constexpr RuleDef kRules[] = {
     {"Gelu", Gelu, "com.microsoft"},
     {"FastGelu", FastGelu, "com.microsoft"},
@@ -124,6 +159,8 @@ constexpr RuleDef kRules[] = {
     {"SkipLayerNormalization", SkipLayerNormalization, "com.microsoft"},
     {"FusedMatMul", FusedMatMul, "com.microsoft"},
     {"MultiHeadAttention", MultiHeadAttention, "com.microsoft"},
+    {"Attention", ContribAttention, "com.microsoft"},
+    {"QAttention", ContribAttention, "com.microsoft"},
 };
 
 }  // namespace

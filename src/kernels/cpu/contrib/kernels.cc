@@ -13,6 +13,8 @@ constexpr KernelDef kDefs[] = {
     {"com.microsoft", "SkipLayerNormalization", 1, kLatestOpset, MakeSkipLayerNormalization},
     {"com.microsoft", "FusedMatMul", 1, kLatestOpset, MakeFusedMatMul},
     {"com.microsoft", "MultiHeadAttention", 1, kLatestOpset, MakeMultiHeadAttention},
+    {"com.microsoft", "Attention", 1, kLatestOpset, MakeContribAttention},
+    {"com.microsoft", "QAttention", 1, kLatestOpset, MakeQAttention},
 };
 
 }  // namespace

@@ -1,12 +1,14 @@
 # The contrib kernel family (com.microsoft fused ops): library sources and unit tests (paths from
 # the repository root).
 list(APPEND KILN_SOURCES
+  src/kernels/cpu/contrib/attention_contrib.cc
   src/kernels/cpu/contrib/fused_matmul.cc
   src/kernels/cpu/contrib/gelu.cc
   src/kernels/cpu/contrib/kernels.cc
   src/kernels/cpu/contrib/multi_head_attention.cc
   src/kernels/cpu/contrib/skip_layer_norm.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
+  src/kernels/cpu/contrib/attention_contrib_test.cc
   src/kernels/cpu/contrib/fused_matmul_test.cc
   src/kernels/cpu/contrib/gelu_test.cc
   src/kernels/cpu/contrib/multi_head_attention_test.cc
