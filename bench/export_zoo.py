@@ -4,7 +4,10 @@
     /usr/bin/python3 bench/export_zoo.py OUTDIR [--only NAME]...
 
 For each model this writes OUTDIR/<name>/: model.onnx, input_<i>.npy (graph input order) and
-meta.json {"inputs", "outputs", "gflop"}. CNNs get their BatchNorm statistics recomputed on seeded
+meta.json {"inputs", "outputs", "gflop"}. Variants, exported only when named with --only:
+gpt_decoder_1tok, gpt_decoder (same seed, same weights) at sequence length 1 whose input is the
+first of gpt_decoder's 64 tokens, for one-token timings (bench/quant_side_by_side.py; meta.json
+adds "variant_of" and "sequence_length"). CNNs get their BatchNorm statistics recomputed on seeded
 random images (torch_models.recompute_batchnorm), or MobileNetV2/EfficientNet logits collapse and
 a comparison between runtimes says nothing. Each model's outputs are checked to vary before
 anything is written. A model whose export is already there (same script, same torch) is skipped.
@@ -40,14 +43,17 @@ ZOO = {
     "gpt_decoder": (17, 5.8),
     "mlp": (18, 0.004),
 }
+# Variants of zoo models: name -> (model, sequence length, GFLOP).
+VARIANTS = {"gpt_decoder_1tok": ("gpt_decoder", 1, 0.09)}
 
 
 def image():
     return torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(7))
 
 
-def build(name):
-    """Returns (model, inputs, input_names, output_names); everything seeded."""
+def build(name, seq=None):
+    """Returns (model, inputs, input_names, output_names); everything seeded. seq: a
+    transformer's sequence length instead of its own (its inputs' first seq tokens)."""
     seed = ZOO[name][0]
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(1000 + seed)
@@ -72,6 +78,7 @@ def build(name):
                 ["last_hidden_state", "pooler_output"])
     if name == "gpt_decoder":
         ids = torch.randint(0, GPT_SMALL.vocab, (1, 64), generator=gen, dtype=torch.int64)
+        ids = ids if seq is None else ids[:, :seq].contiguous()
         return Gpt(GPT_SMALL, use_tril=True).eval(), (ids,), ["input_ids"], ["logits"]
     raise ValueError(name)
 
@@ -90,7 +97,8 @@ def export(name, outdir):
     done = os.path.join(d, ".export-" + stamp())
     if os.path.exists(done):
         return os.path.join(d, "model.onnx"), True
-    model, inputs, in_names, out_names = build(name)
+    base, seq, gflop = VARIANTS.get(name, (name, None, None))
+    model, inputs, in_names, out_names = build(base, seq)
     with torch.no_grad():
         outputs = model(*inputs)
     outputs = outputs if isinstance(outputs, tuple) else (outputs,)
@@ -105,8 +113,11 @@ def export(name, outdir):
     onnx.checker.check_model(path)
     for i, x in enumerate(inputs):
         np.save(os.path.join(d, f"input_{i}.npy"), x.numpy())
+    meta = {"inputs": in_names, "outputs": out_names, "gflop": gflop or ZOO[name][1]}
+    if seq is not None:
+        meta.update({"variant_of": base, "sequence_length": seq})
     with open(os.path.join(d, "meta.json"), "w") as f:
-        json.dump({"inputs": in_names, "outputs": out_names, "gflop": ZOO[name][1]}, f, indent=2)
+        json.dump(meta, f, indent=2)
         f.write("\n")
     open(done, "w").close()
     return path, False
@@ -115,7 +126,7 @@ def export(name, outdir):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("outdir")
-    p.add_argument("--only", action="append", choices=sorted(ZOO))
+    p.add_argument("--only", action="append", choices=sorted(ZOO) + sorted(VARIANTS))
     args = p.parse_args()
     torch.set_num_threads(1)
     for name in args.only or ZOO:

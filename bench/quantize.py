@@ -556,6 +556,144 @@ def quantize_dynamic(model, per_channel=False):
 
 
 # ----------------------------------------------------------------------------------------------
+# N-bit weights (com.microsoft MatMulNBits)
+
+
+def quantize_blockwise(w, bits=4, block_size=32, symmetric=False):
+    """ONNX Runtime's block-wise weight quantization (MLAS's MlasQuantizeBlockwise, which its
+    MatMul4BitsQuantizer calls) of w [K, N] along K. Returns (packed uint8 [N, k_blocks,
+    block_size * bits / 8], scales float32 [N, k_blocks], zero points uint8 [N, k_blocks]), K
+    padded with zeros to k_blocks * block_size. Asymmetric: each block's range extended to
+    include 0, scale (max - min) / (2^bits - 1), zero point round(-min / scale) clamped;
+    symmetric: scale = v / -2^(bits - 1) for the block's value v of largest magnitude, zero point
+    2^(bits - 1). Values round(v / scale + zero point) (half away from zero) clamped to
+    [0, 2^bits - 1], packed 8 / bits to a byte from the low bits up."""
+    k, n = w.shape
+    qmax = (1 << bits) - 1
+    blocks = -(-k // block_size)
+    padded = np.zeros((blocks * block_size, n), np.float32)
+    padded[:k] = w
+    x = padded.T.reshape(n, blocks, block_size)           # [N, blocks, block_size]
+    if symmetric:
+        lo, hi = x.min(axis=2), x.max(axis=2)
+        big = np.where(np.abs(hi) > np.abs(lo), hi, lo)
+        scale = (big / np.float32(-(1 << (bits - 1)))).astype(np.float32)
+        zp = np.full(scale.shape, 1 << (bits - 1), np.uint8)
+    else:
+        lo = np.minimum(x.min(axis=2), np.float32(0))
+        hi = np.maximum(x.max(axis=2), np.float32(0))
+        scale = ((hi - lo) / np.float32(qmax)).astype(np.float32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            zf = np.where(scale != 0, np.float32(0) - lo / scale, lo).astype(np.float32)
+        zp = np.clip(np.floor(zf + np.float32(0.5)), 0, qmax).astype(np.uint8)
+    with np.errstate(divide="ignore"):
+        recip = np.where(scale != 0, np.float32(1) / scale, np.float32(0)).astype(np.float32)
+    v = x * recip[..., None] + zp[..., None].astype(np.float32)
+    q = np.clip(np.sign(v) * np.floor(np.abs(v) + np.float32(0.5)), 0, qmax).astype(np.uint8)
+    return pack_bits(q, bits), scale, zp
+
+
+def pack_bits(q, bits):
+    """Values of `bits` bits along the last axis, 8 / bits to a byte from the low bits up (the
+    last axis padded with zeros to a whole byte)."""
+    per = 8 // bits
+    pad = -q.shape[-1] % per
+    if pad:
+        q = np.concatenate([q, np.zeros(q.shape[:-1] + (pad,), np.uint8)], axis=-1)
+    q = q.reshape(q.shape[:-1] + (-1, per)).astype(np.uint16)
+    out = np.zeros(q.shape[:-1], np.uint16)
+    for i in range(per):
+        out |= q[..., i] << (i * bits)
+    return out.astype(np.uint8)
+
+
+def unpack_bits(packed, bits, count):
+    """pack_bits' inverse: the first `count` values along the last axis."""
+    per = 8 // bits
+    parts = [(packed >> (i * bits)) & ((1 << bits) - 1) for i in range(per)]
+    return np.stack(parts, axis=-1).reshape(packed.shape[:-1] + (-1,))[..., :count]
+
+
+def quantize_nbits(model, bits=4, block_size=32, symmetric=False, gemm=True):
+    """Each MatMul whose B is a constant 2-D float initializer [K, N] becomes com.microsoft
+    MatMulNBits(A, B packed, scales, zero points) (attributes K, N, bits, block_size,
+    accuracy_level 0; no zero points when symmetric), as ONNX Runtime's MatMul4BitsQuantizer
+    writes it (quantize_blockwise). With `gemm`, also a Gemm with a constant 2-D B (transB
+    either way), transA 0, alpha 1 and C absent or a constant [N] or [1, N] (beta folded into
+    it), C as MatMulNBits' bias; other Gemms stay float (ONNX Runtime's quantizer leaves every
+    Gemm float). Output names are kept."""
+    model = prepare(model)
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    out_nodes, new_inits = [], []
+    done = {}      # (weight name, transposed) -> (B, scales, zero points or "", K, N)
+
+    def attr(node, name, default):
+        a = next((a for a in node.attribute if a.name == name), None)
+        return default if a is None else helper.get_attribute_value(a)
+
+    def weight(name, trans):
+        key = (name, trans)
+        if key not in done:
+            w = numpy_helper.to_array(inits[name]).astype(np.float32)
+            w = w.T if trans else w
+            packed, scale, zp = quantize_blockwise(w, bits, block_size, symmetric)
+            base = f"{name}{'_T' if trans else ''}_Q{bits}G{block_size}"
+            new_inits.append(numpy_helper.from_array(packed, base))
+            new_inits.append(numpy_helper.from_array(scale.reshape(-1), base + "_scales"))
+            zname = ""
+            if not symmetric:
+                zname = base + "_zero_points"
+                new_inits.append(numpy_helper.from_array(pack_bits(zp, bits), zname))
+            done[key] = (base, base + "_scales", zname, w.shape[0], w.shape[1])
+        return done[key]
+
+    for node in g.node:
+        b = node.input[1] if node.op_type in ("MatMul", "Gemm") and len(node.input) > 1 else ""
+        ok = (b in inits and inits[b].data_type == TensorProto.FLOAT and len(inits[b].dims) == 2
+              and node.input[0] not in inits)
+        bias = None
+        if ok and node.op_type == "Gemm":
+            ok = gemm and attr(node, "transA", 0) == 0 and attr(node, "alpha", 1.0) == 1.0
+            n = inits[b].dims[0 if attr(node, "transB", 0) else 1]
+            c = node.input[2] if len(node.input) > 2 else ""
+            if ok and c:
+                cv = numpy_helper.to_array(inits[c]) if c in inits else None
+                ok = (cv is not None and cv.dtype == np.float32
+                      and cv.shape in ((n,), (1, n)))
+                if ok:
+                    bias = (cv.reshape(n) * np.float32(attr(node, "beta", 1.0))).astype(
+                        np.float32)
+        if not ok:
+            out_nodes.append(node)
+            continue
+        trans = node.op_type == "Gemm" and attr(node, "transB", 0) == 1
+        bq, scales, zps, k, n = weight(b, trans)
+        inputs = [node.input[0], bq, scales, zps]
+        if bias is not None:
+            bname = (node.name or node.output[0]) + "_bias"
+            new_inits.append(numpy_helper.from_array(bias, bname))
+            inputs += ["", bname]
+        while inputs[-1] == "":
+            inputs.pop()
+        out_nodes.append(helper.make_node(
+            "MatMulNBits", inputs, [node.output[0]], f"{node.name or node.output[0]}_Q{bits}",
+            domain="com.microsoft", K=k, N=n, bits=bits, block_size=block_size,
+            accuracy_level=0))
+    used = {x for n in out_nodes for x in n.input} | {o.name for o in g.output}
+    kept = [i for i in g.initializer if i.name in used] + new_inits
+    del g.node[:]
+    g.node.extend(out_nodes)
+    del g.initializer[:]
+    g.initializer.extend(kept)
+    del g.value_info[:]
+    if not any(o.domain == "com.microsoft" for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    onnx.checker.check_model(model)  # MatMulNBits' domain has no schema here: its nodes skipped
+    return model
+
+
+# ----------------------------------------------------------------------------------------------
 # Accuracy
 
 

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,15 @@ class ContribAttention final : public Kernel {
         info.Fail(ErrorCode::kNotImplemented,
                   std::string("attribute '") + a + "' is not supported");
       }
+    }
+    // QAttention's constant weight is packed once.
+    const Tensor* w = quantized ? info.ConstantInput(1) : nullptr;
+    if (w != nullptr && w->shape().rank() == 2 &&
+        (w->type() == DataType::kInt8 || w->type() == DataType::kUint8)) {
+      const auto k = static_cast<size_t>(w->shape().dims()[0]);
+      const auto n = static_cast<size_t>(w->shape().dims()[1]);
+      packed_ = std::make_unique<Int8PackedB>(
+          Int8PackedB::Pack(w->data(), w->type() == DataType::kInt8, n, k, n));
     }
     if (!sizes_.empty() && sizes_.size() != 3) {
       info.Fail(ErrorCode::kInvalidArgument, "attribute 'qkv_hidden_sizes' has " +
@@ -190,12 +200,16 @@ class ContribAttention final : public Kernel {
     };
     const std::span<const int32_t> za = zero_points(6, "input_zero_point", x.type(), 1);
     const std::span<const int32_t> zb = zero_points(7, "weight_zero_point", w.type(), n);
-    const Int8PackedB packed =
-        Int8PackedB::PackInto(ctx.Scratch<int8_t>(Int8PackedB::PanelBytes(k, n)),
-                              ctx.Scratch<int32_t>(std::max<size_t>(n, 1)), w.data(),
-                              w.type() == DataType::kInt8, n, k, n);
+    Int8PackedB run_packed;
+    const Int8PackedB* packed = packed_.get();
+    if (packed == nullptr) {
+      run_packed = Int8PackedB::PackInto(ctx.Scratch<int8_t>(Int8PackedB::PanelBytes(k, n)),
+                                         ctx.Scratch<int32_t>(std::max<size_t>(n, 1)), w.data(),
+                                         w.type() == DataType::kInt8, n, k, n);
+      packed = &run_packed;
+    }
     auto* acc = ctx.Scratch<int32_t>(std::max<size_t>(m * n, 1));
-    Int8Gemm(m, x.data(), x.type() == DataType::kInt8, k, packed, za, zb, acc, n, &ctx.threads());
+    Int8Gemm(m, x.data(), x.type() == DataType::kInt8, k, *packed, za, zb, acc, n, &ctx.threads());
     const float a_s = *static_cast<const float*>(is.data());
     const auto* w_s = static_cast<const float*>(ws.data());
     const auto* bv = static_cast<const float*>(bias->data());
@@ -366,6 +380,7 @@ class ContribAttention final : public Kernel {
   float scale_;
   float mask_filter_;
   std::vector<int64_t> sizes_;
+  std::unique_ptr<Int8PackedB> packed_;  // QAttention's constant weight
 };
 
 }  // namespace

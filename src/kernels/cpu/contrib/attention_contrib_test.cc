@@ -34,6 +34,7 @@ struct Case {
   bool unidirectional = false, attention_bias = false, present = false;
   float scale = 0.0f;
   bool quantized = false;
+  bool constant_weight = true;  // QAttention's weight packed at creation, or per run
 };
 
 // The projection [B·S, 2·dq + dv] in double, and the reference output and present.
@@ -162,7 +163,7 @@ void Check(const Case& c, int threads) {
             bias[static_cast<size_t>(j)];
       }
     }
-    node.Input<uint8_t>({c.b, c.s, c.d_in}, x).Input<int8_t>({c.d_in, cols}, w, true);
+    node.Input<uint8_t>({c.b, c.s, c.d_in}, x).Input<int8_t>({c.d_in, cols}, w, c.constant_weight);
     node.Input<float>({cols}, bias, true).Input<float>({}, {xs}).Input<float>({cols}, ws, true);
   }
   // mask_index
@@ -263,6 +264,8 @@ TEST(ContribAttention, MatchesTheDefinition) {
   c = {};
   c.quantized = true;
   c.unidirectional = true;
+  cases.push_back(c);
+  c.constant_weight = false;
   cases.push_back(c);
   for (const Case& k : cases) {
     for (int threads : {1, 2}) Check(k, threads);
