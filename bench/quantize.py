@@ -4,6 +4,8 @@
     /usr/bin/python3 bench/quantize.py static MODEL OUT [--calib N] [--seed S] [--per-tensor]
                                               [--keep-removable-activations] [--build DIR]
     /usr/bin/python3 bench/quantize.py dynamic MODEL OUT [--per-channel]
+    /usr/bin/python3 bench/quantize.py nbits MODEL OUT [--bits 4] [--block-size 32] [--symmetric]
+                                             [--no-gemm]
     /usr/bin/python3 bench/quantize.py compare FP32 INT8 [--inputs DIR] [--count K] [--build DIR]
     /usr/bin/python3 bench/quantize.py zoo MODELS [--only NAME]... [--build DIR]
 
@@ -29,13 +31,26 @@ DynamicQuantizeLinear(A) -> MatMulInteger(A_q, B_int8, A_zp, B_zp) -> Cast(float
 Mul(., Mul(A_scale, B_scale)), with one DynamicQuantizeLinear per quantized tensor; B int8
 symmetric per tensor, per column with --per-channel. Like ONNX Runtime's, it leaves Gemm float.
 
+nbits: `MatMul4BitsQuantizer`'s default (weight-only, com.microsoft MatMulNBits). Each MatMul whose
+B is a constant 2-D float [K, N] becomes MatMulNBits(A, B packed, scales, zero points), K, N, bits,
+block_size, accuracy_level 0: B quantized per block of --block-size along K for each column, as
+MLAS's MlasQuantizeBlockwise does (asymmetric: the block's range with 0, scale (max - min) / 15,
+zero point round(-min / scale); --symmetric: scale v / -8 for the block's value v of largest
+magnitude, no zero points, i.e. 8), K padded with zeros to whole blocks, packed two to a byte (low
+nibble first) as [N, blocks, block_size / 2], zero points likewise [N, ceil(blocks / 2)]. Gemm
+with a constant B, transA 0, alpha 1 and a constant [N] bias or none also becomes MatMulNBits
+(bias input), unless --no-gemm (ONNX Runtime leaves Gemm float). Activations stay float.
+
 compare: the quantized model's outputs against the fp32 model's in Kiln over K seeded inputs
 (structured images, or token ids under the vocabulary size): cosine similarity, max abs diff and,
 for one output of shape [1, classes], top-1 agreement.
 
 zoo: for the benchmark zoo in MODELS (bench/export_zoo.py), writes MODELS/<name>_int8/ for each
 CNN (static) and transformer (dynamic): model.onnx, the fp32 model's input_<i>.npy and meta.json
-(with the recipe and compare's figures). A model already quantized by the same script is skipped.
+(with the recipe and compare's figures). gpt_decoder_q4: gpt_decoder in nbits mode (4 bits, block
+32) as MODELS/gpt_decoder_q4, and for one-token timings gpt_decoder_1tok (export_zoo.py's variant at
+sequence length 1) as gpt_decoder_1tok_q4 and gpt_decoder_1tok_int8 (dynamic), with
+gpt_decoder_int8. A model already quantized by the same script is skipped.
 """
 import argparse
 import hashlib
@@ -55,7 +70,11 @@ DEFAULT_BUILD = os.path.join(HERE, "..", "build", "release")
 
 # Which zoo models are quantized how (bench-quant's table).
 ZOO = {"resnet50": "static", "mobilenet_v2": "static", "squeezenet1_1": "static",
-       "efficientnet_b0": "static", "bert_base": "dynamic", "gpt_decoder": "dynamic"}
+       "efficientnet_b0": "static", "bert_base": "dynamic", "gpt_decoder": "dynamic",
+       "gpt_decoder_q4": "nbits"}
+# nbits entries: name -> (fp32 zoo model, its one-token variant (bench/export_zoo.py VARIANTS)).
+NBITS_ZOO = {"gpt_decoder_q4": ("gpt_decoder", "gpt_decoder_1tok")}
+NBITS = {"bits": 4, "block_size": 32}
 CALIB_IMAGES = 16    # calibration images (seeds CALIB_SEED + i)
 CALIB_SEED = 100
 EVAL_SEED = 10000    # compare's inputs: EVAL_SEED + i, disjoint from the calibration seeds
@@ -740,14 +759,23 @@ def stamp():
     return h.hexdigest()[:16]
 
 
-def quantize_zoo_model(models, name, runner, count=8):
-    """Writes models/<name>_int8 from models/<name>; returns (path, reused)."""
-    src, dst = os.path.join(models, name), os.path.join(models, name + "_int8")
+def zoo_jobs(name):
+    """What `zoo` writes for a ZOO entry: [(fp32 model, quantized copy, mode)], in order."""
+    if ZOO[name] != "nbits":
+        return [(name, name + "_int8", ZOO[name])]
+    src, step = NBITS_ZOO[name]
+    return [(src, name, "nbits"), (src, src + "_int8", "dynamic"),
+            (step, f"{step}_q{NBITS['bits']}", "nbits"), (step, step + "_int8", "dynamic")]
+
+
+def quantize_zoo_model(models, src_name, dst_name, mode, runner, count=8):
+    """Writes models/<dst_name> from models/<src_name> in the given mode; returns (path,
+    reused)."""
+    src, dst = os.path.join(models, src_name), os.path.join(models, dst_name)
     done = os.path.join(dst, ".quantize-" + stamp())
     if os.path.exists(done) and os.path.exists(os.path.join(src, "model.onnx")) and \
             os.path.getmtime(done) >= os.path.getmtime(os.path.join(src, "model.onnx")):
         return os.path.join(dst, "model.onnx"), True
-    mode = ZOO[name]
     fp32 = onnx.load(os.path.join(src, "model.onnx"))
     like = stored_inputs(src)
     if mode == "static":
@@ -755,6 +783,12 @@ def quantize_zoo_model(models, name, runner, count=8):
         q = quantize_static(fp32, calib, runner)
         recipe = (f"static QDQ, uint8 activations (MinMax over {CALIB_IMAGES} structured images), "
                   "int8 weights per channel, int32 biases")
+    elif mode == "nbits":
+        q = quantize_nbits(fp32, **NBITS)
+        recipe = (f"weight-only {NBITS['bits']}-bit, com.microsoft MatMulNBits (every MatMul with "
+                  f"a constant weight, the LM head included), blocks of {NBITS['block_size']} "
+                  "along K, asymmetric (uint8 zero points), as ONNX Runtime's "
+                  "MatMul4BitsQuantizer; activations float")
     else:
         q = quantize_dynamic(fp32)
         recipe = "dynamic, DynamicQuantizeLinear + MatMulInteger, int8 weights per tensor"
@@ -770,7 +804,7 @@ def quantize_zoo_model(models, name, runner, count=8):
         meta = json.load(f)
     feeds = eval_inputs(fp32, count, like)
     acc = agreement(runner.run(os.path.join(src, "model.onnx"), feeds), runner.run(path, feeds))
-    meta.update({"quantization": recipe, "fp32": name,
+    meta.update({"quantization": recipe, "fp32": src_name,
                  "kiln_vs_fp32": {"inputs": count, "outputs": acc}})
     with open(os.path.join(dst, "meta.json"), "w") as f:
         json.dump(meta, f, indent=2)
@@ -793,6 +827,13 @@ def main():
     d.add_argument("model")
     d.add_argument("out")
     d.add_argument("--per-channel", action="store_true")
+    nb = sub.add_parser("nbits")
+    nb.add_argument("model")
+    nb.add_argument("out")
+    nb.add_argument("--bits", type=int, choices=(2, 4, 8), default=4)
+    nb.add_argument("--block-size", type=int, default=32)
+    nb.add_argument("--symmetric", action="store_true")
+    nb.add_argument("--no-gemm", action="store_true")
     c = sub.add_parser("compare")
     c.add_argument("fp32")
     c.add_argument("int8")
@@ -807,6 +848,10 @@ def main():
 
     if args.cmd == "dynamic":
         onnx.save(quantize_dynamic(onnx.load(args.model), args.per_channel), args.out)
+        return
+    if args.cmd == "nbits":
+        onnx.save(quantize_nbits(onnx.load(args.model), args.bits, args.block_size,
+                                 args.symmetric, not args.no_gemm), args.out)
         return
     runner = Kiln(args.build)
     if args.cmd == "static":
@@ -825,10 +870,11 @@ def main():
                   f"max abs diff {a['max_abs_diff']:.4g}{top1}")
     else:
         for name in args.only or ZOO:
-            start = time.monotonic()
-            path, reused = quantize_zoo_model(args.models, name, runner)
-            what = "reused" if reused else f"{time.monotonic() - start:.1f} s"
-            print(f"{path}  {os.path.getsize(path) / 1e6:.1f} MB  {what}", flush=True)
+            for src, dst, mode in zoo_jobs(name):
+                start = time.monotonic()
+                path, reused = quantize_zoo_model(args.models, src, dst, mode, runner)
+                what = "reused" if reused else f"{time.monotonic() - start:.1f} s"
+                print(f"{path}  {os.path.getsize(path) / 1e6:.1f} MB  {what}", flush=True)
 
 
 if __name__ == "__main__":

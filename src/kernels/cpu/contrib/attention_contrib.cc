@@ -228,9 +228,10 @@ class ContribAttention final : public Kernel {
     const auto heads = static_cast<size_t>(heads_);
     const size_t hk = dq / heads, hv = dv / heads;
     const size_t cols = 2 * dq + dv;
-    if (hk != hv && in.past != nullptr) {
+    if (hk != hv && (in.past != nullptr || ctx.WantsOutput(1))) {
       info.Fail(ErrorCode::kInvalidArgument,
-                "input 'past' needs Q, K and V of one head size (qkv_hidden_sizes)");
+                std::string(in.past != nullptr ? "input 'past'" : "output 'present'") +
+                    " needs Q, K and V of one head size (qkv_hidden_sizes)");
     }
     size_t past = 0;
     if (in.past != nullptr) {

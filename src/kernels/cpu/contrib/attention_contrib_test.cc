@@ -70,10 +70,12 @@ Reference Definition(const Case& c, const std::vector<double>& qkv, const std::v
                   : qkv[static_cast<size_t>((b * c.s + j - c.past) * cols + 2 * c.dq + h * hv + e)];
         }
       }
-      for (size_t i = 0; i < k.size(); ++i)
-        r.present[static_cast<size_t>((0 * c.b + b) * c.heads + h) * k.size() + i] = k[i];
-      for (size_t i = 0; i < v.size(); ++i)
-        r.present[static_cast<size_t>((1 * c.b + b) * c.heads + h) * v.size() + i] = v[i];
+      if (hk == hv) {  // present has one head size
+        for (size_t i = 0; i < k.size(); ++i)
+          r.present[static_cast<size_t>((0 * c.b + b) * c.heads + h) * k.size() + i] = k[i];
+        for (size_t i = 0; i < v.size(); ++i)
+          r.present[static_cast<size_t>((1 * c.b + b) * c.heads + h) * v.size() + i] = v[i];
+      }
       for (int64_t i = 0; i < c.s; ++i) {
         std::vector<double> sc(static_cast<size_t>(t));
         for (int64_t j = 0; j < t; ++j) {
@@ -291,6 +293,13 @@ TEST(ContribAttention, Errors) {
                                 .Input<float>({2, 3, 4}, x)
                                 .Input<float>({5, 12}, std::vector<float>(60, 0.1f))),
                   ErrorCode::kInvalidArgument, "weights");
+  ExpectNodeError(std::move(NodeTest("Attention", 1, kMs)
+                                .Attr("num_heads", int64_t{2})
+                                .Attr("qkv_hidden_sizes", V{4, 4, 8})
+                                .Input<float>({2, 3, 4}, x)
+                                .Input<float>({4, 16}, std::vector<float>(64, 0.1f))
+                                .Outputs(2)),
+                  ErrorCode::kInvalidArgument, "present");
   ExpectNodeError(std::move(NodeTest("QAttention", 1, kMs)
                                 .Attr("num_heads", int64_t{2})
                                 .Input<uint8_t>({2, 3, 4}, std::vector<uint8_t>(24, 1))
