@@ -1,6 +1,8 @@
 #include "optimizer/optimizer.h"
 
+#include "kernels/domains.h"
 #include "optimizer/pass.h"
+#include "optimizer/pattern.h"
 #include "runtime/plan.h"
 
 namespace kiln::optimizer {
@@ -66,6 +68,17 @@ std::vector<PassReport> Optimize(ir::Graph& graph, int level, const KernelRegist
     reports.push_back({p.name, p.run(ctx)});
   }
   return reports;
+}
+
+size_t UseBf16Products(ir::Graph& graph) {
+  size_t marked = 0;
+  for (const auto& n : graph.nodes()) {
+    if (n->domain() != kKilnDomain || n->op_type() != "BlockedMatMul") continue;
+    std::erase_if(n->attributes(), [](const ir::Attribute& a) { return a.name == "bf16"; });
+    n->attributes().push_back(IntAttr("bf16", 1));
+    ++marked;
+  }
+  return marked;
 }
 
 }  // namespace kiln::optimizer

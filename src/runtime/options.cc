@@ -32,6 +32,10 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
       {"kiln.run.check_finite", "0 or 1",
        "1: after each node, check its floating-point outputs for NaN and infinity and fail the "
        "run naming the node; 0 (default): no check"},
+      {"kiln.compute.bf16", "0 or 1",
+       "1: the float products against constant weights (MatMul and Gemm weights, blocked at "
+       "optimization level 2 and up) round both operands to bf16 and add the products in float, "
+       "on machines with AVX-512 BF16 (elsewhere they stay float); 0 (default): float"},
   };
   return *keys;
 }

@@ -66,6 +66,7 @@ Session::Session(ir::Model model, SessionOptions options)
   // Gradient nodes have no kernel: they become ordinary nodes first, whatever the level.
   optimizer::ExpandGradients(g);
   optimizer::Optimize(g, options_.optimization_level, CpuKernels());
+  if (options_.ConfigFlag("kiln.compute.bf16", false)) optimizer::UseBf16Products(g);
   plan_ = std::make_unique<GraphPlan>(
       g, CpuKernels(),
       PlanOptions{.infer = true, .fold_constants = options_.optimization_level >= 1});

@@ -6,11 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <tuple>
 
 #include "core/error.h"
+#include "core/float16.h"
+#include "kernels/cpu/linalg/bf16_gemm.h"
 #include "kernels/test_util.h"
 #include "onnx/loader.h"
 
@@ -369,6 +372,73 @@ TEST(Session, LoadsAModelOverTwoGigabytesThroughExternalData) {
   session.Run(RunOptions(), {}, {}, out_names, out, others);
   EXPECT_EQ(testing::Values<int64_t>(*out[0]), (std::vector<int64_t>{kElements}));
   fs::remove_all(dir);
+}
+
+// Session config kiln.compute.bf16: a product against a constant weight runs on bf16 operands
+// (the result is the bf16-rounded operands' product, which differs from the float one); without
+// the flag, the float product.
+TEST(Session, Bf16ConfigRunsConstantWeightProductsInBf16) {
+  if (!cpu::Bf16GemmSupported()) GTEST_SKIP() << "no AVX-512 BF16 on this machine";
+  const int64_t m = 6, k = 40, n = 70;
+  std::vector<float> x(static_cast<size_t>(m * k)), w(static_cast<size_t>(k * n));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.37f);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = std::cos(static_cast<float>(i) * 0.11f);
+  ::onnx::ModelProto proto;
+  proto.set_ir_version(8);
+  proto.add_opset_import()->set_version(17);
+  auto* g = proto.mutable_graph();
+  auto* node = g->add_node();
+  node->set_op_type("MatMul");
+  node->add_input("x");
+  node->add_input("w");
+  node->add_output("y");
+  auto* init = g->add_initializer();
+  init->set_name("w");
+  init->set_data_type(::onnx::TensorProto::FLOAT);
+  init->add_dims(k);
+  init->add_dims(n);
+  for (float v : w) init->add_float_data(v);
+  for (auto [vi, name, d0, d1] :
+       {std::tuple{g->add_input(), "x", m, k}, std::tuple{g->add_output(), "y", m, n}}) {
+    vi->set_name(name);
+    auto* t = vi->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_value(d0);
+    t->mutable_shape()->add_dim()->set_dim_value(d1);
+  }
+  const std::string bytes = proto.SerializeAsString();
+  auto run = [&](const char* bf16) {
+    SessionOptions options;
+    options.AddConfig("kiln.compute.bf16", bf16);
+    Session session(onnx::LoadModelBytes(bytes.data(), bytes.size(), ""), options);
+    std::vector<std::shared_ptr<Tensor>> out(1);
+    std::vector<Value> others(1);
+    const std::vector<std::string> in_names = {"x"}, out_names = {"y"};
+    const std::vector<Value> in = {Value(testing::MakeTensor<float>({m, k}, x))};
+    session.Run(RunOptions(), in_names, in, out_names, out, others);
+    return testing::Values<float>(*out[0]);
+  };
+  const std::vector<float> plain = run("0"), half = run("1");
+  size_t differ = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double exact = 0, rounded = 0, mag = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const float a = x[static_cast<size_t>(i * k + p)], b = w[static_cast<size_t>(p * n + j)];
+        exact += static_cast<double>(a) * b;
+        rounded += static_cast<double>(BFloat16::FromFloat(a).ToFloat()) *
+                   BFloat16::FromFloat(b).ToFloat();
+        mag += std::abs(static_cast<double>(a) * b);
+      }
+      const size_t at = static_cast<size_t>(i * n + j);
+      EXPECT_NEAR(plain[at], exact, 1e-5 * mag) << at;
+      EXPECT_NEAR(half[at], rounded, 1e-5 * mag) << at;
+      differ += plain[at] != half[at] ? 1 : 0;
+    }
+  }
+  EXPECT_GT(differ, static_cast<size_t>(m * n / 2));  // the bf16 path ran
+  SessionOptions bad;
+  EXPECT_THROW(bad.AddConfig("kiln.compute.bf16", "yes"), Error);
 }
 
 }  // namespace

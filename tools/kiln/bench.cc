@@ -31,6 +31,8 @@ Options:
   --json              print one JSON object with the keys load_ms, first_run_ms, min_ms,
                       median_ms, p90_ms, mean_ms, iters, threads, peak_rss_mb
   --input NAME=FILE   an input's value, as for 'kiln run' (repeatable)
+  --config KEY=VALUE  a session configuration entry (repeatable; the keys are listed at
+                      AddSessionConfigEntry in include/kiln/c/session.h)
   --optimization L    graph optimization level: 0-3 or disable, basic, extended, all
                       (default 3)
   --seed S            seed of the random inputs (default 0)
@@ -40,7 +42,7 @@ Options:
 constexpr OptionSpec kOptions[] = {{"--threads", true, false}, {"--warmup", true, false},
                                    {"--iters", true, false},   {"--json", false, false},
                                    {"--input", true, true},    {"--optimization", true, false},
-                                   {"--seed", true, false}};
+                                   {"--seed", true, false},    {"--config", true, true}};
 
 using Clock = std::chrono::steady_clock;
 

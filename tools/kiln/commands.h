@@ -8,6 +8,8 @@
 
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "args.h"
 
@@ -21,9 +23,11 @@ int BenchCommand(std::span<const std::string> argv);
 struct SessionConfig {
   int threads = 0;       // 0: Kiln's default, one per hardware thread
   int optimization = 3;  // KilnGraphOptimizationLevel
+  std::vector<std::pair<std::string, std::string>> entries;  // --config KEY=VALUE
 };
 
-// Reads --threads N and --optimization L (0-3, or disable, basic, extended, all).
+// Reads --threads N, --optimization L (0-3, or disable, basic, extended, all) and each
+// --config KEY=VALUE (a session configuration entry).
 SessionConfig ParseSessionConfig(const Args& args);
 
 // The intra-op thread count a session with this config uses.

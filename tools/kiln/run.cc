@@ -1,5 +1,5 @@
 // kiln run MODEL [--input NAME=FILE]... [--output-dir DIR] [--threads N] [--optimization L]
-//                [--seed S]
+//                [--seed S] [--config KEY=VALUE]...
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -38,17 +38,17 @@ Options:
                       TensorProto, a SequenceProto (elem_type TENSOR) or an OptionalProto by the
                       output's kind; DIR is created if missing
   --threads N         intra-op threads (default 0: one per hardware thread)
+  --config KEY=VALUE  a session configuration entry (repeatable; the keys are listed at
+                      AddSessionConfigEntry in include/kiln/c/session.h)
   --optimization L    graph optimization level: 0-3 or disable, basic, extended, all
                       (default 3)
   --seed S            seed of the random inputs (default 0)
   -h, --help          print this help
 )";
 
-constexpr OptionSpec kOptions[] = {{"--input", true, true},
-                                   {"--output-dir", true, false},
-                                   {"--threads", true, false},
-                                   {"--optimization", true, false},
-                                   {"--seed", true, false}};
+constexpr OptionSpec kOptions[] = {{"--input", true, true},    {"--output-dir", true, false},
+                                   {"--threads", true, false}, {"--optimization", true, false},
+                                   {"--seed", true, false},    {"--config", true, true}};
 
 std::string Number(double v) {
   char buf[32];

@@ -8,6 +8,13 @@ namespace kiln::cli {
 SessionConfig ParseSessionConfig(const Args& args) {
   SessionConfig config;
   config.threads = static_cast<int>(ParseInt("--threads", args.Value("--threads", "0"), 0, 1024));
+  for (const std::string& entry : args.Values("--config")) {
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw UsageError("--config '" + entry + "': expected KEY=VALUE");
+    }
+    config.entries.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+  }
   const std::string level = args.Value("--optimization", "3");
   constexpr const char* kNames[] = {"disable", "basic", "extended", "all"};
   for (int i = 0; i < 4; ++i) {
@@ -31,6 +38,7 @@ kiln::Session OpenSession(const kiln::Env& env, const std::string& path,
     kiln::SessionOptions options = kiln::SessionOptions::Create();
     options.SetIntraOpNumThreads(config.threads);
     options.SetGraphOptimizationLevel(static_cast<KilnGraphOptimizationLevel>(config.optimization));
+    for (const auto& [key, value] : config.entries) options.AddConfigEntry(key, value);
     return kiln::Session::Create(env, path, options);
   } catch (const kiln::Exception& e) {
     throw Error("cannot load '" + path + "': " + e.what());

@@ -8,6 +8,9 @@
 // layout: the kernel reads the initializer in place through PackedMatrix::View (packing only a
 // last, narrower block, K × 32 floats, itself), so a run neither copies the weight nor allocates.
 // Other block widths, or a B that is not the node's initializer, go through cpu::Gemm per block.
+// With attribute bf16 = 1 (set by the session for config kiln.compute.bf16) on a machine with
+// AVX-512 BF16, the weight is rounded to bf16 once and the products run on Bf16Gemm (bf16
+// operands, float sums); elsewhere the attribute changes nothing.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -15,6 +18,7 @@
 
 #include "ir/graph.h"
 #include "kernels/cpu/common.h"
+#include "kernels/cpu/linalg/bf16_gemm.h"
 #include "kernels/cpu/linalg/gemm.h"
 #include "kernels/cpu/linalg/linalg_kernels.h"
 #include "kernels/cpu/linalg/packed_gemm.h"
@@ -36,6 +40,16 @@ class BlockedMatMul final : public Kernel {
     const auto k = static_cast<size_t>(b->shape().dims()[0]);
     const auto n = static_cast<size_t>(b->shape().dims()[1]);
     const auto* data = static_cast<const float*>(b->data());
+    if (info.GetInt("bf16", 0) != 0 && Bf16GemmSupported()) {
+      // bf16 products (session config kiln.compute.bf16): the weight rounded and packed once.
+      bf16_ = std::make_unique<Bf16PackedB>(Bf16PackedB::Pack(k, n, [&](size_t p, size_t j) {
+        const size_t j0 = j / kPackedPanel * kPackedPanel;
+        const size_t w = std::min(kPackedPanel, n - j0);
+        return data[j0 * k + p * w + (j - j0)];
+      }));
+      weight_ = std::move(b);
+      return;
+    }
     const size_t whole = n / kPackedPanel * kPackedPanel;
     constexpr uintptr_t kAlign = 64;
     if (k > 0 && whole > 0 && reinterpret_cast<uintptr_t>(data) % kAlign != 0) return;
@@ -117,7 +131,7 @@ class BlockedMatMul final : public Kernel {
   // in cache.
   void RunPacked(size_t m, size_t k, size_t n, const float* a, const float* bias, float* y,
                  ThreadPool& pool) const {
-    const size_t whole = panels_.n();
+    const size_t whole = bf16_ != nullptr ? n : panels_.n();
     const size_t panels = (n + kPackedPanel - 1) / kPackedPanel;
     const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
     constexpr double kMinParallelWork = 65536;
@@ -126,10 +140,14 @@ class BlockedMatMul final : public Kernel {
     auto part = [&](size_t t) {
       const size_t c0 = PartStart(panels, parts, t) * kPackedPanel;
       const size_t c1 = std::min(n, PartStart(panels, parts, t + 1) * kPackedPanel);
-      if (c0 < std::min(c1, whole)) {
-        PackedGemm(m, a, k, panels_, c0, std::min(c1, whole), y, n, false);
+      if (bf16_ != nullptr) {
+        Bf16Gemm(m, a, k, *bf16_, c0, c1, y, n);
+      } else {
+        if (c0 < std::min(c1, whole)) {
+          PackedGemm(m, a, k, panels_, c0, std::min(c1, whole), y, n, false);
+        }
+        if (c1 > whole) PackedGemm(m, a, k, tail_, 0, n - whole, y + whole, n, false);
       }
-      if (c1 > whole) PackedGemm(m, a, k, tail_, 0, n - whole, y + whole, n, false);
       if (bias == nullptr) return;
       for (size_t i = 0; i < m; ++i) {
         float* row = y + i * n;
@@ -148,6 +166,8 @@ class BlockedMatMul final : public Kernel {
   std::shared_ptr<const Tensor> weight_;
   PackedMatrix panels_;
   PackedMatrix tail_;
+  // With attribute bf16 on a machine with AVX-512 BF16: the weight as bf16 panels instead.
+  std::unique_ptr<Bf16PackedB> bf16_;
 };
 
 }  // namespace

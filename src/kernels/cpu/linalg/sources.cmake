@@ -1,5 +1,6 @@
 # The linalg kernel family: library sources and unit tests (paths from the repository root).
 list(APPEND KILN_SOURCES
+  src/kernels/cpu/linalg/bf16_gemm.cc
   src/kernels/cpu/linalg/blocked_matmul.cc
   src/kernels/cpu/linalg/einsum.cc
   src/kernels/cpu/linalg/einsum_equation.cc
@@ -12,6 +13,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/linalg/packed_gemm.cc
   src/kernels/cpu/linalg/softmax.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
+  src/kernels/cpu/linalg/bf16_gemm_test.cc
   src/kernels/cpu/linalg/blocked_matmul_test.cc
   src/kernels/cpu/linalg/einsum_test.cc
   src/kernels/cpu/linalg/gemm_op_test.cc
@@ -24,6 +26,7 @@ list(APPEND KILN_UNIT_TEST_SOURCES
 # flags) and called only on machines that run it.
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   list(APPEND KILN_SOURCES
+    src/kernels/cpu/linalg/bf16_kernel_avx512.cc
     src/kernels/cpu/linalg/packed_kernel_avx2.cc
     src/kernels/cpu/linalg/packed_kernel_avx512.cc)
 endif()
