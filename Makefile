@@ -38,11 +38,16 @@ bench: build
 # quantizes them with bench/quantize.py into bench/models/<name>_int8 (the CNNs static QDQ,
 # calibrated in Kiln on seeded structured images; BERT and GPT dynamic), and times ONNX Runtime
 # and Kiln on both, fp32 and int8, at 1 and 2 threads, with the int8 models' accuracy against
-# fp32; writes the section "Quantized zoo (issue 28)" of bench/RESULTS.md. Not part of `make test`.
-QUANT_ZOO = resnet50 mobilenet_v2 squeezenet1_1 efficientnet_b0 bert_base gpt_decoder
+# fp32; gpt_decoder_q4: GPT with 4-bit weights (com.microsoft MatMulNBits) in tokens/s, prefill
+# and a one-token forward (export_zoo.py's gpt_decoder_1tok), against fp32 and int8; writes the
+# section "Quantized zoo (issue 28)" of bench/RESULTS.md. Not part of `make test`.
+QUANT_ZOO = resnet50 mobilenet_v2 squeezenet1_1 efficientnet_b0 bert_base gpt_decoder \
+            gpt_decoder_q4
+QUANT_EXPORT = $(sort $(filter-out %_q4,$(QUANT_ZOO)) \
+               $(if $(filter gpt_decoder_q4,$(QUANT_ZOO)),gpt_decoder gpt_decoder_1tok))
 bench-quant: build
 	@scripts/bootstrap.sh bench
-	/usr/bin/python3 bench/export_zoo.py bench/models $(addprefix --only ,$(QUANT_ZOO))
+	/usr/bin/python3 bench/export_zoo.py bench/models $(addprefix --only ,$(QUANT_EXPORT))
 	/usr/bin/python3 bench/quantize.py zoo bench/models $(addprefix --only ,$(QUANT_ZOO))
 	cd bench/ort && npm ci --ignore-scripts --no-audit --no-fund
 	/usr/bin/python3 bench/quant_side_by_side.py --results bench/RESULTS.md \

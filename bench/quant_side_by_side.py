@@ -17,6 +17,13 @@ mean and worst over the inputs, the worse output's; top-1 agreement for classifi
 int8 against ONNX Runtime int8 (max abs diff, and for a static model, whose logits come out of a
 DequantizeLinear, the same in units of that output's quantization step).
 
+An nbits entry (gpt_decoder_q4: bench/quantize.py's 4-bit MatMulNBits copy of gpt_decoder) gets
+its own table in tokens per second: the prefill (the stored 64-token input through the whole
+network: 64 / median latency) and a one-token forward (gpt_decoder_1tok, the same network at
+sequence length 1: 1 / median latency; the decoder has no KV cache, so this is not a cached
+decoding step), each for fp32, dynamic int8 and 4-bit, Kiln and ONNX Runtime, timed as above; its
+accuracy rows compare both 4-bit models with their fp32 originals.
+
 With --results, the tables go into FILE as the section "## Quantized zoo (issue 28)", replacing
 the section of that name or, the first time, inserted before the file's other "## " sections
 (bench/side_by_side.py keeps them when it rewrites its table); rewritten after each model.
@@ -41,6 +48,9 @@ from side_by_side import bench, machine, run  # noqa: E402
 
 HEADING = "## Quantized zoo (issue 28)"
 FORMAT = {"static": "QDQ static", "dynamic": "dynamic"}
+TOKENS_HEADER = ("| decoder run | threads | ORT fp32 tok/s | Kiln fp32 tok/s | ORT int8 tok/s | "
+                 "Kiln int8 tok/s | ORT 4-bit ms | Kiln 4-bit ms | ORT 4-bit tok/s | "
+                 "Kiln 4-bit tok/s | Kiln / ORT 4-bit tok/s | Kiln 4-bit / Kiln fp32 tok/s |")
 SPEED_HEADER = ("| model | int8 format | threads | ORT fp32 ms | Kiln fp32 ms | ORT int8 ms | "
                 "Kiln int8 ms | Kiln / ORT int8 | Kiln fp32 / Kiln int8 |")
 ACC_HEADER = ("| model | Kiln int8 vs fp32: cosine, mean / worst | top-1 | "
@@ -100,6 +110,12 @@ def accuracy(runner, fp32_dir, int8_dir, count):
             "diff": diff, "steps": diff / step if step else None}
 
 
+def acc_cells(label, a):
+    return [label, f"{a['kiln'][0]:.4f} / {a['kiln'][1]:.4f}", pct(a["kiln"][2]),
+            f"{a['ort'][0]:.4f} / {a['ort'][1]:.4f}", pct(a["ort"][2]), f"{a['diff']:.3g}",
+            "" if a["steps"] is None else f"{a['steps']:.1f}"]
+
+
 def pct(x):
     return "" if x is None else f"{100 * x:.0f} %"
 
@@ -135,7 +151,36 @@ def fill(text):
     return textwrap.fill(text, 100, break_long_words=False, break_on_hyphens=False)
 
 
-def section(speed, acc, names, rounds, count, rev):
+def tokens_rows(kiln, models, name, threads, rounds):
+    """The tokens-per-second rows of an nbits entry: {(name, run, threads): cells}."""
+    src, step = quantize.NBITS_ZOO[name]
+    q = f"_q{quantize.NBITS['bits']}"
+    rows = {}
+    for run_name, fp32 in (("prefill", src), ("one-token", step)):
+        dirs = [os.path.join(models, n) for n in (fp32, fp32 + "_int8", fp32 + q)]
+        with open(os.path.join(dirs[0], "meta.json")) as f:
+            meta = json.load(f)
+        tokens = int(np.load(os.path.join(dirs[0], "input_0.npy")).shape[-1])
+        label = (f"prefill, {tokens} tokens" if run_name == "prefill"
+                 else "one-token forward (no KV cache)")
+        for t in threads:
+            try:
+                r = [bench(kiln, d, t, rounds, meta) for d in dirs]
+            except RuntimeError as e:
+                print(f"{name} {run_name}: {e}", file=sys.stderr)
+                rows[(name, run_name, t)] = [label, str(t), "failed"] + [""] * 9
+                continue
+            ms = [(x["ort"]["median_ms"], x["kiln"]["median_ms"]) for x in r]
+            tps = [(tokens * 1000 / o, tokens * 1000 / k) for o, k in ms]
+            rows[(name, run_name, t)] = [
+                label, str(t), f"{tps[0][0]:.0f}", f"{tps[0][1]:.0f}", f"{tps[1][0]:.0f}",
+                f"{tps[1][1]:.0f}", f"{ms[2][0]:.2f}", f"{ms[2][1]:.2f}", f"{tps[2][0]:.0f}",
+                f"{tps[2][1]:.0f}", f"{tps[2][1] / tps[2][0]:.2f}", f"{tps[2][1] / tps[0][1]:.2f}"]
+            print("| " + " | ".join(rows[(name, run_name, t)]) + " |", flush=True)
+    return rows
+
+
+def section(speed, acc, names, rounds, count, rev, tokens=None):
     lines = [HEADING, "", fill(
              f"Run {datetime.date.today().isoformat()} by `bench/quant_side_by_side.py` "
              f"(`make bench-quant`) on {machine()}; Kiln {rev}, ONNX Runtime {ort_version()} "
@@ -151,13 +196,27 @@ def section(speed, acc, names, rounds, count, rev):
     for name in names:
         for key in sorted(k for k in speed if k[0] == name):
             lines.append("| " + " | ".join(speed[key]) + " |")
+    if tokens:
+        bits, block = quantize.NBITS["bits"], quantize.NBITS["block_size"]
+        lines += ["", fill(
+            f"gpt_decoder_q4: gpt_decoder with {bits}-bit weights (`bench/quantize.py` nbits "
+            "mode, as ONNX Runtime's `MatMul4BitsQuantizer`: every MatMul with a constant "
+            f"weight, the LM head included, becomes com.microsoft MatMulNBits, blocks of {block} "
+            "along K, asymmetric with zero points; embeddings and activations float), against the "
+            "same decoder in fp32 and dynamic int8, in tokens per second. Prefill: the stored "
+            "input's tokens through the whole network, tokens / median latency. One-token "
+            "forward: the same network exported at sequence length 1 (gpt_decoder_1tok, same "
+            "weights), 1 / median latency; this decoder has no KV cache, so it is one token's "
+            "forward pass, not a cached decoding step of a longer sequence. Kiln / ORT above 1: "
+            "Kiln is faster."), "", TOKENS_HEADER, "|---|---|" + "---:|" * 10]
+        for key in sorted(tokens, key=lambda k: (k[0], k[1] != "prefill", k[2])):
+            lines.append("| " + " | ".join(tokens[key]) + " |")
     lines += ["", fill(f"Accuracy over {count} seeded inputs from the calibration images' "
                        "generator, not the timed input (fp32 is Kiln's, which matches ONNX "
                        "Runtime's fp32 within 1e-4; the worse output's figures; top-1 for "
                        "classifiers):"), "", ACC_HEADER, "|---|" + "---:|" * 6]
-    for name in names:
-        if name in acc:
-            lines.append("| " + " | ".join(acc[name]) + " |")
+    for cells in acc.values():
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -178,10 +237,29 @@ def main():
     rev = subprocess.run(["git", "-C", HERE, "describe", "--always", "--dirty"],
                          capture_output=True, text=True).stdout.strip()
     runner = quantize.Kiln(args.build)
-    speed, acc = {}, {}
+    speed, acc, tokens = {}, {}, {}
     failed = 0
     print(SPEED_HEADER, flush=True)
     for name in names:
+        if quantize.ZOO[name] == "nbits":
+            rows = tokens_rows(args.kiln, args.models, name, threads, args.rounds)
+            tokens.update(rows)
+            failed += sum(r[2] == "failed" for r in rows.values())
+            src, step = quantize.NBITS_ZOO[name]
+            q = f"_q{quantize.NBITS['bits']}"
+            for fp32, label in ((src, name), (step, step + q)):
+                try:
+                    a = accuracy(runner, os.path.join(args.models, fp32),
+                                 os.path.join(args.models, label), args.count)
+                    acc[label] = acc_cells(label + " (4-bit)", a)
+                except Exception as e:  # a failed run, reported in the table
+                    print(f"{label}: accuracy: {e}", file=sys.stderr)
+                    acc[label] = [label + " (4-bit)", "failed", "", "", "", "", ""]
+                    failed += 1
+            if args.results:
+                write_section(args.results, section(speed, acc, names, args.rounds, args.count,
+                                                    rev, tokens))
+            continue
         fp32_dir, int8_dir = (os.path.join(args.models, n) for n in (name, name + "_int8"))
         fmt = FORMAT[quantize.ZOO[name]]
         with open(os.path.join(fp32_dir, "meta.json")) as f:
@@ -201,21 +279,17 @@ def main():
                                 f"{kq:.2f}", f"{kq / oq:.2f}", f"{kf / kq:.2f}"]
             print("| " + " | ".join(speed[(name, t)]) + " |", flush=True)
         try:
-            a = accuracy(runner, fp32_dir, int8_dir, args.count)
-            acc[name] = [name, f"{a['kiln'][0]:.4f} / {a['kiln'][1]:.4f}", pct(a["kiln"][2]),
-                         f"{a['ort'][0]:.4f} / {a['ort'][1]:.4f}", pct(a["ort"][2]),
-                         f"{a['diff']:.3g}",
-                         "" if a["steps"] is None else f"{a['steps']:.1f}"]
+            acc[name] = acc_cells(name, accuracy(runner, fp32_dir, int8_dir, args.count))
         except Exception as e:  # a failed run, reported in the table
             print(f"{name}: accuracy: {e}", file=sys.stderr)
             acc[name] = [name, "failed", "", "", "", "", ""]
             failed += 1
         if args.results:
-            write_section(args.results, section(speed, acc, names, args.rounds, args.count, rev))
+            write_section(args.results, section(speed, acc, names, args.rounds, args.count, rev,
+                                                tokens))
     print("\n" + ACC_HEADER)
-    for name in names:
-        if name in acc:
-            print("| " + " | ".join(acc[name]) + " |")
+    for cells in acc.values():
+        print("| " + " | ".join(cells) + " |")
     sys.exit(1 if failed else 0)
 
 

@@ -17,7 +17,8 @@ load times, peak RSS, the largest output difference, and the Kiln commit measure
 Runtime's peak RSS is that of its Node.js process less the process's resident set before ONNX
 Runtime was loaded. Below the table: the worst and geometric-mean ratio per thread count, and the
 models the export could not produce (the models directory's export_failures.json).
-Quantized copies of zoo models (<name>_int8, bench/quantize.py) are left out of the default list.
+Quantized copies of zoo models (<name>_int8, bench/quantize.py) and export variants
+(gpt_decoder_1tok, bench/export_zoo.py) are left out of the default list.
 
 --resume (with --results) keeps the rows already in the file and measures only the (model, thread
 count) pairs it lacks, rewriting the file after each model: a sweep too long for one
@@ -84,10 +85,12 @@ def compare_outputs(kiln, model_dir, tmp):
 
 
 def quantized_copy(model_dir):
-    """Whether the directory is bench/quantize.py's int8 copy of a zoo model (<name>_int8, timed
-    by bench/quant_side_by_side.py; left out of this table unless named with --only)."""
+    """Whether the directory is bench/quantize.py's quantized copy of a zoo model (<name>_int8,
+    gpt_decoder_q4) or an export variant (gpt_decoder_1tok), timed by
+    bench/quant_side_by_side.py; left out of this table unless named with --only."""
     with open(os.path.join(model_dir, "meta.json")) as f:
-        return "quantization" in json.load(f)
+        meta = json.load(f)
+    return "quantization" in meta or "variant_of" in meta
 
 
 def iterations(meta):
