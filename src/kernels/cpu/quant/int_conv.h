@@ -57,21 +57,32 @@ void TransposeBlocked(const T* src, size_t rows, size_t cols, size_t ld_src, T* 
 }
 
 // Requantize across one output position's channels: y[j] = saturate(round_half_even((acc[j] +
-// b[j]) * mult[j]) + zp) for j < n (QLinearConv's arithmetic, vectorized along the channels).
+// b[j]) · mult[j]) + zp) for j < n, the sum and product in double (QLinearConv's arithmetic,
+// vectorized along the channels); b may be null (no bias). mult holds float multipliers.
 template <typename T>
-KILN_VECTOR_CLONES void RequantizeChannels(const int32_t* acc, size_t n, const double* b,
-                                           const double* mult, double zp, T* y) {
+KILN_VECTOR_CLONES void RequantizeChannels(const int32_t* acc, size_t n, const int32_t* b,
+                                           const float* mult, int32_t zp, T* y) {
   constexpr auto lo = static_cast<double>(std::numeric_limits<T>::lowest());
   constexpr auto hi = static_cast<double>(std::numeric_limits<T>::max());
+  const auto z = static_cast<double>(zp);
+  if (b == nullptr) {
+    for (size_t j = 0; j < n; ++j) {
+      const double q = std::nearbyint(static_cast<double>(acc[j]) * mult[j]) + z;
+      y[j] = static_cast<T>(std::clamp(q, lo, hi));
+    }
+    return;
+  }
   for (size_t j = 0; j < n; ++j) {
-    const double q = std::nearbyint((acc[j] + b[j]) * mult[j]) + zp;
+    const double q =
+        std::nearbyint((static_cast<double>(acc[j]) + static_cast<double>(b[j])) * mult[j]) + z;
     y[j] = static_cast<T>(std::clamp(q, lo, hi));
   }
 }
 
-// RequantizeChannels on AVX-512 (whole vectors, a masked tail) where the machine has it.
+// RequantizeChannels on AVX-512 where the machine has it (the same values: see
+// RequantizeRowAvx512).
 template <typename T>
-void RequantizeRow(const int32_t* acc, size_t n, const double* b, const double* mult, double zp,
+void RequantizeRow(const int32_t* acc, size_t n, const int32_t* b, const float* mult, int32_t zp,
                    T* y) {
   if (UseVectorMathAvx512()) {
     RequantizeRowAvx512(acc, n, b, mult, zp, std::is_signed_v<T>, reinterpret_cast<uint8_t*>(y));

@@ -249,18 +249,17 @@ class QLinearMatMul final : public Kernel {
     Tensor& y = ctx.OutputForOverwrite(0, y_zp_t.type(), s.out.span());
     const size_t mn = s.m * s.n;
     int32_t* acc = ctx.Scratch<int32_t>(mn);
-    const double y_s = ys.At(0), y_z = yzp.At(0);
+    const double y_s = ys.At(0);
+    const auto y_z = static_cast<int32_t>(yzp.At(0));
     const std::span<const int32_t> za = ZeroPoints(ctx, azp);
     const std::span<const int32_t> zb = ZeroPoints(ctx, bzp);
     const auto* a_bytes = static_cast<const uint8_t*>(a.data());
     RunB run_b(b_, ctx, b, s.k, s.n);
-    // The multipliers of a row (all rows' when a_scale is one value) and a zero bias.
-    auto* mult = ctx.Scratch<double>(std::max<size_t>(s.n, 1));
-    auto* zero = ctx.Scratch<double>(std::max<size_t>(s.n, 1));
-    std::fill(zero, zero + s.n, 0.0);
+    // The multipliers of a row (all rows' when a_scale is one value).
+    auto* mult = ctx.Scratch<float>(std::max<size_t>(s.n, 1));
     const auto row_multipliers = [&](size_t r) {
       for (size_t c = 0; c < s.n; ++c)
-        mult[c] = Multiplier(a_scale.type(), as.At(r), bs.At(c), y_s);
+        mult[c] = static_cast<float>(Multiplier(a_scale.type(), as.At(r), bs.At(c), y_s));
     };
     if (as.count == 1) row_multipliers(0);
     auto* yb = static_cast<uint8_t*>(y.data());
@@ -272,9 +271,9 @@ class QLinearMatMul final : public Kernel {
         if (as.count != 1) row_multipliers(r);
         uint8_t* yr = yb + i * mn + r * s.n;
         if (s8) {
-          RequantizeRow(acc + r * s.n, s.n, zero, mult, y_z, reinterpret_cast<int8_t*>(yr));
+          RequantizeRow(acc + r * s.n, s.n, nullptr, mult, y_z, reinterpret_cast<int8_t*>(yr));
         } else {
-          RequantizeRow(acc + r * s.n, s.n, zero, mult, y_z, yr);
+          RequantizeRow(acc + r * s.n, s.n, nullptr, mult, y_z, yr);
         }
       }
     });
@@ -395,13 +394,13 @@ class QLinearConv final : public Kernel {
       y_dims.back() = p.out[1];
     }
     Tensor& y = ctx.OutputForOverwrite(0, y_zp_t.type(), y_dims.span());
-    const double y_s = ys.At(0), y_z = yzp.At(0);
+    const double y_s = ys.At(0);
+    const auto y_z = static_cast<int32_t>(yzp.At(0));
     // Per output channel: the multiplier and the bias.
-    auto* mult = ctx.Scratch<double>(std::max<size_t>(p.features, 1));
-    auto* b = ctx.Scratch<double>(std::max<size_t>(p.features, 1));
+    auto* mult = ctx.Scratch<float>(std::max<size_t>(p.features, 1));
+    const int32_t* b = bias != nullptr ? static_cast<const int32_t*>(bias->data()) : nullptr;
     for (size_t m = 0; m < p.features; ++m) {
-      mult[m] = Multiplier(DataType::kFloat, xs.At(0), ws.At(m), y_s);
-      b[m] = bias != nullptr ? static_cast<const int32_t*>(bias->data())[m] : 0;
+      mult[m] = static_cast<float>(Multiplier(DataType::kFloat, xs.At(0), ws.At(m), y_s));
     }
     const bool s8 = y.type() == DataType::kInt8;
     auto* yb = static_cast<uint8_t*>(y.data());
@@ -411,9 +410,10 @@ class QLinearConv final : public Kernel {
         channels_last_ ? nullptr : ctx.Scratch<uint8_t>(std::max<size_t>(plane * m_all, 1));
     const auto requantize = [&](const int32_t* sums, size_t features, size_t first, uint8_t* dst) {
       if (s8) {
-        RequantizeRow(sums, features, b + first, mult + first, y_z, reinterpret_cast<int8_t*>(dst));
+        RequantizeRow(sums, features, b != nullptr ? b + first : nullptr, mult + first, y_z,
+                      reinterpret_cast<int8_t*>(dst));
       } else {
-        RequantizeRow(sums, features, b + first, mult + first, y_z, dst);
+        RequantizeRow(sums, features, b != nullptr ? b + first : nullptr, mult + first, y_z, dst);
       }
     };
     IntConv::Run(
@@ -535,7 +535,7 @@ class QGemm final : public Kernel {
     if (c != nullptr) AddBias(*c, m, n, acc);
 
     // The output scale of each column, in float as ONNX Runtime makes it.
-    auto* scale = ctx.Scratch<double>(n);
+    auto* scale = ctx.Scratch<float>(n);
     const auto a_s = static_cast<float>(as.At(0));
     for (size_t j = 0; j < n; ++j) {
       float v = alpha_ * a_s * static_cast<float>(bs.At(j));
@@ -553,17 +553,16 @@ class QGemm final : public Kernel {
       });
       return;
     }
-    auto* zero = ctx.Scratch<double>(n);
-    std::fill(zero, zero + n, 0.0);
-    const double y_z = yzp.At(0);
+
+    const auto y_z = static_cast<int32_t>(yzp.At(0));
     auto* yb = static_cast<uint8_t*>(y.data());
     const bool s8 = y.type() == DataType::kInt8;
     ctx.threads().ParallelFor(m, std::max<size_t>(1, 16384 / n), [&](size_t r0, size_t r1) {
       for (size_t r = r0; r < r1; ++r) {
         if (s8) {
-          RequantizeRow(acc + r * n, n, zero, scale, y_z, reinterpret_cast<int8_t*>(yb + r * n));
+          RequantizeRow(acc + r * n, n, nullptr, scale, y_z, reinterpret_cast<int8_t*>(yb + r * n));
         } else {
-          RequantizeRow(acc + r * n, n, zero, scale, y_z, yb + r * n);
+          RequantizeRow(acc + r * n, n, nullptr, scale, y_z, yb + r * n);
         }
       }
     });

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/quant/int_conv.h"
 #include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/test_util.h"
 
@@ -171,6 +172,55 @@ TEST(QuantQLinearConv, EveryPathMatchesTheDefinitionInBothLayouts) {
       Check<uint8_t, uint8_t>(k, true, 2);
     }
     cpu::AllowVectorMathAvx512ForTesting(before);
+  }
+}
+
+// The AVX-512 requantization (float, a vector redone in double near a half) gives the portable
+// double loop's bytes: exact halves, values a float unit either side of them, sums past 2^24,
+// saturation both ways, with and without a bias, tails of every length.
+TEST(QuantRequantize, AvxRowEqualsTheDoubleLoop) {
+  if (!cpu::UseVectorMathAvx512()) GTEST_SKIP() << "no AVX-512 on this machine";
+  std::vector<int32_t> acc, bias;
+  std::vector<float> mult;
+  uint32_t seed = 9;
+  auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+  for (int i = 0; i < 4000; ++i) {
+    const int kind = i % 6;
+    int32_t a = static_cast<int32_t>(next() >> 8) - (1 << 23);
+    float m = static_cast<float>(next() >> 8) / 16777216.0f * 0.01f;
+    if (kind == 0) {  // an exact half: odd · 0.5
+      a = static_cast<int32_t>(next() % 501) * 2 + 1 - 501;
+      m = 0.5f;
+    } else if (kind == 1) {  // a float unit off a half
+      a = 3;
+      m = std::nextafter(0.5f, i % 2 == 0 ? 1.0f : 0.0f);
+    } else if (kind == 2) {  // past 2^24
+      a = static_cast<int32_t>(next() % 2) == 0 ? (1 << 26) + 3 : -(1 << 27) - 5;
+      m = 1.0f / 524288.0f;
+    } else if (kind == 3) {  // float(2^25 + 1) = 2^25: a half in float, just past it in double
+      a = (i % 2 == 0 ? 1 : -1) * ((1 << 25) + 1);
+      m = 0x1p-26f;
+    }
+    acc.push_back(a);
+    mult.push_back(m);
+    bias.push_back(static_cast<int32_t>(next() % 2001) - 1000);
+  }
+  for (size_t n : {size_t{1}, size_t{7}, size_t{16}, size_t{33}, acc.size()}) {
+    for (bool with_bias : {false, true}) {
+      for (int32_t zp : {0, 5, -128, 127}) {
+        std::vector<uint8_t> fast(n), slow(n);
+        std::vector<int8_t> fast8(n), slow8(n);
+        const int32_t* b = with_bias ? bias.data() : nullptr;
+        const int32_t uzp = std::clamp(zp, 0, 255);
+        cpu::RequantizeRowAvx512(acc.data(), n, b, mult.data(), uzp, false, fast.data());
+        cpu::RequantizeChannels(acc.data(), n, b, mult.data(), uzp, slow.data());
+        EXPECT_EQ(fast, slow) << "uint8 n " << n << " zp " << uzp;
+        cpu::RequantizeRowAvx512(acc.data(), n, b, mult.data(), zp, true,
+                                 reinterpret_cast<uint8_t*>(fast8.data()));
+        cpu::RequantizeChannels(acc.data(), n, b, mult.data(), zp, slow8.data());
+        EXPECT_EQ(fast8, slow8) << "int8 n " << n << " zp " << zp;
+      }
+    }
   }
 }
 

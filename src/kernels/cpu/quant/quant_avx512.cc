@@ -29,31 +29,52 @@ inline __m512i Widen(const uint8_t* p, size_t left, bool is_signed) {
 
 }  // namespace
 
-void RequantizeRowAvx512(const int32_t* acc, size_t n, const double* b, const double* mult,
-                         double zp, bool y_signed, uint8_t* y) {
-  // Clamped before the zero point is added (to [least - zp, greatest - zp]), then rounded half to
-  // even as it is converted: the same values as rounding, adding and clamping in turn, since zp
-  // is an integer.
-  const __m512d lo = _mm512_set1_pd((y_signed ? -128.0 : 0.0) - zp);
-  const __m512d hi = _mm512_set1_pd((y_signed ? 127.0 : 255.0) - zp);
-  const __m512i z = _mm512_set1_epi32(static_cast<int32_t>(zp));
+void RequantizeRowAvx512(const int32_t* acc, size_t n, const int32_t* b, const float* mult,
+                         int32_t zp, bool y_signed, uint8_t* y) {
+  // Clamped to the bounds less the zero point, then rounded half to even as it is converted: the
+  // same values as rounding, adding and clamping in turn, since zp is an integer.
+  const auto lo_d = static_cast<double>((y_signed ? -128 : 0) - zp);
+  const auto hi_d = static_cast<double>((y_signed ? 127 : 255) - zp);
+  const __m512 lo = _mm512_set1_ps(static_cast<float>(lo_d));
+  const __m512 hi = _mm512_set1_ps(static_cast<float>(hi_d));
+  const __m512i z = _mm512_set1_epi32(zp);
+  const __m512 half = _mm512_set1_ps(0.5f);
+  // float's error in (acc + b)·mult, relative: the sum's conversion (past 2^24) and the product,
+  // each half a unit in the last place, with room to spare.
+  const __m512 rel = _mm512_set1_ps(0x1p-21f);
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   for (size_t j = 0; j < n; j += 16) {
     const __mmask16 m = Lanes16(n - j);
-    const auto m0 = static_cast<__mmask8>(m & 0xff);
-    const auto m1 = static_cast<__mmask8>(m >> 8);
-    const __m512i a = _mm512_maskz_loadu_epi32(m, acc + j);
-    __m512d v0 = _mm512_cvtepi32_pd(_mm512_castsi512_si256(a));
-    __m512d v1 = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(a, 1));
-    v0 = _mm512_mul_pd(_mm512_add_pd(v0, _mm512_maskz_loadu_pd(m0, b + j)),
-                       _mm512_maskz_loadu_pd(m0, mult + j));
-    v1 = _mm512_mul_pd(_mm512_add_pd(v1, _mm512_maskz_loadu_pd(m1, b + j + 8)),
-                       _mm512_maskz_loadu_pd(m1, mult + j + 8));
-    v0 = _mm512_min_pd(_mm512_max_pd(v0, lo), hi);
-    v1 = _mm512_min_pd(_mm512_max_pd(v1, lo), hi);
-    constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    const __m512i q =
-        _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvt_roundpd_epi32(v0, kNearest)),
-                           _mm512_cvt_roundpd_epi32(v1, kNearest), 1);
+    __m512i a = _mm512_maskz_loadu_epi32(m, acc + j);
+    if (b != nullptr) a = _mm512_add_epi32(a, _mm512_maskz_loadu_epi32(m, b + j));
+    const __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_maskz_loadu_ps(m, mult + j));
+    // |v - round(v)| within rel·|v| of a half: float cannot tell the side; redo in double.
+    const __m512 frac = _mm512_abs_ps(_mm512_sub_ps(v, _mm512_roundscale_ps(v, kNearest)));
+    const __mmask16 unsure =
+        _mm512_mask_cmp_ps_mask(m, _mm512_abs_ps(_mm512_sub_ps(frac, half)),
+                                _mm512_mul_ps(rel, _mm512_abs_ps(v)), _CMP_LE_OQ);
+    __m512i q;
+    if (unsure == 0) {
+      q = _mm512_cvt_roundps_epi32(_mm512_min_ps(_mm512_max_ps(v, lo), hi), kNearest);
+    } else {
+      const __m512i raw = _mm512_maskz_loadu_epi32(m, acc + j);
+      __m512d d0 = _mm512_cvtepi32_pd(_mm512_castsi512_si256(raw));
+      __m512d d1 = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(raw, 1));
+      if (b != nullptr) {
+        const __m512i bias = _mm512_maskz_loadu_epi32(m, b + j);
+        d0 = _mm512_add_pd(d0, _mm512_cvtepi32_pd(_mm512_castsi512_si256(bias)));
+        d1 = _mm512_add_pd(d1, _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(bias, 1)));
+      }
+      const __m512 k = _mm512_maskz_loadu_ps(m, mult + j);
+      d0 = _mm512_mul_pd(d0, _mm512_cvtps_pd(_mm512_castps512_ps256(k)));
+      d1 = _mm512_mul_pd(
+          d1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(k), 1))));
+      const __m512d lo2 = _mm512_set1_pd(lo_d), hi2 = _mm512_set1_pd(hi_d);
+      d0 = _mm512_min_pd(_mm512_max_pd(d0, lo2), hi2);
+      d1 = _mm512_min_pd(_mm512_max_pd(d1, lo2), hi2);
+      q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvt_roundpd_epi32(d0, kNearest)),
+                             _mm512_cvt_roundpd_epi32(d1, kNearest), 1);
+    }
     _mm512_mask_cvtepi32_storeu_epi8(y + j, m, _mm512_add_epi32(q, z));
   }
 }

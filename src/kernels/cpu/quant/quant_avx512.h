@@ -16,10 +16,12 @@ namespace kiln::cpu {
 
 #if defined(__x86_64__)
 
-// y[j] = saturate(round_half_even((acc[j] + b[j]) · mult[j]) + zp) for j < n, in double as
-// RequantizeChannels computes it, to int8 (y_signed) or uint8 bytes.
-void RequantizeRowAvx512(const int32_t* acc, size_t n, const double* b, const double* mult,
-                         double zp, bool y_signed, uint8_t* y);
+// y[j] = saturate(round_half_even((acc[j] + b[j]) · mult[j]) + zp) for j < n (b may be null),
+// to int8 (y_signed) or uint8 bytes: the values RequantizeChannels computes in double, here in
+// float 16 lanes at a time, a vector redone in double when one of its values lies too near a
+// half for float's rounding to be sure of the side.
+void RequantizeRowAvx512(const int32_t* acc, size_t n, const int32_t* b, const float* mult,
+                         int32_t zp, bool y_signed, uint8_t* y);
 
 // acc[c] = Σ_t (x_t[c] - xz) · w_t[c] for c < channels over the `taps` pairs (x_t, w_t): a
 // depthwise output position's channels (x_t bytes, int8 when x_signed; w_t int32).
