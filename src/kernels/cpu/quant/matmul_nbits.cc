@@ -8,10 +8,12 @@
 // 2^(bits - 1); g_idx optional int32 [K]; bias optional T1 [N]. Attributes K, N, bits (4),
 // block_size (a power of two ≥ 16), accuracy_level (ignored: always computed in float).
 // Each column of W is unpacked when it is used, never stored whole: with few rows of A (a
-// decoder's token) one column at a time into a row of K floats dotted with each row of A, split
-// over the threads by columns; with more rows, blocks of 64 columns unpacked into the thread's
-// scratch and multiplied on the float GEMM. The scales and zero points are made floats once when
-// they are constants.
+// decoder's token) one column at a time dotted with each row of A, split over the threads by
+// columns; with more rows, blocks of 64 columns unpacked into the thread's scratch and
+// multiplied on the float GEMM. On AVX-512, 4-bit blocks of a multiple of 32 unpack 32 values at
+// a time in registers (quant_avx512.cc), the dots against A's rows de-interleaved by 32 so the
+// even and odd nibbles meet their depths without shuffles. The scales and zero points are made
+// floats once when they are constants.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -22,6 +24,7 @@
 
 #include "core/float16.h"
 #include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/quant/quant_avx512.h"
 #include "kernels/cpu/quant/quant_kernels.h"
 #include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/vectorize.h"
@@ -227,7 +230,32 @@ class MatMulNBits final : public Kernel {
       }
     };
     constexpr size_t kGemvRows = 4;
-    if (m <= kGemvRows) {
+    // 4 bits in blocks of a multiple of 32 on AVX-512: the nibbles widened 16 at a time.
+    const bool fast = bits_ == 4 && block_ % 32 == 0 && gi == nullptr && UseVectorMathAvx512();
+    const size_t kp = blocks() * static_cast<size_t>(block_);  // K padded to whole blocks
+    if (fast && m <= kGemvRows) {
+      // A's rows de-interleaved by 32 (even depths, then odd), zero past K.
+      float* ad = ctx.Scratch<float>(m * kp);
+      for (size_t r = 0; r < m; ++r) {
+        for (size_t c = 0; c < kp; c += 32) {
+          for (size_t i = 0; i < 16; ++i) {
+            const size_t e = c + 2 * i, o = e + 1;
+            ad[r * kp + c + i] = e < k ? af[r * k + e] : 0.0f;
+            ad[r * kp + c + 16 + i] = o < k ? af[r * k + o] : 0.0f;
+          }
+        }
+      }
+      ctx.threads().ParallelFor(n, std::max<size_t>(1, 32768 / kp), [&](size_t j0, size_t j1) {
+        float dots[kGemvRows];
+        for (size_t j = j0; j < j1; ++j) {
+          Nbits4DotsAvx512(bq + j * blocks() * blob, blocks(), static_cast<size_t>(block_),
+                           sc + j * blocks(), zf + j * blocks(), ad, kp, m, dots);
+          for (size_t r = 0; r < m; ++r) {
+            yf[r * n + j] = dots[r] + (bias_f != nullptr ? bias_f[j] : 0.0f);
+          }
+        }
+      });
+    } else if (m <= kGemvRows) {
       ctx.threads().ParallelFor(n, std::max<size_t>(1, 16384 / k), [&](size_t j0, size_t j1) {
         float* w = ctx.Scratch<float>(k);
         for (size_t j = j0; j < j1; ++j) {
@@ -240,13 +268,22 @@ class MatMulNBits final : public Kernel {
     } else {
       constexpr size_t kColumns = 64;
       const size_t chunks = (n + kColumns - 1) / kColumns;
+      // Each column's floats kp apart (the fast unpacking writes whole blocks).
       ctx.threads().ParallelFor(chunks, 1, [&](size_t c0, size_t c1) {
-        float* w = ctx.Scratch<float>(kColumns * k);
+        float* w = ctx.Scratch<float>(kColumns * kp);
         for (size_t c = c0; c < c1; ++c) {
           const size_t j0 = c * kColumns;
           const size_t cols = std::min(kColumns, n - j0);
-          for (size_t j = 0; j < cols; ++j) column(j0 + j, w + j * k);
-          Gemm<float>(false, true, m, cols, k, 1.0f, af, k, w, k, 0.0f, yf + j0, n, nullptr);
+          for (size_t j = 0; j < cols; ++j) {
+            const size_t col = j0 + j;
+            if (fast) {
+              Nbits4ColumnAvx512(bq + col * blocks() * blob, blocks(), static_cast<size_t>(block_),
+                                 sc + col * blocks(), zf + col * blocks(), w + j * kp);
+            } else {
+              column(col, w + j * kp);
+            }
+          }
+          Gemm<float>(false, true, m, cols, k, 1.0f, af, k, w, kp, 0.0f, yf + j0, n, nullptr);
           if (bias_f != nullptr) {
             for (size_t r = 0; r < m; ++r) {
               for (size_t j = 0; j < cols; ++j) yf[r * n + j0 + j] += bias_f[j0 + j];

@@ -2,7 +2,7 @@
 // and 32 with K not a multiple of the block, zero points packed (uint8), typed (float) and
 // absent (2^(bits-1)), a bias, g_idx, float and float16 A with batch dimensions, few rows (one
 // column at a time) and many (blocks of columns on the GEMM), constant weights and not, 1 and 2
-// threads; and each error naming its input.
+// threads, the AVX-512 4-bit paths and the portable ones; and each error naming its input.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/float16.h"
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/test_errors.h"
 #include "kernels/test_util.h"
 
@@ -167,8 +168,13 @@ TEST(QuantMatMulNBits, MatchesTheDefinition) {
       {{2}, 64, 24, 4, 32, Zp::kPacked, true, false, true, true},       // float16
       {{1, 6}, 96, 70, 4, 32, Zp::kTyped, false, false, true, false},   // float16, GEMM path
   };
-  for (const Case& c : cases) {
-    for (int threads : {1, 2}) Check(c, threads);
+  // The AVX-512 4-bit paths where the machine has them, and the portable ones.
+  for (bool avx512 : {true, false}) {
+    const bool before = cpu::AllowVectorMathAvx512ForTesting(avx512);
+    for (const Case& c : cases) {
+      for (int threads : {1, 2}) Check(c, threads);
+    }
+    cpu::AllowVectorMathAvx512ForTesting(before);
   }
 }
 

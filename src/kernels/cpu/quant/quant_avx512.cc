@@ -93,6 +93,62 @@ void DepthwiseSumsAvx512(const uint8_t* const* x, const int32_t* const* w, size_
   }
 }
 
+namespace {
+
+// 32 four-bit values (16 bytes, low nibble first) less the zero point, times the scale: the even
+// ones in lo, the odd ones in hi.
+inline void Nibbles(const uint8_t* p, __m512 zero, __m512 scale, __m512& lo, __m512& hi) {
+  const __m512i v = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  const __m512i mask = _mm512_set1_epi32(15);
+  lo = _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(_mm512_and_si512(v, mask)), zero), scale);
+  hi = _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(v, 4)), zero), scale);
+}
+
+}  // namespace
+
+void Nbits4DotsAvx512(const uint8_t* column, size_t blocks, size_t block, const float* scale,
+                      const float* zero, const float* ad, size_t lda, size_t rows, float* out) {
+  __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                   _mm512_setzero_ps()};
+  const size_t chunks = block / 32;
+  for (size_t b = 0; b < blocks; ++b) {
+    const __m512 s = _mm512_set1_ps(scale[b]);
+    const __m512 z = _mm512_set1_ps(zero[b]);
+    for (size_t c = 0; c < chunks; ++c) {
+      const size_t at = (b * chunks + c) * 32;  // the depth of the chunk
+      __m512 lo, hi;
+      Nibbles(column + at / 2, z, s, lo, hi);
+      for (size_t r = 0; r < rows; ++r) {
+        const float* a = ad + r * lda + at;
+        acc[r] = _mm512_fmadd_ps(lo, _mm512_loadu_ps(a), acc[r]);
+        acc[r] = _mm512_fmadd_ps(hi, _mm512_loadu_ps(a + 16), acc[r]);
+      }
+    }
+  }
+  for (size_t r = 0; r < rows; ++r) out[r] = _mm512_reduce_add_ps(acc[r]);
+}
+
+void Nbits4ColumnAvx512(const uint8_t* column, size_t blocks, size_t block, const float* scale,
+                        const float* zero, float* w) {
+  // Even and odd values back in order: lanes 0..15 of the result from lo[0..7] and hi[0..7]
+  // alternately, lanes 16..31 from lo[8..15] and hi[8..15].
+  const __m512i first = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  const __m512i second =
+      _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+  const size_t chunks = block / 32;
+  for (size_t b = 0; b < blocks; ++b) {
+    const __m512 s = _mm512_set1_ps(scale[b]);
+    const __m512 z = _mm512_set1_ps(zero[b]);
+    for (size_t c = 0; c < chunks; ++c) {
+      const size_t at = (b * chunks + c) * 32;
+      __m512 lo, hi;
+      Nibbles(column + at / 2, z, s, lo, hi);
+      _mm512_storeu_ps(w + at, _mm512_permutex2var_ps(lo, first, hi));
+      _mm512_storeu_ps(w + at + 16, _mm512_permutex2var_ps(lo, second, hi));
+    }
+  }
+}
+
 }  // namespace kiln::cpu
 
 #endif  // __x86_64__

@@ -28,8 +28,25 @@ void RequantizeRowAvx512(const int32_t* acc, size_t n, const int32_t* b, const f
 void DepthwiseSumsAvx512(const uint8_t* const* x, const int32_t* const* w, size_t taps,
                          size_t channels, bool x_signed, int32_t xz, int32_t* acc);
 
+// MatMulNBits' 4-bit columns (blocks of a multiple of 32 values, low nibble first):
+// out[r] = Σ_b Σ_i (q_bi - zero[b]) · scale[b] · a_r[b·block + i] for r < rows (≤ 4), where each
+// row of A is given de-interleaved by 32 (`ad`, row stride lda: per 32 depths the 16 even ones,
+// then the 16 odd ones), zero past K.
+void Nbits4DotsAvx512(const uint8_t* column, size_t blocks, size_t block, const float* scale,
+                      const float* zero, const float* ad, size_t lda, size_t rows, float* out);
+// The same column dequantized: w[k] = (q_k - zero[b]) · scale[b] for k < blocks · block.
+void Nbits4ColumnAvx512(const uint8_t* column, size_t blocks, size_t block, const float* scale,
+                        const float* zero, float* w);
+
 #else
 
+inline void Nbits4DotsAvx512(const uint8_t*, size_t, size_t, const float*, const float*,
+                             const float*, size_t, size_t, float*) {
+  __builtin_unreachable();
+}
+inline void Nbits4ColumnAvx512(const uint8_t*, size_t, size_t, const float*, const float*, float*) {
+  __builtin_unreachable();
+}
 inline void RequantizeRowAvx512(const int32_t*, size_t, const double*, const double*, double, bool,
                                 uint8_t*) {
   __builtin_unreachable();
