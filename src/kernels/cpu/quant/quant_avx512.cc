@@ -95,37 +95,62 @@ void DepthwiseSumsAvx512(const uint8_t* const* x, const int32_t* const* w, size_
 
 namespace {
 
-// 32 four-bit values (16 bytes, low nibble first) less the zero point, times the scale: the even
-// ones in lo, the odd ones in hi.
-inline void Nibbles(const uint8_t* p, __m512 zero, __m512 scale, __m512& lo, __m512& hi) {
+// A block's 16 possible values (q - zero) · scale, q = 0..15, computed as the definition does.
+inline __m512 BlockTable(float zero, float scale) {
+  const __m512 q = _mm512_set_ps(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  return _mm512_mul_ps(_mm512_sub_ps(q, _mm512_set1_ps(zero)), _mm512_set1_ps(scale));
+}
+
+// 32 four-bit values (16 bytes, low nibble first) looked up in the block's table: the even ones
+// in lo, the odd ones in hi.
+inline void Nibbles(const uint8_t* p, __m512 table, __m512& lo, __m512& hi) {
   const __m512i v = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  const __m512i mask = _mm512_set1_epi32(15);
-  lo = _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(_mm512_and_si512(v, mask)), zero), scale);
-  hi = _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(v, 4)), zero), scale);
+  lo = _mm512_permutexvar_ps(_mm512_and_si512(v, _mm512_set1_epi32(15)), table);
+  hi = _mm512_permutexvar_ps(_mm512_srli_epi32(v, 4), table);
 }
 
 }  // namespace
 
-void Nbits4DotsAvx512(const uint8_t* column, size_t blocks, size_t block, const float* scale,
-                      const float* zero, const float* ad, size_t lda, size_t rows, float* out) {
-  __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
-                   _mm512_setzero_ps()};
+namespace {
+
+// Nbits4DotsAvx512 for kR rows, the row loops unrolled (the sums stay in registers).
+template <size_t kR>
+void Nbits4Dots(const uint8_t* column, size_t blocks, size_t block, const float* scale,
+                const float* zero, const float* ad, size_t lda, float* out) {
+  __m512 acc[kR];
+  for (size_t r = 0; r < kR; ++r) acc[r] = _mm512_setzero_ps();
   const size_t chunks = block / 32;
   for (size_t b = 0; b < blocks; ++b) {
-    const __m512 s = _mm512_set1_ps(scale[b]);
-    const __m512 z = _mm512_set1_ps(zero[b]);
+    const __m512 table = BlockTable(zero[b], scale[b]);
     for (size_t c = 0; c < chunks; ++c) {
       const size_t at = (b * chunks + c) * 32;  // the depth of the chunk
       __m512 lo, hi;
-      Nibbles(column + at / 2, z, s, lo, hi);
-      for (size_t r = 0; r < rows; ++r) {
+      Nibbles(column + at / 2, table, lo, hi);
+#pragma GCC unroll 4
+      for (size_t r = 0; r < kR; ++r) {
         const float* a = ad + r * lda + at;
         acc[r] = _mm512_fmadd_ps(lo, _mm512_loadu_ps(a), acc[r]);
         acc[r] = _mm512_fmadd_ps(hi, _mm512_loadu_ps(a + 16), acc[r]);
       }
     }
   }
-  for (size_t r = 0; r < rows; ++r) out[r] = _mm512_reduce_add_ps(acc[r]);
+  for (size_t r = 0; r < kR; ++r) out[r] = _mm512_reduce_add_ps(acc[r]);
+}
+
+}  // namespace
+
+void Nbits4DotsAvx512(const uint8_t* column, size_t blocks, size_t block, const float* scale,
+                      const float* zero, const float* ad, size_t lda, size_t rows, float* out) {
+  switch (rows) {
+    case 1:
+      return Nbits4Dots<1>(column, blocks, block, scale, zero, ad, lda, out);
+    case 2:
+      return Nbits4Dots<2>(column, blocks, block, scale, zero, ad, lda, out);
+    case 3:
+      return Nbits4Dots<3>(column, blocks, block, scale, zero, ad, lda, out);
+    default:
+      return Nbits4Dots<4>(column, blocks, block, scale, zero, ad, lda, out);
+  }
 }
 
 void Nbits4ColumnAvx512(const uint8_t* column, size_t blocks, size_t block, const float* scale,
@@ -137,12 +162,11 @@ void Nbits4ColumnAvx512(const uint8_t* column, size_t blocks, size_t block, cons
       _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
   const size_t chunks = block / 32;
   for (size_t b = 0; b < blocks; ++b) {
-    const __m512 s = _mm512_set1_ps(scale[b]);
-    const __m512 z = _mm512_set1_ps(zero[b]);
+    const __m512 table = BlockTable(zero[b], scale[b]);
     for (size_t c = 0; c < chunks; ++c) {
       const size_t at = (b * chunks + c) * 32;
       __m512 lo, hi;
-      Nibbles(column + at / 2, z, s, lo, hi);
+      Nibbles(column + at / 2, table, lo, hi);
       _mm512_storeu_ps(w + at, _mm512_permutex2var_ps(lo, first, hi));
       _mm512_storeu_ps(w + at + 16, _mm512_permutex2var_ps(lo, second, hi));
     }
