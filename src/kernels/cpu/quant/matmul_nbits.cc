@@ -24,6 +24,7 @@
 
 #include "core/float16.h"
 #include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/quant/quant_avx512.h"
 #include "kernels/cpu/quant/quant_kernels.h"
 #include "kernels/cpu/small_vector.h"
@@ -268,9 +269,11 @@ class MatMulNBits final : public Kernel {
     } else {
       constexpr size_t kColumns = 64;
       const size_t chunks = (n + kColumns - 1) / kColumns;
-      // Each column's floats kp apart (the fast unpacking writes whole blocks).
+      // Each column's floats kp apart (the fast unpacking writes whole blocks), then laid out as
+      // PackedGemm's panels (32 columns a row of each depth) and multiplied in place.
       ctx.threads().ParallelFor(chunks, 1, [&](size_t c0, size_t c1) {
         float* w = ctx.Scratch<float>(kColumns * kp);
+        float* panels = ctx.Scratch<float>(kColumns * k);
         for (size_t c = c0; c < c1; ++c) {
           const size_t j0 = c * kColumns;
           const size_t cols = std::min(kColumns, n - j0);
@@ -283,7 +286,20 @@ class MatMulNBits final : public Kernel {
               column(col, w + j * kp);
             }
           }
-          Gemm<float>(false, true, m, cols, k, 1.0f, af, k, w, kp, 0.0f, yf + j0, n, nullptr);
+          for (size_t c = 0; c < cols; c += kPackedPanel) {
+            float* panel = panels + c * k;
+            const size_t width = std::min(kPackedPanel, cols - c);
+            for (size_t p0 = 0; p0 < k; p0 += 32) {  // by blocks that stay in L1
+              const size_t p1 = std::min(k, p0 + 32);
+              for (size_t j = 0; j < kPackedPanel; ++j) {
+                const float* src = w + (c + j) * kp;
+                for (size_t p = p0; p < p1; ++p)
+                  panel[p * kPackedPanel + j] = j < width ? src[p] : 0.0f;
+              }
+            }
+          }
+          const PackedMatrix view = PackedMatrix::View(panels, k, cols);
+          PackedGemm(m, af, k, view, 0, cols, yf + j0, n, false);
           if (bias_f != nullptr) {
             for (size_t r = 0; r < m; ++r) {
               for (size_t j = 0; j < cols; ++j) yf[r * n + j0 + j] += bias_f[j0 + j];
