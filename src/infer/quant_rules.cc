@@ -9,7 +9,8 @@
 // y_zero_point's type, float without it), QLinearAdd and QLinearMul (A and B broadcast),
 // QLinearSigmoid and QLinearLeakyRelu (X's shape), QLinearGlobalAveragePool (the image axes 1;
 // channels_last), QLinearAveragePool (AveragePool's windows; channels_last) and QLinearConcat
-// (Concat of inputs 2, 5, 8, ...); each keeps its data's type.
+// (Concat of inputs 2, 5, 8, ...), QLinearSoftmax (X's shape), QLinearWhere (condition, X and Y
+// broadcast); each keeps its data's type.
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -120,6 +121,13 @@ void MatMulNBits(InferenceContext& ctx) {
   SetOutputDims(ctx, 0, InputType(ctx, 0), a);
 }
 
+// com.microsoft QLinearWhere: condition, X and Y broadcast; X's type.
+void QLinearWhere(InferenceContext& ctx) {
+  const std::array<NamedInput, 3> inputs{NamedInput{0, "condition"}, NamedInput{1, "X"},
+                                         NamedInput{4, "Y"}};
+  SetOutputDims(ctx, 0, InputType(ctx, 1), BroadcastInputs(ctx, inputs));
+}
+
 // Output 0 of `rule` run on the inputs `indices` of ctx (in that order).
 std::optional<Shape> ShapeFromInputs(InferenceContext& ctx, Rule rule,
                                      const std::vector<size_t>& indices) {
@@ -221,6 +229,8 @@ constexpr RuleDef kRules[] = {
     {"QLinearGlobalAveragePool", QLinearGlobalAveragePool, "com.microsoft"},
     {"QLinearAveragePool", QLinearAveragePool, "com.microsoft"},
     {"QLinearConcat", QLinearConcat, "com.microsoft"},
+    {"QLinearSoftmax", QLinearUnary, "com.microsoft"},
+    {"QLinearWhere", QLinearWhere, "com.microsoft"},
 };
 
 }  // namespace

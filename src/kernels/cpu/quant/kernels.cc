@@ -30,6 +30,8 @@ constexpr KernelDef kDefs[] = {
     {"com.microsoft", "QLinearGlobalAveragePool", 1, kLatestOpset, MakeQLinearGlobalAveragePool},
     {"com.microsoft", "QLinearAveragePool", 1, kLatestOpset, MakeQLinearAveragePool},
     {"com.microsoft", "QLinearConcat", 1, kLatestOpset, MakeQLinearConcat},
+    {"com.microsoft", "QLinearSoftmax", 1, kLatestOpset, MakeQLinearSoftmax},
+    {"com.microsoft", "QLinearWhere", 1, kLatestOpset, MakeQLinearWhere},
 };
 
 }  // namespace

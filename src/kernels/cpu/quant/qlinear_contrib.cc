@@ -18,6 +18,11 @@
 //     strides; the same inputs): AveragePool's windows over the dequantized input, quantized.
 //   QLinearConcat (axis) (Y_scale, Y_zero_point, then X, X_scale, X_zero_point per input): each
 //     input requantized to Y's scale and zero point through a table (copied when they are Y's).
+//   QLinearSoftmax (axis, opset) (X, X_scale, x_zero_point, y_scale, y_zero_point): the softmax
+//     of the dequantized input, y = saturate(round_half_even(p · floor(1 / y_scale)) + zp) as
+//     ONNX Runtime quantizes it.
+//   QLinearWhere (condition, X, x_scale, x_zero_point, Y, y_scale, y_zero_point, z_scale,
+//     z_zero_point): where() with X and Y requantized to Z's parameters through tables.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -537,6 +542,136 @@ class QLinearConcat final : public Kernel {
   int64_t axis_;
 };
 
+// ---- QLinearSoftmax ----
+
+// softmax over `axis` of the dequantized input (opset attribute < 13: over the flattened axes
+// from `axis` on, default axis 1; 13+: that one axis, default -1), quantized as ONNX Runtime
+// does: y = saturate(round_half_even(p · floor(1 / y_scale)) + y_zero_point).
+class QLinearSoftmax final : public Kernel {
+ public:
+  explicit QLinearSoftmax(const KernelInfo& info) : opset_(info.RequireInt("opset")) {
+    axis_ = info.GetInt("axis", opset_ < 13 ? 1 : -1);
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& x = ctx.Input(0);
+    RequireInt8(info, x, "X");
+    const QParams qx = ReadQParams(info, ctx.OptionalInput(1), ctx.OptionalInput(2), "X_scale",
+                                   "x_zero_point", x.type());
+    const QParams qy = ReadQParams(info, ctx.OptionalInput(3), ctx.OptionalInput(4), "y_scale",
+                                   "y_zero_point", x.type());
+    Tensor& y = ctx.OutputForOverwrite(0, x.type(), x.shape());
+    const auto dims = x.shape().dims();
+    if (x.element_count() == 0) return;
+    const size_t axis = NormalizeAxis(info, axis_, dims.size());
+    // Rows of d values, each row's values `step` apart (opset 13 on an axis before the last).
+    size_t d = 1, step = 1;
+    if (opset_ < 13) {
+      for (size_t i = axis; i < dims.size(); ++i) d *= static_cast<size_t>(dims[i]);
+    } else {
+      d = static_cast<size_t>(dims[axis]);
+      for (size_t i = axis + 1; i < dims.size(); ++i) step *= static_cast<size_t>(dims[i]);
+    }
+    const size_t outer = x.element_count() / (d * step);
+    const float y_mult = std::floor(1.0f / qy.scale);
+    auto run = [&](auto tag) {
+      using T = decltype(tag);
+      const T* px = static_cast<const T*>(x.data());
+      T* py = static_cast<T*>(y.data());
+      ctx.threads().ParallelFor(
+          outer * step, std::max<size_t>(1, 4096 / d), [&](size_t b, size_t e) {
+            float* row = ctx.Scratch<float>(d);
+            for (size_t r = b; r < e; ++r) {
+              const size_t base = (r / step) * d * step + r % step;
+              float m = -std::numeric_limits<float>::infinity();
+              for (size_t i = 0; i < d; ++i) {
+                row[i] = qx.scale * static_cast<float>(px[base + i * step] - qx.zero_point);
+                m = std::max(m, row[i]);
+              }
+              float sum = 0.0f;
+              for (size_t i = 0; i < d; ++i) sum += (row[i] = std::exp(row[i] - m));
+              for (size_t i = 0; i < d; ++i) {
+                py[base + i * step] =
+                    Saturate<T>(row[i] / sum * y_mult, static_cast<float>(qy.zero_point));
+              }
+            }
+          });
+    };
+    if (x.type() == DataType::kInt8) {
+      run(int8_t{});
+    } else {
+      run(uint8_t{});
+    }
+  }
+
+ private:
+  int64_t opset_;
+  int64_t axis_;
+};
+
+// ---- QLinearWhere ----
+
+// Z = where(condition, X, Y) broadcast as numpy does, X and Y each requantized to Z's scale and
+// zero point through a table (copied where their parameters are Z's).
+class QLinearWhere final : public Kernel {
+ public:
+  explicit QLinearWhere(const KernelInfo& info) {
+    if (info.input_count() != 9) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "has " + std::to_string(info.input_count()) +
+                    " inputs; expected 9 (condition, X, x_scale, x_zero_point, Y, y_scale, "
+                    "y_zero_point, z_scale, z_zero_point)");
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& c = ctx.Input(0);
+    const Tensor& x = ctx.Input(1);
+    const Tensor& yv = ctx.Input(4);
+    if (c.type() != DataType::kBool) {
+      info.Fail(ErrorCode::kInvalidArgument, std::string("input 'condition' has element type ") +
+                                                 DataTypeName(c.type()) + "; expected bool");
+    }
+    RequireInt8(info, x, "X");
+    if (yv.type() != x.type()) {
+      info.Fail(ErrorCode::kInvalidArgument, std::string("input 'Y' has element type ") +
+                                                 DataTypeName(yv.type()) + "; expected " +
+                                                 DataTypeName(x.type()) + " (X's)");
+    }
+    const QParams qx = ReadQParams(info, ctx.OptionalInput(2), ctx.OptionalInput(3), "x_scale",
+                                   "x_zero_point", x.type());
+    const QParams qy = ReadQParams(info, ctx.OptionalInput(5), ctx.OptionalInput(6), "y_scale",
+                                   "y_zero_point", x.type());
+    const QParams qz = ReadQParams(info, ctx.OptionalInput(7), ctx.OptionalInput(8), "z_scale",
+                                   "z_zero_point", x.type());
+    SmallVector<int64_t> out(c.shape().dims());
+    BroadcastInto(info, out, x.shape().dims(), "X");
+    BroadcastInto(info, out, yv.shape().dims(), "Y");
+    Tensor& z = ctx.OutputForOverwrite(0, x.type(), out.span());
+    if (z.element_count() == 0) return;
+    auto* tx = ctx.Scratch<uint8_t>(256);
+    auto* ty = ctx.Scratch<uint8_t>(256);
+    auto table = [&](const QParams& q, uint8_t* t) {
+      if (x.type() == DataType::kInt8) {
+        BuildTable<int8_t>(
+            q, qz, [](float v) { return v; }, t);
+      } else {
+        BuildTable<uint8_t>(
+            q, qz, [](float v) { return v; }, t);
+      }
+    };
+    table(qx, tx);
+    table(qy, ty);
+    const BroadcastPlan plan(out.span(), {c.shape().dims(), x.shape().dims(), yv.shape().dims()});
+    RunTernary(ctx.threads(), plan, static_cast<const bool*>(c.data()),
+               static_cast<const uint8_t*>(x.data()), static_cast<const uint8_t*>(yv.data()),
+               static_cast<uint8_t*>(z.data()),
+               [tx, ty](bool cond, uint8_t a, uint8_t b) { return cond ? tx[a] : ty[b]; });
+  }
+};
+
 }  // namespace
 
 std::unique_ptr<Kernel> MakeQLinearAdd(const KernelInfo& info) {
@@ -559,6 +694,13 @@ std::unique_ptr<Kernel> MakeQLinearAveragePool(const KernelInfo& info) {
 }
 std::unique_ptr<Kernel> MakeQLinearConcat(const KernelInfo& info) {
   return std::make_unique<QLinearConcat>(info);
+}
+
+std::unique_ptr<Kernel> MakeQLinearSoftmax(const KernelInfo& info) {
+  return std::make_unique<QLinearSoftmax>(info);
+}
+std::unique_ptr<Kernel> MakeQLinearWhere(const KernelInfo& info) {
+  return std::make_unique<QLinearWhere>(info);
 }
 
 }  // namespace kiln::cpu

@@ -1,5 +1,6 @@
 // com.microsoft's quantized ops (QGemm, QLinearAdd, QLinearMul, QLinearSigmoid,
-// QLinearLeakyRelu, QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat, and the domain's
+// QLinearLeakyRelu, QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat, QLinearSoftmax,
+// QLinearWhere, and the domain's
 // QuantizeLinear / DequantizeLinear) against their definitions computed here in double: within
 // one quantization step where ONNX Runtime computes in float (the sums and products), exactly
 // where the table of 256 results is the definition itself; int8 and uint8, broadcasting,
@@ -444,6 +445,90 @@ TEST(QuantContribQdq, DomainOpsFollowOpset21) {
                 .Input<uint8_t>({2}, {10, 0})
                 .Run();
   EXPECT_EQ(Values<float>(*dq[0]), (std::vector<float>{0.0f, 40.0f, 10.0f, 80.0f}));
+}
+
+// ---- QLinearSoftmax, QLinearWhere ----
+
+template <typename T>
+void CheckSoftmax(int64_t opset, int64_t axis, bool constant) {
+  const V shape = {2, 3, 5};
+  const auto x = Random<T>(30, 41);
+  const bool s8 = std::is_same_v<T, int8_t>;
+  const float sx = 0.05f, sy = 1.0f / 256;
+  const int zx = s8 ? 3 : 130, zy = s8 ? -128 : 0;
+  NodeTest t("QLinearSoftmax", 1, kMs);
+  t.Attr("opset", opset).Attr("axis", axis);
+  t.Input<T>(shape, x);
+  QParam<T>(t, sx, zx, constant);
+  QParam<T>(t, sy, zy, constant);
+  auto out = t.Run(2);
+  ASSERT_EQ(out[0]->shape(), Shape(shape));
+  // Rows: opset < 13 flattens from the axis on; 13 takes the one axis.
+  const int64_t a = axis < 0 ? axis + 3 : axis;
+  std::vector<double> want(30);
+  for (int64_t i = 0; i < 30; ++i) {
+    const int64_t idx[3] = {i / 15, i / 5 % 3, i % 5};
+    double m = -1e300, sum = 0;
+    std::vector<int64_t> row;
+    for (int64_t j = 0; j < 30; ++j) {
+      const int64_t jdx[3] = {j / 15, j / 5 % 3, j % 5};
+      bool same = true;
+      for (int64_t d = 0; d < 3; ++d) {
+        const bool reduced = opset < 13 ? d >= a : d == a;
+        if (!reduced && idx[d] != jdx[d]) same = false;
+      }
+      if (same) row.push_back(j);
+    }
+    for (int64_t j : row) m = std::max(m, sx * (static_cast<double>(x[j]) - zx));
+    for (int64_t j : row) sum += std::exp(sx * (static_cast<double>(x[j]) - zx) - m);
+    const double p = std::exp(sx * (static_cast<double>(x[i]) - zx) - m) / sum;
+    want[static_cast<size_t>(i)] = Quantize<T>(p * std::floor(1.0 / sy) * sy, sy, zy);
+  }
+  EXPECT_EQ(CountOff(Values<T>(*out[0]), want, 1.0), 0u) << "opset " << opset << " axis " << axis;
+}
+
+TEST(QuantContribSoftmax, MatchesTheDefinitionForEitherAxisRule) {
+  for (bool constant : {true, false}) {
+    CheckSoftmax<uint8_t>(12, 1, constant);
+    CheckSoftmax<int8_t>(13, -1, constant);
+    CheckSoftmax<uint8_t>(13, 1, constant);
+  }
+}
+
+TEST(QuantContribWhere, SelectsAndRequantizesWithBroadcasting) {
+  const std::vector<uint8_t> x = {10, 200, 30, 40, 250, 60};
+  const std::vector<uint8_t> y = {7, 255};
+  NodeTest t("QLinearWhere", 1, kMs);
+  t.Input<bool>({2, 1, 3}, {true, false, true, false, true, false});
+  t.Input<uint8_t>({2, 1, 3}, x);
+  QParam<uint8_t>(t, 0.1f, 100);
+  t.Input<uint8_t>({2, 1}, y);
+  QParam<uint8_t>(t, 0.2f, 5);
+  QParam<uint8_t>(t, 0.1f, 100);
+  auto out = t.Run(2);
+  ASSERT_EQ(out[0]->shape(), Shape({2, 2, 3}));
+  std::vector<double> want;
+  for (int b = 0; b < 2; ++b) {
+    for (int r = 0; r < 2; ++r) {
+      for (int c = 0; c < 3; ++c) {
+        const bool cond = (b * 3 + c) % 2 == 0;
+        const double v = cond ? 0.1 * (x[static_cast<size_t>(b * 3 + c)] - 100.0)
+                              : 0.2 * (y[static_cast<size_t>(r)] - 5.0);
+        want.push_back(Quantize<uint8_t>(v, 0.1, 100));
+      }
+    }
+  }
+  EXPECT_EQ(CountOff(Values<uint8_t>(*out[0]), want, 0.0), 0u);
+  // The same parameters as Z's: copied.
+  NodeTest same("QLinearWhere", 1, kMs);
+  same.Input<bool>({2}, {true, false}).Input<int8_t>({2}, {-7, 9});
+  QParam<int8_t>(same, 0.5f, 1).Input<int8_t>({2}, {100, -100});
+  QParam<int8_t>(same, 0.5f, 1);
+  QParam<int8_t>(same, 0.5f, 1);
+  EXPECT_EQ(Values<int8_t>(*same.Run()[0]), (std::vector<int8_t>{-7, -100}));
+  NodeTest few("QLinearWhere", 1, kMs);
+  few.Input<bool>({1}, {true}).Input<uint8_t>({1}, {1});
+  ExpectNodeError(few, ErrorCode::kInvalidArgument, "expected 9");
 }
 
 // ---- errors ----

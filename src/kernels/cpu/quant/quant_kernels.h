@@ -32,6 +32,8 @@ std::unique_ptr<Kernel> MakeQLinearLeakyRelu(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearGlobalAveragePool(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearAveragePool(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearConcat(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeQLinearSoftmax(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeQLinearWhere(const KernelInfo& info);
 
 // DynamicQuantizeLinear's arithmetic (quantize.cc), for the kernels that quantize their input
 // themselves: the scale and zero point of x[0..n) (its range with 0, over 255) and y = x
