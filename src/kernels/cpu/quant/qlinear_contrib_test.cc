@@ -341,7 +341,8 @@ struct GemmCase {
 template <typename TA, typename TB>
 void CheckQGemm(const GemmCase& g, int threads) {
   const size_t m = 7, k = 37, n = 19;
-  const auto a = Random<TA>(m * k, 31), b = Random<TB>(k * n, 37);
+  const auto a = Random<TA>(m * k, 31);
+  const auto b = Random<TB>(k * n, 37);
   const float sa = 0.02f;
   const int za = std::is_same_v<TA, int8_t> ? -4 : 125;
   std::vector<float> sb(g.per_column ? n : 1);
