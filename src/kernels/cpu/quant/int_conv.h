@@ -91,6 +91,19 @@ void RequantizeRow(const int32_t* acc, size_t n, const int32_t* b, const float* 
   }
 }
 
+// RequantizeRow over `rows` rows (acc's row i at acc + i·lda, y's at y + i·ldy).
+template <typename T>
+void RequantizeRows(const int32_t* acc, size_t lda, size_t rows, size_t n, const int32_t* b,
+                    const float* mult, int32_t zp, T* y, size_t ldy) {
+  if (UseVectorMathAvx512()) {
+    RequantizeRowsAvx512(acc, lda, rows, n, b, mult, zp, std::is_signed_v<T>,
+                         reinterpret_cast<uint8_t*>(y), ldy);
+  } else {
+    for (size_t r = 0; r < rows; ++r)
+      RequantizeChannels(acc + r * lda, n, b, mult, zp, y + r * ldy);
+  }
+}
+
 class IntConv {
  public:
   explicit IntConv(const KernelInfo& info);

@@ -408,23 +408,21 @@ class QLinearConv final : public Kernel {
     // Channels first, a group's requantized rows gather in q, transposed when the group is done.
     uint8_t* q =
         channels_last_ ? nullptr : ctx.Scratch<uint8_t>(std::max<size_t>(plane * m_all, 1));
-    const auto requantize = [&](const int32_t* sums, size_t features, size_t first, uint8_t* dst) {
-      if (s8) {
-        RequantizeRow(sums, features, b != nullptr ? b + first : nullptr, mult + first, y_z,
-                      reinterpret_cast<int8_t*>(dst));
-      } else {
-        RequantizeRow(sums, features, b != nullptr ? b + first : nullptr, mult + first, y_z, dst);
-      }
-    };
     IntConv::Run(
         ctx, p, x, channels_last_, w, static_cast<int32_t>(xzp.At(0)), ZeroPoints(ctx, wzp),
         packed_,
         [&](size_t n, size_t first, size_t features, size_t pos0, size_t count, const int32_t* sums,
             size_t ld) {
-          for (size_t r = 0; r < count; ++r) {
-            uint8_t* dst = channels_last_ ? yb + (n * plane + pos0 + r) * m_all + first
-                                          : q + (pos0 + r) * features;
-            requantize(sums + r * ld, features, first, dst);
+          // The block's rows at once: straight into the output (channels last), else into q.
+          uint8_t* dst =
+              channels_last_ ? yb + (n * plane + pos0) * m_all + first : q + pos0 * features;
+          const size_t ldy = channels_last_ ? m_all : features;
+          const int32_t* bias_g = b != nullptr ? b + first : nullptr;
+          if (s8) {
+            RequantizeRows(sums, ld, count, features, bias_g, mult + first, y_z,
+                           reinterpret_cast<int8_t*>(dst), ldy);
+          } else {
+            RequantizeRows(sums, ld, count, features, bias_g, mult + first, y_z, dst, ldy);
           }
         },
         [&](size_t n, size_t first, size_t features) {

@@ -29,8 +29,8 @@ inline __m512i Widen(const uint8_t* p, size_t left, bool is_signed) {
 
 }  // namespace
 
-void RequantizeRowAvx512(const int32_t* acc, size_t n, const int32_t* b, const float* mult,
-                         int32_t zp, bool y_signed, uint8_t* y) {
+void RequantizeRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n, const int32_t* b,
+                          const float* mult, int32_t zp, bool y_signed, uint8_t* y, size_t ldy) {
   // Clamped to the bounds less the zero point, then rounded half to even as it is converted: the
   // same values as rounding, adding and clamping in turn, since zp is an integer.
   const auto lo_d = static_cast<double>((y_signed ? -128 : 0) - zp);
@@ -45,38 +45,43 @@ void RequantizeRowAvx512(const int32_t* acc, size_t n, const int32_t* b, const f
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   for (size_t j = 0; j < n; j += 16) {
     const __mmask16 m = Lanes16(n - j);
-    __m512i a = _mm512_maskz_loadu_epi32(m, acc + j);
-    if (b != nullptr) a = _mm512_add_epi32(a, _mm512_maskz_loadu_epi32(m, b + j));
-    const __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_maskz_loadu_ps(m, mult + j));
-    // |v - round(v)| within rel·|v| of a half: float cannot tell the side; redo in double.
-    const __m512 frac = _mm512_abs_ps(_mm512_sub_ps(v, _mm512_roundscale_ps(v, kNearest)));
-    const __mmask16 unsure =
-        _mm512_mask_cmp_ps_mask(m, _mm512_abs_ps(_mm512_sub_ps(frac, half)),
-                                _mm512_mul_ps(rel, _mm512_abs_ps(v)), _CMP_LE_OQ);
-    __m512i q;
-    if (unsure == 0) {
-      q = _mm512_cvt_roundps_epi32(_mm512_min_ps(_mm512_max_ps(v, lo), hi), kNearest);
-    } else {
-      const __m512i raw = _mm512_maskz_loadu_epi32(m, acc + j);
-      __m512d d0 = _mm512_cvtepi32_pd(_mm512_castsi512_si256(raw));
-      __m512d d1 = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(raw, 1));
-      if (b != nullptr) {
-        const __m512i bias = _mm512_maskz_loadu_epi32(m, b + j);
-        d0 = _mm512_add_pd(d0, _mm512_cvtepi32_pd(_mm512_castsi512_si256(bias)));
-        d1 = _mm512_add_pd(d1, _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(bias, 1)));
+    const __m512i bias = b != nullptr ? _mm512_maskz_loadu_epi32(m, b + j) : _mm512_setzero_si512();
+    const __m512 k = _mm512_maskz_loadu_ps(m, mult + j);
+    for (size_t r = 0; r < rows; ++r) {
+      const int32_t* ar = acc + r * lda;
+      const __m512i a = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, ar + j), bias);
+      const __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), k);
+      // |v - round(v)| within rel·|v| of a half: float cannot tell the side; redo in double.
+      const __m512 frac = _mm512_abs_ps(_mm512_sub_ps(v, _mm512_roundscale_ps(v, kNearest)));
+      const __mmask16 unsure =
+          _mm512_mask_cmp_ps_mask(m, _mm512_abs_ps(_mm512_sub_ps(frac, half)),
+                                  _mm512_mul_ps(rel, _mm512_abs_ps(v)), _CMP_LE_OQ);
+      __m512i q;
+      if (unsure == 0) {
+        q = _mm512_cvt_roundps_epi32(_mm512_min_ps(_mm512_max_ps(v, lo), hi), kNearest);
+      } else {
+        const __m512i raw = _mm512_maskz_loadu_epi32(m, ar + j);
+        __m512d d0 = _mm512_add_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(raw)),
+                                   _mm512_cvtepi32_pd(_mm512_castsi512_si256(bias)));
+        __m512d d1 = _mm512_add_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(raw, 1)),
+                                   _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(bias, 1)));
+        d0 = _mm512_mul_pd(d0, _mm512_cvtps_pd(_mm512_castps512_ps256(k)));
+        d1 = _mm512_mul_pd(
+            d1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(k), 1))));
+        const __m512d lo2 = _mm512_set1_pd(lo_d), hi2 = _mm512_set1_pd(hi_d);
+        d0 = _mm512_min_pd(_mm512_max_pd(d0, lo2), hi2);
+        d1 = _mm512_min_pd(_mm512_max_pd(d1, lo2), hi2);
+        q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvt_roundpd_epi32(d0, kNearest)),
+                               _mm512_cvt_roundpd_epi32(d1, kNearest), 1);
       }
-      const __m512 k = _mm512_maskz_loadu_ps(m, mult + j);
-      d0 = _mm512_mul_pd(d0, _mm512_cvtps_pd(_mm512_castps512_ps256(k)));
-      d1 = _mm512_mul_pd(
-          d1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(k), 1))));
-      const __m512d lo2 = _mm512_set1_pd(lo_d), hi2 = _mm512_set1_pd(hi_d);
-      d0 = _mm512_min_pd(_mm512_max_pd(d0, lo2), hi2);
-      d1 = _mm512_min_pd(_mm512_max_pd(d1, lo2), hi2);
-      q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvt_roundpd_epi32(d0, kNearest)),
-                             _mm512_cvt_roundpd_epi32(d1, kNearest), 1);
+      _mm512_mask_cvtepi32_storeu_epi8(y + r * ldy + j, m, _mm512_add_epi32(q, z));
     }
-    _mm512_mask_cvtepi32_storeu_epi8(y + j, m, _mm512_add_epi32(q, z));
   }
+}
+
+void RequantizeRowAvx512(const int32_t* acc, size_t n, const int32_t* b, const float* mult,
+                         int32_t zp, bool y_signed, uint8_t* y) {
+  RequantizeRowsAvx512(acc, n, 1, n, b, mult, zp, y_signed, y, n);
 }
 
 void DepthwiseSumsAvx512(const uint8_t* const* x, const int32_t* const* w, size_t taps,

@@ -28,6 +28,11 @@ void RequantizeRowAvx512(const int32_t* acc, size_t n, const int32_t* b, const f
 void DepthwiseSumsAvx512(const uint8_t* const* x, const int32_t* const* w, size_t taps,
                          size_t channels, bool x_signed, int32_t xz, int32_t* acc);
 
+// RequantizeRowAvx512 over `rows` rows at once (acc's row i at acc + i·lda, y's at y + i·ldy),
+// each vector's multipliers and bias read once for all the rows.
+void RequantizeRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n, const int32_t* b,
+                          const float* mult, int32_t zp, bool y_signed, uint8_t* y, size_t ldy);
+
 // MatMulNBits' 4-bit columns (blocks of a multiple of 32 values, low nibble first):
 // out[r] = Σ_b Σ_i (q_bi - zero[b]) · scale[b] · a_r[b·block + i] for r < rows (≤ 4), where each
 // row of A is given de-interleaved by 32 (`ad`, row stride lda: per 32 depths the 16 even ones,
@@ -40,6 +45,10 @@ void Nbits4ColumnAvx512(const uint8_t* column, size_t blocks, size_t block, cons
 
 #else
 
+inline void RequantizeRowsAvx512(const int32_t*, size_t, size_t, size_t, const int32_t*,
+                                 const float*, int32_t, bool, uint8_t*, size_t) {
+  __builtin_unreachable();
+}
 inline void Nbits4DotsAvx512(const uint8_t*, size_t, size_t, const float*, const float*,
                              const float*, size_t, size_t, float*) {
   __builtin_unreachable();
