@@ -193,6 +193,12 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
   }
   const auto* a_bytes = static_cast<const uint8_t*>(a);
   const auto flip = static_cast<uint8_t>(a_signed ? 0x80 : 0);
+  // With B's zero points at its signed form's 0 (β = 0: int8 weights quantized symmetrically,
+  // the common case) A's row sums are not needed; an unsigned A whose depth fills whole groups
+  // of four is then read where it is, not copied.
+  bool row_sums_needed = false;
+  for (size_t j = 0; j < n && !row_sums_needed; ++j) row_sums_needed = beta[j] != 0;
+  const bool in_place = !a_signed && k % 4 == 0 && !row_sums_needed;
   const auto run = [&](size_t begin, size_t end) {
     uint8_t* rows = ThreadBuffer(0, kRowBlock * (row_bytes + sizeof(int32_t)));
     auto* row_sums = reinterpret_cast<int32_t*>(rows + kRowBlock * row_bytes);
@@ -204,20 +210,28 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
     for (size_t i0 = begin; i0 < end; i0 += kRowBlock) {
       const size_t mb = std::min(kRowBlock, end - i0);
       // A's rows as unsigned bytes, zero past k (so the last group's extra depths add 0), and
-      // each row's sum.
-      for (size_t r = 0; r < mb; ++r) {
-        uint8_t* dst = rows + r * row_bytes;
-        row_sums[r] = PrepareRow(a_bytes + (i0 + r) * lda, k, flip, dst);
-        std::memset(dst + k, 0, row_bytes - k);
+      // each row's sum; or A itself.
+      const uint8_t* ar = a_bytes + i0 * lda;
+      size_t ar_stride = lda;
+      if (!in_place) {
+        for (size_t r = 0; r < mb; ++r) {
+          uint8_t* dst = rows + r * row_bytes;
+          row_sums[r] = PrepareRow(a_bytes + (i0 + r) * lda, k, flip, dst);
+          std::memset(dst + k, 0, row_bytes - k);
+        }
+        ar = rows;
+        ar_stride = row_bytes;
       }
       int32_t* cr = c != nullptr ? c + i0 * ldc : block;
       for (size_t j0 = 0; j0 < n; j0 += kInt8Panel) {
         const size_t cols = std::min(kInt8Panel, n - j0);
-        fn(mb, groups, rows, row_bytes, b.panel(j0 / kInt8Panel), cr + j0, ld, cols);
+        fn(mb, groups, ar, ar_stride, b.panel(j0 / kInt8Panel), cr + j0, ld, cols);
       }
       for (size_t r = 0; r < mb; ++r) {
         const uint32_t alpha = static_cast<uint32_t>(za.size() == 1 ? za[0] : za[i0 + r]) + a_shift;
-        ApplyZeroPoints(cr + r * ld, n, beta, col_term, static_cast<uint32_t>(row_sums[r]), alpha);
+        if (!row_sums_needed && alpha == 0) continue;  // nothing to subtract
+        ApplyZeroPoints(cr + r * ld, n, beta, col_term,
+                        row_sums_needed ? static_cast<uint32_t>(row_sums[r]) : 0u, alpha);
       }
       if (epilogue.fn != nullptr) epilogue.fn(epilogue.state, i0, mb, cr, ld);
     }

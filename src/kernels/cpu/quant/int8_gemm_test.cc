@@ -128,6 +128,39 @@ TEST(Int8Gemm, MatchesNaiveProductOnThePool) {
   });
 }
 
+// B's zero point 0 on its signed form (symmetric int8 weights) with an unsigned A whose depth
+// fills whole groups of four: A is read in place, without row sums (and with A's zero point 0
+// nothing is subtracted at all); the product is the same.
+TEST(Int8Gemm, ReadsAnUnsignedAInPlaceWhenBsZeroPointIsZero) {
+  ThreadPool pool(2);
+  ForEachKernel([&] {
+    for (size_t k : {size_t{4}, size_t{64}, size_t{100}}) {
+      for (int32_t za : {0, 7}) {
+        const size_t m = 29, n = 45, lda = k + 3;  // a row stride that is not a multiple of 4
+        const std::vector<uint8_t> a = RandomBytes(m * lda, 5 + static_cast<uint32_t>(k));
+        const std::vector<uint8_t> b = RandomBytes(k * n, 9);
+        const Int8PackedB packed = Int8PackedB::Pack(b.data(), true, n, k, n);
+        const std::vector<int32_t> zas = {za}, zbs = {0};
+        std::vector<int32_t> c(m * n);
+        Int8Gemm(m, a.data(), false, lda, packed, zas, zbs, c.data(), n, &pool);
+        size_t wrong = 0;
+        for (size_t i = 0; i < m; ++i) {
+          for (size_t j = 0; j < n; ++j) {
+            int64_t want = 0;
+            for (size_t p = 0; p < k; ++p)
+              want += int64_t{Value(a[i * lda + p], false) - za} * Value(b[p * n + j], true);
+            if (c[i * n + j] != static_cast<int32_t>(want) && wrong++ < 3) {
+              ADD_FAILURE() << "k " << k << " za " << za << ": C(" << i << ", " << j
+                            << ") = " << c[i * n + j] << ", want " << want;
+            }
+          }
+        }
+        EXPECT_EQ(wrong, 0u);
+      }
+    }
+  });
+}
+
 // Without C, the product hands each block of finished rows to the epilogue (from the thread that
 // made it): gathered, they are the product written to C, every row exactly once.
 TEST(Int8Gemm, EpilogueGetsEveryRowOnceWithoutC) {
