@@ -7,9 +7,6 @@
 namespace kiln::cpu {
 namespace {
 
-// The most taps a depthwise kernel may have for the AVX-512 sums (an 8×8 window).
-constexpr size_t kMaxVectorTaps = 64;
-
 bool IsInt8(DataType t) {
   return t == DataType::kInt8 || t == DataType::kUint8;
 }
@@ -214,47 +211,36 @@ void IntConv::DepthwiseBlock(const nn::WindowGeometry& g, const uint8_t* src, bo
                              int32_t xzp, const int32_t* w, size_t channels, size_t pos0,
                              size_t count, int32_t* acc) {
   const int64_t ow_n = g.out[1];
-  if (UseVectorMathAvx512() && g.kernel_size <= kMaxVectorTaps) {
-    // Each position's live taps listed, then summed along the channels in registers.
-    const uint8_t* xs[kMaxVectorTaps];
-    const int32_t* ws[kMaxVectorTaps];
-    for (size_t i = 0; i < count; ++i) {
-      const auto pos = static_cast<int64_t>(pos0 + i);
-      const int64_t oh = pos / ow_n, ow = pos % ow_n;
-      size_t live = 0;
-      for (int64_t r = 0; r < g.kernel[0]; ++r) {
-        const int64_t ih = oh * g.stride[0] - g.pad_begin[0] + r * g.dilation[0];
-        if (ih < 0 || ih >= g.in[0]) continue;
-        for (int64_t t = 0; t < g.kernel[1]; ++t) {
-          const int64_t iw = ow * g.stride[1] - g.pad_begin[1] + t * g.dilation[1];
-          if (iw < 0 || iw >= g.in[1]) continue;
-          xs[live] = src + static_cast<size_t>(ih * g.in[1] + iw) * channels;
-          ws[live] = w + static_cast<size_t>(r * g.kernel[1] + t) * channels;
-          ++live;
-        }
-      }
-      DepthwiseSumsAvx512(xs, ws, live, channels, x_signed, xzp, acc + i * channels);
-    }
-    return;
-  }
-  std::fill(acc, acc + count * channels, 0);
+  const bool avx512 = UseVectorMathAvx512();
+  // Each position's live taps listed (input pixel and weights), then summed along the channels.
+  SmallVector<const uint8_t*, 49> xs(g.kernel_size);  // on the stack up to 7 × 7
+  SmallVector<const int32_t*, 49> ws(g.kernel_size);
   for (size_t i = 0; i < count; ++i) {
     const auto pos = static_cast<int64_t>(pos0 + i);
     const int64_t oh = pos / ow_n, ow = pos % ow_n;
-    int32_t* a = acc + i * channels;
+    size_t live = 0;
     for (int64_t r = 0; r < g.kernel[0]; ++r) {
       const int64_t ih = oh * g.stride[0] - g.pad_begin[0] + r * g.dilation[0];
       if (ih < 0 || ih >= g.in[0]) continue;
       for (int64_t t = 0; t < g.kernel[1]; ++t) {
         const int64_t iw = ow * g.stride[1] - g.pad_begin[1] + t * g.dilation[1];
         if (iw < 0 || iw >= g.in[1]) continue;
-        const uint8_t* x = src + static_cast<size_t>(ih * g.in[1] + iw) * channels;
-        const int32_t* wt = w + static_cast<size_t>(r * g.kernel[1] + t) * channels;
-        if (x_signed) {
-          MultiplyAdd(reinterpret_cast<const int8_t*>(x), xzp, wt, channels, a);
-        } else {
-          MultiplyAdd(x, xzp, wt, channels, a);
-        }
+        xs[live] = src + static_cast<size_t>(ih * g.in[1] + iw) * channels;
+        ws[live] = w + static_cast<size_t>(r * g.kernel[1] + t) * channels;
+        ++live;
+      }
+    }
+    int32_t* a = acc + i * channels;
+    if (avx512) {
+      DepthwiseSumsAvx512(xs.data(), ws.data(), live, channels, x_signed, xzp, a);
+      continue;
+    }
+    std::fill(a, a + channels, 0);
+    for (size_t t = 0; t < live; ++t) {
+      if (x_signed) {
+        MultiplyAdd(reinterpret_cast<const int8_t*>(xs[t]), xzp, ws[t], channels, a);
+      } else {
+        MultiplyAdd(xs[t], xzp, ws[t], channels, a);
       }
     }
   }
