@@ -38,6 +38,13 @@ def test_quantized_example():
     assert "['DynamicQuantizeMatMul']" in r.stdout
 
 
+def test_reduced_precision_example():
+    r = run_example("reduced_precision.py")
+    assert r.returncode == 0, r.stderr
+    assert "reduced_precision: OK" in r.stdout
+    assert "bf16: largest difference" in r.stdout and "4-bit: largest difference" in r.stdout
+
+
 @pytest.mark.parametrize("model", ["digits", "add", "sequence"])
 def test_results_equal_the_c_path(models, tmp_path, model):
     cli = BUILD_DIR / "tools" / "kiln" / "kiln"
