@@ -199,7 +199,11 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
   bool row_sums_needed = false;
   for (size_t j = 0; j < n && !row_sums_needed; ++j) row_sums_needed = beta[j] != 0;
   const bool in_place = !a_signed && k % 4 == 0 && !row_sums_needed;
-  const auto run = [&](size_t begin, size_t end) {
+  // Rows [begin, end) over the panels [p0, p1) of B (the epilogue only with all of them).
+  const size_t panels = b.panels();
+  const auto run = [&](size_t begin, size_t end, size_t p0, size_t p1) {
+    const size_t j_begin = p0 * kInt8Panel;
+    const size_t j_end = std::min(n, p1 * kInt8Panel);
     uint8_t* rows = ThreadBuffer(0, kRowBlock * (row_bytes + sizeof(int32_t)));
     auto* row_sums = reinterpret_cast<int32_t*>(rows + kRowBlock * row_bytes);
     // Without C, each block of rows is made in this thread's buffer for the epilogue.
@@ -223,14 +227,14 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
         ar_stride = row_bytes;
       }
       int32_t* cr = c != nullptr ? c + i0 * ldc : block;
-      for (size_t j0 = 0; j0 < n; j0 += kInt8Panel) {
+      for (size_t j0 = j_begin; j0 < j_end; j0 += kInt8Panel) {
         const size_t cols = std::min(kInt8Panel, n - j0);
         fn(mb, groups, ar, ar_stride, b.panel(j0 / kInt8Panel), cr + j0, ld, cols);
       }
       for (size_t r = 0; r < mb; ++r) {
         const uint32_t alpha = static_cast<uint32_t>(za.size() == 1 ? za[0] : za[i0 + r]) + a_shift;
         if (!row_sums_needed && alpha == 0) continue;  // nothing to subtract
-        ApplyZeroPoints(cr + r * ld, n, beta, col_term,
+        ApplyZeroPoints(cr + r * ld + j_begin, j_end - j_begin, beta + j_begin, col_term + j_begin,
                         row_sums_needed ? static_cast<uint32_t>(row_sums[r]) : 0u, alpha);
       }
       if (epilogue.fn != nullptr) epilogue.fn(epilogue.state, i0, mb, cr, ld);
@@ -238,9 +242,13 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
   };
   const size_t threads = pool != nullptr ? static_cast<size_t>(pool->size()) : 1;
   if (threads == 1 || m * n * k < kMinParallelWork) {
-    run(0, m);
+    run(0, m, 0, panels);
+  } else if (epilogue.fn == nullptr && m < threads * kRowBlock && panels >= 4 * threads) {
+    // Few rows and a wide B (a classifier, a language model's head): the threads share B's
+    // panels, so that each reads its part of B once rather than all of it.
+    pool->ParallelForShares(panels, [&](size_t p0, size_t p1) { run(0, m, p0, p1); });
   } else {
-    pool->ParallelForShares(m, run);
+    pool->ParallelForShares(m, [&](size_t r0, size_t r1) { run(r0, r1, 0, panels); });
   }
 }
 

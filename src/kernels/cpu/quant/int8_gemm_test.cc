@@ -125,6 +125,9 @@ TEST(Int8Gemm, MatchesNaiveProductOnThePool) {
   ForEachKernel([&] {
     for (const Case& c : kCases) Check(c, false, true, true, &pool);
     Check({301, 129, 65, 0}, true, false, false, &pool);
+    // Few rows and a wide B: the threads share B's panels.
+    Check({20, 64, 600, 3}, false, true, true, &pool);
+    Check({37, 100, 1000, 0}, true, false, false, &pool);
   });
 }
 
