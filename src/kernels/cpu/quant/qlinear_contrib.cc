@@ -40,7 +40,9 @@
 #include "kernels/cpu/nn/pool.h"
 #include "kernels/cpu/nn/window.h"
 #include "kernels/cpu/quant/quant_kernels.h"
+#include "kernels/cpu/quant/quant_vbmi.h"
 #include "kernels/cpu/small_vector.h"
+#include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
 namespace {
@@ -132,7 +134,12 @@ void BuildTable(const QParams& x, const QParams& y, F&& f, uint8_t* table) {
 }
 
 void LookUp(ThreadPool& pool, const uint8_t* table, size_t n, const uint8_t* x, uint8_t* y) {
+  const bool vbmi = ByteLookupVbmiSupported();
   pool.ParallelFor(n, 16384, [&](size_t begin, size_t end) {
+    if (vbmi) {
+      ByteLookupVbmi(table, end - begin, x + begin, y + begin);
+      return;
+    }
     for (size_t i = begin; i < end; ++i) y[i] = table[x[i]];
   });
 }
@@ -220,10 +227,16 @@ class QLinearLookup final : public Kernel {
  public:
   QLinearLookup(const KernelInfo& info, LookupOp op)
       : op_(op), alpha_(op == LookupOp::kLeakyRelu ? info.GetFloat("alpha", 0.01f) : 0.0f) {
-    // Made once when the data type and every scale and zero point are known now.
-    const DataType type = info.InputType(0);
+    // Made once when every scale and zero point is a constant and the data type is known now
+    // (from the input, or else from a zero point, which has the data's type).
+    DataType type = info.InputType(0);
+    for (size_t zp : {size_t{2}, size_t{4}}) {
+      const Tensor* z = ConstantOrNull(info, zp);
+      if (!IsInt8(type) && z != nullptr) type = z->type();
+    }
     if (IsInt8(type) && AllConstant(info, {1, 2, 3, 4})) {
       table_ = std::make_unique<std::array<uint8_t, 256>>();
+      table_type_ = type;
       Build(info, type, ConstantOrNull(info, 1), ConstantOrNull(info, 2), ConstantOrNull(info, 3),
             ConstantOrNull(info, 4), table_->data());
     }
@@ -234,7 +247,7 @@ class QLinearLookup final : public Kernel {
     const Tensor& x = ctx.Input(0);
     RequireInt8(info, x, "X");
     const uint8_t* table = nullptr;
-    if (table_ != nullptr && x.type() == info.InputType(0)) {
+    if (table_ != nullptr && x.type() == table_type_) {
       table = table_->data();
     } else {
       auto* t = ctx.Scratch<uint8_t>(256);
@@ -273,9 +286,16 @@ class QLinearLookup final : public Kernel {
   LookupOp op_;
   float alpha_;
   std::unique_ptr<std::array<uint8_t, 256>> table_;
+  DataType table_type_ = DataType::kUndefined;
 };
 
 // ---- QLinearGlobalAveragePool ----
+
+// sums[i] += x[i] for i < n.
+template <typename T>
+KILN_VECTOR_CLONES void AddRow(const T* x, size_t n, int32_t* sums) {
+  for (size_t i = 0; i < n; ++i) sums[i] += x[i];
+}
 
 class QLinearGlobalAveragePool final : public Kernel {
  public:
@@ -332,15 +352,19 @@ class QLinearGlobalAveragePool final : public Kernel {
                                   });
         return;
       }
-      ctx.threads().ParallelFor(n, 1, [&](size_t b, size_t e) {
-        auto* sums = ctx.Scratch<int64_t>(c);
-        for (size_t img = b; img < e; ++img) {
-          std::fill(sums, sums + c, int64_t{0});
-          const T* src = px + img * image * c;
-          for (size_t i = 0; i < image; ++i) {
-            for (size_t ch = 0; ch < c; ++ch) sums[ch] += src[i * c + ch];
-          }
-          for (size_t ch = 0; ch < c; ++ch) py[img * c + ch] = finish(sums[ch]);
+      // By blocks of 64 channels of an image (over the threads), the sums in int32 (an image
+      // of up to 2^23 pixels cannot overflow them) along the channels, which vectorizes.
+      constexpr size_t kChannels = 64;
+      const size_t blocks = (c + kChannels - 1) / kChannels;
+      ctx.threads().ParallelFor(n * blocks, 1, [&](size_t b, size_t e) {
+        int32_t sums[kChannels];
+        for (size_t t = b; t < e; ++t) {
+          const size_t img = t / blocks, c0 = t % blocks * kChannels;
+          const size_t width = std::min(kChannels, c - c0);
+          std::fill(sums, sums + kChannels, 0);
+          const T* src = px + img * image * c + c0;
+          for (size_t i = 0; i < image; ++i) AddRow(src + i * c, width, sums);
+          for (size_t ch = 0; ch < width; ++ch) py[img * c + c0 + ch] = finish(sums[ch]);
         }
       });
     };

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/test_errors.h"
 #include "kernels/test_util.h"
 
@@ -170,31 +171,50 @@ void CheckLookup(const char* op, bool constant) {
 }
 
 TEST(QuantContribLookup, SigmoidAndLeakyReluOverEveryByte) {
-  for (const char* op : {"QLinearSigmoid", "QLinearLeakyRelu"}) {
-    for (bool constant : {true, false}) {
-      CheckLookup<int8_t>(op, constant);
-      CheckLookup<uint8_t>(op, constant);
+  // The AVX-512 VBMI lookup where the machine has it, and the byte loop.
+  for (bool avx512 : {true, false}) {
+    const bool before = cpu::AllowVectorMathAvx512ForTesting(avx512);
+    for (const char* op : {"QLinearSigmoid", "QLinearLeakyRelu"}) {
+      for (bool constant : {true, false}) {
+        CheckLookup<int8_t>(op, constant);
+        CheckLookup<uint8_t>(op, constant);
+      }
     }
+    // A run that ends inside a vector: 100 bytes, each the table's.
+    std::vector<uint8_t> x(100);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i * 53 % 256);
+    NodeTest t("QLinearLeakyRelu", 1, kMs);
+    t.Input<uint8_t>({100}, x);
+    QParam<uint8_t>(t, 0.05f, 128);
+    QParam<uint8_t>(t, 0.037f, 128);  // no exact ties
+    const auto y = Values<uint8_t>(*t.Attr("alpha", 0.3f).Run()[0]);
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double v = 0.05 * (static_cast<double>(x[i]) - 128);
+      EXPECT_EQ(static_cast<double>(y[i]), Quantize<uint8_t>(v >= 0 ? v : 0.3 * v, 0.037, 128))
+          << i;
+    }
+    cpu::AllowVectorMathAvx512ForTesting(before);
   }
 }
 
 // ---- QLinearGlobalAveragePool ----
 
 template <typename T>
-void CheckGlobalAverage(bool channels_last, int threads) {
-  const size_t n = 2, c = 5, h = 7, w = 3, image = h * w;
+void CheckGlobalAverage(bool channels_last, int threads, size_t c = 5) {
+  const size_t n = 2, h = 7, w = 3, image = h * w;
   const auto x = Random<T>(n * c * image, 11);
   const bool s8 = std::is_same_v<T, int8_t>;
   const float sx = 0.02f, sy = 0.013f;
   const int zx = s8 ? -9 : 117, zy = s8 ? 4 : 131;
   NodeTest t("QLinearGlobalAveragePool", 1, kMs);
-  const V shape = channels_last ? V{2, 7, 3, 5} : V{2, 5, 7, 3};
+  const auto ci = static_cast<int64_t>(c);
+  const V shape = channels_last ? V{2, 7, 3, ci} : V{2, ci, 7, 3};
   t.Input<T>(shape, x);
   QParam<T>(t, sx, zx);
   QParam<T>(t, sy, zy);
   t.Attr("channels_last", int64_t{channels_last});
   auto out = t.Run(threads);
-  ASSERT_EQ(out[0]->shape(), Shape(channels_last ? V{2, 1, 1, 5} : V{2, 5, 1, 1}));
+  ASSERT_EQ(out[0]->shape(), Shape(channels_last ? V{2, 1, 1, ci} : V{2, ci, 1, 1}));
   std::vector<double> want(n * c);
   for (size_t b = 0; b < n; ++b) {
     for (size_t ch = 0; ch < c; ++ch) {
@@ -214,6 +234,7 @@ TEST(QuantContribPool, GlobalAverageMatchesTheDefinition) {
     for (int threads : {1, 2}) {
       CheckGlobalAverage<int8_t>(last, threads);
       CheckGlobalAverage<uint8_t>(last, threads);
+      CheckGlobalAverage<uint8_t>(last, threads, 70);  // two blocks of channels
     }
   }
 }
