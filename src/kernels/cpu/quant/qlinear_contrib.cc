@@ -526,6 +526,7 @@ class QLinearConcat final : public Kernel {
     auto* py = static_cast<uint8_t*>(y.data());
     size_t offset = 0;
     auto* table = ctx.Scratch<uint8_t>(256);
+    const bool vbmi = ByteLookupVbmiSupported();
     for (size_t k = 0; k < count; ++k) {
       const Tensor& t = ctx.Input(2 + 3 * k);
       const std::string s_name = "X_scale " + std::to_string(k);
@@ -552,6 +553,8 @@ class QLinearConcat final : public Kernel {
             uint8_t* dst = py + o * y_row + offset;
             if (copy) {
               std::memcpy(dst, src, row);
+            } else if (vbmi) {
+              ByteLookupVbmi(table, row, src, dst);
             } else {
               for (size_t i = 0; i < row; ++i) dst[i] = table[src[i]];
             }
