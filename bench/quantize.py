@@ -295,6 +295,23 @@ def quantize_weight(w, axis):
 # Static (QDQ)
 
 
+def _replace_graph(model, nodes, initializers):
+    """The model with its graph's nodes and initializers replaced (the old value_info dropped:
+    the quantized values have other types), com.microsoft imported when a node needs it, and
+    checked (com.microsoft nodes have no schema here: the checker skips them)."""
+    g = model.graph
+    del g.node[:]
+    g.node.extend(nodes)
+    del g.initializer[:]
+    g.initializer.extend(initializers)
+    del g.value_info[:]
+    if (any(n.domain == "com.microsoft" for n in nodes)
+            and not any(o.domain == "com.microsoft" for o in model.opset_import)):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    onnx.checker.check_model(model)
+    return model
+
+
 def plan_static(model, per_channel=True, keep_removable=False):
     """ONNX Runtime's QDQ quantizer's walk over the nodes, in order. Returns
     (nodes, activations, weights, biases): the node list (removable activations dropped and their
@@ -510,14 +527,8 @@ def quantize_static(model, feeds_list, runner, per_channel=True, keep_removable=
             if y in by_output:
                 ordered.extend(pairs[by_output[y]][2])
     used = {x for n in ordered for x in n.input}
-    kept_inits = [i for i in list(g.initializer) + new_inits if i.name in used]
-    del g.node[:]
-    g.node.extend(ordered)
-    del g.initializer[:]
-    g.initializer.extend(kept_inits)
-    del g.value_info[:]
-    onnx.checker.check_model(model)
-    return model
+    return _replace_graph(model, ordered,
+                          [i for i in list(g.initializer) + new_inits if i.name in used])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -564,14 +575,8 @@ def quantize_dynamic(model, per_channel=False):
             helper.make_node("Mul", [y + "_output_quantized_cast_output", name + "_scales_mul:0"],
                              [y], name + "_output_scale_mul")]
     used = {x for n in out_nodes for x in n.input} | {o.name for o in g.output}
-    kept = [i for i in g.initializer if i.name in used] + new_inits
-    del g.node[:]
-    g.node.extend(out_nodes)
-    del g.initializer[:]
-    g.initializer.extend(kept)
-    del g.value_info[:]
-    onnx.checker.check_model(model)
-    return model
+    return _replace_graph(model, out_nodes,
+                          [i for i in g.initializer if i.name in used] + new_inits)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -700,16 +705,8 @@ def quantize_nbits(model, bits=4, block_size=32, symmetric=False, gemm=True):
             domain="com.microsoft", K=k, N=n, bits=bits, block_size=block_size,
             accuracy_level=0))
     used = {x for n in out_nodes for x in n.input} | {o.name for o in g.output}
-    kept = [i for i in g.initializer if i.name in used] + new_inits
-    del g.node[:]
-    g.node.extend(out_nodes)
-    del g.initializer[:]
-    g.initializer.extend(kept)
-    del g.value_info[:]
-    if not any(o.domain == "com.microsoft" for o in model.opset_import):
-        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
-    onnx.checker.check_model(model)  # MatMulNBits' domain has no schema here: its nodes skipped
-    return model
+    return _replace_graph(model, out_nodes,
+                          [i for i in g.initializer if i.name in used] + new_inits)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -46,6 +46,18 @@ std::vector<T> Values(const Tensor& t) {
   return std::vector<T>(p, p + t.element_count());
 }
 
+// n values of T (8-bit operands: every value of the type reachable), each the top byte of a step
+// of a linear congruential generator seeded with `seed`.
+template <typename T>
+std::vector<T> RandomInts(size_t n, uint32_t seed) {
+  std::vector<T> v(n);
+  for (T& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = static_cast<T>(seed >> 24);
+  }
+  return v;
+}
+
 class NodeTest {
  public:
   NodeTest(std::string op_type, int64_t opset, std::string domain = "");

@@ -18,9 +18,11 @@
 namespace kiln::optimizer {
 namespace {
 
+using testing::Bytes;
 using testing::ExpectSameOutputs;
 using testing::ExpectSameOutputsSized;
 using testing::GraphBuilder;
+using testing::Int32s;
 using testing::OpCounts;
 using testing::OpsAfter;
 
@@ -798,20 +800,6 @@ TEST(DynamicQuantFusion, LeavesAProductWhoseIntermediateHasOtherReaders) {
 }
 
 // ---- DequantizeLinear → Conv [→ Relu] → QuantizeLinear ----
-
-std::shared_ptr<Tensor> Bytes(DataType type, std::vector<int64_t> dims, int seed) {
-  auto t = Tensor::Allocate(type, Shape(std::move(dims)), CpuAllocator());
-  auto* d = static_cast<uint8_t*>(t->data());
-  for (size_t i = 0; i < t->byte_size(); ++i) d[i] = static_cast<uint8_t>((i * 73 + seed) % 251);
-  return t;
-}
-
-std::shared_ptr<Tensor> Int32s(std::vector<int32_t> values) {
-  auto t = Tensor::Allocate(DataType::kInt32, Shape({static_cast<int64_t>(values.size())}),
-                            CpuAllocator());
-  std::copy(values.begin(), values.end(), static_cast<int32_t*>(t->data()));
-  return t;
-}
 
 struct QdqConvCase {
   DataType act = DataType::kUint8;  // x and y

@@ -309,32 +309,16 @@ std::vector<ir::Attribute> WithAxis(const ir::Node* n, int64_t axis) {
 }
 
 // Step 2c: Concat (on any axis) of channels-first values that are all the same kind of
-// transpose of channels-last ones.
+// transpose of channels-last ones; and com.microsoft QLinearConcat, whose data inputs are 2, 5,
+// 8, ... (each followed by its scale and zero point).
 bool PushConcat(ir::Graph& g, ir::Node* n) {
-  if (!IsOp(n, "Concat") || n->outputs().size() != 1) return false;
+  const bool quantized = IsMsOp(n, "QLinearConcat");
+  if ((!quantized && !IsOp(n, "Concat")) || n->outputs().size() != 1) return false;
   std::vector<ir::Value*> inputs = n->inputs();
+  const size_t first = quantized ? 2 : 0, step = quantized ? 3 : 1;
+  if (inputs.size() < first + step) return false;  // QLinearConcat: one whole triple at least
   std::vector<int64_t> perm;
-  for (ir::Value*& in : inputs) {
-    std::vector<int64_t> p = in != nullptr ? LayoutPerm(in->producer()) : std::vector<int64_t>{};
-    if (p.empty() || (!perm.empty() && p != perm)) return false;
-    perm = std::move(p);
-    in = in->producer()->inputs()[0];
-  }
-  const std::optional<int64_t> axis = AxisOf(n, 0, perm.size());
-  if (!axis) return false;
-  MoveBefore(g, n, std::move(inputs), WithAxis(n, perm[static_cast<size_t>(*axis)]), perm);
-  return true;
-}
-
-// Step 2c, quantized: com.microsoft QLinearConcat whose data inputs (2, 5, 8, ...) are all the
-// same kind of transpose of channels-last values.
-bool PushQLinearConcat(ir::Graph& g, ir::Node* n) {
-  if (!IsMsOp(n, "QLinearConcat") || n->outputs().size() != 1 || n->inputs().size() < 5) {
-    return false;
-  }
-  std::vector<ir::Value*> inputs = n->inputs();
-  std::vector<int64_t> perm;
-  for (size_t i = 2; i < inputs.size(); i += 3) {
+  for (size_t i = first; i < inputs.size(); i += step) {
     ir::Value*& in = inputs[i];
     std::vector<int64_t> p = in != nullptr ? LayoutPerm(in->producer()) : std::vector<int64_t>{};
     if (p.empty() || (!perm.empty() && p != perm)) return false;
@@ -623,9 +607,9 @@ size_t ConvertToNhwc(PassContext& ctx) {
     again = RewriteAll(g, [&](ir::Node* n) { return PushThrough(ctx, n); }) > 0 || again;
     again = RewriteAll(g,
                        [&](ir::Node* n) {
-                         return PushConcat(g, n) || PushQLinearConcat(g, n) ||
-                                PushReshape(ctx, n) || PushTransposeOfChannels(g, n) ||
-                                PushSliceOrSplit(g, n) || PushReduce(g, n);
+                         return PushConcat(g, n) || PushReshape(ctx, n) ||
+                                PushTransposeOfChannels(g, n) || PushSliceOrSplit(g, n) ||
+                                PushReduce(g, n);
                        }) > 0 ||
             again;
   }

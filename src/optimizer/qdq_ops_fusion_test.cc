@@ -25,20 +25,6 @@ ir::Value* Zero(GraphBuilder& b, DataType type, int v) {
   return b.Const(std::move(t));
 }
 
-std::shared_ptr<Tensor> Bytes(DataType type, std::vector<int64_t> dims, int seed) {
-  auto t = Tensor::Allocate(type, Shape(std::move(dims)), CpuAllocator());
-  auto* d = static_cast<uint8_t*>(t->data());
-  for (size_t i = 0; i < t->byte_size(); ++i) d[i] = static_cast<uint8_t>((i * 73 + seed) % 251);
-  return t;
-}
-
-std::shared_ptr<Tensor> Int32s(std::vector<int32_t> values) {
-  auto t = Tensor::Allocate(DataType::kInt32, Shape({static_cast<int64_t>(values.size())}),
-                            CpuAllocator());
-  std::copy(values.begin(), values.end(), static_cast<int32_t*>(t->data()));
-  return t;
-}
-
 // The float x quantized with (s, z) of `type` and dequantized again: the QDQ pair before a node.
 ir::Value* Qdq(GraphBuilder& b, ir::Value* x, float s, DataType type, int z) {
   ir::Value* q = b.Op("QuantizeLinear", {x, b.Floats({}, {s}), Zero(b, type, z)});

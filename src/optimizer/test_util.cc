@@ -97,6 +97,20 @@ ir::Model GraphBuilder::Model() {
   return m;
 }
 
+std::shared_ptr<Tensor> Bytes(DataType type, std::vector<int64_t> dims, int seed) {
+  auto t = Tensor::Allocate(type, Shape(std::move(dims)), CpuAllocator());
+  auto* d = static_cast<uint8_t*>(t->data());
+  for (size_t i = 0; i < t->byte_size(); ++i) d[i] = static_cast<uint8_t>((i * 73 + seed) % 251);
+  return t;
+}
+
+std::shared_ptr<Tensor> Int32s(std::vector<int32_t> values) {
+  auto t = Tensor::Allocate(DataType::kInt32, Shape({static_cast<int64_t>(values.size())}),
+                            CpuAllocator());
+  std::copy(values.begin(), values.end(), static_cast<int32_t*>(t->data()));
+  return t;
+}
+
 OpCounts OpsAfter(const ir::Model& model, int level) {
   Optimize(*model.graph, level, CpuKernels());
   OpCounts counts;

@@ -65,6 +65,12 @@ class GraphBuilder {
 std::vector<std::shared_ptr<Tensor>> RunModel(ir::Model model, int level,
                                               const std::vector<Value>& inputs, int threads = 2);
 
+// An 8-bit (or any) tensor of `type` whose bytes are (i * 73 + seed) % 251: weights and zero
+// points for the quantized passes' tests.
+std::shared_ptr<Tensor> Bytes(DataType type, std::vector<int64_t> dims, int seed);
+// A 1-D int32 tensor of `values` (a quantized bias).
+std::shared_ptr<Tensor> Int32s(std::vector<int32_t> values);
+
 using OpCounts = std::map<std::string, int>;
 // The ops (as "Op" or "domain.Op") the model's graph has after Optimize at `level`.
 OpCounts OpsAfter(const ir::Model& model, int level);

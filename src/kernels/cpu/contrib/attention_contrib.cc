@@ -27,6 +27,7 @@
 #include "kernels/cpu/contrib/contrib_kernels.h"
 #include "kernels/cpu/linalg/gemm.h"
 #include "kernels/cpu/quant/int8_gemm.h"
+#include "kernels/cpu/quant/quant_kernels.h"
 #include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/vector_math.h"
 #include "kernels/cpu/vectorize.h"
@@ -75,8 +76,7 @@ class ContribAttention final : public Kernel {
     }
     // QAttention's constant weight is packed once.
     const Tensor* w = quantized ? info.ConstantInput(1) : nullptr;
-    if (w != nullptr && w->shape().rank() == 2 &&
-        (w->type() == DataType::kInt8 || w->type() == DataType::kUint8)) {
+    if (w != nullptr && w->shape().rank() == 2 && IsInt8(w->type())) {
       const auto k = static_cast<size_t>(w->shape().dims()[0]);
       const auto n = static_cast<size_t>(w->shape().dims()[1]);
       packed_ = std::make_unique<Int8PackedB>(
@@ -160,8 +160,7 @@ class ContribAttention final : public Kernel {
   void Project8(KernelContext& ctx, const Tensor& x, const Tensor& w, size_t m, size_t k, size_t n,
                 const Tensor* bias, float* out) const {
     const KernelInfo& info = ctx.info();
-    auto is8 = [](DataType t) { return t == DataType::kInt8 || t == DataType::kUint8; };
-    if (!is8(x.type()) || !is8(w.type())) {
+    if (!IsInt8(x.type()) || !IsInt8(w.type())) {
       info.Fail(ErrorCode::kInvalidArgument,
                 std::string("inputs 'input' (") + DataTypeName(x.type()) + ") and 'weight' (" +
                     DataTypeName(w.type()) + ") must be int8 or uint8");

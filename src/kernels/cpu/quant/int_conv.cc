@@ -4,12 +4,10 @@
 #include <cstring>
 #include <string>
 
+#include "kernels/cpu/quant/quant_kernels.h"
+
 namespace kiln::cpu {
 namespace {
-
-bool IsInt8(DataType t) {
-  return t == DataType::kInt8 || t == DataType::kUint8;
-}
 
 // An 8-bit tensor's element i as int32.
 int32_t ByteValue(const uint8_t* data, bool is_signed, size_t i) {

@@ -176,14 +176,9 @@ class MatMulNBits final : public Kernel {
                 "input 'bias' is " + std::string(DataTypeName(bias->type())) + " " +
                     bias->shape().ToString() + "; expected " + DataTypeName(a.type()) + " [N]");
     }
-    SmallVector<int64_t> y_dims(ad);
-    y_dims.back() = n_;
-    Tensor& y = ctx.OutputForOverwrite(0, a.type(), y_dims.span());
     const size_t k = static_cast<size_t>(k_), n = static_cast<size_t>(n_);
-    const size_t m = a.element_count() / k;
-    if (m == 0) return;
-
-    // Scales and offsets: made at creation, or now.
+    // Scales and zero points: made at creation, or now (checking the zero points before the
+    // output exists).
     const float* sc = scales_.data();
     const float* zf = zeros_.data();
     if (scales_.empty()) {
@@ -193,6 +188,11 @@ class MatMulNBits final : public Kernel {
       sc = s;
       zf = o;
     }
+    SmallVector<int64_t> y_dims(ad);
+    y_dims.back() = n_;
+    Tensor& y = ctx.OutputForOverwrite(0, a.type(), y_dims.span());
+    const size_t m = a.element_count() / k;
+    if (m == 0) return;
     // A (and the bias) as floats.
     const float* af = static_cast<const float*>(a.data());
     if (a.type() != DataType::kFloat) {

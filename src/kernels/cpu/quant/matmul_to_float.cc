@@ -26,10 +26,6 @@
 namespace kiln::cpu {
 namespace {
 
-bool IsInt8(DataType t) {
-  return t == DataType::kInt8 || t == DataType::kUint8;
-}
-
 // y[j] = float(acc[j]) · (a_scale · b_scale[j]) (+ bias[j]), j < n; b_scale one value when
 // `per_column` is false.
 KILN_VECTOR_CLONES void ToFloatRow(const int32_t* acc, size_t n, float a_scale,

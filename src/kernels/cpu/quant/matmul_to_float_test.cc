@@ -20,16 +20,6 @@ namespace {
 using V = std::vector<int64_t>;
 const char* const kMs = "com.microsoft";
 
-template <typename T>
-std::vector<T> Random(size_t n, uint32_t seed) {
-  std::vector<T> v(n);
-  for (T& x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = static_cast<T>(seed >> 24);
-  }
-  return v;
-}
-
 std::vector<float> RandomFloats(size_t n, uint32_t seed, float scale) {
   std::vector<float> v(n);
   for (float& x : v) {
@@ -77,10 +67,10 @@ void CheckToFloat(bool per_column, bool with_bias, bool constant_b) {
   SCOPED_TRACE(std::string("per_column ") + std::to_string(per_column) + " bias " +
                std::to_string(with_bias) + " constant " + std::to_string(constant_b));
   const size_t batch = 3, m = 7, k = 37, n = 45;
-  const std::vector<TA> a = Random<TA>(batch * m * k, 5);
-  const std::vector<TB> b = Random<TB>(k * n, 9);
+  const std::vector<TA> a = RandomInts<TA>(batch * m * k, 5);
+  const std::vector<TB> b = RandomInts<TB>(k * n, 9);
   const auto za = static_cast<TA>(std::is_signed_v<TA> ? -3 : 131);
-  std::vector<TB> zb = per_column ? Random<TB>(n, 13) : std::vector<TB>{static_cast<TB>(7)};
+  std::vector<TB> zb = per_column ? RandomInts<TB>(n, 13) : std::vector<TB>{static_cast<TB>(7)};
   const std::vector<float> bs =
       per_column ? RandomFloats(n, 17, 0.01f) : std::vector<float>{0.013f};
   const std::vector<float> bias = with_bias ? RandomFloats(n, 19, 3.0f) : std::vector<float>{};
@@ -117,7 +107,7 @@ TEST(QuantMatMulIntegerToFloat, MatchesTheDefinition) {
 TEST(QuantDynamicQuantizeMatMul, MatchesTheChainItReplaces) {
   const size_t m = 19, k = 70, n = 33;
   std::vector<float> a = RandomFloats(m * k, 23, 4.0f);
-  const std::vector<int8_t> b = Random<int8_t>(k * n, 29);
+  const std::vector<int8_t> b = RandomInts<int8_t>(k * n, 29);
   const std::vector<float> bs = RandomFloats(n, 31, 0.02f);
   const std::vector<float> bias = RandomFloats(n, 37, 1.0f);
   float lo = 0, hi = 0;

@@ -33,13 +33,6 @@
 #include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
-namespace {
-
-using quant::LoadElement;
-
-bool IsInt8(DataType t) {
-  return t == DataType::kInt8 || t == DataType::kUint8;
-}
 
 void RequireInt8(const KernelInfo& info, const Tensor& t, const char* name) {
   if (!IsInt8(t.type())) {
@@ -47,6 +40,10 @@ void RequireInt8(const KernelInfo& info, const Tensor& t, const char* name) {
                                                DataTypeName(t.type()) + "; expected int8 or uint8");
   }
 }
+
+namespace {
+
+using quant::LoadElement;
 
 // A per-tensor or per-index (zero point or scale) operand: `count` is 1 or the size of the
 // dimension it follows. A missing operand reads as 0.

@@ -47,10 +47,6 @@
 namespace kiln::cpu {
 namespace {
 
-bool IsInt8(DataType t) {
-  return t == DataType::kInt8 || t == DataType::kUint8;
-}
-
 // One quantization's scale and zero point (a per-tensor pair of inputs).
 struct QParams {
   float scale = 1.0f;
@@ -97,13 +93,6 @@ QParams ReadQParams(const KernelInfo& info, const Tensor* scale, const Tensor* z
                                            : *static_cast<const uint8_t*>(zero_point->data());
   }
   return q;
-}
-
-void RequireInt8(const KernelInfo& info, const Tensor& t, const char* name) {
-  if (!IsInt8(t.type())) {
-    info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + name + "' has element type " +
-                                               DataTypeName(t.type()) + "; expected int8 or uint8");
-  }
 }
 
 // v rounded half to even, plus zp, saturated to T.

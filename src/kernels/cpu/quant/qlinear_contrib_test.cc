@@ -27,16 +27,6 @@ using V = std::vector<int64_t>;
 const char* const kMs = "com.microsoft";
 
 template <typename T>
-std::vector<T> Random(size_t n, uint32_t seed) {
-  std::vector<T> v(n);
-  for (T& x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = static_cast<T>(seed >> 24);
-  }
-  return v;
-}
-
-template <typename T>
 double Quantize(double v, double scale, int zp) {
   const double q = std::nearbyint(v / scale) + zp;
   return std::clamp(q, static_cast<double>(std::numeric_limits<T>::lowest()),
@@ -70,7 +60,7 @@ void CheckBinary(const char* op, V a_shape, V b_shape, V out_shape, int threads)
   for (int64_t d : a_shape) an *= static_cast<size_t>(d);
   for (int64_t d : b_shape) bn *= static_cast<size_t>(d);
   for (int64_t d : out_shape) on *= static_cast<size_t>(d);
-  const auto a = Random<T>(an, 3), b = Random<T>(bn, 5);
+  const auto a = RandomInts<T>(an, 3), b = RandomInts<T>(bn, 5);
   const bool s8 = std::is_same_v<T, int8_t>;
   const float sa = 0.031f, sb = 0.017f, sc = std::string(op) == "QLinearAdd" ? 0.045f : 0.27f;
   const int za = s8 ? -3 : 121, zb = s8 ? 7 : 130, zc = s8 ? 2 : 126;
@@ -202,7 +192,7 @@ TEST(QuantContribLookup, SigmoidAndLeakyReluOverEveryByte) {
 template <typename T>
 void CheckGlobalAverage(bool channels_last, int threads, size_t c = 5) {
   const size_t n = 2, h = 7, w = 3, image = h * w;
-  const auto x = Random<T>(n * c * image, 11);
+  const auto x = RandomInts<T>(n * c * image, 11);
   const bool s8 = std::is_same_v<T, int8_t>;
   const float sx = 0.02f, sy = 0.013f;
   const int zx = s8 ? -9 : 117, zy = s8 ? 4 : 131;
@@ -249,7 +239,7 @@ struct PoolCase {
 template <typename T>
 void CheckAveragePool(const PoolCase& pc, int threads) {
   const int64_t n = 1, c = 3, h = 9, w = 8;
-  const auto x = Random<T>(static_cast<size_t>(n * c * h * w), 17);
+  const auto x = RandomInts<T>(static_cast<size_t>(n * c * h * w), 17);
   const bool s8 = std::is_same_v<T, int8_t>;
   const float sx = 0.03f, sy = 0.025f;
   const int zx = s8 ? 3 : 128, zy = s8 ? -2 : 120;
@@ -318,8 +308,8 @@ TEST(QuantContribPool, AverageMatchesTheDefinition) {
 template <typename T>
 void CheckConcat(int64_t axis, bool constant) {
   const bool s8 = std::is_same_v<T, int8_t>;
-  const auto x0 = Random<T>(2 * 3 * 4, 21), x1 = Random<T>(2 * 1 * 4, 23),
-             x2 = Random<T>(2 * 2 * 4, 25);
+  const auto x0 = RandomInts<T>(2 * 3 * 4, 21), x1 = RandomInts<T>(2 * 1 * 4, 23),
+             x2 = RandomInts<T>(2 * 2 * 4, 25);
   const float sy = 0.05f, s0 = 0.05f, s1 = 0.02f, s2 = 0.11f;
   const int zy = s8 ? 1 : 128, z0 = zy, z1 = s8 ? -20 : 100, z2 = s8 ? 5 : 140;
   NodeTest t("QLinearConcat", 1, kMs);
@@ -366,8 +356,8 @@ struct GemmCase {
 template <typename TA, typename TB>
 void CheckQGemm(const GemmCase& g, int threads) {
   const size_t m = 7, k = 37, n = 19;
-  const auto a = Random<TA>(m * k, 31);
-  const auto b = Random<TB>(k * n, 37);
+  const auto a = RandomInts<TA>(m * k, 31);
+  const auto b = RandomInts<TB>(k * n, 37);
   const float sa = 0.02f;
   const int za = std::is_same_v<TA, int8_t> ? -4 : 125;
   std::vector<float> sb(g.per_column ? n : 1);
@@ -478,7 +468,7 @@ TEST(QuantContribQdq, DomainOpsFollowOpset21) {
 template <typename T>
 void CheckSoftmax(int64_t opset, int64_t axis, bool constant) {
   const V shape = {2, 3, 5};
-  const auto x = Random<T>(30, 41);
+  const auto x = RandomInts<T>(30, 41);
   const bool s8 = std::is_same_v<T, int8_t>;
   const float sx = 0.05f, sy = 1.0f / 256;
   const int zx = s8 ? 3 : 130, zy = s8 ? -128 : 0;

@@ -23,16 +23,6 @@ namespace {
 
 using V = std::vector<int64_t>;
 
-template <typename T>
-std::vector<T> Random(size_t n, uint32_t seed) {
-  std::vector<T> v(n);
-  for (T& x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = static_cast<T>(seed >> 24);
-  }
-  return v;
-}
-
 struct ConvCase {
   int64_t c, m, group, h, w, kh, kw, stride, dilation;
   V pads;
@@ -63,8 +53,8 @@ template <typename TX, typename TW>
 void Check(const ConvCase& k, bool constant, int threads) {
   const int64_t n = 2;
   const int64_t gc = k.c / k.group, gf = k.m / k.group;
-  const auto x = Random<TX>(static_cast<size_t>(n * k.c * k.h * k.w), 3);
-  const auto w = Random<TW>(static_cast<size_t>(k.m * gc * k.kh * k.kw), 7);
+  const auto x = RandomInts<TX>(static_cast<size_t>(n * k.c * k.h * k.w), 3);
+  const auto w = RandomInts<TW>(static_cast<size_t>(k.m * gc * k.kh * k.kw), 7);
   std::vector<int32_t> bias(static_cast<size_t>(k.m));
   std::vector<float> ws(static_cast<size_t>(k.m));
   std::vector<TW> wz(static_cast<size_t>(k.m));

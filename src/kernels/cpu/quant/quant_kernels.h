@@ -35,6 +35,14 @@ std::unique_ptr<Kernel> MakeQLinearConcat(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearSoftmax(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearWhere(const KernelInfo& info);
 
+// Whether t is int8 or uint8, the data types of the integer products and QLinear ops.
+inline bool IsInt8(DataType t) {
+  return t == DataType::kInt8 || t == DataType::kUint8;
+}
+// Throws kInvalidArgument "input 'name' has element type T; expected int8 or uint8" unless t is
+// one of them (qlinear.cc).
+void RequireInt8(const KernelInfo& info, const Tensor& t, const char* name);
+
 // DynamicQuantizeLinear's arithmetic (quantize.cc), for the kernels that quantize their input
 // themselves: the scale and zero point of x[0..n) (its range with 0, over 255) and y = x
 // quantized to uint8 with them, split over ctx's threads. Fails naming input `name` and the
