@@ -206,16 +206,42 @@ KILN_VECTOR_CLONES void MultiplyAdd(const T* x, int32_t xz, const int32_t* w, si
 }  // namespace
 
 void IntConv::DepthwiseBlock(const nn::WindowGeometry& g, const uint8_t* src, bool x_signed,
-                             int32_t xzp, const int32_t* w, size_t channels, size_t pos0,
-                             size_t count, int32_t* acc) {
+                             int32_t xzp, const int32_t* w, const int32_t* w_sums,
+                             const int64_t* tap_offset, size_t channels, size_t pos0, size_t count,
+                             int32_t* acc) {
   const int64_t ow_n = g.out[1];
   const bool avx512 = UseVectorMathAvx512();
+  // A window's first and last rows and columns.
+  const int64_t extent_h = (g.kernel[0] - 1) * g.dilation[0];
+  const int64_t extent_w = (g.kernel[1] - 1) * g.dilation[1];
+  const auto origin = [&](int64_t oh, int64_t ow) {
+    return std::pair{oh * g.stride[0] - g.pad_begin[0], ow * g.stride[1] - g.pad_begin[1]};
+  };
+  const auto inside = [&](int64_t oh, int64_t ow) {
+    const auto [ih, iw] = origin(oh, ow);
+    return ih >= 0 && ih + extent_h < g.in[0] && iw >= 0 && iw + extent_w < g.in[1];
+  };
   // Each position's live taps listed (input pixel and weights), then summed along the channels.
   SmallVector<const uint8_t*, 49> xs(g.kernel_size);  // on the stack up to 7 × 7
   SmallVector<const int32_t*, 49> ws(g.kernel_size);
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < count;) {
     const auto pos = static_cast<int64_t>(pos0 + i);
     const int64_t oh = pos / ow_n, ow = pos % ow_n;
+    int32_t* a = acc + i * channels;
+    if (avx512 && inside(oh, ow)) {
+      // The run of positions from here, in this output row, whose windows lie inside the image.
+      size_t run = 1;
+      while (i + run < count && ow + static_cast<int64_t>(run) < ow_n &&
+             inside(oh, ow + static_cast<int64_t>(run))) {
+        ++run;
+      }
+      const auto [ih, iw] = origin(oh, ow);
+      DepthwiseRunAvx512(src + static_cast<size_t>(ih * g.in[1] + iw) * channels, tap_offset,
+                         g.kernel_size, static_cast<size_t>(g.stride[1]) * channels, run, w, w_sums,
+                         channels, x_signed, xzp, a, channels);
+      i += run;
+      continue;
+    }
     size_t live = 0;
     for (int64_t r = 0; r < g.kernel[0]; ++r) {
       const int64_t ih = oh * g.stride[0] - g.pad_begin[0] + r * g.dilation[0];
@@ -228,7 +254,7 @@ void IntConv::DepthwiseBlock(const nn::WindowGeometry& g, const uint8_t* src, bo
         ++live;
       }
     }
-    int32_t* a = acc + i * channels;
+    ++i;
     if (avx512) {
       DepthwiseSumsAvx512(xs.data(), ws.data(), live, channels, x_signed, xzp, a);
       continue;

@@ -143,6 +143,8 @@ TEST(QuantQLinearConv, EveryPathMatchesTheDefinitionInBothLayouts) {
       {32, 32, 32, 12, 11, 3, 3, 1, 1, {1, 1, 1, 1}},  // depthwise
       {24, 24, 24, 9, 9, 3, 3, 2, 1, {0, 1, 1, 0}},    // depthwise, stride 2, uneven padding
       {20, 20, 20, 9, 9, 3, 3, 1, 2, {2, 2, 2, 2}},    // depthwise, dilated
+      {40, 40, 40, 11, 19, 5, 5, 1, 1, {2, 2, 2, 2}},  // depthwise 5×5: runs of 15 inside
+      {48, 48, 48, 13, 13, 3, 3, 2, 1, {1, 1, 1, 1}},  // depthwise, stride 2, whole vectors
       {16, 48, 1, 7, 7, 1, 1, 1, 1, {0, 0, 0, 0}},     // 1×1 read in place
       {16, 32, 1, 8, 8, 1, 1, 2, 1, {0, 0, 0, 0}},     // 1×1 stride 2
       {8, 12, 2, 9, 9, 3, 3, 1, 2, {2, 2, 2, 2}},      // grouped, dilated
@@ -174,6 +176,14 @@ TEST(QuantRequantize, AvxRowEqualsTheDoubleLoop) {
   std::vector<float> mult;
   uint32_t seed = 9;
   auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+  // Found by search: float's product lies a little past a half, on the other side from double's.
+  for (auto [a, m] :
+       {std::pair{1499599170, 0x1.1b8b2ap-25f}, std::pair{629956773, -0x1.458db8p-23f},
+        std::pair{272325555, -0x1.a1f17ap-24f}, std::pair{841638242, -0x1.2fa27ap-24f}}) {
+    acc.push_back(a);
+    mult.push_back(m);
+    bias.push_back(0);
+  }
   for (int i = 0; i < 4000; ++i) {
     const int kind = i % 6;
     int32_t a = static_cast<int32_t>(next() >> 8) - (1 << 23);
@@ -210,6 +220,32 @@ TEST(QuantRequantize, AvxRowEqualsTheDoubleLoop) {
         cpu::RequantizeChannels(acc.data(), n, b, mult.data(), zp, slow8.data());
         EXPECT_EQ(fast8, slow8) << "int8 n " << n << " zp " << zp;
       }
+    }
+  }
+  // Many rows at once (a block of positions): rows with lanes at or a float unit off a half
+  // among sure ones, each such row redone alone. Columns 0-3 multiply by a half, a unit either side
+  // of it and 2^-26; every eighth row holds 3 and ±(2^25 + 1), the rest the values above.
+  constexpr size_t kRows = 250, kCols = 21;
+  std::vector<float> col_mult(mult.begin(), mult.begin() + kCols);
+  col_mult[0] = 0.5f;
+  col_mult[1] = std::nextafter(0.5f, 1.0f);
+  col_mult[2] = std::nextafter(0.5f, 0.0f);
+  col_mult[3] = 0x1p-26f;
+  std::vector<int32_t> rows_acc(acc.begin(), acc.begin() + kRows * kCols);
+  for (size_t r = 0; r < kRows; r += 8) {
+    for (size_t c = 0; c < 4; ++c) rows_acc[r * kCols + c] = c < 3 ? 3 : (1 << 25) + 1;
+  }
+  for (bool with_bias : {false, true}) {
+    const int32_t* b = with_bias ? bias.data() : nullptr;
+    for (int32_t zp : {0, 3, 250}) {
+      std::vector<uint8_t> fast(kRows * kCols), slow(kRows * kCols);
+      cpu::RequantizeRowsAvx512(rows_acc.data(), kCols, kRows, kCols, b, col_mult.data(), zp, false,
+                                fast.data(), kCols);
+      for (size_t r = 0; r < kRows; ++r) {
+        cpu::RequantizeChannels(rows_acc.data() + r * kCols, kCols, b, col_mult.data(), zp,
+                                slow.data() + r * kCols);
+      }
+      EXPECT_EQ(fast, slow) << "rows, bias " << with_bias << " zp " << zp;
     }
   }
 }

@@ -38,42 +38,51 @@ void RequantizeRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n,
   const __m512 lo = _mm512_set1_ps(static_cast<float>(lo_d));
   const __m512 hi = _mm512_set1_ps(static_cast<float>(hi_d));
   const __m512i z = _mm512_set1_epi32(zp);
-  const __m512 half = _mm512_set1_ps(0.5f);
-  // float's error in (acc + b)·mult, relative: the sum's conversion (past 2^24) and the product,
-  // each half a unit in the last place, with room to spare.
-  const __m512 rel = _mm512_set1_ps(0x1p-21f);
+  // Values are clamped first, so |v| ≤ 255 and float's error in (acc + b)·mult — the sum's
+  // conversion (past 2^24) and the product, each half a unit in the last place, relative — is
+  // below 2^-14: float decides every lane whose distance from the nearest integer is under a
+  // half less 2^-12 (a clamped lane lies on an integer).
+  const __m512 near_half = _mm512_set1_ps(0.5f - 0x1p-12f);
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   for (size_t j = 0; j < n; j += 16) {
     const __mmask16 m = Lanes16(n - j);
     const __m512i bias = b != nullptr ? _mm512_maskz_loadu_epi32(m, b + j) : _mm512_setzero_si512();
     const __m512 k = _mm512_maskz_loadu_ps(m, mult + j);
+    // (acc + b)·mult clamped, rounded; and the lanes float cannot decide.
+    const auto round = [&](__m512i a, __m512& r) {
+      const __m512 v =
+          _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), k), lo), hi);
+      r = _mm512_roundscale_ps(v, kNearest);
+      return _mm512_mask_cmp_ps_mask(m, _mm512_abs_ps(_mm512_sub_ps(v, r)), near_half, _CMP_GE_OQ);
+    };
+    __mmask16 any = 0;
     for (size_t r = 0; r < rows; ++r) {
-      const int32_t* ar = acc + r * lda;
-      const __m512i a = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, ar + j), bias);
-      const __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), k);
-      // |v - round(v)| within rel·|v| of a half: float cannot tell the side; redo in double.
-      const __m512 frac = _mm512_abs_ps(_mm512_sub_ps(v, _mm512_roundscale_ps(v, kNearest)));
-      const __mmask16 unsure =
-          _mm512_mask_cmp_ps_mask(m, _mm512_abs_ps(_mm512_sub_ps(frac, half)),
-                                  _mm512_mul_ps(rel, _mm512_abs_ps(v)), _CMP_LE_OQ);
-      __m512i q;
-      if (unsure == 0) {
-        q = _mm512_cvt_roundps_epi32(_mm512_min_ps(_mm512_max_ps(v, lo), hi), kNearest);
-      } else {
-        const __m512i raw = _mm512_maskz_loadu_epi32(m, ar + j);
-        __m512d d0 = _mm512_add_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(raw)),
-                                   _mm512_cvtepi32_pd(_mm512_castsi512_si256(bias)));
-        __m512d d1 = _mm512_add_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(raw, 1)),
-                                   _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(bias, 1)));
-        d0 = _mm512_mul_pd(d0, _mm512_cvtps_pd(_mm512_castps512_ps256(k)));
-        d1 = _mm512_mul_pd(
-            d1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(k), 1))));
-        const __m512d lo2 = _mm512_set1_pd(lo_d), hi2 = _mm512_set1_pd(hi_d);
-        d0 = _mm512_min_pd(_mm512_max_pd(d0, lo2), hi2);
-        d1 = _mm512_min_pd(_mm512_max_pd(d1, lo2), hi2);
-        q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvt_roundpd_epi32(d0, kNearest)),
-                               _mm512_cvt_roundpd_epi32(d1, kNearest), 1);
-      }
+      __m512 rounded;
+      any = static_cast<__mmask16>(
+          any |
+          round(_mm512_add_epi32(_mm512_maskz_loadu_epi32(m, acc + r * lda + j), bias), rounded));
+      const __m512i q = _mm512_cvttps_epi32(rounded);
+      _mm512_mask_cvtepi32_storeu_epi8(y + r * ldy + j, m, _mm512_add_epi32(q, z));
+    }
+    if (any == 0) continue;
+    // Some row had a lane near a half: those rows redone in double, the sum made there too.
+    const __m512d lo2 = _mm512_set1_pd(lo_d), hi2 = _mm512_set1_pd(hi_d);
+    const __m512d k0 = _mm512_cvtps_pd(_mm512_castps512_ps256(k));
+    const __m512d k1 =
+        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(k), 1)));
+    const __m512d b0 = _mm512_cvtepi32_pd(_mm512_castsi512_si256(bias));
+    const __m512d b1 = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(bias, 1));
+    for (size_t r = 0; r < rows; ++r) {
+      const __m512i raw = _mm512_maskz_loadu_epi32(m, acc + r * lda + j);
+      __m512 rounded;
+      if (round(_mm512_add_epi32(raw, bias), rounded) == 0) continue;
+      __m512d d0 = _mm512_add_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(raw)), b0);
+      __m512d d1 = _mm512_add_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(raw, 1)), b1);
+      d0 = _mm512_min_pd(_mm512_max_pd(_mm512_mul_pd(d0, k0), lo2), hi2);
+      d1 = _mm512_min_pd(_mm512_max_pd(_mm512_mul_pd(d1, k1), lo2), hi2);
+      const __m512i q =
+          _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvt_roundpd_epi32(d0, kNearest)),
+                             _mm512_cvt_roundpd_epi32(d1, kNearest), 1);
       _mm512_mask_cvtepi32_storeu_epi8(y + r * ldy + j, m, _mm512_add_epi32(q, z));
     }
   }
@@ -95,6 +104,90 @@ void DepthwiseSumsAvx512(const uint8_t* const* x, const int32_t* const* w, size_
       sum = _mm512_add_epi32(sum, _mm512_mullo_epi32(v, _mm512_maskz_loadu_epi32(m, w[t] + c)));
     }
     _mm512_mask_storeu_epi32(acc + c, m, sum);
+  }
+}
+
+namespace {
+
+// 16 bytes widened to int32, signed or not.
+template <bool kSigned>
+inline __m512i Widen16(const uint8_t* p) {
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return kSigned ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
+}
+
+// DepthwiseRunAvx512's sums of 16 whole channels at four positions from position p (four sums
+// named, not an array: GCC kept an array of them on the stack).
+template <bool kSigned>
+inline void DepthwiseRunTile4(const uint8_t* x, const int64_t* tap_offset, size_t taps, size_t step,
+                              const int32_t* w, size_t channels, __m512i init, size_t p,
+                              int32_t* acc, size_t ld) {
+  __m512i s0 = init, s1 = init, s2 = init, s3 = init;
+  for (size_t t = 0; t < taps; ++t) {
+    const __m512i wv = _mm512_loadu_si512(w + t * channels);
+    const uint8_t* xt = x + tap_offset[t] + p * step;
+    s0 = _mm512_add_epi32(s0, _mm512_mullo_epi32(Widen16<kSigned>(xt), wv));
+    s1 = _mm512_add_epi32(s1, _mm512_mullo_epi32(Widen16<kSigned>(xt + step), wv));
+    s2 = _mm512_add_epi32(s2, _mm512_mullo_epi32(Widen16<kSigned>(xt + 2 * step), wv));
+    s3 = _mm512_add_epi32(s3, _mm512_mullo_epi32(Widen16<kSigned>(xt + 3 * step), wv));
+  }
+  _mm512_storeu_si512(acc + p * ld, s0);
+  _mm512_storeu_si512(acc + (p + 1) * ld, s1);
+  _mm512_storeu_si512(acc + (p + 2) * ld, s2);
+  _mm512_storeu_si512(acc + (p + 3) * ld, s3);
+}
+
+// The same at one position, for `left` channels (fewer than 16: their bytes read through Widen's
+// buffer, since a 16-byte load would pass the pixel's channels, and at the image's end its bytes).
+template <bool kSigned>
+inline void DepthwiseRunTile1(const uint8_t* x, const int64_t* tap_offset, size_t taps, size_t step,
+                              const int32_t* w, size_t channels, __m512i init, size_t left,
+                              size_t p, int32_t* acc, size_t ld) {
+  const __mmask16 m = Lanes16(left);
+  __m512i sum = init;
+  for (size_t t = 0; t < taps; ++t) {
+    const uint8_t* xt = x + tap_offset[t] + p * step;
+    const __m512i v = left >= 16 ? Widen16<kSigned>(xt) : Widen(xt, left, kSigned);
+    sum =
+        _mm512_add_epi32(sum, _mm512_mullo_epi32(v, _mm512_maskz_loadu_epi32(m, w + t * channels)));
+  }
+  _mm512_mask_storeu_epi32(acc + p * ld, m, sum);
+}
+
+template <bool kSigned>
+void DepthwiseRun(const uint8_t* x, const int64_t* tap_offset, size_t taps, size_t step,
+                  size_t count, const int32_t* w, const int32_t* w_sums, size_t channels,
+                  int32_t xz, int32_t* acc, size_t ld) {
+  const __m512i zero_point = _mm512_set1_epi32(xz);
+  for (size_t c = 0; c < channels; c += 16) {
+    const size_t left = channels - c;
+    // Σ (x - xz)·w = Σ x·w - xz·Σ w: the zero point's part is the sums' starting value.
+    const __m512i init = _mm512_sub_epi32(
+        _mm512_setzero_si512(),
+        _mm512_mullo_epi32(zero_point, _mm512_maskz_loadu_epi32(Lanes16(left), w_sums + c)));
+    size_t p = 0;
+    if (left >= 16) {
+      for (; p + 4 <= count; p += 4) {
+        DepthwiseRunTile4<kSigned>(x + c, tap_offset, taps, step, w + c, channels, init, p, acc + c,
+                                   ld);
+      }
+    }
+    for (; p < count; ++p) {
+      DepthwiseRunTile1<kSigned>(x + c, tap_offset, taps, step, w + c, channels, init, left, p,
+                                 acc + c, ld);
+    }
+  }
+}
+
+}  // namespace
+
+void DepthwiseRunAvx512(const uint8_t* x, const int64_t* tap_offset, size_t taps, size_t step,
+                        size_t count, const int32_t* w, const int32_t* w_sums, size_t channels,
+                        bool x_signed, int32_t xz, int32_t* acc, size_t ld) {
+  if (x_signed) {
+    DepthwiseRun<true>(x, tap_offset, taps, step, count, w, w_sums, channels, xz, acc, ld);
+  } else {
+    DepthwiseRun<false>(x, tap_offset, taps, step, count, w, w_sums, channels, xz, acc, ld);
   }
 }
 

@@ -28,6 +28,15 @@ void RequantizeRowAvx512(const int32_t* acc, size_t n, const int32_t* b, const f
 void DepthwiseSumsAvx512(const uint8_t* const* x, const int32_t* const* w, size_t taps,
                          size_t channels, bool x_signed, int32_t xz, int32_t* acc);
 
+// The depthwise sums of `count` output positions whose windows lie wholly inside the image, in a
+// row: acc[p·ld + c] = Σ_t (x[tap_offset[t] + p·step + c] - xz) · w[t·channels + c] for c <
+// channels, x the first window's origin in a channels-last image (bytes, int8 when x_signed), w
+// int32 [taps][channels] and w_sums[c] = Σ_t w[t·channels + c]. Each vector of channels at four
+// positions at a time, the zero point's part taken from w_sums.
+void DepthwiseRunAvx512(const uint8_t* x, const int64_t* tap_offset, size_t taps, size_t step,
+                        size_t count, const int32_t* w, const int32_t* w_sums, size_t channels,
+                        bool x_signed, int32_t xz, int32_t* acc, size_t ld);
+
 // RequantizeRowAvx512 over `rows` rows at once (acc's row i at acc + i·lda, y's at y + i·ldy),
 // each vector's multipliers and bias read once for all the rows.
 void RequantizeRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n, const int32_t* b,
@@ -58,6 +67,11 @@ inline void Nbits4ColumnAvx512(const uint8_t*, size_t, size_t, const float*, con
 }
 inline void RequantizeRowAvx512(const int32_t*, size_t, const double*, const double*, double, bool,
                                 uint8_t*) {
+  __builtin_unreachable();
+}
+inline void DepthwiseRunAvx512(const uint8_t*, const int64_t*, size_t, size_t, size_t,
+                               const int32_t*, const int32_t*, size_t, bool, int32_t, int32_t*,
+                               size_t) {
   __builtin_unreachable();
 }
 inline void DepthwiseSumsAvx512(const uint8_t* const*, const int32_t* const*, size_t, size_t, bool,
