@@ -29,61 +29,100 @@ inline __m512i Widen(const uint8_t* p, size_t left, bool is_signed) {
 
 }  // namespace
 
+namespace {
+
+// RequantizeRowsAvx512's constants.
+struct Requantizer {
+  __m512 lo, hi;  // the bounds less the zero point
+  __m512i z;
+  __m512 near_half;
+  double lo_d, hi_d;
+};
+
+constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+
+// (a + bias)·k clamped to the bounds and rounded (the lanes of `m` only, when kPart).
+template <bool kPart>
+inline __m512 ClampRound(const Requantizer& q, const int32_t* a, __mmask16 m, __m512i bias,
+                         __m512 k, __m512& distance) {
+  const __m512i sum =
+      _mm512_add_epi32(kPart ? _mm512_maskz_loadu_epi32(m, a) : _mm512_loadu_si512(a), bias);
+  const __m512 v =
+      _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sum), k), q.lo), q.hi);
+  const __m512 r = _mm512_roundscale_ps(v, kNearest);
+  distance = _mm512_abs_ps(_mm512_sub_ps(v, r));
+  return r;
+}
+
+// The rows of one vector of columns (the first `m` lanes of it when kPart).
+template <bool kPart>
+void RequantizeColumns(const Requantizer& q, const int32_t* acc, size_t lda, size_t rows,
+                       __mmask16 m, __m512i bias, __m512 k, uint8_t* y, size_t ldy) {
+  // Every row in float, whether sure or not; the largest distance from an integer gathered in a
+  // vector and checked once after the rows (a branch, or a mask gathered, per vector held the loop
+  // to its latency).
+  __m512 farthest = _mm512_setzero_ps();
+  for (size_t r = 0; r < rows; ++r) {
+    __m512 distance;
+    const __m512 rounded = ClampRound<kPart>(q, acc + r * lda, m, bias, k, distance);
+    farthest = _mm512_max_ps(farthest, distance);
+    const __m128i bytes = _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvttps_epi32(rounded), q.z));
+    if (kPart) {
+      _mm512_mask_cvtepi32_storeu_epi8(y + r * ldy, m,
+                                       _mm512_add_epi32(_mm512_cvttps_epi32(rounded), q.z));
+    } else {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + r * ldy), bytes);
+    }
+  }
+  if (_mm512_mask_cmp_ps_mask(m, farthest, q.near_half, _CMP_GE_OQ) == 0) return;
+  // Some row had a lane near a half: those rows redone in double, the sum made there too.
+  const __m512d lo2 = _mm512_set1_pd(q.lo_d), hi2 = _mm512_set1_pd(q.hi_d);
+  const __m512d k0 = _mm512_cvtps_pd(_mm512_castps512_ps256(k));
+  const __m512d k1 =
+      _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(k), 1)));
+  const __m512d b0 = _mm512_cvtepi32_pd(_mm512_castsi512_si256(bias));
+  const __m512d b1 = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(bias, 1));
+  for (size_t r = 0; r < rows; ++r) {
+    __m512 distance;
+    ClampRound<true>(q, acc + r * lda, m, bias, k, distance);
+    if (_mm512_mask_cmp_ps_mask(m, distance, q.near_half, _CMP_GE_OQ) == 0) continue;
+    const __m512i raw = _mm512_maskz_loadu_epi32(m, acc + r * lda);
+    __m512d d0 = _mm512_add_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(raw)), b0);
+    __m512d d1 = _mm512_add_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(raw, 1)), b1);
+    d0 = _mm512_min_pd(_mm512_max_pd(_mm512_mul_pd(d0, k0), lo2), hi2);
+    d1 = _mm512_min_pd(_mm512_max_pd(_mm512_mul_pd(d1, k1), lo2), hi2);
+    const __m512i v =
+        _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvt_roundpd_epi32(d0, kNearest)),
+                           _mm512_cvt_roundpd_epi32(d1, kNearest), 1);
+    _mm512_mask_cvtepi32_storeu_epi8(y + r * ldy, m, _mm512_add_epi32(v, q.z));
+  }
+}
+
+}  // namespace
+
 void RequantizeRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n, const int32_t* b,
                           const float* mult, int32_t zp, bool y_signed, uint8_t* y, size_t ldy) {
   // Clamped to the bounds less the zero point, then rounded half to even as it is converted: the
-  // same values as rounding, adding and clamping in turn, since zp is an integer.
-  const auto lo_d = static_cast<double>((y_signed ? -128 : 0) - zp);
-  const auto hi_d = static_cast<double>((y_signed ? 127 : 255) - zp);
-  const __m512 lo = _mm512_set1_ps(static_cast<float>(lo_d));
-  const __m512 hi = _mm512_set1_ps(static_cast<float>(hi_d));
-  const __m512i z = _mm512_set1_epi32(zp);
-  // Values are clamped first, so |v| ≤ 255 and float's error in (acc + b)·mult — the sum's
-  // conversion (past 2^24) and the product, each half a unit in the last place, relative — is
-  // below 2^-14: float decides every lane whose distance from the nearest integer is under a
-  // half less 2^-12 (a clamped lane lies on an integer).
-  const __m512 near_half = _mm512_set1_ps(0.5f - 0x1p-12f);
-  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  // same values as rounding, adding and clamping in turn, since zp is an integer. Clamped first,
+  // |v| ≤ 255, so float's error in (acc + b)·mult — the sum's conversion (past 2^24) and the
+  // product, each half a unit in the last place, relative — is below 2^-14: float decides every
+  // lane whose distance from the nearest integer is under a half less 2^-12 (a clamped lane lies
+  // on an integer).
+  Requantizer q;
+  q.lo_d = static_cast<double>((y_signed ? -128 : 0) - zp);
+  q.hi_d = static_cast<double>((y_signed ? 127 : 255) - zp);
+  q.lo = _mm512_set1_ps(static_cast<float>(q.lo_d));
+  q.hi = _mm512_set1_ps(static_cast<float>(q.hi_d));
+  q.z = _mm512_set1_epi32(zp);
+  q.near_half = _mm512_set1_ps(0.5f - 0x1p-12f);
   for (size_t j = 0; j < n; j += 16) {
     const __mmask16 m = Lanes16(n - j);
     const __m512i bias = b != nullptr ? _mm512_maskz_loadu_epi32(m, b + j) : _mm512_setzero_si512();
     const __m512 k = _mm512_maskz_loadu_ps(m, mult + j);
-    // (acc + b)·mult clamped, rounded; and the lanes float cannot decide.
-    const auto round = [&](__m512i a, __m512& r) {
-      const __m512 v =
-          _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), k), lo), hi);
-      r = _mm512_roundscale_ps(v, kNearest);
-      return _mm512_mask_cmp_ps_mask(m, _mm512_abs_ps(_mm512_sub_ps(v, r)), near_half, _CMP_GE_OQ);
-    };
-    __mmask16 any = 0;
-    for (size_t r = 0; r < rows; ++r) {
-      __m512 rounded;
-      any = static_cast<__mmask16>(
-          any |
-          round(_mm512_add_epi32(_mm512_maskz_loadu_epi32(m, acc + r * lda + j), bias), rounded));
-      const __m512i q = _mm512_cvttps_epi32(rounded);
-      _mm512_mask_cvtepi32_storeu_epi8(y + r * ldy + j, m, _mm512_add_epi32(q, z));
-    }
-    if (any == 0) continue;
-    // Some row had a lane near a half: those rows redone in double, the sum made there too.
-    const __m512d lo2 = _mm512_set1_pd(lo_d), hi2 = _mm512_set1_pd(hi_d);
-    const __m512d k0 = _mm512_cvtps_pd(_mm512_castps512_ps256(k));
-    const __m512d k1 =
-        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(k), 1)));
-    const __m512d b0 = _mm512_cvtepi32_pd(_mm512_castsi512_si256(bias));
-    const __m512d b1 = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(bias, 1));
-    for (size_t r = 0; r < rows; ++r) {
-      const __m512i raw = _mm512_maskz_loadu_epi32(m, acc + r * lda + j);
-      __m512 rounded;
-      if (round(_mm512_add_epi32(raw, bias), rounded) == 0) continue;
-      __m512d d0 = _mm512_add_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(raw)), b0);
-      __m512d d1 = _mm512_add_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(raw, 1)), b1);
-      d0 = _mm512_min_pd(_mm512_max_pd(_mm512_mul_pd(d0, k0), lo2), hi2);
-      d1 = _mm512_min_pd(_mm512_max_pd(_mm512_mul_pd(d1, k1), lo2), hi2);
-      const __m512i q =
-          _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvt_roundpd_epi32(d0, kNearest)),
-                             _mm512_cvt_roundpd_epi32(d1, kNearest), 1);
-      _mm512_mask_cvtepi32_storeu_epi8(y + r * ldy + j, m, _mm512_add_epi32(q, z));
+    if (n - j >= 16) {
+      RequantizeColumns<false>(q, acc + j, lda, rows, m, bias, k, y + j, ldy);
+    } else {
+      RequantizeColumns<true>(q, acc + j, lda, rows, m, bias, k, y + j, ldy);
     }
   }
 }
