@@ -72,8 +72,9 @@ inline void NarrowColumns(const E* x, E* y, size_t cols, size_t j0, size_t j1) {
   }
 }
 
-// The same for 2 to 4 rows (NCHW to NHWC of a 3-channel image), vector-cloned: 3 × 50176 floats
-// take about a third of the time of the tiled loop.
+// The same for 2 to 4 rows (NCHW to NHWC of a 3-channel image), vector-cloned, for every
+// arithmetic type: 3 × 50176 floats take about a third of the time of the tiled loop, bytes (a
+// quantized image) about a twentieth (0.092 → 0.004 ms).
 template <typename E>
 KILN_VECTOR_CLONES void TransposeNarrow(const E* x, E* y, size_t rows, size_t cols, size_t j0,
                                         size_t j1) {
@@ -117,12 +118,14 @@ Blocks RegisterBlocks() {
 template <typename E>
 void TransposeBatched(ThreadPool& threads, const E* x, E* y, size_t batch, size_t rows,
                       size_t cols) {
-  // Register blocks for 4-byte elements where the machine has them (narrow transposes too, except
-  // 2–4 rows, which the vector-cloned loop does faster).
+  // Register blocks for 4-byte elements where the machine has them (narrow transposes too), except
+  // 2–4 rows, which the vector-cloned loop does faster, for elements of any arithmetic type.
   constexpr bool kFourBytes = std::is_arithmetic_v<E> && sizeof(E) == 4;
   Blocks blocks = Blocks::kNone;
   if constexpr (kFourBytes) {
     if (rows > 4) blocks = RegisterBlocks();
+  }
+  if constexpr (std::is_arithmetic_v<E>) {
     if (blocks == Blocks::kNone && rows >= 2 && rows <= 4) {
       constexpr size_t kChunk = 4096;  // columns per task
       const size_t chunks = (cols + kChunk - 1) / kChunk;

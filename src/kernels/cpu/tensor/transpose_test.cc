@@ -158,7 +158,7 @@ std::vector<float> NaiveTranspose(const std::vector<float>& x, const I64& shape,
 // Permutations that collapse to a tiled 2-D or batched transpose (NCHW to NHWC and back, size-1
 // axes anywhere, tiles cut at 32 with ragged edges, the vectorized 2-4 row path), to a plain copy,
 // and ones that do not collapse (the strided path), at 1 and 3 threads, against the definition;
-// strings take the tiled path too.
+// in float, uint8 and int16; strings take the tiled path too.
 TEST(TensorTranspose, CollapsedPermutationsMatchTheDefinition) {
   const std::vector<std::pair<I64, I64>> cases = {
       {{2, 3, 5, 7}, {0, 2, 3, 1}},        // NCHW -> NHWC: 2 × [3, 35] transposed
@@ -184,6 +184,25 @@ TEST(TensorTranspose, CollapsedPermutationsMatchTheDefinition) {
       auto out = NodeTest("Transpose", 13).Attr("perm", perm).Input<float>(shape, x).Run(threads);
       ASSERT_EQ(out[0]->shape(), Shape(out_shape));
       EXPECT_EQ(Values<float>(*out[0]), want) << "perm of " << ::testing::PrintToString(shape);
+    }
+    // One- and two-byte elements (the narrow path is taken by every arithmetic type): values
+    // that fit them, through the same definition.
+    std::vector<float> small(x.size());
+    for (size_t i = 0; i < x.size(); ++i) small[i] = static_cast<float>(i * 7 % 251);
+    const std::vector<float> want_small = NaiveTranspose(small, shape, perm);
+    const std::vector<uint8_t> x8(small.begin(), small.end());
+    const std::vector<int16_t> x16(small.begin(), small.end());
+    for (int threads : {1, 3}) {
+      auto out8 =
+          NodeTest("Transpose", 13).Attr("perm", perm).Input<uint8_t>(shape, x8).Run(threads);
+      EXPECT_EQ(Values<uint8_t>(*out8[0]),
+                std::vector<uint8_t>(want_small.begin(), want_small.end()))
+          << "uint8 perm of " << ::testing::PrintToString(shape);
+      auto out16 =
+          NodeTest("Transpose", 13).Attr("perm", perm).Input<int16_t>(shape, x16).Run(threads);
+      EXPECT_EQ(Values<int16_t>(*out16[0]),
+                std::vector<int16_t>(want_small.begin(), want_small.end()))
+          << "int16 perm of " << ::testing::PrintToString(shape);
     }
   }
   std::vector<std::string> s(size_t{3} * 35);
