@@ -22,16 +22,20 @@ constexpr size_t kGroupBytes = kInt8Panel * 4;  // one group of four depths of a
 // The generic kernel over the same layout: C(r, col) = Σ_g Σ_t A(r, 4g + t) · P(g, col, t), one
 // row at a time with its 32 sums in an array, for the compiler to vectorize along the columns.
 KILN_VECTOR_CLONES void PanelGeneric(size_t m, size_t groups, const uint8_t* a, size_t lda,
-                                     const int8_t* panel, int32_t* c, size_t ldc, size_t cols) {
+                                     const int8_t* panel, const int32_t* init, int32_t* c,
+                                     size_t ldc, size_t cols) {
   for (size_t r = 0; r < m; ++r) {
-    int32_t acc[kInt8Panel] = {};
+    uint32_t acc[kInt8Panel] = {};  // wrapping as the vector kernels' sums do
+    if (init != nullptr) {
+      for (size_t col = 0; col < kInt8Panel; ++col) acc[col] = static_cast<uint32_t>(init[col]);
+    }
     const uint8_t* ar = a + r * lda;
     for (size_t g = 0; g < groups; ++g) {
       const int8_t* pg = panel + g * kGroupBytes;
       const int32_t a0 = ar[4 * g], a1 = ar[4 * g + 1], a2 = ar[4 * g + 2], a3 = ar[4 * g + 3];
       for (size_t col = 0; col < kInt8Panel; ++col) {
         const int8_t* p = pg + 4 * col;
-        acc[col] += a0 * p[0] + a1 * p[1] + a2 * p[2] + a3 * p[3];
+        acc[col] += static_cast<uint32_t>(a0 * p[0] + a1 * p[1] + a2 * p[2] + a3 * p[3]);
       }
     }
     std::memcpy(c + r * ldc, acc, cols * sizeof(int32_t));
@@ -185,22 +189,34 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
   // zero points with the shifts to Au and Bs folded in; β and ΣBs - k·β made once per call.
   const auto a_shift = static_cast<uint32_t>(a_signed ? 128 : 0);
   const auto b_shift = static_cast<uint32_t>(b.b_signed() ? 0 : 128);
-  auto* beta = reinterpret_cast<uint32_t*>(ThreadBuffer(1, 2 * n * sizeof(uint32_t)));
+  // With one zero point for A, its term -α·col_term is the same in every row: the kernels start
+  // each column's sums from it (`start`, padded to whole panels), and no pass over C subtracts it.
+  const size_t panels = b.panels();
+  const bool one_alpha = za.size() == 1;
+  auto* beta = reinterpret_cast<uint32_t*>(
+      ThreadBuffer(1, (2 * n + (one_alpha ? panels * kInt8Panel : 0)) * sizeof(uint32_t)));
   uint32_t* col_term = beta + n;
   for (size_t j = 0; j < n; ++j) {
     beta[j] = static_cast<uint32_t>(zb.size() == 1 ? zb[0] : zb[j]) - b_shift;
     col_term[j] = static_cast<uint32_t>(b.column_sums()[j]) - static_cast<uint32_t>(k) * beta[j];
   }
+  int32_t* start = nullptr;
+  if (one_alpha) {
+    start = reinterpret_cast<int32_t*>(col_term + n);
+    const uint32_t alpha = static_cast<uint32_t>(za[0]) + a_shift;
+    for (size_t j = 0; j < n; ++j) start[j] = static_cast<int32_t>(0u - alpha * col_term[j]);
+    std::fill(start + n, start + panels * kInt8Panel, 0);
+  }
   const auto* a_bytes = static_cast<const uint8_t*>(a);
   const auto flip = static_cast<uint8_t>(a_signed ? 0x80 : 0);
   // With B's zero points at its signed form's 0 (β = 0: int8 weights quantized symmetrically,
   // the common case) A's row sums are not needed; an unsigned A whose depth fills whole groups
-  // of four is then read where it is, not copied.
+  // of four, or whose rows are at least that far apart, is then read where it is, not copied
+  // (the bytes past k meet B's zero padding).
   bool row_sums_needed = false;
   for (size_t j = 0; j < n && !row_sums_needed; ++j) row_sums_needed = beta[j] != 0;
-  const bool in_place = !a_signed && k % 4 == 0 && !row_sums_needed;
+  const bool in_place = !a_signed && !row_sums_needed && (k % 4 == 0 || lda >= row_bytes);
   // Rows [begin, end) over the panels [p0, p1) of B (the epilogue only with all of them).
-  const size_t panels = b.panels();
   const auto run = [&](size_t begin, size_t end, size_t p0, size_t p1) {
     const size_t j_begin = p0 * kInt8Panel;
     const size_t j_end = std::min(n, p1 * kInt8Panel);
@@ -229,10 +245,12 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
       int32_t* cr = c != nullptr ? c + i0 * ldc : block;
       for (size_t j0 = j_begin; j0 < j_end; j0 += kInt8Panel) {
         const size_t cols = std::min(kInt8Panel, n - j0);
-        fn(mb, groups, ar, ar_stride, b.panel(j0 / kInt8Panel), cr + j0, ld, cols);
+        fn(mb, groups, ar, ar_stride, b.panel(j0 / kInt8Panel),
+           start != nullptr ? start + j0 : nullptr, cr + j0, ld, cols);
       }
       for (size_t r = 0; r < mb; ++r) {
-        const uint32_t alpha = static_cast<uint32_t>(za.size() == 1 ? za[0] : za[i0 + r]) + a_shift;
+        // α's term is in the sums already when the kernels started from it.
+        const uint32_t alpha = one_alpha ? 0u : static_cast<uint32_t>(za[i0 + r]) + a_shift;
         if (!row_sums_needed && alpha == 0) continue;  // nothing to subtract
         ApplyZeroPoints(cr + r * ld + j_begin, j_end - j_begin, beta + j_begin, col_term + j_begin,
                         row_sums_needed ? static_cast<uint32_t>(row_sums[r]) : 0u, alpha);

@@ -84,7 +84,9 @@ struct Int8Epilogue {
 };
 
 // C[m × n] (row stride ldc) = (A - za) · (B - zb): A is m × k bytes (int8 when a_signed, else
-// uint8) with row stride lda; za has one value or one per row of A (m), zb one or one per column
+// uint8) with row stride lda (rows at least k rounded up to four bytes apart may be read that far,
+// the bytes past k whatever they hold: they meet B's zero padding; so m · lda bytes must be
+// readable); za has one value or one per row of A (m), zb one or one per column
 // of B (n); each holds the zero point's integer value. Rows are shared out over `pool` (null:
 // this thread). With an epilogue, each block of rows is handed to it once finished; c may then be
 // null, the blocks made in a per-thread buffer (the whole C never written). Throws

@@ -132,12 +132,14 @@ TEST(Int8Gemm, MatchesNaiveProductOnThePool) {
 }
 
 // B's zero point 0 on its signed form (symmetric int8 weights) with an unsigned A whose depth
-// fills whole groups of four: A is read in place, without row sums (and with A's zero point 0
-// nothing is subtracted at all); the product is the same.
+// fills whole groups of four, or whose rows are that far apart: A is read in place, without row
+// sums (and with A's zero point 0 nothing is subtracted at all); the product is the same.
 TEST(Int8Gemm, ReadsAnUnsignedAInPlaceWhenBsZeroPointIsZero) {
   ThreadPool pool(2);
   ForEachKernel([&] {
-    for (size_t k : {size_t{4}, size_t{64}, size_t{100}}) {
+    // k 5 and 27: rows read past k, to the group's end, over bytes of the next row's start
+    // (they meet B's zero padding).
+    for (size_t k : {size_t{4}, size_t{5}, size_t{27}, size_t{64}, size_t{100}}) {
       for (int32_t za : {0, 7}) {
         const size_t m = 29, n = 45, lda = k + 3;  // a row stride that is not a multiple of 4
         const std::vector<uint8_t> a = RandomBytes(m * lda, 5 + static_cast<uint32_t>(k));

@@ -7,20 +7,20 @@
 
 namespace kiln::cpu::int8 {
 
-// C[0:m, 0:cols] = Σ_g A(r, 4g..4g+3) · panel(g, col, 0..3) over `groups` groups of four depths:
-// A unsigned bytes, row stride lda (a multiple of 4, zero past the depth), the panel signed bytes
-// as Int8PackedB lays them out; cols ≤ 32. C's rows are ldc apart; only the first cols columns
-// are written.
+// C[0:m, 0:cols] = init[col] + Σ_g A(r, 4g..4g+3) · panel(g, col, 0..3) over `groups` groups of
+// four depths: A unsigned bytes, row stride lda (a multiple of 4, zero past the depth), the panel
+// signed bytes as Int8PackedB lays them out; cols ≤ 32; init 32 values (null: 0), added in
+// wrapping int32 arithmetic. C's rows are ldc apart; only the first cols columns are written.
 using PanelFn = void (*)(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
-                         int32_t* c, size_t ldc, size_t cols);
+                         const int32_t* init, int32_t* c, size_t ldc, size_t cols);
 
 // Rows per tile of the VNNI kernel (2 × 12 of the 32 vector registers hold the sums).
 inline constexpr size_t kVnniRows = 12;
 
 void PanelVnni(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
-               int32_t* c, size_t ldc, size_t cols);
+               const int32_t* init, int32_t* c, size_t ldc, size_t cols);
 void PanelAvx2(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
-               int32_t* c, size_t ldc, size_t cols);
+               const int32_t* init, int32_t* c, size_t ldc, size_t cols);
 
 }  // namespace kiln::cpu::int8
 

@@ -24,8 +24,8 @@ inline __m256i RowPairs(const uint8_t* p) {
 
 // kR rows × 16 columns from column c0 of the panel; the first `cols` (≤ 16) stored.
 template <size_t kR>
-void Tile(size_t groups, const uint8_t* a, size_t lda, const int8_t* panel, size_t c0, int32_t* c,
-          size_t ldc, size_t cols) {
+void Tile(size_t groups, const uint8_t* a, size_t lda, const int8_t* panel, size_t c0,
+          const int32_t* init, int32_t* c, size_t ldc, size_t cols) {
   __m256i acc[kR][4];
   KILN_UNROLL
   for (size_t r = 0; r < kR; ++r) {
@@ -60,20 +60,27 @@ void Tile(size_t groups, const uint8_t* a, size_t lda, const int8_t* panel, size
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * h), sums);
     }
     int32_t* row = c + r * ldc;
-    for (size_t j = 0; j < cols; ++j) row[j] = out[j];
+    if (init != nullptr) {
+      for (size_t j = 0; j < cols; ++j) {
+        row[j] = static_cast<int32_t>(static_cast<uint32_t>(out[j]) +
+                                      static_cast<uint32_t>(init[c0 + j]));
+      }
+    } else {
+      for (size_t j = 0; j < cols; ++j) row[j] = out[j];
+    }
   }
 }
 
 }  // namespace
 
 void PanelAvx2(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
-               int32_t* c, size_t ldc, size_t cols) {
+               const int32_t* init, int32_t* c, size_t ldc, size_t cols) {
   for (size_t c0 = 0; c0 < cols; c0 += 16) {
     const size_t w = cols - c0 < 16 ? cols - c0 : 16;
     size_t i = 0;
     for (; i + 2 <= m; i += 2)
-      Tile<2>(groups, a + i * lda, lda, panel, c0, c + i * ldc + c0, ldc, w);
-    if (i < m) Tile<1>(groups, a + i * lda, lda, panel, c0, c + i * ldc + c0, ldc, w);
+      Tile<2>(groups, a + i * lda, lda, panel, c0, init, c + i * ldc + c0, ldc, w);
+    if (i < m) Tile<1>(groups, a + i * lda, lda, panel, c0, init, c + i * ldc + c0, ldc, w);
   }
 }
 

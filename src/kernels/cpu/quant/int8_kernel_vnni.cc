@@ -20,13 +20,18 @@ inline __m512i BroadcastFour(const uint8_t* p) {
 
 // kR rows (≤ kVnniRows) × kV vectors (1 or 2) of 16 columns; the first `cols` stored.
 template <size_t kR, size_t kV>
-void Tile(size_t groups, const uint8_t* a, size_t lda, const int8_t* b, int32_t* c, size_t ldc,
-          size_t cols) {
+void Tile(size_t groups, const uint8_t* a, size_t lda, const int8_t* b, const int32_t* init,
+          int32_t* c, size_t ldc, size_t cols) {
+  __m512i start[kV];
+  KILN_UNROLL
+  for (size_t v = 0; v < kV; ++v) {
+    start[v] = init != nullptr ? _mm512_loadu_si512(init + v * 16) : _mm512_setzero_si512();
+  }
   __m512i acc[kV][kR];
   KILN_UNROLL
   for (size_t r = 0; r < kR; ++r) {
     KILN_UNROLL
-    for (size_t v = 0; v < kV; ++v) acc[v][r] = _mm512_setzero_si512();
+    for (size_t v = 0; v < kV; ++v) acc[v][r] = start[v];
   }
   for (size_t g = 0; g < groups; ++g) {
     const int8_t* bg = b + g * 128;
@@ -59,8 +64,8 @@ void Tile(size_t groups, const uint8_t* a, size_t lda, const int8_t* b, int32_t*
 
 template <size_t kV, size_t... kR>
 struct Table {
-  static constexpr void (*kFns[])(size_t, const uint8_t*, size_t, const int8_t*, int32_t*, size_t,
-                                  size_t) = {&Tile<kR + 1, kV>...};
+  static constexpr void (*kFns[])(size_t, const uint8_t*, size_t, const int8_t*, const int32_t*,
+                                  int32_t*, size_t, size_t) = {&Tile<kR + 1, kV>...};
 };
 
 using Rows1 = Table<1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
@@ -69,7 +74,7 @@ using Rows2 = Table<2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
 }  // namespace
 
 void PanelVnni(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
-               int32_t* c, size_t ldc, size_t cols) {
+               const int32_t* init, int32_t* c, size_t ldc, size_t cols) {
   // Tiles of rows whose sizes differ by at most one (as PackedGemm cuts them).
   const size_t tiles = (m + kVnniRows - 1) / kVnniRows;
   const size_t base = tiles == 0 ? 0 : m / tiles;
@@ -80,11 +85,11 @@ void PanelVnni(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8
     const uint8_t* at = a + i * lda;
     int32_t* ct = c + i * ldc;
     if (rows == kVnniRows && cols > 16) {
-      Tile<kVnniRows, 2>(groups, at, lda, panel, ct, ldc, cols);
+      Tile<kVnniRows, 2>(groups, at, lda, panel, init, ct, ldc, cols);
     } else if (cols > 16) {
-      Rows2::kFns[rows - 1](groups, at, lda, panel, ct, ldc, cols);
+      Rows2::kFns[rows - 1](groups, at, lda, panel, init, ct, ldc, cols);
     } else {
-      Rows1::kFns[rows - 1](groups, at, lda, panel, ct, ldc, cols);
+      Rows1::kFns[rows - 1](groups, at, lda, panel, init, ct, ldc, cols);
     }
     i += rows;
   }

@@ -114,7 +114,7 @@ IntConv::Weights IntConv::PackConstant(const Tensor* w) const {
 }
 
 void IntConv::Unfold(KernelContext& ctx, const nn::WindowGeometry& g, const uint8_t* src,
-                     size_t stride, size_t gc, uint8_t fill, uint8_t* col) {
+                     size_t stride, size_t gc, uint8_t fill, uint8_t* col, size_t ld) {
   const size_t taps = g.kernel_size;
   const size_t k = gc * taps;
   const bool unit_dilation =
@@ -129,7 +129,8 @@ void IntConv::Unfold(KernelContext& ctx, const nn::WindowGeometry& g, const uint
     ctx.threads().ParallelFor(static_cast<size_t>(g.out[0]), 1, [&](size_t r0, size_t r1) {
       for (size_t oh = r0; oh < r1; ++oh) {
         for (int64_t ow = 0; ow < ow_n; ++ow) {
-          uint8_t* dst = col + (oh * static_cast<size_t>(ow_n) + static_cast<size_t>(ow)) * k;
+          uint8_t* dst = col + (oh * static_cast<size_t>(ow_n) + static_cast<size_t>(ow)) * ld;
+          std::memset(dst + k, 0, ld - k);
           const int64_t iw0 = ow * g.stride[1] - g.pad_begin[1];
           for (int64_t r = 0; r < kh; ++r) {
             uint8_t* seg = dst + static_cast<size_t>(r * kw) * gc;
@@ -158,7 +159,10 @@ void IntConv::Unfold(KernelContext& ctx, const nn::WindowGeometry& g, const uint
     });
     return;
   }
-  // Any rank: by taps, each tap a block of columns in every row.
+  // Any rank: by taps, each tap a block of columns in every row (each row's padding zeroed first).
+  if (ld > k) {
+    for (size_t pos = 0; pos < g.out_size; ++pos) std::memset(col + pos * ld + k, 0, ld - k);
+  }
   const auto s = static_cast<size_t>(g.stride.back());
   const auto row_len = static_cast<size_t>(g.out.back());
   ctx.threads().ParallelFor(taps, 1, [&](size_t t0, size_t t1) {
@@ -167,7 +171,7 @@ void IntConv::Unfold(KernelContext& ctx, const nn::WindowGeometry& g, const uint
         const auto first = static_cast<size_t>(lo);
         const auto last = static_cast<size_t>(hi);
         for (size_t o = 0; o < row_len; ++o) {
-          uint8_t* dst = col + (out_offset + o) * k + tap * gc;
+          uint8_t* dst = col + (out_offset + o) * ld + tap * gc;
           if (o >= first && o < last) {
             std::memcpy(dst, src + (static_cast<size_t>(in_base) + o * s) * stride, gc);
           } else {

@@ -141,11 +141,11 @@ class IntConv {
   // channel) with the depth ordered (tap, channel).
   static void ReorderGroup(const uint8_t* w, size_t group_features, size_t group_channels,
                            size_t taps, size_t grp, uint8_t* dst);
-  // col[pos · k + tap · gc + c] for every output position of g: the window's bytes of the image
-  // `src` (pixel i's gc channels at src + i · stride), `fill` where a tap reads padding. Split
-  // over ctx's threads.
+  // col[pos · ld + tap · gc + c] for every output position of g: the window's bytes of the image
+  // `src` (pixel i's gc channels at src + i · stride), `fill` where a tap reads padding; each
+  // row's bytes from k = taps · gc to ld zero. Split over ctx's threads.
   static void Unfold(KernelContext& ctx, const nn::WindowGeometry& g, const uint8_t* src,
-                     size_t stride, size_t gc, uint8_t fill, uint8_t* col);
+                     size_t stride, size_t gc, uint8_t fill, uint8_t* col, size_t ld);
   // The depthwise weights as int32 [taps][C], each less its channel's zero point.
   static void DepthwiseWeights(const Tensor& w, bool from_packed, const Weights& packed,
                                std::span<const int32_t> wzp, size_t taps, size_t channels,
@@ -231,14 +231,16 @@ void IntConv::Run(KernelContext& ctx, const Problem& p, const Tensor& x, bool ch
   const size_t k = gc * taps;
   // A 1×1 stride-1 unpadded layer of one group reads the channels-last image as it is.
   const bool direct = g.IsPointwise() && groups == 1;
-  uint8_t* col = direct ? nullptr : ctx.Scratch<uint8_t>(plane * std::max<size_t>(k, 1));
+  // Unfolded rows padded to whole groups of four bytes, which Int8Gemm then reads in place.
+  const size_t ld = (k + 3) / 4 * 4;
+  uint8_t* col = direct ? nullptr : ctx.Scratch<uint8_t>(plane * std::max<size_t>(ld, 1));
   const auto fill = static_cast<uint8_t>(xzp);
   for (size_t n = 0; n < p.batch; ++n) {
     const uint8_t* src = image(n);
     for (size_t grp = 0; grp < groups; ++grp) {
       const uint8_t* a = src;
       if (!direct) {
-        Unfold(ctx, g, src + grp * gc, c_all, gc, fill, col);
+        Unfold(ctx, g, src + grp * gc, c_all, gc, fill, col, ld);
         a = col;
       }
       Int8PackedB run_packed;
@@ -257,7 +259,7 @@ void IntConv::Run(KernelContext& ctx, const Problem& p, const Tensor& x, bool ch
         rows(n, first, gf, pos0, count, sums, ld);
       };
       const std::span<const int32_t> zb = wzp.size() == 1 ? wzp : wzp.subspan(first, gf);
-      Int8Gemm(plane, a, x_signed, direct ? c_all : k, *b, {&xzp, 1}, zb, nullptr, 0,
+      Int8Gemm(plane, a, x_signed, direct ? c_all : ld, *b, {&xzp, 1}, zb, nullptr, 0,
                &ctx.threads(), Int8Epilogue::Of(emit));
       group_done(n, first, gf);
     }
