@@ -7,10 +7,10 @@
 //   type). MatMulInteger's rule is with MatMul's in linalg_rules.cc.
 // com.microsoft's quantized ops: QuantizeLinear and DequantizeLinear (as ONNX's), QGemm ((M, N);
 // y_zero_point's type, float without it), QLinearAdd and QLinearMul (A and B broadcast),
-// QLinearSigmoid and QLinearLeakyRelu (X's shape), QLinearGlobalAveragePool (the image axes 1;
-// channels_last), QLinearAveragePool (AveragePool's windows; channels_last) and QLinearConcat
-// (Concat of inputs 2, 5, 8, ...), QLinearSoftmax (X's shape), QLinearWhere (condition, X and Y
-// broadcast); each keeps its data's type.
+// QLinearSigmoid, QLinearLeakyRelu and ai.kiln QLinearSwish (X's shape), QLinearGlobalAveragePool
+// (the image axes 1; channels_last), QLinearAveragePool (AveragePool's windows; channels_last) and
+// QLinearConcat (Concat of inputs 2, 5, 8, ...), QLinearSoftmax (X's shape), QLinearWhere
+// (condition, X and Y broadcast); each keeps its data's type.
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -226,6 +226,7 @@ constexpr RuleDef kRules[] = {
     {"QLinearMul", QLinearBinary, "com.microsoft"},
     {"QLinearSigmoid", QLinearUnary, "com.microsoft"},
     {"QLinearLeakyRelu", QLinearUnary, "com.microsoft"},
+    {"QLinearSwish", QLinearUnary, "ai.kiln"},
     {"QLinearGlobalAveragePool", QLinearGlobalAveragePool, "com.microsoft"},
     {"QLinearAveragePool", QLinearAveragePool, "com.microsoft"},
     {"QLinearConcat", QLinearConcat, "com.microsoft"},

@@ -177,14 +177,16 @@ bool IsLayoutFreeBinary(const ir::Node* n) {
 
 // The data inputs of a quantized op that does not care about the layout: com.microsoft
 // QLinearAdd and QLinearMul (A and B: both must be in the same layout, no constant is permuted),
-// QLinearSigmoid and QLinearLeakyRelu, and QuantizeLinear / DequantizeLinear with one scale (x);
-// empty for any other node. Their other inputs are the scales and zero points, constants.
+// QLinearSigmoid and QLinearLeakyRelu (and ai.kiln QLinearSwish), and QuantizeLinear /
+// DequantizeLinear with one scale (x); empty for any other node. Their other inputs are the scales
+// and zero points, constants.
 std::vector<size_t> QuantizedDataInputs(const ir::Node* n) {
   if (IsMsOp(n, "QLinearAdd") || IsMsOp(n, "QLinearMul")) {
     if (n->inputs().size() < 4 || n->inputs()[3] == nullptr) return {};
     return {0, 3};
   }
   if (IsMsOp(n, "QLinearSigmoid") || IsMsOp(n, "QLinearLeakyRelu")) return {0};
+  if (n->domain() == kKilnDomain && n->op_type() == "QLinearSwish") return {0};
   if ((IsOp(n, "QuantizeLinear") || IsOp(n, "DequantizeLinear")) && n->inputs().size() > 1) {
     const Tensor* scale = ConstantOf(n->inputs()[1]);
     if (scale != nullptr && scale->element_count() == 1 && IntAttrOf(n, "block_size", 0) == 0) {

@@ -37,6 +37,7 @@ struct PassEntry {
 constexpr PassEntry kPasses[] = {
     {"qdq_fusion", 2, FuseQdq},
     {"qdq_ops_fusion", 2, FuseQdqOps},
+    {"qlinear_swish_fusion", 2, FuseQLinearSwish},
     {"constant_folding", 1, FoldConstants},
     {"identity_elimination", 1, EliminateIdentities},
     {"dead_code", 1, EliminateDeadCode},

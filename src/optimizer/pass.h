@@ -49,6 +49,7 @@ size_t FuseNhwcExpansion(PassContext& ctx);        // nhwc_expand_fusion.cc
 size_t FuseDynamicQuantization(PassContext& ctx);  // dynamic_quant_fusion.cc
 size_t FuseQdq(PassContext& ctx);                  // qdq_fusion.cc
 size_t FuseQdqOps(PassContext& ctx);               // qdq_ops_fusion.cc
+size_t FuseQLinearSwish(PassContext& ctx);         // qlinear_swish_fusion.cc
 
 // bias_gelu_fusion.cc: whether `b` is a constant 1-D float vector that broadcasts over `a`'s last
 // axis into a tensor of a's shape.

@@ -25,6 +25,7 @@ list(APPEND KILN_SOURCES
   src/optimizer/qdq_fusion.cc
   src/optimizer/qdq_ops_fusion.cc
   src/optimizer/qdq_util.cc
+  src/optimizer/qlinear_swish_fusion.cc
   src/optimizer/row_gather_pushdown.cc
   src/optimizer/skip_layer_norm_fusion.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
@@ -34,5 +35,6 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/optimizer/gradient_test.cc
   src/optimizer/nhwc_layout_test.cc
   src/optimizer/qdq_ops_fusion_test.cc
+  src/optimizer/qlinear_swish_fusion_test.cc
   src/optimizer/row_gather_pushdown_test.cc
   src/optimizer/test_util.cc)

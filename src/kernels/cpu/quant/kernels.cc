@@ -27,6 +27,7 @@ constexpr KernelDef kDefs[] = {
     {"com.microsoft", "QLinearMul", 1, kLatestOpset, MakeQLinearMul},
     {"com.microsoft", "QLinearSigmoid", 1, kLatestOpset, MakeQLinearSigmoid},
     {"com.microsoft", "QLinearLeakyRelu", 1, kLatestOpset, MakeQLinearLeakyRelu},
+    {"ai.kiln", "QLinearSwish", 1, kLatestOpset, MakeQLinearSwish},
     {"com.microsoft", "QLinearGlobalAveragePool", 1, kLatestOpset, MakeQLinearGlobalAveragePool},
     {"com.microsoft", "QLinearAveragePool", 1, kLatestOpset, MakeQLinearAveragePool},
     {"com.microsoft", "QLinearConcat", 1, kLatestOpset, MakeQLinearConcat},

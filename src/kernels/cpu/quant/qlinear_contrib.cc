@@ -11,6 +11,9 @@
 //   QLinearSigmoid, QLinearLeakyRelu (alpha, default 0.01) (X, X_scale, X_zero_point, Y_scale,
 //     Y_zero_point): a table of the 256 results quantize(f(dequantize(x))), made once when the
 //     scales and zero points are constants, then y = table[x].
+//   ai.kiln QLinearSwish (X, X_scale, X_zero_point, S_scale, S_zero_point, Y_scale,
+//     Y_zero_point): QLinearMul(X, QLinearSigmoid(X)) with the sigmoid quantized by (S_scale,
+//     S_zero_point), which the qlinear_swish_fusion pass makes: the table of the pair's results.
 //   QLinearGlobalAveragePool (channels_last, default 0) (X, x_scale, x_zero_point, y_scale,
 //     y_zero_point): each channel's integer sum S over the image of n elements,
 //     y = saturate(round_half_even((S - n·zx) · (sx / (sy·n))) + zy); the spatial axes become 1.
@@ -148,6 +151,15 @@ const Tensor* ConstantOrNull(const KernelInfo& info, size_t i) {
 
 // ---- QLinearAdd, QLinearMul ----
 
+// QLinearMul's arithmetic (QLinearSwish's second step too): the scale ratio, and one product.
+inline float MulRatio(const QParams& qa, const QParams& qb, const QParams& qc) {
+  return qa.scale * qb.scale / qc.scale;
+}
+template <typename T>
+[[gnu::always_inline]] inline T MulValue(T p, T q, float za, float zb, float r, float zc) {
+  return Saturate<T>((static_cast<float>(p) - za) * (static_cast<float>(q) - zb) * r, zc);
+}
+
 enum class BinaryOp { kAdd, kMul };
 
 class QLinearBinary final : public Kernel {
@@ -191,10 +203,9 @@ class QLinearBinary final : public Kernel {
                              zc);
         });
       } else {
-        const float r = qa.scale * qb.scale / qc.scale;
-        RunBinary(ctx.threads(), plan, pa, pb, pc, [=](T p, T q) {
-          return Saturate<T>((static_cast<float>(p) - za) * (static_cast<float>(q) - zb) * r, zc);
-        });
+        const float r = MulRatio(qa, qb, qc);
+        RunBinary(ctx.threads(), plan, pa, pb, pc,
+                  [=](T p, T q) { return MulValue<T>(p, q, za, zb, r, zc); });
       }
     };
     if (a.type() == DataType::kInt8) {
@@ -208,9 +219,9 @@ class QLinearBinary final : public Kernel {
   BinaryOp op_;
 };
 
-// ---- QLinearSigmoid, QLinearLeakyRelu ----
+// ---- QLinearSigmoid, QLinearLeakyRelu, QLinearSwish ----
 
-enum class LookupOp { kSigmoid, kLeakyRelu };
+enum class LookupOp { kSigmoid, kLeakyRelu, kSwish };
 
 class QLinearLookup final : public Kernel {
  public:
@@ -219,15 +230,18 @@ class QLinearLookup final : public Kernel {
     // Made once when every scale and zero point is a constant and the data type is known now
     // (from the input, or else from a zero point, which has the data's type).
     DataType type = info.InputType(0);
-    for (size_t zp : {size_t{2}, size_t{4}}) {
-      const Tensor* z = ConstantOrNull(info, zp);
+    for (size_t zp : {size_t{2}, size_t{4}, size_t{6}}) {
+      const Tensor* z = zp < Params() ? ConstantOrNull(info, zp) : nullptr;
       if (!IsInt8(type) && z != nullptr) type = z->type();
     }
-    if (IsInt8(type) && AllConstant(info, {1, 2, 3, 4})) {
+    const bool constant = op_ == LookupOp::kSwish ? AllConstant(info, {1, 2, 3, 4, 5, 6})
+                                                  : AllConstant(info, {1, 2, 3, 4});
+    if (IsInt8(type) && constant) {
       table_ = std::make_unique<std::array<uint8_t, 256>>();
       table_type_ = type;
-      Build(info, type, ConstantOrNull(info, 1), ConstantOrNull(info, 2), ConstantOrNull(info, 3),
-            ConstantOrNull(info, 4), table_->data());
+      std::array<const Tensor*, 6> params{};
+      for (size_t i = 1; i < Params(); ++i) params[i - 1] = ConstantOrNull(info, i);
+      Build(info, type, params, table_->data());
     }
   }
 
@@ -240,8 +254,9 @@ class QLinearLookup final : public Kernel {
       table = table_->data();
     } else {
       auto* t = ctx.Scratch<uint8_t>(256);
-      Build(info, x.type(), ctx.OptionalInput(1), ctx.OptionalInput(2), ctx.OptionalInput(3),
-            ctx.OptionalInput(4), t);
+      std::array<const Tensor*, 6> params{};
+      for (size_t i = 1; i < Params(); ++i) params[i - 1] = ctx.OptionalInput(i);
+      Build(info, x.type(), params, t);
       table = t;
     }
     Tensor& y = ctx.OutputForOverwrite(0, x.type(), x.shape());
@@ -250,16 +265,42 @@ class QLinearLookup final : public Kernel {
   }
 
  private:
-  void Build(const KernelInfo& info, DataType type, const Tensor* xs, const Tensor* xz,
-             const Tensor* ys, const Tensor* yz, uint8_t* table) const {
-    const QParams qx = ReadQParams(info, xs, xz, "X_scale", "X_zero_point", type);
-    const QParams qy = ReadQParams(info, ys, yz, "Y_scale", "Y_zero_point", type);
+  // The inputs: X and its scale and zero point, then the output's (QLinearSwish: the sigmoid's,
+  // then the output's).
+  size_t Params() const { return op_ == LookupOp::kSwish ? 7 : 5; }
+
+  // params: the inputs after X (null where left out).
+  void Build(const KernelInfo& info, DataType type, const std::array<const Tensor*, 6>& params,
+             uint8_t* table) const {
+    const QParams qx = ReadQParams(info, params[0], params[1], "X_scale", "X_zero_point", type);
+    const bool swish = op_ == LookupOp::kSwish;
+    const QParams qy =
+        swish ? ReadQParams(info, params[4], params[5], "Y_scale", "Y_zero_point", type)
+              : ReadQParams(info, params[2], params[3], "Y_scale", "Y_zero_point", type);
     const float alpha = alpha_;
+    const auto sigmoid = [](float v) { return 1.0f / (1.0f + std::exp(-v)); };
     auto make = [&](auto tag) {
       using T = decltype(tag);
-      if (op_ == LookupOp::kSigmoid) {
-        BuildTable<T>(
-            qx, qy, [](float v) { return 1.0f / (1.0f + std::exp(-v)); }, table);
+      if (swish) {
+        // QLinearSigmoid's table, then QLinearMul of each byte and its sigmoid: the bytes the
+        // two ops give.
+        const QParams qs = ReadQParams(info, params[2], params[3], "S_scale", "S_zero_point", type);
+        std::array<uint8_t, 256> s{};
+        BuildTable<T>(qx, qs, sigmoid, s.data());
+        const float r = MulRatio(qx, qs, qy);
+        const auto zx = static_cast<float>(qx.zero_point);
+        const auto zs = static_cast<float>(qs.zero_point);
+        const auto zy = static_cast<float>(qy.zero_point);
+        for (size_t i = 0; i < 256; ++i) {
+          T x, sx;
+          const auto byte = static_cast<uint8_t>(i);
+          std::memcpy(&x, &byte, 1);
+          std::memcpy(&sx, &s[i], 1);
+          const T y = MulValue<T>(x, sx, zx, zs, r, zy);
+          std::memcpy(&table[i], &y, 1);
+        }
+      } else if (op_ == LookupOp::kSigmoid) {
+        BuildTable<T>(qx, qy, sigmoid, table);
       } else {
         BuildTable<T>(
             qx, qy, [alpha](float v) { return v >= 0.0f ? v : alpha * v; }, table);
@@ -701,6 +742,9 @@ std::unique_ptr<Kernel> MakeQLinearSigmoid(const KernelInfo& info) {
 }
 std::unique_ptr<Kernel> MakeQLinearLeakyRelu(const KernelInfo& info) {
   return std::make_unique<QLinearLookup>(info, LookupOp::kLeakyRelu);
+}
+std::unique_ptr<Kernel> MakeQLinearSwish(const KernelInfo& info) {
+  return std::make_unique<QLinearLookup>(info, LookupOp::kSwish);
 }
 std::unique_ptr<Kernel> MakeQLinearGlobalAveragePool(const KernelInfo& info) {
   return std::make_unique<QLinearGlobalAveragePool>(info);

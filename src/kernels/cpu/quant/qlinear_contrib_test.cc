@@ -1,6 +1,6 @@
 // com.microsoft's quantized ops (QGemm, QLinearAdd, QLinearMul, QLinearSigmoid,
 // QLinearLeakyRelu, QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat, QLinearSoftmax,
-// QLinearWhere, and the domain's
+// QLinearWhere, ai.kiln's QLinearSwish, and the domain's
 // QuantizeLinear / DequantizeLinear) against their definitions computed here in double: within
 // one quantization step where ONNX Runtime computes in float (the sums and products), exactly
 // where the table of 256 results is the definition itself; int8 and uint8, broadcasting,
@@ -185,6 +185,51 @@ TEST(QuantContribLookup, SigmoidAndLeakyReluOverEveryByte) {
     }
     cpu::AllowVectorMathAvx512ForTesting(before);
   }
+}
+
+// ---- ai.kiln QLinearSwish: QLinearMul(x, QLinearSigmoid(x)), byte for byte ----
+
+template <typename T>
+void CheckSwish(bool constant) {
+  std::vector<T> x(256);
+  for (int i = 0; i < 256; ++i) x[static_cast<size_t>(i)] = static_cast<T>(i);
+  const bool s8 = std::is_same_v<T, int8_t>;
+  const float sx = 0.047f, ss = 1.0f / 256, sy = 0.021f;
+  const int zx = s8 ? 7 : 135, zs = s8 ? -128 : 0, zy = s8 ? -100 : 28;
+  NodeTest sig("QLinearSigmoid", 1, kMs);
+  sig.Input<T>({256}, x);
+  QParam<T>(sig, sx, zx);
+  QParam<T>(sig, ss, zs);
+  const auto s = Values<T>(*sig.Run()[0]);
+  NodeTest mul("QLinearMul", 1, kMs);
+  mul.Input<T>({256}, x);
+  QParam<T>(mul, sx, zx);
+  mul.Input<T>({256}, s);
+  QParam<T>(mul, ss, zs);
+  QParam<T>(mul, sy, zy);
+  const auto want = Values<T>(*mul.Run()[0]);
+  NodeTest swish("QLinearSwish", 1, "ai.kiln");
+  swish.Input<T>({16, 16}, x);
+  QParam<T>(swish, sx, zx, constant);
+  QParam<T>(swish, ss, zs, constant);
+  QParam<T>(swish, sy, zy, constant);
+  auto out = swish.Run();
+  ASSERT_EQ(out[0]->shape(), Shape({16, 16}));
+  EXPECT_EQ(Values<T>(*out[0]), want) << (s8 ? "int8" : "uint8") << (constant ? " constant" : "");
+}
+
+TEST(QuantContribLookup, SwishIsTheSigmoidAndProductBytes) {
+  for (bool constant : {true, false}) {
+    CheckSwish<int8_t>(constant);
+    CheckSwish<uint8_t>(constant);
+  }
+  // A zero point of another type than X's names the input.
+  NodeTest t("QLinearSwish", 1, "ai.kiln");
+  t.Input<uint8_t>({4}, {1, 2, 3, 4});
+  QParam<uint8_t>(t, 0.05f, 128);
+  t.Input<float>({}, {1.0f / 256}).Input<int8_t>({}, {0});
+  QParam<uint8_t>(t, 0.02f, 10);
+  ExpectNodeError(t, ErrorCode::kInvalidArgument, "S_zero_point");
 }
 
 // ---- QLinearGlobalAveragePool ----

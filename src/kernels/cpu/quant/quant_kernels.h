@@ -28,6 +28,7 @@ std::unique_ptr<Kernel> MakeMatMulNBits(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearAdd(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearMul(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearSigmoid(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeQLinearSwish(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearLeakyRelu(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearGlobalAveragePool(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearAveragePool(const KernelInfo& info);
