@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "kernels/cpu/quant/int8_kernel.h"
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
@@ -216,17 +217,28 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
   bool row_sums_needed = false;
   for (size_t j = 0; j < n && !row_sums_needed; ++j) row_sums_needed = beta[j] != 0;
   const bool in_place = !a_signed && !row_sums_needed && (k % 4 == 0 || lda >= row_bytes);
+  // The VNNI kernel requantizing its own tiles (see Int8Epilogue): with the zero points all in
+  // the sums' start, and the AVX-512 loops allowed (tests turn them off).
+#if defined(__x86_64__)
+  const bool fused = epilogue.requant != nullptr && c == nullptr && start != nullptr &&
+                     !row_sums_needed && fn == int8::PanelVnni && UseVectorMathAvx512();
+#else
+  constexpr bool fused = false;
+#endif
   // Rows [begin, end) over the panels [p0, p1) of B (the epilogue only with all of them).
   const auto run = [&](size_t begin, size_t end, size_t p0, size_t p1) {
     const size_t j_begin = p0 * kInt8Panel;
     const size_t j_end = std::min(n, p1 * kInt8Panel);
     uint8_t* rows = ThreadBuffer(0, kRowBlock * (row_bytes + sizeof(int32_t)));
     auto* row_sums = reinterpret_cast<int32_t*>(rows + kRowBlock * row_bytes);
-    // Without C, each block of rows is made in this thread's buffer for the epilogue.
+    // Without C, each block of rows is made in this thread's buffer for the epilogue (requantized
+    // tiles need only a tile's worth, for the ones redone).
     const size_t ld = c != nullptr ? ldc : n;
     auto* block =
-        c != nullptr ? nullptr
-                     : reinterpret_cast<int32_t*>(ThreadBuffer(2, kRowBlock * n * sizeof(int32_t)));
+        c != nullptr
+            ? nullptr
+            : reinterpret_cast<int32_t*>(ThreadBuffer(
+                  2, (fused ? int8::kVnniRows * kInt8Panel : kRowBlock * n) * sizeof(int32_t)));
     for (size_t i0 = begin; i0 < end; i0 += kRowBlock) {
       const size_t mb = std::min(kRowBlock, end - i0);
       // A's rows as unsigned bytes, zero past k (so the last group's extra depths add 0), and
@@ -242,6 +254,22 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
         ar = rows;
         ar_stride = row_bytes;
       }
+#if defined(__x86_64__)
+      if (fused) {
+        const Int8Requant& rq = *epilogue.requant;
+        for (size_t j0 = j_begin; j0 < j_end; j0 += kInt8Panel) {
+          const int8::Requant at{rq.bias != nullptr ? rq.bias + j0 : nullptr,
+                                 rq.mult + j0,
+                                 rq.zp,
+                                 rq.y_signed,
+                                 rq.y + i0 * rq.ldy + j0,
+                                 rq.ldy};
+          int8::PanelVnniRequant(mb, groups, ar, ar_stride, b.panel(j0 / kInt8Panel), start + j0,
+                                 at, std::min(kInt8Panel, n - j0), block);
+        }
+        continue;
+      }
+#endif
       int32_t* cr = c != nullptr ? c + i0 * ldc : block;
       for (size_t j0 = j_begin; j0 < j_end; j0 += kInt8Panel) {
         const size_t cols = std::min(kInt8Panel, n - j0);

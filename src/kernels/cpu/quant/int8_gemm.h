@@ -67,19 +67,35 @@ class Int8PackedB {
   int32_t* sums_ = nullptr;
 };
 
+// A requantization of C into bytes: y[i·ldy + j] = saturate(round_half_even((C(i, j) + bias[j])
+// · mult[j]) + zp) (int8 when y_signed, else uint8; bias may be null) — RequantizeRowsAvx512's
+// values.
+struct Int8Requant {
+  const int32_t* bias = nullptr;
+  const float* mult = nullptr;
+  int32_t zp = 0;
+  bool y_signed = false;
+  uint8_t* y = nullptr;
+  size_t ldy = 0;
+};
+
 // What to do with each block of finished rows of C, in the thread that made it while they are
 // still in its cache (requantize them, say): fn(state, first, count, c, ldc) for rows [first,
 // first + count), row first + i at c + i · ldc. Of(f) wraps a callable that outlives the product.
+// With `requant` too (fn must do the same), the VNNI kernel requantizes its tiles of sums in
+// registers into requant's bytes instead, where it can (one zero point for A, no row sums:
+// symmetric weights; AVX-512 on): no int32 block is stored and fn is not called.
 struct Int8Epilogue {
   void (*fn)(const void* state, size_t first, size_t count, const int32_t* c, size_t ldc) = nullptr;
   const void* state = nullptr;
+  const Int8Requant* requant = nullptr;
 
   template <typename F>
   static Int8Epilogue Of(const F& f) {
     return {[](const void* s, size_t first, size_t count, const int32_t* c, size_t ldc) {
               (*static_cast<const F*>(s))(first, count, c, ldc);
             },
-            &f};
+            &f, nullptr};
   }
 };
 

@@ -6,12 +6,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/cpu/quant/int_conv.h"
+#include "kernels/cpu/vector_math_avx512.h"
 
 namespace kiln::cpu {
 namespace {
@@ -190,6 +194,148 @@ TEST(Int8Gemm, EpilogueGetsEveryRowOnceWithoutC) {
       EXPECT_EQ(got, want) << "m=" << t.m;
       for (size_t r = 0; r < t.m; ++r) EXPECT_EQ(seen[r].load(), 1) << "row " << r;
     }
+  }
+}
+
+// With a requantization in the epilogue, the VNNI kernel requantizes its tiles in registers (the
+// epilogue's function is then never called) and every other way calls the function; either way
+// the bytes are the double loop's — with multipliers of a half and a float unit either side of
+// it, so that many tiles hold exact halves and are redone — for both output types, with and
+// without a bias, over tails of rows and columns, on 1 and 2 threads, AVX-512 on and off.
+TEST(Int8Gemm, RequantizesItsTilesAsTheRowsWould) {
+  ThreadPool pool(2);
+  for (const Case& t : {Case{50, 37, 45, 0}, Case{301, 64, 96, 0}, Case{7, 4, 16, 0}}) {
+    // Small values (A within 3 of its zero point 7, B within 2 of 0), so that the sums, times
+    // about a half, fall inside the bytes' range, where the ties are.
+    std::vector<uint8_t> a = RandomBytes(t.m * t.k, 11);
+    std::vector<uint8_t> b = RandomBytes(t.k * t.n, 13);
+    for (uint8_t& v : a) v = static_cast<uint8_t>(4 + v % 7);
+    for (uint8_t& v : b) v = static_cast<uint8_t>(static_cast<int8_t>(v % 5) - 2);
+    const Int8PackedB packed = Int8PackedB::Pack(b.data(), true, t.n, t.k, t.n);
+    const std::vector<int32_t> za = {7}, zb = {0};
+    std::vector<int32_t> sums(t.m * t.n);
+    Int8Gemm(t.m, a.data(), false, t.k, packed, za, zb, sums.data(), t.n, nullptr);
+    std::vector<float> mult(t.n);
+    std::vector<int32_t> bias(t.n);
+    for (size_t j = 0; j < t.n; ++j) {
+      const float kinds[] = {0.5f, std::nextafter(0.5f, 1.0f), std::nextafter(0.5f, 0.0f),
+                             0.0037f * static_cast<float>(j + 1)};
+      mult[j] = kinds[j % 4];
+      bias[j] = static_cast<int32_t>(j * 37 % 101) - 50;
+    }
+    for (bool y_signed : {false, true}) {
+      for (bool with_bias : {false, true}) {
+        for (bool avx512 : {true, false}) {
+          for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+            SCOPED_TRACE("m=" + std::to_string(t.m) + " signed " + std::to_string(y_signed) +
+                         " bias " + std::to_string(with_bias) + " avx512 " +
+                         std::to_string(avx512));
+            const bool before = AllowVectorMathAvx512ForTesting(avx512);
+            const int32_t zp = y_signed ? -3 : 120;
+            const int32_t* bp = with_bias ? bias.data() : nullptr;
+            std::vector<uint8_t> want(t.m * t.n), got(t.m * t.n, 0x5a);
+            for (size_t i = 0; i < t.m; ++i) {
+              if (y_signed) {
+                RequantizeChannels(sums.data() + i * t.n, t.n, bp, mult.data(), zp,
+                                   reinterpret_cast<int8_t*>(want.data() + i * t.n));
+              } else {
+                RequantizeChannels(sums.data() + i * t.n, t.n, bp, mult.data(), zp,
+                                   want.data() + i * t.n);
+              }
+            }
+            const Int8Requant rq{bp, mult.data(), zp, y_signed, got.data(), t.n};
+            std::atomic<int> calls{0};
+            auto rows = [&](size_t first, size_t count, const int32_t* c, size_t ldc) {
+              calls.fetch_add(1);
+              uint8_t* y = got.data() + first * t.n;
+              if (y_signed) {
+                RequantizeRows(c, ldc, count, t.n, bp, mult.data(), zp,
+                               reinterpret_cast<int8_t*>(y), t.n);
+              } else {
+                RequantizeRows(c, ldc, count, t.n, bp, mult.data(), zp, y, t.n);
+              }
+            };
+            for (Int8Kernel kernel : {Int8Kernel::kVnni, Int8Kernel::kAvx2, Int8Kernel::kGeneric}) {
+              if (!Int8KernelSupported(kernel)) continue;
+              SCOPED_TRACE(Name(kernel));
+              const Int8Kernel previous = SetInt8KernelForTesting(kernel);
+              std::fill(got.begin(), got.end(), 0x5a);
+              calls = 0;
+              Int8Epilogue epilogue = Int8Epilogue::Of(rows);
+              epilogue.requant = &rq;
+              Int8Gemm(t.m, a.data(), false, t.k, packed, za, zb, nullptr, 0, p, epilogue);
+              SetInt8KernelForTesting(previous);
+              EXPECT_EQ(got, want);
+              const bool fused = avx512 && kernel == Int8Kernel::kVnni;
+              EXPECT_EQ(calls.load() == 0, fused) << "the epilogue's function ran " << calls.load();
+            }
+            AllowVectorMathAvx512ForTesting(before);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Sums past 2^24 whose float product with the multiplier lands a little past a half, on the
+// other side from double's (pairs found by search): the tile must be redone, not rounded in
+// float. Each column's sum built of q terms 255·127, then a1·127 and r2·1 for the rest.
+TEST(Int8Gemm, RequantizedTilesNearAHalfAreRedone) {
+  const std::pair<int64_t, float> cases[] = {{1499599170, 0x1.1b8b2ap-25f},
+                                             {629956773, -0x1.458db8p-23f},
+                                             {272325555, -0x1.a1f17ap-24f},
+                                             {841638242, -0x1.2fa27ap-24f}};
+  // Each column's terms in a stretch of depths of its own (B zero elsewhere in the column).
+  const size_t n = 4, m = 3;
+  size_t k = 0;
+  for (const auto& c : cases) k += static_cast<size_t>(c.first / 32385) + 2;
+  std::vector<uint8_t> a(m * k, 0);
+  std::vector<uint8_t> b(k * n, 0);
+  size_t offset = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const int64_t target = cases[j].first;
+    const auto q = static_cast<size_t>(target / 32385);
+    const int64_t rest = target - static_cast<int64_t>(q) * 32385;
+    for (size_t p = 0; p < q; ++p) {
+      for (size_t i = 0; i < m; ++i) a[i * k + offset + p] = 255;
+      b[(offset + p) * n + j] = 127;
+    }
+    for (size_t i = 0; i < m; ++i) {
+      a[i * k + offset + q] = static_cast<uint8_t>(rest / 127);
+      a[i * k + offset + q + 1] = static_cast<uint8_t>(rest % 127);
+    }
+    b[(offset + q) * n + j] = 127;
+    b[(offset + q + 1) * n + j] = 1;
+    offset += q + 2;
+  }
+  const Int8PackedB packed = Int8PackedB::Pack(b.data(), true, n, k, n);
+  const std::vector<int32_t> za = {0}, zb = {0};
+  std::vector<int32_t> sums(m * n);
+  Int8Gemm(m, a.data(), false, k, packed, za, zb, sums.data(), n, nullptr);
+  std::vector<float> mult(n);
+  for (size_t j = 0; j < n; ++j) {
+    ASSERT_EQ(sums[j], cases[j].first) << "column " << j;
+    mult[j] = cases[j].second;
+  }
+  std::vector<int8_t> want(m * n);
+  for (size_t i = 0; i < m; ++i) {
+    RequantizeChannels(sums.data() + i * n, n, nullptr, mult.data(), 0, want.data() + i * n);
+  }
+  std::vector<uint8_t> got(m * n, 0x5a);
+  const Int8Requant rq{nullptr, mult.data(), 0, true, got.data(), n};
+  auto rows = [&](size_t first, size_t count, const int32_t* c, size_t ldc) {
+    RequantizeRows(c, ldc, count, n, nullptr, mult.data(), 0,
+                   reinterpret_cast<int8_t*>(got.data() + first * n), n);
+  };
+  for (Int8Kernel kernel : {Int8Kernel::kVnni, Int8Kernel::kAvx2, Int8Kernel::kGeneric}) {
+    if (!Int8KernelSupported(kernel)) continue;
+    SCOPED_TRACE(Name(kernel));
+    const Int8Kernel previous = SetInt8KernelForTesting(kernel);
+    Int8Epilogue epilogue = Int8Epilogue::Of(rows);
+    epilogue.requant = &rq;
+    Int8Gemm(m, a.data(), false, k, packed, za, zb, nullptr, 0, nullptr, epilogue);
+    SetInt8KernelForTesting(previous);
+    EXPECT_EQ(std::vector<int8_t>(got.begin(), got.end()), want);
   }
 }
 

@@ -5,6 +5,13 @@
 #include <cstddef>
 #include <cstdint>
 
+namespace kiln::cpu {
+// quant_avx512.h's, declared here: the kernel files include nothing that brings the standard
+// library's inline functions (see packed_kernel.h).
+void RequantizeRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n, const int32_t* b,
+                          const float* mult, int32_t zp, bool y_signed, uint8_t* y, size_t ldy);
+}  // namespace kiln::cpu
+
 namespace kiln::cpu::int8 {
 
 // C[0:m, 0:cols] = init[col] + Σ_g A(r, 4g..4g+3) · panel(g, col, 0..3) over `groups` groups of
@@ -16,6 +23,23 @@ using PanelFn = void (*)(size_t m, size_t groups, const uint8_t* a, size_t lda, 
 
 // Rows per tile of the VNNI kernel (2 × 12 of the 32 vector registers hold the sums).
 inline constexpr size_t kVnniRows = 12;
+
+// Int8Requant's fields (int8_gemm.h), for the kernel files.
+struct Requant {
+  const int32_t* bias;
+  const float* mult;
+  int32_t zp;
+  bool y_signed;
+  uint8_t* y;
+  size_t ldy;
+};
+
+// PanelVnni with each tile's sums requantized in registers as `rq` says (rq.y, rq.bias and rq.mult
+// at the panel's first row and column) and stored as bytes; a tile with a value float cannot
+// round surely is stored to `spill` (kVnniRows × 32 int32) and requantized by
+// RequantizeRowsAvx512, so the bytes are its.
+void PanelVnniRequant(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
+                      const int32_t* init, const Requant& rq, size_t cols, int32_t* spill);
 
 void PanelVnni(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
                const int32_t* init, int32_t* c, size_t ldc, size_t cols);

@@ -18,16 +18,16 @@ inline __m512i BroadcastFour(const uint8_t* p) {
   return _mm512_set1_epi32(v);
 }
 
-// kR rows (≤ kVnniRows) × kV vectors (1 or 2) of 16 columns; the first `cols` stored.
+// The sums of kR rows (≤ kVnniRows) × kV vectors (1 or 2) of 16 columns, from `init`.
 template <size_t kR, size_t kV>
-void Tile(size_t groups, const uint8_t* a, size_t lda, const int8_t* b, const int32_t* init,
-          int32_t* c, size_t ldc, size_t cols) {
+[[gnu::always_inline]] inline void Accumulate(size_t groups, const uint8_t* a, size_t lda,
+                                              const int8_t* b, const int32_t* init,
+                                              __m512i (&acc)[kV][kR]) {
   __m512i start[kV];
   KILN_UNROLL
   for (size_t v = 0; v < kV; ++v) {
     start[v] = init != nullptr ? _mm512_loadu_si512(init + v * 16) : _mm512_setzero_si512();
   }
-  __m512i acc[kV][kR];
   KILN_UNROLL
   for (size_t r = 0; r < kR; ++r) {
     KILN_UNROLL
@@ -50,16 +50,70 @@ void Tile(size_t groups, const uint8_t* a, size_t lda, const int8_t* b, const in
       }
     }
   }
+}
+
+// The mask of vector v's columns among the first `cols`.
+inline __mmask16 VectorMask(size_t v, size_t cols) {
+  const size_t done = v * 16;
+  const size_t n = cols <= done ? 0 : (cols - done < 16 ? cols - done : 16);
+  return static_cast<__mmask16>((1u << n) - 1);
+}
+
+// kR rows × kV vectors of 16 columns; the first `cols` stored.
+template <size_t kR, size_t kV>
+void Tile(size_t groups, const uint8_t* a, size_t lda, const int8_t* b, const int32_t* init,
+          int32_t* c, size_t ldc, size_t cols) {
+  __m512i acc[kV][kR];
+  Accumulate<kR, kV>(groups, a, lda, b, init, acc);
   KILN_UNROLL
   for (size_t r = 0; r < kR; ++r) {
     KILN_UNROLL
     for (size_t v = 0; v < kV; ++v) {
-      const size_t done = v * 16;
-      const size_t n = cols <= done ? 0 : (cols - done < 16 ? cols - done : 16);
-      const auto mask = static_cast<__mmask16>((1u << n) - 1);
-      _mm512_mask_storeu_epi32(c + r * ldc + done, mask, acc[v][r]);
+      _mm512_mask_storeu_epi32(c + r * ldc + v * 16, VectorMask(v, cols), acc[v][r]);
     }
   }
+}
+
+// The same tile requantized in registers (RequantizeRowsAvx512's float arithmetic: the sum and
+// bias added, times the multiplier, clamped to the bounds less the zero point, rounded half to
+// even, the zero point added); when a lane lies within 2^-14 of a half, where float's error may
+// decide the side, the tile's sums go through `spill` to RequantizeRowsAvx512 (which redoes
+// those rows in double).
+template <size_t kR, size_t kV>
+void TileRequant(size_t groups, const uint8_t* a, size_t lda, const int8_t* b, const int32_t* init,
+                 const Requant& rq, size_t cols, int32_t* spill) {
+  __m512i acc[kV][kR];
+  Accumulate<kR, kV>(groups, a, lda, b, init, acc);
+  const __m512 lo = _mm512_set1_ps(static_cast<float>((rq.y_signed ? -128 : 0) - rq.zp));
+  const __m512 hi = _mm512_set1_ps(static_cast<float>((rq.y_signed ? 127 : 255) - rq.zp));
+  const __m512i z = _mm512_set1_epi32(rq.zp);
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  __m512 farthest = _mm512_setzero_ps();
+  KILN_UNROLL
+  for (size_t v = 0; v < kV; ++v) {
+    const __mmask16 m = VectorMask(v, cols);
+    const __m512i bias =
+        rq.bias != nullptr ? _mm512_maskz_loadu_epi32(m, rq.bias + v * 16) : _mm512_setzero_si512();
+    const __m512 k = _mm512_maskz_loadu_ps(m, rq.mult + v * 16);
+    KILN_UNROLL
+    for (size_t r = 0; r < kR; ++r) {
+      const __m512 x = _mm512_min_ps(
+          _mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc[v][r], bias)), k),
+                        lo),
+          hi);
+      const __m512 rounded = _mm512_roundscale_ps(x, kNearest);
+      farthest = _mm512_max_ps(farthest, _mm512_abs_ps(_mm512_sub_ps(x, rounded)));
+      _mm512_mask_cvtepi32_storeu_epi8(rq.y + r * rq.ldy + v * 16, m,
+                                       _mm512_add_epi32(_mm512_cvttps_epi32(rounded), z));
+    }
+  }
+  if (_mm512_cmp_ps_mask(farthest, _mm512_set1_ps(0.5f - 0x1p-14f), _CMP_GE_OQ) == 0) return;
+  KILN_UNROLL
+  for (size_t r = 0; r < kR; ++r) {
+    KILN_UNROLL
+    for (size_t v = 0; v < kV; ++v) _mm512_storeu_si512(spill + r * 32 + v * 16, acc[v][r]);
+  }
+  RequantizeRowsAvx512(spill, 32, kR, cols, rq.bias, rq.mult, rq.zp, rq.y_signed, rq.y, rq.ldy);
 }
 
 template <size_t kV, size_t... kR>
@@ -70,6 +124,15 @@ struct Table {
 
 using Rows1 = Table<1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
 using Rows2 = Table<2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
+
+template <size_t kV, size_t... kR>
+struct RequantTable {
+  static constexpr void (*kFns[])(size_t, const uint8_t*, size_t, const int8_t*, const int32_t*,
+                                  const Requant&, size_t, int32_t*) = {&TileRequant<kR + 1, kV>...};
+};
+
+using RequantRows1 = RequantTable<1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
+using RequantRows2 = RequantTable<2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
 
 }  // namespace
 
@@ -90,6 +153,28 @@ void PanelVnni(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8
       Rows2::kFns[rows - 1](groups, at, lda, panel, init, ct, ldc, cols);
     } else {
       Rows1::kFns[rows - 1](groups, at, lda, panel, init, ct, ldc, cols);
+    }
+    i += rows;
+  }
+}
+
+void PanelVnniRequant(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
+                      const int32_t* init, const Requant& rq, size_t cols, int32_t* spill) {
+  // Tiles as PanelVnni cuts them.
+  const size_t tiles = (m + kVnniRows - 1) / kVnniRows;
+  const size_t base = tiles == 0 ? 0 : m / tiles;
+  const size_t extra = tiles == 0 ? 0 : m % tiles;
+  size_t i = 0;
+  for (size_t t = 0; t < tiles; ++t) {
+    const size_t rows = base + (t < extra ? 1 : 0);
+    Requant at = rq;
+    at.y = rq.y + i * rq.ldy;
+    if (rows == kVnniRows && cols > 16) {
+      TileRequant<kVnniRows, 2>(groups, a + i * lda, lda, panel, init, at, cols, spill);
+    } else if (cols > 16) {
+      RequantRows2::kFns[rows - 1](groups, a + i * lda, lda, panel, init, at, cols, spill);
+    } else {
+      RequantRows1::kFns[rows - 1](groups, a + i * lda, lda, panel, init, at, cols, spill);
     }
     i += rows;
   }

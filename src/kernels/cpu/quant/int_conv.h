@@ -131,10 +131,14 @@ class IntConv {
   // When w is a constant 8-bit tensor of a shape Resolve can accept; else empty (done per run).
   Weights PackConstant(const Tensor* w) const;
 
-  template <typename Rows, typename GroupDone>
+  // `target`, when given, is target(n, first_feature, features) -> Int8Requant: where the rows
+  // handler would requantize a group's sums of image n to (its row 0, channel first_feature),
+  // so that the product may requantize them itself (Int8Epilogue::requant); rows must do the
+  // same.
+  template <typename Rows, typename GroupDone, typename Target = std::nullptr_t>
   static void Run(KernelContext& ctx, const Problem& p, const Tensor& x, bool channels_last,
                   const Tensor& w, int32_t xzp, std::span<const int32_t> wzp, const Weights& packed,
-                  Rows&& rows, GroupDone&& group_done);
+                  Rows&& rows, GroupDone&& group_done, Target&& target = nullptr);
 
  private:
   // Group `grp`'s weights reordered for Int8Gemm's B, stored transposed (a row per output
@@ -163,10 +167,10 @@ class IntConv {
   int64_t group_;
 };
 
-template <typename Rows, typename GroupDone>
+template <typename Rows, typename GroupDone, typename Target>
 void IntConv::Run(KernelContext& ctx, const Problem& p, const Tensor& x, bool channels_last,
                   const Tensor& w, int32_t xzp, std::span<const int32_t> wzp, const Weights& packed,
-                  Rows&& rows, GroupDone&& group_done) {
+                  Rows&& rows, GroupDone&& group_done, Target&& target) {
   const nn::WindowGeometry& g = p.g;
   const size_t plane = g.out_size;
   if (plane == 0 || p.features == 0 || p.batch == 0) return;
@@ -259,8 +263,14 @@ void IntConv::Run(KernelContext& ctx, const Problem& p, const Tensor& x, bool ch
         rows(n, first, gf, pos0, count, sums, ld);
       };
       const std::span<const int32_t> zb = wzp.size() == 1 ? wzp : wzp.subspan(first, gf);
+      Int8Epilogue epilogue = Int8Epilogue::Of(emit);
+      Int8Requant requant;
+      if constexpr (!std::is_same_v<std::decay_t<Target>, std::nullptr_t>) {
+        requant = target(n, first, gf);
+        epilogue.requant = &requant;
+      }
       Int8Gemm(plane, a, x_signed, direct ? c_all : ld, *b, {&xzp, 1}, zb, nullptr, 0,
-               &ctx.threads(), Int8Epilogue::Of(emit));
+               &ctx.threads(), epilogue);
       group_done(n, first, gf);
     }
   }

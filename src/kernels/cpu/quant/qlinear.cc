@@ -428,6 +428,17 @@ class QLinearConv final : public Kernel {
           ForEachPositionBlock(ctx, plane, [&](size_t o0, size_t o1) {
             TransposeBlocked(q + o0 * features, o1 - o0, features, features, dst + o0, plane);
           });
+        },
+        // The same destinations, for the product to requantize into itself.
+        [&](size_t n, size_t first, size_t features) {
+          Int8Requant rq;
+          rq.bias = b != nullptr ? b + first : nullptr;
+          rq.mult = mult + first;
+          rq.zp = y_z;
+          rq.y_signed = s8;
+          rq.y = channels_last_ ? yb + n * plane * m_all + first : q;
+          rq.ldy = channels_last_ ? m_all : features;
+          return rq;
         });
   }
 

@@ -2,9 +2,9 @@
 // requantized as the definition does (the multiplier x_scale·w_scale/y_scale in float, applied
 // in double, round half to even): dense, grouped, depthwise (stride, dilation, uneven padding),
 // 1×1 read in place and strided, a 7×7 stride-2 stem whose kernel rows are copied as runs;
-// int8 and uint8, weights constant (packed at creation) and not, 1 and 2 threads, the AVX-512
-// loops and the portable ones. The
-// channels-last output is the channels-first one transposed, byte for byte.
+// int8 and uint8, weights constant (packed at creation) and not, symmetric int8 weights (the
+// product requantizing its own tiles), 1 and 2 threads, the AVX-512 loops and the portable ones.
+// The channels-last output is the channels-first one transposed, byte for byte.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -50,7 +50,7 @@ std::vector<T> Permute(const std::vector<T>& x, int64_t n, int64_t c, int64_t h,
 }
 
 template <typename TX, typename TW>
-void Check(const ConvCase& k, bool constant, int threads) {
+void Check(const ConvCase& k, bool constant, int threads, bool symmetric = false) {
   const int64_t n = 2;
   const int64_t gc = k.c / k.group, gf = k.m / k.group;
   const auto x = RandomInts<TX>(static_cast<size_t>(n * k.c * k.h * k.w), 3);
@@ -61,7 +61,9 @@ void Check(const ConvCase& k, bool constant, int threads) {
   for (int64_t i = 0; i < k.m; ++i) {
     bias[static_cast<size_t>(i)] = static_cast<int32_t>((i * 997) % 4001) - 2000;
     ws[static_cast<size_t>(i)] = 0.002f + 0.0005f * static_cast<float>(i % 7);
-    wz[static_cast<size_t>(i)] = static_cast<TW>(std::is_signed_v<TW> ? i % 3 - 1 : 120 + i % 9);
+    wz[static_cast<size_t>(i)] = static_cast<TW>(symmetric              ? 0
+                                                 : std::is_signed_v<TW> ? i % 3 - 1
+                                                                        : 120 + i % 9);
   }
   const float xs = 0.03f, ys = 0.11f;
   const auto xz = static_cast<TX>(std::is_signed_v<TX> ? -7 : 131);
@@ -120,7 +122,7 @@ void Check(const ConvCase& k, bool constant, int threads) {
                            std::to_string(k.group) + " kernel " + std::to_string(k.kh) + "x" +
                            std::to_string(k.kw) + " stride " + std::to_string(k.stride) +
                            " constant " + std::to_string(constant) + " threads " +
-                           std::to_string(threads);
+                           std::to_string(threads) + (symmetric ? " symmetric" : "");
   auto first = run(false);
   ASSERT_EQ(first[0]->shape(), Shape({n, k.m, oh, ow})) << what;
   const auto got = Values<TX>(*first[0]);
@@ -159,6 +161,10 @@ TEST(QuantQLinearConv, EveryPathMatchesTheDefinitionInBothLayouts) {
         for (int threads : {1, 2}) {
           Check<uint8_t, int8_t>(k, constant, threads);
           Check<int8_t, int8_t>(k, constant, threads);
+          // Weights' zero points 0 (symmetric int8, as quantize_static writes them): the product
+          // then requantizes its own tiles (on VNNI with AVX-512 on).
+          Check<uint8_t, int8_t>(k, constant, threads, true);
+          Check<int8_t, int8_t>(k, constant, threads, true);
         }
       }
       Check<uint8_t, uint8_t>(k, true, 2);

@@ -103,18 +103,18 @@ void RequantizeColumns(const Requantizer& q, const int32_t* acc, size_t lda, siz
 void RequantizeRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n, const int32_t* b,
                           const float* mult, int32_t zp, bool y_signed, uint8_t* y, size_t ldy) {
   // Clamped to the bounds less the zero point, then rounded half to even as it is converted: the
-  // same values as rounding, adding and clamping in turn, since zp is an integer. Clamped first,
-  // |v| ≤ 255, so float's error in (acc + b)·mult — the sum's conversion (past 2^24) and the
-  // product, each half a unit in the last place, relative — is below 2^-14: float decides every
-  // lane whose distance from the nearest integer is under a half less 2^-12 (a clamped lane lies
-  // on an integer).
+  // same values as rounding, adding and clamping in turn, since zp is an integer. Within the
+  // bounds |v| ≤ 255, so float's error in (acc + b)·mult — the sum's conversion (past 2^24) and
+  // the product, each half a unit in the last place, relative — is below 2^-15: float decides
+  // every lane whose distance from the nearest integer is under a half less 2^-14 (a clamped lane
+  // lies on an integer, and a value within the error of a bound rounds to it either way).
   Requantizer q;
   q.lo_d = static_cast<double>((y_signed ? -128 : 0) - zp);
   q.hi_d = static_cast<double>((y_signed ? 127 : 255) - zp);
   q.lo = _mm512_set1_ps(static_cast<float>(q.lo_d));
   q.hi = _mm512_set1_ps(static_cast<float>(q.hi_d));
   q.z = _mm512_set1_epi32(zp);
-  q.near_half = _mm512_set1_ps(0.5f - 0x1p-12f);
+  q.near_half = _mm512_set1_ps(0.5f - 0x1p-14f);
   for (size_t j = 0; j < n; j += 16) {
     const __mmask16 m = Lanes16(n - j);
     const __m512i bias = b != nullptr ? _mm512_maskz_loadu_epi32(m, b + j) : _mm512_setzero_si512();
