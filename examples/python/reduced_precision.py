@@ -6,6 +6,8 @@ Builds two small models with the onnx helper (no onnxruntime needed):
   kiln.compute.bf16 = 1, which runs the products against constant weights on bf16 operands with
   float sums (on machines with AVX-512 BF16; elsewhere the products stay float and the two runs
   agree exactly);
+- a 3×3 convolution run the same two ways (the flag covers convolutions too, at the default
+  optimization level);
 - the same layer with W quantized to 4 bits in blocks of 32 (com.microsoft MatMulNBits, the form
   onnxruntime's LLM tooling writes), checked against the float product of the dequantized weight.
 
@@ -33,13 +35,13 @@ def model(nodes, inits):
                                                    helper.make_opsetid("com.microsoft", 1)])
 
 
-def run(m, config=None):
+def run(m, config=None, feed=None):
     so = ort.SessionOptions()
     for key, value in (config or {}).items():
         so.add_session_config_entry(key, value)
     sess = ort.InferenceSession(m.SerializeToString(), sess_options=so,
                                 providers=["CPUExecutionProvider"])
-    return sess.run(None, {"x": x})[0]
+    return sess.run(None, feed if feed is not None else {"x": x})[0]
 
 
 ok = True
@@ -54,6 +56,22 @@ rel = float(np.abs(half - exact).max() / np.abs(exact).max())
 print(f"bf16: largest difference from the exact product {rel:.2e} of the output's range "
       f"(float: {float(np.abs(plain - exact).max() / np.abs(exact).max()):.2e})")
 ok = ok and rel < 1e-2
+
+# bf16 convolutions: [1, 32, 20, 20] through a 3×3 convolution to 48 channels, padded.
+image = rng.standard_normal((1, 32, 20, 20)).astype(np.float32)
+kernel = (rng.standard_normal((48, 32, 3, 3)) * 0.1).astype(np.float32)
+conv = helper.make_model(
+    helper.make_graph([helper.make_node("Conv", ["image", "kernel"], ["out"], pads=[1, 1, 1, 1])],
+                      "conv",
+                      [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 32, 20, 20])],
+                      [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 48, 20, 20])],
+                      [numpy_helper.from_array(kernel, "kernel")]),
+    opset_imports=[helper.make_opsetid("", 17)])
+plain_conv = run(conv, feed={"image": image})
+half_conv = run(conv, {"kiln.compute.bf16": "1"}, feed={"image": image})
+rel_conv = float(np.abs(half_conv - plain_conv).max() / np.abs(plain_conv).max())
+print(f"bf16 convolution: largest difference from the float one {rel_conv:.2e} of its range")
+ok = ok and rel_conv < 1e-2
 
 # 4-bit weights: per column and block of 32 depths, scale = (max - min) / 15 and a zero point.
 blocks = K // BLOCK

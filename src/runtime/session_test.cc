@@ -441,5 +441,81 @@ TEST(Session, Bf16ConfigRunsConstantWeightProductsInBf16) {
   EXPECT_THROW(bad.AddConfig("kiln.compute.bf16", "yes"), Error);
 }
 
+// The same for a convolution at level 3 (its channels-last form): a 3×3 Conv with padding over
+// [1, 16, 10, 10] gives the convolution of the bf16-rounded operands with the flag, the float one
+// without.
+TEST(Session, Bf16ConfigRunsConvolutionsInBf16) {
+  if (!cpu::Bf16GemmSupported()) GTEST_SKIP() << "no AVX-512 BF16 on this machine";
+  const int64_t c = 16, m = 24, h = 10, w = 10;
+  std::vector<float> x(static_cast<size_t>(c * h * w)), wt(static_cast<size_t>(m * c * 9));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.37f);
+  for (size_t i = 0; i < wt.size(); ++i) wt[i] = std::cos(static_cast<float>(i) * 0.11f);
+  ::onnx::ModelProto proto;
+  proto.set_ir_version(8);
+  proto.add_opset_import()->set_version(17);
+  auto* g = proto.mutable_graph();
+  auto* node = g->add_node();
+  node->set_op_type("Conv");
+  node->add_input("x");
+  node->add_input("w");
+  node->add_output("y");
+  auto* pads = node->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(::onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  auto* init = g->add_initializer();
+  init->set_name("w");
+  init->set_data_type(::onnx::TensorProto::FLOAT);
+  for (int64_t d : {m, c, int64_t{3}, int64_t{3}}) init->add_dims(d);
+  for (float v : wt) init->add_float_data(v);
+  for (auto [vi, name, channels] :
+       {std::tuple{g->add_input(), "x", c}, std::tuple{g->add_output(), "y", m}}) {
+    vi->set_name(name);
+    auto* t = vi->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    for (int64_t d : {int64_t{1}, channels, h, w}) t->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  const std::string bytes = proto.SerializeAsString();
+  auto run = [&](const char* bf16) {
+    SessionOptions options;
+    options.AddConfig("kiln.compute.bf16", bf16);
+    Session session(onnx::LoadModelBytes(bytes.data(), bytes.size(), ""), options);
+    std::vector<std::shared_ptr<Tensor>> out(1);
+    std::vector<Value> others(1);
+    const std::vector<std::string> in_names = {"x"}, out_names = {"y"};
+    const std::vector<Value> in = {Value(testing::MakeTensor<float>({1, c, h, w}, x))};
+    session.Run(RunOptions(), in_names, in, out_names, out, others);
+    return testing::Values<float>(*out[0]);
+  };
+  const std::vector<float> plain = run("0"), half = run("1");
+  const auto round = [](float v) { return BFloat16::FromFloat(v).ToFloat(); };
+  size_t differ = 0;
+  for (int64_t f = 0; f < m; ++f) {
+    for (int64_t i = 0; i < h; ++i) {
+      for (int64_t j = 0; j < w; ++j) {
+        double exact = 0, rounded = 0, mag = 0;
+        for (int64_t ch = 0; ch < c; ++ch) {
+          for (int64_t r = 0; r < 3; ++r) {
+            for (int64_t t = 0; t < 3; ++t) {
+              const int64_t y = i + r - 1, xx = j + t - 1;
+              if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
+              const float a = x[static_cast<size_t>((ch * h + y) * w + xx)];
+              const float b = wt[static_cast<size_t>(((f * c + ch) * 3 + r) * 3 + t)];
+              exact += static_cast<double>(a) * b;
+              rounded += static_cast<double>(round(a)) * round(b);
+              mag += std::abs(static_cast<double>(a) * b);
+            }
+          }
+        }
+        const auto at = static_cast<size_t>((f * h + i) * w + j);
+        EXPECT_NEAR(plain[at], exact, 1e-5 * mag) << at;
+        EXPECT_NEAR(half[at], rounded, 1e-5 * mag) << at;
+        differ += plain[at] != half[at] ? 1 : 0;
+      }
+    }
+  }
+  EXPECT_GT(differ, static_cast<size_t>(m * h * w / 2));  // the bf16 path ran
+}
+
 }  // namespace
 }  // namespace kiln::runtime

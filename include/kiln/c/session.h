@@ -132,7 +132,8 @@ KILN_ENTRY_TYPE(KilnStatus*, AddFreeDimensionOverrideByName,
  * - "kiln.run.check_finite": "1" checks every node's floating-point outputs for NaN and
  *   infinity and fails the run naming the node; "0" (default) does not.
  * - "kiln.compute.bf16": "1" runs the float products against constant weights (the MatMul and
- *   Gemm weights, at optimization level 2 and up) on bf16 operands with float sums, where the
+ *   Gemm weights, at optimization level 2 and up; the convolutions, at level 3, where they run
+ *   as a product of unfolded blocks) on bf16 operands with float sums, where the
  *   machine has AVX-512 BF16 (about twice the float speed; each operand keeps 8 bits of
  *   mantissa); elsewhere they stay float. "0" (default): float.
  *

@@ -246,6 +246,21 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
       a = col;
       lda = ldcol;
     }
+    if (o.bw != nullptr) {
+      // bf16: blocks of rows over the pool, each group's product then the epilogue.
+      const size_t mg = p.group_features;
+      ctx.threads().ParallelFor(pixels, 16, [&](size_t begin, size_t end) {
+        for (size_t grp = 0; grp < p.groups; ++grp) {
+          const float* ag = a + begin * lda + grp * (pointwise ? p.group_channels : group_k);
+          Bf16Gemm(end - begin, ag, lda, (*o.bw)[grp], 0, mg, o.y + begin * p.features + grp * mg,
+                   p.features);
+        }
+        nn::ApplyEpilogueRows(e, o.y + begin * p.features, end - begin, p.features, p.features,
+                              o.bias, o.z != nullptr ? o.z + begin * p.features : nullptr,
+                              p.features);
+      });
+      return;
+    }
     // The epilogue in the product where it can be (see GroupEpilogue), else a pass after it.
     GemmEpilogue ge;
     const bool in_product = nn::InProduct(e, o.bias, o.z, p.features, &ge);
@@ -306,6 +321,16 @@ void RunGemmPath(const Problem& p, const Operands& o, const nn::Epilogue& e, Ker
       }
       float* y = o.y + begin * p.features;
       const float* z = o.z != nullptr ? o.z + begin * p.features : nullptr;
+      if (o.bw != nullptr) {
+        // bf16 (one part: no input_channels): each group's product, then the epilogue.
+        for (size_t grp = 0; grp < p.groups; ++grp) {
+          const float* ag = a + grp * (pointwise ? p.group_channels : group_k);
+          Bf16Gemm(rows, ag, lda, (*o.bw)[grp], 0, p.group_features, y + grp * p.group_features,
+                   p.features);
+        }
+        nn::ApplyEpilogueRows(e, y, rows, p.features, p.features, o.bias, z, p.features);
+        continue;
+      }
       // Bias, Z and a ReLU or Clip applied by the product to its sums before it stores them
       // (no pass over the block afterwards: for a 16→48 1×1 layer over 56×56 that pass cost a
       // quarter of the product); other activations after it, while the block is in cache.
@@ -371,6 +396,10 @@ class NhwcConv final : public Kernel {
                 "attribute 'kernel_shape' does not match input 'W' " + ws.ToString());
     }
     depthwise_ = group_ > 1 && group_channels_ == 1;
+    // Attribute bf16 (session config kiln.compute.bf16) where the machine has AVX-512 BF16: the
+    // product path's weights also as bf16, and its products on them (below); Winograd layers
+    // then run as that product too.
+    bf16_ = info.GetInt("bf16", 0) != 0 && Bf16GemmSupported();
     const auto all_one = [](const std::vector<int64_t>& v) {
       return std::all_of(v.begin(), v.end(), [](int64_t d) { return d == 1; });
     };
@@ -396,10 +425,11 @@ class NhwcConv final : public Kernel {
                                  static_cast<size_t>(features_ / group_));
     // Grouped layers too, group by group, when their groups are too wide for the narrow-group
     // path (RegNet's 24 to 232 channels a group).
-    winograd_ = !depthwise_ && !grouped_ &&
+    winograd_ = !depthwise_ && !grouped_ && !bf16_ &&
                 (winograd_shape ||
                  (dilated_winograd_ &&
                   std::max(attrs_.dilations[0], attrs_.dilations[1]) <= kWinogradDilation));
+    if (bf16_) dilated_winograd_ = false;
     const std::vector<int64_t> parts = info.GetInts("input_channels");
     const int64_t channel_scale = info.GetInt("channel_scale", 0);
     if (channel_scale != 0 && channel_scale != 1) {
@@ -599,7 +629,8 @@ class NhwcConv final : public Kernel {
                         scale != nullptr ? static_cast<const float*>(scale->data()) : nullptr,
                         scale != nullptr ? static_cast<size_t>(scale->shape().dims()[0]) : 0,
                         shift != nullptr ? static_cast<const float*>(shift->data()) : nullptr,
-                        channel_relu_};
+                        channel_relu_,
+                        bf16_weights_.empty() ? nullptr : &bf16_weights_};
     if (expand_) {
       const Expansion ex = {
           static_cast<size_t>(expand_channels_), &expand_weights_,
@@ -663,9 +694,11 @@ class NhwcConv final : public Kernel {
       group_weights_.reserve(groups);
       for (size_t grp = 0; grp < groups; ++grp) {
         const float* wg = w + grp * mg * cg * taps;
-        group_weights_.push_back(PackedMatrix::PackFrom(taps * cg, mg, [&](size_t row, size_t f) {
+        const auto value = [&](size_t row, size_t f) {
           return wg[(f * cg + row % cg) * taps + row / cg];
-        }));
+        };
+        group_weights_.push_back(PackedMatrix::PackFrom(taps * cg, mg, value));
+        if (bf16_) bf16_weights_.push_back(Bf16PackedB::Pack(taps * cg, mg, value));
       }
       return;
     }
@@ -812,6 +845,8 @@ class NhwcConv final : public Kernel {
   std::vector<float> stem_weights_;          // its weights (PackStemWeights)
   std::vector<float> packed_;                // depthwise and narrow-group weights
   std::vector<PackedMatrix> group_weights_;  // the others, one per group (or per X part)
+  bool bf16_ = false;                        // attribute bf16, on a machine that runs it
+  std::vector<Bf16PackedB> bf16_weights_;    // then group_weights_ as bf16 (not for X in parts)
   std::vector<size_t> part_sizes_;           // input_channels: X's parts, or empty
   bool channel_scale_ = false;               // input 4 scales X's channels per image
   bool channel_shift_ = false;               // then input 5 is added to them

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/float16.h"
+#include "kernels/cpu/linalg/bf16_gemm.h"
 #include "kernels/cpu/nhwc/nhwc_test_util.h"
 #include "kernels/test_util.h"
 
@@ -35,6 +37,10 @@ struct ConvCase {
   // W's values are uniform in ±w_scale: deep layers keep the sums near 1, where ExpectClose's
   // absolute tolerance applies.
   float w_scale = 1.0f;
+  // Attribute bf16: on a machine with AVX-512 BF16 the reference then convolves X and W rounded
+  // to bf16 (the products of bf16 operands are exact in float; only the order of the sums
+  // differs).
+  bool bf16 = false;
 };
 
 // Adds the window attributes (and group) that the case sets.
@@ -47,7 +53,8 @@ inline testing::NodeTest& WindowAttrs(testing::NodeTest& t, const ConvCase& k) {
   return t;
 }
 
-inline void CheckCase(const ConvCase& k, int threads) {
+// Returns NhwcConv's output.
+inline std::vector<float> CheckCase(const ConvCase& k, int threads) {
   SCOPED_TRACE(k.name + " threads=" + std::to_string(threads));
   const auto seed = static_cast<unsigned>(k.name.size() * 131 + static_cast<size_t>(k.c));
   const std::vector<float> x = Random(static_cast<size_t>(k.n * k.h * k.w * k.c), seed);
@@ -55,11 +62,19 @@ inline void CheckCase(const ConvCase& k, int threads) {
   for (float& v : w) v *= k.w_scale;
   const std::vector<float> b = Random(static_cast<size_t>(k.m), seed + 2);
   const V w_shape = {k.m, k.c / k.group, k.kh, k.kw};
+  const bool rounded = k.bf16 && cpu::Bf16GemmSupported();
+  const auto operand = [&](std::vector<float> v) {
+    if (rounded) {
+      for (float& e : v) e = BFloat16::FromFloat(e).ToFloat();
+    }
+    return v;
+  };
 
   // Reference: ONNX Conv on NCHW.
   testing::NodeTest ref("Conv", 22);
   WindowAttrs(ref, k);
-  ref.Input<float>({k.n, k.c, k.h, k.w}, ToNchw(x, k.n, k.h, k.w, k.c)).Input<float>(w_shape, w);
+  ref.Input<float>({k.n, k.c, k.h, k.w}, ToNchw(operand(x), k.n, k.h, k.w, k.c))
+      .Input<float>(w_shape, operand(w));
   if (k.bias) ref.Input<float>({k.m}, b);
   const std::shared_ptr<Tensor> ref_y = ref.Run()[0];
   const auto& rd = ref_y->shape().dims();
@@ -74,6 +89,7 @@ inline void CheckCase(const ConvCase& k, int threads) {
   WindowAttrs(t, k);
   if (!k.activation.empty()) t.Attr("activation", k.activation);
   if (!k.params.empty()) t.Attr("activation_params", k.params);
+  if (k.bf16) t.Attr("bf16", int64_t{1});
   t.Input<float>({k.n, k.h, k.w, k.c}, x).Input<float>(w_shape, w, /*constant=*/true);
   if (k.bias) {
     t.Input<float>({k.m}, b);
@@ -84,7 +100,9 @@ inline void CheckCase(const ConvCase& k, int threads) {
   if (!k.shape_hint.empty()) t.ShapeHint(0, Shape(k.shape_hint));
   const std::shared_ptr<Tensor> y = t.Run(threads)[0];
   EXPECT_EQ(y->shape(), Shape({k.n, oh, ow, k.m}));
-  ExpectClose(testing::Values<float>(*y), want, k.name);
+  std::vector<float> got = testing::Values<float>(*y);
+  ExpectClose(got, want, k.name);
+  return got;
 }
 
 }  // namespace kiln::nhwc_test

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "kernels/cpu/linalg/bf16_gemm.h"
 #include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/nhwc/nhwc_window.h"
 #include "kernels/cpu/nn/conv_epilogue.h"
@@ -50,6 +51,9 @@ struct Operands {
   // whether max(·, 0) follows (channel_relu).
   const float* shift = nullptr;
   bool relu = false;
+  // Attribute bf16 on a machine with AVX-512 BF16: the product path's weights as bf16, one per
+  // group (then used instead of gw). Null otherwise.
+  const std::vector<Bf16PackedB>* bw = nullptr;
 };
 
 // The expansion of a depthwise NhwcConv with attribute `expand`: X's rows (Operands::x, then
