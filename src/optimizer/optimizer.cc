@@ -74,10 +74,10 @@ std::vector<PassReport> Optimize(ir::Graph& graph, int level, const KernelRegist
 size_t UseBf16Products(ir::Graph& graph) {
   size_t marked = 0;
   for (const auto& n : graph.nodes()) {
-    if (n->domain() != kKilnDomain ||
-        (n->op_type() != "BlockedMatMul" && n->op_type() != "NhwcConv")) {
-      continue;
-    }
+    const bool kiln_op = n->domain() == kKilnDomain &&
+                         (n->op_type() == "BlockedMatMul" || n->op_type() == "NhwcConv");
+    const bool attention = n->domain() == "com.microsoft" && n->op_type() == "MultiHeadAttention";
+    if (!kiln_op && !attention) continue;
     std::erase_if(n->attributes(), [](const ir::Attribute& a) { return a.name == "bf16"; });
     n->attributes().push_back(IntAttr("bf16", 1));
     ++marked;

@@ -38,8 +38,9 @@ struct PassReport {
 std::vector<PassReport> Optimize(ir::Graph& graph, int level, const KernelRegistry& registry);
 
 // Session config kiln.compute.bf16: marks every ai.kiln BlockedMatMul (the products against
-// constant weights that level 2 makes) and NhwcConv (the convolutions level 3 makes) to run
-// their products in bf16 with float sums (attribute bf16 = 1; their kernels honour it where the
+// constant weights that level 2 makes), NhwcConv (the convolutions level 3 makes) and
+// com.microsoft MultiHeadAttention (attention, as attention_fusion makes it) to run their
+// products in bf16 with float sums (attribute bf16 = 1; their kernels honour it where the
 // machine has AVX-512 BF16). Returns how many.
 size_t UseBf16Products(ir::Graph& graph);
 

@@ -34,9 +34,9 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
        "run naming the node; 0 (default): no check"},
       {"kiln.compute.bf16", "0 or 1",
        "1: the float products against constant weights (MatMul and Gemm weights, blocked at "
-       "optimization level 2 and up, and the convolutions made channels-last at level 3) round "
-       "both operands to bf16 and add the products in float, on machines with AVX-512 BF16 "
-       "(elsewhere they stay float); 0 (default): float"},
+       "optimization level 2 and up, the convolutions made channels-last at level 3, and "
+       "MultiHeadAttention's two products) round both operands to bf16 and add the products in "
+       "float, on machines with AVX-512 BF16 (elsewhere they stay float); 0 (default): float"},
   };
   return *keys;
 }

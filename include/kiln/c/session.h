@@ -133,7 +133,8 @@ KILN_ENTRY_TYPE(KilnStatus*, AddFreeDimensionOverrideByName,
  *   infinity and fails the run naming the node; "0" (default) does not.
  * - "kiln.compute.bf16": "1" runs the float products against constant weights (the MatMul and
  *   Gemm weights, at optimization level 2 and up; the convolutions, at level 3, where they run
- *   as a product of unfolded blocks) on bf16 operands with float sums, where the
+ *   as a product of unfolded blocks; com.microsoft MultiHeadAttention's two products, as
+ *   attention fusion makes it) on bf16 operands with float sums, where the
  *   machine has AVX-512 BF16 (about twice the float speed; each operand keeps 8 bits of
  *   mantissa); elsewhere they stay float. "0" (default): float.
  *

@@ -17,12 +17,16 @@
 // row's sum (hdv values rather than L scores per row); with a bias the head's Q, K and V are
 // first copied with the bias added into the task's scratch. With fewer tasks than threads they
 // run in turn, each product over the whole pool.
+// Attribute bf16 (set for session config kiln.compute.bf16) on a machine with AVX-512 BF16: the
+// second way, its two products on Bf16Gemm (Kᵀ and V packed per head as bf16, Q's and the
+// exponentials' rows rounded as used; each on its task's thread), the scale applied after.
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "kernels/cpu/contrib/attention_avx512.h"
 #include "kernels/cpu/contrib/contrib_kernels.h"
+#include "kernels/cpu/linalg/bf16_gemm.h"
 #include "kernels/cpu/linalg/gemm.h"
 #include "kernels/cpu/linalg/linalg_util.h"
 #include "kernels/cpu/types.h"
@@ -76,7 +80,8 @@ class MultiHeadAttention final : public Kernel {
   explicit MultiHeadAttention(const KernelInfo& info)
       : num_heads_(info.RequireInt("num_heads")),
         scale_(info.GetFloat("scale", 0.0f)),
-        causal_(info.GetInt("unidirectional", 0) != 0) {
+        causal_(info.GetInt("unidirectional", 0) != 0),
+        bf16_(info.GetInt("bf16", 0) != 0 && Bf16GemmSupported()) {
     if (num_heads_ <= 0) {
       info.Fail(ErrorCode::kInvalidGraph,
                 "attribute 'num_heads' is " + std::to_string(num_heads_) + "; it must be positive");
@@ -220,7 +225,7 @@ class MultiHeadAttention final : public Kernel {
     ThreadPool& pool = ctx.threads();
     ThreadPool* gemm_pool = tasks < static_cast<size_t>(pool.size()) ? &pool : nullptr;
     const bool avx512 = UseVectorMathAvx512();
-    if (avx512 && gemm_pool == nullptr) {
+    if (avx512 && gemm_pool == nullptr && !bf16_) {
       // A head per task, its rows a few at a time (attention_avx512.h).
       pool.ParallelFor(tasks, 1, [&](size_t begin, size_t end) {
         float* scratch = ctx.Scratch<float>(AttentionHeadScratchFloats(sh.l, sh.hd, sh.hdv));
@@ -263,6 +268,11 @@ class MultiHeadAttention final : public Kernel {
       float* qs = nullptr;
       float* ks = nullptr;
       float* vs = nullptr;
+      // bf16: Kᵀ and V packed per head as bf16 panels.
+      uint16_t* kt_store =
+          bf16_ ? ctx.Scratch<uint16_t>(Bf16PackedB::PanelElements(sh.hd, sh.l)) : nullptr;
+      uint16_t* v_store =
+          bf16_ ? ctx.Scratch<uint16_t>(Bf16PackedB::PanelElements(sh.l, sh.hdv)) : nullptr;
       if (bp != nullptr) {
         qs = ctx.Scratch<float>(sh.s * sh.hd);
         ks = ctx.Scratch<float>(sh.l * sh.hd);
@@ -288,8 +298,15 @@ class MultiHeadAttention final : public Kernel {
           ldk = sh.hd;
           ldv = sh.hdv;
         }
-        Gemm<float>(false, true, sh.s, sh.l, sh.hd, scale, q, ldq, k, ldk, 0.0f, scores, sh.l,
-                    gemm_pool);
+        if (bf16_) {
+          const Bf16PackedB kt = Bf16PackedB::PackInto(
+              kt_store, sh.hd, sh.l, [&](size_t p, size_t j) { return k[j * ldk + p]; });
+          Bf16Gemm(sh.s, q, ldq, kt, 0, sh.l, scores, sh.l);
+          for (size_t i = 0; i < sh.s; ++i) Scale(scores + i * sh.l, sh.l, scale);
+        } else {
+          Gemm<float>(false, true, sh.s, sh.l, sh.hd, scale, q, ldq, k, ldk, 0.0f, scores, sh.l,
+                      gemm_pool);
+        }
         const float* ab = nullptr;
         if (abp != nullptr) {
           const size_t ab_b = ab_batch == 1 ? 0 : b;
@@ -314,8 +331,14 @@ class MultiHeadAttention final : public Kernel {
         // The weights are normalized on the head's output rows (hdv wide) rather than on the
         // scores (L wide): one pass over the scores fewer.
         float* out = yp + b * sh.s * sh.dv + h * sh.hdv;
-        Gemm<float>(false, false, sh.s, sh.hdv, sh.l, 1.0f, scores, sh.l, v, ldv, 0.0f, out, sh.dv,
-                    gemm_pool);
+        if (bf16_) {
+          const Bf16PackedB vb = Bf16PackedB::PackInto(
+              v_store, sh.l, sh.hdv, [&](size_t p, size_t j) { return v[p * ldv + j]; });
+          Bf16Gemm(sh.s, scores, sh.l, vb, 0, sh.hdv, out, sh.dv);
+        } else {
+          Gemm<float>(false, false, sh.s, sh.hdv, sh.l, 1.0f, scores, sh.l, v, ldv, 0.0f, out,
+                      sh.dv, gemm_pool);
+        }
         for (size_t i = 0; i < sh.s; ++i) Scale(out + i * sh.dv, sh.hdv, inv_sums[i]);
       }
     };
@@ -340,6 +363,7 @@ class MultiHeadAttention final : public Kernel {
   int64_t num_heads_;
   float scale_;
   bool causal_;
+  bool bf16_;  // attribute bf16 (session config kiln.compute.bf16), on a machine that runs it
 };
 
 }  // namespace

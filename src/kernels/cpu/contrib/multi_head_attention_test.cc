@@ -2,15 +2,17 @@
 // head: scale·(Q+bq)(K+bk)ᵀ + attention_bias, causal limit, softmax, ·(V+bv)), S ≠ L, batches of
 // 1 and 2, 1/4/12 heads, head sizes 1 to 80, value head size ≠ query head size, each
 // attention_bias broadcast form, unidirectional, bias present or absent, scale, 1 and 2 threads,
-// and the errors and unsupported forms.
+// bf16 products on request, and the errors and unsupported forms.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include "core/float16.h"
 #include "kernels/cpu/contrib/attention_avx512.h"
 #include "kernels/cpu/contrib/contrib_test_util.h"
+#include "kernels/cpu/linalg/bf16_gemm.h"
 #include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/test_errors.h"
 
@@ -25,9 +27,15 @@ struct Config {
   float scale;  // 0: default
 };
 
+// With `bf16`, as the node's bf16 products compute it: Q + bq, K + bk and V + bv rounded to
+// bf16 before the products, and each exponential rounded before it weighs V (their sum not).
 std::vector<double> Reference(const Config& c, const std::vector<float>& q,
                               const std::vector<float>& k, const std::vector<float>& v,
-                              const std::vector<float>& bias, const std::vector<float>& ab) {
+                              const std::vector<float>& bias, const std::vector<float>& ab,
+                              bool bf16 = false) {
+  const auto r = [bf16](double x) {
+    return bf16 ? static_cast<double>(BFloat16::FromFloat(static_cast<float>(x)).ToFloat()) : x;
+  };
   const int64_t d = c.heads * c.hd;
   const int64_t dv = c.heads * c.hdv;
   const double scale = c.scale != 0.0f ? c.scale : 1.0 / std::sqrt(static_cast<double>(c.hd));
@@ -44,8 +52,12 @@ std::vector<double> Reference(const Config& c, const std::vector<float>& q,
           double dot = 0;
           for (int64_t e = 0; e < c.hd; ++e) {
             const int64_t col = h * c.hd + e;
-            dot += (at(q, (b * c.s + i) * d + col) + bias_at(col)) *
-                   (at(k, (b * c.l + j) * d + col) + bias_at(d + col));
+            // (The sums with the bias are made in float, as the node makes them.)
+            const auto qv = static_cast<float>(at(q, (b * c.s + i) * d + col) + bias_at(col));
+            const auto kv = static_cast<float>(at(k, (b * c.l + j) * d + col) + bias_at(d + col));
+            dot += bf16 ? r(qv) * r(kv)
+                        : (at(q, (b * c.s + i) * d + col) + bias_at(col)) *
+                              (at(k, (b * c.l + j) * d + col) + bias_at(d + col));
           }
           double score = scale * dot;
           if (!c.attention_bias.empty()) {
@@ -68,8 +80,14 @@ std::vector<double> Reference(const Config& c, const std::vector<float>& q,
           const int64_t col = h * c.hdv + e;
           double acc = 0;
           for (int64_t j = 0; j < c.l; ++j) {
-            acc += p[static_cast<size_t>(j)] / sum *
-                   (at(v, (b * c.l + j) * dv + col) + bias_at(2 * d + col));
+            if (bf16) {
+              const auto vv =
+                  static_cast<float>(at(v, (b * c.l + j) * dv + col) + bias_at(2 * d + col));
+              acc += r(p[static_cast<size_t>(j)]) * r(vv) / sum;
+            } else {
+              acc += p[static_cast<size_t>(j)] / sum *
+                     (at(v, (b * c.l + j) * dv + col) + bias_at(2 * d + col));
+            }
           }
           out[static_cast<size_t>((b * c.s + i) * dv + col)] = acc;
         }
@@ -85,7 +103,8 @@ size_t Count(const std::vector<int64_t>& dims) {
   return n;
 }
 
-void Check(const Config& c, uint32_t seed) {
+// Returns the node's output at the last thread count.
+std::vector<float> Check(const Config& c, uint32_t seed, bool bf16 = false) {
   const int64_t d = c.heads * c.hd;
   const int64_t dv = c.heads * c.hdv;
   const std::vector<int64_t> qd = {c.batch, c.s, d};
@@ -99,10 +118,13 @@ void Check(const Config& c, uint32_t seed) {
   const std::vector<float> ab = c.attention_bias.empty()
                                     ? std::vector<float>{}
                                     : RandomFloats(Count(c.attention_bias), seed + 4, -3.0f, 3.0f);
-  const std::vector<double> want = Reference(c, q, k, v, bias, ab);
+  const bool rounded = bf16 && cpu::Bf16GemmSupported();
+  const std::vector<double> want = Reference(c, q, k, v, bias, ab, rounded);
+  std::vector<float> last;
   for (int threads : {1, 2}) {
     NodeTest t("MultiHeadAttention", 1, kMs);
     t.Attr("num_heads", c.heads);
+    if (bf16) t.Attr("bf16", int64_t{1});
     if (c.causal) t.Attr("unidirectional", int64_t{1});
     if (c.scale != 0.0f) t.Attr("scale", c.scale);
     t.Input<float>(qd, q).Input<float>(kd, k).Input<float>(vd, v);
@@ -120,7 +142,9 @@ void Check(const Config& c, uint32_t seed) {
     auto out = t.Run(threads);
     EXPECT_EQ(out[0]->shape(), Shape({c.batch, c.s, dv}));
     ExpectClose(*out[0], want);
+    last = Values<float>(*out[0]);
   }
+  return last;
 }
 
 TEST(ContribMultiHeadAttention, MatchesReference) {
@@ -163,6 +187,30 @@ TEST(ContribMultiHeadAttention, MatchesReference) {
       Check(c, seed);
       seed += 10;
     }
+  }
+}
+
+// Attribute bf16 (session config kiln.compute.bf16): on machines with AVX-512 BF16 the two
+// products run on bf16 operands (the reference rounds them the same way; the output then differs
+// from the float one), elsewhere the float products; each head on its task or, with one head,
+// in turn.
+TEST(ContribMultiHeadAttention, Bf16ProductsOnRequest) {
+  const std::vector<Config> configs = {
+      {2, 5, 7, 4, 5, 5, {}, false, true, 0},
+      {1, 16, 16, 12, 64, 64, {1, 12, 16, 16}, true, true, 0},
+      {2, 33, 40, 3, 24, 70, {2, 1, 33, 40}, false, false, 0.5f},
+      {1, 9, 5, 1, 5, 5, {1, 1, 9, 5}, true, true, 0},  // one head: the tasks in turn
+  };
+  uint32_t seed = 500;
+  for (const Config& c : configs) {
+    const std::vector<float> plain = Check(c, seed);
+    const std::vector<float> half = Check(c, seed, true);
+    if (cpu::Bf16GemmSupported()) {
+      EXPECT_NE(plain, half) << "the bf16 products did not run";
+    } else {
+      EXPECT_EQ(plain, half);
+    }
+    seed += 10;
   }
 }
 

@@ -38,17 +38,17 @@ Bf16PackedB Bf16PackedB::Allocate(size_t k, size_t n) {
   Bf16PackedB out;
   out.k_ = k;
   out.n_ = n;
-  const size_t panels = (n + kBf16Panel - 1) / kBf16Panel;
-  const size_t count = std::max<size_t>(panels * out.pairs() * kBf16Panel * 2, 32);
+  const size_t count = PanelElements(k, n);
   auto* p = static_cast<uint16_t*>(std::aligned_alloc(64, (count * 2 + 63) / 64 * 64));
   if (p == nullptr) throw Error(ErrorCode::kOutOfMemory, "out of memory packing a bf16 weight");
   std::memset(p, 0, count * 2);
   out.data_.reset(p);
+  out.base_ = p;
   return out;
 }
 
 void Bf16PackedB::Set(size_t p, size_t j, float v) {
-  uint16_t* panel = data_.get() + (j / kBf16Panel) * pairs() * kBf16Panel * 2;
+  uint16_t* panel = base_ + (j / kBf16Panel) * pairs() * kBf16Panel * 2;
   panel[(p / 2) * kBf16Panel * 2 + (j % kBf16Panel) * 2 + p % 2] = BFloat16::FromFloat(v).bits;
 }
 

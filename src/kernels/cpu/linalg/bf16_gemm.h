@@ -9,6 +9,7 @@
 #ifndef KILN_KERNELS_CPU_LINALG_BF16_GEMM_H_
 #define KILN_KERNELS_CPU_LINALG_BF16_GEMM_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -32,10 +33,28 @@ class Bf16PackedB {
     return out;
   }
 
+  // The same into storage the caller owns (a B that changes per run, packed into a kernel's
+  // scratch: nothing allocated), PanelElements(k, n) values; the result views it.
+  static size_t PanelElements(size_t k, size_t n) {
+    return std::max<size_t>((n + kBf16Panel - 1) / kBf16Panel * ((k + 1) / 2) * kBf16Panel * 2, 32);
+  }
+  template <typename Value>
+  static Bf16PackedB PackInto(uint16_t* storage, size_t k, size_t n, Value&& value) {
+    Bf16PackedB out;
+    out.k_ = k;
+    out.n_ = n;
+    out.base_ = storage;
+    std::fill(storage, storage + PanelElements(k, n), uint16_t{0});
+    for (size_t p = 0; p < k; ++p) {
+      for (size_t j = 0; j < n; ++j) out.Set(p, j, value(p, j));
+    }
+    return out;
+  }
+
   size_t k() const { return k_; }
   size_t n() const { return n_; }
   size_t pairs() const { return (k_ + 1) / 2; }
-  const uint16_t* panel(size_t j) const { return data_.get() + j * pairs() * kBf16Panel * 2; }
+  const uint16_t* panel(size_t j) const { return base_ + j * pairs() * kBf16Panel * 2; }
 
  private:
   struct Free {
@@ -46,7 +65,8 @@ class Bf16PackedB {
 
   size_t k_ = 0;
   size_t n_ = 0;
-  std::unique_ptr<uint16_t[], Free> data_;
+  std::unique_ptr<uint16_t[], Free> data_;  // null for a view
+  uint16_t* base_ = nullptr;                // data_'s, or the caller's storage
 };
 
 // Whether this machine runs the bf16 products (AVX-512 BF16).
