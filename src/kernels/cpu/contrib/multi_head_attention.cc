@@ -273,6 +273,7 @@ class MultiHeadAttention final : public Kernel {
           bf16_ ? ctx.Scratch<uint16_t>(Bf16PackedB::PanelElements(sh.hd, sh.l)) : nullptr;
       uint16_t* v_store =
           bf16_ ? ctx.Scratch<uint16_t>(Bf16PackedB::PanelElements(sh.l, sh.hdv)) : nullptr;
+      uint32_t* key_pairs = bf16_ ? ctx.Scratch<uint32_t>((sh.hd + 1) / 2) : nullptr;
       if (bp != nullptr) {
         qs = ctx.Scratch<float>(sh.s * sh.hd);
         ks = ctx.Scratch<float>(sh.l * sh.hd);
@@ -299,8 +300,8 @@ class MultiHeadAttention final : public Kernel {
           ldv = sh.hdv;
         }
         if (bf16_) {
-          const Bf16PackedB kt = Bf16PackedB::PackInto(
-              kt_store, sh.hd, sh.l, [&](size_t p, size_t j) { return k[j * ldk + p]; });
+          const Bf16PackedB kt =
+              Bf16PackedB::PackFloatsInto(kt_store, k, ldk, sh.hd, sh.l, true, key_pairs);
           Bf16Gemm(sh.s, q, ldq, kt, 0, sh.l, scores, sh.l);
           for (size_t i = 0; i < sh.s; ++i) Scale(scores + i * sh.l, sh.l, scale);
         } else {
@@ -332,8 +333,8 @@ class MultiHeadAttention final : public Kernel {
         // scores (L wide): one pass over the scores fewer.
         float* out = yp + b * sh.s * sh.dv + h * sh.hdv;
         if (bf16_) {
-          const Bf16PackedB vb = Bf16PackedB::PackInto(
-              v_store, sh.l, sh.hdv, [&](size_t p, size_t j) { return v[p * ldv + j]; });
+          const Bf16PackedB vb =
+              Bf16PackedB::PackFloatsInto(v_store, v, ldv, sh.l, sh.hdv, false, nullptr);
           Bf16Gemm(sh.s, scores, sh.l, vb, 0, sh.hdv, out, sh.dv);
         } else {
           Gemm<float>(false, false, sh.s, sh.hdv, sh.l, 1.0f, scores, sh.l, v, ldv, 0.0f, out,

@@ -52,6 +52,25 @@ void Bf16PackedB::Set(size_t p, size_t j, float v) {
   panel[(p / 2) * kBf16Panel * 2 + (j % kBf16Panel) * 2 + p % 2] = BFloat16::FromFloat(v).bits;
 }
 
+Bf16PackedB Bf16PackedB::PackFloatsInto(uint16_t* storage, const float* b, size_t ldb, size_t k,
+                                        size_t n, bool transposed, uint32_t* column) {
+  Bf16PackedB out;
+  out.k_ = k;
+  out.n_ = n;
+  out.base_ = storage;
+#if defined(__x86_64__)
+  if (transposed) {
+    bf16::PackColumnsAvx512Bf16(b, ldb, k, n, column, storage);
+  } else {
+    bf16::PackRowsAvx512Bf16(b, ldb, k, n, storage);
+  }
+#else
+  (void)b, (void)ldb, (void)transposed, (void)column;
+  throw Error(ErrorCode::kFail, "bf16 products need AVX-512 BF16");
+#endif
+  return out;
+}
+
 bool Bf16GemmSupported() {
 #if defined(__x86_64__)
   static const bool supported =

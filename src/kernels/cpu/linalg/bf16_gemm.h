@@ -51,6 +51,12 @@ class Bf16PackedB {
     return out;
   }
 
+  // B (k × n floats, row-major, rows ldb apart; or, `transposed`, column j at b + j·ldb) packed
+  // into storage as PackInto does, with the vector conversions (round to nearest even; where
+  // Bf16GemmSupported() only). `column`: (k + 1) / 2 words of scratch for the transposed form.
+  static Bf16PackedB PackFloatsInto(uint16_t* storage, const float* b, size_t ldb, size_t k,
+                                    size_t n, bool transposed, uint32_t* column);
+
   size_t k() const { return k_; }
   size_t n() const { return n_; }
   size_t pairs() const { return (k_ + 1) / 2; }
@@ -85,6 +91,11 @@ void PanelAvx512Bf16(size_t m, size_t pairs, const uint32_t* a, size_t lda, cons
                      float* c, size_t ldc, size_t cols);
 // dst[g] = the pair (bf16(src[2g]), bf16(src[2g + 1])) for g < (k + 1) / 2, zero past k.
 void RowToPairsAvx512Bf16(const float* src, size_t k, uint32_t* dst);
+// Bf16PackedB's panels of B (k × n, row-major, rows ldb apart) into dst (PanelElements(k, n)).
+void PackRowsAvx512Bf16(const float* b, size_t ldb, size_t k, size_t n, uint16_t* dst);
+// The same of B given transposed (column j of B at bt + j·ldbt); `column` holds (k + 1) / 2 words.
+void PackColumnsAvx512Bf16(const float* bt, size_t ldbt, size_t k, size_t n, uint32_t* column,
+                           uint16_t* dst);
 }  // namespace bf16
 
 }  // namespace kiln::cpu

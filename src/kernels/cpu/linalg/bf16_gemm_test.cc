@@ -71,3 +71,38 @@ TEST(Bf16Gemm, MatchesTheRoundedOperandsProduct) {
 
 }  // namespace
 }  // namespace kiln::cpu
+
+namespace kiln::cpu {
+namespace {
+
+// PackFloatsInto's vector packing (a B that changes per run: attention's Kᵀ and V) gives PackInto's
+// panels bit for bit, row-major and transposed, for odd depths (a last pair half zero), widths
+// that end inside a panel's first and second vector, and row strides past the width; the padding
+// stays zero even over storage that held other bytes.
+TEST(Bf16Gemm, VectorPackingMatchesThePerElementOne) {
+  if (!Bf16GemmSupported()) GTEST_SKIP() << "no AVX-512 BF16 on this machine";
+  for (size_t k : {size_t{1}, size_t{7}, size_t{64}, size_t{65}}) {
+    for (size_t n : {size_t{1}, size_t{16}, size_t{21}, size_t{40}, size_t{64}}) {
+      for (bool transposed : {false, true}) {
+        const size_t ld = (transposed ? k : n) + 3;
+        std::vector<float> b((transposed ? n : k) * ld);
+        for (size_t i = 0; i < b.size(); ++i) b[i] = std::sin(static_cast<float>(i) * 0.7f) * 3.0f;
+        const auto value = [&](size_t p, size_t j) {
+          return transposed ? b[j * ld + p] : b[p * ld + j];
+        };
+        const size_t count = Bf16PackedB::PanelElements(k, n);
+        std::vector<uint16_t> want(count, 0xabcd), got(count, 0xabcd);
+        std::vector<uint32_t> column((k + 1) / 2);
+        const Bf16PackedB w = Bf16PackedB::PackInto(want.data(), k, n, value);
+        const Bf16PackedB g =
+            Bf16PackedB::PackFloatsInto(got.data(), b.data(), ld, k, n, transposed, column.data());
+        EXPECT_EQ(g.k(), k);
+        EXPECT_EQ(g.n(), n);
+        EXPECT_EQ(got, want) << "k " << k << " n " << n << " transposed " << transposed;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::cpu

@@ -17,6 +17,7 @@ namespace kiln::cpu::bf16 {
 namespace {
 
 constexpr size_t kRows = 12;
+constexpr size_t kPanel = 32;  // kBf16Panel
 
 template <size_t kR, size_t kV>
 void Tile(size_t pairs, const uint32_t* a, size_t lda, const uint16_t* b, float* c, size_t ldc,
@@ -99,6 +100,48 @@ void RowToPairsAvx512Bf16(const float* src, size_t k, uint32_t* dst) {
     const auto mw = static_cast<__mmask16>(words >= 16 ? 0xffff : (1u << words) - 1);
     _mm512_mask_storeu_epi32(dst + p / 2, mw,
                              reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
+  }
+}
+
+void PackRowsAvx512Bf16(const float* b, size_t ldb, size_t k, size_t n, uint16_t* dst) {
+  const size_t pairs = (k + 1) / 2;
+  auto* words = reinterpret_cast<uint32_t*>(dst);
+  for (size_t j0 = 0; j0 < n; j0 += kPanel) {
+    uint32_t* panel = words + (j0 / kPanel) * pairs * kPanel;
+    for (size_t h = 0; h < 2; ++h) {  // the panel's two vectors of 16 columns
+      const size_t c0 = j0 + h * 16;
+      const size_t left = c0 < n ? n - c0 : 0;
+      const auto m = static_cast<__mmask16>(left >= 16 ? 0xffff : (1u << left) - 1);
+      for (size_t g = 0; g < pairs; ++g) {
+        const float* r0 = b + 2 * g * ldb + c0;
+        const __m512 even = _mm512_maskz_loadu_ps(m, r0);
+        const __m512 odd = 2 * g + 1 < k ? _mm512_maskz_loadu_ps(m, r0 + ldb) : _mm512_setzero_ps();
+        // Each column's pair (even row, odd row) as one 32-bit word, the even row's value low.
+        const __m512i lo =
+            _mm512_cvtepu16_epi32(reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(even)));
+        const __m512i hi =
+            _mm512_cvtepu16_epi32(reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(odd)));
+        _mm512_storeu_si512(panel + g * kPanel + h * 16,
+                            _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
+      }
+    }
+  }
+}
+
+void PackColumnsAvx512Bf16(const float* bt, size_t ldbt, size_t k, size_t n, uint32_t* column,
+                           uint16_t* dst) {
+  const size_t pairs = (k + 1) / 2;
+  auto* words = reinterpret_cast<uint32_t*>(dst);
+  for (size_t j = 0; j < n; ++j) {
+    RowToPairsAvx512Bf16(bt + j * ldbt, k, column);
+    uint32_t* panel = words + (j / kPanel) * pairs * kPanel + j % kPanel;
+    for (size_t g = 0; g < pairs; ++g) panel[g * kPanel] = column[g];
+  }
+  // The last panel's columns past n stay zero.
+  const size_t end = (n + kPanel - 1) / kPanel * kPanel;
+  for (size_t j = n; j < end; ++j) {
+    uint32_t* panel = words + (j / kPanel) * pairs * kPanel + j % kPanel;
+    for (size_t g = 0; g < pairs; ++g) panel[g * kPanel] = 0;
   }
 }
 
