@@ -246,13 +246,24 @@ class MatMulNBits final : public Kernel {
           }
         }
       }
-      ctx.threads().ParallelFor(n, std::max<size_t>(1, 32768 / kp), [&](size_t j0, size_t j1) {
-        float dots[kGemvRows];
-        for (size_t j = j0; j < j1; ++j) {
-          Nbits4DotsAvx512(bq + j * blocks() * blob, blocks(), static_cast<size_t>(block_),
-                           sc + j * blocks(), zf + j * blocks(), ad, kp, m, dots);
-          for (size_t r = 0; r < m; ++r) {
-            yf[r * n + j] = dots[r] + (bias_f != nullptr ? bias_f[j] : 0.0f);
+      ctx.threads().ParallelFor(n, std::max<size_t>(2, 32768 / kp), [&](size_t j0, size_t j1) {
+        float dots[2 * kGemvRows];
+        const size_t column_bytes = blocks() * blob;
+        for (size_t j = j0; j < j1; j += 2) {
+          // Two columns at a time (independent sums to interleave), a last one alone.
+          const size_t cols = std::min<size_t>(2, j1 - j);
+          if (cols == 2) {
+            Nbits4Dots2Avx512(bq + j * column_bytes, column_bytes, blocks(),
+                              static_cast<size_t>(block_), sc + j * blocks(), zf + j * blocks(), ad,
+                              kp, m, dots);
+          } else {
+            Nbits4DotsAvx512(bq + j * column_bytes, blocks(), static_cast<size_t>(block_),
+                             sc + j * blocks(), zf + j * blocks(), ad, kp, m, dots);
+          }
+          for (size_t c = 0; c < cols; ++c) {
+            for (size_t r = 0; r < m; ++r) {
+              yf[r * n + j + c] = dots[c * m + r] + (bias_f != nullptr ? bias_f[j + c] : 0.0f);
+            }
           }
         }
       });

@@ -158,6 +158,8 @@ void Check(const Case& c, int threads) {
 TEST(QuantMatMulNBits, MatchesTheDefinition) {
   const Case cases[] = {
       {{1}, 64, 40, 4, 32, Zp::kPacked, false, false, false, true},     // a decoder's token
+      {{3}, 96, 41, 4, 32, Zp::kTyped, true, false, false, true},       // pairs and a last column
+      {{4}, 128, 33, 4, 64, Zp::kPacked, false, false, false, true},    // blocks of two chunks
       {{3}, 100, 70, 4, 16, Zp::kNone, true, false, false, true},       // K past the last block
       {{9}, 96, 130, 4, 32, Zp::kTyped, true, false, false, true},      // the GEMM path
       {{2, 3}, 50, 65, 4, 16, Zp::kPacked, true, false, false, false},  // batch, per-run weights

@@ -250,28 +250,43 @@ inline void Nibbles(const uint8_t* p, __m512 table, __m512& lo, __m512& hi) {
 
 namespace {
 
-// Nbits4DotsAvx512 for kR rows, the row loops unrolled (the sums stay in registers).
-template <size_t kR>
-void Nbits4Dots(const uint8_t* column, size_t blocks, size_t block, const float* scale,
-                const float* zero, const float* ad, size_t lda, float* out) {
-  __m512 acc[kR];
-  for (size_t r = 0; r < kR; ++r) acc[r] = _mm512_setzero_ps();
+// Nbits4DotsAvx512 for kR rows and kC columns (the next column `stride` bytes, blocks of
+// scales and zero points further on), the loops unrolled so that the sums stay in registers: the
+// even and the odd nibbles' products in separate sums, so that each column and row has two chains
+// of multiply-adds, not one (a column's dot was bound by that chain's latency).
+template <size_t kR, size_t kC>
+void Nbits4Dots(const uint8_t* column, size_t stride, size_t blocks, size_t block,
+                const float* scale, const float* zero, const float* ad, size_t lda, float* out) {
+  __m512 even[kC][kR], odd[kC][kR];
+  for (size_t c = 0; c < kC; ++c) {
+    for (size_t r = 0; r < kR; ++r) even[c][r] = odd[c][r] = _mm512_setzero_ps();
+  }
   const size_t chunks = block / 32;
   for (size_t b = 0; b < blocks; ++b) {
-    const __m512 table = BlockTable(zero[b], scale[b]);
-    for (size_t c = 0; c < chunks; ++c) {
-      const size_t at = (b * chunks + c) * 32;  // the depth of the chunk
-      __m512 lo, hi;
-      Nibbles(column + at / 2, table, lo, hi);
+    __m512 table[kC];
+    for (size_t c = 0; c < kC; ++c) {
+      table[c] = BlockTable(zero[c * blocks + b], scale[c * blocks + b]);
+    }
+    for (size_t q = 0; q < chunks; ++q) {
+      const size_t at = (b * chunks + q) * 32;  // the depth of the chunk
+#pragma GCC unroll 2
+      for (size_t c = 0; c < kC; ++c) {
+        __m512 lo, hi;
+        Nibbles(column + c * stride + at / 2, table[c], lo, hi);
 #pragma GCC unroll 4
-      for (size_t r = 0; r < kR; ++r) {
-        const float* a = ad + r * lda + at;
-        acc[r] = _mm512_fmadd_ps(lo, _mm512_loadu_ps(a), acc[r]);
-        acc[r] = _mm512_fmadd_ps(hi, _mm512_loadu_ps(a + 16), acc[r]);
+        for (size_t r = 0; r < kR; ++r) {
+          const float* a = ad + r * lda + at;
+          even[c][r] = _mm512_fmadd_ps(lo, _mm512_loadu_ps(a), even[c][r]);
+          odd[c][r] = _mm512_fmadd_ps(hi, _mm512_loadu_ps(a + 16), odd[c][r]);
+        }
       }
     }
   }
-  for (size_t r = 0; r < kR; ++r) out[r] = _mm512_reduce_add_ps(acc[r]);
+  for (size_t c = 0; c < kC; ++c) {
+    for (size_t r = 0; r < kR; ++r) {
+      out[c * kR + r] = _mm512_reduce_add_ps(_mm512_add_ps(even[c][r], odd[c][r]));
+    }
+  }
 }
 
 }  // namespace
@@ -280,13 +295,28 @@ void Nbits4DotsAvx512(const uint8_t* column, size_t blocks, size_t block, const 
                       const float* zero, const float* ad, size_t lda, size_t rows, float* out) {
   switch (rows) {
     case 1:
-      return Nbits4Dots<1>(column, blocks, block, scale, zero, ad, lda, out);
+      return Nbits4Dots<1, 1>(column, 0, blocks, block, scale, zero, ad, lda, out);
     case 2:
-      return Nbits4Dots<2>(column, blocks, block, scale, zero, ad, lda, out);
+      return Nbits4Dots<2, 1>(column, 0, blocks, block, scale, zero, ad, lda, out);
     case 3:
-      return Nbits4Dots<3>(column, blocks, block, scale, zero, ad, lda, out);
+      return Nbits4Dots<3, 1>(column, 0, blocks, block, scale, zero, ad, lda, out);
     default:
-      return Nbits4Dots<4>(column, blocks, block, scale, zero, ad, lda, out);
+      return Nbits4Dots<4, 1>(column, 0, blocks, block, scale, zero, ad, lda, out);
+  }
+}
+
+void Nbits4Dots2Avx512(const uint8_t* column, size_t stride, size_t blocks, size_t block,
+                       const float* scale, const float* zero, const float* ad, size_t lda,
+                       size_t rows, float* out) {
+  switch (rows) {
+    case 1:
+      return Nbits4Dots<1, 2>(column, stride, blocks, block, scale, zero, ad, lda, out);
+    case 2:
+      return Nbits4Dots<2, 2>(column, stride, blocks, block, scale, zero, ad, lda, out);
+    case 3:
+      return Nbits4Dots<3, 2>(column, stride, blocks, block, scale, zero, ad, lda, out);
+    default:
+      return Nbits4Dots<4, 2>(column, stride, blocks, block, scale, zero, ad, lda, out);
   }
 }
 

@@ -48,6 +48,11 @@ void RequantizeRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n,
 // then the 16 odd ones), zero past K.
 void Nbits4DotsAvx512(const uint8_t* column, size_t blocks, size_t block, const float* scale,
                       const float* zero, const float* ad, size_t lda, size_t rows, float* out);
+// The same for two columns at once, the second `stride` bytes after the first (its scales and
+// zero points `blocks` after the first's): out[c · rows + r] for column c.
+void Nbits4Dots2Avx512(const uint8_t* column, size_t stride, size_t blocks, size_t block,
+                       const float* scale, const float* zero, const float* ad, size_t lda,
+                       size_t rows, float* out);
 // The same column dequantized: w[k] = (q_k - zero[b]) · scale[b] for k < blocks · block.
 void Nbits4ColumnAvx512(const uint8_t* column, size_t blocks, size_t block, const float* scale,
                         const float* zero, float* w);
@@ -60,6 +65,10 @@ inline void RequantizeRowsAvx512(const int32_t*, size_t, size_t, size_t, const i
 }
 inline void Nbits4DotsAvx512(const uint8_t*, size_t, size_t, const float*, const float*,
                              const float*, size_t, size_t, float*) {
+  __builtin_unreachable();
+}
+inline void Nbits4Dots2Avx512(const uint8_t*, size_t, size_t, size_t, const float*, const float*,
+                              const float*, size_t, size_t, float*) {
   __builtin_unreachable();
 }
 inline void Nbits4ColumnAvx512(const uint8_t*, size_t, size_t, const float*, const float*, float*) {
