@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "kernels/cpu/quant/quant_avx512bw.h"
 #include "kernels/cpu/quant/quant_kernels.h"
 
 namespace kiln::cpu {
@@ -209,10 +210,63 @@ KILN_VECTOR_CLONES void MultiplyAdd(const T* x, int32_t xz, const int32_t* w, si
 
 }  // namespace
 
+bool DepthwisePairsSupported() {
+#if defined(__x86_64__)
+  static const bool bw = __builtin_cpu_supports("avx512bw");
+  return bw && UseVectorMathAvx512();
+#else
+  return false;
+#endif
+}
+
+IntConv::DepthwiseOperands IntConv::PrepareDepthwise(KernelContext& ctx,
+                                                     const nn::WindowGeometry& g, const Tensor& w,
+                                                     const Weights& packed,
+                                                     std::span<const int32_t> wzp,
+                                                     size_t channels) {
+  const size_t taps = g.kernel_size;
+  auto* wt = ctx.Scratch<int32_t>((taps + 1) * channels);
+  DepthwiseWeights(w, !packed.depthwise.empty(), packed, wzp, taps, channels, wt);
+  int32_t* w_sums = wt + taps * channels;
+  std::fill(w_sums, w_sums + channels, 0);
+  for (size_t t = 0; t < taps; ++t) {
+    for (size_t c = 0; c < channels; ++c) w_sums[c] += wt[t * channels + c];
+  }
+  auto* tap_offset = ctx.Scratch<int64_t>(taps);
+  for (int64_t r = 0; r < g.kernel[0]; ++r) {
+    for (int64_t t = 0; t < g.kernel[1]; ++t) {
+      tap_offset[r * g.kernel[1] + t] =
+          (r * g.dilation[0] * g.in[1] + t * g.dilation[1]) * static_cast<int64_t>(channels);
+    }
+  }
+  DepthwiseOperands d{wt, w_sums, tap_offset, nullptr, nullptr, 0};
+  if (!DepthwisePairsSupported() || channels < 32) return d;
+  // Each tap's weight w - wz lies in [-255, 255]: a 16-bit value.
+  d.chunks = channels / 32;
+  const size_t pairs = (taps + 1) / 2;
+  auto* words = ctx.Scratch<int32_t>((pairs + 1) * d.chunks * 32);
+  int32_t* sums = words + pairs * d.chunks * 32;
+  for (size_t k = 0; k < d.chunks; ++k) {
+    for (size_t lane = 0; lane < 32; ++lane) {
+      const size_t c = 32 * k + DepthwisePairChannel(lane);
+      sums[k * 32 + lane] = w_sums[c];
+      for (size_t q = 0; q < pairs; ++q) {
+        const auto first = static_cast<uint32_t>(wt[2 * q * channels + c]) & 0xffffu;
+        const uint32_t second =
+            2 * q + 1 < taps ? static_cast<uint32_t>(wt[(2 * q + 1) * channels + c]) << 16 : 0u;
+        words[(q * d.chunks + k) * 32 + lane] = static_cast<int32_t>(first | second);
+      }
+    }
+  }
+  d.pairs = words;
+  d.pair_sums = sums;
+  return d;
+}
+
 void IntConv::DepthwiseBlock(const nn::WindowGeometry& g, const uint8_t* src, bool x_signed,
-                             int32_t xzp, const int32_t* w, const int32_t* w_sums,
-                             const int64_t* tap_offset, size_t channels, size_t pos0, size_t count,
-                             int32_t* acc) {
+                             int32_t xzp, const DepthwiseOperands& d, size_t channels, size_t pos0,
+                             size_t count, int32_t* acc) {
+  const int32_t* w = d.w;
   const int64_t ow_n = g.out[1];
   const bool avx512 = UseVectorMathAvx512();
   // A window's first and last rows and columns.
@@ -240,8 +294,13 @@ void IntConv::DepthwiseBlock(const nn::WindowGeometry& g, const uint8_t* src, bo
         ++run;
       }
       const auto [ih, iw] = origin(oh, ow);
-      DepthwiseRunAvx512(src + static_cast<size_t>(ih * g.in[1] + iw) * channels, tap_offset,
-                         g.kernel_size, static_cast<size_t>(g.stride[1]) * channels, run, w, w_sums,
+      const uint8_t* first = src + static_cast<size_t>(ih * g.in[1] + iw) * channels;
+      const size_t step = static_cast<size_t>(g.stride[1]) * channels;
+      if (d.chunks > 0) {
+        DepthwiseRunPairsAvx512Bw(first, d.tap_offset, g.kernel_size, step, run, d.pairs,
+                                  d.pair_sums, d.chunks, x_signed, xzp, a, channels);
+      }
+      DepthwiseRunAvx512(first, d.tap_offset, g.kernel_size, step, run, w, d.w_sums, 32 * d.chunks,
                          channels, x_signed, xzp, a, channels);
       i += run;
       continue;

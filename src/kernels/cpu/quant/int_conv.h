@@ -104,6 +104,10 @@ void RequantizeRows(const int32_t* acc, size_t lda, size_t rows, size_t n, const
   }
 }
 
+// Whether the depthwise sums take two taps per instruction here (AVX-512 BW, and the AVX-512
+// loops not turned off by tests: UseVectorMathAvx512).
+bool DepthwisePairsSupported();
+
 class IntConv {
  public:
   explicit IntConv(const KernelInfo& info);
@@ -154,14 +158,28 @@ class IntConv {
   static void DepthwiseWeights(const Tensor& w, bool from_packed, const Weights& packed,
                                std::span<const int32_t> wzp, size_t taps, size_t channels,
                                int32_t* dst);
+  // A depthwise layer's weights as made per run: w int32 [taps][C], w_sums[c] = Σ_t w[t][c],
+  // tap_offset[t] the byte offset of tap t's pixel from a window's origin; and where
+  // DepthwisePairsSupported(), the first 32 · chunks channels' weights as pairs of taps
+  // (quant_avx512bw.h's layout) with their sums (chunks 0 otherwise).
+  struct DepthwiseOperands {
+    const int32_t* w = nullptr;
+    const int32_t* w_sums = nullptr;
+    const int64_t* tap_offset = nullptr;
+    const int32_t* pairs = nullptr;
+    const int32_t* pair_sums = nullptr;
+    size_t chunks = 0;
+  };
+  // Makes them in ctx's scratch.
+  static DepthwiseOperands PrepareDepthwise(KernelContext& ctx, const nn::WindowGeometry& g,
+                                            const Tensor& w, const Weights& packed,
+                                            std::span<const int32_t> wzp, size_t channels);
   // The depthwise sums of positions [pos0, pos0 + count) of the channels-last image src (C
-  // channels a pixel) into acc[count][C]; w_sums[c] = Σ_t w[t][c], and tap_offset[t] the byte
-  // offset of tap t's pixel from a window's origin (for the runs of positions whose windows lie
-  // inside the image, on AVX-512).
+  // channels a pixel) into acc[count][C] (on AVX-512, the runs of positions whose windows lie
+  // inside the image by whole vectors from the tap offsets, the pairs of taps where there are).
   static void DepthwiseBlock(const nn::WindowGeometry& g, const uint8_t* src, bool x_signed,
-                             int32_t xzp, const int32_t* w, const int32_t* w_sums,
-                             const int64_t* tap_offset, size_t channels, size_t pos0, size_t count,
-                             int32_t* acc);
+                             int32_t xzp, const DepthwiseOperands& d, size_t channels, size_t pos0,
+                             size_t count, int32_t* acc);
 
   nn::WindowAttrs attrs_;
   int64_t group_;
@@ -193,21 +211,7 @@ void IntConv::Run(KernelContext& ctx, const Problem& p, const Tensor& x, bool ch
   };
 
   if (p.depthwise()) {
-    const size_t taps = g.kernel_size;
-    auto* wt = ctx.Scratch<int32_t>((taps + 1) * c_all);
-    DepthwiseWeights(w, !packed.depthwise.empty(), packed, wzp, taps, c_all, wt);
-    int32_t* w_sums = wt + taps * c_all;
-    std::fill(w_sums, w_sums + c_all, 0);
-    for (size_t t = 0; t < taps; ++t) {
-      for (size_t c = 0; c < c_all; ++c) w_sums[c] += wt[t * c_all + c];
-    }
-    auto* tap_offset = ctx.Scratch<int64_t>(taps);
-    for (int64_t r = 0; r < g.kernel[0]; ++r) {
-      for (int64_t t = 0; t < g.kernel[1]; ++t) {
-        tap_offset[r * g.kernel[1] + t] =
-            (r * g.dilation[0] * g.in[1] + t * g.dilation[1]) * static_cast<int64_t>(c_all);
-      }
-    }
+    const DepthwiseOperands d = PrepareDepthwise(ctx, g, w, packed, wzp, c_all);
     constexpr size_t kBlock = 16;
     const size_t blocks = (plane + kBlock - 1) / kBlock;
     for (size_t n = 0; n < p.batch; ++n) {
@@ -218,8 +222,7 @@ void IntConv::Run(KernelContext& ctx, const Problem& p, const Tensor& x, bool ch
             for (size_t b = b0; b < b1; ++b) {
               const size_t pos0 = b * kBlock;
               const size_t count = std::min(kBlock, plane - pos0);
-              DepthwiseBlock(g, src, x_signed, xzp, wt, w_sums, tap_offset, c_all, pos0, count,
-                             acc);
+              DepthwiseBlock(g, src, x_signed, xzp, d, c_all, pos0, count, acc);
               rows(n, size_t{0}, c_all, pos0, count, static_cast<const int32_t*>(acc), c_all);
             }
           });

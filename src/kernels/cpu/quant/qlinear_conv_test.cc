@@ -1,7 +1,8 @@
 // QLinearConv and its channels-last form NhwcQLinearConv against a direct loop over random bytes,
 // requantized as the definition does (the multiplier x_scale·w_scale/y_scale in float, applied
 // in double, round half to even): dense, grouped, depthwise (stride, dilation, uneven padding),
-// 1×1 read in place and strided, a 7×7 stride-2 stem whose kernel rows are copied as runs;
+// depthwise taps in pairs (32 channels at a time) and one at a time, 1×1 read in place and
+// strided, a 7×7 stride-2 stem whose kernel rows are copied as runs;
 // int8 and uint8, weights constant (packed at creation) and not, symmetric int8 weights (the
 // product requantizing its own tiles), 1 and 2 threads, the AVX-512 loops and the portable ones.
 // The channels-last output is the channels-first one transposed, byte for byte.
@@ -147,6 +148,8 @@ TEST(QuantQLinearConv, EveryPathMatchesTheDefinitionInBothLayouts) {
       {20, 20, 20, 9, 9, 3, 3, 1, 2, {2, 2, 2, 2}},    // depthwise, dilated
       {40, 40, 40, 11, 19, 5, 5, 1, 1, {2, 2, 2, 2}},  // depthwise 5×5: runs of 15 inside
       {48, 48, 48, 13, 13, 3, 3, 2, 1, {1, 1, 1, 1}},  // depthwise, stride 2, whole vectors
+      {64, 64, 64, 10, 9, 3, 3, 2, 1, {1, 1, 1, 1}},   // depthwise: two chunks of 32 in pairs
+      {32, 32, 32, 12, 13, 7, 7, 1, 1, {3, 3, 3, 3}},  // depthwise 7×7: 24 pairs and a last tap
       {16, 48, 1, 7, 7, 1, 1, 1, 1, {0, 0, 0, 0}},     // 1×1 read in place
       {16, 32, 1, 8, 8, 1, 1, 2, 1, {0, 0, 0, 0}},     // 1×1 stride 2
       {8, 12, 2, 9, 9, 3, 3, 1, 2, {2, 2, 2, 2}},      // grouped, dilated

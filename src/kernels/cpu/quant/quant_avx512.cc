@@ -195,10 +195,10 @@ inline void DepthwiseRunTile1(const uint8_t* x, const int64_t* tap_offset, size_
 
 template <bool kSigned>
 void DepthwiseRun(const uint8_t* x, const int64_t* tap_offset, size_t taps, size_t step,
-                  size_t count, const int32_t* w, const int32_t* w_sums, size_t channels,
-                  int32_t xz, int32_t* acc, size_t ld) {
+                  size_t count, const int32_t* w, const int32_t* w_sums, size_t c_begin,
+                  size_t channels, int32_t xz, int32_t* acc, size_t ld) {
   const __m512i zero_point = _mm512_set1_epi32(xz);
-  for (size_t c = 0; c < channels; c += 16) {
+  for (size_t c = c_begin; c < channels; c += 16) {
     const size_t left = channels - c;
     // Σ (x - xz)·w = Σ x·w - xz·Σ w: the zero point's part is the sums' starting value.
     const __m512i init = _mm512_sub_epi32(
@@ -221,12 +221,13 @@ void DepthwiseRun(const uint8_t* x, const int64_t* tap_offset, size_t taps, size
 }  // namespace
 
 void DepthwiseRunAvx512(const uint8_t* x, const int64_t* tap_offset, size_t taps, size_t step,
-                        size_t count, const int32_t* w, const int32_t* w_sums, size_t channels,
-                        bool x_signed, int32_t xz, int32_t* acc, size_t ld) {
+                        size_t count, const int32_t* w, const int32_t* w_sums, size_t c_begin,
+                        size_t channels, bool x_signed, int32_t xz, int32_t* acc, size_t ld) {
   if (x_signed) {
-    DepthwiseRun<true>(x, tap_offset, taps, step, count, w, w_sums, channels, xz, acc, ld);
+    DepthwiseRun<true>(x, tap_offset, taps, step, count, w, w_sums, c_begin, channels, xz, acc, ld);
   } else {
-    DepthwiseRun<false>(x, tap_offset, taps, step, count, w, w_sums, channels, xz, acc, ld);
+    DepthwiseRun<false>(x, tap_offset, taps, step, count, w, w_sums, c_begin, channels, xz, acc,
+                        ld);
   }
 }
 

@@ -29,13 +29,13 @@ void DepthwiseSumsAvx512(const uint8_t* const* x, const int32_t* const* w, size_
                          size_t channels, bool x_signed, int32_t xz, int32_t* acc);
 
 // The depthwise sums of `count` output positions whose windows lie wholly inside the image, in a
-// row: acc[p·ld + c] = Σ_t (x[tap_offset[t] + p·step + c] - xz) · w[t·channels + c] for c <
-// channels, x the first window's origin in a channels-last image (bytes, int8 when x_signed), w
-// int32 [taps][channels] and w_sums[c] = Σ_t w[t·channels + c]. Each vector of channels at four
-// positions at a time, the zero point's part taken from w_sums.
+// row: acc[p·ld + c] = Σ_t (x[tap_offset[t] + p·step + c] - xz) · w[t·channels + c] for c_begin
+// ≤ c < channels, x the first window's origin in a channels-last image (bytes, int8 when
+// x_signed), w int32 [taps][channels] and w_sums[c] = Σ_t w[t·channels + c]. Each vector of
+// channels at four positions at a time, the zero point's part taken from w_sums.
 void DepthwiseRunAvx512(const uint8_t* x, const int64_t* tap_offset, size_t taps, size_t step,
-                        size_t count, const int32_t* w, const int32_t* w_sums, size_t channels,
-                        bool x_signed, int32_t xz, int32_t* acc, size_t ld);
+                        size_t count, const int32_t* w, const int32_t* w_sums, size_t c_begin,
+                        size_t channels, bool x_signed, int32_t xz, int32_t* acc, size_t ld);
 
 // RequantizeRowAvx512 over `rows` rows at once (acc's row i at acc + i·lda, y's at y + i·ldy),
 // each vector's multipliers and bias read once for all the rows.
@@ -79,8 +79,8 @@ inline void RequantizeRowAvx512(const int32_t*, size_t, const double*, const dou
   __builtin_unreachable();
 }
 inline void DepthwiseRunAvx512(const uint8_t*, const int64_t*, size_t, size_t, size_t,
-                               const int32_t*, const int32_t*, size_t, bool, int32_t, int32_t*,
-                               size_t) {
+                               const int32_t*, const int32_t*, size_t, size_t, bool, int32_t,
+                               int32_t*, size_t) {
   __builtin_unreachable();
 }
 inline void DepthwiseSumsAvx512(const uint8_t* const*, const int32_t* const*, size_t, size_t, bool,

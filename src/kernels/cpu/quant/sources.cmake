@@ -11,6 +11,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/quant/qlinear.cc
   src/kernels/cpu/quant/qlinear_contrib.cc
   src/kernels/cpu/quant/quant_avx512.cc
+  src/kernels/cpu/quant/quant_avx512bw.cc
   src/kernels/cpu/quant/quant_vbmi.cc
   src/kernels/cpu/quant/quantize.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
