@@ -225,6 +225,14 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
 #else
   constexpr bool fused = false;
 #endif
+  // Requantizing tiles start from the bias too (the same wrapping int32 sums: one addition less
+  // per value in the tile's requantization).
+  if (fused && epilogue.requant->bias != nullptr) {
+    for (size_t j = 0; j < n; ++j) {
+      start[j] = static_cast<int32_t>(static_cast<uint32_t>(start[j]) +
+                                      static_cast<uint32_t>(epilogue.requant->bias[j]));
+    }
+  }
   // Rows [begin, end) over the panels [p0, p1) of B (the epilogue only with all of them).
   const auto run = [&](size_t begin, size_t end, size_t p0, size_t p1) {
     const size_t j_begin = p0 * kInt8Panel;
@@ -258,12 +266,8 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
       if (fused) {
         const Int8Requant& rq = *epilogue.requant;
         for (size_t j0 = j_begin; j0 < j_end; j0 += kInt8Panel) {
-          const int8::Requant at{rq.bias != nullptr ? rq.bias + j0 : nullptr,
-                                 rq.mult + j0,
-                                 rq.zp,
-                                 rq.y_signed,
-                                 rq.y + i0 * rq.ldy + j0,
-                                 rq.ldy};
+          const int8::Requant at{nullptr,  // in the start
+                                 rq.mult + j0, rq.zp, rq.y_signed, rq.y + i0 * rq.ldy + j0, rq.ldy};
           int8::PanelVnniRequant(mb, groups, ar, ar_stride, b.panel(j0 / kInt8Panel), start + j0,
                                  at, std::min(kInt8Panel, n - j0), block);
         }

@@ -8,7 +8,7 @@
 namespace kiln::cpu {
 // quant_avx512.h's, declared here: the kernel files include nothing that brings the standard
 // library's inline functions (see packed_kernel.h).
-void RequantizeRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n, const int32_t* b,
+void RedoUnsureRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n, const int32_t* b,
                           const float* mult, int32_t zp, bool y_signed, uint8_t* y, size_t ldy);
 }  // namespace kiln::cpu
 
@@ -36,8 +36,8 @@ struct Requant {
 
 // PanelVnni with each tile's sums requantized in registers as `rq` says (rq.y, rq.bias and rq.mult
 // at the panel's first row and column) and stored as bytes; a tile with a value float cannot
-// round surely is stored to `spill` (kVnniRows × 32 int32) and requantized by
-// RequantizeRowsAvx512, so the bytes are its.
+// round surely is stored to `spill` (kVnniRows × 32 int32) and its unsure rows redone in double
+// by RedoUnsureRowsAvx512, so the bytes are RequantizeRowsAvx512's.
 void PanelVnniRequant(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
                       const int32_t* init, const Requant& rq, size_t cols, int32_t* spill);
 

@@ -77,7 +77,7 @@ void Tile(size_t groups, const uint8_t* a, size_t lda, const int8_t* b, const in
 // The same tile requantized in registers (RequantizeRowsAvx512's float arithmetic: the sum and
 // bias added, times the multiplier, clamped to the bounds less the zero point, rounded half to
 // even, the zero point added); when a lane lies within 2^-14 of a half, where float's error may
-// decide the side, the tile's sums go through `spill` to RequantizeRowsAvx512 (which redoes
+// decide the side, the tile's sums go through `spill` to RedoUnsureRowsAvx512 (which redoes
 // those rows in double).
 template <size_t kR, size_t kV>
 void TileRequant(size_t groups, const uint8_t* a, size_t lda, const int8_t* b, const int32_t* init,
@@ -113,7 +113,7 @@ void TileRequant(size_t groups, const uint8_t* a, size_t lda, const int8_t* b, c
     KILN_UNROLL
     for (size_t v = 0; v < kV; ++v) _mm512_storeu_si512(spill + r * 32 + v * 16, acc[v][r]);
   }
-  RequantizeRowsAvx512(spill, 32, kR, cols, rq.bias, rq.mult, rq.zp, rq.y_signed, rq.y, rq.ldy);
+  RedoUnsureRowsAvx512(spill, 32, kR, cols, rq.bias, rq.mult, rq.zp, rq.y_signed, rq.y, rq.ldy);
 }
 
 template <size_t kV, size_t... kR>

@@ -85,7 +85,7 @@ void IntConv::ReorderGroup(const uint8_t* w, size_t group_features, size_t group
   }
 }
 
-IntConv::Weights IntConv::PackConstant(const Tensor* w) const {
+IntConv::Weights IntConv::PackConstant(const Tensor* w, const Tensor* wzp, bool wzp_absent) const {
   Weights out;
   if (w == nullptr || !IsInt8(w->type()) || w->shape().rank() < 3) return out;
   const auto m = static_cast<size_t>(w->shape().dims()[0]);
@@ -104,7 +104,28 @@ IntConv::Weights IntConv::PackConstant(const Tensor* w) const {
         out.depthwise[t * m + c] = ByteValue(bytes, is_signed, c * taps + t);
     }
   }
-  if (!out.depthwise.empty()) return out;
+  if (!out.depthwise.empty()) {
+    // With constant zero points (of the weights' type, one or one per channel) the rest too.
+    const bool zero_known =
+        wzp_absent || (wzp != nullptr && wzp->type() == w->type() &&
+                       (wzp->element_count() == 1 || wzp->element_count() == m));
+    if (!zero_known) return out;
+    const size_t chunks = m / 32;
+    const size_t pairs = (taps + 1) / 2;
+    out.depthwise_chunks = chunks;
+    out.depthwise_ready.resize((taps + 1) * m + (pairs + 1) * chunks * 32);
+    int32_t* wt = out.depthwise_ready.data();
+    const auto* zb = wzp_absent ? nullptr : static_cast<const uint8_t*>(wzp->data());
+    for (size_t c = 0; c < m; ++c) {
+      const int32_t z =
+          zb == nullptr ? 0 : ByteValue(zb, is_signed, wzp->element_count() == 1 ? 0 : c);
+      for (size_t t = 0; t < taps; ++t) wt[t * m + c] = out.depthwise[t * m + c] - z;
+    }
+    int32_t* sums = wt + taps * m;
+    int32_t* pair_words = sums + m;
+    DepthwiseSumsAndPairs(wt, taps, m, chunks, sums, pair_words, pair_words + pairs * chunks * 32);
+    return out;
+  }
   const size_t k = gc * taps;
   std::vector<uint8_t> reordered(gf * k);
   for (int64_t grp = 0; grp < group_; ++grp) {
@@ -219,19 +240,82 @@ bool DepthwisePairsSupported() {
 #endif
 }
 
+nn::WindowGeometry IntConv::PaddedDepthwiseGeometry(const nn::WindowGeometry& g) {
+  nn::WindowGeometry none;
+  none.in = SmallVector<int64_t>{};
+  if (g.rank() != 2 || !UseVectorMathAvx512()) return none;
+  // Output positions along each axis whose windows lie inside the image.
+  int64_t inside = 1;
+  bool pads = false;
+  for (size_t a = 0; a < 2; ++a) {
+    pads = pads || g.pad_begin[a] != 0 || g.pad_end[a] != 0;
+    const int64_t extent = (g.kernel[a] - 1) * g.dilation[a];
+    int64_t count = 0;
+    for (int64_t o = 0; o < g.out[a]; ++o) {
+      const int64_t first = o * g.stride[a] - g.pad_begin[a];
+      count += first >= 0 && first + extent < g.in[a] ? 1 : 0;
+    }
+    inside *= count;
+  }
+  const auto all = static_cast<int64_t>(g.out_size);
+  if (!pads || 8 * (all - inside) <= all) return none;
+  nn::WindowGeometry p = g;
+  for (size_t a = 0; a < 2; ++a) {
+    p.in[a] = g.in[a] + g.pad_begin[a] + g.pad_end[a];
+    p.pad_begin[a] = 0;
+    p.pad_end[a] = 0;
+  }
+  p.Finish();
+  return p;
+}
+
+void IntConv::PadImage(const nn::WindowGeometry& g, const uint8_t* src, size_t channels,
+                       uint8_t fill, uint8_t* dst) {
+  const auto h = static_cast<size_t>(g.in[0]), w = static_cast<size_t>(g.in[1]);
+  const auto top = static_cast<size_t>(g.pad_begin[0]), left = static_cast<size_t>(g.pad_begin[1]);
+  const size_t padded_w = w + left + static_cast<size_t>(g.pad_end[1]);
+  const size_t padded_h = h + top + static_cast<size_t>(g.pad_end[0]);
+  const size_t row = padded_w * channels;
+  for (size_t y = 0; y < padded_h; ++y) {
+    uint8_t* d = dst + y * row;
+    if (y < top || y >= top + h) {
+      std::memset(d, fill, row);
+      continue;
+    }
+    std::memset(d, fill, left * channels);
+    std::memcpy(d + left * channels, src + (y - top) * w * channels, w * channels);
+    std::memset(d + (left + w) * channels, fill, row - (left + w) * channels);
+  }
+}
+
+void IntConv::DepthwiseSumsAndPairs(const int32_t* wt, size_t taps, size_t channels, size_t chunks,
+                                    int32_t* sums, int32_t* pairs, int32_t* pair_sums) {
+  std::fill(sums, sums + channels, 0);
+  for (size_t t = 0; t < taps; ++t) {
+    for (size_t c = 0; c < channels; ++c) sums[c] += wt[t * channels + c];
+  }
+  // Each tap's weight w - wz lies in [-255, 255]: a 16-bit value.
+  const size_t tap_pairs = (taps + 1) / 2;
+  for (size_t k = 0; k < chunks; ++k) {
+    for (size_t lane = 0; lane < 32; ++lane) {
+      const size_t c = 32 * k + DepthwisePairChannel(lane);
+      pair_sums[k * 32 + lane] = sums[c];
+      for (size_t q = 0; q < tap_pairs; ++q) {
+        const auto first = static_cast<uint32_t>(wt[2 * q * channels + c]) & 0xffffu;
+        const uint32_t second =
+            2 * q + 1 < taps ? static_cast<uint32_t>(wt[(2 * q + 1) * channels + c]) << 16 : 0u;
+        pairs[(q * chunks + k) * 32 + lane] = static_cast<int32_t>(first | second);
+      }
+    }
+  }
+}
+
 IntConv::DepthwiseOperands IntConv::PrepareDepthwise(KernelContext& ctx,
                                                      const nn::WindowGeometry& g, const Tensor& w,
                                                      const Weights& packed,
                                                      std::span<const int32_t> wzp,
                                                      size_t channels) {
   const size_t taps = g.kernel_size;
-  auto* wt = ctx.Scratch<int32_t>((taps + 1) * channels);
-  DepthwiseWeights(w, !packed.depthwise.empty(), packed, wzp, taps, channels, wt);
-  int32_t* w_sums = wt + taps * channels;
-  std::fill(w_sums, w_sums + channels, 0);
-  for (size_t t = 0; t < taps; ++t) {
-    for (size_t c = 0; c < channels; ++c) w_sums[c] += wt[t * channels + c];
-  }
   auto* tap_offset = ctx.Scratch<int64_t>(taps);
   for (int64_t r = 0; r < g.kernel[0]; ++r) {
     for (int64_t t = 0; t < g.kernel[1]; ++t) {
@@ -239,28 +323,29 @@ IntConv::DepthwiseOperands IntConv::PrepareDepthwise(KernelContext& ctx,
           (r * g.dilation[0] * g.in[1] + t * g.dilation[1]) * static_cast<int64_t>(channels);
     }
   }
-  DepthwiseOperands d{wt, w_sums, tap_offset, nullptr, nullptr, 0};
-  if (!DepthwisePairsSupported() || channels < 32) return d;
-  // Each tap's weight w - wz lies in [-255, 255]: a 16-bit value.
-  d.chunks = channels / 32;
-  const size_t pairs = (taps + 1) / 2;
-  auto* words = ctx.Scratch<int32_t>((pairs + 1) * d.chunks * 32);
-  int32_t* sums = words + pairs * d.chunks * 32;
-  for (size_t k = 0; k < d.chunks; ++k) {
-    for (size_t lane = 0; lane < 32; ++lane) {
-      const size_t c = 32 * k + DepthwisePairChannel(lane);
-      sums[k * 32 + lane] = w_sums[c];
-      for (size_t q = 0; q < pairs; ++q) {
-        const auto first = static_cast<uint32_t>(wt[2 * q * channels + c]) & 0xffffu;
-        const uint32_t second =
-            2 * q + 1 < taps ? static_cast<uint32_t>(wt[(2 * q + 1) * channels + c]) << 16 : 0u;
-        words[(q * d.chunks + k) * 32 + lane] = static_cast<int32_t>(first | second);
-      }
-    }
+  const bool pairs_here = DepthwisePairsSupported();
+  if (!packed.depthwise_ready.empty()) {
+    // Made once with the constant zero points.
+    const int32_t* wt = packed.depthwise_ready.data();
+    const int32_t* sums = wt + taps * channels;
+    const size_t chunks = pairs_here ? packed.depthwise_chunks : 0;
+    const int32_t* pair_words = sums + channels;
+    return {wt,
+            sums,
+            tap_offset,
+            pair_words,
+            pair_words + (taps + 1) / 2 * packed.depthwise_chunks * 32,
+            chunks};
   }
-  d.pairs = words;
-  d.pair_sums = sums;
-  return d;
+  auto* wt = ctx.Scratch<int32_t>((taps + 1) * channels);
+  DepthwiseWeights(w, !packed.depthwise.empty(), packed, wzp, taps, channels, wt);
+  int32_t* sums = wt + taps * channels;
+  const size_t chunks = pairs_here ? channels / 32 : 0;
+  const size_t tap_pairs = (taps + 1) / 2;
+  auto* pair_words = ctx.Scratch<int32_t>(std::max<size_t>((tap_pairs + 1) * chunks * 32, 1));
+  int32_t* pair_sums = pair_words + tap_pairs * chunks * 32;
+  DepthwiseSumsAndPairs(wt, taps, channels, chunks, sums, pair_words, pair_sums);
+  return {wt, sums, tap_offset, pair_words, pair_sums, chunks};
 }
 
 void IntConv::DepthwiseBlock(const nn::WindowGeometry& g, const uint8_t* src, bool x_signed,

@@ -3,7 +3,7 @@
 // over each window, padding adding 0 — and the helpers of their epilogues.
 //
 //   IntConv conv(info);                                   // the window attributes and group
-//   IntConv::Weights packed = conv.PackConstant(w);       // once, when w is a constant
+//   IntConv::Weights packed = conv.PackConstant(w, wzp);  // once, when w is a constant
 //   IntConv::Problem p = conv.Resolve(info, x_nchw_dims, w.shape(), "x", "w");
 //   IntConv::Run(ctx, p, x, channels_last, w, xzp, wzp, packed, rows, group_done);
 //
@@ -130,10 +130,17 @@ class IntConv {
   struct Weights {
     std::vector<Int8PackedB> groups;
     std::vector<int32_t> depthwise;
+    // A depthwise layer whose zero points are constants too: what PrepareDepthwise makes per run
+    // otherwise — the weights less their zero points [taps][C], then Σ_t per channel, then the
+    // first 32 · chunks channels' pairs of taps and their sums (quant_avx512bw.h's layout).
+    std::vector<int32_t> depthwise_ready;
+    size_t depthwise_chunks = 0;
     bool empty() const { return groups.empty() && depthwise.empty(); }
   };
   // When w is a constant 8-bit tensor of a shape Resolve can accept; else empty (done per run).
-  Weights PackConstant(const Tensor* w) const;
+  // `wzp`: the weights' zero points when they are a constant (one, or one per output channel),
+  // or `wzp_absent` when there are none (0).
+  Weights PackConstant(const Tensor* w, const Tensor* wzp = nullptr, bool wzp_absent = false) const;
 
   // `target`, when given, is target(n, first_feature, features) -> Int8Requant: where the rows
   // handler would requantize a group's sums of image n to (its row 0, channel first_feature),
@@ -170,7 +177,18 @@ class IntConv {
     const int32_t* pair_sums = nullptr;
     size_t chunks = 0;
   };
-  // Makes them in ctx's scratch.
+  // A 2-D depthwise layer's geometry over its input padded (pads 0, the input that much larger)
+  // where more than an eighth of its output positions' windows reach into the padding and the
+  // AVX-512 runs are on; else an empty geometry (rank 0).
+  static nn::WindowGeometry PaddedDepthwiseGeometry(const nn::WindowGeometry& g);
+  // The channels-last image src (g.in, C channels a pixel) into dst with g's padding around it,
+  // each padding byte `fill`.
+  static void PadImage(const nn::WindowGeometry& g, const uint8_t* src, size_t channels,
+                       uint8_t fill, uint8_t* dst);
+  // Σ_t wt[t][c] into sums, and where chunks > 0 the pairs of taps and their sums.
+  static void DepthwiseSumsAndPairs(const int32_t* wt, size_t taps, size_t channels, size_t chunks,
+                                    int32_t* sums, int32_t* pairs, int32_t* pair_sums);
+  // Makes them in ctx's scratch (the weights' part taken from `packed` where it is ready).
   static DepthwiseOperands PrepareDepthwise(KernelContext& ctx, const nn::WindowGeometry& g,
                                             const Tensor& w, const Weights& packed,
                                             std::span<const int32_t> wzp, size_t channels);
@@ -211,18 +229,29 @@ void IntConv::Run(KernelContext& ctx, const Problem& p, const Tensor& x, bool ch
   };
 
   if (p.depthwise()) {
-    const DepthwiseOperands d = PrepareDepthwise(ctx, g, w, packed, wzp, c_all);
+    // Where many windows reach into the padding (small images), the image is first copied into a
+    // padded one (the zero point's bytes around it, which add nothing), over which every window
+    // is whole: the border positions then take the vector runs too.
+    const nn::WindowGeometry gp = PaddedDepthwiseGeometry(g);
+    const bool padded = gp.rank() != 0;
+    const nn::WindowGeometry& gd = padded ? gp : g;
+    uint8_t* pad_image = padded ? ctx.Scratch<uint8_t>(gp.in_size * c_all) : nullptr;
+    const DepthwiseOperands d = PrepareDepthwise(ctx, gd, w, packed, wzp, c_all);
     constexpr size_t kBlock = 16;
     const size_t blocks = (plane + kBlock - 1) / kBlock;
     for (size_t n = 0; n < p.batch; ++n) {
       const uint8_t* src = image(n);
+      if (padded) {
+        PadImage(g, src, c_all, static_cast<uint8_t>(xzp), pad_image);
+        src = pad_image;
+      }
       ctx.threads().ParallelFor(
           blocks, std::max<size_t>(1, 256 / c_all), [&](size_t b0, size_t b1) {
             auto* acc = ctx.Scratch<int32_t>(kBlock * c_all);
             for (size_t b = b0; b < b1; ++b) {
               const size_t pos0 = b * kBlock;
               const size_t count = std::min(kBlock, plane - pos0);
-              DepthwiseBlock(g, src, x_signed, xzp, d, c_all, pos0, count, acc);
+              DepthwiseBlock(gd, src, x_signed, xzp, d, c_all, pos0, count, acc);
               rows(n, size_t{0}, c_all, pos0, count, static_cast<const int32_t*>(acc), c_all);
             }
           });

@@ -303,7 +303,9 @@ SmallVector<int64_t> ChannelsFirstDims(const Shape& x, bool channels_last) {
 class ConvInteger final : public Kernel {
  public:
   explicit ConvInteger(const KernelInfo& info)
-      : conv_(info), packed_(conv_.PackConstant(info.ConstantInput(1))) {}
+      : conv_(info),
+        packed_(
+            conv_.PackConstant(info.ConstantInput(1), info.ConstantInput(3), !info.HasInput(3))) {}
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
@@ -349,7 +351,7 @@ class QLinearConv final : public Kernel {
  public:
   QLinearConv(const KernelInfo& info, bool channels_last)
       : conv_(info),
-        packed_(conv_.PackConstant(info.ConstantInput(3))),
+        packed_(conv_.PackConstant(info.ConstantInput(3), info.ConstantInput(5))),
         channels_last_(channels_last) {}
 
   void Compute(KernelContext& ctx) const override {

@@ -55,6 +55,21 @@ inline __m512 ClampRound(const Requantizer& q, const int32_t* a, __mmask16 m, __
 }
 
 // The rows of one vector of columns (the first `m` lanes of it when kPart).
+Requantizer MakeRequantizer(int32_t zp, bool y_signed) {
+  Requantizer q;
+  q.lo_d = static_cast<double>((y_signed ? -128 : 0) - zp);
+  q.hi_d = static_cast<double>((y_signed ? 127 : 255) - zp);
+  q.lo = _mm512_set1_ps(static_cast<float>(q.lo_d));
+  q.hi = _mm512_set1_ps(static_cast<float>(q.hi_d));
+  q.z = _mm512_set1_epi32(zp);
+  q.near_half = _mm512_set1_ps(0.5f - 0x1p-14f);
+  return q;
+}
+
+// The rows with a lane float cannot round surely, redone in double (the sum made there too).
+void RedoColumns(const Requantizer& q, const int32_t* acc, size_t lda, size_t rows, __mmask16 m,
+                 __m512i bias, __m512 k, uint8_t* y, size_t ldy);
+
 template <bool kPart>
 void RequantizeColumns(const Requantizer& q, const int32_t* acc, size_t lda, size_t rows,
                        __mmask16 m, __m512i bias, __m512 k, uint8_t* y, size_t ldy) {
@@ -75,7 +90,11 @@ void RequantizeColumns(const Requantizer& q, const int32_t* acc, size_t lda, siz
     }
   }
   if (_mm512_mask_cmp_ps_mask(m, farthest, q.near_half, _CMP_GE_OQ) == 0) return;
-  // Some row had a lane near a half: those rows redone in double, the sum made there too.
+  RedoColumns(q, acc, lda, rows, m, bias, k, y, ldy);
+}
+
+void RedoColumns(const Requantizer& q, const int32_t* acc, size_t lda, size_t rows, __mmask16 m,
+                 __m512i bias, __m512 k, uint8_t* y, size_t ldy) {
   const __m512d lo2 = _mm512_set1_pd(q.lo_d), hi2 = _mm512_set1_pd(q.hi_d);
   const __m512d k0 = _mm512_cvtps_pd(_mm512_castps512_ps256(k));
   const __m512d k1 =
@@ -108,13 +127,7 @@ void RequantizeRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n,
   // the product, each half a unit in the last place, relative — is below 2^-15: float decides
   // every lane whose distance from the nearest integer is under a half less 2^-14 (a clamped lane
   // lies on an integer, and a value within the error of a bound rounds to it either way).
-  Requantizer q;
-  q.lo_d = static_cast<double>((y_signed ? -128 : 0) - zp);
-  q.hi_d = static_cast<double>((y_signed ? 127 : 255) - zp);
-  q.lo = _mm512_set1_ps(static_cast<float>(q.lo_d));
-  q.hi = _mm512_set1_ps(static_cast<float>(q.hi_d));
-  q.z = _mm512_set1_epi32(zp);
-  q.near_half = _mm512_set1_ps(0.5f - 0x1p-14f);
+  const Requantizer q = MakeRequantizer(zp, y_signed);
   for (size_t j = 0; j < n; j += 16) {
     const __mmask16 m = Lanes16(n - j);
     const __m512i bias = b != nullptr ? _mm512_maskz_loadu_epi32(m, b + j) : _mm512_setzero_si512();
@@ -124,6 +137,16 @@ void RequantizeRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n,
     } else {
       RequantizeColumns<true>(q, acc + j, lda, rows, m, bias, k, y + j, ldy);
     }
+  }
+}
+
+void RedoUnsureRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n, const int32_t* b,
+                          const float* mult, int32_t zp, bool y_signed, uint8_t* y, size_t ldy) {
+  const Requantizer q = MakeRequantizer(zp, y_signed);
+  for (size_t j = 0; j < n; j += 16) {
+    const __mmask16 m = Lanes16(n - j);
+    const __m512i bias = b != nullptr ? _mm512_maskz_loadu_epi32(m, b + j) : _mm512_setzero_si512();
+    RedoColumns(q, acc + j, lda, rows, m, bias, _mm512_maskz_loadu_ps(m, mult + j), y + j, ldy);
   }
 }
 

@@ -23,6 +23,12 @@ namespace kiln::cpu {
 void RequantizeRowAvx512(const int32_t* acc, size_t n, const int32_t* b, const float* mult,
                          int32_t zp, bool y_signed, uint8_t* y);
 
+// RequantizeRowsAvx512's second part alone: only the rows with a lane float cannot round surely
+// (within 2^-14 of a half) are requantized, in double; the others' bytes are left as they are
+// (already RequantizeRowsAvx512's).
+void RedoUnsureRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n, const int32_t* b,
+                          const float* mult, int32_t zp, bool y_signed, uint8_t* y, size_t ldy);
+
 // acc[c] = Σ_t (x_t[c] - xz) · w_t[c] for c < channels over the `taps` pairs (x_t, w_t): a
 // depthwise output position's channels (x_t bytes, int8 when x_signed; w_t int32).
 void DepthwiseSumsAvx512(const uint8_t* const* x, const int32_t* const* w, size_t taps,
