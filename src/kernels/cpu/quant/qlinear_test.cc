@@ -257,12 +257,17 @@ TEST(QuantConvInteger, ZeroPointsPaddingAndChannels) {
 
 // ConvInteger on the unfolded-rows path against a direct loop over random bytes: groups (one,
 // two, depthwise), strides, dilations, asymmetric padding, 1-D and 2-D, a batch of two, every
-// pairing of int8 and uint8, w's zero point per tensor and per channel, w constant (packed at
-// creation) and not, 1 and 2 threads.
+// pairing of int8 and uint8, w's zero point per tensor and per channel (per run, constant or left
+// out), w constant (packed at creation) and not, 1 and 2 threads.
+// w_zero_point given per run, as a constant (the depthwise weights then made once at creation),
+// or left out (0).
+enum class WeightZero { kRuntime, kConstant, kAbsent };
+
 template <typename TX, typename TW>
 void CheckConvInteger(int64_t c, int64_t m, int64_t group, std::vector<int64_t> spatial,
                       std::vector<int64_t> kernel, int64_t stride, int64_t dilation,
-                      std::vector<int64_t> pads, bool per_channel, bool constant_w) {
+                      std::vector<int64_t> pads, bool per_channel, bool constant_w,
+                      WeightZero w_zero = WeightZero::kRuntime) {
   const size_t rank = spatial.size();
   std::vector<int64_t> x_shape{2, c};
   std::vector<int64_t> w_shape{m, c / group};
@@ -289,7 +294,7 @@ void CheckConvInteger(int64_t c, int64_t m, int64_t group, std::vector<int64_t> 
   for (int32_t& v : x32) v = in_range(kXSigned);
   for (int32_t& v : w32) v = in_range(kWSigned);
   const int32_t xz32 = in_range(kXSigned);
-  for (int32_t& v : wz32) v = in_range(kWSigned);
+  for (int32_t& v : wz32) v = w_zero == WeightZero::kAbsent ? 0 : in_range(kWSigned);
   const auto bytes_of = [](const std::vector<int32_t>& v, auto zero) {
     std::vector<decltype(zero)> out(v.size());
     for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<decltype(zero)>(v[i]);
@@ -356,7 +361,10 @@ void CheckConvInteger(int64_t c, int64_t m, int64_t group, std::vector<int64_t> 
     t.Input<TX>(x_shape, x);
     t.Input<TW>(w_shape, w, constant_w);
     t.Input<TX>({}, {xz});
-    t.Input<TW>(per_channel ? std::vector<int64_t>{m} : std::vector<int64_t>{}, wz);
+    if (w_zero != WeightZero::kAbsent) {
+      t.Input<TW>(per_channel ? std::vector<int64_t>{m} : std::vector<int64_t>{}, wz,
+                  w_zero == WeightZero::kConstant);
+    }
     EXPECT_EQ(Values<int32_t>(*t.Run(threads)[0]), want)
         << "c " << c << " m " << m << " group " << group << " rank " << rank << " stride " << stride
         << " dilation " << dilation << " threads " << threads;
@@ -372,6 +380,14 @@ TEST(QuantConvInteger, UnfoldedRowsMatchADirectLoop) {
     CheckConvInteger<int8_t, int8_t>(5, 7, 1, {23}, {5}, 2, 1, {2, 1}, true, constant);
     CheckConvInteger<uint8_t, int8_t>(3, 33, 1, {11, 11}, {1, 1}, 1, 1, {0, 0, 0, 0}, false,
                                       constant);
+    // Depthwise over 40 channels (a chunk of 32 in tap pairs, 8 after), the weights' zero points
+    // constant or left out.
+    for (WeightZero z : {WeightZero::kConstant, WeightZero::kAbsent}) {
+      CheckConvInteger<uint8_t, int8_t>(40, 40, 40, {9, 8}, {3, 3}, 1, 1, {1, 1, 1, 1}, true,
+                                        constant, z);
+      CheckConvInteger<int8_t, uint8_t>(40, 40, 40, {7, 9}, {5, 5}, 2, 1, {2, 2, 2, 2}, false,
+                                        constant, z);
+    }
   }
 }
 
