@@ -35,6 +35,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/common.h"
@@ -42,9 +43,11 @@
 #include "kernels/cpu/elementwise/loops.h"
 #include "kernels/cpu/nn/pool.h"
 #include "kernels/cpu/nn/window.h"
+#include "kernels/cpu/quant/quant_avx512.h"
 #include "kernels/cpu/quant/quant_kernels.h"
 #include "kernels/cpu/quant/quant_vbmi.h"
 #include "kernels/cpu/small_vector.h"
+#include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/cpu/vectorize.h"
 
 namespace kiln::cpu {
@@ -198,6 +201,17 @@ class QLinearBinary final : public Kernel {
       if (op_ == BinaryOp::kAdd) {
         const float ra = qa.scale / qc.scale;
         const float rb = qb.scale / qc.scale;
+        if (UseVectorMathAvx512() && a.shape() == b.shape()) {
+          // One shape (a residual connection's): whole vectors of 16 (quant_avx512.h).
+          const size_t n = c.element_count();
+          ctx.threads().ParallelFor(n, 16384, [&](size_t begin, size_t end) {
+            QLinearAddRowAvx512(reinterpret_cast<const uint8_t*>(pa) + begin,
+                                reinterpret_cast<const uint8_t*>(pb) + begin, end - begin,
+                                std::is_signed_v<T>, za, ra, zb, rb, zc,
+                                reinterpret_cast<uint8_t*>(pc) + begin);
+          });
+          return;
+        }
         RunBinary(ctx.threads(), plan, pa, pb, pc, [=](T p, T q) {
           return Saturate<T>((static_cast<float>(p) - za) * ra + (static_cast<float>(q) - zb) * rb,
                              zc);

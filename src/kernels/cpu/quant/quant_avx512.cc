@@ -150,6 +150,26 @@ void RedoUnsureRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n,
   }
 }
 
+void QLinearAddRowAvx512(const uint8_t* a, const uint8_t* b, size_t n, bool is_signed, float za,
+                         float ra, float zb, float rb, float zc, uint8_t* y) {
+  const __m512 za_v = _mm512_set1_ps(za), zb_v = _mm512_set1_ps(zb);
+  const __m512 ra_v = _mm512_set1_ps(ra), rb_v = _mm512_set1_ps(rb), zc_v = _mm512_set1_ps(zc);
+  const __m512 lo = _mm512_set1_ps(is_signed ? -128.0f : 0.0f);
+  const __m512 hi = _mm512_set1_ps(is_signed ? 127.0f : 255.0f);
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  for (size_t i = 0; i < n; i += 16) {
+    const size_t left = n - i;
+    const __mmask16 m = Lanes16(left);
+    const __m512 av = _mm512_sub_ps(_mm512_cvtepi32_ps(Widen(a + i, left, is_signed)), za_v);
+    const __m512 bv = _mm512_sub_ps(_mm512_cvtepi32_ps(Widen(b + i, left, is_signed)), zb_v);
+    // (a - za)·ra + (b - zb)·rb, rounded half to even, plus zc, clamped: Saturate's steps.
+    const __m512 v = _mm512_add_ps(_mm512_mul_ps(av, ra_v), _mm512_mul_ps(bv, rb_v));
+    const __m512 q = _mm512_min_ps(
+        _mm512_max_ps(_mm512_add_ps(_mm512_roundscale_ps(v, kNearest), zc_v), lo), hi);
+    _mm512_mask_cvtepi32_storeu_epi8(y + i, m, _mm512_cvttps_epi32(q));
+  }
+}
+
 void RequantizeRowAvx512(const int32_t* acc, size_t n, const int32_t* b, const float* mult,
                          int32_t zp, bool y_signed, uint8_t* y) {
   RequantizeRowsAvx512(acc, n, 1, n, b, mult, zp, y_signed, y, n);

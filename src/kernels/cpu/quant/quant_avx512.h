@@ -29,6 +29,12 @@ void RequantizeRowAvx512(const int32_t* acc, size_t n, const int32_t* b, const f
 void RedoUnsureRowsAvx512(const int32_t* acc, size_t lda, size_t rows, size_t n, const int32_t* b,
                           const float* mult, int32_t zp, bool y_signed, uint8_t* y, size_t ldy);
 
+// QLinearAdd over n elements of a and b of one shape (int8 when is_signed, else uint8):
+// y = saturate(round_half_even((a - za)·ra + (b - zb)·rb) + zc), each step in float as
+// QLinearAdd's scalar loop takes them (two products, then their sum: no fused multiply-add).
+void QLinearAddRowAvx512(const uint8_t* a, const uint8_t* b, size_t n, bool is_signed, float za,
+                         float ra, float zb, float rb, float zc, uint8_t* y);
+
 // acc[c] = Σ_t (x_t[c] - xz) · w_t[c] for c < channels over the `taps` pairs (x_t, w_t): a
 // depthwise output position's channels (x_t bytes, int8 when x_signed; w_t int32).
 void DepthwiseSumsAvx512(const uint8_t* const* x, const int32_t* const* w, size_t taps,
@@ -78,6 +84,10 @@ inline void Nbits4Dots2Avx512(const uint8_t*, size_t, size_t, size_t, const floa
   __builtin_unreachable();
 }
 inline void Nbits4ColumnAvx512(const uint8_t*, size_t, size_t, const float*, const float*, float*) {
+  __builtin_unreachable();
+}
+inline void QLinearAddRowAvx512(const uint8_t*, const uint8_t*, size_t, bool, float, float, float,
+                                float, float, uint8_t*) {
   __builtin_unreachable();
 }
 inline void RequantizeRowAvx512(const int32_t*, size_t, const double*, const double*, double, bool,
