@@ -233,19 +233,28 @@ TEST(QuantRequantize, AvxRowEqualsTheDoubleLoop) {
   }
   // Many rows at once (a block of positions): rows with lanes at or a float unit off a half
   // among sure ones, each such row redone alone. Columns 0-3 multiply by a half, a unit either side
-  // of it and 2^-26; every eighth row holds 3 and ±(2^25 + 1), the rest the values above.
-  constexpr size_t kRows = 250, kCols = 21;
+  // of it and 2^-26, columns 4-7 by the searched multipliers above (no bias there); every eighth
+  // row holds 3, 3, 3, 2^25 + 1 there, four rows on the searched sums, the rest the values above.
+  constexpr size_t kRows = 256, kCols = 21;  // whole groups of eight rows
   std::vector<float> col_mult(mult.begin(), mult.begin() + kCols);
+  std::vector<int32_t> col_bias(bias.begin(), bias.begin() + kCols);
   col_mult[0] = 0.5f;
   col_mult[1] = std::nextafter(0.5f, 1.0f);
   col_mult[2] = std::nextafter(0.5f, 0.0f);
   col_mult[3] = 0x1p-26f;
-  std::vector<int32_t> rows_acc(acc.begin(), acc.begin() + kRows * kCols);
+  for (size_t c = 4; c < 8; ++c) {
+    col_mult[c] = mult[c - 4];  // the searched pairs lead acc and mult
+    col_bias[c] = 0;
+  }
+  std::vector<int32_t> rows_acc(kRows * kCols);
+  for (size_t i = 0; i < rows_acc.size(); ++i) rows_acc[i] = acc[i % acc.size()];
   for (size_t r = 0; r < kRows; r += 8) {
     for (size_t c = 0; c < 4; ++c) rows_acc[r * kCols + c] = c < 3 ? 3 : (1 << 25) + 1;
+    // (in other rows than the ties: a row with a lane to redo is redone whole)
+    for (size_t c = 4; c < 8; ++c) rows_acc[(r + 4) * kCols + c] = acc[c - 4];
   }
   for (bool with_bias : {false, true}) {
-    const int32_t* b = with_bias ? bias.data() : nullptr;
+    const int32_t* b = with_bias ? col_bias.data() : nullptr;
     for (int32_t zp : {0, 3, 250}) {
       std::vector<uint8_t> fast(kRows * kCols), slow(kRows * kCols);
       cpu::RequantizeRowsAvx512(rows_acc.data(), kCols, kRows, kCols, b, col_mult.data(), zp, false,
