@@ -19,6 +19,7 @@
 #include "kernels/cpu/nhwc/nhwc_simd.h"
 #include "kernels/cpu/nhwc/nhwc_window.h"
 #include "kernels/cpu/nn/window.h"
+#include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/cpu/vectorize.h"
 
@@ -189,6 +190,44 @@ KILN_VECTOR_CLONES void MaxInto(const T* src, size_t n, T* dst) {
   for (size_t i = 0; i < n; ++i) dst[i] = std::max(dst[i], src[i]);
 }
 
+#if KILN_HAS_VECTOR_CLONES
+// dst[i] = max over t < taps of srcs[t][i] for i < n (taps ≥ 1) on AVX-512: 64 bytes at a time
+// with the maxima in a register across the taps (where a pass per tap over dst loaded and stored
+// it each time: squeezenet's three 8-bit pools 0.124 → 0.05 ms), the last bytes one at a time.
+// AVX-512 code of its own, as MaxChunk.
+template <typename T>
+struct Bytes64;  // 64 bytes of T as one vector
+template <>
+struct Bytes64<uint8_t> {
+  using V = uint8_t __attribute__((vector_size(64)));
+};
+template <>
+struct Bytes64<int8_t> {
+  using V = int8_t __attribute__((vector_size(64)));
+};
+
+template <typename T>
+KILN_TARGET_AVX512 void MaxOfTapsAvx512(const T* const* srcs, size_t taps, size_t n, T* dst) {
+  using V = typename Bytes64<T>::V;
+  size_t c = 0;
+  for (; c + 64 <= n; c += 64) {
+    V acc;
+    __builtin_memcpy(&acc, srcs[0] + c, 64);
+    for (size_t t = 1; t < taps; ++t) {
+      V x;
+      __builtin_memcpy(&x, srcs[t] + c, 64);
+      acc = x > acc ? x : acc;
+    }
+    __builtin_memcpy(dst + c, &acc, 64);
+  }
+  for (; c < n; ++c) {
+    T m = srcs[0][c];
+    for (size_t t = 1; t < taps; ++t) m = srcs[t][c] > m ? srcs[t][c] : m;
+    dst[c] = m;
+  }
+}
+#endif
+
 class NhwcPool final : public Kernel {
  public:
   NhwcPool(const KernelInfo& info, bool max)
@@ -266,7 +305,9 @@ class NhwcPool final : public Kernel {
     const size_t c = s.channels;
     const size_t rows = images * static_cast<size_t>(s.out_h);
     const size_t image_size = static_cast<size_t>(s.in_h * s.in_w) * c;
+    const bool avx512 = UseMaxRowAvx512();
     ctx.threads().ParallelFor(rows, 1, [&](size_t b, size_t e) {
+      SmallVector<const T*, 49> srcs;  // a window's pixels (on the stack up to 7 × 7)
       for (size_t r = b; r < e; ++r) {
         const T* image = xp + r / static_cast<size_t>(s.out_h) * image_size;
         const auto oy = static_cast<int64_t>(r % static_cast<size_t>(s.out_h));
@@ -276,20 +317,22 @@ class NhwcPool final : public Kernel {
           const TapRange tx =
               Taps(ox, g.stride[1], g.dilation[1], g.pad_begin[1], s.in_w, g.kernel[1]);
           T* dst = yp + (r * static_cast<size_t>(s.out_w) + static_cast<size_t>(ox)) * c;
-          bool first = true;
+          srcs.clear();
           for (int64_t ky = ty.lo; ky < ty.hi; ++ky) {
             const int64_t iy = oy * g.stride[0] - g.pad_begin[0] + ky * g.dilation[0];
             for (int64_t kx = tx.lo; kx < tx.hi; ++kx) {
               const int64_t ix = ox * g.stride[1] - g.pad_begin[1] + kx * g.dilation[1];
-              const T* src = image + static_cast<size_t>(iy * s.in_w + ix) * c;
-              if (first) {
-                std::copy(src, src + c, dst);
-                first = false;
-              } else {
-                MaxInto(src, c, dst);
-              }
+              srcs.push_back(image + static_cast<size_t>(iy * s.in_w + ix) * c);
             }
           }
+#if KILN_HAS_VECTOR_CLONES
+          if (avx512) {
+            MaxOfTapsAvx512(srcs.data(), srcs.size(), c, dst);
+            continue;
+          }
+#endif
+          std::copy(srcs[0], srcs[0] + c, dst);
+          for (size_t t = 1; t < srcs.size(); ++t) MaxInto(srcs[t], c, dst);
         }
       }
     });

@@ -25,9 +25,9 @@ inline std::vector<float> Random(size_t n, unsigned seed) {
 }
 
 // [N, H, W, C] → [N, C, H, W].
-inline std::vector<float> ToNchw(const std::vector<float>& v, int64_t n, int64_t h, int64_t w,
-                                 int64_t c) {
-  std::vector<float> r(v.size());
+template <typename T>
+std::vector<T> ToNchw(const std::vector<T>& v, int64_t n, int64_t h, int64_t w, int64_t c) {
+  std::vector<T> r(v.size());
   for (int64_t i = 0; i < n; ++i)
     for (int64_t y = 0; y < h; ++y)
       for (int64_t x = 0; x < w; ++x)
@@ -38,9 +38,9 @@ inline std::vector<float> ToNchw(const std::vector<float>& v, int64_t n, int64_t
 }
 
 // [N, C, H, W] → [N, H, W, C].
-inline std::vector<float> ToNhwc(const std::vector<float>& v, int64_t n, int64_t c, int64_t h,
-                                 int64_t w) {
-  std::vector<float> r(v.size());
+template <typename T>
+std::vector<T> ToNhwc(const std::vector<T>& v, int64_t n, int64_t c, int64_t h, int64_t w) {
+  std::vector<T> r(v.size());
   for (int64_t i = 0; i < n; ++i)
     for (int64_t k = 0; k < c; ++k)
       for (int64_t y = 0; y < h; ++y)
