@@ -220,10 +220,13 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
   // The VNNI kernel requantizing its own tiles (see Int8Epilogue): with the zero points all in
   // the sums' start, and the AVX-512 loops allowed (tests turn them off).
 #if defined(__x86_64__)
-  const bool fused = epilogue.requant != nullptr && c == nullptr && start != nullptr &&
-                     !row_sums_needed && fn == int8::PanelVnni && UseVectorMathAvx512();
+  const bool vnni_tiles = c == nullptr && start != nullptr && !row_sums_needed &&
+                          fn == int8::PanelVnni && UseVectorMathAvx512();
+  const bool fused = vnni_tiles && epilogue.requant != nullptr;
+  const bool fused_float = vnni_tiles && !fused && epilogue.to_float != nullptr;
 #else
   constexpr bool fused = false;
+  constexpr bool fused_float = false;
 #endif
   // Requantizing tiles start from the bias too (the same wrapping int32 sums: one addition less
   // per value in the tile's requantization).
@@ -246,7 +249,8 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
         c != nullptr
             ? nullptr
             : reinterpret_cast<int32_t*>(ThreadBuffer(
-                  2, (fused ? int8::kVnniRows * kInt8Panel : kRowBlock * n) * sizeof(int32_t)));
+                  2, (fused || fused_float ? int8::kVnniRows * kInt8Panel : kRowBlock * n) *
+                         sizeof(int32_t)));
     for (size_t i0 = begin; i0 < end; i0 += kRowBlock) {
       const size_t mb = std::min(kRowBlock, end - i0);
       // A's rows as unsigned bytes, zero past k (so the last group's extra depths add 0), and
@@ -273,6 +277,16 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
         }
         continue;
       }
+      if (fused_float) {
+        const Int8ToFloat& tf = *epilogue.to_float;
+        for (size_t j0 = j_begin; j0 < j_end; j0 += kInt8Panel) {
+          const int8::ToFloat at{tf.mult + j0, tf.bias != nullptr ? tf.bias + j0 : nullptr,
+                                 tf.y + i0 * tf.ldy + j0, tf.ldy};
+          int8::PanelVnniToFloat(mb, groups, ar, ar_stride, b.panel(j0 / kInt8Panel), start + j0,
+                                 at, std::min(kInt8Panel, n - j0));
+        }
+        continue;
+      }
 #endif
       int32_t* cr = c != nullptr ? c + i0 * ldc : block;
       for (size_t j0 = j_begin; j0 < j_end; j0 += kInt8Panel) {
@@ -293,9 +307,11 @@ void Int8Gemm(size_t m, const void* a, bool a_signed, size_t lda, const Int8Pack
   const size_t threads = pool != nullptr ? static_cast<size_t>(pool->size()) : 1;
   if (threads == 1 || m * n * k < kMinParallelWork) {
     run(0, m, 0, panels);
-  } else if (epilogue.fn == nullptr && m < threads * kRowBlock && panels >= 4 * threads) {
+  } else if ((epilogue.fn == nullptr || fused || fused_float) && m < threads * kRowBlock &&
+             panels >= 4 * threads) {
     // Few rows and a wide B (a classifier, a language model's head): the threads share B's
-    // panels, so that each reads its part of B once rather than all of it.
+    // panels, so that each reads its part of B once rather than all of it (with an epilogue
+    // only where the tiles finish their own outputs).
     pool->ParallelForShares(panels, [&](size_t p0, size_t p1) { run(0, m, p0, p1); });
   } else {
     pool->ParallelForShares(m, [&](size_t r0, size_t r1) { run(r0, r1, 0, panels); });

@@ -79,23 +79,33 @@ struct Int8Requant {
   size_t ldy = 0;
 };
 
+// A conversion of C to float: y[i·ldy + j] = float(C(i, j)) · mult[j] (+ bias[j]; bias may be
+// null), the product and the sum each rounded (no fused multiply-add).
+struct Int8ToFloat {
+  const float* mult = nullptr;
+  const float* bias = nullptr;
+  float* y = nullptr;
+  size_t ldy = 0;
+};
+
 // What to do with each block of finished rows of C, in the thread that made it while they are
 // still in its cache (requantize them, say): fn(state, first, count, c, ldc) for rows [first,
 // first + count), row first + i at c + i · ldc. Of(f) wraps a callable that outlives the product.
-// With `requant` too (fn must do the same), the VNNI kernel requantizes its tiles of sums in
-// registers into requant's bytes instead, where it can (one zero point for A, no row sums:
-// symmetric weights; AVX-512 on): no int32 block is stored and fn is not called.
+// With `requant` or `to_float` too (fn must do the same), the VNNI kernel requantizes or converts
+// its tiles of sums in registers into their outputs instead, where it can (one zero point for A,
+// no row sums: symmetric weights; AVX-512 on): no int32 block is stored and fn is not called.
 struct Int8Epilogue {
   void (*fn)(const void* state, size_t first, size_t count, const int32_t* c, size_t ldc) = nullptr;
   const void* state = nullptr;
   const Int8Requant* requant = nullptr;
+  const Int8ToFloat* to_float = nullptr;
 
   template <typename F>
   static Int8Epilogue Of(const F& f) {
     return {[](const void* s, size_t first, size_t count, const int32_t* c, size_t ldc) {
               (*static_cast<const F*>(s))(first, count, c, ldc);
             },
-            &f, nullptr};
+            &f, nullptr, nullptr};
   }
 };
 

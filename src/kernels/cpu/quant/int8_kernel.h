@@ -41,6 +41,19 @@ struct Requant {
 void PanelVnniRequant(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
                       const int32_t* init, const Requant& rq, size_t cols, int32_t* spill);
 
+// Int8ToFloat's fields (int8_gemm.h), for the kernel files.
+struct ToFloat {
+  const float* mult;
+  const float* bias;
+  float* y;
+  size_t ldy;
+};
+
+// PanelVnni with each tile's sums converted to float in registers as `tf` says (its pointers at
+// the panel's first row and column) and stored.
+void PanelVnniToFloat(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
+                      const int32_t* init, const ToFloat& tf, size_t cols);
+
 void PanelVnni(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
                const int32_t* init, int32_t* c, size_t ldc, size_t cols);
 void PanelAvx2(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,

@@ -116,6 +116,28 @@ void TileRequant(size_t groups, const uint8_t* a, size_t lda, const int8_t* b, c
   RedoUnsureRowsAvx512(spill, 32, kR, cols, rq.bias, rq.mult, rq.zp, rq.y_signed, rq.y, rq.ldy);
 }
 
+// The same tile converted to float in registers: float(sum) · mult, then + bias (two roundings,
+// as the unfused conversion makes them).
+template <size_t kR, size_t kV>
+void TileToFloat(size_t groups, const uint8_t* a, size_t lda, const int8_t* b, const int32_t* init,
+                 const ToFloat& tf, size_t cols) {
+  __m512i acc[kV][kR];
+  Accumulate<kR, kV>(groups, a, lda, b, init, acc);
+  KILN_UNROLL
+  for (size_t v = 0; v < kV; ++v) {
+    const __mmask16 m = VectorMask(v, cols);
+    const __m512 k = _mm512_maskz_loadu_ps(m, tf.mult + v * 16);
+    const __m512 bias =
+        tf.bias != nullptr ? _mm512_maskz_loadu_ps(m, tf.bias + v * 16) : _mm512_setzero_ps();
+    KILN_UNROLL
+    for (size_t r = 0; r < kR; ++r) {
+      __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[v][r]), k);
+      if (tf.bias != nullptr) y = _mm512_add_ps(y, bias);
+      _mm512_mask_storeu_ps(tf.y + r * tf.ldy + v * 16, m, y);
+    }
+  }
+}
+
 template <size_t kV, size_t... kR>
 struct Table {
   static constexpr void (*kFns[])(size_t, const uint8_t*, size_t, const int8_t*, const int32_t*,
@@ -133,6 +155,15 @@ struct RequantTable {
 
 using RequantRows1 = RequantTable<1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
 using RequantRows2 = RequantTable<2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
+
+template <size_t kV, size_t... kR>
+struct FloatTable {
+  static constexpr void (*kFns[])(size_t, const uint8_t*, size_t, const int8_t*, const int32_t*,
+                                  const ToFloat&, size_t) = {&TileToFloat<kR + 1, kV>...};
+};
+
+using FloatRows1 = FloatTable<1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
+using FloatRows2 = FloatTable<2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
 
 }  // namespace
 
@@ -175,6 +206,26 @@ void PanelVnniRequant(size_t m, size_t groups, const uint8_t* a, size_t lda, con
       RequantRows2::kFns[rows - 1](groups, a + i * lda, lda, panel, init, at, cols, spill);
     } else {
       RequantRows1::kFns[rows - 1](groups, a + i * lda, lda, panel, init, at, cols, spill);
+    }
+    i += rows;
+  }
+}
+
+void PanelVnniToFloat(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
+                      const int32_t* init, const ToFloat& tf, size_t cols) {
+  // Tiles as PanelVnni cuts them.
+  const size_t tiles = (m + kVnniRows - 1) / kVnniRows;
+  const size_t base = tiles == 0 ? 0 : m / tiles;
+  const size_t extra = tiles == 0 ? 0 : m % tiles;
+  size_t i = 0;
+  for (size_t t = 0; t < tiles; ++t) {
+    const size_t rows = base + (t < extra ? 1 : 0);
+    ToFloat at = tf;
+    at.y = tf.y + i * tf.ldy;
+    if (cols > 16) {
+      FloatRows2::kFns[rows - 1](groups, a + i * lda, lda, panel, init, at, cols);
+    } else {
+      FloatRows1::kFns[rows - 1](groups, a + i * lda, lda, panel, init, at, cols);
     }
     i += rows;
   }

@@ -100,17 +100,24 @@ class QuantizedToFloat {
                                                 : static_cast<const uint8_t*>(b_zp->data())[j];
     }
     RunB run_b(b_, ctx, b, k, n);
-    auto* acc = ctx.Scratch<int32_t>(m * n);
-    Int8Gemm(m, a, a_signed, k, run_b.Matrix(0), {&a_zero, 1}, {zb, zb_count}, acc, n,
-             &ctx.threads());
     const auto* scales = static_cast<const float*>(b_scale.data());
     const float* bias_data = bias != nullptr ? static_cast<const float*>(bias->data()) : nullptr;
     auto* ys = static_cast<float*>(y.data());
-    ctx.threads().ParallelFor(m, std::max<size_t>(1, 16384 / n), [&](size_t begin, size_t end) {
-      for (size_t r = begin; r < end; ++r) {
-        ToFloatRow(acc + r * n, n, a_scale, scales, per_column, bias_data, ys + r * n);
+    // Each block of rows converted while in cache (ToFloatRow), or each tile in registers by the
+    // VNNI kernel with the same per-column multipliers a_scale · b_scale and the same two
+    // roundings.
+    auto* mult = ctx.Scratch<float>(n);
+    for (size_t j = 0; j < n; ++j) mult[j] = a_scale * scales[per_column ? j : 0];
+    const auto rows = [&](size_t first, size_t count, const int32_t* c, size_t ldc) {
+      for (size_t r = 0; r < count; ++r) {
+        ToFloatRow(c + r * ldc, n, a_scale, scales, per_column, bias_data, ys + (first + r) * n);
       }
-    });
+    };
+    const Int8ToFloat to_float{mult, bias_data, ys, n};
+    Int8Epilogue epilogue = Int8Epilogue::Of(rows);
+    epilogue.to_float = &to_float;
+    Int8Gemm(m, a, a_signed, k, run_b.Matrix(0), {&a_zero, 1}, {zb, zb_count}, nullptr, 0,
+             &ctx.threads(), epilogue);
   }
 
  private:
