@@ -305,7 +305,7 @@ class NhwcPool final : public Kernel {
     const size_t c = s.channels;
     const size_t rows = images * static_cast<size_t>(s.out_h);
     const size_t image_size = static_cast<size_t>(s.in_h * s.in_w) * c;
-    const bool avx512 = UseMaxRowAvx512();
+    [[maybe_unused]] const bool avx512 = UseMaxRowAvx512();  // unused without vector clones
     ctx.threads().ParallelFor(rows, 1, [&](size_t b, size_t e) {
       SmallVector<const T*, 49> srcs;  // a window's pixels (on the stack up to 7 × 7)
       for (size_t r = b; r < e; ++r) {
