@@ -374,6 +374,20 @@ TEST(Session, LoadsAModelOverTwoGigabytesThroughExternalData) {
   fs::remove_all(dir);
 }
 
+// The model's output y for input x of `dims`, run in a session with kiln.compute.bf16 = `bf16`.
+std::vector<float> RunBf16(const std::string& bytes, const char* bf16, std::vector<int64_t> dims,
+                           const std::vector<float>& x) {
+  SessionOptions options;
+  options.AddConfig("kiln.compute.bf16", bf16);
+  Session session(onnx::LoadModelBytes(bytes.data(), bytes.size(), ""), options);
+  std::vector<std::shared_ptr<Tensor>> out(1);
+  std::vector<Value> others(1);
+  const std::vector<std::string> in_names = {"x"}, out_names = {"y"};
+  const std::vector<Value> in = {Value(testing::MakeTensor<float>(std::move(dims), x))};
+  session.Run(RunOptions(), in_names, in, out_names, out, others);
+  return testing::Values<float>(*out[0]);
+}
+
 // Session config kiln.compute.bf16: a product against a constant weight runs on bf16 operands
 // (the result is the bf16-rounded operands' product, which differs from the float one); without
 // the flag, the float product.
@@ -407,17 +421,7 @@ TEST(Session, Bf16ConfigRunsConstantWeightProductsInBf16) {
     t->mutable_shape()->add_dim()->set_dim_value(d1);
   }
   const std::string bytes = proto.SerializeAsString();
-  auto run = [&](const char* bf16) {
-    SessionOptions options;
-    options.AddConfig("kiln.compute.bf16", bf16);
-    Session session(onnx::LoadModelBytes(bytes.data(), bytes.size(), ""), options);
-    std::vector<std::shared_ptr<Tensor>> out(1);
-    std::vector<Value> others(1);
-    const std::vector<std::string> in_names = {"x"}, out_names = {"y"};
-    const std::vector<Value> in = {Value(testing::MakeTensor<float>({m, k}, x))};
-    session.Run(RunOptions(), in_names, in, out_names, out, others);
-    return testing::Values<float>(*out[0]);
-  };
+  auto run = [&](const char* bf16) { return RunBf16(bytes, bf16, {m, k}, x); };
   const std::vector<float> plain = run("0"), half = run("1");
   size_t differ = 0;
   for (int64_t i = 0; i < m; ++i) {
@@ -476,17 +480,7 @@ TEST(Session, Bf16ConfigRunsConvolutionsInBf16) {
     for (int64_t d : {int64_t{1}, channels, h, w}) t->mutable_shape()->add_dim()->set_dim_value(d);
   }
   const std::string bytes = proto.SerializeAsString();
-  auto run = [&](const char* bf16) {
-    SessionOptions options;
-    options.AddConfig("kiln.compute.bf16", bf16);
-    Session session(onnx::LoadModelBytes(bytes.data(), bytes.size(), ""), options);
-    std::vector<std::shared_ptr<Tensor>> out(1);
-    std::vector<Value> others(1);
-    const std::vector<std::string> in_names = {"x"}, out_names = {"y"};
-    const std::vector<Value> in = {Value(testing::MakeTensor<float>({1, c, h, w}, x))};
-    session.Run(RunOptions(), in_names, in, out_names, out, others);
-    return testing::Values<float>(*out[0]);
-  };
+  auto run = [&](const char* bf16) { return RunBf16(bytes, bf16, {1, c, h, w}, x); };
   const std::vector<float> plain = run("0"), half = run("1");
   const auto round = [](float v) { return BFloat16::FromFloat(v).ToFloat(); };
   size_t differ = 0;

@@ -35,19 +35,22 @@ struct PoolCase {
   bool count_include_pad = false;
 };
 
+// The case's window attributes (count_include_pad too for an average pool).
+void PoolAttrs(NodeTest& t, const PoolCase& k, bool average) {
+  t.Attr("kernel_shape", k.kernel);
+  if (!k.strides.empty()) t.Attr("strides", k.strides);
+  if (!k.dilations.empty()) t.Attr("dilations", k.dilations);
+  if (!k.pads.empty()) t.Attr("pads", k.pads);
+  if (!k.auto_pad.empty()) t.Attr("auto_pad", k.auto_pad);
+  if (k.ceil_mode) t.Attr("ceil_mode", int64_t{1});
+  if (average && k.count_include_pad) t.Attr("count_include_pad", int64_t{1});
+}
+
 void CheckPool(const std::string& op, const PoolCase& k, int threads) {
   SCOPED_TRACE(op + " " + k.name + " threads=" + std::to_string(threads));
   const std::vector<float> x =
       Random(static_cast<size_t>(k.n * k.h * k.w * k.c), static_cast<unsigned>(k.name.size()));
-  const auto attrs = [&](NodeTest& t) {
-    t.Attr("kernel_shape", k.kernel);
-    if (!k.strides.empty()) t.Attr("strides", k.strides);
-    if (!k.dilations.empty()) t.Attr("dilations", k.dilations);
-    if (!k.pads.empty()) t.Attr("pads", k.pads);
-    if (!k.auto_pad.empty()) t.Attr("auto_pad", k.auto_pad);
-    if (k.ceil_mode) t.Attr("ceil_mode", int64_t{1});
-    if (op == "AveragePool" && k.count_include_pad) t.Attr("count_include_pad", int64_t{1});
-  };
+  const auto attrs = [&](NodeTest& t) { PoolAttrs(t, k, op == "AveragePool"); };
   NodeTest ref(op, 22);
   attrs(ref);
   const auto ref_y = ref.Input<float>({k.n, k.c, k.h, k.w}, ToNchw(x, k.n, k.h, k.w, k.c)).Run();
@@ -118,14 +121,7 @@ void CheckBytePool(const PoolCase& k, int threads) {
   SCOPED_TRACE(k.name + (std::is_signed_v<T> ? " int8" : " uint8") +
                " threads=" + std::to_string(threads));
   const auto x = RandomInts<T>(static_cast<size_t>(k.n * k.h * k.w * k.c), 17);
-  const auto attrs = [&](NodeTest& t) {
-    t.Attr("kernel_shape", k.kernel);
-    if (!k.strides.empty()) t.Attr("strides", k.strides);
-    if (!k.dilations.empty()) t.Attr("dilations", k.dilations);
-    if (!k.pads.empty()) t.Attr("pads", k.pads);
-    if (!k.auto_pad.empty()) t.Attr("auto_pad", k.auto_pad);
-    if (k.ceil_mode) t.Attr("ceil_mode", int64_t{1});
-  };
+  const auto attrs = [&](NodeTest& t) { PoolAttrs(t, k, false); };
   NodeTest ref("MaxPool", 22);
   attrs(ref);
   const auto ref_y = ref.Input<T>({k.n, k.c, k.h, k.w}, ToNchw(x, k.n, k.h, k.w, k.c)).Run();

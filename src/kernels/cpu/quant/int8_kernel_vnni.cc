@@ -167,15 +167,28 @@ using FloatRows2 = FloatTable<2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
 
 }  // namespace
 
-void PanelVnni(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
-               const int32_t* init, int32_t* c, size_t ldc, size_t cols) {
-  // Tiles of rows whose sizes differ by at most one (as PackedGemm cuts them).
+namespace {
+
+// tile(first_row, rows) over tiles of rows whose sizes differ by at most one (as PackedGemm cuts
+// them), at most kVnniRows each.
+template <typename F>
+inline void ForEachTile(size_t m, F&& tile) {
   const size_t tiles = (m + kVnniRows - 1) / kVnniRows;
   const size_t base = tiles == 0 ? 0 : m / tiles;
   const size_t extra = tiles == 0 ? 0 : m % tiles;
   size_t i = 0;
   for (size_t t = 0; t < tiles; ++t) {
     const size_t rows = base + (t < extra ? 1 : 0);
+    tile(i, rows);
+    i += rows;
+  }
+}
+
+}  // namespace
+
+void PanelVnni(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
+               const int32_t* init, int32_t* c, size_t ldc, size_t cols) {
+  ForEachTile(m, [&](size_t i, size_t rows) {
     const uint8_t* at = a + i * lda;
     int32_t* ct = c + i * ldc;
     if (rows == kVnniRows && cols > 16) {
@@ -185,19 +198,12 @@ void PanelVnni(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8
     } else {
       Rows1::kFns[rows - 1](groups, at, lda, panel, init, ct, ldc, cols);
     }
-    i += rows;
-  }
+  });
 }
 
 void PanelVnniRequant(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
                       const int32_t* init, const Requant& rq, size_t cols, int32_t* spill) {
-  // Tiles as PanelVnni cuts them.
-  const size_t tiles = (m + kVnniRows - 1) / kVnniRows;
-  const size_t base = tiles == 0 ? 0 : m / tiles;
-  const size_t extra = tiles == 0 ? 0 : m % tiles;
-  size_t i = 0;
-  for (size_t t = 0; t < tiles; ++t) {
-    const size_t rows = base + (t < extra ? 1 : 0);
+  ForEachTile(m, [&](size_t i, size_t rows) {
     Requant at = rq;
     at.y = rq.y + i * rq.ldy;
     if (rows == kVnniRows && cols > 16) {
@@ -207,19 +213,12 @@ void PanelVnniRequant(size_t m, size_t groups, const uint8_t* a, size_t lda, con
     } else {
       RequantRows1::kFns[rows - 1](groups, a + i * lda, lda, panel, init, at, cols, spill);
     }
-    i += rows;
-  }
+  });
 }
 
 void PanelVnniToFloat(size_t m, size_t groups, const uint8_t* a, size_t lda, const int8_t* panel,
                       const int32_t* init, const ToFloat& tf, size_t cols) {
-  // Tiles as PanelVnni cuts them.
-  const size_t tiles = (m + kVnniRows - 1) / kVnniRows;
-  const size_t base = tiles == 0 ? 0 : m / tiles;
-  const size_t extra = tiles == 0 ? 0 : m % tiles;
-  size_t i = 0;
-  for (size_t t = 0; t < tiles; ++t) {
-    const size_t rows = base + (t < extra ? 1 : 0);
+  ForEachTile(m, [&](size_t i, size_t rows) {
     ToFloat at = tf;
     at.y = tf.y + i * tf.ldy;
     if (cols > 16) {
@@ -227,8 +226,7 @@ void PanelVnniToFloat(size_t m, size_t groups, const uint8_t* a, size_t lda, con
     } else {
       FloatRows1::kFns[rows - 1](groups, a + i * lda, lda, panel, init, at, cols);
     }
-    i += rows;
-  }
+  });
 }
 
 #undef KILN_UNROLL
