@@ -19,6 +19,7 @@ list(APPEND KILN_LOOP_ONLY_SOURCES
   src/kernels/cpu/nhwc/nhwc_depthwise_k5.cc
   src/kernels/cpu/nhwc/nhwc_depthwise_k7.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
+  src/kernels/cpu/nhwc/nhwc_conv_bf16_test.cc
   src/kernels/cpu/nhwc/nhwc_conv_test.cc
   src/kernels/cpu/nhwc/nhwc_pool_test.cc
   src/kernels/cpu/nhwc/nhwc_stem_test.cc
