@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include "kernels/cpu/linalg/bf16_gemm.h"
+#include "kernels/cpu/row_tiles.h"
 
 #if defined(__clang__)
 #define KILN_BF16_UNROLL _Pragma("unroll")
@@ -67,19 +68,15 @@ using Rows2 = Table<2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
 
 void PanelAvx512Bf16(size_t m, size_t pairs, const uint32_t* a, size_t lda, const uint16_t* panel,
                      float* c, size_t ldc, size_t cols) {
-  // Tiles of rows whose sizes differ by at most one.
-  const size_t tiles = (m + kRows - 1) / kRows;
-  const size_t base = tiles == 0 ? 0 : m / tiles;
-  const size_t extra = tiles == 0 ? 0 : m % tiles;
-  size_t i = 0;
-  for (size_t t = 0; t < tiles; ++t) {
-    const size_t rows = base + (t < extra ? 1 : 0);
+  // The row tiles (row_tiles.h).
+  for (size_t t = 0; t < tiles::TileCount(m, kRows); ++t) {
+    const size_t i = tiles::TileStart(m, kRows, t);
+    const size_t rows = tiles::TileRows(m, kRows, t);
     if (cols > 16) {
       Rows2::kFns[rows - 1](pairs, a + i * lda, lda, panel, c + i * ldc, ldc, cols);
     } else {
       Rows1::kFns[rows - 1](pairs, a + i * lda, lda, panel, c + i * ldc, ldc, cols);
     }
-    i += rows;
   }
 }
 

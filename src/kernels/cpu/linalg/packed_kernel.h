@@ -14,25 +14,16 @@
 
 #include <cstddef>
 
+#include "kernels/cpu/row_tiles.h"
+
 namespace kiln::cpu::packed {
 
 inline constexpr size_t kPanel = 32;  // kPackedPanel
 
-// Row tiles: a block of m rows is cut into ceil(m / max) tiles whose sizes differ by at most one
-// (49 rows in tiles of at most 12 are 10+10+10+10+9, not 12+12+12+12+1: a one-row tile runs at a
-// fraction of the speed). Tile t starts at row TileStart(m, max, t) and has TileRows(m, max, t).
-static inline size_t TileCount(size_t m, size_t max) {
-  return (m + max - 1) / max;
-}
-static inline size_t TileStart(size_t m, size_t max, size_t t) {
-  const size_t tiles = TileCount(m, max);
-  const size_t extra = m % tiles;
-  return t * (m / tiles) + (t < extra ? t : extra);
-}
-static inline size_t TileRows(size_t m, size_t max, size_t t) {
-  const size_t tiles = TileCount(m, max);
-  return m / tiles + (t < m % tiles ? 1 : 0);
-}
+// Row tiles (row_tiles.h).
+using tiles::TileCount;
+using tiles::TileRows;
+using tiles::TileStart;
 
 // What a tile does to its sums before it stores them, after the last step of the product's
 // depth: v = (v + bias[j]) + z[r·ldz + j], each term only when its pointer is set, then

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "kernels/cpu/quant/int8_kernel.h"
+#include "kernels/cpu/row_tiles.h"
 
 namespace kiln::cpu::int8 {
 namespace {
@@ -169,18 +170,11 @@ using FloatRows2 = FloatTable<2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>;
 
 namespace {
 
-// tile(first_row, rows) over tiles of rows whose sizes differ by at most one (as PackedGemm cuts
-// them), at most kVnniRows each.
+// tile(first_row, rows) over the row tiles (row_tiles.h) of at most kVnniRows rows.
 template <typename F>
 inline void ForEachTile(size_t m, F&& tile) {
-  const size_t tiles = (m + kVnniRows - 1) / kVnniRows;
-  const size_t base = tiles == 0 ? 0 : m / tiles;
-  const size_t extra = tiles == 0 ? 0 : m % tiles;
-  size_t i = 0;
-  for (size_t t = 0; t < tiles; ++t) {
-    const size_t rows = base + (t < extra ? 1 : 0);
-    tile(i, rows);
-    i += rows;
+  for (size_t t = 0; t < tiles::TileCount(m, kVnniRows); ++t) {
+    tile(tiles::TileStart(m, kVnniRows, t), tiles::TileRows(m, kVnniRows, t));
   }
 }
 
