@@ -2,11 +2,30 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "kernels/cpu/vector_math_avx512.h"
 
 namespace kiln::cpu {
+
+void* ThreadWorkspace(Workspace which, size_t bytes) {
+  struct Buffer {
+    std::unique_ptr<void, void (*)(void*)> data{nullptr, std::free};
+    size_t capacity = 0;
+  };
+  thread_local Buffer buffers[static_cast<size_t>(Workspace::kCount)];
+  Buffer& b = buffers[static_cast<size_t>(which)];
+  if (b.capacity < bytes) {
+    constexpr size_t kAlign = 64;
+    b.data.reset(std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign));
+    b.capacity = b.data != nullptr ? bytes : 0;
+    if (b.data == nullptr)
+      throw Error(ErrorCode::kOutOfMemory, "out of memory for a product's workspace");
+  }
+  return b.data.get();
+}
 
 size_t NormalizeAxis(const KernelInfo& info, int64_t axis, size_t rank, const char* what) {
   const auto r = static_cast<int64_t>(rank);

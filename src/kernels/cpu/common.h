@@ -24,6 +24,23 @@ constexpr size_t PartStart(size_t total, size_t parts, size_t i) {
   return i * (total / parts) + (i < total % parts ? i : total % parts);
 }
 
+// The products' per-thread workspaces: ThreadWorkspace(which, bytes) is the calling thread's
+// buffer `which`, 64-byte aligned and at least `bytes` long, grown as asked and kept for the
+// thread's later calls (a product allocates nothing once its buffers are large enough). Each use
+// has a buffer of its own, so one held while another is asked for never shares its storage.
+// Throws Error(kOutOfMemory).
+enum class Workspace {
+  kPackedRowsOfA,      // PackedGemm: a block of A's rows copied
+  kPackedB,            // cpu::Gemm: B packed per call
+  kPackedTransposedA,  // cpu::Gemm: A transposed
+  kInt8Rows,           // Int8Gemm: A's rows as unsigned bytes, and their sums
+  kInt8Terms,          // Int8Gemm: the zero points' terms per column
+  kInt8Block,          // Int8Gemm: a block of int32 sums for the epilogue
+  kBf16Rows,           // Bf16Gemm: A's rows as bf16 pairs
+  kCount,
+};
+void* ThreadWorkspace(Workspace which, size_t bytes);
+
 // Maps axis in [-rank, rank) to [0, rank); throws kInvalidArgument naming the node and `what`.
 size_t NormalizeAxis(const KernelInfo& info, int64_t axis, size_t rank, const char* what = "axis");
 

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/float16.h"
+#include "kernels/cpu/common.h"
 
 namespace kiln::cpu {
 namespace {
@@ -14,18 +15,9 @@ namespace {
 // Rows of A made bf16 pairs at a time (in the calling thread's buffer).
 constexpr size_t kRowBlock = 96;
 
+// The calling thread's buffer of `count` pairs (ThreadWorkspace).
 uint32_t* RowsBuffer(size_t count) {
-  struct Buffer {
-    std::unique_ptr<uint32_t[], void (*)(void*)> data{nullptr, std::free};
-    size_t capacity = 0;
-  };
-  thread_local Buffer b;
-  if (b.capacity < count) {
-    b.data.reset(static_cast<uint32_t*>(std::aligned_alloc(64, (count * 4 + 63) / 64 * 64)));
-    b.capacity = b.data != nullptr ? count : 0;
-    if (b.data == nullptr) throw Error(ErrorCode::kOutOfMemory, "out of memory for bf16 rows");
-  }
-  return b.data.get();
+  return static_cast<uint32_t*>(ThreadWorkspace(Workspace::kBf16Rows, count * sizeof(uint32_t)));
 }
 
 }  // namespace

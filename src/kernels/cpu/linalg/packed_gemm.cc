@@ -348,25 +348,10 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, flo
 }
 
 float* ThreadBufferOf(ThreadBuffer which, size_t floats) {
-  struct Free {
-    void operator()(float* p) const noexcept { std::free(p); }
-  };
-  struct Buffer {
-    std::unique_ptr<float[], Free> data;
-    size_t capacity = 0;
-  };
-  thread_local Buffer buffers[3];
-  Buffer& buf = buffers[static_cast<size_t>(which)];
-  if (buf.capacity < floats) {
-    constexpr size_t kAlign = 64;
-    const size_t bytes = (floats * sizeof(float) + kAlign - 1) / kAlign * kAlign;
-    buf.data.reset(static_cast<float*>(std::aligned_alloc(kAlign, bytes)));
-    buf.capacity = buf.data != nullptr ? floats : 0;
-    if (buf.data == nullptr) {
-      throw Error(ErrorCode::kOutOfMemory, "out of memory for a product's workspace");
-    }
-  }
-  return buf.data.get();
+  static constexpr Workspace kOf[] = {Workspace::kPackedRowsOfA, Workspace::kPackedB,
+                                      Workspace::kPackedTransposedA};
+  return static_cast<float*>(
+      ThreadWorkspace(kOf[static_cast<size_t>(which)], floats * sizeof(float)));
 }
 
 void PreparePackedGemmWorkspace() noexcept {

@@ -141,7 +141,8 @@ void PackedGemm(size_t m, const float* a, size_t lda, const PackedMatrix& b, flo
 // The calling thread's scratch buffers, 64-byte aligned, each grown to the largest size asked of
 // it, so that a thread's later requests of that size allocate nothing: kRowsOfA is PackedGemm's
 // own (rows of A copied a cache line apart); cpu::Gemm packs B and transposes A into the others.
-// Valid until the same buffer is asked for again on this thread. Throws Error(kOutOfMemory).
+// Valid until the same buffer is asked for again on this thread (common.h's ThreadWorkspace).
+// Throws Error(kOutOfMemory).
 enum class ThreadBuffer { kRowsOfA, kPackedB, kTransposedA };
 float* ThreadBufferOf(ThreadBuffer which, size_t floats);
 

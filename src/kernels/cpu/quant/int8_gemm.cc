@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "kernels/cpu/common.h"
 #include "kernels/cpu/quant/int8_kernel.h"
 #include "kernels/cpu/vector_math_avx512.h"
 #include "kernels/cpu/vectorize.h"
@@ -65,22 +66,12 @@ KILN_VECTOR_CLONES void ApplyZeroPoints(int32_t* c, size_t n, const uint32_t* be
   }
 }
 
-// A thread's buffer of `bytes`, 64-byte aligned, grown as asked and kept for its later products.
+// A thread's buffer of `bytes` (0: A's rows, 1: the zero points' terms, 2: a block of sums), kept
+// for its later products (ThreadWorkspace).
 uint8_t* ThreadBuffer(size_t which, size_t bytes) {
-  struct Buffer {
-    std::unique_ptr<uint8_t[], void (*)(void*)> data{nullptr, std::free};
-    size_t capacity = 0;
-  };
-  thread_local Buffer buffers[3];
-  Buffer& b = buffers[which];
-  if (b.capacity < bytes) {
-    b.data.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
-    b.capacity = b.data != nullptr ? bytes : 0;
-    if (b.data == nullptr) {
-      throw Error(ErrorCode::kOutOfMemory, "out of memory for an int8 product's workspace");
-    }
-  }
-  return b.data.get();
+  static constexpr Workspace kOf[] = {Workspace::kInt8Rows, Workspace::kInt8Terms,
+                                      Workspace::kInt8Block};
+  return static_cast<uint8_t*>(ThreadWorkspace(kOf[which], bytes));
 }
 
 bool Supported(Int8Kernel kernel) {
