@@ -3,6 +3,9 @@
 # its own list in src/kernels/cpu/<family>/sources.cmake.
 set(KILN_SOURCES
   src/api/allocators.cc
+  src/api/custom_op.cc
+  src/api/custom_op_api.cc
+  src/api/custom_op_kernel.cc
   src/api/arguments.cc
   src/api/api_table.cc
   src/api/env_api.cc
@@ -39,6 +42,8 @@ set(KILN_SOURCES
   src/runtime/options.cc
   src/runtime/plan.cc
   src/runtime/session.cc
+  src/runtime/custom_op.cc
+  src/runtime/shared_library.cc
   src/kernels/cpu/common.cc
   src/kernels/cpu/float_sum.cc
   src/kernels/cpu/cpu_kernels.cc

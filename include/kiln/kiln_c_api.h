@@ -46,7 +46,8 @@
  * this header includes them all): kiln/c/core.h (statuses, Envs, memory infos, allocators),
  * kiln/c/values.h (tensors, strings, sequences, optionals), kiln/c/session.h (session options,
  * sessions, Run), kiln/c/session_config.h (initializers, config entries, the optimized model, the
- * parallel mode) and kiln/c/io_binding.h (IO binding, RunAsync). Slot N of KilnApi has the type
+ * parallel mode), kiln/c/io_binding.h (IO binding, RunAsync) and kiln/kiln_custom_op.h (custom
+ * operators: what a custom-op library sees). Slot N of KilnApi has the type
  * Kiln<Name>Fn; the struct below lists them in order.
  *
  * The header is C99; it is also valid C++.
@@ -62,8 +63,9 @@
 #include "kiln/c/session.h"
 #include "kiln/c/session_config.h"
 #include "kiln/c/values.h"
-#include "kiln/kiln_c_entry.h" /* KILN_API_VERSION, KilnApiBase, KilnGetApiBase */
-#include "kiln/kiln_c_types.h" /* the enums, opaque handle types and KilnAllocator */
+#include "kiln/kiln_c_entry.h"   /* KILN_API_VERSION, KilnApiBase, KilnGetApiBase */
+#include "kiln/kiln_c_types.h"   /* the enums, opaque handle types and KilnAllocator */
+#include "kiln/kiln_custom_op.h" /* custom operators: KilnCustomOp and its contexts */
 
 #ifdef __cplusplus
 extern "C" {
@@ -313,6 +315,52 @@ struct KilnApi {
   KilnSetInterOpNumThreadsFn SetInterOpNumThreads;
   /** Slot 103: ::KilnSetSessionExecutionModeFn. */
   KilnSetSessionExecutionModeFn SetSessionExecutionMode;
+
+  /* ---- Custom operators (slots 104-125): kiln/kiln_custom_op.h ---------------------------- */
+  /** Slot 104: ::KilnSessionOptionsRegisterCustomOpsLibraryFn. */
+  KilnSessionOptionsRegisterCustomOpsLibraryFn SessionOptionsRegisterCustomOpsLibrary;
+  /** Slot 105: ::KilnSessionOptionsRegisterCustomOpsFn. */
+  KilnSessionOptionsRegisterCustomOpsFn SessionOptionsRegisterCustomOps;
+  /** Slot 106: ::KilnCustomOpRegistryAddFn. */
+  KilnCustomOpRegistryAddFn CustomOpRegistryAdd;
+  /** Slot 107: ::KilnKernelInfoGetNodeNameFn. */
+  KilnKernelInfoGetNodeNameFn KernelInfoGetNodeName;
+  /** Slot 108: ::KilnKernelInfoGetInputCountFn. */
+  KilnKernelInfoGetInputCountFn KernelInfoGetInputCount;
+  /** Slot 109: ::KilnKernelInfoGetOutputCountFn. */
+  KilnKernelInfoGetOutputCountFn KernelInfoGetOutputCount;
+  /** Slot 110: ::KilnKernelInfoGetAttributeIntFn. */
+  KilnKernelInfoGetAttributeIntFn KernelInfoGetAttributeInt;
+  /** Slot 111: ::KilnKernelInfoGetAttributeFloatFn. */
+  KilnKernelInfoGetAttributeFloatFn KernelInfoGetAttributeFloat;
+  /** Slot 112: ::KilnKernelInfoGetAttributeStringFn. */
+  KilnKernelInfoGetAttributeStringFn KernelInfoGetAttributeString;
+  /** Slot 113: ::KilnKernelInfoGetAttributeIntsFn. */
+  KilnKernelInfoGetAttributeIntsFn KernelInfoGetAttributeInts;
+  /** Slot 114: ::KilnKernelInfoGetAttributeFloatsFn. */
+  KilnKernelInfoGetAttributeFloatsFn KernelInfoGetAttributeFloats;
+  /** Slot 115: ::KilnKernelInfoGetAttributeStringsFn. */
+  KilnKernelInfoGetAttributeStringsFn KernelInfoGetAttributeStrings;
+  /** Slot 116: ::KilnKernelContextGetInputCountFn. */
+  KilnKernelContextGetInputCountFn KernelContextGetInputCount;
+  /** Slot 117: ::KilnKernelContextGetOutputCountFn. */
+  KilnKernelContextGetOutputCountFn KernelContextGetOutputCount;
+  /** Slot 118: ::KilnKernelContextGetInputFn. */
+  KilnKernelContextGetInputFn KernelContextGetInput;
+  /** Slot 119: ::KilnKernelContextGetOutputFn. */
+  KilnKernelContextGetOutputFn KernelContextGetOutput;
+  /** Slot 120: ::KilnKernelContextParallelForFn. */
+  KilnKernelContextParallelForFn KernelContextParallelFor;
+  /** Slot 121: ::KilnKernelContextIsTerminatedFn. */
+  KilnKernelContextIsTerminatedFn KernelContextIsTerminated;
+  /** Slot 122: ::KilnKernelContextLogFn. */
+  KilnKernelContextLogFn KernelContextLog;
+  /** Slot 123: ::KilnShapeInferContextGetKernelInfoFn. */
+  KilnShapeInferContextGetKernelInfoFn ShapeInferContextGetKernelInfo;
+  /** Slot 124: ::KilnShapeInferContextGetInputTypeInfoFn. */
+  KilnShapeInferContextGetInputTypeInfoFn ShapeInferContextGetInputTypeInfo;
+  /** Slot 125: ::KilnShapeInferContextSetOutputTypeInfoFn. */
+  KilnShapeInferContextSetOutputTypeInfoFn ShapeInferContextSetOutputTypeInfo;
 };
 
 #ifdef __cplusplus

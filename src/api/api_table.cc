@@ -120,6 +120,28 @@ constexpr KilnApi kApiV1 = {
     .SetOptimizedModelFilePath = &SetOptimizedModelFilePath,
     .SetInterOpNumThreads = &SetInterOpNumThreads,
     .SetSessionExecutionMode = &SetSessionExecutionMode,
+    .SessionOptionsRegisterCustomOpsLibrary = &SessionOptionsRegisterCustomOpsLibrary,
+    .SessionOptionsRegisterCustomOps = &SessionOptionsRegisterCustomOps,
+    .CustomOpRegistryAdd = &CustomOpRegistryAdd,
+    .KernelInfoGetNodeName = &KernelInfoGetNodeName,
+    .KernelInfoGetInputCount = &KernelInfoGetInputCount,
+    .KernelInfoGetOutputCount = &KernelInfoGetOutputCount,
+    .KernelInfoGetAttributeInt = &KernelInfoGetAttributeInt,
+    .KernelInfoGetAttributeFloat = &KernelInfoGetAttributeFloat,
+    .KernelInfoGetAttributeString = &KernelInfoGetAttributeString,
+    .KernelInfoGetAttributeInts = &KernelInfoGetAttributeInts,
+    .KernelInfoGetAttributeFloats = &KernelInfoGetAttributeFloats,
+    .KernelInfoGetAttributeStrings = &KernelInfoGetAttributeStrings,
+    .KernelContextGetInputCount = &KernelContextGetInputCount,
+    .KernelContextGetOutputCount = &KernelContextGetOutputCount,
+    .KernelContextGetInput = &KernelContextGetInput,
+    .KernelContextGetOutput = &KernelContextGetOutput,
+    .KernelContextParallelFor = &KernelContextParallelFor,
+    .KernelContextIsTerminated = &KernelContextIsTerminated,
+    .KernelContextLog = &KernelContextLog,
+    .ShapeInferContextGetKernelInfo = &ShapeInferContextGetKernelInfo,
+    .ShapeInferContextGetInputTypeInfo = &ShapeInferContextGetInputTypeInfo,
+    .ShapeInferContextSetOutputTypeInfo = &ShapeInferContextSetOutputTypeInfo,
 };
 
 // ---- Pins: a shipped slot never moves ----------------------------------------------------------
@@ -229,9 +251,31 @@ KILN_PIN_SLOT(RunAsync, 100);
 KILN_PIN_SLOT(SetOptimizedModelFilePath, 101);
 KILN_PIN_SLOT(SetInterOpNumThreads, 102);
 KILN_PIN_SLOT(SetSessionExecutionMode, 103);
+KILN_PIN_SLOT(SessionOptionsRegisterCustomOpsLibrary, 104);
+KILN_PIN_SLOT(SessionOptionsRegisterCustomOps, 105);
+KILN_PIN_SLOT(CustomOpRegistryAdd, 106);
+KILN_PIN_SLOT(KernelInfoGetNodeName, 107);
+KILN_PIN_SLOT(KernelInfoGetInputCount, 108);
+KILN_PIN_SLOT(KernelInfoGetOutputCount, 109);
+KILN_PIN_SLOT(KernelInfoGetAttributeInt, 110);
+KILN_PIN_SLOT(KernelInfoGetAttributeFloat, 111);
+KILN_PIN_SLOT(KernelInfoGetAttributeString, 112);
+KILN_PIN_SLOT(KernelInfoGetAttributeInts, 113);
+KILN_PIN_SLOT(KernelInfoGetAttributeFloats, 114);
+KILN_PIN_SLOT(KernelInfoGetAttributeStrings, 115);
+KILN_PIN_SLOT(KernelContextGetInputCount, 116);
+KILN_PIN_SLOT(KernelContextGetOutputCount, 117);
+KILN_PIN_SLOT(KernelContextGetInput, 118);
+KILN_PIN_SLOT(KernelContextGetOutput, 119);
+KILN_PIN_SLOT(KernelContextParallelFor, 120);
+KILN_PIN_SLOT(KernelContextIsTerminated, 121);
+KILN_PIN_SLOT(KernelContextLog, 122);
+KILN_PIN_SLOT(ShapeInferContextGetKernelInfo, 123);
+KILN_PIN_SLOT(ShapeInferContextGetInputTypeInfo, 124);
+KILN_PIN_SLOT(ShapeInferContextSetOutputTypeInfo, 125);
 
 #undef KILN_PIN_SLOT
-constexpr size_t kSlotCount = 104;
+constexpr size_t kSlotCount = 126;
 static_assert(sizeof(KilnApi) == kSlotCount * sizeof(void*), "a slot has no pin");
 
 // ---- The C enums and the engine's enums share their values ----------------------------------

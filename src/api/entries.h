@@ -211,6 +211,53 @@ KilnStatus* KILN_API_CALL SetInterOpNumThreads(KilnSessionOptions* options, int 
 KilnStatus* KILN_API_CALL SetSessionExecutionMode(KilnSessionOptions* options,
                                                   KilnExecutionMode mode);
 
+// custom_op_api.cc
+KilnStatus* KILN_API_CALL SessionOptionsRegisterCustomOpsLibrary(KilnSessionOptions* options,
+                                                                 const char* path);
+KilnStatus* KILN_API_CALL SessionOptionsRegisterCustomOps(KilnSessionOptions* options,
+                                                          KilnRegisterCustomOpsFn register_ops);
+KilnStatus* KILN_API_CALL CustomOpRegistryAdd(KilnCustomOpRegistry* registry,
+                                              const KilnCustomOp* op);
+
+// custom_op_kernel.cc
+KilnStatus* KILN_API_CALL KernelInfoGetNodeName(const KilnKernelInfo* info, const char** out);
+KilnStatus* KILN_API_CALL KernelInfoGetInputCount(const KilnKernelInfo* info, size_t* out);
+KilnStatus* KILN_API_CALL KernelInfoGetOutputCount(const KilnKernelInfo* info, size_t* out);
+KilnStatus* KILN_API_CALL KernelInfoGetAttributeInt(const KilnKernelInfo* info, const char* name,
+                                                    int64_t* out);
+KilnStatus* KILN_API_CALL KernelInfoGetAttributeFloat(const KilnKernelInfo* info, const char* name,
+                                                      float* out);
+KilnStatus* KILN_API_CALL KernelInfoGetAttributeString(const KilnKernelInfo* info, const char* name,
+                                                       const char** out);
+KilnStatus* KILN_API_CALL KernelInfoGetAttributeInts(const KilnKernelInfo* info, const char* name,
+                                                     const int64_t** values, size_t* count);
+KilnStatus* KILN_API_CALL KernelInfoGetAttributeFloats(const KilnKernelInfo* info, const char* name,
+                                                       const float** values, size_t* count);
+KilnStatus* KILN_API_CALL KernelInfoGetAttributeStrings(const KilnKernelInfo* info,
+                                                        const char* name,
+                                                        const char* const** values, size_t* count);
+KilnStatus* KILN_API_CALL KernelContextGetInputCount(const KilnKernelContext* ctx, size_t* out);
+KilnStatus* KILN_API_CALL KernelContextGetOutputCount(const KilnKernelContext* ctx, size_t* out);
+KilnStatus* KILN_API_CALL KernelContextGetInput(const KilnKernelContext* ctx, size_t index,
+                                                const KilnValue** out);
+KilnStatus* KILN_API_CALL KernelContextGetOutput(KilnKernelContext* ctx, size_t index,
+                                                 const int64_t* dims, size_t dim_count,
+                                                 KilnValue** out);
+KilnStatus* KILN_API_CALL KernelContextParallelFor(KilnKernelContext* ctx, KilnParallelForFn fn,
+                                                   void* data, size_t total, size_t grain);
+KilnStatus* KILN_API_CALL KernelContextIsTerminated(const KilnKernelContext* ctx, int* out);
+KilnStatus* KILN_API_CALL KernelContextLog(const KilnKernelContext* ctx, KilnLoggingLevel severity,
+                                           const char* message);
+KilnStatus* KILN_API_CALL ShapeInferContextGetKernelInfo(const KilnShapeInferContext* ctx,
+                                                         const KilnKernelInfo** out);
+KilnStatus* KILN_API_CALL ShapeInferContextGetInputTypeInfo(const KilnShapeInferContext* ctx,
+                                                            size_t index,
+                                                            KilnTensorTypeAndShapeInfo** out);
+KilnStatus* KILN_API_CALL ShapeInferContextSetOutputTypeInfo(KilnShapeInferContext* ctx,
+                                                             size_t index,
+                                                             KilnElementType element_type,
+                                                             const int64_t* dims, size_t dim_count);
+
 }  // namespace kiln::api
 
 #endif  // KILN_API_ENTRIES_H_

@@ -74,6 +74,14 @@ const char* HandleKindName(HandleKind kind) noexcept {
       return "KilnRunOptions";
     case HandleKind::kIoBinding:
       return "KilnIoBinding";
+    case HandleKind::kCustomOpRegistry:
+      return "KilnCustomOpRegistry";
+    case HandleKind::kKernelInfo:
+      return "KilnKernelInfo";
+    case HandleKind::kKernelContext:
+      return "KilnKernelContext";
+    case HandleKind::kShapeInferContext:
+      return "KilnShapeInferContext";
   }
   return "unknown handle";
 }

@@ -101,6 +101,10 @@ enum class HandleKind : unsigned char {
   kSession,
   kRunOptions,
   kIoBinding,
+  kCustomOpRegistry,  // the transient handles of custom ops (api/custom_op.h)
+  kKernelInfo,
+  kKernelContext,
+  kShapeInferContext,
 };
 
 const char* HandleKindName(HandleKind kind) noexcept;

@@ -87,6 +87,7 @@ class Node {
   // The opset version of domain() the model imports; set by the loader.
   int64_t opset() const noexcept { return opset_; }
   void set_opset(int64_t v) noexcept { opset_ = v; }
+  void set_domain(std::string d) { domain_ = std::move(d); }
   // nullptr entries are optional inputs/outputs left out (an empty name in ONNX).
   const std::vector<Value*>& inputs() const noexcept { return inputs_; }
   const std::vector<Value*>& outputs() const noexcept { return outputs_; }

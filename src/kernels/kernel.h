@@ -33,6 +33,10 @@ namespace ir {
 class Node;
 class Graph;
 }  // namespace ir
+namespace infer {
+class InferenceContext;
+}  // namespace infer
+class Logger;
 
 // A node as a kernel may know it: name, op, opset, attributes, constant inputs, static types.
 class KernelInfo {
@@ -176,6 +180,17 @@ class KernelContext {
   ThreadPool& threads() noexcept { return threads_; }
   // Throws kNotImplemented when the executor gave no runner.
   SubgraphRunner& subgraphs() const;
+  // The run's state, when the executor gives it: its terminate flag and the session's logger.
+  void set_run_state(const std::atomic<bool>* terminate, const Logger* logger) noexcept {
+    terminate_ = terminate;
+    logger_ = logger;
+  }
+  // Whether the run has been asked to stop (false when no flag was given).
+  bool terminated() const noexcept {
+    return terminate_ != nullptr && terminate_->load(std::memory_order_relaxed);
+  }
+  // nullptr when no logger was given.
+  const Logger* logger() const noexcept { return logger_; }
 
  private:
   Tensor& MakeOutput(size_t i, DataType type, std::span<const int64_t> dims, bool zero);
@@ -187,6 +202,8 @@ class KernelContext {
   OutputAllocator& allocator_;
   ThreadPool& threads_;
   SubgraphRunner* subgraphs_;
+  const std::atomic<bool>* terminate_ = nullptr;
+  const Logger* logger_ = nullptr;
 };
 
 class Kernel {
@@ -205,6 +222,16 @@ class Kernel {
   // Compute must write nothing when it finds its output at its input's address. Asked at load,
   // after SpecializeForShapes.
   virtual bool OutputIsInputBytes() const { return false; }
+  // For an op with no inference rule of Kiln's (src/infer), a custom op's: derives what it can
+  // of its outputs as a rule would, at load. Returns false when it has nothing to say (the
+  // default). Throws, naming the node, when the op says the node cannot run.
+  virtual bool InferOutputs(infer::InferenceContext& ctx) const {
+    (void)ctx;
+    return false;
+  }
+  // Whether inference may run it at load when all its inputs are constants (constant folding).
+  // Custom ops say no: their compute is the library's, run only when the model runs.
+  virtual bool EvaluableAtLoad() const { return true; }
 };
 
 }  // namespace kiln

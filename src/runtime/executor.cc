@@ -421,6 +421,7 @@ void Frame::RunStep(const GraphPlan::Step& step, ScratchArena& scratch) {
   KernelContext ctx(*step.info, std::span<const Tensor* const>(in, step.inputs.size()),
                     std::span<Tensor*>(out, step.outputs.size()), allocator, run_->threads,
                     &subgraphs, std::span<const Value* const>(in_values, step.inputs.size()));
+  ctx.set_run_state(run_->terminate, run_->logger);
   const int64_t start = run_->profiler != nullptr ? run_->profiler->NowUs() : 0;
   try {
     step.kernel->Compute(ctx);

@@ -62,6 +62,8 @@ struct RunContext {
   // not placed in the arena (lifetimes no longer follow the plan's order). Subgraphs still run
   // their steps in order.
   ThreadPool* inter_op = nullptr;
+  // The session's logger, for kernels that log (custom ops); may be null.
+  const Logger* logger = nullptr;
 };
 
 // Kernel scratch memory for one frame: a block reused step after step. A step that needs more

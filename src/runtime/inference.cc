@@ -160,7 +160,7 @@ std::vector<bool> InferFacts(std::span<const InferenceStep> steps,
       in.push_back(s < 0 ? nullptr : &facts[s]);
       if (s >= 0 && facts[s].value == nullptr) all_constant = false;
     }
-    if (all_constant && Evaluate(step, facts)) {
+    if (all_constant && step.kernel->EvaluableAtLoad() && Evaluate(step, facts)) {
       folded[k] = true;
       continue;
     }
@@ -169,10 +169,13 @@ std::vector<bool> InferFacts(std::span<const InferenceStep> steps,
       continue;
     }
     infer::Rule rule = infer::FindRule(node.domain(), node.op_type());
-    if (rule == nullptr) continue;
     std::vector<infer::TensorFacts> out(step.outputs->size());
     infer::InferenceContext ctx(*step.info, in, out);
-    rule(ctx);
+    // A custom op's own inference comes first (its kernel says), then Kiln's rule for the op.
+    if (!step.kernel->InferOutputs(ctx)) {
+      if (rule == nullptr) continue;
+      rule(ctx);
+    }
     for (size_t i = 0; i < out.size(); ++i) {
       const int s = (*step.outputs)[i];
       if (s >= 0) facts[s] = std::move(out[i]);

@@ -11,6 +11,7 @@
 
 #include "core/logging.h"
 #include "core/tensor.h"
+#include "runtime/custom_op.h"
 
 namespace kiln::runtime {
 
@@ -49,6 +50,8 @@ struct SessionOptions {
   // Tensors (the caller's memory, shared) that replace the main graph's initializers of these
   // names; checked against them when the session is made.
   std::map<std::string, std::shared_ptr<const Tensor>> initializers;
+  // Custom ops (runtime/custom_op.h), shared with every copy: each keeps its library loaded.
+  CustomOps custom_ops;
 
   // Validates `key` against KnownConfigKeys() and `value` against its accepted values; throws
   // kInvalidArgument naming the key.

@@ -20,12 +20,19 @@ std::unique_ptr<Kernel> CreateKernel(const ir::Node& node, const KernelInfo& inf
                                                   std::to_string(node.opset()) + " of " + domain +
                                                   " " + node.op_type() + " is not supported");
     }
+    // An op of a domain Kiln has no kernels of is most likely a custom op whose library was not
+    // registered.
+    const bool foreign = !registry.KnowsDomain(node.domain());
     throw Error(ErrorCode::kNotImplemented,
                 node.Describe() + ": op " + node.op_type() + " of domain " + domain + " (opset " +
-                    std::to_string(node.opset()) + ") is not supported");
+                    std::to_string(node.opset()) + ") is not supported" +
+                    (foreign ? " (a custom op? register its library: "
+                               "SessionOptionsRegisterCustomOpsLibrary, or the CLI's "
+                               "--custom-op-library)"
+                             : ""));
   }
   try {
-    return def->create(info);
+    return def->Create(info);
   } catch (const Error& e) {
     const std::string what = e.what();
     if (what.rfind("node '", 0) == 0) throw;

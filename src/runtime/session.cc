@@ -40,8 +40,8 @@ void WriteOptimizedModel(const ir::Model& model, const std::string& path) {
 
 }  // namespace
 
-Session::Session(ir::Model model, SessionOptions options)
-    : model_(std::move(model)), options_(std::move(options)) {
+Session::Session(ir::Model model, SessionOptions options, std::shared_ptr<const Logger> logger)
+    : model_(std::move(model)), options_(std::move(options)), logger_(std::move(logger)) {
   if (options_.optimization_level < 0 || options_.optimization_level > 3) {
     ThrowInvalidArgument("options", "graph optimization level " +
                                         std::to_string(options_.optimization_level) +
@@ -65,11 +65,21 @@ Session::Session(ir::Model model, SessionOptions options)
   for (const ir::Value* v : g.outputs()) outputs_.push_back({v->name(), v->type()});
   // Gradient nodes have no kernel: they become ordinary nodes first, whatever the level.
   optimizer::ExpandGradients(g);
-  optimizer::Optimize(g, options_.optimization_level, CpuKernels());
+  custom_ = std::make_unique<CustomKernels>(options_.custom_ops);
+  const KernelRegistry& kernels = custom_->registry();
+  // Nodes an overriding custom op implements sit in a domain no pass matches while the graph is
+  // optimized and planned, and go back to their own before anything reads the graph again.
+  struct Restore {
+    ir::Graph& g;
+    const CustomOps& ops;
+    ~Restore() { ClaimOverriddenNodes(g, ops, true); }
+  } restore{g, options_.custom_ops};
+  ClaimOverriddenNodes(g, options_.custom_ops, false);
+  optimizer::Optimize(g, options_.optimization_level, kernels);
   if (options_.ConfigFlag("kiln.compute.bf16", false)) optimizer::UseBf16Products(g);
   plan_ = std::make_unique<GraphPlan>(
-      g, CpuKernels(),
-      PlanOptions{.infer = true, .fold_constants = options_.optimization_level >= 1});
+      g, kernels, PlanOptions{.infer = true, .fold_constants = options_.optimization_level >= 1});
+  ClaimOverriddenNodes(g, options_.custom_ops, true);
   if (!options_.optimized_model_path.empty()) {
     WriteOptimizedModel(model_, options_.optimized_model_path);
   }
@@ -359,8 +369,8 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
     }
   } shrink_on_exit{run.shrink_arena ? caching_ : nullptr};
   const bool check_finite = run.check_finite < 0 ? check_finite_ : run.check_finite == 1;
-  RunContext ctx{*threads_,       allocator_,   &run.terminate,
-                 profiler_.get(), check_finite, inter_op_.get()};
+  RunContext ctx{*threads_,    allocator_,      &run.terminate, profiler_.get(),
+                 check_finite, inter_op_.get(), logger_.get()};
   FrameLease frame = AcquireFrame(ctx);
   std::vector<NamedDim> named;
   for (size_t i = 0; i < input_names.size(); ++i) {

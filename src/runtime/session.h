@@ -30,9 +30,10 @@ class Session {
     ir::TypeInfo type;
   };
 
-  // Plans the model: creates every kernel. Throws kNotImplemented for an unsupported op,
-  // kInvalidGraph for a graph the kernels reject.
-  Session(ir::Model model, SessionOptions options);
+  // Plans the model: creates every kernel (the options' custom ops' before the built-in ones).
+  // Throws kNotImplemented for an unsupported op, kInvalidGraph for a graph the kernels reject.
+  // `logger` (may be null) is what kernels that log (custom ops) log through.
+  Session(ir::Model model, SessionOptions options, std::shared_ptr<const Logger> logger = nullptr);
   ~Session();
 
   // The inputs a run must feed (graph inputs without a default value).
@@ -116,6 +117,8 @@ class Session {
 
   ir::Model model_;
   SessionOptions options_;
+  std::shared_ptr<const Logger> logger_;
+  std::unique_ptr<CustomKernels> custom_;  // the options' custom ops over the CPU kernels
   std::unique_ptr<GraphPlan> plan_;
   std::vector<IoDesc> inputs_;
   std::vector<IoDesc> overridable_;

@@ -33,16 +33,19 @@ Options:
   --input NAME=FILE   an input's value, as for 'kiln run' (repeatable)
   --config KEY=VALUE  a session configuration entry (repeatable; the keys are listed at
                       AddSessionConfigEntry in include/kiln/c/session.h)
+  --custom-op-library PATH
+                      load custom ops from a shared library (repeatable; a PATH without a
+                      slash is searched for as dlopen searches)
   --optimization L    graph optimization level: 0-3 or disable, basic, extended, all
                       (default 3)
   --seed S            seed of the random inputs (default 0)
   -h, --help          print this help
 )";
 
-constexpr OptionSpec kOptions[] = {{"--threads", true, false}, {"--warmup", true, false},
-                                   {"--iters", true, false},   {"--json", false, false},
-                                   {"--input", true, true},    {"--optimization", true, false},
-                                   {"--seed", true, false},    {"--config", true, true}};
+constexpr OptionSpec kOptions[] = {
+    {"--threads", true, false}, {"--warmup", true, false}, {"--iters", true, false},
+    {"--json", false, false},   {"--input", true, true},   {"--optimization", true, false},
+    {"--seed", true, false},    {"--config", true, true},  {"--custom-op-library", true, true}};
 
 using Clock = std::chrono::steady_clock;
 

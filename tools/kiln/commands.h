@@ -24,10 +24,11 @@ struct SessionConfig {
   int threads = 0;       // 0: Kiln's default, one per hardware thread
   int optimization = 3;  // KilnGraphOptimizationLevel
   std::vector<std::pair<std::string, std::string>> entries;  // --config KEY=VALUE
+  std::vector<std::string> custom_op_libraries;              // --custom-op-library PATH
 };
 
-// Reads --threads N, --optimization L (0-3, or disable, basic, extended, all) and each
-// --config KEY=VALUE (a session configuration entry).
+// Reads --threads N, --optimization L (0-3, or disable, basic, extended, all), each
+// --config KEY=VALUE (a session configuration entry) and each --custom-op-library PATH.
 SessionConfig ParseSessionConfig(const Args& args);
 
 // The intra-op thread count a session with this config uses.

@@ -10,7 +10,7 @@
 namespace kiln::cli {
 namespace {
 
-constexpr char kUsage[] = R"(usage: kiln info MODEL [--json]
+constexpr char kUsage[] = R"(usage: kiln info MODEL [--json] [--custom-op-library PATH]...
 
 Describes an ONNX model: its inputs and outputs with element types and shapes (symbolic
 dimensions by name, '?' for an unknown unnamed one), opset imports, the op histogram (op type ->
@@ -20,10 +20,13 @@ Kiln's session reports; the rest is read from the file.
 
 Options:
   --json      print one JSON object instead of text
+  --custom-op-library PATH
+              load custom ops from a shared library (repeatable; a PATH without a slash is
+              searched for as dlopen searches)
   -h, --help  print this help
 )";
 
-constexpr OptionSpec kOptions[] = {{"--json", false, false}};
+constexpr OptionSpec kOptions[] = {{"--json", false, false}, {"--custom-op-library", true, true}};
 
 // One input or output as the session reports it.
 struct Io {
@@ -215,6 +218,7 @@ int InfoCommand(std::span<const std::string> argv) {
   const kiln::Env env(KILN_LOGGING_LEVEL_WARNING, "kiln-info");
   SessionConfig config;
   config.threads = 1;
+  config.custom_op_libraries = args.Values("--custom-op-library");
   const kiln::Session session = OpenSession(env, m.path, config);
   const onnx::ModelProto model = LoadModelProto(m.path);
   m.producer_name = session.metadata_string(KILN_METADATA_PRODUCER_NAME);

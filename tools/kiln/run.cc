@@ -40,15 +40,22 @@ Options:
   --threads N         intra-op threads (default 0: one per hardware thread)
   --config KEY=VALUE  a session configuration entry (repeatable; the keys are listed at
                       AddSessionConfigEntry in include/kiln/c/session.h)
+  --custom-op-library PATH
+                      load custom ops from a shared library (repeatable; a PATH without a
+                      slash is searched for as dlopen searches)
   --optimization L    graph optimization level: 0-3 or disable, basic, extended, all
                       (default 3)
   --seed S            seed of the random inputs (default 0)
   -h, --help          print this help
 )";
 
-constexpr OptionSpec kOptions[] = {{"--input", true, true},    {"--output-dir", true, false},
-                                   {"--threads", true, false}, {"--optimization", true, false},
-                                   {"--seed", true, false},    {"--config", true, true}};
+constexpr OptionSpec kOptions[] = {{"--input", true, true},
+                                   {"--output-dir", true, false},
+                                   {"--threads", true, false},
+                                   {"--optimization", true, false},
+                                   {"--seed", true, false},
+                                   {"--config", true, true},
+                                   {"--custom-op-library", true, true}};
 
 std::string Number(double v) {
   char buf[32];

@@ -15,6 +15,7 @@ SessionConfig ParseSessionConfig(const Args& args) {
     }
     config.entries.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
   }
+  config.custom_op_libraries = args.Values("--custom-op-library");
   const std::string level = args.Value("--optimization", "3");
   constexpr const char* kNames[] = {"disable", "basic", "extended", "all"};
   for (int i = 0; i < 4; ++i) {
@@ -39,6 +40,13 @@ kiln::Session OpenSession(const kiln::Env& env, const std::string& path,
     options.SetIntraOpNumThreads(config.threads);
     options.SetGraphOptimizationLevel(static_cast<KilnGraphOptimizationLevel>(config.optimization));
     for (const auto& [key, value] : config.entries) options.AddConfigEntry(key, value);
+    for (const std::string& library : config.custom_op_libraries) {
+      try {
+        options.RegisterCustomOpsLibrary(library);
+      } catch (const kiln::Exception& e) {
+        throw Error("--custom-op-library '" + library + "': " + e.what());
+      }
+    }
     return kiln::Session::Create(env, path, options);
   } catch (const kiln::Exception& e) {
     throw Error("cannot load '" + path + "': " + e.what());

@@ -552,6 +552,10 @@ void DefineSessions(py::module_& m) {
            [](SessionOptions& o, const std::string& path) {
              o.get().SetOptimizedModelFilePath(path);
            })
+      .def("register_custom_ops_library",
+           [](SessionOptions& o, const std::string& path) {
+             o.get().RegisterCustomOpsLibrary(path);
+           })
       .def("add_config_entry",
            [](SessionOptions& o, const std::string& key, const std::string& value) {
              o.get().AddConfigEntry(key, value);

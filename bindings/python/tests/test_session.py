@@ -345,9 +345,20 @@ def test_terminate_from_another_thread_stops_a_run_in_flight(models):
     timer.join()
 
 
-def test_custom_ops_and_lora_raise_not_implemented(tmp_path):
-    with pytest.raises(ort.NotImplemented, match="custom operators"):
-        ort.SessionOptions().register_custom_ops_library(str(tmp_path / "libops.so"))
+def test_a_missing_custom_op_library_is_reported_where_it_is_given(tmp_path, models):
+    so = ort.SessionOptions()
+    missing = str(tmp_path / "libops.so")
+    with pytest.raises(ort.NoSuchFile, match="libops.so"):
+        so.register_custom_ops_library(missing)
+    with pytest.raises(TypeError):
+        so.register_custom_ops_library(3)
+    # Nothing was registered: a session made with the options is an ordinary one.
+    sess = ort.InferenceSession(models["add"], so)
+    x, y = xy()
+    np.testing.assert_array_equal(sess.run(None, {"x": x, "y": y})[0], x + y)
+
+
+def test_lora_raises_not_implemented():
     with pytest.raises(ort.NotImplemented):
         ort.LoraAdapter().Load("a.onnx_adapter")
 

@@ -221,6 +221,35 @@ class SessionOptions : public Handle<KilnSessionOptions> {
   }
 
   /**
+   * Opens a custom-op library and registers its ops for the sessions made from these options
+   * (KilnApi::SessionOptionsRegisterCustomOpsLibrary: a path without a slash is searched for as
+   * dlopen searches; one with a slash is used as it is).
+   *
+   * @param path  The library's path, UTF-8, without NUL bytes.
+   * @return This object.
+   * @throws Exception  KILN_NO_SUCHFILE (cannot be opened), KILN_FAIL (no entry, or its entry
+   *                    failed), KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY; the options are then
+   *                    as they were.
+   */
+  SessionOptions& RegisterCustomOpsLibrary(const std::string& path) {
+    detail::CheckNoNul(path, "kiln::SessionOptions::RegisterCustomOpsLibrary", "argument 'path'");
+    ThrowOnError(Api().SessionOptionsRegisterCustomOpsLibrary(get(), path.c_str()));
+    return *this;
+  }
+
+  /**
+   * Registers custom ops linked into the program (KilnApi::SessionOptionsRegisterCustomOps).
+   *
+   * @param register_ops  The registration function, called once, here.
+   * @return This object.
+   * @throws Exception  as RegisterCustomOpsLibrary.
+   */
+  SessionOptions& RegisterCustomOps(KilnRegisterCustomOpsFn register_ops) {
+    ThrowOnError(Api().SessionOptionsRegisterCustomOps(get(), register_ops));
+    return *this;
+  }
+
+  /**
    * Sets a configuration entry; the keys are listed at KilnApi::AddSessionConfigEntry.
    *
    * @param key    A known key, without NUL bytes.

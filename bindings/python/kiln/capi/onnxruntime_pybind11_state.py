@@ -129,6 +129,11 @@ class SessionOptions:
         self._free_dims_by_name = {}
         self._free_dims_by_denotation = {}
         self._initializers = {}
+        # Custom-op libraries: registered at once into native options of their own (which keep
+        # them loaded and report a bad library where it is given), and again into each
+        # session's.
+        self._custom_ops = None
+        self._custom_op_libraries = []
 
     def _int_attr(name, doc, minimum=None):  # noqa: N805 - a property factory used below
         def get(self):
@@ -289,11 +294,20 @@ class SessionOptions:
             self.add_initializer(n, v)
 
     def register_custom_ops_library(self, library_path):
-        """Custom-operator libraries are not in Kiln's C ABI yet: raises NotImplemented."""
+        """Loads a custom-operator library (a shared library exporting KilnRegisterCustomOps,
+        include/kiln/kiln_custom_op.h) and registers its ops for the sessions made with these
+        options. It is opened now, so a missing library or a failing registration raises here
+        (NoSuchFile, Fail, InvalidArgument); a path without a slash is searched for as dlopen
+        searches. The library stays loaded while these options or a session made with them
+        lives."""
         _check_type("register_custom_ops_library: library_path", library_path, (str, os.PathLike), "a path")
-        raise NotImplemented(
-            "register_custom_ops_library: custom operators are not part of Kiln's C ABI yet"
-        )
+        path = os.fspath(library_path)
+        if not isinstance(path, str):
+            raise InvalidArgument("register_custom_ops_library: library_path must be a str path")
+        if self._custom_ops is None:
+            self._custom_ops = _kiln.SessionOptions()
+        self._custom_ops.register_custom_ops_library(path)
+        self._custom_op_libraries.append(path)
 
     def _native(self):
         """The C ABI's options for these values (KilnSessionOptions)."""
@@ -322,6 +336,8 @@ class SessionOptions:
             o.add_initializer(name, value)
         if self._optimized_model_filepath:
             o.set_optimized_model_filepath(self._optimized_model_filepath)
+        for path in self._custom_op_libraries:
+            o.register_custom_ops_library(path)
         return o
 
 
