@@ -69,6 +69,7 @@ set(KILN_UNIT_TEST_SOURCES
   src/runtime/parallel_test.cc
   src/runtime/plan_test.cc
   src/runtime/session_test.cc
+  src/runtime/custom_op_test.cc
 )
 
 # Transcendental rows in AVX-512 intrinsics (CMakeLists.txt sets the flag), used where the

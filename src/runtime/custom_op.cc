@@ -45,7 +45,8 @@ size_t ClaimOverriddenNodes(ir::Graph& g, const CustomOps& ops, bool restore) {
       if (restore ? node->domain() == claimed
                   : SameDomain(node->domain(), op->domain()) && node->opset() >= op->since() &&
                         node->opset() <= op->until()) {
-        node->set_domain(restore ? op->domain() : claimed);
+        node->set_domain(restore ? (IsDefaultDomain(op->domain()) ? std::string() : op->domain())
+                                 : claimed);
         ++moved;
         break;
       }

@@ -1,0 +1,208 @@
+#include "runtime/custom_op.h"
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <atomic>
+#include <string>
+
+#include "core/error.h"
+#include "infer/infer.h"
+#include "onnx/loader.h"
+#include "runtime/session.h"
+
+namespace kiln::runtime {
+namespace {
+
+// y = x · 2 + bias (float), counting its computes; `bias` tells the override apart from a
+// built-in op it replaces.
+class ScaleKernel final : public Kernel {
+ public:
+  ScaleKernel(std::atomic<int>* computes, float bias) : computes_(computes), bias_(bias) {}
+  void Compute(KernelContext& ctx) const override {
+    computes_->fetch_add(1);
+    const Tensor& x = ctx.Input(0);
+    Tensor& y = ctx.Output(0, DataType::kFloat, x.shape());
+    for (size_t i = 0; i < x.element_count(); ++i) {
+      static_cast<float*>(y.data())[i] = static_cast<const float*>(x.data())[i] * 2.0f + bias_;
+    }
+  }
+  bool InferOutputs(infer::InferenceContext& ctx) const override {
+    const infer::TensorFacts* x = ctx.Input(0);
+    ctx.SetOutput(0, DataType::kFloat, x != nullptr ? x->shape : std::nullopt);
+    return true;
+  }
+  bool EvaluableAtLoad() const override { return false; }
+
+ private:
+  std::atomic<int>* computes_;
+  float bias_;
+};
+
+class ScaleOp final : public CustomOp {
+ public:
+  ScaleOp(std::string domain, std::string name, bool overrides, float bias = 0.0f)
+      : domain_(std::move(domain)), name_(std::move(name)), overrides_(overrides), bias_(bias) {}
+  const std::string& domain() const noexcept override { return domain_; }
+  const std::string& name() const noexcept override { return name_; }
+  int since() const noexcept override { return 1; }
+  int until() const noexcept override { return 100; }
+  bool overrides_builtin() const noexcept override { return overrides_; }
+  const std::string& origin() const noexcept override { return origin_; }
+  std::unique_ptr<Kernel> CreateKernel(const KernelInfo&) const override {
+    return std::make_unique<ScaleKernel>(&computes, bias_);
+  }
+  mutable std::atomic<int> computes{0};
+
+ private:
+  std::string domain_;
+  std::string name_;
+  bool overrides_;
+  float bias_;
+  std::string origin_ = "the test";
+};
+
+void AddTensorInfo(::onnx::ValueInfoProto* vi, const std::string& name, int dims) {
+  vi->set_name(name);
+  auto* t = vi->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(::onnx::TensorProto::FLOAT);
+  for (int d = 0; d < dims; ++d) t->mutable_shape()->add_dim()->set_dim_value(d <= 1 ? 1 : 2);
+}
+
+// y = Relu(Conv(x, w)) and s = Scale(y); or, with `constant_input`, y = Relu(Scale(w)).
+ir::Model ConvScaleRelu(bool constant_input) {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* custom = m.add_opset_import();
+  custom->set_domain("test.domain");
+  custom->set_version(1);
+  auto* g = m.mutable_graph();
+  auto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(::onnx::TensorProto::FLOAT);
+  for (int d : {1, 1, 1, 1}) w->add_dims(d);
+  w->add_float_data(-1.0f);
+  auto* conv = g->add_node();
+  conv->set_name("conv");
+  conv->set_op_type("Conv");
+  conv->add_input(constant_input ? "w" : "x");
+  conv->add_input("w");
+  conv->add_output("c");
+  auto* scale = g->add_node();
+  scale->set_name("scale");
+  scale->set_op_type("Scale");
+  scale->set_domain("test.domain");
+  scale->add_input(constant_input ? "w" : "y");
+  scale->add_output("s");
+  auto* relu = g->add_node();
+  relu->set_name("relu");
+  relu->set_op_type("Relu");
+  relu->add_input(constant_input ? "s" : "c");  // Conv's only reader: a fusion candidate
+  relu->add_output("y");
+  if (!constant_input) {
+    auto* out = g->add_output();
+    out->set_name("s");
+  }
+  AddTensorInfo(g->add_input(), "x", 4);
+  AddTensorInfo(g->add_output(), "y", 4);
+  const std::string bytes = m.SerializeAsString();
+  return onnx::LoadModelBytes(bytes.data(), bytes.size(), "");
+}
+
+std::vector<float> RunOnce(const Session& s, float x, const std::string& output = "y") {
+  std::shared_ptr<Tensor> t =
+      Tensor::Allocate(DataType::kFloat, Shape({1, 1, 2, 2}), CpuAllocator());
+  for (size_t i = 0; i < 4; ++i) static_cast<float*>(t->data())[i] = x;
+  const std::vector<std::string> in = {"x"};
+  const std::vector<Value> values = {Value(t)};
+  const std::vector<std::string> out = {output};
+  std::vector<std::shared_ptr<Tensor>> results(1);
+  std::vector<Value> others(1);
+  s.Run(RunOptions(), in, values, out, results, others);
+  const auto* y = static_cast<const float*>(results[0]->data());
+  return {y, y + 4};
+}
+
+TEST(CustomOps, RegistryPutsItsOwnEntriesBeforeTheFallbacks) {
+  auto op = std::make_shared<ScaleOp>("", "Relu", true);
+  const CustomKernels kernels({op});
+  const KernelRegistry& r = kernels.registry();
+  EXPECT_EQ(r.Find("", "Relu", 14)->state, op.get());
+  EXPECT_EQ(r.Find(OverrideDomain(""), "Relu", 14)->state, op.get());
+  EXPECT_EQ(r.Find("", "Relu", 101), CpuKernels().Find("", "Relu", 101));  // past its range
+  EXPECT_EQ(r.Find("", "Sigmoid", 13), CpuKernels().Find("", "Sigmoid", 13));
+  EXPECT_TRUE(r.KnowsDomain(OverrideDomain("")));
+  EXPECT_TRUE(r.KnowsDomain("com.microsoft"));
+  EXPECT_FALSE(r.KnowsDomain("test.domain"));
+  EXPECT_FALSE(CpuKernels().KnowsDomain(OverrideDomain("")));
+}
+
+TEST(CustomOps, OverriddenNodesLeaveTheirDomainOnlyWhileClaimed) {
+  ir::Model model = ConvScaleRelu(false);
+  const CustomOps ops = {std::make_shared<ScaleOp>("ai.onnx", "Relu", true),
+                         std::make_shared<ScaleOp>("", "Conv", false)};  // not overriding
+  EXPECT_EQ(ClaimOverriddenNodes(*model.graph, ops, false), 1u);
+  for (const auto& n : model.graph->nodes()) {
+    EXPECT_EQ(n->domain(), n->op_type() == "Relu"    ? OverrideDomain("")
+                           : n->op_type() == "Scale" ? "test.domain"
+                                                     : "");
+  }
+  EXPECT_EQ(ClaimOverriddenNodes(*model.graph, ops, true), 1u);
+  for (const auto& n : model.graph->nodes()) {
+    EXPECT_EQ(n->domain(), n->op_type() == "Scale" ? "test.domain" : "");
+  }
+}
+
+TEST(CustomOps, ASessionRunsThemAndInfersTheirOutputs) {
+  auto scale = std::make_shared<ScaleOp>("test.domain", "Scale", false);
+  SessionOptions o;
+  o.custom_ops = {scale};
+  const Session s(ConvScaleRelu(false), o);
+  EXPECT_EQ(scale->computes, 0);
+  // The custom op's inference gave its output a static shape: the planner placed it.
+  const int slot = s.plan().SlotOf(s.model().graph->FindValue("s"));
+  ASSERT_TRUE(s.plan().Facts(slot).shape.has_value());
+  EXPECT_EQ(s.plan().Facts(slot).shape->dims(), (std::vector<int64_t>{1, 1, 2, 2}));
+  EXPECT_EQ(RunOnce(s, 3.0f), std::vector<float>(4, 0.0f));  // Relu(Conv) = Relu(-3)
+  EXPECT_EQ(RunOnce(s, 3.0f, "s"), std::vector<float>(4, 0.0f));
+  EXPECT_EQ(RunOnce(s, -3.0f, "s"), std::vector<float>(4, 6.0f));
+  EXPECT_EQ(scale->computes, 3);
+}
+
+TEST(CustomOps, AreNeverEvaluatedAtLoadEvenOnConstants) {
+  auto scale = std::make_shared<ScaleOp>("test.domain", "Scale", false);
+  SessionOptions o;
+  o.custom_ops = {scale};
+  const Session s(ConvScaleRelu(true), o);
+  EXPECT_EQ(scale->computes, 0);
+  bool kept = false;
+  for (const auto& step : s.plan().steps()) kept = kept || step.node->op_type() == "Scale";
+  EXPECT_TRUE(kept);
+}
+
+TEST(CustomOps, AnOverrideReplacesTheBuiltInOpAndIsNotFused) {
+  for (int level : {0, 3}) {
+    auto relu = std::make_shared<ScaleOp>("", "Relu", true, 0.5f);
+    auto scale = std::make_shared<ScaleOp>("test.domain", "Scale", false);
+    SessionOptions o;
+    o.optimization_level = level;
+    o.custom_ops = {scale, relu};
+    const Session s(ConvScaleRelu(false), o);
+    // Conv + Relu would be one FusedConv at level 3; the override keeps Relu a node of its own,
+    // back in its own domain once planned.
+    bool relu_step = false;
+    for (const auto& step : s.plan().steps()) {
+      if (step.node->op_type() == "Relu") {
+        relu_step = true;
+        EXPECT_EQ(step.node->domain(), "");
+      }
+    }
+    EXPECT_TRUE(relu_step) << "level " << level;
+    EXPECT_EQ(RunOnce(s, 3.0f), std::vector<float>(4, -5.5f)) << "level " << level;
+    EXPECT_EQ(relu->computes, 1);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::runtime
