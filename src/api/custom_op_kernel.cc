@@ -454,13 +454,19 @@ KilnStatus* KILN_API_CALL KernelContextGetInput(const KilnKernelContext* ctx, si
     CheckOut(out, "out");
     auto& slot = const_cast<KilnKernelContext&>(c).inputs[index];
     if (slot == nullptr) {
-      const Value* v = c.ctx->InputValue(index);
-      if (v == nullptr || v->empty()) {
+      const Tensor* t = c.ctx->OptionalInput(index);
+      if (t == nullptr) {
         *out = nullptr;
         return;
       }
-      // The library may read it only (the header says so); the handle's type has no const.
-      HandOut(slot, std::const_pointer_cast<Tensor>(v->tensor()));
+      // The library may read it only (the header says so); the handle's type has no const. The
+      // value shares the tensor where the executor gave it as one, else it borrows it (valid
+      // while the Compute call lasts, as the handle is).
+      const Value* v = c.ctx->InputValue(index);
+      HandOut(slot,
+              v != nullptr && v->tensor().get() == t
+                  ? std::const_pointer_cast<Tensor>(v->tensor())
+                  : std::shared_ptr<Tensor>(std::shared_ptr<Tensor>(), const_cast<Tensor*>(t)));
     }
     *out = slot.get();
   });

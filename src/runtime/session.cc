@@ -72,7 +72,12 @@ Session::Session(ir::Model model, SessionOptions options, std::shared_ptr<const 
   struct Restore {
     ir::Graph& g;
     const CustomOps& ops;
-    ~Restore() { ClaimOverriddenNodes(g, ops, true); }
+    ~Restore() {
+      try {
+        ClaimOverriddenNodes(g, ops, true);
+      } catch (...) {  // (only when a domain's name cannot be copied; the graph is dropped then)
+      }
+    }
   } restore{g, options_.custom_ops};
   ClaimOverriddenNodes(g, options_.custom_ops, false);
   optimizer::Optimize(g, options_.optimization_level, kernels);
