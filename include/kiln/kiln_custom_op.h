@@ -561,7 +561,8 @@ KILN_ENTRY_TYPE(KilnStatus*, ShapeInferContextGetKernelInfo,
 
 /**
  * What is known of an input before running: its element type (KILN_ELEMENT_TYPE_UNDEFINED when
- * not known) and shape (dimensions -1 where not known; no dimensions when not even the rank is).
+ * not known) and shape (dimensions -1 where not known, named or not; no dimensions when not even
+ * the rank is — as the session's input infos, which cannot tell that from a scalar).
  *
  * @param[in]  ctx    The context.
  * @param[in]  index  0 to the input count - 1.
@@ -579,7 +580,8 @@ KILN_ENTRY_TYPE(KilnStatus*, ShapeInferContextGetInputTypeInfo,
  * @param[in,out] ctx           The context.
  * @param[in]     index         0 to the output count - 1.
  * @param[in]     element_type  The element type.
- * @param[in]     dims          The dimensions (each >= -1); may be NULL when @p dim_count is 0.
+ * @param[in]     dims          The dimensions (each >= -1); NULL (with @p dim_count 0) when not
+ *                              even the rank is known.
  * @param[in]     dim_count     The rank.
  * @return NULL on success, else a status (KILN_INVALID_ARGUMENT, KILN_OUT_OF_MEMORY).
  */

@@ -125,10 +125,10 @@ void CustomKernel::ResolveAttributes(const KernelInfo& info) {
                 "attribute '" + a.name + "' is not one " + op_->Describe() + " declares");
     }
     if (a.type != it->value.type) {
-      info.Fail(ErrorCode::kInvalidGraph, "attribute '" + a.name + "' has type " +
-                                              std::to_string(static_cast<int>(a.type)) + " but " +
-                                              op_->Describe() + " declares type " +
-                                              std::to_string(static_cast<int>(it->value.type)));
+      info.Fail(ErrorCode::kInvalidGraph, "attribute '" + a.name + "' is " +
+                                              std::string(ir::AttrTypeName(a.type)) + " but " +
+                                              op_->Describe() + " declares it " +
+                                              std::string(ir::AttrTypeName(it->value.type)));
     }
   }
   for (const CustomAttr& d : op_->attributes()) {
@@ -311,9 +311,9 @@ const ResolvedAttribute& Attribute(const KilnKernelInfo& info, const char* name,
     if (declared[k].value.name != name) continue;
     if (declared[k].value.type != type) {
       ThrowInvalidArgument("name", "attribute '" + std::string(name) + "' of " +
-                                       info.op->Describe() + " is declared with type " +
-                                       std::to_string(static_cast<int>(declared[k].value.type)) +
-                                       ", not " + std::to_string(static_cast<int>(type)));
+                                       info.op->Describe() + " is declared " +
+                                       std::string(ir::AttrTypeName(declared[k].value.type)) +
+                                       ", not " + std::string(ir::AttrTypeName(type)));
     }
     return (*info.attributes)[k];
   }
@@ -616,12 +616,17 @@ KilnStatus* KILN_API_CALL ShapeInferContextSetOutputTypeInfo(KilnShapeInferConte
       ThrowInvalidArgument("element_type", std::string(DataTypeName(t)) + " is not a type " +
                                                ArgText("output", index, arg) + " may have");
     }
-    std::vector<int64_t> shape(dims, dims + dim_count);
-    for (int64_t d : shape) {
-      if (d < -1) ThrowInvalidArgument("dims", "dimension " + std::to_string(d) + " is below -1");
+    // dims NULL (dim_count 0): not even the rank is known.
+    std::optional<Shape> shape;
+    if (dims != nullptr) {
+      std::vector<int64_t> d(dims, dims + dim_count);
+      for (int64_t v : d) {
+        if (v < -1) ThrowInvalidArgument("dims", "dimension " + std::to_string(v) + " is below -1");
+      }
+      shape = Shape(std::move(d));
     }
-    c.outputs[index] = {t, Shape(shape), nullptr, std::nullopt};
-    c.ctx->SetOutput(index, t, Shape(std::move(shape)));
+    c.outputs[index] = {t, shape, nullptr, std::nullopt};
+    c.ctx->SetOutput(index, t, std::move(shape));
     c.set[index] = true;
   });
 }
