@@ -182,9 +182,11 @@ typedef struct KilnCustomOpAttribute {
 
 /**
  * Optional: derives a node's outputs' element types and shapes from its inputs' and attributes,
- * at session creation, so that the planner sees static shapes. Called once per node (and again
- * when the optimizer re-infers); outputs it leaves unset are found at run time. A failure fails
- * session creation with a status naming the node.
+ * at session creation, so that the planner sees static shapes. Called for each node of the main
+ * graph, once or more (the optimizer infers again after rewriting); not for nodes inside If,
+ * Loop or Scan bodies, which Kiln does not infer at load. Outputs it leaves unset get the type
+ * the description and the inputs give, their shape found at run time. A failure fails session
+ * creation with a status naming the node.
  *
  * @param[in] op_state  KilnCustomOp::op_state.
  * @param[in] ctx       The node's inputs and attributes; where the outputs are set.
@@ -194,8 +196,9 @@ typedef KilnStatus*(KILN_API_CALL* KilnCustomOpInferShapesFn)(void* op_state,
                                                               KilnShapeInferContext* ctx);
 /**
  * Optional: makes the kernel of one node (reading its attributes once). Called at session
- * creation; the kernel is then used by every Compute of that node, possibly from several threads
- * at once, until DestroyKernel. Without it, the kernel is @p op_state itself.
+ * creation (the optimizer may make and destroy kernels of its own on the way); the kernel is then
+ * used by every Compute of that node, possibly from several threads at once, until
+ * DestroyKernel. Without it, the kernel is @p op_state itself.
  *
  * @param[in]  op_state  KilnCustomOp::op_state.
  * @param[in]  info      The node.
@@ -339,8 +342,11 @@ KILN_ENTRY_TYPE(KilnStatus*, SessionOptionsRegisterCustomOps,
  * Adds a custom op. Kiln checks the description (every message names the op and the field:
  * unknown element or attribute types, a type parameter no argument names or an argument naming
  * none, a variadic argument that is not the last, counts without arrays, limits exceeded, a
- * struct_size too small for its version, fields this Kiln does not know set) and copies it: the
- * library may free or reuse it afterwards.
+ * struct_size that does not end at a field or lacks a required one, fields this Kiln does not
+ * know set, a domain of Kiln's own ("ai.kiln"), a built-in op named without overrides_builtin)
+ * and copies it: the library may free or reuse it afterwards. When it fails, the op is not
+ * Kiln's: ReleaseOpState is not called for it. Once it succeeds, Kiln calls ReleaseOpState
+ * (if any) exactly once, also when the registration as a whole fails later.
  *
  * @param[in,out] registry  The registry given to the registration function.
  * @param[in]     op        The description.
@@ -363,7 +369,8 @@ KILN_ENTRY_TYPE(KilnStatus*, CustomOpRegistryAdd,
 KILN_ENTRY_TYPE(KilnStatus*, KernelInfoGetNodeName, (const KilnKernelInfo* info, const char** out));
 
 /**
- * How many inputs the node has, left-out optional ones included.
+ * How many inputs the node has, left-out optional ones included (past its last input too, up to
+ * the op's declared inputs).
  *
  * @param[in]  info  The node.
  * @param[out] out   Receives the count.
@@ -457,7 +464,8 @@ KILN_ENTRY_TYPE(KilnStatus*, KernelInfoGetAttributeStrings,
  */
 
 /**
- * How many inputs the node has, left-out optional ones included.
+ * How many inputs the node has, left-out optional ones included (those past its last input, up to
+ * the op's declared inputs, too).
  *
  * @param[in]  ctx  The context.
  * @param[out] out  Receives the count.
@@ -477,8 +485,9 @@ KILN_ENTRY_TYPE(KilnStatus*, KernelContextGetOutputCount,
                 (const KilnKernelContext* ctx, size_t* out));
 
 /**
- * An input, as a tensor value borrowed for the Compute call (do not release it). Its data may be
- * read through GetTensorMutableData but must not be written: other nodes may read it too.
+ * An input, as a tensor value lent for the Compute call: ReleaseValue ignores it (and logs), and
+ * after the call it is a released handle. Its data may be read through GetTensorMutableData but
+ * must not be written: other nodes may read it too. Safe from ParallelFor's shares.
  *
  * @param[in]  ctx    The context.
  * @param[in]  index  0 to the input count - 1.
@@ -492,8 +501,8 @@ KILN_ENTRY_TYPE(KilnStatus*, KernelContextGetInput,
  * Allocates an output of the given shape, its element type the one its description and the
  * inputs give (a fixed type, or its type parameter's as an input binds it, or what InferShapes
  * set). Its contents are unspecified (string elements empty): Compute writes every element. The
- * value is borrowed for the Compute call. Each output once; when InferShapes fixed the shape, it
- * must be that one.
+ * value is lent for the Compute call, as KernelContextGetInput's. Each output once; when
+ * InferShapes fixed the shape, it must be that one.
  *
  * @param[in]  ctx        The context.
  * @param[in]  index      0 to the output count - 1.
@@ -510,7 +519,9 @@ KILN_ENTRY_TYPE(KilnStatus*, KernelContextGetOutput,
 /**
  * Runs @p fn over items [0, @p total) on the session's intra-op threads (the caller's included),
  * in shares of at least @p grain items, and returns when all are done. Shares run concurrently:
- * @p fn must be safe to call so. Must be called from Compute's own thread.
+ * @p fn must be safe to call so. Must be called from Compute's own thread, as must
+ * KernelContextGetOutput: a share may read inputs (KernelContextGetInput) and write outputs
+ * already allocated.
  *
  * @param[in] ctx    The context.
  * @param[in] fn     The body.

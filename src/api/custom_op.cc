@@ -25,19 +25,38 @@ constexpr size_t kMaxListDefault = size_t{1} << 20;
   throw Error(ErrorCode::kInvalidArgument, what);
 }
 
+// The sizes a struct may have up to Kiln's own: where each of its fields ends, from the last one
+// without which it means nothing (a shorter struct, an older library's, lacks the fields after
+// it), each as it is and rounded up to the struct's alignment (as sizeof an older struct ending
+// there would be).
+struct Layout {
+  std::vector<size_t> ends;
+  size_t align;
+
+  bool Allows(size_t size) const {
+    for (size_t e : ends) {
+      if (size == e || size == (e + align - 1) / align * align) return true;
+    }
+    return false;
+  }
+};
+
+#define KILN_FIELD_END(T, f) (offsetof(T, f) + sizeof(T::f))
+
 // A struct the library filled, `declared` (its struct_size) bytes long: the first
 // min(declared, sizeof(T)) bytes copied over a zeroed T, so fields an older library lacks read as
-// zero ("absent"). It must reach at least `min_size` (the fields without which the struct means
-// nothing), and the bytes a newer library has past sizeof(T) must be zero: a field set there is
-// a feature this Kiln cannot honour.
+// zero ("absent"). Up to sizeof(T) it must end where one of its fields does (`layout`); past it
+// (a newer library's) the bytes Kiln does not know must be zero: a field set there is a feature
+// this Kiln cannot honour.
 template <class T>
-T ReadVersioned(const void* p, size_t min_size, const std::string& what) {
+T ReadVersioned(const void* p, const Layout& layout, const std::string& what) {
   size_t declared = 0;
   std::memcpy(&declared, p, sizeof declared);
-  if (declared < min_size || declared > kMaxStructSize) {
-    Bad(what + ": struct_size " + std::to_string(declared) + " is not a size this Kiln reads (" +
-        std::to_string(min_size) + " to " + std::to_string(kMaxStructSize) + "; this Kiln's is " +
-        std::to_string(sizeof(T)) + ")");
+  if ((declared <= sizeof(T) && !layout.Allows(declared)) || declared > kMaxStructSize) {
+    Bad(what + ": struct_size " + std::to_string(declared) +
+        " is not a size this Kiln reads (one that ends at a field, from " +
+        std::to_string(layout.ends.front()) + " to this Kiln's " + std::to_string(sizeof(T)) +
+        ", or larger up to " + std::to_string(kMaxStructSize) + ")");
   }
   T out;
   std::memset(static_cast<void*>(&out), 0, sizeof out);
@@ -57,7 +76,7 @@ T ReadVersioned(const void* p, size_t min_size, const std::string& what) {
 
 // Element k of an array of library structs: each as long as the first says it is.
 template <class T>
-T ReadElement(const void* array, size_t k, size_t min_size, const std::string& what) {
+T ReadElement(const void* array, size_t k, const Layout& layout, const std::string& what) {
   size_t stride = 0;
   std::memcpy(&stride, array, sizeof stride);
   const void* p = static_cast<const char*>(array) + k * stride;
@@ -67,7 +86,44 @@ T ReadElement(const void* array, size_t k, size_t min_size, const std::string& w
     Bad(what + ": struct_size " + std::to_string(own) + " differs from the first element's " +
         std::to_string(stride) + " (every element of an array must have one size)");
   }
-  return ReadVersioned<T>(p, min_size, what);
+  return ReadVersioned<T>(p, layout, what);
+}
+
+// Each struct's layout: the fields through which it means something, then the later ones.
+const Layout& OpLayout() {
+  static const Layout kLayout{
+      {KILN_FIELD_END(KilnCustomOp, Compute), KILN_FIELD_END(KilnCustomOp, DestroyKernel),
+       KILN_FIELD_END(KilnCustomOp, ReleaseOpState)},
+      alignof(KilnCustomOp)};
+  return kLayout;
+}
+
+const Layout& TypeParamLayout() {
+  static const Layout kLayout{{KILN_FIELD_END(KilnCustomOpTypeParam, allowed_type_count)},
+                              alignof(KilnCustomOpTypeParam)};
+  return kLayout;
+}
+
+const Layout& ArgLayout() {
+  static const Layout kLayout{
+      {KILN_FIELD_END(KilnCustomOpArg, type_param), KILN_FIELD_END(KilnCustomOpArg, element_type),
+       KILN_FIELD_END(KilnCustomOpArg, kind)},
+      alignof(KilnCustomOpArg)};
+  return kLayout;
+}
+
+const Layout& AttributeLayout() {
+  static const Layout kLayout{
+      {KILN_FIELD_END(KilnCustomOpAttribute, type), KILN_FIELD_END(KilnCustomOpAttribute, required),
+       KILN_FIELD_END(KilnCustomOpAttribute, default_int),
+       KILN_FIELD_END(KilnCustomOpAttribute, default_float),
+       KILN_FIELD_END(KilnCustomOpAttribute, default_string),
+       KILN_FIELD_END(KilnCustomOpAttribute, default_ints),
+       KILN_FIELD_END(KilnCustomOpAttribute, default_floats),
+       KILN_FIELD_END(KilnCustomOpAttribute, default_strings),
+       KILN_FIELD_END(KilnCustomOpAttribute, default_count)},
+      alignof(KilnCustomOpAttribute)};
+  return kLayout;
 }
 
 template <class Enum>
@@ -105,8 +161,7 @@ std::vector<CustomArg> ReadArgs(const KilnCustomOpArg* array, size_t count,
   std::vector<CustomArg> args;
   for (size_t k = 0; k < count; ++k) {
     const std::string at = what + "[" + std::to_string(k) + "]";
-    const auto a =
-        ReadElement<KilnCustomOpArg>(array, k, offsetof(KilnCustomOpArg, element_type), at);
+    const auto a = ReadElement<KilnCustomOpArg>(array, k, ArgLayout(), at);
     CustomArg arg;
     arg.name = Text(a.name, at + ".name");
     if (a.type_param != nullptr) {
@@ -199,8 +254,7 @@ std::shared_ptr<CustomOpAdapter> CustomOpAdapter::FromDescription(
   std::shared_ptr<CustomOpAdapter> op(new CustomOpAdapter());
   op->origin_ = std::move(origin);
   // The fields through Compute are the least a description can have.
-  const auto d = ReadVersioned<KilnCustomOp>(
-      desc, offsetof(KilnCustomOp, Compute) + sizeof(KilnCustomOpComputeFn), "KilnCustomOp");
+  const auto d = ReadVersioned<KilnCustomOp>(desc, OpLayout(), "KilnCustomOp");
   const std::string what = "KilnCustomOp";
   if (d.abi_version < 1) {
     Bad(what + ": abi_version " + std::to_string(d.abi_version) +
@@ -220,6 +274,11 @@ std::shared_ptr<CustomOpAdapter> CustomOpAdapter::FromDescription(
         std::to_string(op->until_));
   }
   op->overrides_ = d.overrides_builtin != 0;
+  if (op->domain_ == "ai.kiln" || op->domain_.rfind(runtime::OverrideDomain(""), 0) == 0 ||
+      op->domain_.rfind("ai.kiln.override.", 0) == 0) {
+    Bad(named + ": domain '" + op->domain_ +
+        "' is Kiln's own (its internal ops, which the optimizer makes); choose another");
+  }
   if (!op->overrides_ && CpuKernels().Knows(op->domain_, op->name_)) {
     Bad(named + ": op '" + op->name_ + "' of domain '" +
         (op->domain_.empty() ? std::string("ai.onnx") : op->domain_) +
@@ -229,8 +288,7 @@ std::shared_ptr<CustomOpAdapter> CustomOpAdapter::FromDescription(
   CheckCount(d.type_params, d.type_param_count, kMaxTypeParams, named + ": type_param");
   for (size_t k = 0; k < d.type_param_count; ++k) {
     const std::string at = named + ": type_params[" + std::to_string(k) + "]";
-    const auto t = ReadElement<KilnCustomOpTypeParam>(
-        d.type_params, k, offsetof(KilnCustomOpTypeParam, allowed_type_count) + sizeof(size_t), at);
+    const auto t = ReadElement<KilnCustomOpTypeParam>(d.type_params, k, TypeParamLayout(), at);
     CustomTypeParam p;
     p.name = Text(t.name, at + ".name");
     for (const auto& other : op->type_params_) {
@@ -262,8 +320,7 @@ std::shared_ptr<CustomOpAdapter> CustomOpAdapter::FromDescription(
   std::set<std::string> attribute_names;
   for (size_t k = 0; k < d.attribute_count; ++k) {
     const std::string at = named + ": attributes[" + std::to_string(k) + "]";
-    const auto a = ReadElement<KilnCustomOpAttribute>(
-        d.attributes, k, offsetof(KilnCustomOpAttribute, type) + sizeof(int), at);
+    const auto a = ReadElement<KilnCustomOpAttribute>(d.attributes, k, AttributeLayout(), at);
     CustomAttr attr = ReadAttribute(a, at);
     if (!attribute_names.insert(attr.value.name).second) {
       Bad(at + ": the name '" + attr.value.name + "' is used twice");

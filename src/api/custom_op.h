@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api/handles.h"
@@ -149,7 +150,8 @@ struct KilnKernelInfo {
 struct KilnShapeInferContext {
   const KilnKernelInfo* info;
   kiln::infer::InferenceContext* ctx;
-  std::vector<bool> set;                          // per output: set by the callback
+  std::vector<kiln::DataType> bound;  // per type parameter: as the inputs or a set output bind it
+  std::vector<bool> set;              // per output: set by the callback
   std::vector<kiln::infer::TensorFacts> outputs;  // per output: what the callback set
 };
 
@@ -161,9 +163,11 @@ struct KilnKernelContext {
   const kiln::api::CustomKernel* kernel;
   kiln::KernelContext* ctx;
   std::vector<kiln::DataType> bound;  // per type parameter, as the inputs bind it
-  // The input and output values handed out, registered until the Compute call ends.
+  // The input values (made before Compute, null for one left out: the entries only read them)
+  // and the output values handed out, lent (registry::RemoveLent) until the Compute call ends.
   std::vector<std::unique_ptr<KilnValue>> inputs;
   std::vector<std::unique_ptr<KilnValue>> outputs;
+  std::thread::id thread;  // Compute's: outputs are made and ParallelFor called from it only
 };
 
 namespace kiln::api {
@@ -189,11 +193,11 @@ class ScopedHandle {
  public:
   template <class H>
   explicit ScopedHandle(H* handle) : handle_(handle), kind_(HandleTraits<H>::kKind) {
-    registry::Add(handle, kind_);
+    registry::Add(handle, kind_, /*permanent=*/true);  // lent: no Release entry frees it
   }
   ScopedHandle(const ScopedHandle&) = delete;
   ScopedHandle& operator=(const ScopedHandle&) = delete;
-  ~ScopedHandle() { registry::Remove(handle_, kind_); }
+  ~ScopedHandle() { registry::RemoveLent(handle_, kind_); }
 
  private:
   const void* handle_;

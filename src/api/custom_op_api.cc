@@ -86,6 +86,7 @@ KilnStatus* KILN_API_CALL CustomOpRegistryAdd(KilnCustomOpRegistry* registry,
   return Guard("CustomOpRegistryAdd", [&] {
     KilnCustomOpRegistry& r = Unwrap(registry, "registry");
     if (op == nullptr) ThrowInvalidArgument("op", "is NULL");
+    r.added.reserve(r.added.size() + 1);  // so that nothing fails once the op is Kiln's
     std::shared_ptr<CustomOpAdapter> adapter =
         CustomOpAdapter::FromDescription(op, r.library, r.origin);
     for (const auto& other : r.added) {

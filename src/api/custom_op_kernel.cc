@@ -60,17 +60,34 @@ bool IsKnownDim(int64_t d) {
   return d >= 0;
 }
 
+// Lends a value handle over `tensor` in `slot` until the Compute call ends (registered as
+// permanent, so a library's ReleaseValue cannot free it; Compute's end removes it).
+KilnValue* Lend(std::unique_ptr<KilnValue>& slot, std::shared_ptr<Tensor> tensor) {
+  auto v = std::make_unique<KilnValue>();
+  v->tensor = std::move(tensor);
+  registry::Add(v.get(), HandleKind::kValue, /*permanent=*/true);
+  slot = std::move(v);
+  return slot.get();
+}
+
+// Throws unless called on Compute's own thread.
+void CheckComputeThread(const KilnKernelContext& c) {
+  if (std::this_thread::get_id() != c.thread) {
+    ThrowInvalidArgument("ctx",
+                         "is used from another thread than its Compute call's (a "
+                         "ParallelFor share may only read inputs and write outputs "
+                         "already made)");
+  }
+}
+
 }  // namespace
 
 CustomKernel::CustomKernel(std::shared_ptr<const CustomOpAdapter> op, const KernelInfo& info)
     : op_(std::move(op)), node_name_(info.name()) {
   CheckArity(info);
   ResolveAttributes(info);
-  std::vector<DataType> types;
-  for (size_t i = 0; i < info.input_count(); ++i) {
-    types.push_back(info.HasInput(i) ? info.InputType(i) : DataType::kUndefined);
-  }
-  Bind(types, "");
+  // (Input types are checked where they are known for sure: by inference at load, and in each
+  // run; not from the model's value_info, an exporter's claim.)
   const CustomCallbacks& cb = op_->callbacks();
   if (cb.create == nullptr) {
     kernel_ = cb.op_state;
@@ -88,7 +105,8 @@ CustomKernel::~CustomKernel() {
   const CustomCallbacks& cb = op_->callbacks();
   if (!made_ || cb.destroy == nullptr) return;
   try {
-    CallLibrary(Where("DestroyKernel"), [&] { return cb.destroy(kernel_); });
+    CallLibrary(Where("DestroyKernel") + " of node '" + node_name_ + "'",
+                [&] { return cb.destroy(kernel_); });
   } catch (const std::exception& e) {
     LogProcess(LogLevel::kError, "kiln.custom_op", KILN_LOCATION, e.what());
   }
@@ -231,7 +249,8 @@ bool CustomKernel::InferOutputs(infer::InferenceContext& ctx) const {
   }
   const CustomCallbacks& cb = op_->callbacks();
   KilnKernelInfo info_handle{op_.get(), &info, &attributes_};
-  KilnShapeInferContext handle{&info_handle, &ctx, std::vector<bool>(ctx.output_count(), false),
+  KilnShapeInferContext handle{&info_handle, &ctx, bound,
+                               std::vector<bool>(ctx.output_count(), false),
                                std::vector<infer::TensorFacts>(ctx.output_count())};
   if (cb.infer != nullptr) {
     ScopedHandle live_info(&info_handle);
@@ -249,8 +268,10 @@ bool CustomKernel::InferOutputs(infer::InferenceContext& ctx) const {
     const CustomArg* arg = op_->OutputArg(i);
     if (arg == nullptr) continue;
     const DataType t =
-        arg->type_param < 0 ? arg->fixed : bound[static_cast<size_t>(arg->type_param)];
-    if (t != DataType::kUndefined) ctx.SetOutput(i, t, std::nullopt);
+        arg->type_param < 0 ? arg->fixed : handle.bound[static_cast<size_t>(arg->type_param)];
+    if (t == DataType::kUndefined) continue;
+    ctx.SetOutput(i, t, std::nullopt);
+    handle.outputs[i].type = t;
   }
   inferred_ = std::move(handle.outputs);
   return true;
@@ -268,19 +289,33 @@ void CustomKernel::Compute(KernelContext& ctx) const {
     }
     types.push_back(t != nullptr ? t->type() : DataType::kUndefined);
   }
-  KilnKernelContext handle{this, &ctx, Bind(types, ""), {}, {}};
-  handle.inputs.resize(ctx.input_count());
+  KilnKernelContext handle{this, &ctx, Bind(types, ""), {}, {}, std::this_thread::get_id()};
+  // Declared inputs past the node's (optional ones it leaves out) read as left out too.
+  handle.inputs.resize(std::max(ctx.input_count(), op_->inputs().size()));
   handle.outputs.resize(ctx.output_count());
   struct Unregister {
     KilnKernelContext& h;
     ~Unregister() {
       for (auto* list : {&h.inputs, &h.outputs}) {
         for (auto& v : *list) {
-          if (v != nullptr) registry::Remove(v.get(), HandleKind::kValue);
+          if (v != nullptr) registry::RemoveLent(v.get(), HandleKind::kValue);
         }
       }
     }
   } unregister{handle};
+  // Every input's value is made before Compute, so that KernelContextGetInput only reads (it may
+  // be called from ParallelFor's shares). The library may read an input only (the header says
+  // so; the handle's type has no const). A value shares the tensor where the executor gave it as
+  // one, else it borrows it (valid while the Compute call lasts, as the handle is).
+  for (size_t i = 0; i < ctx.input_count(); ++i) {
+    const Tensor* t = ctx.OptionalInput(i);
+    if (t == nullptr) continue;
+    const Value* v = ctx.InputValue(i);
+    Lend(handle.inputs[i],
+         v != nullptr && v->tensor().get() == t
+             ? std::const_pointer_cast<Tensor>(v->tensor())
+             : std::shared_ptr<Tensor>(std::shared_ptr<Tensor>(), const_cast<Tensor*>(t)));
+  }
   {
     ScopedHandle live(&handle);
     const CustomCallbacks& cb = op_->callbacks();
@@ -335,7 +370,7 @@ KilnStatus* KILN_API_CALL KernelInfoGetInputCount(const KilnKernelInfo* info, si
   return Guard("KernelInfoGetInputCount", [&] {
     const KilnKernelInfo& i = Unwrap(info, "info");
     CheckOut(out, "out");
-    *out = i.node->input_count();
+    *out = std::max(i.node->input_count(), i.op->inputs().size());
   });
 }
 
@@ -419,22 +454,13 @@ void CheckIndex(size_t index, size_t count, const char* what) {
   }
 }
 
-// Registers a value handle over `tensor` in `slot` (kept until the Compute call ends).
-KilnValue* HandOut(std::unique_ptr<KilnValue>& slot, std::shared_ptr<Tensor> tensor) {
-  auto v = std::make_unique<KilnValue>();
-  v->tensor = std::move(tensor);
-  registry::Add(v.get(), HandleKind::kValue);
-  slot = std::move(v);
-  return slot.get();
-}
-
 }  // namespace
 
 KilnStatus* KILN_API_CALL KernelContextGetInputCount(const KilnKernelContext* ctx, size_t* out) {
   return Guard("KernelContextGetInputCount", [&] {
     const KilnKernelContext& c = Unwrap(ctx, "ctx");
     CheckOut(out, "out");
-    *out = c.ctx->input_count();
+    *out = c.inputs.size();
   });
 }
 
@@ -450,25 +476,9 @@ KilnStatus* KILN_API_CALL KernelContextGetInput(const KilnKernelContext* ctx, si
                                                 const KilnValue** out) {
   return Guard("KernelContextGetInput", [&] {
     const KilnKernelContext& c = Unwrap(ctx, "ctx");
-    CheckIndex(index, c.ctx->input_count(), "inputs");
+    CheckIndex(index, c.inputs.size(), "inputs");
     CheckOut(out, "out");
-    auto& slot = const_cast<KilnKernelContext&>(c).inputs[index];
-    if (slot == nullptr) {
-      const Tensor* t = c.ctx->OptionalInput(index);
-      if (t == nullptr) {
-        *out = nullptr;
-        return;
-      }
-      // The library may read it only (the header says so); the handle's type has no const. The
-      // value shares the tensor where the executor gave it as one, else it borrows it (valid
-      // while the Compute call lasts, as the handle is).
-      const Value* v = c.ctx->InputValue(index);
-      HandOut(slot,
-              v != nullptr && v->tensor().get() == t
-                  ? std::const_pointer_cast<Tensor>(v->tensor())
-                  : std::shared_ptr<Tensor>(std::shared_ptr<Tensor>(), const_cast<Tensor*>(t)));
-    }
-    *out = slot.get();
+    *out = c.inputs[index].get();
   });
 }
 
@@ -480,6 +490,7 @@ KilnStatus* KILN_API_CALL KernelContextGetOutput(KilnKernelContext* ctx, size_t 
     CheckIndex(index, c.ctx->output_count(), "outputs");
     if (dims == nullptr && dim_count > 0) ThrowInvalidArgument("dims", "is NULL");
     CheckOut(out, "out");
+    CheckComputeThread(c);
     if (c.outputs[index] != nullptr) {
       ThrowInvalidArgument("index", "output " + std::to_string(index) + " is allocated already");
     }
@@ -490,11 +501,20 @@ KilnStatus* KILN_API_CALL KernelContextGetOutput(KilnKernelContext* ctx, size_t 
       ThrowInvalidArgument("dims", e.what());
     }
     const DataType type = c.kernel->OutputType(index, c.bound);
-    Tensor& t = type == DataType::kString ? c.ctx->Output(index, type, shape)
-                                          : c.ctx->OutputForOverwrite(index, type, shape);
-    // The tensor is the step's (its buffer may be the planned arena's): a handle that does not
-    // own it, valid while the Compute call lasts.
-    *out = HandOut(c.outputs[index], std::shared_ptr<Tensor>(std::shared_ptr<Tensor>(), &t));
+    // The handle first, so that a failure leaves no output allocated.
+    KilnValue* v = Lend(c.outputs[index], nullptr);
+    try {
+      Tensor& t = type == DataType::kString ? c.ctx->Output(index, type, shape)
+                                            : c.ctx->OutputForOverwrite(index, type, shape);
+      // The tensor is the step's (its buffer may be the planned arena's): a handle that does
+      // not own it, valid while the Compute call lasts.
+      v->tensor = std::shared_ptr<Tensor>(std::shared_ptr<Tensor>(), &t);
+    } catch (...) {
+      registry::RemoveLent(v, HandleKind::kValue);
+      c.outputs[index].reset();
+      throw;
+    }
+    *out = v;
   });
 }
 
@@ -503,6 +523,7 @@ KilnStatus* KILN_API_CALL KernelContextParallelFor(KilnKernelContext* ctx, KilnP
   return Guard("KernelContextParallelFor", [&] {
     KilnKernelContext& c = Unwrap(ctx, "ctx");
     if (fn == nullptr) ThrowInvalidArgument("fn", "is NULL");
+    CheckComputeThread(c);
     std::mutex mu;
     KilnStatus* first = nullptr;
     bool threw = false;
@@ -571,9 +592,9 @@ KilnStatus* KILN_API_CALL ShapeInferContextGetInputTypeInfo(const KilnShapeInfer
                                                             KilnTensorTypeAndShapeInfo** out) {
   return Guard("ShapeInferContextGetInputTypeInfo", [&] {
     const KilnShapeInferContext& c = Unwrap(ctx, "ctx");
-    CheckIndex(index, c.ctx->input_count(), "inputs");
+    CheckIndex(index, std::max(c.ctx->input_count(), c.info->op->inputs().size()), "inputs");
     CheckOut(out, "out");
-    const infer::TensorFacts* f = c.ctx->Input(index);
+    const infer::TensorFacts* f = c.ctx->Input(index);  // null past the node's inputs
     if (f == nullptr) {
       *out = nullptr;
       return;
@@ -608,13 +629,23 @@ KilnStatus* KILN_API_CALL ShapeInferContextSetOutputTypeInfo(KilnShapeInferConte
     const CustomArg* arg = c.info->op->OutputArg(index);
     const auto t = static_cast<DataType>(type);
     bool allowed = arg != nullptr && t == arg->fixed;
+    DataType* bound = nullptr;
     if (arg != nullptr && arg->type_param >= 0) {
-      const auto& types = c.info->op->type_params()[static_cast<size_t>(arg->type_param)].allowed;
+      const auto p = static_cast<size_t>(arg->type_param);
+      const auto& types = c.info->op->type_params()[p].allowed;
       allowed = std::find(types.begin(), types.end(), t) != types.end();
+      bound = &c.bound[p];
     }
     if (!allowed) {
       ThrowInvalidArgument("element_type", std::string(DataTypeName(t)) + " is not a type " +
                                                ArgText("output", index, arg) + " may have");
+    }
+    if (bound != nullptr && *bound != DataType::kUndefined && *bound != t) {
+      ThrowInvalidArgument(
+          "element_type", std::string(DataTypeName(t)) + " for " + ArgText("output", index, arg) +
+                              ", whose type parameter '" +
+                              c.info->op->type_params()[static_cast<size_t>(arg->type_param)].name +
+                              "' is " + DataTypeName(*bound) + " here");
     }
     // dims NULL (dim_count 0): not even the rank is known.
     std::optional<Shape> shape;
@@ -625,6 +656,7 @@ KilnStatus* KILN_API_CALL ShapeInferContextSetOutputTypeInfo(KilnShapeInferConte
       }
       shape = Shape(std::move(d));
     }
+    if (bound != nullptr) *bound = t;
     c.outputs[index] = {t, shape, nullptr, std::nullopt};
     c.ctx->SetOutput(index, t, std::move(shape));
     c.set[index] = true;

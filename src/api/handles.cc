@@ -114,6 +114,16 @@ bool Remove(const void* handle, HandleKind kind) noexcept {
   return true;
 }
 
+bool RemoveLent(const void* handle, HandleKind kind) noexcept {
+  Registry* r = GetRegistry(false);
+  if (r == nullptr) return false;
+  std::unique_lock<std::shared_mutex> lock(r->mutex);
+  auto it = r->handles.find(KeyOf(handle));
+  if (it == r->handles.end() || it->second.kind != kind) return false;
+  r->handles.erase(it);
+  return true;
+}
+
 }  // namespace registry
 
 void CheckHandle(const void* handle, HandleKind kind, const char* argument) {

@@ -162,6 +162,9 @@ void Add(const void* handle, HandleKind kind, bool permanent = false);
 std::optional<HandleKind> Find(const void* handle) noexcept;
 // Forgets a live, non-permanent handle of `kind`; false (and nothing done) otherwise.
 bool Remove(const void* handle, HandleKind kind) noexcept;
+// Forgets a handle of `kind` lent for the length of a call (added as permanent, so that no
+// Release entry can free it meanwhile); false when there is none.
+bool RemoveLent(const void* handle, HandleKind kind) noexcept;
 }  // namespace registry
 
 // Throws INVALID_ARGUMENT naming `argument` unless `handle` is a live handle of type H.

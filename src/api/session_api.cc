@@ -19,7 +19,8 @@ void MakeSession(const KilnEnv& env, ir::Model model, const KilnSessionOptions* 
   // The session logs through the Env's sink, at its own level and under its own id.
   Logger logger(o.log_level, o.log_id.empty() ? env.logger.id() : o.log_id, env.logger.sink());
   const size_t nodes = model.graph->nodes().size();
-  auto session = std::make_shared<runtime::Session>(std::move(model), std::move(o));
+  auto session = std::make_shared<runtime::Session>(std::move(model), std::move(o),
+                                                    std::make_shared<const Logger>(logger));
   const std::string message = "session created: " + std::to_string(nodes) + " nodes, " +
                               std::to_string(session->inputs().size()) + " inputs, " +
                               std::to_string(session->outputs().size()) + " outputs";

@@ -22,16 +22,14 @@ std::string OverrideDomain(const std::string& domain) {
 }
 
 CustomKernels::CustomKernels(const CustomOps& ops) : registry_(&CpuKernels()) {
-  // An overriding op is found under its own domain (subgraph nodes, which the session does not
-  // move) and under its OverrideDomain (main-graph nodes, moved there while optimizing).
+  // An overriding op is found only under its OverrideDomain, where the session moves the nodes
+  // the model has of it: a node of that op the optimizer makes (a fusion's) stays Kiln's.
   for (const auto& op : ops) {
     const std::string* name = &names_.emplace_back(op->name());
-    defs_.push_back({names_.emplace_back(op->domain()).c_str(), name->c_str(), op->since(),
-                     op->until(), nullptr, &CreateCustomKernel, op.get()});
-    if (op->overrides_builtin()) {
-      defs_.push_back({names_.emplace_back(OverrideDomain(op->domain())).c_str(), name->c_str(),
-                       op->since(), op->until(), nullptr, &CreateCustomKernel, op.get()});
-    }
+    const std::string& domain =
+        names_.emplace_back(op->overrides_builtin() ? OverrideDomain(op->domain()) : op->domain());
+    defs_.push_back({domain.c_str(), name->c_str(), op->since(), op->until(), nullptr,
+                     &CreateCustomKernel, op.get()});
   }
   registry_.Add(defs_);
 }
@@ -39,6 +37,15 @@ CustomKernels::CustomKernels(const CustomOps& ops) : registry_(&CpuKernels()) {
 size_t ClaimOverriddenNodes(ir::Graph& g, const CustomOps& ops, bool restore) {
   size_t moved = 0;
   for (const auto& node : g.nodes()) {
+    // Bodies of If, Loop and Scan too. The session owns its model and made every graph in it,
+    // so writing through the attributes' const pointers is writing to graphs made writable; no
+    // pass reads a node's domain meanwhile but this one.
+    for (const ir::Attribute& a : node->attributes()) {
+      if (a.g) moved += ClaimOverriddenNodes(const_cast<ir::Graph&>(*a.g), ops, restore);
+      for (const auto& sub : a.graphs) {
+        moved += ClaimOverriddenNodes(const_cast<ir::Graph&>(*sub), ops, restore);
+      }
+    }
     for (const auto& op : ops) {
       if (!op->overrides_builtin() || node->op_type() != op->name()) continue;
       const std::string claimed = OverrideDomain(op->domain());

@@ -58,7 +58,8 @@ class CustomKernels {
 };
 
 // Moves the nodes (subgraphs included) that an overriding op of `ops` implements to its
-// OverrideDomain, or, with `restore`, back. Returns how many nodes moved.
+// OverrideDomain, or, with `restore`, back. Returns how many nodes moved. A session calls it on
+// the model it owns before optimizing and after planning.
 size_t ClaimOverriddenNodes(ir::Graph& g, const CustomOps& ops, bool restore);
 
 }  // namespace kiln::runtime

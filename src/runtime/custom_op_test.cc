@@ -125,16 +125,24 @@ std::vector<float> RunOnce(const Session& s, float x, const std::string& output 
 }
 
 TEST(CustomOps, RegistryPutsItsOwnEntriesBeforeTheFallbacks) {
-  auto op = std::make_shared<ScaleOp>("", "Relu", true);
-  const CustomKernels kernels({op});
+  auto relu = std::make_shared<ScaleOp>("", "Relu", true);
+  auto scale = std::make_shared<ScaleOp>("test.domain", "Scale", false);
+  auto sigmoid = std::make_shared<ScaleOp>("test.domain", "Sigmoid", false);
+  const CustomKernels kernels({relu, scale, sigmoid});
   const KernelRegistry& r = kernels.registry();
-  EXPECT_EQ(r.Find("", "Relu", 14)->state, op.get());
-  EXPECT_EQ(r.Find(OverrideDomain(""), "Relu", 14)->state, op.get());
-  EXPECT_EQ(r.Find("", "Relu", 101), CpuKernels().Find("", "Relu", 101));  // past its range
+  // An override is found only where the session moves the model's nodes: a Relu the optimizer
+  // makes stays Kiln's.
+  EXPECT_EQ(r.Find(OverrideDomain(""), "Relu", 14)->state, relu.get());
+  EXPECT_EQ(r.Find(OverrideDomain("ai.onnx"), "Relu", 14)->state, relu.get());
+  EXPECT_EQ(r.Find("", "Relu", 14), CpuKernels().Find("", "Relu", 14));
+  EXPECT_EQ(r.Find(OverrideDomain(""), "Relu", 101), nullptr);  // past its range
+  EXPECT_EQ(r.Find("test.domain", "Scale", 1)->state, scale.get());
+  EXPECT_EQ(r.Find("test.domain", "Sigmoid", 1)->state, sigmoid.get());
   EXPECT_EQ(r.Find("", "Sigmoid", 13), CpuKernels().Find("", "Sigmoid", 13));
   EXPECT_TRUE(r.KnowsDomain(OverrideDomain("")));
   EXPECT_TRUE(r.KnowsDomain("com.microsoft"));
-  EXPECT_FALSE(r.KnowsDomain("test.domain"));
+  EXPECT_TRUE(r.KnowsDomain("test.domain"));
+  EXPECT_FALSE(r.KnowsDomain("other.domain"));
   EXPECT_FALSE(CpuKernels().KnowsDomain(OverrideDomain("")));
 }
 
