@@ -254,8 +254,18 @@ std::shared_ptr<CustomOpAdapter> CustomOpAdapter::FromDescription(
   std::shared_ptr<CustomOpAdapter> op(new CustomOpAdapter());
   op->origin_ = std::move(origin);
   // The fields through Compute are the least a description can have.
-  const auto d = ReadVersioned<KilnCustomOp>(desc, OpLayout(), "KilnCustomOp");
-  const std::string what = "KilnCustomOp";
+  // The op's name, for the size checks' messages, when the struct reaches it.
+  std::string what = "KilnCustomOp";
+  size_t declared = 0;
+  std::memcpy(&declared, desc, sizeof declared);
+  if (declared >= KILN_FIELD_END(KilnCustomOp, name) && declared <= kMaxStructSize) {
+    const char* name = nullptr;
+    std::memcpy(static_cast<void*>(&name),
+                reinterpret_cast<const char*>(desc) + offsetof(KilnCustomOp, name), sizeof name);
+    if (name != nullptr) what += " '" + std::string(name) + "'";
+  }
+  const auto d = ReadVersioned<KilnCustomOp>(desc, OpLayout(), what);
+  what = "KilnCustomOp";
   if (d.abi_version < 1) {
     Bad(what + ": abi_version " + std::to_string(d.abi_version) +
         " is not a version (KILN_CUSTOM_OP_ABI_VERSION: 1 and up)");
@@ -337,7 +347,7 @@ std::shared_ptr<CustomOpAdapter> CustomOpAdapter::FromDescription(
 CustomOpAdapter::~CustomOpAdapter() {
   if (callbacks_.release == nullptr) return;
   try {
-    CallLibrary(Describe() + ": ReleaseOpState",
+    CallLibrary([&] { return Describe() + ": ReleaseOpState"; },
                 [&] { return callbacks_.release(callbacks_.op_state); });
   } catch (const std::exception& e) {
     LogProcess(LogLevel::kError, "kiln.custom_op", KILN_LOCATION, e.what());

@@ -110,18 +110,31 @@ class CustomOpAdapter final : public runtime::CustomOp,
 // not a live status is reported as such. The status is released.
 void ThrowIfFailed(KilnStatus* status, const std::string& what);
 
-// Calls a library's callback: a C++ exception escaping it becomes an Error saying so.
-template <class Call>
-void CallLibrary(const std::string& what, Call&& call) {
+// Calls a library's callback: a returned status or a C++ exception escaping it becomes an Error
+// saying so. `what()` describes the call for the message; it is called only on failure, so that
+// a call that must happen (DestroyKernel, ReleaseOpState) is never kept from happening by the
+// message's allocation.
+template <class What, class Call>
+void CallLibrary(const What& what, Call&& call) {
   KilnStatus* status = nullptr;
+  const char* exception = nullptr;
+  std::string exception_text;
   try {
     status = call();
   } catch (const std::exception& e) {
-    throw Error(ErrorCode::kFail, what + " threw an exception: " + e.what());
+    exception = "";
+    try {
+      exception_text = e.what();
+    } catch (...) {  // (the text is only for the message)
+    }
   } catch (...) {
-    throw Error(ErrorCode::kFail, what + " threw an exception");
+    exception = "";
   }
-  ThrowIfFailed(status, what);
+  if (exception != nullptr) {
+    throw Error(ErrorCode::kFail, what() + " threw an exception" +
+                                      (exception_text.empty() ? "" : ": " + exception_text));
+  }
+  if (status != nullptr) ThrowIfFailed(status, what());
 }
 
 // A node's attributes resolved against the description: each declared one, the node's value or

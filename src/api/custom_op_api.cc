@@ -25,7 +25,7 @@ void Register(KilnSessionOptions& options, KilnRegisterCustomOpsFn fn,
   KilnCustomOpRegistry registry{std::move(library), origin, {}};
   {
     ScopedHandle live(&registry);
-    CallLibrary(origin + ": KilnRegisterCustomOps",
+    CallLibrary([&] { return origin + ": KilnRegisterCustomOps"; },
                 [&] { return fn(&registry, KilnGetApiBase()); });
   }
   if (registry.added.empty()) {

@@ -95,7 +95,8 @@ CustomKernel::CustomKernel(std::shared_ptr<const CustomOpAdapter> op, const Kern
     KilnKernelInfo handle{op_.get(), &info, &attributes_};
     ScopedHandle live(&handle);
     void* made = nullptr;
-    CallLibrary(Where("CreateKernel"), [&] { return cb.create(cb.op_state, &handle, &made); });
+    CallLibrary([&] { return Where("CreateKernel"); },
+                [&] { return cb.create(cb.op_state, &handle, &made); });
     kernel_ = made;
     made_ = true;
   }
@@ -105,7 +106,7 @@ CustomKernel::~CustomKernel() {
   const CustomCallbacks& cb = op_->callbacks();
   if (!made_ || cb.destroy == nullptr) return;
   try {
-    CallLibrary(Where("DestroyKernel") + " of node '" + node_name_ + "'",
+    CallLibrary([&] { return Where("DestroyKernel") + " of node '" + node_name_ + "'"; },
                 [&] { return cb.destroy(kernel_); });
   } catch (const std::exception& e) {
     LogProcess(LogLevel::kError, "kiln.custom_op", KILN_LOCATION, e.what());
@@ -256,7 +257,8 @@ bool CustomKernel::InferOutputs(infer::InferenceContext& ctx) const {
     ScopedHandle live_info(&info_handle);
     ScopedHandle live(&handle);
     try {
-      CallLibrary(Where("InferShapes"), [&] { return cb.infer(cb.op_state, &handle); });
+      CallLibrary([&] { return Where("InferShapes"); },
+                  [&] { return cb.infer(cb.op_state, &handle); });
     } catch (const Error& e) {
       throw Error(e.code() == ErrorCode::kOutOfMemory ? e.code() : ErrorCode::kInvalidGraph,
                   prefix + e.what());
@@ -319,7 +321,7 @@ void CustomKernel::Compute(KernelContext& ctx) const {
   {
     ScopedHandle live(&handle);
     const CustomCallbacks& cb = op_->callbacks();
-    CallLibrary(Where("Compute"), [&] { return cb.compute(kernel_, &handle); });
+    CallLibrary([&] { return Where("Compute"); }, [&] { return cb.compute(kernel_, &handle); });
   }
   for (size_t i = 0; i < ctx.output_count(); ++i) {
     if (ctx.WantsOutput(i) && handle.outputs[i] == nullptr) {

@@ -1,6 +1,8 @@
 // FindRule: the table of every family's rules.
 #include "infer/rules.h"
 
+#include <algorithm>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -16,9 +18,16 @@ std::string Key(std::string_view domain, std::string_view op_type) {
   return key;
 }
 
-const std::unordered_map<std::string, Rule>& Table() {
-  static const std::unordered_map<std::string, Rule> table = [] {
-    std::unordered_map<std::string, Rule> t;
+// Looked up by string_view, so that a lookup allocates nothing (a custom op's long key would).
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>()(s); }
+};
+using RuleTable = std::unordered_map<std::string, Rule, KeyHash, std::equal_to<>>;
+
+const RuleTable& Table() {
+  static const RuleTable table = [] {
+    RuleTable t;
     for (std::span<const RuleDef> list :
          {ElementwiseRules(), LinalgRules(), NnRules(), ReduceRules(), ShapeRules(), TensorRules(),
           NhwcRules(), ContribRules(), LossNormRules(), AttentionRules(), QuantRules(),
@@ -32,9 +41,15 @@ const std::unordered_map<std::string, Rule>& Table() {
 
 }  // namespace
 
-Rule FindRule(std::string_view domain, std::string_view op_type) noexcept {
+Rule FindRule(std::string_view domain, std::string_view op_type) {
   const auto& table = Table();
-  auto it = table.find(Key(domain, op_type));
+  if (domain == "ai.onnx") domain = "";
+  char key[256];  // longer than any key of the table: no rule
+  if (domain.size() + 1 + op_type.size() > sizeof key) return nullptr;
+  std::copy(domain.begin(), domain.end(), key);
+  key[domain.size()] = ':';
+  std::copy(op_type.begin(), op_type.end(), key + domain.size() + 1);
+  auto it = table.find(std::string_view(key, domain.size() + 1 + op_type.size()));
   return it == table.end() ? nullptr : it->second;
 }
 

@@ -9,6 +9,7 @@ namespace kiln_test::alloc_hook {
 namespace {
 
 std::atomic<bool> g_armed{false};
+std::atomic<bool> g_paused{false};
 std::atomic<bool> g_sticky{false};
 std::atomic<long> g_target{0};
 std::atomic<long> g_seen{0};
@@ -48,10 +49,18 @@ void Arm(long n, bool sticky) {
   g_injected = 0;
   g_target = n;
   g_sticky = sticky;
+  g_paused = false;
   g_armed = true;
 }
 void Disarm() {
   g_armed = false;
+  g_paused = false;
+}
+void Pause() {
+  if (g_armed.exchange(false)) g_paused = true;
+}
+void Resume() {
+  if (g_paused.exchange(false)) g_armed = true;
 }
 long Injected() {
   return g_injected;

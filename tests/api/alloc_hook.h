@@ -8,6 +8,11 @@ namespace kiln_test::alloc_hook {
 
 void Arm(long n, bool sticky);
 void Disarm();
+// Between Pause() and Resume(), allocations neither count nor fail, and the count is kept: for a
+// call that can only be made from inside a larger one (a custom op's callback), the larger one
+// unhooked. Both do nothing unless armed.
+void Pause();
+void Resume();
 long Injected();  // failures injected since the last Arm()
 long Seen();      // allocations attempted since the last Arm()
 long Live();      // blocks allocated and not yet freed, process-wide

@@ -28,6 +28,12 @@ std::vector<Case> SessionInputsHandleCases(bool stale);
 std::vector<Case> BindingNullCases();
 std::vector<Case> BindingHandleCases(bool stale);
 
+// Custom operators (contract_custom_op_cases.cc): as above; the cases that need a live registry,
+// kernel info, kernel context or shape-inference context run inside a custom op's callback, and
+// the stale ones use such a handle after its callback returned.
+std::vector<Case> CustomOpNullCases();
+std::vector<Case> CustomOpHandleCases(bool stale);
+
 }  // namespace kiln_test
 
 #endif  // KILN_TESTS_API_CONTRACT_CASES_H_

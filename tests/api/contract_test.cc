@@ -816,7 +816,8 @@ std::vector<Case> Joined(std::vector<Case> cases, const std::vector<Case>& more)
 
 TEST(Contract, EveryEntryRejectsNullPointers) {
   const std::vector<Case> cases =
-      Joined(Joined(NullCases(), SessionInputsNullCases()), BindingNullCases());
+      Joined(Joined(Joined(NullCases(), SessionInputsNullCases()), BindingNullCases()),
+             CustomOpNullCases());
   EXPECT_EQ(Entries(cases), SlotNames(/*status_returning_only=*/true));
   RunCases(cases, "is NULL");
 }
@@ -832,8 +833,10 @@ std::set<std::string> NoHandleArgument() {
 }
 
 TEST(Contract, EveryHandleArgumentRejectsAHandleOfAnotherType) {
-  const std::vector<Case> cases = Joined(
-      Joined(HandleCases(false), SessionInputsHandleCases(false)), BindingHandleCases(false));
+  const std::vector<Case> cases =
+      Joined(Joined(Joined(HandleCases(false), SessionInputsHandleCases(false)),
+                    BindingHandleCases(false)),
+             CustomOpHandleCases(false));
   std::set<std::string> expected = SlotNames(true);
   for (const std::string& n : NoHandleArgument()) expected.erase(n);
   EXPECT_EQ(Entries(cases), expected);
@@ -841,8 +844,9 @@ TEST(Contract, EveryHandleArgumentRejectsAHandleOfAnotherType) {
 }
 
 TEST(Contract, EveryHandleArgumentRejectsAReleasedHandle) {
-  const std::vector<Case> cases =
-      Joined(Joined(HandleCases(true), SessionInputsHandleCases(true)), BindingHandleCases(true));
+  const std::vector<Case> cases = Joined(
+      Joined(Joined(HandleCases(true), SessionInputsHandleCases(true)), BindingHandleCases(true)),
+      CustomOpHandleCases(true));
   std::set<std::string> expected = SlotNames(true);
   for (const std::string& n : NoHandleArgument()) expected.erase(n);
   for (const char* n :

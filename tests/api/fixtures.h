@@ -150,6 +150,13 @@ struct Outs {
   KilnValue* outputs[2] = {nullptr, nullptr};  // Run's slots: empty ones must stay empty
   KilnIoBinding* binding = Sentinel<KilnIoBinding>();
   KilnValue** values = Sentinel<KilnValue*>();
+  // The custom-op entries' (kiln/kiln_custom_op.h).
+  float f = 24158.0f;
+  const int64_t* ints = Sentinel<const int64_t>();
+  const float* floats = Sentinel<const float>();
+  const char* const* string_list = Sentinel<const char* const>();
+  const KilnValue* const_value = Sentinel<const KilnValue>();
+  const KilnKernelInfo* kernel_info = Sentinel<const KilnKernelInfo>();
 
   bool Untouched() const {
     const Outs fresh;
@@ -164,7 +171,10 @@ struct Outs {
            session_options == fresh.session_options && session == fresh.session &&
            run_options == fresh.run_options && string == fresh.string && strings == fresh.strings &&
            version == fresh.version && u64 == fresh.u64 && outputs[0] == nullptr &&
-           outputs[1] == nullptr && binding == fresh.binding && values == fresh.values;
+           outputs[1] == nullptr && binding == fresh.binding && values == fresh.values &&
+           f == fresh.f && ints == fresh.ints && floats == fresh.floats &&
+           string_list == fresh.string_list && const_value == fresh.const_value &&
+           kernel_info == fresh.kernel_info;
   }
 };
 

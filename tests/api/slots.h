@@ -115,7 +115,29 @@
   X(RunAsync, true)                                      \
   X(SetOptimizedModelFilePath, true)                     \
   X(SetInterOpNumThreads, true)                          \
-  X(SetSessionExecutionMode, true)
+  X(SetSessionExecutionMode, true)                       \
+  X(SessionOptionsRegisterCustomOpsLibrary, true)        \
+  X(SessionOptionsRegisterCustomOps, true)               \
+  X(CustomOpRegistryAdd, true)                           \
+  X(KernelInfoGetNodeName, true)                         \
+  X(KernelInfoGetInputCount, true)                       \
+  X(KernelInfoGetOutputCount, true)                      \
+  X(KernelInfoGetAttributeInt, true)                     \
+  X(KernelInfoGetAttributeFloat, true)                   \
+  X(KernelInfoGetAttributeString, true)                  \
+  X(KernelInfoGetAttributeInts, true)                    \
+  X(KernelInfoGetAttributeFloats, true)                  \
+  X(KernelInfoGetAttributeStrings, true)                 \
+  X(KernelContextGetInputCount, true)                    \
+  X(KernelContextGetOutputCount, true)                   \
+  X(KernelContextGetInput, true)                         \
+  X(KernelContextGetOutput, true)                        \
+  X(KernelContextParallelFor, true)                      \
+  X(KernelContextIsTerminated, true)                     \
+  X(KernelContextLog, true)                              \
+  X(ShapeInferContextGetKernelInfo, true)                \
+  X(ShapeInferContextGetInputTypeInfo, true)             \
+  X(ShapeInferContextSetOutputTypeInfo, true)
 
 namespace kiln_test {
 

@@ -208,6 +208,51 @@ std::string Denoted() {
   return m.SerializeAsString();
 }
 
+std::string CustomOp(const std::string& domain, const std::string& op_type, const std::string& node,
+                     const std::vector<std::pair<std::string, std::string>>& string_attributes) {
+  ::onnx::ModelProto m = NewModel();
+  auto* op = m.add_opset_import();
+  op->set_domain(domain);
+  op->set_version(1);
+  auto* g = m.mutable_graph();
+  g->set_name("custom_op");
+  AddNode(g, node.c_str(), op_type.c_str(), domain.c_str(), "x", "y");
+  for (const auto& [name, value] : string_attributes) {
+    auto* a = g->mutable_node(0)->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::STRING);
+    a->set_s(value);
+  }
+  Declare(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {-1, 2});
+  Declare(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {-1, 2});
+  return m.SerializeAsString();
+}
+
+std::string ConvRelu() {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  g->set_name("conv_relu");
+  for (auto [name, value, rank] :
+       {std::tuple{"w", kConvWeight, 4}, std::tuple{"b", kConvBias, 1}}) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::FLOAT);
+    for (int i = 0; i < rank; ++i) t->add_dims(1);
+    t->add_float_data(value);
+  }
+  auto* conv = g->add_node();
+  conv->set_name("conv");
+  conv->set_op_type("Conv");
+  conv->add_input("x");
+  conv->add_input("w");
+  conv->add_input("b");
+  conv->add_output("c");
+  AddNode(g, "relu", "Relu", "", "c", "y");
+  Declare(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {1, 1, 2, 2});
+  Declare(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {1, 1, 2, 2});
+  return m.SerializeAsString();
+}
+
 TempDir::TempDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "kiln_api_test_XXXXXX").string();
   std::vector<char> buffer(pattern.begin(), pattern.end());

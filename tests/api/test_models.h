@@ -1,5 +1,5 @@
 // Serialized ONNX models for the C ABI tests, built with ONNX's own protobuf classes. Only the
-// Identity and Add kernels are relied on.
+// Identity and Add kernels are relied on (and Conv and Relu by ConvRelu).
 //
 //   const std::string bytes = kiln_test::models::Identity();
 //   api().CreateSessionFromArray(env, bytes.data(), bytes.size(), nullptr, &session);
@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kiln_test::models {
 
@@ -60,6 +62,18 @@ std::string Denoted();
 // y = Neg(Neg(...Neg(x))) with `nodes` Neg nodes; x and y are float [elements]. With the graph
 // optimizations off, a run of it takes long enough to be stopped while it runs.
 std::string NegChain(int nodes, int64_t elements);
+
+// y = <op_type>(x), one node named `node` of domain `domain` (imported at opset 1); x and y float
+// [batch, 2]. `string_attributes` are the node's STRING attributes, (name, value).
+std::string CustomOp(
+    const std::string& domain, const std::string& op_type, const std::string& node,
+    const std::vector<std::pair<std::string, std::string>>& string_attributes = {});
+
+// y = Relu(Conv(x, w, b)) (nodes "conv" and "relu"), x and y float [1, 1, 2, 2], w a 1x1 kernel
+// of kConvWeight and b kConvBias: a pattern the optimizer fuses from level 2 (extended) on.
+inline constexpr float kConvWeight = 2.0f;
+inline constexpr float kConvBias = -1.0f;
+std::string ConvRelu();
 
 // A new folder under the system's temporary folder, removed with its contents on destruction.
 class TempDir {
