@@ -5,6 +5,8 @@
 // calls are tested in custom_op_context_test.cc.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <utility>
@@ -56,6 +58,29 @@ TEST(CustomOp, LibraryOpRunsAndMatchesTheReference) {
   Options options;
   ExpectOk(api().SessionOptionsRegisterCustomOpsLibrary(options.get(), KILN_TEST_OPS_LIB_GOOD));
   ExpectAddOneRuns(env.get(), options.get());
+}
+
+TEST(CustomOp, ProfilingNamesTheCustomNodeAndItsOp) {
+  TestEnv env;
+  Options options;
+  ExpectOk(api().SessionOptionsRegisterCustomOpsLibrary(options.get(), KILN_TEST_OPS_LIB_GOOD));
+  const std::string prefix = models::ScratchDir().path() + "/custom_op_profile";
+  ExpectOk(api().EnableProfiling(options.get(), prefix.c_str()));
+  KilnSession* session = nullptr;
+  ExpectOk(MakeSession(env.get(), AddOneModel("the_custom_node"), options.get(), &session));
+  ASSERT_NE(session, nullptr);
+  ExpectOk(RunX(session, {2, 2}, Ramp(2)).status);
+  KilnAllocator* allocator = nullptr;
+  ExpectOk(api().GetAllocatorWithDefaultOptions(&allocator));
+  char* path = nullptr;
+  ExpectOk(api().SessionEndProfiling(session, allocator, &path));
+  ASSERT_NE(path, nullptr);
+  std::ifstream in(path);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("the_custom_node"), std::string::npos) << json;
+  EXPECT_NE(json.find("AddOne"), std::string::npos) << json;
+  ExpectOk(api().AllocatorFree(allocator, path));
+  api().ReleaseSession(session);
 }
 
 TEST(CustomOp, KilnCallsEachCallbackAsOftenAsItShould) {
