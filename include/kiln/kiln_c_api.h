@@ -316,7 +316,7 @@ struct KilnApi {
   /** Slot 103: ::KilnSetSessionExecutionModeFn. */
   KilnSetSessionExecutionModeFn SetSessionExecutionMode;
 
-  /* ---- Custom operators (slots 104-125): kiln/kiln_custom_op.h ---------------------------- */
+  /* ---- Custom operators (slots 104-126): kiln/kiln_custom_op.h ---------------------------- */
   /** Slot 104: ::KilnSessionOptionsRegisterCustomOpsLibraryFn. */
   KilnSessionOptionsRegisterCustomOpsLibraryFn SessionOptionsRegisterCustomOpsLibrary;
   /** Slot 105: ::KilnSessionOptionsRegisterCustomOpsFn. */
@@ -361,6 +361,8 @@ struct KilnApi {
   KilnShapeInferContextGetInputTypeInfoFn ShapeInferContextGetInputTypeInfo;
   /** Slot 125: ::KilnShapeInferContextSetOutputTypeInfoFn. */
   KilnShapeInferContextSetOutputTypeInfoFn ShapeInferContextSetOutputTypeInfo;
+  /** Slot 126: ::KilnKernelContextGetKernelInfoFn. */
+  KilnKernelContextGetKernelInfoFn KernelContextGetKernelInfo;
 };
 
 #ifdef __cplusplus

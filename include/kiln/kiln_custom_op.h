@@ -600,6 +600,20 @@ KILN_ENTRY_TYPE(KilnStatus*, ShapeInferContextSetOutputTypeInfo,
                 (KilnShapeInferContext * ctx, size_t index, KilnElementType element_type,
                  const int64_t* dims, size_t dim_count));
 
+/* ---- Kernel context, continued (slot 126) ---------------------------------------------------- */
+
+/**
+ * The node being computed, for its attributes (by name and type, defaults applied), name and
+ * counts, as CreateKernel saw it: a kernel that did not read them once at creation reads them
+ * here.
+ *
+ * @param[in]  ctx  The context.
+ * @param[out] out  Receives the info, lent for the Compute call.
+ * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+ */
+KILN_ENTRY_TYPE(KilnStatus*, KernelContextGetKernelInfo,
+                (const KilnKernelContext* ctx, const KilnKernelInfo** out));
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif

@@ -142,6 +142,7 @@ constexpr KilnApi kApiV1 = {
     .ShapeInferContextGetKernelInfo = &ShapeInferContextGetKernelInfo,
     .ShapeInferContextGetInputTypeInfo = &ShapeInferContextGetInputTypeInfo,
     .ShapeInferContextSetOutputTypeInfo = &ShapeInferContextSetOutputTypeInfo,
+    .KernelContextGetKernelInfo = &KernelContextGetKernelInfo,
 };
 
 // ---- Pins: a shipped slot never moves ----------------------------------------------------------
@@ -273,9 +274,10 @@ KILN_PIN_SLOT(KernelContextLog, 122);
 KILN_PIN_SLOT(ShapeInferContextGetKernelInfo, 123);
 KILN_PIN_SLOT(ShapeInferContextGetInputTypeInfo, 124);
 KILN_PIN_SLOT(ShapeInferContextSetOutputTypeInfo, 125);
+KILN_PIN_SLOT(KernelContextGetKernelInfo, 126);
 
 #undef KILN_PIN_SLOT
-constexpr size_t kSlotCount = 126;
+constexpr size_t kSlotCount = 127;
 static_assert(sizeof(KilnApi) == kSlotCount * sizeof(void*), "a slot has no pin");
 
 // ---- The C enums and the engine's enums share their values ----------------------------------

@@ -175,6 +175,7 @@ class CustomKernel;
 struct KilnKernelContext {
   const kiln::api::CustomKernel* kernel;
   kiln::KernelContext* ctx;
+  const KilnKernelInfo* info;         // the node, lent for the call as the context is
   std::vector<kiln::DataType> bound;  // per type parameter, as the inputs bind it
   // The input values (made before Compute, null for one left out: the entries only read them)
   // and the output values handed out, lent (registry::RemoveLent) until the Compute call ends.

@@ -1,7 +1,7 @@
 // A custom op's kernel (CustomKernel): the node checked against the op's description at
 // creation (arities, attributes, static types), the library's callbacks called with the
 // transient handles of api/custom_op.h, and what they return checked (types, shapes, outputs
-// made). Also the entries those handles serve (slots 107-125).
+// made). Also the entries those handles serve (slots 107-126).
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -291,7 +291,9 @@ void CustomKernel::Compute(KernelContext& ctx) const {
     }
     types.push_back(t != nullptr ? t->type() : DataType::kUndefined);
   }
-  KilnKernelContext handle{this, &ctx, Bind(types, ""), {}, {}, std::this_thread::get_id()};
+  KilnKernelInfo info_handle{op_.get(), &ctx.info(), &attributes_};
+  KilnKernelContext handle{
+      this, &ctx, &info_handle, Bind(types, ""), {}, {}, std::this_thread::get_id()};
   // Declared inputs past the node's (optional ones it leaves out) read as left out too.
   handle.inputs.resize(std::max(ctx.input_count(), op_->inputs().size()));
   handle.outputs.resize(ctx.output_count());
@@ -319,6 +321,7 @@ void CustomKernel::Compute(KernelContext& ctx) const {
              : std::shared_ptr<Tensor>(std::shared_ptr<Tensor>(), const_cast<Tensor*>(t)));
   }
   {
+    ScopedHandle live_info(&info_handle);
     ScopedHandle live(&handle);
     const CustomCallbacks& cb = op_->callbacks();
     CallLibrary([&] { return Where("Compute"); }, [&] { return cb.compute(kernel_, &handle); });
@@ -575,6 +578,15 @@ KilnStatus* KILN_API_CALL KernelContextLog(const KilnKernelContext* ctx, KilnLog
     } else {
       LogProcess(static_cast<LogLevel>(level), "kiln.custom_op", KILN_LOCATION, text.c_str());
     }
+  });
+}
+
+KilnStatus* KILN_API_CALL KernelContextGetKernelInfo(const KilnKernelContext* ctx,
+                                                     const KilnKernelInfo** out) {
+  return Guard("KernelContextGetKernelInfo", [&] {
+    const KilnKernelContext& c = Unwrap(ctx, "ctx");
+    CheckOut(out, "out");
+    *out = c.info;
   });
 }
 

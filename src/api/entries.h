@@ -248,6 +248,8 @@ KilnStatus* KILN_API_CALL KernelContextParallelFor(KilnKernelContext* ctx, KilnP
 KilnStatus* KILN_API_CALL KernelContextIsTerminated(const KilnKernelContext* ctx, int* out);
 KilnStatus* KILN_API_CALL KernelContextLog(const KilnKernelContext* ctx, KilnLoggingLevel severity,
                                            const char* message);
+KilnStatus* KILN_API_CALL KernelContextGetKernelInfo(const KilnKernelContext* ctx,
+                                                     const KilnKernelInfo** out);
 KilnStatus* KILN_API_CALL ShapeInferContextGetKernelInfo(const KilnShapeInferContext* ctx,
                                                          const KilnKernelInfo** out);
 KilnStatus* KILN_API_CALL ShapeInferContextGetInputTypeInfo(const KilnShapeInferContext* ctx,

@@ -237,6 +237,13 @@ std::vector<Case> CustomOpNullCases() {
        }},
       {"KernelContextIsTerminated", "ctx",
        [](Objects&, Outs& o) { return api().KernelContextIsTerminated(nullptr, &o.i); }},
+      {"KernelContextGetKernelInfo", "ctx",
+       [](Objects&, Outs& o) { return api().KernelContextGetKernelInfo(nullptr, &o.kernel_info); }},
+      {"KernelContextGetKernelInfo", "out",
+       [](Objects& b, Outs&) {
+         return In(b, Stage::kCompute,
+                   [](const Live& l) { return api().KernelContextGetKernelInfo(l.ctx, nullptr); });
+       }},
       {"KernelContextIsTerminated", "out",
        [](Objects& b, Outs&) {
          return In(b, Stage::kCompute,
@@ -371,6 +378,10 @@ std::vector<Case> CustomOpHandleCases(bool stale) {
        }},
       {"KernelContextIsTerminated", "ctx",
        [=](Objects& b, Outs& o) { return api().KernelContextIsTerminated(as_ctx(b), &o.i); }},
+      {"KernelContextGetKernelInfo", "ctx",
+       [=](Objects& b, Outs& o) {
+         return api().KernelContextGetKernelInfo(as_ctx(b), &o.kernel_info);
+       }},
       {"KernelContextLog", "ctx",
        [=](Objects& b, Outs&) {
          return api().KernelContextLog(as_ctx(b), KILN_LOGGING_LEVEL_WARNING, "a message");

@@ -151,6 +151,12 @@ TEST(CustomOpContext, KernelContextGivesTheInputsAndEachOutputOnce) {
     ExpectOk(api().KernelContextGetOutputCount(l.ctx, &outputs));
     EXPECT_EQ(inputs, 1u);
     EXPECT_EQ(outputs, 1u);
+    // The node, as CreateKernel saw it.
+    const KilnKernelInfo* info = nullptr;
+    ExpectOk(api().KernelContextGetKernelInfo(l.ctx, &info));
+    const char* name = nullptr;
+    ExpectOk(api().KernelInfoGetNodeName(info, &name));
+    EXPECT_STREQ(name, probe::kNode);
     const KilnValue* x = nullptr;
     ExpectOk(api().KernelContextGetInput(l.ctx, 0, &x));
     void* data = nullptr;

@@ -190,6 +190,12 @@ std::vector<OomCase> CustomOpOomCases() {
            return api().KernelContextParallelFor(l.ctx, &NoWork, nullptr, 64, 1);
          });
        }},
+      {"KernelContextGetKernelInfo",
+       [](Objects& b, Outs& o, Made&) {
+         return Hooked(b, Stage::kCompute, [&](const Live& l) {
+           return api().KernelContextGetKernelInfo(l.ctx, &o.kernel_info);
+         });
+       }},
       {"KernelContextIsTerminated",
        [](Objects& b, Outs& o, Made&) {
          return Hooked(b, Stage::kCompute,

@@ -137,7 +137,8 @@
   X(KernelContextLog, true)                              \
   X(ShapeInferContextGetKernelInfo, true)                \
   X(ShapeInferContextGetInputTypeInfo, true)             \
-  X(ShapeInferContextSetOutputTypeInfo, true)
+  X(ShapeInferContextSetOutputTypeInfo, true)            \
+  X(KernelContextGetKernelInfo, true)
 
 namespace kiln_test {
 
