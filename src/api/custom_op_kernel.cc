@@ -65,6 +65,7 @@ bool IsKnownDim(int64_t d) {
 KilnValue* Lend(std::unique_ptr<KilnValue>& slot, std::shared_ptr<Tensor> tensor) {
   auto v = std::make_unique<KilnValue>();
   v->tensor = std::move(tensor);
+  v->lent = true;
   registry::Add(v.get(), HandleKind::kValue, /*permanent=*/true);
   slot = std::move(v);
   return slot.get();

@@ -139,6 +139,14 @@ void CheckHandle(const void* handle, HandleKind kind, const char* argument) {
   }
 }
 
+void RefuseLent(const KilnValue& value, const char* argument) {
+  if (value.lent) {
+    ThrowInvalidArgument(argument,
+                         "is lent to a custom op's Compute for that call only and "
+                         "cannot be kept beyond it (copy it into a value of your own)");
+  }
+}
+
 void LogIgnoredRelease(const char* entry, const void* handle, HandleKind kind) noexcept {
   const std::optional<HandleKind> found = registry::Find(handle);
   const char* what = !found           ? "is not a live handle (released twice?)"

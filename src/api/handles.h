@@ -46,6 +46,9 @@ struct KilnMemoryInfo {
 struct KilnValue {
   std::shared_ptr<kiln::Tensor> tensor;  // a tensor value; null for the others
   kiln::Value other;                     // a sequence or an optional when `tensor` is null
+  // Lent to a custom op's Compute for the call only (its tensor may be the step's, not owned):
+  // entries that keep a value beyond the call refuse it (RefuseLent).
+  bool lent = false;
 };
 
 struct KilnTensorTypeAndShapeInfo {
@@ -205,6 +208,10 @@ int EnumValue(const Enum& e) noexcept {
   std::memcpy(&v, &e, sizeof v);
   return v;
 }
+
+// Throws INVALID_ARGUMENT naming `argument` when the value is lent to a custom op's Compute:
+// for entries that keep a value beyond the call (IO binding, initializers, RunAsync).
+void RefuseLent(const KilnValue& value, const char* argument);
 
 // Throws INVALID_ARGUMENT when an out-parameter is NULL.
 template <class T>

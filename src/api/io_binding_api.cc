@@ -95,6 +95,7 @@ KilnStatus* KILN_API_CALL BindInput(KilnIoBinding* binding, const char* name,
     auto& b = Unwrap(binding, "binding");
     std::string n = CheckedUtf8(name, "name");
     const auto& v = Unwrap(value, "value");
+    RefuseLent(v, "value");
     ModelIndex(b.session->inputs(), n, "input");
     Value bound = v.tensor != nullptr ? Value(v.tensor) : v.other;
     const std::lock_guard<std::mutex> lock(b.mutex);
@@ -115,6 +116,7 @@ KilnStatus* KILN_API_CALL BindOutput(KilnIoBinding* binding, const char* name, K
     auto& b = Unwrap(binding, "binding");
     std::string n = CheckedUtf8(name, "name");
     const auto& v = Unwrap(value, "value");
+    RefuseLent(v, "value");
     ModelIndex(b.session->outputs(), n, "output");
     if (v.tensor == nullptr) {
       ThrowInvalidArgument("value", "is a " + v.other.TypeText() +

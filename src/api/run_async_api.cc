@@ -143,6 +143,11 @@ KilnStatus* KILN_API_CALL RunAsync(KilnSession* session, const KilnRunOptions* r
     auto run = std::make_unique<AsyncRun>(s);
     CheckRunArguments(input_names, inputs, input_count, output_names, output_count, outputs,
                       run->args);
+    // The run outlives the call: no value lent to a custom op's Compute.
+    for (size_t i = 0; i < input_count; ++i) RefuseLent(*inputs[i], "inputs");
+    for (size_t i = 0; outputs != nullptr && i < output_count; ++i) {
+      if (outputs[i] != nullptr) RefuseLent(*outputs[i], "outputs");
+    }
     if (callback == nullptr) ThrowInvalidArgument("callback", "is NULL");
     // No options: the defaults, which are never destroyed and need no share.
     run->options = ro != nullptr

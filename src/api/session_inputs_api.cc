@@ -70,6 +70,7 @@ KilnStatus* KILN_API_CALL SessionOptionsAddInitializer(KilnSessionOptions* optio
     std::string n = CheckedUtf8(name, "name");
     if (n.empty()) ThrowInvalidArgument("name", "is empty");
     const auto& v = Unwrap(value, "value");
+    RefuseLent(v, "value");
     if (v.tensor == nullptr) {
       ThrowInvalidArgument("value", "is a " + v.other.TypeText() + ", not a tensor");
     }

@@ -12,6 +12,7 @@
 #include "custom_op_probe.h"
 #include "custom_op_test_util.h"
 #include "fixtures.h"
+#include "test_models.h"
 
 namespace kiln_test {
 namespace {
@@ -207,6 +208,55 @@ TEST(CustomOpContext, ValuesHandedToComputeAreReleasedAfterIt) {
               "value");
   EXPECT_EQ(data, Sentinel<void>());
   api().ReleaseValue(y);  // ignored: not the caller's
+}
+
+// `status` is KILN_INVALID_ARGUMENT from `entry`, naming `argument` and saying it is lent.
+void ExpectRefusedAsLent(KilnStatus* status, const char* entry, const char* argument) {
+  ASSERT_NE(status, nullptr) << entry << " kept a lent value";
+  const std::string message = api().GetErrorMessage(status);
+  EXPECT_NE(message.find("lent"), std::string::npos) << message;
+  ExpectError(status, KILN_INVALID_ARGUMENT, entry, argument);
+}
+
+// A lent value cannot be kept past the Compute call: not freed by ReleaseValue, not bound, not
+// made an initializer, not handed to RunAsync.
+TEST(CustomOpContext, LentValuesCannotBeKeptBeyondCompute) {
+  TestEnv env;
+  KilnSession* identity = nullptr;
+  const std::string model = models::Identity();
+  ExpectOk(MakeSession(env.get(), model, nullptr, &identity));
+  ASSERT_NE(identity, nullptr);
+  KilnIoBinding* binding = nullptr;
+  ExpectOk(api().CreateIoBinding(identity, &binding));
+  Options options;
+  ExpectOk(probe::InCallback(env.get(), Stage::kCompute, [&](const Live& l) {
+    const int64_t dims[] = {3, 2};
+    const KilnValue* x = nullptr;
+    KilnValue* y = nullptr;
+    ExpectOk(api().KernelContextGetInput(l.ctx, 0, &x));
+    ExpectOk(api().KernelContextGetOutput(l.ctx, 0, dims, 2, &y));
+    api().ReleaseValue(y);  // ignored (and logged): lent, not the library's
+    void* data = nullptr;
+    ExpectOk(api().GetTensorMutableData(y, &data));
+    ExpectRefusedAsLent(api().BindInput(binding, "x", x), "BindInput", "value");
+    ExpectRefusedAsLent(api().BindOutput(binding, "y", y), "BindOutput", "value");
+    ExpectRefusedAsLent(api().SessionOptionsAddInitializer(options.get(), "w", x),
+                        "SessionOptionsAddInitializer", "value");
+    const char* in[] = {"x"};
+    const char* out[] = {"y"};
+    KilnValue* outputs[] = {nullptr};
+    ExpectRefusedAsLent(api().RunAsync(
+                            identity, nullptr, in, &x, 1, out, 1, outputs,
+                            [](void*, KilnValue**, size_t, KilnStatus* s) {
+                              ADD_FAILURE() << "a run was started";
+                              api().ReleaseStatus(s);
+                            },
+                            nullptr),
+                        "RunAsync", "inputs");
+    return static_cast<KilnStatus*>(nullptr);
+  }));
+  api().ReleaseIoBinding(binding);
+  api().ReleaseSession(identity);
 }
 
 struct Items {
