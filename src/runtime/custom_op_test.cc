@@ -110,6 +110,54 @@ ir::Model ConvScaleRelu(bool constant_input) {
   return onnx::LoadModelBytes(bytes.data(), bytes.size(), "");
 }
 
+// y = If(c) then Relu(Scale(x)) else Scale(x): custom nodes (one of them an override) inside
+// the branches of an If.
+ir::Model IfWithCustomBranches() {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* custom = m.add_opset_import();
+  custom->set_domain("test.domain");
+  custom->set_version(1);
+  auto* g = m.mutable_graph();
+  auto branch = [](::onnx::GraphProto* b, const std::string& prefix, bool relu) {
+    b->set_name(prefix);
+    auto* scale = b->add_node();
+    scale->set_name(prefix + "_scale");
+    scale->set_op_type("Scale");
+    scale->set_domain("test.domain");
+    scale->add_input("x");
+    scale->add_output(prefix + (relu ? "_s" : "_out"));
+    if (relu) {
+      auto* r = b->add_node();
+      r->set_name(prefix + "_relu");
+      r->set_op_type("Relu");
+      r->add_input(prefix + "_s");
+      r->add_output(prefix + "_out");
+    }
+    AddTensorInfo(b->add_output(), prefix + "_out", 4);
+  };
+  auto* n = g->add_node();
+  n->set_name("if");
+  n->set_op_type("If");
+  n->add_input("c");
+  n->add_output("y");
+  for (auto [name, relu] : {std::pair{"then_branch", true}, std::pair{"else_branch", false}}) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::GRAPH);
+    branch(a->mutable_g(), relu ? "then" : "else", relu);
+  }
+  AddTensorInfo(g->add_input(), "x", 4);
+  auto* c = g->add_input();
+  c->set_name("c");
+  c->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::BOOL);
+  c->mutable_type()->mutable_tensor_type()->mutable_shape();
+  AddTensorInfo(g->add_output(), "y", 4);
+  const std::string bytes = m.SerializeAsString();
+  return onnx::LoadModelBytes(bytes.data(), bytes.size(), "");
+}
+
 std::vector<float> RunOnce(const Session& s, float x, const std::string& output = "y") {
   std::shared_ptr<Tensor> t =
       Tensor::Allocate(DataType::kFloat, Shape({1, 1, 2, 2}), CpuAllocator());
@@ -210,6 +258,46 @@ TEST(CustomOps, AnOverrideReplacesTheBuiltInOpAndIsNotFused) {
     EXPECT_EQ(RunOnce(s, 3.0f), std::vector<float>(4, -5.5f)) << "level " << level;
     EXPECT_EQ(relu->computes, 1);
   }
+}
+
+TEST(CustomOps, RunInsideTheBranchesOfAnIf) {
+  auto relu = std::make_shared<ScaleOp>("", "Relu", true, 0.5f);  // y = x·2 + 0.5
+  auto scale = std::make_shared<ScaleOp>("test.domain", "Scale", false);
+  SessionOptions o;
+  o.custom_ops = {scale, relu};
+  const Session s(IfWithCustomBranches(), o);
+  // The override's node went back to its domain after planning, in the branch too.
+  size_t relus = 0;
+  for (const auto& n : s.model().graph->nodes()) {
+    for (const ir::Attribute& a : n->attributes()) {
+      if (!a.g) continue;
+      for (const auto& node : a.g->nodes()) {
+        if (node->op_type() != "Relu") continue;
+        ++relus;
+        EXPECT_EQ(node->domain(), "");
+      }
+    }
+  }
+  EXPECT_EQ(relus, 1u);
+  auto run = [&](bool c) {
+    std::shared_ptr<Tensor> x =
+        Tensor::Allocate(DataType::kFloat, Shape({1, 1, 2, 2}), CpuAllocator());
+    for (size_t i = 0; i < 4; ++i) static_cast<float*>(x->data())[i] = -3.0f;
+    std::shared_ptr<Tensor> cond =
+        Tensor::Allocate(DataType::kBool, Shape(std::vector<int64_t>{}), CpuAllocator());
+    *static_cast<bool*>(cond->data()) = c;
+    const std::vector<std::string> in = {"x", "c"};
+    const std::vector<Value> values = {Value(x), Value(cond)};
+    const std::vector<std::string> out = {"y"};
+    std::vector<std::shared_ptr<Tensor>> results(1);
+    std::vector<Value> others(1);
+    s.Run(RunOptions(), in, values, out, results, others);
+    return static_cast<const float*>(results[0]->data())[0];
+  };
+  EXPECT_EQ(run(true), -11.5f);  // the override Relu of Scale(-3) = -6: -6·2 + 0.5
+  EXPECT_EQ(run(false), -6.0f);  // Scale(-3)
+  EXPECT_EQ(relu->computes, 1);
+  EXPECT_EQ(scale->computes, 2);
 }
 
 }  // namespace
