@@ -154,6 +154,11 @@ void CheckCount(const void* array, size_t count, size_t max, const std::string& 
   if (count > 0 && array == nullptr) Bad(what + " is NULL but " + what + "_count is not 0");
 }
 
+// "<at> ('<name>'): <what>", for messages about one argument.
+std::string ArgText(const std::string& at, const std::string& name, const std::string& what) {
+  return at + " ('" + name + "'): " + what;
+}
+
 std::vector<CustomArg> ReadArgs(const KilnCustomOpArg* array, size_t count,
                                 const std::vector<CustomTypeParam>& params,
                                 const std::string& what) {
@@ -170,11 +175,11 @@ std::vector<CustomArg> ReadArgs(const KilnCustomOpArg* array, size_t count,
         if (params[i].name == p) arg.type_param = static_cast<int>(i);
       }
       if (arg.type_param < 0) {
-        Bad(at + " ('" + arg.name + "'): type_param '" + p + "' is not a type parameter of the op");
+        Bad(ArgText(at, arg.name, "type_param '" + p + "' is not a type parameter of the op"));
       }
     } else {
       arg.fixed = ElementType(IntOf(a.element_type),
-                              at + " ('" + arg.name + "'): with no type_param, element_type");
+                              ArgText(at, arg.name, "with no type_param, element_type"));
     }
     const int kind = IntOf(a.kind);
     if (kind < KILN_CUSTOM_OP_ARG_REQUIRED || kind > KILN_CUSTOM_OP_ARG_VARIADIC) {

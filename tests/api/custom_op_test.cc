@@ -493,6 +493,7 @@ TEST(CustomOp, ThreadsRunningOneSessionGetTheirSingleThreadedResults) {
   }
   std::vector<int> mismatches(kThreads, 0);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int round = 0; round < kRounds; ++round) {
