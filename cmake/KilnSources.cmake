@@ -34,6 +34,7 @@ set(KILN_SOURCES
   src/core/utf8.cc
   src/core/value.cc
   src/ir/graph.cc
+  src/ir/text_printer.cc
   src/onnx/loader.cc
   src/onnx/tensor_proto.cc
   src/onnx/writer.cc
@@ -61,6 +62,7 @@ set(KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/small_vector_test.cc
   src/kernels/cpu/vector_math_test.cc
   src/ir/graph_test.cc
+  src/ir/text_printer_test.cc
   src/onnx/loader_test.cc
   src/onnx/model_compare.cc
   src/onnx/round_trip_test.cc

@@ -1,0 +1,198 @@
+#include "ir/text_printer.h"
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "onnx/loader.h"
+
+namespace kiln::ir {
+namespace {
+
+// Kiln's text of a model is pinned in src/ir/testdata/text_printer/<name>.txt, which
+// tests/tools/parse_text_models.py also parses with ONNX's own parser (an outside check that the
+// text is ONNX's syntax). KILN_REWRITE_TEXT=1 rewrites the files instead of comparing.
+void ExpectText(const ::onnx::ModelProto& proto, const std::string& name,
+                const TextOptions& options = {}) {
+  const std::string bytes = proto.SerializeAsString();
+  const Model model = onnx::LoadModelBytes(bytes.data(), bytes.size(), "");
+  const std::string text = ModelToText(model, options);
+  const std::string path =
+      std::string(KILN_SOURCE_DIR) + "/src/ir/testdata/text_printer/" + name + ".txt";
+  const char* rewrite = std::getenv("KILN_REWRITE_TEXT");
+  if (rewrite != nullptr && std::string(rewrite) == "1") {
+    std::ofstream(path) << text;
+    return;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << path;
+  const std::string want((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, want) << "printed:\n" << text;
+  // Printed in pieces, the same text.
+  std::string pieces;
+  size_t count = 0;
+  PrintModel(model, options, [&](std::string_view p) {
+    pieces += p;
+    ++count;
+  });
+  EXPECT_EQ(pieces, text);
+  EXPECT_GT(count, 1u);
+}
+
+::onnx::ValueInfoProto* TensorInfo(::onnx::ValueInfoProto* vi, const std::string& name, int elem,
+                                   std::initializer_list<const char*> dims) {
+  vi->set_name(name);
+  auto* t = vi->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(elem);
+  auto* shape = t->mutable_shape();
+  for (const char* d : dims) {
+    auto* dim = shape->add_dim();
+    if (d[0] >= '0' && d[0] <= '9') {
+      dim->set_dim_value(std::stoll(d));
+    } else if (d[0] != '?') {
+      dim->set_dim_param(d);
+    }
+  }
+  return vi;
+}
+
+::onnx::NodeProto* AddNode(::onnx::GraphProto* g, const std::string& op,
+                           std::initializer_list<const char*> inputs,
+                           std::initializer_list<const char*> outputs,
+                           const std::string& domain = "") {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_domain(domain);
+  for (const char* i : inputs) n->add_input(i);
+  for (const char* o : outputs) n->add_output(o);
+  return n;
+}
+
+::onnx::ModelProto Base() {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  m.set_producer_name("kiln-test");
+  m.mutable_graph()->set_name("g");
+  return m;
+}
+
+TEST(TextPrinter, WritesTypesShapesInitializersAndNodes) {
+  ::onnx::ModelProto m = Base();
+  m.set_model_version(3);
+  auto* g = m.mutable_graph();
+  TensorInfo(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"N", "2"});
+  TensorInfo(g->add_input(), "flag", ::onnx::TensorProto::BOOL, {});
+  TensorInfo(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"N", "?"});
+  auto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->add_dims(2);
+  w->add_dims(3);
+  for (float v : {1.0f, -2.5f, 0.125f, 3.0f, 1e-7f, 100.0f}) w->add_float_data(v);
+  auto* b = g->add_initializer();
+  b->set_name("b");
+  b->set_data_type(::onnx::TensorProto::INT64);
+  b->add_dims(3);
+  for (int64_t v : {1, -2, 3}) b->add_int64_data(v);
+  AddNode(g, "MatMul", {"x", "w"}, {"t"});
+  AddNode(g, "Cast", {"b"}, {"bf"})->add_attribute()->CopyFrom([] {
+    ::onnx::AttributeProto a;
+    a.set_name("to");
+    a.set_type(::onnx::AttributeProto::INT);
+    a.set_i(1);
+    return a;
+  }());
+  AddNode(g, "Add", {"t", "bf"}, {"y"});
+  ExpectText(m, "matmul_add");
+}
+
+TEST(TextPrinter, WritesEveryAttributeKindACustomDomainAndLeftOutInputs) {
+  ::onnx::ModelProto m = Base();
+  auto* custom = m.add_opset_import();
+  custom->set_domain("ai.kiln.example");
+  custom->set_version(1);
+  auto* g = m.mutable_graph();
+  TensorInfo(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"2", "3"});
+  TensorInfo(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"2", "3"});
+  TensorInfo(g->add_output(), "z", ::onnx::TensorProto::FLOAT, {"3", "2"});
+  auto* op = AddNode(g, "MulAddRelu", {"x", "x", "x"}, {"y"}, "ai.kiln.example");
+  auto attr = [&](::onnx::NodeProto* n, const char* name, ::onnx::AttributeProto::AttributeType t) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(t);
+    return a;
+  };
+  attr(op, "alpha", ::onnx::AttributeProto::FLOAT)->set_f(0.1f);
+  attr(op, "count", ::onnx::AttributeProto::INT)->set_i(-4);
+  attr(op, "label", ::onnx::AttributeProto::STRING)->set_s("a label");
+  auto* fs = attr(op, "scales", ::onnx::AttributeProto::FLOATS);
+  fs->add_floats(1.0f);
+  fs->add_floats(2.5f);
+  auto* is = attr(op, "axes", ::onnx::AttributeProto::INTS);
+  is->add_ints(0);
+  is->add_ints(-1);
+  auto* ss = attr(op, "names", ::onnx::AttributeProto::STRINGS);
+  ss->add_strings("p");
+  ss->add_strings("q");
+  auto* c = AddNode(g, "Constant", {}, {"perm_f"});
+  auto* tv = attr(c, "value", ::onnx::AttributeProto::TENSOR)->mutable_t();
+  tv->set_data_type(::onnx::TensorProto::FLOAT);
+  tv->add_dims(2);
+  tv->add_float_data(1.5f);
+  tv->add_float_data(2.0f);
+  attr(AddNode(g, "Transpose", {"y"}, {"z0"}), "perm", ::onnx::AttributeProto::INTS)
+      ->mutable_ints()
+      ->Add(1);
+  g->mutable_node(2)->mutable_attribute(0)->add_ints(0);
+  AddNode(g, "Clip", {"z0", "", "perm_f"}, {"z1"});  // min left out
+  AddNode(g, "Identity", {"z1"}, {"z"});
+  ExpectText(m, "attributes");
+}
+
+TEST(TextPrinter, WritesSubgraphsAsAttributes) {
+  ::onnx::ModelProto m = Base();
+  auto* g = m.mutable_graph();
+  TensorInfo(g->add_input(), "c", ::onnx::TensorProto::BOOL, {});
+  TensorInfo(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"2"});
+  TensorInfo(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"2"});
+  auto* n = AddNode(g, "If", {"c"}, {"y"});
+  for (auto [name, op] : {std::pair{"then_branch", "Identity"}, std::pair{"else_branch", "Neg"}}) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::GRAPH);
+    auto* b = a->mutable_g();
+    b->set_name(std::string(name) + "_g");
+    const std::string out = std::string(op) + "_out";
+    AddNode(b, op, {"x"}, {out.c_str()});
+    TensorInfo(b->add_output(), out, ::onnx::TensorProto::FLOAT, {"2"});
+  }
+  ExpectText(m, "if");
+}
+
+TEST(TextPrinter, ElidesLargeInitializersAndQuotesNamesThatAreNotIdentifiers) {
+  ::onnx::ModelProto m = Base();
+  auto* g = m.mutable_graph();
+  TensorInfo(g->add_input(), "/input:0", ::onnx::TensorProto::FLOAT, {"4"});
+  TensorInfo(g->add_output(), "out put", ::onnx::TensorProto::FLOAT, {"4"});
+  auto* w = g->add_initializer();
+  w->set_name("weights.big");
+  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->add_dims(4);
+  for (int i = 0; i < 4; ++i) w->add_float_data(static_cast<float>(i));
+  auto* s = g->add_initializer();
+  s->set_name("small");
+  s->set_data_type(::onnx::TensorProto::STRING);
+  s->add_dims(1);
+  s->add_string_data("say \"hi\"\\");
+  AddNode(g, "Add", {"/input:0", "weights.big"}, {"out put"});
+  TextOptions o;
+  o.elide_above = 2;
+  ExpectText(m, "elided", o);
+}
+
+}  // namespace
+}  // namespace kiln::ir
