@@ -38,6 +38,7 @@ set(KILN_SOURCES
   src/onnx/loader.cc
   src/onnx/tensor_proto.cc
   src/onnx/writer.cc
+  src/onnx/text_parser.cc
   src/runtime/executor.cc
   src/runtime/inference.cc
   src/runtime/options.cc
@@ -64,6 +65,7 @@ set(KILN_UNIT_TEST_SOURCES
   src/ir/graph_test.cc
   src/ir/text_printer_test.cc
   src/onnx/loader_test.cc
+  src/onnx/text_parser_test.cc
   src/onnx/model_compare.cc
   src/onnx/round_trip_test.cc
   src/onnx/writer_test.cc

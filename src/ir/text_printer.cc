@@ -102,6 +102,9 @@ class Printer {
       case ValueKind::kMap:
         out_ += std::string("map(") + DataTypeName(t.elem) + ")";
         return;
+      case ValueKind::kUnknown:
+        out_ += "undefined";  // the model gives the value no type
+        return;
       default:
         break;
     }
