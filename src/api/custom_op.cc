@@ -289,8 +289,7 @@ std::shared_ptr<CustomOpAdapter> CustomOpAdapter::FromDescription(
         std::to_string(op->until_));
   }
   op->overrides_ = d.overrides_builtin != 0;
-  if (op->domain_ == "ai.kiln" || op->domain_.rfind(runtime::OverrideDomain(""), 0) == 0 ||
-      op->domain_.rfind("ai.kiln.override.", 0) == 0) {
+  if (op->domain_ == "ai.kiln" || op->domain_.rfind("ai.kiln.override.", 0) == 0) {
     Bad(named + ": domain '" + op->domain_ +
         "' is Kiln's own (its internal ops, which the optimizer makes); choose another");
   }

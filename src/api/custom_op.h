@@ -36,6 +36,13 @@ struct CustomArg {
 struct CustomTypeParam {
   std::string name;
   std::vector<DataType> allowed;
+
+  bool Allows(DataType t) const noexcept {
+    for (DataType a : allowed) {
+      if (a == t) return true;
+    }
+    return false;
+  }
 };
 
 struct CustomAttr {

@@ -3,7 +3,6 @@
 // transient handles of api/custom_op.h, and what they return checked (types, shapes, outputs
 // made). Also the entries those handles serve (slots 107-126).
 #include <algorithm>
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -182,7 +181,7 @@ std::vector<DataType> CustomKernel::Bind(std::span<const DataType> types,
     }
     const auto p = static_cast<size_t>(arg->type_param);
     const CustomTypeParam& param = op_->type_params()[p];
-    if (std::find(param.allowed.begin(), param.allowed.end(), t) == param.allowed.end()) {
+    if (!param.Allows(t)) {
       throw Error(ErrorCode::kInvalidArgument, at + ", which type parameter '" + param.name +
                                                    "' of " + op_->Describe() + " does not allow");
     }
@@ -647,8 +646,7 @@ KilnStatus* KILN_API_CALL ShapeInferContextSetOutputTypeInfo(KilnShapeInferConte
     DataType* bound = nullptr;
     if (arg != nullptr && arg->type_param >= 0) {
       const auto p = static_cast<size_t>(arg->type_param);
-      const auto& types = c.info->op->type_params()[p].allowed;
-      allowed = std::find(types.begin(), types.end(), t) != types.end();
+      allowed = c.info->op->type_params()[p].Allows(t);
       bound = &c.bound[p];
     }
     if (!allowed) {
@@ -671,9 +669,10 @@ KilnStatus* KILN_API_CALL ShapeInferContextSetOutputTypeInfo(KilnShapeInferConte
       }
       shape = Shape(std::move(d));
     }
-    if (bound != nullptr) *bound = t;
+    // The copy first (it may fail); nothing after it can, so a failure changes nothing.
     c.outputs[index] = {t, shape, nullptr, std::nullopt};
     c.ctx->SetOutput(index, t, std::move(shape));
+    if (bound != nullptr) *bound = t;
     c.set[index] = true;
   });
 }

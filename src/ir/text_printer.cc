@@ -1,10 +1,8 @@
 #include "ir/text_printer.h"
 
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <set>
 #include <vector>
 
 #include "core/float16.h"
@@ -340,10 +338,8 @@ class Printer {
   void Graph(const ir::Graph& g, int depth) {
     Name(g.name().empty() ? std::string("graph") : g.name());
     out_ += " (";
-    std::set<const Value*> inputs;
     for (size_t i = 0; i < g.inputs().size(); ++i) {
       const Value* v = g.inputs()[i];
-      inputs.insert(v);
       if (i > 0) out_ += ", ";
       Type(v->type());
       out_ += " ";
@@ -365,8 +361,9 @@ class Printer {
         constants.push_back(v.get());
       }
     }
-    const std::vector<std::string> outer_notes = std::move(notes_);
-    notes_.clear();
+    // A subgraph (an attribute of a node of the graph being written) has notes of its own.
+    std::vector<std::string> outer_notes;
+    outer_notes.swap(notes_);
     if (!constants.empty()) {
       out_ += "\n";
       Indent(depth);
@@ -385,7 +382,7 @@ class Printer {
       Indent(depth);
       out_ += "# " + note;
     }
-    notes_ = outer_notes;
+    notes_ = std::move(outer_notes);
     out_ += "\n";
     Indent(depth);
     out_ += "{\n";

@@ -2,7 +2,6 @@
 
 #include <onnx/onnx_pb.h>
 
-#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <string>
