@@ -9,6 +9,11 @@ set(KILN_SOURCES
   src/api/arguments.cc
   src/api/api_table.cc
   src/api/env_api.cc
+  src/api/graph_api_table.cc
+  src/api/graph_graph_api.cc
+  src/api/graph_handles.cc
+  src/api/graph_model_api.cc
+  src/api/graph_node_api.cc
   src/api/handles.cc
   src/api/io_binding_api.cc
   src/api/memory_api.cc
@@ -54,6 +59,7 @@ set(KILN_SOURCES
 )
 
 set(KILN_UNIT_TEST_SOURCES
+  src/api/graph_api_test.cc
   src/core/data_type_test.cc
   src/core/float16_test.cc
   src/core/shape_test.cc

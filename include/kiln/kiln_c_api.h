@@ -46,8 +46,9 @@
  * this header includes them all): kiln/c/core.h (statuses, Envs, memory infos, allocators),
  * kiln/c/values.h (tensors, strings, sequences, optionals), kiln/c/session.h (session options,
  * sessions, Run), kiln/c/session_config.h (initializers, config entries, the optimized model, the
- * parallel mode), kiln/c/io_binding.h (IO binding, RunAsync) and kiln/kiln_custom_op.h (custom
- * operators: what a custom-op library sees). Slot N of KilnApi has the type
+ * parallel mode), kiln/c/io_binding.h (IO binding, RunAsync), kiln/kiln_custom_op.h (custom
+ * operators: what a custom-op library sees) and kiln/kiln_graph_api.h (the graph API: inspect,
+ * build and print models; a sub-table of its own). Slot N of KilnApi has the type
  * Kiln<Name>Fn; the struct below lists them in order.
  *
  * The header is C99; it is also valid C++.
@@ -66,6 +67,7 @@
 #include "kiln/kiln_c_entry.h"   /* KILN_API_VERSION, KilnApiBase, KilnGetApiBase */
 #include "kiln/kiln_c_types.h"   /* the enums, opaque handle types and KilnAllocator */
 #include "kiln/kiln_custom_op.h" /* custom operators: KilnCustomOp and its contexts */
+#include "kiln/kiln_graph_api.h" /* the graph API: KilnGraphApi (GetGraphApi) */
 
 #ifdef __cplusplus
 extern "C" {
@@ -363,6 +365,10 @@ struct KilnApi {
   KilnShapeInferContextSetOutputTypeInfoFn ShapeInferContextSetOutputTypeInfo;
   /** Slot 126: ::KilnKernelContextGetKernelInfoFn. */
   KilnKernelContextGetKernelInfoFn KernelContextGetKernelInfo;
+  /** Slot 127: ::KilnGetGraphApiFn (the graph sub-table, kiln/kiln_graph_api.h). */
+  KilnGetGraphApiFn GetGraphApi;
+  /** Slot 128: ::KilnGetTensorDataFn. */
+  KilnGetTensorDataFn GetTensorData;
 };
 
 #ifdef __cplusplus

@@ -74,11 +74,12 @@ typedef enum KilnElementType {
 
 /** What kind of value a KilnValue holds. */
 typedef enum KilnValueType {
-  KILN_VALUE_TYPE_UNKNOWN = 0,  /**< Not a value Kiln knows. */
-  KILN_VALUE_TYPE_TENSOR = 1,   /**< A tensor. */
-  KILN_VALUE_TYPE_SEQUENCE = 2, /**< A sequence of values. */
-  KILN_VALUE_TYPE_MAP = 3,      /**< A map from keys to values. */
-  KILN_VALUE_TYPE_OPTIONAL = 4  /**< An optional value, possibly empty. */
+  KILN_VALUE_TYPE_UNKNOWN = 0,      /**< Not a value Kiln knows. */
+  KILN_VALUE_TYPE_TENSOR = 1,       /**< A tensor. */
+  KILN_VALUE_TYPE_SEQUENCE = 2,     /**< A sequence of values. */
+  KILN_VALUE_TYPE_MAP = 3,          /**< A map from keys to values. */
+  KILN_VALUE_TYPE_OPTIONAL = 4,     /**< An optional value, possibly empty. */
+  KILN_VALUE_TYPE_SPARSE_TENSOR = 5 /**< A sparse tensor (a model's declared type only). */
 } KilnValueType;
 
 /** Severity of a log message; an Env drops messages below its own minimum. */

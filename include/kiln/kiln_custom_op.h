@@ -114,15 +114,27 @@ typedef enum KilnCustomOpArgKind {
   KILN_CUSTOM_OP_ARG_VARIADIC = 2  /**< One or more values; only the last input or output. */
 } KilnCustomOpArgKind;
 
-/** The type of an attribute (ONNX's AttributeProto.AttributeType values). */
+/**
+ * The type of an attribute (ONNX's AttributeProto.AttributeType values). A custom op declares
+ * attributes of the scalar and list types FLOAT to STRINGS; the graph API (kiln_graph_api.h)
+ * shows and builds every type.
+ */
 typedef enum KilnAttributeType {
-  KILN_ATTRIBUTE_UNDEFINED = 0, /**< Not a valid attribute type. */
-  KILN_ATTRIBUTE_FLOAT = 1,     /**< One float. */
-  KILN_ATTRIBUTE_INT = 2,       /**< One int64_t. */
-  KILN_ATTRIBUTE_STRING = 3,    /**< One UTF-8 string. */
-  KILN_ATTRIBUTE_FLOATS = 6,    /**< A list of floats. */
-  KILN_ATTRIBUTE_INTS = 7,      /**< A list of int64_t. */
-  KILN_ATTRIBUTE_STRINGS = 8    /**< A list of UTF-8 strings. */
+  KILN_ATTRIBUTE_UNDEFINED = 0,       /**< Not a valid attribute type. */
+  KILN_ATTRIBUTE_FLOAT = 1,           /**< One float. */
+  KILN_ATTRIBUTE_INT = 2,             /**< One int64_t. */
+  KILN_ATTRIBUTE_STRING = 3,          /**< One string (UTF-8 for a custom op; bytes in a graph). */
+  KILN_ATTRIBUTE_TENSOR = 4,          /**< One tensor. */
+  KILN_ATTRIBUTE_GRAPH = 5,           /**< One graph (If, Loop, Scan bodies). */
+  KILN_ATTRIBUTE_FLOATS = 6,          /**< A list of floats. */
+  KILN_ATTRIBUTE_INTS = 7,            /**< A list of int64_t. */
+  KILN_ATTRIBUTE_STRINGS = 8,         /**< A list of strings. */
+  KILN_ATTRIBUTE_TENSORS = 9,         /**< A list of tensors. */
+  KILN_ATTRIBUTE_GRAPHS = 10,         /**< A list of graphs. */
+  KILN_ATTRIBUTE_SPARSE_TENSOR = 11,  /**< A sparse tensor (Kiln keeps its type only). */
+  KILN_ATTRIBUTE_SPARSE_TENSORS = 12, /**< Sparse tensors (Kiln keeps their type only). */
+  KILN_ATTRIBUTE_TYPE_PROTO = 13,     /**< A type (Kiln keeps the attribute's type only). */
+  KILN_ATTRIBUTE_TYPE_PROTOS = 14     /**< Types (Kiln keeps the attribute's type only). */
 } KilnAttributeType;
 
 /** A named type parameter ("T") and the element types it may take. */

@@ -143,6 +143,8 @@ constexpr KilnApi kApiV1 = {
     .ShapeInferContextGetInputTypeInfo = &ShapeInferContextGetInputTypeInfo,
     .ShapeInferContextSetOutputTypeInfo = &ShapeInferContextSetOutputTypeInfo,
     .KernelContextGetKernelInfo = &KernelContextGetKernelInfo,
+    .GetGraphApi = &GetGraphApi,
+    .GetTensorData = &GetTensorData,
 };
 
 // ---- Pins: a shipped slot never moves ----------------------------------------------------------
@@ -275,9 +277,11 @@ KILN_PIN_SLOT(ShapeInferContextGetKernelInfo, 123);
 KILN_PIN_SLOT(ShapeInferContextGetInputTypeInfo, 124);
 KILN_PIN_SLOT(ShapeInferContextSetOutputTypeInfo, 125);
 KILN_PIN_SLOT(KernelContextGetKernelInfo, 126);
+KILN_PIN_SLOT(GetGraphApi, 127);
+KILN_PIN_SLOT(GetTensorData, 128);
 
 #undef KILN_PIN_SLOT
-constexpr size_t kSlotCount = 127;
+constexpr size_t kSlotCount = 129;
 static_assert(sizeof(KilnApi) == kSlotCount * sizeof(void*), "a slot has no pin");
 
 // ---- The C enums and the engine's enums share their values ----------------------------------

@@ -50,6 +50,7 @@ KilnStatus* KILN_API_CALL CreateTensorWithDataAsValue(const KilnMemoryInfo* info
 KilnStatus* KILN_API_CALL GetValueType(const KilnValue* value, KilnValueType* out);
 KilnStatus* KILN_API_CALL IsTensor(const KilnValue* value, int* out);
 KilnStatus* KILN_API_CALL GetTensorMutableData(KilnValue* value, void** out);
+KilnStatus* KILN_API_CALL GetTensorData(const KilnValue* value, const void** out);
 KilnStatus* KILN_API_CALL GetTensorSizeInBytes(const KilnValue* value, size_t* out);
 KilnStatus* KILN_API_CALL GetTensorMemoryInfo(const KilnValue* value, const KilnMemoryInfo** out);
 KilnStatus* KILN_API_CALL GetTensorTypeAndShape(const KilnValue* value,
@@ -259,6 +260,9 @@ KilnStatus* KILN_API_CALL ShapeInferContextSetOutputTypeInfo(KilnShapeInferConte
                                                              size_t index,
                                                              KilnElementType element_type,
                                                              const int64_t* dims, size_t dim_count);
+
+// graph_api_table.cc
+const KilnGraphApi* KILN_API_CALL GetGraphApi(uint32_t version);
 
 }  // namespace kiln::api
 

@@ -76,6 +76,18 @@ const char* HandleKindName(HandleKind kind) noexcept {
       return "KilnIoBinding";
     case HandleKind::kCustomOpRegistry:
       return "KilnCustomOpRegistry";
+    case HandleKind::kModel:
+      return "KilnModel";
+    case HandleKind::kGraph:
+      return "KilnGraph";
+    case HandleKind::kNode:
+      return "KilnNode";
+    case HandleKind::kValueInfo:
+      return "KilnValueInfo";
+    case HandleKind::kAttribute:
+      return "KilnAttribute";
+    case HandleKind::kTypeInfo:
+      return "KilnTypeInfo";
     case HandleKind::kKernelInfo:
       return "KilnKernelInfo";
     case HandleKind::kKernelContext:
@@ -124,6 +136,16 @@ bool RemoveLent(const void* handle, HandleKind kind) noexcept {
   return true;
 }
 
+bool MakeBorrowed(const void* handle, HandleKind kind) noexcept {
+  Registry* r = GetRegistry(false);
+  if (r == nullptr) return false;
+  std::unique_lock<std::shared_mutex> lock(r->mutex);
+  auto it = r->handles.find(KeyOf(handle));
+  if (it == r->handles.end() || it->second.kind != kind) return false;
+  it->second.permanent = true;
+  return true;
+}
+
 }  // namespace registry
 
 void CheckHandle(const void* handle, HandleKind kind, const char* argument) {
@@ -144,6 +166,14 @@ void RefuseLent(const KilnValue& value, const char* argument) {
     ThrowInvalidArgument(argument,
                          "is lent to a custom op's Compute for that call only and "
                          "cannot be kept beyond it (copy it into a value of your own)");
+  }
+}
+
+void RefuseReadOnly(const KilnValue& value, const char* argument) {
+  if (value.read_only) {
+    ThrowInvalidArgument(argument,
+                         "is a model's constant, which cannot be changed (read it with "
+                         "GetTensorData; copy it into a value of your own to change it)");
   }
 }
 

@@ -49,6 +49,9 @@ struct KilnValue {
   // Lent to a custom op's Compute for the call only (its tensor may be the step's, not owned):
   // entries that keep a value beyond the call refuse it (RefuseLent).
   bool lent = false;
+  // A model's constant (an initializer or tensor attribute shown by the graph API): read with
+  // GetTensorData; entries that would change it refuse it (RefuseReadOnly).
+  bool read_only = false;
 };
 
 struct KilnTensorTypeAndShapeInfo {
@@ -63,6 +66,10 @@ struct KilnSessionOptions {
 struct KilnSession {
   std::shared_ptr<kiln::runtime::Session> session;
   kiln::Logger logger;  // a copy of the Env's, so the Env may go first
+  // The graph API's views of the session's graphs (api/graph_handles.h), made on first use and
+  // released with the handle: type-erased, so that this header needs none of their types.
+  std::shared_ptr<void> graph_views;
+  std::unique_ptr<std::mutex> graph_views_mutex;
 };
 
 // Shared, so that a RunAsync in progress keeps the options (and sees their terminate flag) after
@@ -108,6 +115,12 @@ enum class HandleKind : unsigned char {
   kKernelInfo,
   kKernelContext,
   kShapeInferContext,
+  kModel,  // the graph API's (api/graph_handles.h)
+  kGraph,
+  kNode,
+  kValueInfo,
+  kAttribute,
+  kTypeInfo,
 };
 
 const char* HandleKindName(HandleKind kind) noexcept;
@@ -168,6 +181,9 @@ bool Remove(const void* handle, HandleKind kind) noexcept;
 // Forgets a handle of `kind` lent for the length of a call (added as permanent, so that no
 // Release entry can free it meanwhile); false when there is none.
 bool RemoveLent(const void* handle, HandleKind kind) noexcept;
+// Makes a live handle of `kind` permanent (its Release entry refuses it from then on): a graph
+// API object the caller gave to an `…Owned…` entry. Never allocates; false when there is none.
+bool MakeBorrowed(const void* handle, HandleKind kind) noexcept;
 }  // namespace registry
 
 // Throws INVALID_ARGUMENT naming `argument` unless `handle` is a live handle of type H.
@@ -213,6 +229,10 @@ int EnumValue(const Enum& e) noexcept {
 // for entries that keep a value beyond the call (IO binding, initializers, RunAsync).
 void RefuseLent(const KilnValue& value, const char* argument);
 
+// Throws INVALID_ARGUMENT naming `argument` when the value is a model's read-only constant: for
+// entries that would change its data.
+void RefuseReadOnly(const KilnValue& value, const char* argument);
+
 // Throws INVALID_ARGUMENT when an out-parameter is NULL.
 template <class T>
 void CheckOut(T* out, const char* argument) {
@@ -244,6 +264,11 @@ void Release(H* handle, const char* entry) noexcept {
 // Publishes a new info with the element type and shape of `type` (of the tensors inside, for a
 // sequence or an optional; no dimensions for an unknown rank). Throws std::bad_alloc.
 void PublishTensorInfo(const ir::TypeInfo& type, KilnTensorTypeAndShapeInfo** out);
+
+// Makes the session of `model` (session_api.cc) and publishes it: CreateSession's last step, also
+// the graph API's CreateSessionFromModel's.
+void MakeSession(const KilnEnv& env, ir::Model model, const KilnSessionOptions* options,
+                 KilnSession** out);
 
 // A permanent KilnMemoryInfo equal to `info`, made once per distinct value and never released;
 // what Get entries hand out. Throws std::bad_alloc.

@@ -117,6 +117,7 @@ KilnStatus* KILN_API_CALL BindOutput(KilnIoBinding* binding, const char* name, K
     std::string n = CheckedUtf8(name, "name");
     const auto& v = Unwrap(value, "value");
     RefuseLent(v, "value");
+    RefuseReadOnly(v, "value");
     ModelIndex(b.session->outputs(), n, "output");
     if (v.tensor == nullptr) {
       ThrowInvalidArgument("value", "is a " + v.other.TypeText() +

@@ -54,7 +54,9 @@ void CheckRunArguments(const char* const* input_names, const KilnValue* const* i
   for (size_t i = 0; i < output_count; ++i) {
     std::shared_ptr<Tensor> given;
     if (outputs[i] != nullptr) {
-      given = UnwrapEntry(outputs[i], "outputs", i).tensor;
+      const KilnValue& v = UnwrapEntry(outputs[i], "outputs", i);
+      RefuseReadOnly(v, "outputs");
+      given = v.tensor;
       if (given == nullptr) {
         ThrowInvalidArgument("outputs", "entry " + std::to_string(i) +
                                             " is not a tensor; only tensors can be written into");

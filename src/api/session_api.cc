@@ -11,7 +11,6 @@
 #include "onnx/loader.h"
 
 namespace kiln::api {
-namespace {
 
 void MakeSession(const KilnEnv& env, ir::Model model, const KilnSessionOptions* options,
                  KilnSession** out) {
@@ -25,9 +24,12 @@ void MakeSession(const KilnEnv& env, ir::Model model, const KilnSessionOptions* 
                               std::to_string(session->inputs().size()) + " inputs, " +
                               std::to_string(session->outputs().size()) + " outputs";
   logger.Log(LogLevel::kInfo, "kiln.session", KILN_LOCATION, message.c_str());
-  Publish(std::unique_ptr<KilnSession>(new KilnSession{std::move(session), std::move(logger)}),
+  Publish(std::unique_ptr<KilnSession>(new KilnSession{std::move(session), std::move(logger),
+                                                       nullptr, std::make_unique<std::mutex>()}),
           out);
 }
+
+namespace {
 
 const KilnSessionOptions* CheckedOptions(const KilnSessionOptions* options) {
   if (options != nullptr) Unwrap(options, "options");
@@ -54,6 +56,8 @@ KilnValueType ValueTypeOf(ir::ValueKind kind) {
       return KILN_VALUE_TYPE_MAP;
     case ir::ValueKind::kOptional:
       return KILN_VALUE_TYPE_OPTIONAL;
+    case ir::ValueKind::kSparseTensor:
+      return KILN_VALUE_TYPE_SPARSE_TENSOR;
     case ir::ValueKind::kUnknown:
       break;
   }

@@ -53,6 +53,7 @@ size_t TotalLength(const Tensor& t) noexcept {
 KilnStatus* KILN_API_CALL FillStringTensor(KilnValue* value, const char* const* s, size_t s_len) {
   return Guard("FillStringTensor", [&] {
     Tensor& t = UnwrapStringTensor(value, "value");
+    RefuseReadOnly(*value, "value");
     if (s_len != t.element_count()) {
       ThrowInvalidArgument("s_len", std::to_string(s_len) + " strings for a tensor of " +
                                         std::to_string(t.element_count()) + " elements");
@@ -70,6 +71,7 @@ KilnStatus* KILN_API_CALL FillStringTensor(KilnValue* value, const char* const* 
 KilnStatus* KILN_API_CALL FillStringTensorElement(KilnValue* value, const char* s, size_t index) {
   return Guard("FillStringTensorElement", [&] {
     Tensor& t = UnwrapStringTensor(value, "value");
+    RefuseReadOnly(*value, "value");
     CheckIndex(t, index);
     std::string copy = CopyUtf8(s, "s", "the string");
     t.strings()[index].swap(copy);

@@ -123,6 +123,15 @@ KilnStatus* KILN_API_CALL IsTensor(const KilnValue* value, int* out) {
 KilnStatus* KILN_API_CALL GetTensorMutableData(KilnValue* value, void** out) {
   return Guard("GetTensorMutableData", [&] {
     Tensor& t = UnwrapNumericTensor(value, "value");
+    RefuseReadOnly(*value, "value");
+    CheckOut(out, "out");
+    *out = t.data();
+  });
+}
+
+KilnStatus* KILN_API_CALL GetTensorData(const KilnValue* value, const void** out) {
+  return Guard("GetTensorData", [&] {
+    const Tensor& t = UnwrapNumericTensor(value, "value");
     CheckOut(out, "out");
     *out = t.data();
   });

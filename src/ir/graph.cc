@@ -106,6 +106,13 @@ void Graph::Connect(Node* node, std::vector<Value*> inputs, std::vector<Value*> 
   node->implicit_inputs_ = std::move(implicit_inputs);
 }
 
+void Graph::SetImplicitInputs(Node* node, std::vector<Value*> implicit_inputs) {
+  for (Value* in : implicit_inputs) in->consumers_.reserve(in->consumers_.size() + 1);
+  for (Value* in : node->implicit_inputs_) DropConsumer(in, node);
+  for (Value* in : implicit_inputs) in->consumers_.push_back(node);
+  node->implicit_inputs_ = std::move(implicit_inputs);
+}
+
 std::string Graph::UniqueName(const std::string& base) const {
   if (by_name_.find(base) == by_name_.end()) return base;
   for (size_t k = 1;; ++k) {
@@ -220,6 +227,64 @@ std::vector<Node*> Graph::TopologicalOrder() const {
     }
   }
   return order;
+}
+
+namespace {
+
+std::vector<Value*> Mapped(const std::vector<Value*>& values,
+                           const std::unordered_map<const Value*, Value*>& to) {
+  std::vector<Value*> out;
+  out.reserve(values.size());
+  for (const Value* v : values) out.push_back(v == nullptr ? nullptr : to.at(v));
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<Graph> CloneGraph(const Graph& graph) {
+  auto g = std::make_shared<Graph>();
+  g->name() = graph.name();
+  std::unordered_map<const Value*, Value*> to;
+  to.reserve(graph.values().size());
+  for (const auto& v : graph.values()) {
+    Value* c = g->AddValue(v->name());
+    c->type() = v->type();
+    c->set_initializer(v->initializer());
+    c->set_default_value(v->default_value());
+    c->set_outer(v->is_outer());
+    to.emplace(v.get(), c);
+  }
+  g->inputs() = Mapped(graph.inputs(), to);
+  g->outputs() = Mapped(graph.outputs(), to);
+  g->captures() = Mapped(graph.captures(), to);
+  for (const auto& n : graph.nodes()) {
+    Node* c = g->AddNode(n->name(), n->op_type(), n->domain());
+    c->set_opset(n->opset());
+    c->fused_from() = n->fused_from();
+    c->attributes() = n->attributes();
+    for (Attribute& a : c->attributes()) {
+      if (a.g) a.g = CloneGraph(*a.g);
+      for (auto& sub : a.graphs) sub = CloneGraph(*sub);
+    }
+    g->Connect(c, Mapped(n->inputs(), to), Mapped(n->outputs(), to),
+               Mapped(n->implicit_inputs(), to));
+  }
+  return g;
+}
+
+Model CloneModel(const Model& model) {
+  Model m;
+  m.ir_version = model.ir_version;
+  m.opsets = model.opsets;
+  m.producer_name = model.producer_name;
+  m.producer_version = model.producer_version;
+  m.domain = model.domain;
+  m.model_version = model.model_version;
+  m.doc_string = model.doc_string;
+  m.graph_doc_string = model.graph_doc_string;
+  m.metadata = model.metadata;
+  if (model.graph != nullptr) m.graph = CloneGraph(*model.graph);
+  return m;
 }
 
 }  // namespace kiln::ir

@@ -26,8 +26,17 @@ namespace kiln::ir {
 
 class Node;
 
-// What a value holds. Sequences, optionals and maps carry the element type of their tensors.
-enum class ValueKind : int { kUnknown = 0, kTensor = 1, kSequence = 2, kOptional = 3, kMap = 4 };
+// What a value holds. Sequences and optionals carry the element type of their tensors; a map its
+// key type (in TypeInfo::elem) and its value type (TypeInfo::contained). A sparse tensor is typed
+// as a tensor is; no kernel takes one.
+enum class ValueKind : int {
+  kUnknown = 0,
+  kTensor = 1,
+  kSequence = 2,
+  kOptional = 3,
+  kMap = 4,
+  kSparseTensor = 5,
+};
 
 // Static type knowledge: the element type (kUndefined when unknown) and the shape, when its rank is
 // known (dimensions -1 where unknown, with symbolic names where the model gives them).
@@ -35,7 +44,7 @@ struct TypeInfo {
   ValueKind kind = ValueKind::kUnknown;
   DataType elem = DataType::kUndefined;
   std::optional<Shape> shape;
-  // For kSequence/kOptional: the type of the contained value.
+  // For kSequence/kOptional: the type of the contained value; for kMap: the value type.
   std::shared_ptr<const TypeInfo> contained;
   // The ONNX denotation of each dimension (TensorShapeProto.Dimension.denotation, such as
   // "DATA_BATCH"), "" where a dimension has none; empty when no dimension has one. Kept for graph
@@ -97,6 +106,10 @@ class Node {
   std::vector<Attribute>& attributes() noexcept { return attributes_; }
   const std::vector<Attribute>& attributes() const noexcept { return attributes_; }
   const Attribute* FindAttribute(const std::string& name) const noexcept;
+  // The names of the nodes of the graph as loaded that this node stands for, when a rewrite
+  // made it from them (optimizer::Replace); empty for a node as loaded (or one a pass added).
+  std::vector<std::string>& fused_from() noexcept { return fused_from_; }
+  const std::vector<std::string>& fused_from() const noexcept { return fused_from_; }
   // "node 'conv1' (Conv)" for messages; "node #3 (Conv)" style is produced by the loader when a
   // node has no name, so the name is never empty after loading.
   std::string Describe() const;
@@ -111,6 +124,7 @@ class Node {
   std::vector<Value*> outputs_;
   std::vector<Value*> implicit_inputs_;
   std::vector<Attribute> attributes_;
+  std::vector<std::string> fused_from_;
 };
 
 class Graph {
@@ -155,6 +169,8 @@ class Graph {
   void RemoveNode(Node* node);
   // Points input `index` of `node` at `value` (nullptr: left out), keeping consumer lists true.
   void SetInput(Node* node, size_t index, Value* value);
+  // Replaces the node's implicit inputs (what its subgraphs read), keeping consumer lists true.
+  void SetImplicitInputs(Node* node, std::vector<Value*> implicit_inputs);
   // Makes every node that reads `from` read `to` instead. Refuses (returns false, changes nothing)
   // when `from` is a graph output or is read by a subgraph (those refer to it by name).
   bool ReplaceUses(Value* from, Value* to);
@@ -191,6 +207,12 @@ struct Model {
   std::map<std::string, std::string> metadata;
   std::shared_ptr<Graph> graph;
 };
+
+// A deep copy of the graph (its nodes, values, attributes and subgraphs, with producer, consumer
+// and capture links remade); tensors (initializers, tensor attributes) are shared, not copied.
+std::shared_ptr<Graph> CloneGraph(const Graph& graph);
+// The model with its graph cloned (CloneGraph).
+Model CloneModel(const Model& model);
 
 }  // namespace kiln::ir
 

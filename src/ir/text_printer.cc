@@ -1,8 +1,12 @@
 #include "ir/text_printer.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "core/float16.h"
@@ -12,12 +16,25 @@ namespace {
 
 bool IsIdentifier(std::string_view s) {
   if (s.empty()) return false;
+  if (s == "inf" || s == "nan") return false;  // the parser reads those as numbers
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
     if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
   }
   return true;
+}
+
+// Calls `f` on every node of the graph and of its subgraphs.
+template <typename F>
+void Visit(const ir::Graph& g, const F& f) {
+  for (const auto& n : g.nodes()) {
+    f(*n);
+    for (const Attribute& a : n->attributes()) {
+      if (a.g) Visit(*a.g, f);
+      for (const auto& sub : a.graphs) Visit(*sub, f);
+    }
+  }
 }
 
 // Writes the pieces of one model; `out` gathers text until it is flushed to the sink.
@@ -28,8 +45,18 @@ class Printer {
 
   void Model(const ir::Model& m) {
     out_ += "<\n  ir_version: " + std::to_string(m.ir_version) + ",\n  opset_import: [";
+    // A domain the model's nodes use without importing it (an optimized graph's ai.kiln nodes)
+    // is imported at the newest version its nodes have, as the writer does.
+    std::map<std::string, int64_t> opsets = m.opsets;
+    std::map<std::string, int64_t> added;
+    Visit(*m.graph, [&](const ir::Node& n) {
+      if (n.opset() > 0 && opsets.count(n.domain()) == 0) {
+        added[n.domain()] = std::max(added[n.domain()], n.opset());
+      }
+    });
+    opsets.insert(added.begin(), added.end());
     bool first = true;
-    for (const auto& [domain, version] : m.opsets) {
+    for (const auto& [domain, version] : opsets) {
       if (!first) out_ += ", ";
       first = false;
       Quoted(domain);
@@ -52,6 +79,12 @@ class Printer {
     Flush();
   }
 
+  void WholeGraph(const ir::Graph& g) {
+    Graph(g, 0);
+    out_ += "\n";
+    Flush();
+  }
+
  private:
   void Flush() {
     if (!out_.empty()) sink_(out_);
@@ -60,21 +93,58 @@ class Printer {
 
   void Indent(int depth) { out_.append(static_cast<size_t>(depth) * 2, ' '); }
 
+  // Escapes quotes, backslashes, control bytes and bytes that are not part of valid UTF-8 (an
+  // attribute's bytes), so that the text stays UTF-8 and reads back to the same bytes.
   void Quoted(std::string_view s) {
     out_ += '"';
-    for (const char c : s) {
+    for (size_t i = 0; i < s.size();) {
+      const char c = s[i];
+      const auto b = static_cast<unsigned char>(c);
+      const size_t n = Utf8Length(s, i);
       if (c == '"' || c == '\\') {
         out_ += '\\';
         out_ += c;
-      } else if (static_cast<unsigned char>(c) < 0x20) {
+      } else if (b < 0x20 || b == 0x7f || n == 0) {
         char buf[8];
-        std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+        std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(b));
         out_ += buf;
       } else {
-        out_ += c;
+        out_.append(s.substr(i, n));
+        i += n;
+        continue;
       }
+      ++i;
     }
     out_ += '"';
+  }
+
+  // The length of the valid UTF-8 sequence at s[i] (1 for ASCII); 0 when there is none.
+  static size_t Utf8Length(std::string_view s, size_t i) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x80) return 1;
+    size_t n = 0;
+    uint32_t cp = 0;
+    if ((b & 0xe0) == 0xc0) {
+      n = 2;
+      cp = b & 0x1f;
+    } else if ((b & 0xf0) == 0xe0) {
+      n = 3;
+      cp = b & 0x0f;
+    } else if ((b & 0xf8) == 0xf0) {
+      n = 4;
+      cp = b & 0x07;
+    } else {
+      return 0;
+    }
+    if (i + n > s.size()) return 0;
+    for (size_t k = 1; k < n; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if ((c & 0xc0) != 0x80) return 0;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return n;
   }
 
   void Name(std::string_view name) {
@@ -83,6 +153,15 @@ class Printer {
     } else {
       Quoted(name);
     }
+  }
+
+  // A value's type: what options_.value_type knows of it, else its own.
+  const TypeInfo& TypeOf(const Value& v) {
+    if (options_.value_type) {
+      known_ = options_.value_type(v);
+      if (known_ != nullptr) return *known_;
+    }
+    return v.type();
   }
 
   void Type(const TypeInfo& t) {
@@ -98,8 +177,22 @@ class Printer {
         out_ += ")";
         return;
       case ValueKind::kMap:
-        out_ += std::string("map(") + DataTypeName(t.elem) + ")";
+        out_ += std::string("map(") + DataTypeName(t.elem) + ", ";
+        if (t.contained != nullptr) {
+          Type(*t.contained);
+        } else {
+          out_ += "undefined";
+        }
+        out_ += ")";
         return;
+      case ValueKind::kSparseTensor: {
+        TypeInfo dense = t;
+        dense.kind = ValueKind::kTensor;
+        out_ += "sparse_tensor(";
+        Type(dense);
+        out_ += ")";
+        return;
+      }
       case ValueKind::kUnknown:
         out_ += "undefined";  // the model gives the value no type
         return;
@@ -332,6 +425,12 @@ class Printer {
       out_ += "# " + note + "\n";
     }
     node_notes_.clear();
+    if (options_.node_comments) {
+      for (const std::string& comment : options_.node_comments(n)) {
+        Indent(depth);
+        out_ += "# " + comment + "\n";
+      }
+    }
     Flush();
   }
 
@@ -341,14 +440,14 @@ class Printer {
     for (size_t i = 0; i < g.inputs().size(); ++i) {
       const Value* v = g.inputs()[i];
       if (i > 0) out_ += ", ";
-      Type(v->type());
+      Type(TypeOf(*v));
       out_ += " ";
       Name(v->name());
     }
     out_ += ") => (";
     for (size_t i = 0; i < g.outputs().size(); ++i) {
       if (i > 0) out_ += ", ";
-      Type(g.outputs()[i]->type());
+      Type(TypeOf(*g.outputs()[i]));
       out_ += " ";
       Name(g.outputs()[i]->name());
     }
@@ -394,8 +493,9 @@ class Printer {
   const TextOptions& options_;
   const std::function<void(std::string_view)>& sink_;
   std::string out_;
-  std::vector<std::string> notes_;       // about the current graph's initializers
-  std::vector<std::string> node_notes_;  // about the current node's attributes
+  std::vector<std::string> notes_;         // about the current graph's initializers
+  std::vector<std::string> node_notes_;    // about the current node's attributes
+  std::shared_ptr<const TypeInfo> known_;  // TypeOf's, while it is written
 };
 
 }  // namespace
@@ -403,6 +503,11 @@ class Printer {
 void PrintModel(const Model& model, const TextOptions& options,
                 const std::function<void(std::string_view)>& sink) {
   Printer(options, sink).Model(model);
+}
+
+void PrintGraph(const Graph& graph, const TextOptions& options,
+                const std::function<void(std::string_view)>& sink) {
+  Printer(options, sink).WholeGraph(graph);
 }
 
 std::string ModelToText(const Model& model, const TextOptions& options) {

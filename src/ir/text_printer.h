@@ -15,8 +15,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ir/graph.h"
 
@@ -26,10 +28,20 @@ struct TextOptions {
   // Initializers (and tensor attributes) of more elements than this are declared without their
   // values (see above); -1: every value is written.
   int64_t elide_above = -1;
+  // When set: `#` comment lines written after each node (the graph API's debug flag: the kernel a
+  // session runs it with, the nodes it was fused from).
+  std::function<std::vector<std::string>(const Node&)> node_comments;
+  // When set: the type written for a graph input or output, where it returns one (a session's
+  // inferred types); null: the value's own.
+  std::function<std::shared_ptr<const TypeInfo>(const Value&)> value_type;
 };
 
 // Writes the model through `sink`, in pieces (each valid only during the call).
 void PrintModel(const Model& model, const TextOptions& options,
+                const std::function<void(std::string_view)>& sink);
+
+// One graph, in the grammar of onnx.parser's parse_graph.
+void PrintGraph(const Graph& graph, const TextOptions& options,
                 const std::function<void(std::string_view)>& sink);
 
 // The same, as one string.

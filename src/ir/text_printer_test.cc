@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 
 #include "onnx/loader.h"
@@ -13,8 +14,9 @@ namespace kiln::ir {
 namespace {
 
 // Kiln's text of a model is pinned in src/ir/testdata/text_printer/<name>.txt, which
-// tests/tools/parse_text_models.py also parses with ONNX's own parser (an outside check that the
-// text is ONNX's syntax). KILN_REWRITE_TEXT=1 rewrites the files instead of comparing.
+// src/ir/testdata/check_text_with_onnx.py also parses with ONNX's own parser (an outside check
+// that the text is ONNX's syntax; ctest's text_printer_parses_with_onnx). KILN_REWRITE_TEXT=1
+// rewrites the files instead of comparing.
 void ExpectText(const ::onnx::ModelProto& proto, const std::string& name,
                 const TextOptions& options = {}) {
   const std::string bytes = proto.SerializeAsString();
@@ -192,6 +194,54 @@ TEST(TextPrinter, ElidesLargeInitializersAndQuotesNamesThatAreNotIdentifiers) {
   TextOptions o;
   o.elide_above = 2;
   ExpectText(m, "elided", o);
+}
+
+// Names the parser would read as numbers are quoted.
+TEST(TextPrinter, QuotesNamesThatReadAsNumbers) {
+  Model m;
+  m.ir_version = 8;
+  m.opsets[""] = 17;
+  m.graph = std::make_shared<Graph>();
+  Graph& g = *m.graph;
+  g.name() = "g";
+  Value* inf = g.AddValue("inf");
+  inf->type().kind = ValueKind::kTensor;
+  inf->type().elem = DataType::kFloat;
+  g.inputs().push_back(inf);
+  Value* nan = g.AddValue("nan");
+  nan->type() = inf->type();
+  Node* n = g.AddNode("neg", "Neg", "");
+  g.Connect(n, {inf}, {nan});
+  g.outputs().push_back(nan);
+  const std::string text = ModelToText(m);
+  EXPECT_NE(text.find("float[] \"inf\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"nan\" = Neg (\"inf\")"), std::string::npos) << text;
+}
+
+// Bytes that are not UTF-8 (a string attribute holds bytes) are escaped, so the text stays
+// UTF-8; valid UTF-8 is written as it is.
+TEST(TextPrinter, EscapesBytesThatAreNotUtf8) {
+  Model m;
+  m.ir_version = 8;
+  m.opsets[""] = 17;
+  m.graph = std::make_shared<Graph>();
+  Graph& g = *m.graph;
+  g.name() = "g";
+  Value* x = g.AddValue("x");
+  x->type().kind = ValueKind::kTensor;
+  x->type().elem = DataType::kFloat;
+  g.inputs().push_back(x);
+  Value* y = g.AddValue("y");
+  Node* n = g.AddNode("n", "Identity", "");
+  Attribute a;
+  a.name = "note";
+  a.type = AttrType::kString;
+  a.s = std::string("caf\xc3\xa9 \xff\xc3 \x01", 10);
+  n->attributes().push_back(a);
+  g.Connect(n, {x}, {y});
+  g.outputs().push_back(y);
+  const std::string text = ModelToText(m);
+  EXPECT_NE(text.find("\"caf\xc3\xa9 \\xff\\xc3 \\x01\""), std::string::npos) << text;
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ ir::TypeInfo GraphBuilder::ConvertType(const ::onnx::TypeProto& t, const std::st
       const bool has_shape =
           sparse ? t.sparse_tensor_type().has_shape() : t.tensor_type().has_shape();
       const auto& shape = sparse ? t.sparse_tensor_type().shape() : t.tensor_type().shape();
-      info.kind = ir::ValueKind::kTensor;
+      info.kind = sparse ? ir::ValueKind::kSparseTensor : ir::ValueKind::kTensor;
       if (elem != 0 && !IsKnownDataType(elem)) {
         throw Error(ErrorCode::kInvalidProtobuf,
                     what + ": element type " + std::to_string(elem) + " is not known");
@@ -119,9 +119,20 @@ ir::TypeInfo GraphBuilder::ConvertType(const ::onnx::TypeProto& t, const std::st
         info.elem = info.contained->elem;  // the element type of the tensors inside
       }
       break;
-    case ::onnx::TypeProto::kMapType:
+    case ::onnx::TypeProto::kMapType: {
       info.kind = ir::ValueKind::kMap;
+      const int32_t key = t.map_type().key_type();
+      if (key != 0 && !IsKnownDataType(key)) {
+        throw Error(ErrorCode::kInvalidProtobuf,
+                    what + ": map key type " + std::to_string(key) + " is not known");
+      }
+      info.elem = static_cast<DataType>(key);  // a map's elem is its key type
+      if (t.map_type().has_value_type()) {
+        info.contained =
+            std::make_shared<ir::TypeInfo>(ConvertType(t.map_type().value_type(), what, depth + 1));
+      }
       break;
+    }
     default:
       break;
   }

@@ -1,7 +1,9 @@
 #include "onnx/text_parser.h"
 
+#include <google/protobuf/arena.h>
 #include <onnx/onnx_pb.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -149,8 +151,10 @@ class Parser {
  public:
   explicit Parser(std::string_view text) : lexer_(text) { Advance(); }
 
-  ::onnx::ModelProto Model() {
-    ::onnx::ModelProto m;
+  // On the arena: protobuf's repeated fields can lose an element they were adding when memory
+  // runs out; the arena frees everything however the parse ends.
+  ::onnx::ModelProto& Model(google::protobuf::Arena& arena) {
+    ::onnx::ModelProto& m = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
     Expect("<");
     do {
       const Token key = ExpectName();
@@ -203,8 +207,21 @@ class Parser {
     if (!Accept(punct)) Lexer::Fail(tok_, std::string("expected '") + punct + "'" + Found());
   }
 
+  // ", found 'x'", with bytes that are not printable written \xNN.
   std::string Found() const {
-    return tok_.kind == Tok::kEnd ? ", found the end" : ", found '" + tok_.text + "'";
+    if (tok_.kind == Tok::kEnd) return ", found the end";
+    std::string shown;
+    for (const char c : tok_.text) {
+      const auto b = static_cast<unsigned char>(c);
+      if (b < 0x20 || b == 0x7f) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", b);
+        shown += hex;
+      } else {
+        shown += c;
+      }
+    }
+    return ", found '" + shown + "'";
   }
 
   Token ExpectName() {
@@ -264,6 +281,31 @@ class Parser {
       Type(name.text == "seq" ? type->mutable_sequence_type()->mutable_elem_type()
                               : type->mutable_optional_type()->mutable_elem_type());
       Expect(")");
+      return;
+    }
+    if (name.text == "map") {
+      Expect("(");
+      const Token key = ExpectName();
+      const int key_type = key.text == "undefined" ? 0 : ElementTypeOf(key.text);
+      if (key.text != "undefined" && key_type == 0) {
+        Lexer::Fail(key, "'" + key.text + "' is not a map key type");
+      }
+      type->mutable_map_type()->set_key_type(key_type);
+      Expect(",");
+      Type(type->mutable_map_type()->mutable_value_type());
+      Expect(")");
+      return;
+    }
+    if (name.text == "sparse_tensor") {
+      Expect("(");
+      ::onnx::TypeProto dense;
+      Type(&dense);
+      Expect(")");
+      auto* sparse = type->mutable_sparse_tensor_type();
+      sparse->set_elem_type(dense.tensor_type().elem_type());
+      if (dense.tensor_type().has_shape()) {
+        *sparse->mutable_shape() = dense.tensor_type().shape();
+      }
       return;
     }
     // "undefined": a value the model gives no type (a subgraph's, say), or a tensor whose element
@@ -503,8 +545,11 @@ class Parser {
 }  // namespace
 
 ir::Model ParseModelText(std::string_view text) {
-  const ::onnx::ModelProto m = Parser(text).Model();
-  const std::string bytes = m.SerializeAsString();
+  std::string bytes;
+  {
+    google::protobuf::Arena arena;
+    bytes = Parser(text).Model(arena).SerializeAsString();
+  }
   return LoadModelBytes(bytes.data(), bytes.size(), "");
 }
 

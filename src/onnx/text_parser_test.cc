@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "ir/text_printer.h"
@@ -86,39 +87,63 @@ TEST(TextParser, LeavesTheModelsChecksToTheLoader) {
   }
 }
 
-// Print, parse, print: the second text is the first, for every model of ONNX's node suites that
-// Kiln loads and whose text holds all of it (no elided values: no "# " notes).
-TEST(TextParser, PrintParsePrintIsAFixedPointOverTheOnnxSuites) {
-  size_t checked = 0;
-  size_t with_notes = 0;
-  for (const std::string& dir : {std::string(KILN_SOURCE_DIR) + "/../shared/onnx-tests/node",
-                                 std::string("/usr/share/libonnx-testdata/data/node")}) {
-    if (!std::filesystem::is_directory(dir)) continue;
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      const std::string path = entry.path().string() + "/model.onnx";
-      if (!std::filesystem::exists(path)) continue;
-      ir::Model model;
-      try {
-        model = LoadModelFile(path);
-      } catch (const Error&) {
-        continue;  // (what Kiln does not load, the conformance manifest lists)
+// The models of ONNX's suites (the newest in ../shared/onnx-tests and Debian's 1.12 set: node,
+// pytorch-converted, pytorch-operator and simple) and of the light model zoo
+// (../shared/onnx-tests/light: AlexNet, DenseNet-121, Inception v1/v2, ResNet-50, ShuffleNet,
+// SqueezeNet, VGG-19, ZFNet-512).
+std::vector<std::string> SuiteModels() {
+  std::vector<std::string> paths;
+  const std::string shared = std::string(KILN_SOURCE_DIR) + "/../shared/onnx-tests";
+  for (const std::string& root : {shared, std::string("/usr/share/libonnx-testdata/data")}) {
+    for (const char* suite : {"node", "pytorch-converted", "pytorch-operator", "simple"}) {
+      const std::string dir = root + "/" + suite;
+      if (!std::filesystem::is_directory(dir)) continue;
+      for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        const std::string path = entry.path().string() + "/model.onnx";
+        if (std::filesystem::exists(path)) paths.push_back(path);
       }
-      const std::string text = ir::ModelToText(model);
-      if (text.find("\n# ") != std::string::npos || text.find("  # ") != std::string::npos) {
-        ++with_notes;
-        continue;
-      }
-      try {
-        EXPECT_EQ(ir::ModelToText(ParseModelText(text)), text) << path;
-      } catch (const Error& e) {
-        ADD_FAILURE() << path << ": " << e.what() << "\n" << text;
-      }
-      ++checked;
     }
   }
+  if (std::filesystem::is_directory(shared + "/light")) {
+    for (const auto& entry : std::filesystem::directory_iterator(shared + "/light")) {
+      if (entry.path().extension() == ".onnx") paths.push_back(entry.path().string());
+    }
+  }
+  return paths;
+}
+
+// Print, parse, print: the second text is the first, for every model of the suites and the zoo
+// that Kiln loads and whose text holds all of it (no elided values: no "# " notes).
+TEST(TextParser, PrintParsePrintIsAFixedPointOverTheOnnxSuitesAndTheZoo) {
+  size_t checked = 0;
+  size_t with_notes = 0;
+  size_t zoo = 0;
+  for (const std::string& path : SuiteModels()) {
+    ir::Model model;
+    try {
+      model = LoadModelFile(path);
+    } catch (const Error&) {
+      continue;  // (what Kiln does not load, the conformance manifest lists)
+    }
+    const std::string text = ir::ModelToText(model);
+    if (text.find("\n# ") != std::string::npos || text.find("  # ") != std::string::npos) {
+      ++with_notes;
+      continue;
+    }
+    try {
+      EXPECT_EQ(ir::ModelToText(ParseModelText(text)), text) << path;
+    } catch (const Error& e) {
+      ADD_FAILURE() << path << ": " << e.what() << "\n" << text.substr(0, 4096);
+    }
+    ++checked;
+    zoo += path.find("/light/") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_GT(zoo, 0u) << "the light model zoo was not found";
   EXPECT_GT(checked, 1000u) << "the ONNX suites were not found";
-  std::printf("print-parse-print: %zu models at a fixed point, %zu with elided values\n", checked,
-              with_notes);
+  std::printf(
+      "print-parse-print: %zu models at a fixed point (%zu of the zoo), %zu with elided "
+      "values\n",
+      checked, zoo, with_notes);
 }
 
 }  // namespace

@@ -126,11 +126,18 @@ class ProtoBuilder {
 
   static void Type(const ir::TypeInfo& t, ::onnx::TypeProto* out) {
     switch (t.kind) {
-      case ir::ValueKind::kTensor: {
-        ::onnx::TypeProto::Tensor* tt = out->mutable_tensor_type();
-        tt->set_elem_type(static_cast<int32_t>(t.elem));
+      case ir::ValueKind::kTensor:
+      case ir::ValueKind::kSparseTensor: {
+        const bool sparse = t.kind == ir::ValueKind::kSparseTensor;
+        if (sparse) {
+          out->mutable_sparse_tensor_type()->set_elem_type(static_cast<int32_t>(t.elem));
+        } else {
+          out->mutable_tensor_type()->set_elem_type(static_cast<int32_t>(t.elem));
+        }
         if (!t.shape) break;
-        ::onnx::TensorShapeProto* shape = tt->mutable_shape();
+        ::onnx::TensorShapeProto* shape = sparse
+                                              ? out->mutable_sparse_tensor_type()->mutable_shape()
+                                              : out->mutable_tensor_type()->mutable_shape();
         const std::vector<int64_t>& dims = t.shape->dims();
         const std::vector<std::string>& symbols = t.shape->symbols();
         for (size_t d = 0; d < dims.size(); ++d) {
@@ -157,9 +164,12 @@ class ProtoBuilder {
           out->mutable_optional_type();
         }
         break;
-      case ir::ValueKind::kMap:  // the IR keeps no key or value type
-        out->mutable_map_type();
+      case ir::ValueKind::kMap: {
+        ::onnx::TypeProto::Map* map = out->mutable_map_type();
+        map->set_key_type(static_cast<int32_t>(t.elem));
+        if (t.contained) Type(*t.contained, map->mutable_value_type());
         break;
+      }
       case ir::ValueKind::kUnknown:
         break;
     }

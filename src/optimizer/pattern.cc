@@ -221,8 +221,18 @@ ir::Node* Replace(ir::Graph& g, const std::vector<ir::Node*>& old_nodes, std::st
                   std::string domain, int64_t opset, std::vector<ir::Value*> inputs,
                   std::vector<ir::Value*> outputs, std::vector<ir::Attribute> attributes) {
   const std::string name = old_nodes.front()->name() + "/" + op;
+  // What the new node stands for: the loaded nodes the old ones were (or were made from).
+  std::vector<std::string> fused_from;
+  for (const ir::Node* n : old_nodes) {
+    if (n->fused_from().empty()) {
+      fused_from.push_back(n->name());
+    } else {
+      fused_from.insert(fused_from.end(), n->fused_from().begin(), n->fused_from().end());
+    }
+  }
   for (ir::Node* n : old_nodes) g.RemoveNode(n);
   ir::Node* node = g.AddNode(name, std::move(op), std::move(domain));
+  node->fused_from() = std::move(fused_from);
   node->set_opset(opset);
   node->attributes() = std::move(attributes);
   g.Connect(node, std::move(inputs), std::move(outputs));

@@ -56,7 +56,8 @@ std::vector<int64_t> IntsAttrOf(const ir::Node* node, const std::string& name,
 // Removes `old_nodes` and adds one node (op and domain are copies: they may come from a node
 // being removed) `op` (domain, opset) reading `inputs` and writing
 // `outputs` (values the removed nodes wrote keep their names, so readers and graph outputs are
-// untouched). Named after the first removed node.
+// untouched). Named after the first removed node; its fused_from() lists the loaded nodes the
+// removed ones stood for.
 ir::Node* Replace(ir::Graph& g, const std::vector<ir::Node*>& old_nodes, std::string op,
                   std::string domain, int64_t opset, std::vector<ir::Value*> inputs,
                   std::vector<ir::Value*> outputs, std::vector<ir::Attribute> attributes);

@@ -37,6 +37,10 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
        "optimization level 2 and up, the convolutions made channels-last at level 3, and "
        "MultiHeadAttention's two products) round both operands to bf16 and add the products in "
        "float, on machines with AVX-512 BF16 (elsewhere they stay float); 0 (default): float"},
+      {"kiln.graph.keep_loaded", "0 or 1",
+       "1: the session keeps the graph as loaded, before optimization, for the graph API's "
+       "SessionGetGraph(KILN_GRAPH_LOADED) (initializers are shared with the optimized graph, but "
+       "ones the optimizer replaced stay in memory); 0 (default): only the optimized graph"},
   };
   return *keys;
 }

@@ -11,8 +11,9 @@ namespace kiln::runtime {
 namespace {
 
 std::unique_ptr<Kernel> CreateKernel(const ir::Node& node, const KernelInfo& info,
-                                     const KernelRegistry& registry) {
+                                     const KernelDef*& found, const KernelRegistry& registry) {
   const KernelDef* def = registry.Find(node.domain(), node.op_type(), node.opset());
+  found = def;
   const std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
   if (def == nullptr) {
     if (registry.Knows(node.domain(), node.op_type())) {
@@ -72,7 +73,7 @@ GraphPlan::GraphPlan(const ir::Graph& graph, const KernelRegistry& registry, Pla
       for (const auto& g : a.graphs)
         subplans_.emplace(g.get(), std::make_unique<GraphPlan>(*g, registry));
     }
-    step.kernel = CreateKernel(node, *step.info, registry);
+    step.kernel = CreateKernel(node, *step.info, step.def, registry);
     steps_.push_back(std::move(step));
   }
   facts_.assign(slot_count_, infer::TensorFacts{});

@@ -50,9 +50,10 @@ class GraphPlan {
     const ir::Node* node;
     std::unique_ptr<KernelInfo> info;
     std::unique_ptr<Kernel> kernel;
-    std::vector<int> inputs;   // -1: optional input left out
-    std::vector<int> outputs;  // -1: optional output left out
-    std::vector<int> release;  // slots to free once this step is done
+    const KernelDef* def = nullptr;  // the registry entry the kernel was made from
+    std::vector<int> inputs;         // -1: optional input left out
+    std::vector<int> outputs;        // -1: optional output left out
+    std::vector<int> release;        // slots to free once this step is done
     // For the parallel executor (Frame::Execute with RunContext::inter_op):
     int producers = 0;          // how many distinct steps make what this one reads
     std::vector<size_t> next;   // the steps that read what this one makes (each once)

@@ -47,6 +47,9 @@ Session::Session(ir::Model model, SessionOptions options, std::shared_ptr<const 
                                         std::to_string(options_.optimization_level) +
                                         " is not 0 to 3");
   }
+  if (options_.ConfigFlag("kiln.graph.keep_loaded", false)) {
+    loaded_ = std::make_unique<const ir::Model>(ir::CloneModel(model_));
+  }
   ir::Graph& g = *model_.graph;
   UseGivenInitializers(g);
   ApplyFreeDimensionOverrides(g);
@@ -221,6 +224,9 @@ void Session::CheckInput(const IoDesc& desc, const Value& v) const {
     }
     case ir::ValueKind::kMap:
       throw Error(ErrorCode::kNotImplemented, what() + " is a map; maps are not supported");
+    case ir::ValueKind::kSparseTensor:
+      throw Error(ErrorCode::kNotImplemented,
+                  what() + " is a sparse tensor; sparse tensors are not supported");
   }
   const Tensor& t = *v.tensor();
   if (desc.type.elem != DataType::kUndefined && desc.type.elem != t.type()) {

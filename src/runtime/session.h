@@ -43,6 +43,9 @@ class Session {
   const std::vector<IoDesc>& overridable_initializers() const noexcept { return overridable_; }
   const std::vector<IoDesc>& outputs() const noexcept { return outputs_; }
   const ir::Model& model() const noexcept { return model_; }
+  // The model as loaded, before any rewrite (initializers shared with model()), when the options
+  // asked for it (config "kiln.graph.keep_loaded" = "1"); null otherwise.
+  const ir::Model* loaded_model() const noexcept { return loaded_.get(); }
   const SessionOptions& options() const noexcept { return options_; }
 
   // Runs with the named inputs (tensors, sequences or optionals). `results` and `others` have
@@ -116,6 +119,7 @@ class Session {
   void AddLayout(const Frame& frame, std::shared_ptr<const ArenaLayout> layout) const;
 
   ir::Model model_;
+  std::unique_ptr<const ir::Model> loaded_;
   SessionOptions options_;
   std::shared_ptr<const Logger> logger_;
   std::unique_ptr<CustomKernels> custom_;  // the options' custom ops over the CPU kernels

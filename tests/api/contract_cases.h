@@ -4,6 +4,8 @@
 #define KILN_TESTS_API_CONTRACT_CASES_H_
 
 #include <functional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "fixtures.h"
@@ -33,6 +35,12 @@ std::vector<Case> BindingHandleCases(bool stale);
 // the stale ones use such a handle after its callback returned.
 std::vector<Case> CustomOpNullCases();
 std::vector<Case> CustomOpHandleCases(bool stale);
+
+// The graph API, the KilnGraphApi sub-table (contract_graph_cases.cc): as above, for every
+// status-returning entry of graph_slots.h; and the graph entries that take no handle.
+std::vector<Case> GraphNullCases();
+std::vector<Case> GraphHandleCases(bool stale);
+std::set<std::string> GraphNoHandleArgument();
 
 }  // namespace kiln_test
 

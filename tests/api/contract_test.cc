@@ -1,7 +1,8 @@
 // The contract for every entry at once (DESIGN.md §3 rules 3, 5 and 8): each pointer argument
 // passed NULL, each handle argument passed a handle of the wrong type or an already released one.
 // Each case checks the code, that the message names the entry and the argument, and that the
-// out-parameter is untouched. The tables must cover every entry of the table (slots.h).
+// out-parameter is untouched. The tables must cover every entry of both tables (slots.h, and
+// graph_slots.h for the graph API's sub-table; its Release entries are graph_view_test.cc's).
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -12,7 +13,7 @@
 #include "api_test_util.h"
 #include "contract_cases.h"
 #include "fixtures.h"
-#include "slots.h"
+#include "graph_slots.h"
 
 namespace kiln_test {
 namespace {
@@ -123,6 +124,10 @@ std::vector<Case> NullCases() {
        [](Objects&, Outs& o) { return api().GetTensorMutableData(nullptr, &o.pointer); }},
       {"GetTensorMutableData", "out",
        [](Objects& b, Outs&) { return api().GetTensorMutableData(b.value, nullptr); }},
+      {"GetTensorData", "value",
+       [](Objects&, Outs& o) { return api().GetTensorData(nullptr, &o.g.data); }},
+      {"GetTensorData", "out",
+       [](Objects& b, Outs&) { return api().GetTensorData(b.value, nullptr); }},
       {"GetTensorSizeInBytes", "value",
        [](Objects&, Outs& o) { return api().GetTensorSizeInBytes(nullptr, &o.size); }},
       {"GetTensorSizeInBytes", "out",
@@ -533,6 +538,8 @@ std::vector<Case> HandleCases(bool stale) {
       {"IsTensor", "value", [=](Objects& b, Outs& o) { return api().IsTensor(as_value(b), &o.i); }},
       {"GetTensorMutableData", "value",
        [=](Objects& b, Outs& o) { return api().GetTensorMutableData(as_value(b), &o.pointer); }},
+      {"GetTensorData", "value",
+       [=](Objects& b, Outs& o) { return api().GetTensorData(as_value(b), &o.g.data); }},
       {"GetTensorSizeInBytes", "value",
        [=](Objects& b, Outs& o) { return api().GetTensorSizeInBytes(as_value(b), &o.size); }},
       {"GetTensorMemoryInfo", "value",
@@ -816,38 +823,45 @@ std::vector<Case> Joined(std::vector<Case> cases, const std::vector<Case>& more)
 
 TEST(Contract, EveryEntryRejectsNullPointers) {
   const std::vector<Case> cases =
-      Joined(Joined(Joined(NullCases(), SessionInputsNullCases()), BindingNullCases()),
-             CustomOpNullCases());
-  EXPECT_EQ(Entries(cases), SlotNames(/*status_returning_only=*/true));
+      Joined(Joined(Joined(Joined(NullCases(), SessionInputsNullCases()), BindingNullCases()),
+                    CustomOpNullCases()),
+             GraphNullCases());
+  EXPECT_EQ(Entries(cases), AllSlotNames(/*status_returning_only=*/true));
   RunCases(cases, "is NULL");
 }
 
 // Entries whose arguments include no handle.
 std::set<std::string> NoHandleArgument() {
-  return {"CreateEnv",
-          "CreateEnvWithCustomLogger",
-          "CreateCpuMemoryInfo",
-          "GetAllocatorWithDefaultOptions",
-          "CreateSessionOptions",
-          "CreateRunOptions"};
+  std::set<std::string> names = {"CreateEnv",
+                                 "CreateEnvWithCustomLogger",
+                                 "CreateCpuMemoryInfo",
+                                 "GetAllocatorWithDefaultOptions",
+                                 "CreateSessionOptions",
+                                 "CreateRunOptions"};
+  const std::set<std::string> graph = GraphNoHandleArgument();
+  names.insert(graph.begin(), graph.end());
+  return names;
 }
 
 TEST(Contract, EveryHandleArgumentRejectsAHandleOfAnotherType) {
   const std::vector<Case> cases =
-      Joined(Joined(Joined(HandleCases(false), SessionInputsHandleCases(false)),
-                    BindingHandleCases(false)),
-             CustomOpHandleCases(false));
-  std::set<std::string> expected = SlotNames(true);
+      Joined(Joined(Joined(Joined(HandleCases(false), SessionInputsHandleCases(false)),
+                           BindingHandleCases(false)),
+                    CustomOpHandleCases(false)),
+             GraphHandleCases(false));
+  std::set<std::string> expected = AllSlotNames(true);
   for (const std::string& n : NoHandleArgument()) expected.erase(n);
   EXPECT_EQ(Entries(cases), expected);
   RunCases(cases, "is a Kiln");
 }
 
 TEST(Contract, EveryHandleArgumentRejectsAReleasedHandle) {
-  const std::vector<Case> cases = Joined(
-      Joined(Joined(HandleCases(true), SessionInputsHandleCases(true)), BindingHandleCases(true)),
-      CustomOpHandleCases(true));
-  std::set<std::string> expected = SlotNames(true);
+  const std::vector<Case> cases =
+      Joined(Joined(Joined(Joined(HandleCases(true), SessionInputsHandleCases(true)),
+                           BindingHandleCases(true)),
+                    CustomOpHandleCases(true)),
+             GraphHandleCases(true));
+  std::set<std::string> expected = AllSlotNames(true);
   for (const std::string& n : NoHandleArgument()) expected.erase(n);
   for (const char* n :
        {"AllocatorAlloc", "AllocatorFree", "AllocatorGetInfo", "CreateTensorAsValue"}) {

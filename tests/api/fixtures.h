@@ -6,6 +6,7 @@
 #include <string>
 
 #include "api_test_util.h"
+#include "graph_fixtures.h"
 #include "test_models.h"
 
 namespace kiln_test {
@@ -29,6 +30,7 @@ struct Objects {
   KilnValue* b_in = nullptr;  // int64 [3]: input b of `two_outputs`
   KilnValue* y = nullptr;     // float [3, 2]: a caller's output tensor for `session`
   KilnIoBinding* binding = nullptr;  // for `session`, nothing bound
+  GraphObjects g;  // the graph API's (graph_fixtures.h); its view is of `initializers`
   KilnEnv* stale_env = nullptr;
   KilnMemoryInfo* stale_info = nullptr;
   KilnValue* stale_value = nullptr;
@@ -77,6 +79,7 @@ struct Objects {
     ExpectOk(api().CreateTensorAsValue(allocator, b_dims, 1, KILN_ELEMENT_TYPE_INT64, &b_in));
     ExpectOk(api().CreateTensorAsValue(allocator, x_dims, 2, KILN_ELEMENT_TYPE_FLOAT, &y));
     ExpectOk(api().CreateIoBinding(session, &binding));
+    g.Make(value, initializers);  // its stale handles too, released below
     // Released last, so no live object above can reuse their addresses.
     ExpectOk(api().CreateEnv(KILN_LOGGING_LEVEL_FATAL, "stale", &stale_env));
     ExpectOk(api().CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, KILN_MEM_TYPE_DEFAULT, &stale_info));
@@ -95,8 +98,10 @@ struct Objects {
     api().ReleaseSession(stale_session);
     api().ReleaseRunOptions(stale_run_options);
     api().ReleaseIoBinding(stale_binding);
+    g.ReleaseStale();
   }
   ~Objects() {
+    g.Release();
     api().ReleaseIoBinding(binding);
     api().ReleaseValue(y);
     api().ReleaseValue(b_in);
@@ -157,6 +162,7 @@ struct Outs {
   const char* const* string_list = Sentinel<const char* const>();
   const KilnValue* const_value = Sentinel<const KilnValue>();
   const KilnKernelInfo* kernel_info = Sentinel<const KilnKernelInfo>();
+  GraphOuts g;  // the graph API's (graph_fixtures.h)
 
   bool Untouched() const {
     const Outs fresh;
@@ -174,7 +180,7 @@ struct Outs {
            outputs[1] == nullptr && binding == fresh.binding && values == fresh.values &&
            f == fresh.f && ints == fresh.ints && floats == fresh.floats &&
            string_list == fresh.string_list && const_value == fresh.const_value &&
-           kernel_info == fresh.kernel_info;
+           kernel_info == fresh.kernel_info && g.Untouched();
   }
 };
 

@@ -4,6 +4,7 @@
 #define KILN_TESTS_API_OOM_CASES_H_
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "fixtures.h"
@@ -36,6 +37,11 @@ Result RunUntilSuccess(const OomCase& c, bool sticky);
 
 // Custom operators (oom_custom_op_cases.cc): one case per entry of slots 104-125.
 std::vector<OomCase> CustomOpOomCases();
+
+// The graph API (oom_graph_cases.cc): one case or more per entry of graph_slots.h, and KilnApi's
+// GetGraphApi and GetTensorData; and the entries among them that cannot work without allocating.
+std::vector<OomCase> GraphOomCases();
+std::vector<std::string> GraphAllocatingEntries();
 
 }  // namespace kiln_test
 

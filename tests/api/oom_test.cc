@@ -17,8 +17,8 @@
 #include "alloc_hook.h"
 #include "api_test_util.h"
 #include "fixtures.h"
+#include "graph_slots.h"
 #include "oom_cases.h"
-#include "slots.h"
 
 namespace kiln_test {
 namespace {
@@ -749,6 +749,7 @@ std::vector<OomCase> Cases() {
        [](Objects&) { (void)TwoOutputsModel(); }},  // made before the hook is armed
   };
   for (OomCase& c : CustomOpOomCases()) cases.push_back(std::move(c));
+  for (OomCase& c : GraphOomCases()) cases.push_back(std::move(c));
   return cases;
 }
 
@@ -808,7 +809,7 @@ void RunAll(bool sticky) {
   const std::vector<OomCase> cases = Cases();
   std::set<std::string> covered;
   for (const OomCase& c : cases) covered.insert(c.entry);
-  EXPECT_EQ(covered, SlotNames(/*status_returning_only=*/false));
+  EXPECT_EQ(covered, AllSlotNames(/*status_returning_only=*/false));
   {
     // Warm-up: the library's lazily built tables reach their steady size.
     for (const OomCase& c : cases) {
@@ -835,7 +836,8 @@ void RunAll(bool sticky) {
   }
   std::printf("failure injection (%s) covered %zu of %zu entries; %ld of them allocate:\n",
               sticky ? "Nth and later" : "Nth only", covered.size(),
-              sizeof(kSlots) / sizeof(kSlots[0]), allocating);
+              sizeof(kSlots) / sizeof(kSlots[0]) + sizeof(kGraphSlots) / sizeof(kGraphSlots[0]),
+              allocating);
   for (const auto& [entry, r] : results) {
     if (r.injected > 0) std::printf("  %-32s %ld injected failures\n", entry.c_str(), r.injected);
   }
@@ -893,6 +895,9 @@ void RunAll(bool sticky) {
                             "KernelContextLog",
                             "ShapeInferContextGetInputTypeInfo",
                             "ShapeInferContextSetOutputTypeInfo"}) {
+    EXPECT_GT(results[entry].injected, 0) << entry << " saw no injected failure";
+  }
+  for (const std::string& entry : GraphAllocatingEntries()) {
     EXPECT_GT(results[entry].injected, 0) << entry << " saw no injected failure";
   }
 }

@@ -138,7 +138,9 @@
   X(ShapeInferContextGetKernelInfo, true)                \
   X(ShapeInferContextGetInputTypeInfo, true)             \
   X(ShapeInferContextSetOutputTypeInfo, true)            \
-  X(KernelContextGetKernelInfo, true)
+  X(KernelContextGetKernelInfo, true)                    \
+  X(GetGraphApi, false)                                  \
+  X(GetTensorData, true)
 
 namespace kiln_test {
 

@@ -101,6 +101,17 @@ KILN_ENTRY_TYPE(KilnStatus*, IsTensor, (const KilnValue* value, int* out));
 KILN_ENTRY_TYPE(KilnStatus*, GetTensorMutableData, (KilnValue * value, void** out));
 
 /**
+ * The data of a non-string tensor, for reading only: also a tensor that cannot be changed (a
+ * model's initializer from the graph API, which GetTensorMutableData refuses).
+ *
+ * @param[in]  value  A tensor whose element type is not KILN_ELEMENT_TYPE_STRING.
+ * @param[out] out    Receives a pointer borrowed from @p value (NULL for a tensor with no
+ *                    elements and no buffer).
+ * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+ */
+KILN_ENTRY_TYPE(KilnStatus*, GetTensorData, (const KilnValue* value, const void** out));
+
+/**
  * The size of a non-string tensor's data in bytes.
  *
  * @param[in]  value  A tensor whose element type is not KILN_ELEMENT_TYPE_STRING.
