@@ -18,6 +18,8 @@ namespace kiln::cli {
 int InfoCommand(std::span<const std::string> argv);
 int RunCommand(std::span<const std::string> argv);
 int BenchCommand(std::span<const std::string> argv);
+int PrintCommand(std::span<const std::string> argv);
+int ConvertCommand(std::span<const std::string> argv);
 
 // How the commands that run a model create their session.
 struct SessionConfig {
@@ -33,6 +35,10 @@ SessionConfig ParseSessionConfig(const Args& args);
 
 // The intra-op thread count a session with this config uses.
 int EffectiveThreads(const SessionConfig& config);
+
+// Session options with the config's threads, optimization level, entries and custom op
+// libraries; a library that fails to load is reported as "--custom-op-library 'PATH': <why>".
+kiln::SessionOptions MakeSessionOptions(const SessionConfig& config);
 
 // Loads a model; Kiln's error is reported as "cannot load 'PATH': <Kiln's message>".
 kiln::Session OpenSession(const kiln::Env& env, const std::string& path,

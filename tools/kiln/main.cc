@@ -18,6 +18,10 @@ Commands:
   info MODEL    inputs and outputs, opsets, op histogram, parameter count, metadata
   run MODEL     run once on given or random inputs; summarise and write the outputs
   bench MODEL   time session creation, the first run and repeated runs
+  print MODEL   print the model, or with --optimized the graph a session runs (kernels and
+                fusions in '#' comments), in ONNX's textual syntax
+  convert IN OUT
+                convert between .onnx (protobuf) and ONNX's textual syntax, by OUT's name
 
 'kiln <command> --help' describes a command's arguments.
 )";
@@ -34,6 +38,8 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "info") return kiln::cli::InfoCommand(args);
   if (command == "run") return kiln::cli::RunCommand(args);
   if (command == "bench") return kiln::cli::BenchCommand(args);
+  if (command == "print") return kiln::cli::PrintCommand(args);
+  if (command == "convert") return kiln::cli::ConvertCommand(args);
   throw kiln::cli::UsageError("unknown command '" + command + "'");
 }
 
@@ -50,7 +56,8 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
-  const bool known = command == "info" || command == "run" || command == "bench";
+  const bool known = command == "info" || command == "run" || command == "bench" ||
+                     command == "print" || command == "convert";
   try {
     return Dispatch(command, std::vector<std::string>(all.begin() + 1, all.end()));
   } catch (const kiln::cli::UsageError& e) {

@@ -33,20 +33,25 @@ int EffectiveThreads(const SessionConfig& config) {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+kiln::SessionOptions MakeSessionOptions(const SessionConfig& config) {
+  kiln::SessionOptions options = kiln::SessionOptions::Create();
+  options.SetIntraOpNumThreads(config.threads);
+  options.SetGraphOptimizationLevel(static_cast<KilnGraphOptimizationLevel>(config.optimization));
+  for (const auto& [key, value] : config.entries) options.AddConfigEntry(key, value);
+  for (const std::string& library : config.custom_op_libraries) {
+    try {
+      options.RegisterCustomOpsLibrary(library);
+    } catch (const kiln::Exception& e) {
+      throw Error("--custom-op-library '" + library + "': " + e.what());
+    }
+  }
+  return options;
+}
+
 kiln::Session OpenSession(const kiln::Env& env, const std::string& path,
                           const SessionConfig& config) {
   try {
-    kiln::SessionOptions options = kiln::SessionOptions::Create();
-    options.SetIntraOpNumThreads(config.threads);
-    options.SetGraphOptimizationLevel(static_cast<KilnGraphOptimizationLevel>(config.optimization));
-    for (const auto& [key, value] : config.entries) options.AddConfigEntry(key, value);
-    for (const std::string& library : config.custom_op_libraries) {
-      try {
-        options.RegisterCustomOpsLibrary(library);
-      } catch (const kiln::Exception& e) {
-        throw Error("--custom-op-library '" + library + "': " + e.what());
-      }
-    }
+    const kiln::SessionOptions options = MakeSessionOptions(config);
     return kiln::Session::Create(env, path, options);
   } catch (const kiln::Exception& e) {
     throw Error("cannot load '" + path + "': " + e.what());
