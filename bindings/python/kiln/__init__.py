@@ -8,6 +8,16 @@ A program written for onnxruntime runs unchanged with the import switched::
     x = sess.get_inputs()[0]
     outputs = sess.run(None, {x.name: data})
 
+Kiln's own addition, the graph API (no onnxruntime equivalent): ``kiln.Model`` reads, prints
+(ONNX's textual syntax), parses, saves and verifies models, and ``InferenceSession.get_graph()``
+shows the graph a session runs, with each node's kernel and the nodes it was fused from::
+
+    model = kiln.Model.load("model.onnx")
+    print(model)
+    sess = kiln.InferenceSession(model)
+    for node in sess.get_graph().nodes:
+        print(node.op_type, node.kernel, node.fused_from)
+
 Everything goes through Kiln's C ABI (libkiln.so.1, shipped inside this package).
 """
 
@@ -56,6 +66,7 @@ from kiln.capi._pybind_state import (  # noqa: F401
     set_default_logger_verbosity,
     set_seed,
 )
+from kiln.capi._graph import Graph, Model, Node, TypeInfo, ValueInfo  # noqa: F401 - Kiln's graph API
 from kiln.capi.onnxruntime_inference_collection import (  # noqa: F401
     InferenceSession,
     IOBinding,

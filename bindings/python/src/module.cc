@@ -1,5 +1,5 @@
-// The module `kiln.capi._kiln`: errors, the default Env, and the classes of values.cc and
-// session.cc.
+// The module `kiln.capi._kiln`: errors, the default Env, and the classes of values.cc,
+// session.cc and graph.cc.
 #include <mutex>
 #include <string>
 
@@ -85,4 +85,5 @@ PYBIND11_MODULE(_kiln, m) {
   });
   DefineValues(m);
   DefineSessions(m);
+  DefineGraphs(m);
 }

@@ -71,11 +71,29 @@ ValuePtr OptionalOf(const ValuePtr& content, KilnValueType contained, KilnElemen
 py::object ToPython(const ValuePtr& value, py::handle owner);
 // A numpy array over a tensor's buffer whose base is `base` (which must keep the value alive).
 py::array TensorArray(KilnValue* tensor, py::handle base);
+// A read-only numpy array of a tensor that cannot be changed (a model's initializer or tensor
+// attribute, read with GetTensorData): over its buffer with `base` keeping it alive; strings and
+// 4-/2-bit types are copies (read-only too).
+py::array ReadOnlyTensorArray(const KilnValue* tensor, py::handle base);
 
 void DefineValues(py::module_& m);
 
 // ---- session.cc ---------------------------------------------------------------------------------
 void DefineSessions(py::module_& m);
+// The KilnSessionOptions of a native SessionOptions object; null for None.
+const KilnSessionOptions* SessionOptionsHandle(py::handle options);
+
+// ---- graph.cc -----------------------------------------------------------------------------------
+// The graph sub-table (include/kiln/kiln_graph_api.h).
+const KilnGraphApi& GraphApi();
+// What keeps graph API handles valid: the model that owns them, or the session whose view they
+// are of (a shared KilnSession, so that a view outlives Session.close()).
+using Anchor = std::shared_ptr<const void>;
+// The KilnModel of a native Model object; null when `obj` is not one.
+const KilnModel* ModelHandleOf(py::handle obj);
+// A native Graph over one of a session's views (SessionGetGraph), anchored to the session.
+py::object SessionGraph(const std::shared_ptr<KilnSession>& session, bool optimized);
+void DefineGraphs(py::module_& m);
 
 // ---- module.cc ----------------------------------------------------------------------------------
 // The Env every session is created with (remade by set_default_logger_severity).

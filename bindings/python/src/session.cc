@@ -114,7 +114,10 @@ class Session {
   Session& operator=(const Session&) = delete;
   Session(const py::object& model, SessionOptions& options) {
     KilnSession* s = nullptr;
-    if (py::isinstance<py::bytes>(model)) {
+    if (const KilnModel* m = ModelHandleOf(model)) {
+      py::gil_scoped_release release;
+      Check(GraphApi().CreateSessionFromModel(DefaultEnv(), m, options.get().get(), &s));
+    } else if (py::isinstance<py::bytes>(model)) {
       std::string_view bytes = py::reinterpret_borrow<py::bytes>(model);
       py::gil_scoped_release release;
       Check(api().CreateSessionFromArray(DefaultEnv(), bytes.data(), bytes.size(),
@@ -127,7 +130,7 @@ class Session {
       py::gil_scoped_release release;
       Check(api().CreateSession(DefaultEnv(), path.c_str(), options.get().get(), &s));
     }
-    session_ = kiln::Session(s);
+    session_ = std::shared_ptr<KilnSession>(s, [](KilnSession* p) { api().ReleaseSession(p); });
     const KilnSession* h = session_.get();
     size_t n_in = 0, n_out = 0;
     Check(api().SessionGetInputCount(h, &n_in));
@@ -351,7 +354,16 @@ class Session {
   }
 
   KilnSession* handle() const { return session_.get(); }
-  void Close() { session_ = kiln::Session(); }
+  // Drops this object's hold on the session: it is released now, or when the last graph view of
+  // it (and array over its initializers) goes.
+  void Close() { session_.reset(); }
+
+  // The session's optimized graph, or the graph as loaded (kept with the config entry
+  // kiln.graph.keep_loaded = 1), as a read-only view that keeps the session alive.
+  py::object Graph(bool optimized) const {
+    if (session_ == nullptr) throw kiln::Exception(KILN_INVALID_ARGUMENT, "the session is closed");
+    return SessionGraph(session_, optimized);
+  }
 
  private:
   static py::list Tuples(const std::vector<IoInfo>& io) {
@@ -413,7 +425,8 @@ class Session {
                           ") are missing from input feed (" + std::string(py::repr(given)) + ").");
   }
 
-  kiln::Session session_;
+  // Shared with the graph views (graph.cc), which keep it alive after Close.
+  std::shared_ptr<KilnSession> session_;
   std::vector<IoInfo> inputs_;
   std::vector<IoInfo> outputs_;
   std::vector<IoInfo> initializers_;  // overridable: fed like inputs, optional
@@ -510,6 +523,11 @@ class IoBinding {
 
 }  // namespace
 
+const KilnSessionOptions* SessionOptionsHandle(py::handle options) {
+  if (options.is_none()) return nullptr;
+  return options.cast<SessionOptions&>().get().get();
+}
+
 void DefineSessions(py::module_& m) {
   py::class_<SessionOptions>(m, "SessionOptions", "Owned KilnSessionOptions.")
       .def(py::init<>())
@@ -587,6 +605,8 @@ void DefineSessions(py::module_& m) {
            py::arg("given") = py::none())
       .def("run_async", &Session::RunAsync, py::arg("output_names").none(true), py::arg("feed"),
            py::arg("run_options").none(true), py::arg("callback"), py::arg("user_data"))
+      .def("graph", &Session::Graph, py::arg("optimized"),
+           "A read-only view of the optimized graph (True) or the graph as loaded (False).")
       .def("close", &Session::Close);
 
   py::class_<IoBinding>(m, "IoBinding", "Owned KilnIoBinding.")

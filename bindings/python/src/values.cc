@@ -118,7 +118,7 @@ ValuePtr StringTensor(const py::array& a) {
   return v;
 }
 
-py::object StringArray(KilnValue* tensor) {
+py::object StringArray(const KilnValue* tensor) {
   KilnTensorTypeAndShapeInfo* info = nullptr;
   Check(api().GetTensorTypeAndShape(tensor, &info));
   kiln::TensorTypeAndShapeInfo owned(info);
@@ -222,14 +222,14 @@ ValuePtr PackedTensor(const py::array& given, KilnElementType type) {
 
 // A 4-bit or 2-bit tensor unpacked into a new array, one element per byte (sign-extended for the
 // signed types): numpy has no sub-byte arrays, so this is a copy, not a view.
-py::array UnpackedArray(KilnValue* tensor, KilnElementType type,
+py::array UnpackedArray(const KilnValue* tensor, KilnElementType type,
                         const std::vector<int64_t>& shape) {
   const SubByte sb = SubByteOf(type);
   py::array out(UnpackedDtype(type), shape);
   const size_t n = static_cast<size_t>(out.size());
   if (n == 0) return out;
-  void* data = nullptr;
-  Check(api().GetTensorMutableData(tensor, &data));
+  const void* data = nullptr;
+  Check(api().GetTensorData(tensor, &data));
   const auto* packed = static_cast<const uint8_t*>(data);
   auto* dst = static_cast<uint8_t*>(out.mutable_data());
   const int bits = 8 / sb.per_byte;
@@ -401,6 +401,27 @@ py::array TensorArray(KilnValue* tensor, py::handle base) {
   Check(api().GetTensorMutableData(tensor, &data));
   if (data == nullptr) return py::array(dtype, shape);  // no elements
   return py::array(dtype, shape, data, base);
+}
+
+py::array ReadOnlyTensorArray(const KilnValue* tensor, py::handle base) {
+  KilnTensorTypeAndShapeInfo* info = nullptr;
+  Check(api().GetTensorTypeAndShape(tensor, &info));
+  kiln::TensorTypeAndShapeInfo owned(info);
+  const KilnElementType type = owned.element_type();
+  const std::vector<int64_t> shape = owned.shape();
+  py::array out;
+  if (type == KILN_ELEMENT_TYPE_STRING) {
+    out = py::reinterpret_borrow<py::array>(StringArray(tensor));
+  } else if (IsSubByte(type)) {
+    out = UnpackedArray(tensor, type, shape);
+  } else {
+    py::dtype dtype = DtypeOf(type);
+    const void* data = nullptr;
+    Check(api().GetTensorData(tensor, &data));
+    out = data == nullptr ? py::array(dtype, shape) : py::array(dtype, shape, data, base);
+  }
+  py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return out;
 }
 
 py::object ToPython(const ValuePtr& value, py::handle owner) {

@@ -7,4 +7,6 @@
 - ``kiln.capi.onnxruntime_inference_collection``: the Python-level classes
   (``InferenceSession``, ``IOBinding``, ``OrtValue``, ``SparseTensor``, ``OrtDevice``) and helpers
   such as ``check_and_normalize_provider_args``.
+- ``kiln.capi._graph``: Kiln's graph API, which onnxruntime has no equivalent of (``Model``,
+  ``Graph``, ``Node``, ``ValueInfo``, ``TypeInfo``, exported from ``kiln``).
 """

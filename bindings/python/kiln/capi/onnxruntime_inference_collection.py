@@ -15,6 +15,7 @@ import numpy as np
 from . import _kiln
 from . import _pybind_state as C
 from ._errors import InvalidArgument, NotImplemented
+from ._graph import Graph, Model
 
 
 def get_ort_device_type(device_type, device_index=0):
@@ -228,11 +229,24 @@ class Session:
         """When profiling started, in nanoseconds since the epoch (0 when profiling is off)."""
         return self._profiling_start_time_ns
 
+    def get_graph(self, optimized=True):
+        """A read-only view of the session's graph (Kiln's addition; kiln.Graph).
+
+        :param optimized: True: the graph the session runs, optimized, with each node's
+            ``kernel`` and ``fused_from`` and the types inference found; False: the graph as
+            loaded, which the session keeps only when made with the session config entry
+            'kiln.graph.keep_loaded' = '1' (else InvalidArgument)
+        :return: a kiln.Graph that keeps this session alive: it (and every node, value and array
+            reached from it) stays valid after the session is dropped or closed
+        """
+        return Graph(self._check_open().graph(bool(optimized)), self)
+
 
 class InferenceSession(Session):
     """A loaded model, ready to run from any number of threads at once.
 
-    :param path_or_bytes: a path (str or os.PathLike) to an .onnx file, or the model's bytes
+    :param path_or_bytes: a path (str or os.PathLike) to an .onnx file, the model's bytes, or a
+        kiln.Model (Kiln's addition: the session works on its own copy of it)
     :param sess_options: a SessionOptions, or None for the defaults
     :param providers: provider names or (name, options) tuples; Kiln runs on
         'CPUExecutionProvider', a known provider this build lacks is warned about and skipped,
@@ -242,6 +256,7 @@ class InferenceSession(Session):
 
     def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None, **kwargs):
         super().__init__()
+        self._model = None
         if isinstance(path_or_bytes, (str, os.PathLike)):
             self._model_path = os.fspath(path_or_bytes)
             self._model_bytes = None
@@ -250,6 +265,10 @@ class InferenceSession(Session):
         elif isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
             self._model_path = None
             self._model_bytes = bytes(path_or_bytes)
+        elif isinstance(path_or_bytes, Model):
+            self._model_path = None
+            self._model_bytes = None
+            self._model = path_or_bytes
         else:
             raise TypeError(f"Unable to load from type '{type(path_or_bytes)}'")
         if sess_options is None:
@@ -266,6 +285,8 @@ class InferenceSession(Session):
         self._provider_options = {p: o for p, o in zip(self._providers, opts)}
         if self._model_path is not None:
             sess = C.InferenceSession(self._sess_options, self._model_path, True, self._read_config_from_model)
+        elif self._model is not None:
+            sess = C.InferenceSession(self._sess_options, self._model._native, False, self._read_config_from_model)
         else:
             sess = C.InferenceSession(self._sess_options, self._model_bytes, False, self._read_config_from_model)
         self._sess = sess
@@ -281,7 +302,8 @@ class InferenceSession(Session):
 
     def close(self):
         """Releases the model now (onnxruntime has no such method; Kiln's addition). Later calls
-        raise InvalidArgument; outputs already returned stay valid."""
+        raise InvalidArgument; outputs already returned stay valid, and so do graph views from
+        get_graph (the session is then released when the last of them goes)."""
         if self._sess is not None:
             self._sess._native.close()
             self._sess = None

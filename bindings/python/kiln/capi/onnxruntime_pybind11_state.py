@@ -540,14 +540,15 @@ def _warn(message):
 
 class InferenceSession:
     """onnxruntime's C-level session (``C.InferenceSession(sess_options, model, is_path,
-    read_config_from_model)``); programs use ``kiln.InferenceSession``, which wraps it."""
+    read_config_from_model)``, where Kiln also takes a native ``_kiln.Model`` for ``model``);
+    programs use ``kiln.InferenceSession``, which wraps it."""
 
     def __init__(self, sess_options, model, is_path, read_config_from_model=False):
         if not isinstance(sess_options, SessionOptions):
             raise TypeError("InferenceSession: sess_options must be a SessionOptions")
         if is_path:
             _check_type("InferenceSession: path", model, str, "a str")
-        elif not isinstance(model, bytes):
+        elif not isinstance(model, (bytes, _kiln.Model)):
             raise TypeError(f"InferenceSession: model bytes expected, got {type(model).__name__}")
         self._options = sess_options
         self._native = _kiln.Session(model, sess_options._native())
