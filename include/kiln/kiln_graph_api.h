@@ -737,7 +737,8 @@ struct KilnGraphApi {
             (const KilnValueInfo* value, const KilnValue** out));
 
   /**
-   * Slot 52. Whether the value is read from an enclosing graph (a subgraph's captured name).
+   * Slot 52. Whether the value is read from an enclosing graph (a subgraph's captured name);
+   * for a model built with this API, see NodeGetNumImplicitInputs.
    *
    * @param[in]  value  The value.
    * @param[out] out    Receives 1 or 0.
@@ -801,9 +802,11 @@ struct KilnGraphApi {
   KILN_SLOT(KilnStatus*, NodeGetDomain, (const KilnNode* node, KilnStringRef* out));
 
   /**
-   * Slot 58. The opset version the node's operator definition dates from: the first version of
-   * the range Kiln's kernel for it covers (for Relu at opset 17, 14). When Kiln has no kernel for
-   * it, the version the model imports; 0 for a node not in a model yet.
+   * Slot 58. The opset version the definition the node uses dates from: ONNX's since-version
+   * (for Relu at opset 17, 14), from ONNX's operator history as Kiln knows it (every version up
+   * to opset 17, and each op's newest since). For an op ONNX does not define (a contrib op,
+   * Kiln's own, a custom op), the first opset of the range of the kernel that runs it; when there
+   * is none, the version the model imports; 0 for a node not in a model yet.
    *
    * @param[in]  node  The node.
    * @param[out] out   Receives the version.
@@ -850,7 +853,10 @@ struct KilnGraphApi {
   KILN_SLOT(KilnStatus*, NodeGetOutput, (const KilnNode* node, size_t index, KilnValueInfo** out));
 
   /**
-   * Slot 63. How many values of the node's graph its subgraphs read (captured names).
+   * Slot 63. How many values of the node's graph its subgraphs read (captured names). Known for
+   * a model read from a file, an array or text and for a session's views; for a model built with
+   * this API they are worked out in the copy ModelVerify, ModelSave and CreateSessionFromModel
+   * make, and the built model's nodes show none.
    *
    * @param[in]  node  The node.
    * @param[out] out   Receives the count.

@@ -287,6 +287,18 @@ TEST(GraphApi, BuiltMatMulAddEqualsTheLoadedModelAndRunsTheSame) {
   EXPECT_EQ(a, c);
   // y[0][0] = 1*-0.5 + 2*0 + 3*0.5 + 0.5
   EXPECT_FLOAT_EQ(a[0][0], 1.5f);
+  // ONNX's since-versions at opset 17: MatMul 13, Add 14.
+  KilnGraph* g = nullptr;
+  KILN_OK_OR_FAIL(G().ModelGetGraph(built.get(), &g));
+  std::vector<int64_t> since;
+  for (size_t i = 0; i < 2; ++i) {
+    KilnNode* n = nullptr;
+    KILN_OK_OR_FAIL(G().GraphGetNode(g, i, &n));
+    int64_t v = 0;
+    KILN_OK_OR_FAIL(G().NodeGetSinceVersion(n, &v));
+    since.push_back(v);
+  }
+  EXPECT_EQ(since, (std::vector<int64_t>{13, 14}));
 }
 
 TEST(GraphApi, BuiltIfEqualsTheLoadedModelAndRunsBothBranches) {
@@ -421,6 +433,17 @@ TEST(GraphApi, ASessionShowsItsOptimizedGraphWithKernelsAndFusedFrom) {
   const std::string text = Print(view_model, 16, KILN_PRINT_DEBUG);
   EXPECT_NE(text.find("# kernel: CPU "), std::string::npos) << text;
   EXPECT_NE(text.find("# fused from: conv, relu"), std::string::npos) << text;
+  // The view imports the domain of Kiln's own nodes, as its text and ModelSave do.
+  size_t imports = 0;
+  KILN_OK_OR_FAIL(G().ModelGetNumOpsetImports(view_model, &imports));
+  std::string domains;
+  for (size_t i = 0; i < imports; ++i) {
+    KilnStringRef domain{};
+    int64_t version = 0;
+    KILN_OK_OR_FAIL(G().ModelGetOpsetImport(view_model, i, &domain, &version));
+    domains += "[" + Str(domain) + ":" + std::to_string(version) + "]";
+  }
+  EXPECT_EQ(domains, "[:17][ai.kiln:1]");
   // Without the comments, the optimized graph's text (Kiln's own domain imported) reads back as a
   // model that prints the same and runs.
   const std::string plain = Print(view_model);

@@ -1,6 +1,7 @@
 #include "api/graph_handles.h"
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 
@@ -175,6 +176,29 @@ std::string KernelName(const KernelDef& d) {
                                 : std::to_string(d.since) + "-" + std::to_string(d.until);
   return std::string(d.create_with_state != nullptr ? "custom " : "CPU ") + domain +
          "::" + d.op_type + " opsets " + range;
+}
+
+namespace {
+
+struct SinceVersion {
+  const char* domain;
+  const char* op_type;
+  int64_t version;
+};
+constexpr SinceVersion kSinceVersions[] = {
+#include "api/onnx_since_versions.inc"
+};
+
+}  // namespace
+
+int64_t OnnxSinceVersion(std::string_view domain, std::string_view op_type, int64_t opset) {
+  int64_t since = 0;
+  for (const SinceVersion& s : kSinceVersions) {
+    if (s.version <= opset && s.version > since && op_type == s.op_type && domain == s.domain) {
+      since = s.version;
+    }
+  }
+  return since;
 }
 
 std::shared_ptr<const ir::TypeInfo> InferredType(const runtime::GraphPlan& plan,

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -132,7 +133,13 @@ struct KilnModel {
   bool read_only = false;
   std::shared_ptr<const kiln::runtime::Session> session;
   const kiln::runtime::GraphPlan* plan = nullptr;
+  // A view's opset imports: the model's and the domains its optimized nodes add.
+  std::map<std::string, int64_t> view_opsets;
   std::unique_ptr<KilnGraph> graph;  // the main graph's handle
+
+  const std::map<std::string, int64_t>& opsets() const {
+    return read_only ? view_opsets : model->opsets;
+  }
 };
 
 namespace kiln::api {
@@ -204,6 +211,10 @@ inline KilnStringRef Ref(const std::string& s) noexcept {
 
 // "CPU ai.onnx::Conv opsets 11+": the text NodeGetKernel gives for a node run by `def`.
 std::string KernelName(const KernelDef& def);
+
+// ONNX's since-version of an op at an opset: the newest version in which ONNX (re)defined it
+// not past `opset` (src/api/onnx_since_versions.inc); 0 for an op ONNX does not define there.
+int64_t OnnxSinceVersion(std::string_view domain, std::string_view op_type, int64_t opset);
 
 // What a session's plan inferred of a value of its main graph, as a type (declared dimension
 // names kept); null when the declaration says as much, or for a value that is not a tensor.

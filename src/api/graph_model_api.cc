@@ -190,7 +190,7 @@ KilnStatus* KILN_API_CALL ModelGetNumOpsetImports(const KilnModel* model, size_t
   return Guard("ModelGetNumOpsetImports", [&] {
     const auto& m = Unwrap(model, "model");
     CheckOut(out, "out");
-    *out = m.model->opsets.size();
+    *out = m.opsets().size();
   });
 }
 
@@ -198,10 +198,10 @@ KilnStatus* KILN_API_CALL ModelGetOpsetImport(const KilnModel* model, size_t ind
                                               KilnStringRef* domain, int64_t* version) {
   return Guard("ModelGetOpsetImport", [&] {
     const auto& m = Unwrap(model, "model");
-    CheckIndex(index, m.model->opsets.size(), "opset imports");
+    CheckIndex(index, m.opsets().size(), "opset imports");
     CheckOut(domain, "domain");
     CheckOut(version, "version");
-    auto it = m.model->opsets.begin();
+    auto it = m.opsets().begin();
     std::advance(it, static_cast<std::ptrdiff_t>(index));
     *domain = Ref(it->first);
     *version = it->second;
@@ -318,6 +318,7 @@ KilnStatus* KILN_API_CALL SessionGetGraph(const KilnSession* session, KilnGraphS
       view->read_only = true;
       view->session = s.session;
       view->plan = loaded ? nullptr : &s.session->plan();
+      view->view_opsets = ir::ImportedOpsets(*view->model);
       std::unique_ptr<KilnModel> made;
       std::lock_guard<std::mutex> lock(GraphMutex());
       Borrowed(made, std::move(view));

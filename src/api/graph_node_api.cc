@@ -243,6 +243,12 @@ KilnStatus* KILN_API_CALL NodeGetSinceVersion(const KilnNode* node, int64_t* out
       auto it = m->model->opsets.find(n.domain());
       opset = it != m->model->opsets.end() ? it->second : 0;
     }
+    const int64_t onnx = OnnxSinceVersion(n.domain(), n.op_type(), opset);
+    if (onnx > 0) {
+      *out = onnx;
+      return;
+    }
+    // Not an ONNX op: the first opset the kernel that runs it is registered for.
     std::lock_guard<std::mutex> lock(GraphMutex());
     const KernelDef* def = KernelDefOf(n);
     if (def == nullptr && opset > 0) def = CpuKernels().Find(n.domain(), n.op_type(), opset);

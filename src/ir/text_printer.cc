@@ -45,16 +45,7 @@ class Printer {
 
   void Model(const ir::Model& m) {
     out_ += "<\n  ir_version: " + std::to_string(m.ir_version) + ",\n  opset_import: [";
-    // A domain the model's nodes use without importing it (an optimized graph's ai.kiln nodes)
-    // is imported at the newest version its nodes have, as the writer does.
-    std::map<std::string, int64_t> opsets = m.opsets;
-    std::map<std::string, int64_t> added;
-    Visit(*m.graph, [&](const ir::Node& n) {
-      if (n.opset() > 0 && opsets.count(n.domain()) == 0) {
-        added[n.domain()] = std::max(added[n.domain()], n.opset());
-      }
-    });
-    opsets.insert(added.begin(), added.end());
+    const std::map<std::string, int64_t> opsets = ImportedOpsets(m);
     bool first = true;
     for (const auto& [domain, version] : opsets) {
       if (!first) out_ += ", ";
@@ -499,6 +490,20 @@ class Printer {
 };
 
 }  // namespace
+
+std::map<std::string, int64_t> ImportedOpsets(const Model& model) {
+  std::map<std::string, int64_t> opsets = model.opsets;
+  std::map<std::string, int64_t> added;
+  if (model.graph != nullptr) {
+    Visit(*model.graph, [&](const ir::Node& n) {
+      if (n.opset() > 0 && opsets.count(n.domain()) == 0) {
+        added[n.domain()] = std::max(added[n.domain()], n.opset());
+      }
+    });
+  }
+  opsets.insert(added.begin(), added.end());
+  return opsets;
+}
 
 void PrintModel(const Model& model, const TextOptions& options,
                 const std::function<void(std::string_view)>& sink) {

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -35,6 +36,10 @@ struct TextOptions {
   // inferred types); null: the value's own.
   std::function<std::shared_ptr<const TypeInfo>(const Value&)> value_type;
 };
+
+// The opsets the text imports: the model's, and for a domain its nodes use without importing it
+// (an optimized graph's ai.kiln nodes), the newest version they have, as the writer does.
+std::map<std::string, int64_t> ImportedOpsets(const Model& model);
 
 // Writes the model through `sink`, in pieces (each valid only during the call).
 void PrintModel(const Model& model, const TextOptions& options,
