@@ -58,8 +58,10 @@
  *   when it fails the caller still owns everything it passed. From then on the handle is a borrowed
  *   view, valid while its parent lives, and its `Release…` is refused (logged, nothing freed).
  *   `Get…` borrows: the handle (or string, or array) is valid while the object it came from lives
- *   and that object is not changed; asking twice gives the same handle. `Release…` returns nothing
- *   and accepts NULL.
+ *   and that object is not changed; asking twice gives the same handle. Handles stay valid through
+ *   changes; borrowed strings and arrays do not: adding an attribute to a node, or a node to a
+ *   graph, invalidates the strings and arrays borrowed from that node and its attributes.
+ *   `Release…` returns nothing and accepts NULL.
  * - Indexed parts: `GetNumX` and `GetX(index)`; an index out of range is KILN_INVALID_ARGUMENT.
  * - Strings come back as KilnStringRef {data, length}, borrowed, which may hold NUL bytes (an
  *   attribute's bytes) and are not NUL-terminated unless said.

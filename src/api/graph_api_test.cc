@@ -363,6 +363,28 @@ TEST(GraphApi, ASavedModelReadsBackIdenticalAndTheModelStaysUsable) {
   std::remove(path.c_str());
 }
 
+// A name a subgraph read from its enclosing graph becomes its own once the subgraph defines it:
+// the session then reads the subgraph's value, as a model saved and read back does.
+TEST(GraphApi, AValueASubgraphDefinesIsNoLongerCaptured) {
+  auto model = Load(Data("if_two_branches.onnx"));
+  KilnGraph* g = nullptr;
+  KILN_OK_OR_FAIL(G().ModelGetGraph(model.get(), &g));
+  KilnNode* choose = nullptr;
+  KILN_OK_OR_FAIL(G().GraphGetNode(g, 0, &choose));
+  KilnAttribute* then_branch = nullptr;
+  KILN_OK_OR_FAIL(G().NodeGetAttributeByName(choose, "then_branch", &then_branch));
+  KilnGraph* then_graph = nullptr;
+  KILN_OK_OR_FAIL(G().AttributeGetGraph(then_branch, &then_graph));
+  auto zeros = FloatTensor({0, 0, 0, 0}, {4});
+  KILN_OK_OR_FAIL(G().GraphAddInitializer(then_graph, "b", zeros.get()));
+  auto session = SessionOf(model.get());
+  auto x = FloatTensor({1, 2, 3, -4, 5, -6}, {2, 3});
+  auto flag = ScalarTensor<bool>(true, KILN_ELEMENT_TYPE_BOOL);
+  auto y = RunFloats(session.get(), {"x", "flag"}, {x.get(), flag.get()}, {"y"});
+  ASSERT_EQ(y.size(), 1u);
+  EXPECT_FLOAT_EQ(y[0][0], 1.0f);  // 1*-0.5 + 2*0 + 3*0.5, no bias
+}
+
 TEST(GraphApi, TextRoundTripsThroughTheApi) {
   auto loaded = Load(Data("if_two_branches.onnx"));
   const std::string text = Print(loaded.get());

@@ -390,12 +390,14 @@ std::vector<ir::Value*> Resolve(ir::Graph& g, const std::map<std::string, int64_
     }
     g.SetImplicitInputs(node, std::move(implicit));
   }
+  // Captured: what the graph reads and does not define. A value it now defines (an initializer
+  // or an output added to a subgraph read from a file) is its own again: the plan reads a value
+  // from the enclosing graph by this flag.
   std::vector<ir::Value*> free;
   for (const auto& v : g.values()) {
-    if (!IsDefined(g, *v) && IsRead(g, *v)) {
-      v->set_outer(true);
-      free.push_back(v.get());
-    }
+    const bool captured = !IsDefined(g, *v) && IsRead(g, *v);
+    v->set_outer(captured);
+    if (captured) free.push_back(v.get());
   }
   g.captures() = free;
   return free;

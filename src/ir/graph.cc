@@ -94,6 +94,12 @@ void Graph::Connect(Node* node, std::vector<Value*> inputs, std::vector<Value*> 
                   node->Describe() + " writes '" + out->name() + "', which is an initializer");
     }
   }
+  // Room first, so that no push below can fail halfway (a value read twice gets room twice).
+  const size_t reads = inputs.size() + implicit_inputs.size();
+  for (Value* in : inputs) {
+    if (in != nullptr) in->consumers_.reserve(in->consumers_.size() + reads);
+  }
+  for (Value* in : implicit_inputs) in->consumers_.reserve(in->consumers_.size() + reads);
   for (Value* in : inputs) {
     if (in != nullptr) in->consumers_.push_back(node);
   }

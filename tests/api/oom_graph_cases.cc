@@ -310,6 +310,27 @@ std::vector<OomCase> GraphOomCases() {
          ExpectOk(G().ValueInfoGetConsumer(y, 0, &reader, &index));
          return reader == b.g.free_node ? nullptr : "the node was not linked to its input";
        }},
+      {"GraphAddOwnedNode",  // reading two values: a failure links neither
+       [](Objects& b, Outs&, Made&) { return G().GraphAddOwnedNode(b.g.graph, b.g.free_node); },
+       [](Objects& b) {
+         G().ReleaseNode(b.g.free_node);
+         b.g.free_node = nullptr;
+         const char* in[] = {"x", "y"};
+         const char* out[] = {"z"};
+         ExpectOk(G().CreateNode("Add", "", "add2", in, 2, out, 1, &b.g.free_node));
+       },
+       [](Objects& b, Made&, bool failed) -> const char* {
+         const size_t n = Count(G().GraphGetNumNodes, b.g.graph);
+         size_t x_reads = 0;
+         ExpectOk(G().ValueInfoGetNumConsumers(b.g.input, &x_reads));
+         if (failed) {
+           if (n != 1) return "a failed call added the node";
+           if (x_reads != 1) return "a failed call left the node among x's consumers";
+           return ReleaseMine(b.g.free_node);
+         }
+         if (n != 2 || x_reads != 2) return "the call did not add and link the node";
+         return nullptr;
+       }},
       {"GraphPrint",
        [](Objects& b, Outs&, Made&) {
          return G().GraphPrint(b.g.graph, -1, KILN_PRINT_DEFAULT, &CountText, nullptr);
