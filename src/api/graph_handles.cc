@@ -381,7 +381,6 @@ std::vector<ir::Value*> Resolve(ir::Graph& g, const std::map<std::string, int64_
         for (ir::Value* c : Resolve(const_cast<ir::Graph&>(*sg), opsets, depth + 1)) {
           ir::Value* v = g.FindValue(c->name());
           if (v == nullptr) v = g.AddValue(c->name());
-          if (c->type().kind == ir::ValueKind::kUnknown) c->type() = v->type();
           if (std::find(implicit.begin(), implicit.end(), v) == implicit.end()) {
             implicit.push_back(v);
           }
@@ -401,6 +400,27 @@ std::vector<ir::Value*> Resolve(ir::Graph& g, const std::map<std::string, int64_
   }
   g.captures() = free;
   return free;
+}
+
+// Gives each captured value of a subgraph, at any depth, the type of the value it reads (when it
+// has none of its own): top-down, once the whole model is resolved.
+void CaptureTypes(const ir::Graph& g) {
+  for (const auto& n : g.nodes()) {
+    for (const ir::Attribute& a : n->attributes()) {
+      std::vector<const ir::Graph*> subgraphs;
+      if (a.type == ir::AttrType::kGraph && a.g) subgraphs.push_back(a.g.get());
+      for (const auto& sg : a.graphs) subgraphs.push_back(sg.get());
+      for (const ir::Graph* sg : subgraphs) {
+        for (ir::Value* c : sg->captures()) {
+          const ir::Value* outer = g.FindValue(c->name());
+          if (outer != nullptr && c->type().kind == ir::ValueKind::kUnknown) {
+            c->type() = outer->type();
+          }
+        }
+        CaptureTypes(*sg);
+      }
+    }
+  }
 }
 
 // Where the main graph reads a value nothing defines, for the message.
@@ -429,6 +449,7 @@ ir::Model PreparedCopy(const ir::Model& model) {
   ir::Model m = ir::CloneModel(model);
   std::vector<ir::Value*> free = Resolve(*m.graph, m.opsets, 0);
   if (!free.empty()) BadGraph(Undefined(*m.graph, *free.front()));
+  CaptureTypes(*m.graph);
   m.graph->TopologicalOrder();  // throws naming a node on a cycle
   return m;
 }
