@@ -739,8 +739,8 @@ struct KilnGraphApi {
             (const KilnValueInfo* value, const KilnValue** out));
 
   /**
-   * Slot 52. Whether the value is read from an enclosing graph (a subgraph's captured name);
-   * for a model built with this API, see NodeGetNumImplicitInputs.
+   * Slot 52. Whether the value is read from an enclosing graph (a subgraph's captured name; see
+   * NodeGetNumImplicitInputs for a model being built).
    *
    * @param[in]  value  The value.
    * @param[out] out    Receives 1 or 0.
@@ -855,10 +855,11 @@ struct KilnGraphApi {
   KILN_SLOT(KilnStatus*, NodeGetOutput, (const KilnNode* node, size_t index, KilnValueInfo** out));
 
   /**
-   * Slot 63. How many values of the node's graph its subgraphs read (captured names). Known for
-   * a model read from a file, an array or text and for a session's views; for a model built with
-   * this API they are worked out in the copy ModelVerify, ModelSave and CreateSessionFromModel
-   * make, and the built model's nodes show none.
+   * Slot 63. How many values of the node's graph its subgraphs read (captured names). For a
+   * model being built they are worked out again after each change, when asked for (this entry,
+   * NodeGetImplicitInput, ValueInfoGetNumConsumers, ValueInfoGetConsumer, ValueInfoIsCaptured,
+   * GraphGetNode and the print entries): a name a subgraph reads and no graph defines yet becomes
+   * a value of the outermost graph, which must be defined before the model verifies.
    *
    * @param[in]  node  The node.
    * @param[out] out   Receives the count.

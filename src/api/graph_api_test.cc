@@ -2,6 +2,7 @@
 // from .onnx files written by python3-onnx (src/api/testdata/graph_api/make_models.py) and run
 // the same; saved models read back identical; a session's views show the optimized graph with
 // kernels and fused-from; bad graphs and bad text get precise statuses and change nothing.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -338,6 +339,65 @@ TEST(GraphApi, BuiltLoopEqualsTheLoadedModelAndRuns) {
   EXPECT_EQ(a, c);
   EXPECT_FLOAT_EQ(a[0][2], 1 + 3 * 2.0f);
   EXPECT_EQ(a[1].size(), 12u);
+}
+
+// A built model shows what its subgraphs read from around them as it is built, as one read from a
+// file does: the If's implicit inputs, the outer values' reads, the branch's captured names.
+TEST(GraphApi, ABuiltModelShowsItsCapturedNamesAndImplicitInputs) {
+  auto w = FloatTensor(kW, {3, 4});
+  auto b = FloatTensor(kB, {4});
+  auto built = BuildIf(w.get(), b.get());
+  KilnGraph* g = nullptr;
+  KILN_OK_OR_FAIL(G().ModelGetGraph(built.get(), &g));
+  KilnNode* choose = nullptr;
+  KILN_OK_OR_FAIL(G().GraphGetNode(g, 0, &choose));
+  size_t implicit = 0;
+  KILN_OK_OR_FAIL(G().NodeGetNumImplicitInputs(choose, &implicit));
+  std::vector<std::string> names;
+  for (size_t i = 0; i < implicit; ++i) {
+    KilnValueInfo* v = nullptr;
+    KILN_OK_OR_FAIL(G().NodeGetImplicitInput(choose, i, &v));
+    KilnStringRef name{};
+    KILN_OK_OR_FAIL(G().ValueInfoGetName(v, &name));
+    names.push_back(Str(name));
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"W", "b", "x"}));
+  KilnValueInfo* x = nullptr;
+  KILN_OK_OR_FAIL(G().GraphGetInput(g, 0, &x));
+  size_t reads = 0;
+  KILN_OK_OR_FAIL(G().ValueInfoGetNumConsumers(x, &reads));
+  ASSERT_EQ(reads, 1u);
+  KilnNode* reader = nullptr;
+  size_t index = 0;
+  KILN_OK_OR_FAIL(G().ValueInfoGetConsumer(x, 0, &reader, &index));
+  EXPECT_EQ(reader, choose);
+  EXPECT_EQ(index, KILN_IMPLICIT_INPUT);
+  // In the else branch, x is captured; its own Neg output is not.
+  KilnAttribute* else_branch = nullptr;
+  KILN_OK_OR_FAIL(G().NodeGetAttributeByName(choose, "else_branch", &else_branch));
+  KilnGraph* else_graph = nullptr;
+  KILN_OK_OR_FAIL(G().AttributeGetGraph(else_branch, &else_graph));
+  KilnNode* neg = nullptr;
+  KILN_OK_OR_FAIL(G().GraphGetNode(else_graph, 0, &neg));
+  KilnValueInfo* neg_in = nullptr;
+  KilnValueInfo* neg_out = nullptr;
+  KILN_OK_OR_FAIL(G().NodeGetInput(neg, 0, &neg_in));
+  KILN_OK_OR_FAIL(G().NodeGetOutput(neg, 0, &neg_out));
+  int captured = -1;
+  KILN_OK_OR_FAIL(G().ValueInfoIsCaptured(neg_in, &captured));
+  EXPECT_EQ(captured, 1);
+  KILN_OK_OR_FAIL(G().ValueInfoIsCaptured(neg_out, &captured));
+  EXPECT_EQ(captured, 0);
+  // Once the branch defines b itself, the If no longer reads the outer b.
+  KilnAttribute* then_branch = nullptr;
+  KILN_OK_OR_FAIL(G().NodeGetAttributeByName(choose, "then_branch", &then_branch));
+  KilnGraph* then_graph = nullptr;
+  KILN_OK_OR_FAIL(G().AttributeGetGraph(then_branch, &then_graph));
+  auto zeros = FloatTensor({0, 0, 0, 0}, {4});
+  KILN_OK_OR_FAIL(G().GraphAddInitializer(then_graph, "b", zeros.get()));
+  KILN_OK_OR_FAIL(G().NodeGetNumImplicitInputs(choose, &implicit));
+  EXPECT_EQ(implicit, 2u);
 }
 
 TEST(GraphApi, ASavedModelReadsBackIdenticalAndTheModelStaysUsable) {

@@ -206,7 +206,7 @@ KilnStatus* KILN_API_CALL GraphSetOwnedInputs(KilnGraph* graph, KilnValueInfo* c
     Adopt(g, inputs, values);
     for (size_t i = 0; i < count; ++i) values[i]->type() = std::move(inputs[i]->declared);
     g.graph->inputs() = std::move(list);
-    g.Changed();
+    MarkChanged(g);
   });
 }
 
@@ -229,7 +229,7 @@ KilnStatus* KILN_API_CALL GraphSetOwnedOutputs(KilnGraph* graph, KilnValueInfo* 
       }
     }
     g.graph->outputs() = std::move(list);
-    g.Changed();
+    MarkChanged(g);
   });
 }
 
@@ -266,7 +266,7 @@ KilnStatus* KILN_API_CALL GraphAddInitializer(KilnGraph* graph, const char* name
     ir::Value* target = existing != nullptr ? existing : g.graph->AddValue(n);
     target->set_initializer(v.tensor);
     target->type() = std::move(type);
-    g.Changed();
+    MarkChanged(g);
   });
 }
 
@@ -325,7 +325,7 @@ KilnStatus* KILN_API_CALL GraphAddOwnedNode(KilnGraph* graph, KilnNode* node) {
     n.graph = &g;
     n.node = made;
     registry::MakeBorrowed(&n, HandleKind::kNode);
-    g.Changed();
+    MarkChanged(g);
   });
 }
 
@@ -389,6 +389,8 @@ KilnStatus* KILN_API_CALL ValueInfoGetNumConsumers(const KilnValueInfo* value, s
   return Guard("ValueInfoGetNumConsumers", [&] {
     const auto& v = Unwrap(value, "value");
     CheckOut(out, "out");
+    std::lock_guard<std::mutex> lock(GraphMutex());
+    if (v.graph != nullptr) Relink(*v.graph);
     *out = v.value != nullptr ? v.value->consumers().size() : 0;
   });
 }
@@ -397,6 +399,8 @@ KilnStatus* KILN_API_CALL ValueInfoGetConsumer(const KilnValueInfo* value, size_
                                                KilnNode** node, size_t* input_index) {
   return Guard("ValueInfoGetConsumer", [&] {
     const auto& v = Unwrap(value, "value");
+    std::lock_guard<std::mutex> lock(GraphMutex());
+    if (v.graph != nullptr) Relink(*v.graph);
     const size_t count = v.value != nullptr ? v.value->consumers().size() : 0;
     CheckIndex(index, count, "consumers");
     CheckOut(node, "node");
@@ -413,7 +417,6 @@ KilnStatus* KILN_API_CALL ValueInfoGetConsumer(const KilnValueInfo* value, size_
         break;
       }
     }
-    std::lock_guard<std::mutex> lock(GraphMutex());
     KilnNode* h = NodeHandle(*v.graph, reader);
     *node = h;
     *input_index = in;
@@ -442,6 +445,8 @@ KilnStatus* KILN_API_CALL ValueInfoIsCaptured(const KilnValueInfo* value, int* o
   return Guard("ValueInfoIsCaptured", [&] {
     const auto& v = Unwrap(value, "value");
     CheckOut(out, "out");
+    std::lock_guard<std::mutex> lock(GraphMutex());
+    if (v.graph != nullptr) Relink(*v.graph);
     *out = v.value != nullptr && v.value->is_outer() ? 1 : 0;
   });
 }

@@ -268,7 +268,8 @@ const KilnValue* TensorHandle(std::unique_ptr<KilnValue>& slot,
 }
 
 const std::vector<ir::Node*>& Order(const KilnGraph& graph) {
-  if (graph.order_known) return graph.order;
+  Relink(graph);
+  if (graph.order_known && graph.order_generation == LinkGeneration()) return graph.order;
   std::vector<ir::Node*> order;
   try {
     order = graph.graph->TopologicalOrder();
@@ -278,6 +279,7 @@ const std::vector<ir::Node*>& Order(const KilnGraph& graph) {
   }
   graph.order = std::move(order);
   graph.order_known = true;
+  graph.order_generation = LinkGeneration();
   return graph.order;
 }
 
@@ -355,18 +357,18 @@ std::string NormalDomain(const std::string& domain) {
 // Finds what each subgraph reads from the graphs around it (its captures) and makes those reads
 // the implicit inputs of the node that holds it; sets each node's opset. Returns the values of
 // `g` that it reads and does not define (the main graph must have none).
-std::vector<ir::Value*> Resolve(ir::Graph& g, const std::map<std::string, int64_t>& opsets,
+// `opsets` null: links only (the caller's model, in place: nodes keep what they have).
+std::vector<ir::Value*> Resolve(ir::Graph& g, const std::map<std::string, int64_t>* opsets,
                                 int depth) {
   if (depth > 32) BadGraph("subgraphs nest deeper than 32 levels");
   for (const auto& n : g.nodes()) {
     ir::Node* node = n.get();
-    if (node->op_type().empty()) BadGraph(node->Describe() + " has no op type");
-    node->set_domain(NormalDomain(node->domain()));
     // A node read from a file, or a session's, has its opset (an optimized graph's may differ
     // from the import's); a built one takes its domain's.
-    if (node->opset() <= 0) {
-      auto opset = opsets.find(node->domain());
-      if (opset == opsets.end()) {
+    if (opsets != nullptr && node->opset() <= 0) {
+      node->set_domain(NormalDomain(node->domain()));
+      auto opset = opsets->find(node->domain());
+      if (opset == opsets->end()) {
         BadGraph(node->Describe() + " uses domain '" + node->domain() +
                  "', which the model does not import");
       }
@@ -442,12 +444,39 @@ std::string Undefined(const ir::Graph& g, const ir::Value& v) {
 
 }  // namespace
 
+uint64_t& LinkGeneration() noexcept {
+  static uint64_t generation = 0;  // (under GraphMutex())
+  return generation;
+}
+
+void MarkChanged(const KilnGraph& graph) noexcept {
+  const KilnGraph* root = &graph;
+  for (const KilnGraph* up = Owner(*root); up != nullptr; up = Owner(*root)) root = up;
+  root->links_dirty = true;
+  graph.Changed();
+  ++LinkGeneration();
+}
+
+void Relink(const KilnGraph& graph) {
+  const KilnGraph* root = &graph;
+  for (const KilnGraph* up = Owner(*root); up != nullptr; up = Owner(*root)) root = up;
+  if (!root->links_dirty) return;
+  ir::Graph& g = *root->graph;
+  Resolve(g, nullptr, 0);
+  // The outermost graph reads nothing from around it: what it lacks is not defined yet.
+  for (const auto& v : g.values()) v->set_outer(false);
+  g.captures().clear();
+  CaptureTypes(g);
+  root->links_dirty = false;
+  ++LinkGeneration();
+}
+
 ir::Model PreparedCopy(const ir::Model& model) {
   if (model.graph == nullptr) {
     ThrowInvalidArgument("model", "has no graph (give it one with ModelSetOwnedGraph)");
   }
   ir::Model m = ir::CloneModel(model);
-  std::vector<ir::Value*> free = Resolve(*m.graph, m.opsets, 0);
+  std::vector<ir::Value*> free = Resolve(*m.graph, &m.opsets, 0);
   if (!free.empty()) BadGraph(Undefined(*m.graph, *free.front()));
   CaptureTypes(*m.graph);
   m.graph->TopologicalOrder();  // throws naming a node on a cycle

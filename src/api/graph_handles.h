@@ -11,6 +11,7 @@
 #ifndef KILN_API_GRAPH_HANDLES_H_
 #define KILN_API_GRAPH_HANDLES_H_
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -114,9 +115,13 @@ struct KilnGraph {
   // Caches, dropped by every change made through this handle.
   mutable std::vector<kiln::ir::Node*> order;  // GraphGetNode's
   mutable bool order_known = false;
+  mutable uint64_t order_generation = 0;  // LinkGeneration() when `order` was made
+  // On the outermost graph of a tree being built: a change since the links between its graphs
+  // (captured names, implicit inputs) were last worked out (Relink).
+  mutable bool links_dirty = false;
   mutable std::vector<kiln::ir::Value*> constants;  // GraphGetInitializer's
   mutable bool constants_known = false;
-  void Changed() noexcept {
+  void Changed() const noexcept {
     order_known = false;
     constants_known = false;
   }
@@ -240,6 +245,17 @@ const std::vector<ir::Value*>& Constants(const KilnGraph& graph);
 const KernelDef* KernelDefOf(const KilnNode& node);
 // The text NodeGetKernel gives ("" outside a session's optimized view).
 const std::string& KernelText(const KilnNode& node);
+
+// After a change to `graph` (a caller's model or graph being built): drops its caches and marks
+// the links of its outermost graph to be worked out again. Callers hold GraphMutex().
+void MarkChanged(const KilnGraph& graph) noexcept;
+// Counts changes and relinks (under GraphMutex()): caches made at another count are stale.
+uint64_t& LinkGeneration() noexcept;
+// Works out, in place, what each subgraph of the tree `graph` belongs to reads from the graphs
+// around it (captured names) and the implicit inputs of the nodes holding them, when a change
+// since asks for it: what the read entries that show links call first. Callers hold
+// GraphMutex(). Throws std::bad_alloc (the links are worked out again next time).
+void Relink(const KilnGraph& graph);
 
 // A copy of a built (or read) model made ready for a session, the writer or the verifier: the
 // captured names of its subgraphs and the implicit inputs of their nodes found, every node given

@@ -220,6 +220,8 @@ KilnStatus* KILN_API_CALL ModelSetOwnedGraph(KilnModel* model, KilnGraph* graph)
     g.model = &m;
     m.graph.reset(&g);
     registry::MakeBorrowed(&g, HandleKind::kGraph);
+    std::lock_guard<std::mutex> lock(GraphMutex());
+    MarkChanged(g);
   });
 }
 
@@ -261,6 +263,11 @@ KilnStatus* KILN_API_CALL ModelPrint(const KilnModel* model, int64_t elide_above
     CheckCallback(callback);
     std::shared_ptr<std::unordered_map<const ir::Node*, const KernelDef*>> kernels;
     const ir::TextOptions o = PrintOptions(&m, elide_above, flags, kernels);
+    if (!m.read_only && m.model->graph != nullptr) {
+      const KilnGraph* g = MainGraph(m);  // (takes GraphMutex() itself)
+      std::lock_guard<std::mutex> lock(GraphMutex());
+      Relink(*g);
+    }
     ir::PrintModel(WithGraph(m), o,
                    [&](std::string_view piece) { callback(piece.data(), piece.size(), user); });
   });
@@ -273,6 +280,10 @@ KilnStatus* KILN_API_CALL GraphPrint(const KilnGraph* graph, int64_t elide_above
     CheckCallback(callback);
     std::shared_ptr<std::unordered_map<const ir::Node*, const KernelDef*>> kernels;
     const ir::TextOptions o = PrintOptions(ModelOf(g), elide_above, flags, kernels);
+    {
+      std::lock_guard<std::mutex> lock(GraphMutex());
+      Relink(g);
+    }
     ir::PrintGraph(*g.graph, o,
                    [&](std::string_view piece) { callback(piece.data(), piece.size(), user); });
   });

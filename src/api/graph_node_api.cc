@@ -298,6 +298,8 @@ KilnStatus* KILN_API_CALL NodeGetNumImplicitInputs(const KilnNode* node, size_t*
   return Guard("NodeGetNumImplicitInputs", [&] {
     const auto& n = Unwrap(node, "node");
     CheckOut(out, "out");
+    std::lock_guard<std::mutex> lock(GraphMutex());
+    if (n.graph != nullptr) Relink(*n.graph);
     *out = n.spec ? 0 : n.node->implicit_inputs().size();
   });
 }
@@ -306,9 +308,10 @@ KilnStatus* KILN_API_CALL NodeGetImplicitInput(const KilnNode* node, size_t inde
                                                KilnValueInfo** out) {
   return Guard("NodeGetImplicitInput", [&] {
     const auto& n = Linked(node);
+    std::lock_guard<std::mutex> lock(GraphMutex());
+    Relink(*n.graph);
     CheckIndex(index, n.node->implicit_inputs().size(), "implicit inputs");
     CheckOut(out, "out");
-    std::lock_guard<std::mutex> lock(GraphMutex());
     *out = ValueHandle(*n.graph, n.node->implicit_inputs()[index]);
   });
 }
@@ -374,6 +377,7 @@ KilnStatus* KILN_API_CALL NodeAddOwnedAttribute(KilnNode* node, KilnAttribute* a
     a.index = index;
     n.attributes[index].reset(&a);
     registry::MakeBorrowed(&a, HandleKind::kAttribute);
+    if (n.graph != nullptr) MarkChanged(*n.graph);
   });
 }
 
