@@ -14,6 +14,7 @@ set(KILN_SOURCES
   src/api/graph_handles.cc
   src/api/graph_model_api.cc
   src/api/graph_node_api.cc
+  src/api/graph_verify.cc
   src/api/handles.cc
   src/api/io_binding_api.cc
   src/api/memory_api.cc

@@ -131,10 +131,10 @@ typedef enum KilnAttributeType {
   KILN_ATTRIBUTE_STRINGS = 8,         /**< A list of strings. */
   KILN_ATTRIBUTE_TENSORS = 9,         /**< A list of tensors. */
   KILN_ATTRIBUTE_GRAPHS = 10,         /**< A list of graphs. */
-  KILN_ATTRIBUTE_SPARSE_TENSOR = 11,  /**< A sparse tensor (Kiln keeps its type only). */
-  KILN_ATTRIBUTE_SPARSE_TENSORS = 12, /**< Sparse tensors (Kiln keeps their type only). */
-  KILN_ATTRIBUTE_TYPE_PROTO = 13,     /**< A type (Kiln keeps the attribute's type only). */
-  KILN_ATTRIBUTE_TYPE_PROTOS = 14     /**< Types (Kiln keeps the attribute's type only). */
+  KILN_ATTRIBUTE_SPARSE_TENSOR = 11,  /**< One sparse tensor. */
+  KILN_ATTRIBUTE_SPARSE_TENSORS = 12, /**< A list of sparse tensors. */
+  KILN_ATTRIBUTE_TYPE_PROTO = 13,     /**< One type (the `type` of Optional, say). */
+  KILN_ATTRIBUTE_TYPE_PROTOS = 14     /**< A list of types. */
 } KilnAttributeType;
 
 /** A named type parameter ("T") and the element types it may take. */

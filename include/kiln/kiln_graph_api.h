@@ -268,8 +268,10 @@ struct KilnGraphApi {
   /**
    * Slot 10. Checks that a session could be made from the model, without making one: the graph
    * structure (every input read is defined, one producer per value, no cycle, every domain
-   * imported), every node's kernel (a known op at the imported opset, attributes of the right
-   * types) and Kiln's type and shape inference. Changes nothing the caller can see.
+   * imported); ONNX's checker's node rules (input and output counts, attribute names and types,
+   * required attributes) for the nodes of the opsets ONNX 1.12's schemas cover (ai.onnx up to
+   * 17, ai.onnx.ml up to 3); every node's kernel (a known op at the imported opset) and Kiln's
+   * type and shape inference. Changes nothing the caller can see.
    *
    * @param[in] model    The model.
    * @param[in] options  Session options whose custom ops count as known; may be NULL.
@@ -1146,7 +1148,8 @@ struct KilnGraphApi {
   KILN_SLOT(KilnStatus*, AttributeGetGraph, (const KilnAttribute* attribute, KilnGraph** out));
 
   /**
-   * Slot 90. How many elements a list attribute (FLOATS, INTS, STRINGS, TENSORS, GRAPHS) has.
+   * Slot 90. How many elements a list attribute (FLOATS, INTS, STRINGS, TENSORS, GRAPHS,
+   * SPARSE_TENSORS, TYPE_PROTOS) has.
    *
    * @param[in]  attribute  The attribute.
    * @param[out] out        Receives the count.
@@ -1205,6 +1208,115 @@ struct KilnGraphApi {
    */
   KILN_SLOT(KilnStatus*, AttributeGetGraphAt,
             (const KilnAttribute* attribute, size_t index, KilnGraph** out));
+
+  /**
+   * Slot 96. A SPARSE_TENSOR attribute (the `sparse_value` of Constant, say); the tensors are
+   * shared, not copied.
+   *
+   * @param[in]  name     Its name (not "").
+   * @param[in]  values   The non-zero values: a 1-D tensor of NNZ elements.
+   * @param[in]  indices  Where they are: an INT64 tensor of shape [NNZ, rank] (coordinates) or
+   *                      [NNZ] (offsets into the dense tensor, row-major), each inside @p dims.
+   * @param[in]  dims     The dense shape: @p rank dimensions, none negative.
+   * @param[in]  rank     Its rank (at least 1).
+   * @param[out] out      Receives the attribute (as CreateAttributeInt).
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT naming what is wrong).
+   */
+  KILN_SLOT(KilnStatus*, CreateAttributeSparseTensor,
+            (const char* name, const KilnValue* values, const KilnValue* indices,
+             const int64_t* dims, size_t rank, KilnAttribute** out));
+
+  /**
+   * Slot 97. A SPARSE_TENSORS attribute: @p count sparse tensors, each given as to
+   * CreateAttributeSparseTensor.
+   *
+   * @param[in]  name     Its name (not "").
+   * @param[in]  values   @p count value tensors.
+   * @param[in]  indices  @p count index tensors.
+   * @param[in]  dims     @p count dense shapes.
+   * @param[in]  ranks    @p count ranks.
+   * @param[in]  count    Their number (when 0, the arrays may be NULL).
+   * @param[out] out      Receives the attribute (as CreateAttributeInt).
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT naming the entry at fault).
+   */
+  KILN_SLOT(KilnStatus*, CreateAttributeSparseTensors,
+            (const char* name, const KilnValue* const* values, const KilnValue* const* indices,
+             const int64_t* const* dims, const size_t* ranks, size_t count, KilnAttribute** out));
+
+  /**
+   * Slot 98. A TYPE_PROTO attribute (the `type` of Optional, say).
+   *
+   * @param[in]  name  Its name (not "").
+   * @param[in]  type  The type (copied).
+   * @param[out] out   Receives the attribute (as CreateAttributeInt).
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KILN_SLOT(KilnStatus*, CreateAttributeTypeProto,
+            (const char* name, const KilnTypeInfo* type, KilnAttribute** out));
+
+  /**
+   * Slot 99. A TYPE_PROTOS attribute.
+   *
+   * @param[in]  name   Its name (not "").
+   * @param[in]  types  @p count types (copied; may be NULL when @p count is 0).
+   * @param[in]  count  Their number.
+   * @param[out] out    Receives the attribute (as CreateAttributeInt).
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KILN_SLOT(KilnStatus*, CreateAttributeTypeProtos,
+            (const char* name, const KilnTypeInfo* const* types, size_t count,
+             KilnAttribute** out));
+
+  /**
+   * Slot 100. The parts of a SPARSE_TENSOR attribute, borrowed from @p attribute (the tensors
+   * read-only, as ValueInfoGetInitializer's).
+   *
+   * @param[in]  attribute  The attribute.
+   * @param[out] values     Receives the values tensor.
+   * @param[out] indices    Receives the indices tensor.
+   * @param[out] dims       Receives the dense shape's dimensions.
+   * @param[out] rank       Receives their number.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT: another type).
+   */
+  KILN_SLOT(KilnStatus*, AttributeGetSparseTensor,
+            (const KilnAttribute* attribute, const KilnValue** values, const KilnValue** indices,
+             const int64_t** dims, size_t* rank));
+
+  /**
+   * Slot 101. One sparse tensor of a SPARSE_TENSORS attribute, as AttributeGetSparseTensor.
+   *
+   * @param[in]  attribute  The attribute.
+   * @param[in]  index      Below AttributeGetNumElements.
+   * @param[out] values     Receives the values tensor.
+   * @param[out] indices    Receives the indices tensor.
+   * @param[out] dims       Receives the dense shape's dimensions.
+   * @param[out] rank       Receives their number.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KILN_SLOT(KilnStatus*, AttributeGetSparseTensorAt,
+            (const KilnAttribute* attribute, size_t index, const KilnValue** values,
+             const KilnValue** indices, const int64_t** dims, size_t* rank));
+
+  /**
+   * Slot 102. The type of a TYPE_PROTO attribute.
+   *
+   * @param[in]  attribute  The attribute.
+   * @param[out] out        Receives the type, borrowed from @p attribute.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT: another type).
+   */
+  KILN_SLOT(KilnStatus*, AttributeGetTypeProto,
+            (const KilnAttribute* attribute, const KilnTypeInfo** out));
+
+  /**
+   * Slot 103. One type of a TYPE_PROTOS attribute.
+   *
+   * @param[in]  attribute  The attribute.
+   * @param[in]  index      Below AttributeGetNumElements.
+   * @param[out] out        Receives the type, borrowed from @p attribute.
+   * @return NULL on success, else a status (KILN_INVALID_ARGUMENT).
+   */
+  KILN_SLOT(KilnStatus*, AttributeGetTypeProtoAt,
+            (const KilnAttribute* attribute, size_t index, const KilnTypeInfo** out));
 };
 
 /**

@@ -144,6 +144,29 @@ KilnStatus* KILN_API_CALL AttributeGetTensorAt(const KilnAttribute* attribute, s
                                                const KilnValue** out);
 KilnStatus* KILN_API_CALL AttributeGetGraphAt(const KilnAttribute* attribute, size_t index,
                                               KilnGraph** out);
+KilnStatus* KILN_API_CALL CreateAttributeSparseTensor(const char* name, const KilnValue* values,
+                                                      const KilnValue* indices, const int64_t* dims,
+                                                      size_t rank, KilnAttribute** out);
+KilnStatus* KILN_API_CALL CreateAttributeSparseTensors(
+    const char* name, const KilnValue* const* values, const KilnValue* const* indices,
+    const int64_t* const* dims, const size_t* ranks, size_t count, KilnAttribute** out);
+KilnStatus* KILN_API_CALL CreateAttributeTypeProto(const char* name, const KilnTypeInfo* type,
+                                                   KilnAttribute** out);
+KilnStatus* KILN_API_CALL CreateAttributeTypeProtos(const char* name,
+                                                    const KilnTypeInfo* const* types, size_t count,
+                                                    KilnAttribute** out);
+KilnStatus* KILN_API_CALL AttributeGetSparseTensor(const KilnAttribute* attribute,
+                                                   const KilnValue** values,
+                                                   const KilnValue** indices, const int64_t** dims,
+                                                   size_t* rank);
+KilnStatus* KILN_API_CALL AttributeGetSparseTensorAt(const KilnAttribute* attribute, size_t index,
+                                                     const KilnValue** values,
+                                                     const KilnValue** indices,
+                                                     const int64_t** dims, size_t* rank);
+KilnStatus* KILN_API_CALL AttributeGetTypeProto(const KilnAttribute* attribute,
+                                                const KilnTypeInfo** out);
+KilnStatus* KILN_API_CALL AttributeGetTypeProtoAt(const KilnAttribute* attribute, size_t index,
+                                                  const KilnTypeInfo** out);
 
 }  // namespace kiln::api::graph
 

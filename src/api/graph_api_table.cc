@@ -111,6 +111,14 @@ constexpr KilnGraphApi kGraphApiV1 = {
     .AttributeGetStringAt = &AttributeGetStringAt,
     .AttributeGetTensorAt = &AttributeGetTensorAt,
     .AttributeGetGraphAt = &AttributeGetGraphAt,
+    .CreateAttributeSparseTensor = &CreateAttributeSparseTensor,
+    .CreateAttributeSparseTensors = &CreateAttributeSparseTensors,
+    .CreateAttributeTypeProto = &CreateAttributeTypeProto,
+    .CreateAttributeTypeProtos = &CreateAttributeTypeProtos,
+    .AttributeGetSparseTensor = &AttributeGetSparseTensor,
+    .AttributeGetSparseTensorAt = &AttributeGetSparseTensorAt,
+    .AttributeGetTypeProto = &AttributeGetTypeProto,
+    .AttributeGetTypeProtoAt = &AttributeGetTypeProtoAt,
 };
 
 #define KILN_PIN_GRAPH_SLOT(name, index) \
@@ -211,8 +219,16 @@ KILN_PIN_GRAPH_SLOT(AttributeGetFloats, 92);
 KILN_PIN_GRAPH_SLOT(AttributeGetStringAt, 93);
 KILN_PIN_GRAPH_SLOT(AttributeGetTensorAt, 94);
 KILN_PIN_GRAPH_SLOT(AttributeGetGraphAt, 95);
+KILN_PIN_GRAPH_SLOT(CreateAttributeSparseTensor, 96);
+KILN_PIN_GRAPH_SLOT(CreateAttributeSparseTensors, 97);
+KILN_PIN_GRAPH_SLOT(CreateAttributeTypeProto, 98);
+KILN_PIN_GRAPH_SLOT(CreateAttributeTypeProtos, 99);
+KILN_PIN_GRAPH_SLOT(AttributeGetSparseTensor, 100);
+KILN_PIN_GRAPH_SLOT(AttributeGetSparseTensorAt, 101);
+KILN_PIN_GRAPH_SLOT(AttributeGetTypeProto, 102);
+KILN_PIN_GRAPH_SLOT(AttributeGetTypeProtoAt, 103);
 #undef KILN_PIN_GRAPH_SLOT
-constexpr size_t kGraphSlotCount = 96;
+constexpr size_t kGraphSlotCount = 104;
 static_assert(sizeof(KilnGraphApi) == kGraphSlotCount * sizeof(void*), "a slot has no pin");
 
 }  // namespace

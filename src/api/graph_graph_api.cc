@@ -15,6 +15,8 @@
 namespace kiln::api::graph {
 namespace {
 
+void Unmake(KilnGraph& g, std::vector<ir::Value*>& made) noexcept;
+
 const KilnValueInfo& UnwrapValueEntry(KilnValueInfo* const* list, size_t i, const char* argument) {
   const std::string entry = std::string(argument) + "[" + std::to_string(i) + "]";
   if (list[i] == nullptr) ThrowInvalidArgument(argument, "entry " + std::to_string(i) + " is NULL");
@@ -61,9 +63,11 @@ void Adopt(KilnGraph& g, KilnValueInfo* const* infos, const std::vector<ir::Valu
   }
 }
 
-// The values named by `infos` (made where the graph has none yet); checks the names are distinct.
+// The values named by `infos` (made where the graph has none yet, and listed in `made`); checks
+// the names are distinct.
 std::vector<ir::Value*> NamedValues(KilnGraph& g, KilnValueInfo* const* infos, size_t count,
-                                    const char* argument, bool outputs) {
+                                    const char* argument, bool outputs,
+                                    std::vector<ir::Value*>& made) {
   std::unordered_set<std::string> seen;
   for (size_t i = 0; i < count; ++i) {
     const KilnValueInfo& vi = UnwrapValueEntry(infos, i, argument);
@@ -84,11 +88,27 @@ std::vector<ir::Value*> NamedValues(KilnGraph& g, KilnValueInfo* const* infos, s
   }
   std::vector<ir::Value*> values;
   values.reserve(count);
-  for (size_t i = 0; i < count; ++i) {
-    ir::Value* v = g.graph->FindValue(infos[i]->name);
-    values.push_back(v != nullptr ? v : g.graph->AddValue(infos[i]->name));
+  made.reserve(count);
+  try {
+    for (size_t i = 0; i < count; ++i) {
+      ir::Value* v = g.graph->FindValue(infos[i]->name);
+      if (v == nullptr) {
+        v = g.graph->AddValue(infos[i]->name);
+        made.push_back(v);
+      }
+      values.push_back(v);
+    }
+  } catch (...) {
+    Unmake(g, made);
+    throw;
   }
   return values;
+}
+
+// Removes the values a failed change made.
+void Unmake(KilnGraph& g, std::vector<ir::Value*>& made) noexcept {
+  for (ir::Value* v : made) g.graph->RemoveValue(v);
+  made.clear();
 }
 
 }  // namespace
@@ -201,9 +221,16 @@ KilnStatus* KILN_API_CALL GraphSetOwnedInputs(KilnGraph* graph, KilnValueInfo* c
     if (!g.graph->inputs().empty()) ThrowInvalidArgument("graph", "already has inputs");
     if (count > 0 && inputs == nullptr) ThrowInvalidArgument("inputs", "is NULL");
     std::lock_guard<std::mutex> lock(GraphMutex());
-    std::vector<ir::Value*> values = NamedValues(g, inputs, count, "inputs", false);
-    std::vector<ir::Value*> list = values;
-    Adopt(g, inputs, values);
+    std::vector<ir::Value*> made;
+    std::vector<ir::Value*> values = NamedValues(g, inputs, count, "inputs", false, made);
+    std::vector<ir::Value*> list;
+    try {
+      list = values;
+      Adopt(g, inputs, values);
+    } catch (...) {
+      Unmake(g, made);
+      throw;
+    }
     for (size_t i = 0; i < count; ++i) values[i]->type() = std::move(inputs[i]->declared);
     g.graph->inputs() = std::move(list);
     MarkChanged(g);
@@ -218,9 +245,16 @@ KilnStatus* KILN_API_CALL GraphSetOwnedOutputs(KilnGraph* graph, KilnValueInfo* 
     if (!g.graph->outputs().empty()) ThrowInvalidArgument("graph", "already has outputs");
     if (count > 0 && outputs == nullptr) ThrowInvalidArgument("outputs", "is NULL");
     std::lock_guard<std::mutex> lock(GraphMutex());
-    std::vector<ir::Value*> values = NamedValues(g, outputs, count, "outputs", true);
-    std::vector<ir::Value*> list = values;
-    Adopt(g, outputs, values);
+    std::vector<ir::Value*> made;
+    std::vector<ir::Value*> values = NamedValues(g, outputs, count, "outputs", true, made);
+    std::vector<ir::Value*> list;
+    try {
+      list = values;
+      Adopt(g, outputs, values);
+    } catch (...) {
+      Unmake(g, made);
+      throw;
+    }
     for (size_t i = 0; i < count; ++i) {
       // A declared type describes the value, unless it is a constant (its tensor says).
       if (outputs[i]->declared.kind != ir::ValueKind::kUnknown &&
@@ -302,21 +336,28 @@ KilnStatus* KILN_API_CALL GraphAddOwnedNode(KilnGraph* graph, KilnNode* node) {
       if (input) refuse(out, "is a graph input");
     }
     std::lock_guard<std::mutex> lock(GraphMutex());
-    auto value = [&](const std::string& name) -> ir::Value* {
-      if (name.empty()) return nullptr;
-      ir::Value* v = g.graph->FindValue(name);
-      return v != nullptr ? v : g.graph->AddValue(name);
-    };
-    std::vector<ir::Value*> inputs;
-    std::vector<ir::Value*> outputs;
-    for (const std::string& in : spec.inputs) inputs.push_back(value(in));
-    for (const std::string& out : spec.outputs) outputs.push_back(value(out));
-    ir::Node* made = g.graph->AddNode(spec.name, spec.op_type, spec.domain);
+    std::vector<ir::Value*> made_values;
+    ir::Node* made = nullptr;
     try {
+      made_values.reserve(spec.inputs.size() + spec.outputs.size());
+      auto value = [&](const std::string& name) -> ir::Value* {
+        if (name.empty()) return nullptr;
+        ir::Value* v = g.graph->FindValue(name);
+        if (v != nullptr) return v;
+        v = g.graph->AddValue(name);
+        made_values.push_back(v);
+        return v;
+      };
+      std::vector<ir::Value*> inputs;
+      std::vector<ir::Value*> outputs;
+      for (const std::string& in : spec.inputs) inputs.push_back(value(in));
+      for (const std::string& out : spec.outputs) outputs.push_back(value(out));
+      made = g.graph->AddNode(spec.name, spec.op_type, spec.domain);
       g.graph->Connect(made, std::move(inputs), std::move(outputs));
       g.nodes.emplace(made, nullptr).first->second.reset(&n);
-    } catch (...) {
-      g.graph->RemoveNode(made);
+    } catch (...) {  // nothing of it stays
+      if (made != nullptr) g.graph->RemoveNode(made);
+      Unmake(g, made_values);
       throw;
     }
     // Nothing below can fail.

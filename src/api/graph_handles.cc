@@ -20,6 +20,9 @@ KilnAttribute::~KilnAttribute() {
   for (const auto& t : tensors) {
     if (t != nullptr) registry::RemoveLent(t.get(), HandleKind::kValue);
   }
+  for (const auto& t : sparse_parts) {
+    if (t != nullptr) registry::RemoveLent(t.get(), HandleKind::kValue);
+  }
 }
 KilnNode::~KilnNode() {
   registry::RemoveLent(this, HandleKind::kNode);

@@ -49,6 +49,10 @@ struct KilnAttribute {
   // tensors (made on first use).
   std::vector<std::unique_ptr<KilnGraph>> graphs;
   mutable std::vector<std::unique_ptr<KilnValue>> tensors;
+  // Of SPARSE_TENSOR(S): per sparse tensor, its values' and its indices' (2k and 2k + 1); of
+  // TYPE_PROTO(S): per type. Made on first use.
+  mutable std::vector<std::unique_ptr<KilnValue>> sparse_parts;
+  mutable std::vector<std::unique_ptr<KilnTypeInfo>> types;
 
   const kiln::ir::Attribute& get() const;
 };
@@ -256,6 +260,11 @@ uint64_t& LinkGeneration() noexcept;
 // since asks for it: what the read entries that show links call first. Callers hold
 // GraphMutex(). Throws std::bad_alloc (the links are worked out again next time).
 void Relink(const KilnGraph& graph);
+
+// ONNX's checker's node rules (graph_verify.cc): every node of a domain and opset ONNX 1.12
+// defines has the input and output counts, attribute names and types and required attributes
+// of its operator's schema. Throws kInvalidGraph naming the node.
+void CheckSchemas(const ir::Model& model);
 
 // A copy of a built (or read) model made ready for a session, the writer or the verifier: the
 // captured names of its subgraphs and the implicit inputs of their nodes found, every node given

@@ -238,6 +238,8 @@ KilnStatus* KILN_API_CALL ModelVerify(const KilnModel* model, const KilnSessionO
     const auto& m = Unwrap(model, "model");
     if (options != nullptr) Unwrap(options, "options");
     ir::Model copy = PreparedCopy(WithGraph(m));
+    // (A session's optimized view holds Kiln's own forms of nodes; its schemas are the kernels'.)
+    if (!m.read_only) CheckSchemas(copy);
     runtime::SessionOptions o = options != nullptr ? options->options : runtime::SessionOptions();
     o.optimization_level = 0;  // errors name the model's own nodes
     o.intra_op_threads = 1;

@@ -73,6 +73,10 @@ size_t ListSize(const ir::Attribute& a) {
       return a.tensors.size();
     case ir::AttrType::kGraphs:
       return a.graphs.size();
+    case ir::AttrType::kSparseTensors:
+      return a.sparse_tensors.size();
+    case ir::AttrType::kTypeProtos:
+      return a.type_protos.size();
     default:
       ThrowInvalidArgument("attribute",
                            "'" + a.name + "' is of type " + AttrTypeName(a.type) + ", not a list");
@@ -123,6 +127,54 @@ void PublishWithGraphs(std::string name, KilnGraph* const* graphs, size_t count,
     registry::MakeBorrowed(graphs[i], HandleKind::kGraph);
   }
   *out = h.release();
+}
+
+// A sparse tensor from the caller's parts, checked; `what` names the entry of a list ("" for one).
+std::shared_ptr<const ir::SparseTensor> SparseOf(const KilnValue* values, const KilnValue* indices,
+                                                 const int64_t* dims, size_t rank, size_t i,
+                                                 bool entry) {
+  auto s = std::make_shared<ir::SparseTensor>();
+  s->values = TensorOf(values, "values", i, entry);
+  s->indices = TensorOf(indices, "indices", i, entry);
+  if (rank == 0) ThrowInvalidArgument(entry ? "ranks" : "rank", "is 0 (a dense shape has a rank)");
+  constexpr size_t kMaxRank = 64;
+  if (rank > kMaxRank) {
+    ThrowInvalidArgument(entry ? "ranks" : "rank", std::to_string(rank) + " is above 64");
+  }
+  if (dims == nullptr) {
+    ThrowInvalidArgument("dims", entry ? "entry " + std::to_string(i) + " is NULL" : "is NULL");
+  }
+  s->dims.assign(dims, dims + rank);
+  const std::string problem = ir::SparseTensorProblem(*s);
+  if (!problem.empty()) {
+    std::string what = entry ? "sparse tensor " + std::to_string(i) + " " : "the sparse tensor ";
+    what += problem;
+    ThrowInvalidArgument(entry ? "values" : "indices", what);
+  }
+  return s;
+}
+
+// The borrowed handles of sparse tensor `k` of an attribute (made on first use; under
+// GraphMutex()).
+void SparseParts(const KilnAttribute& attribute, const ir::SparseTensor& s, size_t k,
+                 const KilnValue** values, const KilnValue** indices) {
+  auto& slots = attribute.sparse_parts;
+  if (slots.size() < 2 * k + 2) slots.resize(2 * k + 2);
+  const KilnValue* v = TensorHandle(slots[2 * k], s.values);
+  const KilnValue* i = TensorHandle(slots[2 * k + 1], s.indices);
+  *values = v;
+  *indices = i;
+}
+
+const KilnTypeInfo* TypeProtoHandle(const KilnAttribute& attribute,
+                                    const std::shared_ptr<const ir::TypeInfo>& type, size_t k) {
+  auto& slots = attribute.types;
+  if (slots.size() < k + 1) slots.resize(k + 1);
+  if (slots[k] != nullptr) return slots[k].get();
+  auto made = std::make_unique<KilnTypeInfo>();
+  made->own = type;
+  made->type = type.get();
+  return Borrowed(slots[k], std::move(made));
 }
 
 ir::TypeInfo TensorType(ir::ValueKind kind, const KilnElementType& element_type,
@@ -655,6 +707,139 @@ KilnStatus* KILN_API_CALL AttributeGetGraphAt(const KilnAttribute* attribute, si
     CheckOut(out, "out");
     std::lock_guard<std::mutex> lock(GraphMutex());
     *out = SubgraphHandle(*attribute, index);
+  });
+}
+
+KilnStatus* KILN_API_CALL CreateAttributeSparseTensor(const char* name, const KilnValue* values,
+                                                      const KilnValue* indices, const int64_t* dims,
+                                                      size_t rank, KilnAttribute** out) {
+  return Guard("CreateAttributeSparseTensor", [&] {
+    ir::Attribute a;
+    a.name = AttributeName(name);
+    a.sparse = SparseOf(values, indices, dims, rank, 0, false);
+    CheckOut(out, "out");
+    a.type = ir::AttrType::kSparseTensor;
+    PublishAttribute(std::move(a), out);
+  });
+}
+
+KilnStatus* KILN_API_CALL CreateAttributeSparseTensors(
+    const char* name, const KilnValue* const* values, const KilnValue* const* indices,
+    const int64_t* const* dims, const size_t* ranks, size_t count, KilnAttribute** out) {
+  return Guard("CreateAttributeSparseTensors", [&] {
+    ir::Attribute a;
+    a.name = AttributeName(name);
+    if (count > 0) {
+      if (values == nullptr) ThrowInvalidArgument("values", "is NULL");
+      if (indices == nullptr) ThrowInvalidArgument("indices", "is NULL");
+      if (dims == nullptr) ThrowInvalidArgument("dims", "is NULL");
+      if (ranks == nullptr) ThrowInvalidArgument("ranks", "is NULL");
+    }
+    for (size_t i = 0; i < count; ++i) {
+      a.sparse_tensors.push_back(SparseOf(values[i], indices[i], dims[i], ranks[i], i, true));
+    }
+    CheckOut(out, "out");
+    a.type = ir::AttrType::kSparseTensors;
+    PublishAttribute(std::move(a), out);
+  });
+}
+
+KilnStatus* KILN_API_CALL CreateAttributeTypeProto(const char* name, const KilnTypeInfo* type,
+                                                   KilnAttribute** out) {
+  return Guard("CreateAttributeTypeProto", [&] {
+    ir::Attribute a;
+    a.name = AttributeName(name);
+    const ir::TypeInfo& t = *Unwrap(type, "type").type;
+    CheckOut(out, "out");
+    a.type = ir::AttrType::kTypeProto;
+    a.type_proto = std::make_shared<ir::TypeInfo>(t);
+    PublishAttribute(std::move(a), out);
+  });
+}
+
+KilnStatus* KILN_API_CALL CreateAttributeTypeProtos(const char* name,
+                                                    const KilnTypeInfo* const* types, size_t count,
+                                                    KilnAttribute** out) {
+  return Guard("CreateAttributeTypeProtos", [&] {
+    ir::Attribute a;
+    a.name = AttributeName(name);
+    if (count > 0 && types == nullptr) ThrowInvalidArgument("types", "is NULL");
+    for (size_t i = 0; i < count; ++i) {
+      if (types[i] == nullptr) {
+        ThrowInvalidArgument("types", "entry " + std::to_string(i) + " is NULL");
+      }
+      const std::string entry = "types[" + std::to_string(i) + "]";
+      CheckHandle(types[i], HandleKind::kTypeInfo, entry.c_str());
+      a.type_protos.push_back(std::make_shared<ir::TypeInfo>(*types[i]->type));
+    }
+    CheckOut(out, "out");
+    a.type = ir::AttrType::kTypeProtos;
+    PublishAttribute(std::move(a), out);
+  });
+}
+
+KilnStatus* KILN_API_CALL AttributeGetSparseTensor(const KilnAttribute* attribute,
+                                                   const KilnValue** values,
+                                                   const KilnValue** indices, const int64_t** dims,
+                                                   size_t* rank) {
+  return Guard("AttributeGetSparseTensor", [&] {
+    const auto& a = Typed(attribute, ir::AttrType::kSparseTensor);
+    CheckOut(values, "values");
+    CheckOut(indices, "indices");
+    CheckOut(dims, "dims");
+    CheckOut(rank, "rank");
+    std::lock_guard<std::mutex> lock(GraphMutex());
+    const KilnValue* v = nullptr;
+    const KilnValue* i = nullptr;
+    SparseParts(*attribute, *a.sparse, 0, &v, &i);
+    *values = v;
+    *indices = i;
+    *dims = a.sparse->dims.data();
+    *rank = a.sparse->dims.size();
+  });
+}
+
+KilnStatus* KILN_API_CALL AttributeGetSparseTensorAt(const KilnAttribute* attribute, size_t index,
+                                                     const KilnValue** values,
+                                                     const KilnValue** indices,
+                                                     const int64_t** dims, size_t* rank) {
+  return Guard("AttributeGetSparseTensorAt", [&] {
+    const auto& a = Typed(attribute, ir::AttrType::kSparseTensors);
+    CheckIndex(index, a.sparse_tensors.size(), "sparse tensors");
+    CheckOut(values, "values");
+    CheckOut(indices, "indices");
+    CheckOut(dims, "dims");
+    CheckOut(rank, "rank");
+    std::lock_guard<std::mutex> lock(GraphMutex());
+    const ir::SparseTensor& s = *a.sparse_tensors[index];
+    const KilnValue* v = nullptr;
+    const KilnValue* i = nullptr;
+    SparseParts(*attribute, s, index, &v, &i);
+    *values = v;
+    *indices = i;
+    *dims = s.dims.data();
+    *rank = s.dims.size();
+  });
+}
+
+KilnStatus* KILN_API_CALL AttributeGetTypeProto(const KilnAttribute* attribute,
+                                                const KilnTypeInfo** out) {
+  return Guard("AttributeGetTypeProto", [&] {
+    const auto& a = Typed(attribute, ir::AttrType::kTypeProto);
+    CheckOut(out, "out");
+    std::lock_guard<std::mutex> lock(GraphMutex());
+    *out = TypeProtoHandle(*attribute, a.type_proto, 0);
+  });
+}
+
+KilnStatus* KILN_API_CALL AttributeGetTypeProtoAt(const KilnAttribute* attribute, size_t index,
+                                                  const KilnTypeInfo** out) {
+  return Guard("AttributeGetTypeProtoAt", [&] {
+    const auto& a = Typed(attribute, ir::AttrType::kTypeProtos);
+    CheckIndex(index, a.type_protos.size(), "types");
+    CheckOut(out, "out");
+    std::lock_guard<std::mutex> lock(GraphMutex());
+    *out = TypeProtoHandle(*attribute, a.type_protos[index], index);
   });
 }
 

@@ -15,6 +15,15 @@
 namespace kiln::ir {
 
 class Graph;
+struct TypeInfo;  // ir/graph.h
+
+// A sparse tensor (ONNX's SparseTensorProto): its non-zero values, where they are, and the dense
+// shape. `indices` is int64, [NNZ, rank] (coordinates) or [NNZ] (offsets into the dense tensor).
+struct SparseTensor {
+  std::shared_ptr<const Tensor> values;  // [NNZ]
+  std::shared_ptr<const Tensor> indices;
+  std::vector<int64_t> dims;
+};
 
 // Same values as ONNX's AttributeProto.AttributeType.
 enum class AttrType : int {
@@ -35,6 +44,10 @@ enum class AttrType : int {
   kTypeProtos = 14,
 };
 
+// What is wrong with a sparse tensor ("" when nothing): values not 1-D, indices not int64 of
+// shape [NNZ, rank] or [NNZ], an index outside the dense shape, a negative dimension.
+std::string SparseTensorProblem(const SparseTensor& s);
+
 // "int", "floats", "graph", … for messages.
 const char* AttrTypeName(AttrType type) noexcept;
 
@@ -52,6 +65,10 @@ struct Attribute {
   std::vector<std::string> strings;
   std::vector<std::shared_ptr<const Tensor>> tensors;
   std::vector<std::shared_ptr<const Graph>> graphs;
+  std::shared_ptr<const SparseTensor> sparse;                       // kSparseTensor
+  std::vector<std::shared_ptr<const SparseTensor>> sparse_tensors;  // kSparseTensors
+  std::shared_ptr<const TypeInfo> type_proto;                       // kTypeProto
+  std::vector<std::shared_ptr<const TypeInfo>> type_protos;         // kTypeProtos
 };
 
 }  // namespace kiln::ir

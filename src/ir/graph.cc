@@ -1,6 +1,8 @@
 #include "ir/graph.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 #include <unordered_set>
 #include <utility>
 
@@ -42,6 +44,41 @@ const char* AttrTypeName(AttrType type) noexcept {
       break;
   }
   return "undefined";
+}
+
+std::string SparseTensorProblem(const SparseTensor& s) {
+  if (s.values == nullptr || s.indices == nullptr) return "has no values or no indices";
+  if (s.dims.empty()) return "has no dense shape";
+  int64_t dense = 1;
+  for (int64_t d : s.dims) {
+    if (d < 0) return "has a negative dimension";
+    dense = d == 0 ? 0 : (dense > INT64_MAX / d ? INT64_MAX : dense * d);
+  }
+  if (s.values->shape().rank() != 1) return "values are not 1-D";
+  const int64_t nnz = s.values->shape().dims()[0];
+  if (s.indices->type() != DataType::kInt64) return "indices are not int64";
+  const std::vector<int64_t>& id = s.indices->shape().dims();
+  const int64_t rank = static_cast<int64_t>(s.dims.size());
+  const bool linear = id.size() == 1 && id[0] == nnz;
+  const bool coordinates = id.size() == 2 && id[0] == nnz && id[1] == rank;
+  if (!linear && !coordinates) {
+    return "indices have shape " + s.indices->shape().ToString() + ", not [" + std::to_string(nnz) +
+           ", " + std::to_string(rank) + "] or [" + std::to_string(nnz) + "]";
+  }
+  const auto* p = static_cast<const int64_t*>(s.indices->data());
+  for (int64_t k = 0; k < nnz; ++k) {
+    if (linear) {
+      if (p[k] < 0 || p[k] >= dense) return "index " + std::to_string(k) + " is outside the shape";
+      continue;
+    }
+    for (int64_t r = 0; r < rank; ++r) {
+      const int64_t v = p[k * rank + r];
+      if (v < 0 || v >= s.dims[static_cast<size_t>(r)]) {
+        return "index " + std::to_string(k) + " is outside the shape";
+      }
+    }
+  }
+  return "";
 }
 
 const Attribute* Node::FindAttribute(const std::string& name) const noexcept {
@@ -172,6 +209,14 @@ bool Graph::ReplaceUses(Value* from, Value* to) {
 
 bool Graph::IsUsed(const Value* v) const noexcept {
   return !v->consumers_.empty() || std::find(outputs_.begin(), outputs_.end(), v) != outputs_.end();
+}
+
+void Graph::RemoveValue(const Value* value) noexcept {
+  auto it = std::find_if(values_.begin(), values_.end(),
+                         [&](const std::unique_ptr<Value>& v) { return v.get() == value; });
+  if (it == values_.end()) return;
+  by_name_.erase((*it)->name_);
+  values_.erase(it);
 }
 
 std::vector<const Value*> Graph::RemoveDeadValues() {

@@ -176,6 +176,9 @@ class Graph {
   bool ReplaceUses(Value* from, Value* to);
   // Whether anything reads the value: a node, a subgraph, or the graph's outputs.
   bool IsUsed(const Value* v) const noexcept;
+  // Destroys a value nothing produces or reads and the graph does not name (an input, output or
+  // capture): one made for a change that then failed. Never throws.
+  void RemoveValue(const Value* value) noexcept;
   // Destroys values nothing produces, reads or names (left behind by rewrites, initializers
   // included) and returns their former addresses (to forget, never to dereference).
   std::vector<const Value*> RemoveDeadValues();

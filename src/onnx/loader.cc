@@ -48,6 +48,8 @@ class GraphBuilder {
 
  private:
   ir::TypeInfo ConvertType(const ::onnx::TypeProto& t, const std::string& what, int depth);
+  std::shared_ptr<const ir::SparseTensor> ConvertSparse(const ::onnx::SparseTensorProto& p,
+                                                        const std::string& what);
   ir::Attribute ConvertAttribute(const ::onnx::AttributeProto& a, const std::string& node,
                                  const std::vector<const ir::Graph*>& scopes);
   ir::Value* Resolve(ir::Graph& g, const std::string& name,
@@ -211,10 +213,41 @@ ir::Attribute GraphBuilder::ConvertAttribute(const ::onnx::AttributeProto& a,
     case ir::AttrType::kGraphs:
       for (const auto& g : a.graphs()) out.graphs.push_back(Build(g, what, scopes));
       break;
-    default:  // sparse tensors and type protos: kept as their type only; kernels reject them
+    case ir::AttrType::kSparseTensor:
+      if (!a.has_sparse_tensor()) BadGraph(what + " is of type sparse_tensor but holds none");
+      out.sparse = ConvertSparse(a.sparse_tensor(), what);
+      break;
+    case ir::AttrType::kSparseTensors:
+      for (int i = 0; i < a.sparse_tensors_size(); ++i) {
+        out.sparse_tensors.push_back(
+            ConvertSparse(a.sparse_tensors(i), what + " sparse tensor " + std::to_string(i)));
+      }
+      break;
+    case ir::AttrType::kTypeProto:
+      if (!a.has_tp()) BadGraph(what + " is of type type_proto but holds none");
+      out.type_proto = std::make_shared<ir::TypeInfo>(ConvertType(a.tp(), what, 0));
+      break;
+    case ir::AttrType::kTypeProtos:
+      for (int i = 0; i < a.type_protos_size(); ++i) {
+        out.type_protos.push_back(std::make_shared<ir::TypeInfo>(
+            ConvertType(a.type_protos(i), what + " type " + std::to_string(i), 0)));
+      }
+      break;
+    default:
       break;
   }
   return out;
+}
+
+std::shared_ptr<const ir::SparseTensor> GraphBuilder::ConvertSparse(
+    const ::onnx::SparseTensorProto& p, const std::string& what) {
+  auto s = std::make_shared<ir::SparseTensor>();
+  s->values = TensorFromProto(p.values(), what + " values", model_dir_);
+  s->indices = TensorFromProto(p.indices(), what + " indices", model_dir_);
+  s->dims.assign(p.dims().begin(), p.dims().end());
+  const std::string problem = ir::SparseTensorProblem(*s);
+  if (!problem.empty()) BadGraph(what + ": " + problem);
+  return s;
 }
 
 void GraphBuilder::MakeDefaultedInput(ir::Graph& g, ir::Value& v,

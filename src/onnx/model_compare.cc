@@ -55,6 +55,26 @@ void ExpectSameAttribute(const ir::Attribute& a, const ir::Attribute& b, const s
   }
   EXPECT_EQ(a.g == nullptr, b.g == nullptr) << w;
   if (a.g && b.g) ExpectSameGraph(*a.g, *b.g, w);
+  auto same_sparse = [&](const ir::SparseTensor* x, const ir::SparseTensor* y, size_t k) {
+    EXPECT_EQ(x == nullptr, y == nullptr) << w << " sparse tensor " << k;
+    if (x == nullptr || y == nullptr) return;
+    EXPECT_TRUE(SameTensor(*x->values, *y->values)) << w << " sparse values " << k;
+    EXPECT_TRUE(SameTensor(*x->indices, *y->indices)) << w << " sparse indices " << k;
+    EXPECT_EQ(x->dims, y->dims) << w << " sparse dims " << k;
+  };
+  same_sparse(a.sparse.get(), b.sparse.get(), 0);
+  ASSERT_EQ(a.sparse_tensors.size(), b.sparse_tensors.size()) << w;
+  for (size_t k = 0; k < a.sparse_tensors.size(); ++k) {
+    same_sparse(a.sparse_tensors[k].get(), b.sparse_tensors[k].get(), k);
+  }
+  EXPECT_EQ(a.type_proto == nullptr, b.type_proto == nullptr) << w;
+  if (a.type_proto && b.type_proto) {
+    EXPECT_EQ(TypeText(*a.type_proto), TypeText(*b.type_proto)) << w;
+  }
+  ASSERT_EQ(a.type_protos.size(), b.type_protos.size()) << w;
+  for (size_t k = 0; k < a.type_protos.size(); ++k) {
+    EXPECT_EQ(TypeText(*a.type_protos[k]), TypeText(*b.type_protos[k])) << w << " type " << k;
+  }
   ASSERT_EQ(a.graphs.size(), b.graphs.size()) << w;
   for (size_t k = 0; k < a.graphs.size(); ++k) {
     ExpectSameGraph(*a.graphs[k], *b.graphs[k], w + " graph " + std::to_string(k));

@@ -214,9 +214,27 @@ class ProtoBuilder {
       case ir::AttrType::kGraphs:
         for (const auto& g : a.graphs) Graph(*g, out->add_graphs());
         break;
-      default:  // sparse tensors and type protos: the loader keeps their type only
+      case ir::AttrType::kSparseTensor:
+        if (a.sparse) Sparse(*a.sparse, out->mutable_sparse_tensor());
+        break;
+      case ir::AttrType::kSparseTensors:
+        for (const auto& s : a.sparse_tensors) Sparse(*s, out->add_sparse_tensors());
+        break;
+      case ir::AttrType::kTypeProto:
+        if (a.type_proto) Type(*a.type_proto, out->mutable_tp());
+        break;
+      case ir::AttrType::kTypeProtos:
+        for (const auto& t : a.type_protos) Type(*t, out->add_type_protos());
+        break;
+      default:
         break;
     }
+  }
+
+  void Sparse(const ir::SparseTensor& s, ::onnx::SparseTensorProto* out) {
+    Tensor(*s.values, out->mutable_values());
+    Tensor(*s.indices, out->mutable_indices());
+    for (int64_t d : s.dims) out->add_dims(d);
   }
 
   void Node(const ir::Node& n, ::onnx::NodeProto* out) {

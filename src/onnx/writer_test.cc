@@ -221,8 +221,16 @@ TEST(Writer, RoundTripsEveryAttributeType) {
   auto* gs = add("graphs", ::onnx::AttributeProto::GRAPHS);
   *gs->add_graphs() = SmallGraph("a", "y", "ga");
   *gs->add_graphs() = SmallGraph("b", "x", "gb");
-  add("sparse", ::onnx::AttributeProto::SPARSE_TENSOR);
-  add("type", ::onnx::AttributeProto::TYPE_PROTO);
+  auto* sparse = add("sparse", ::onnx::AttributeProto::SPARSE_TENSOR)->mutable_sparse_tensor();
+  sparse->mutable_values()->set_data_type(::onnx::TensorProto::FLOAT);
+  sparse->mutable_values()->add_dims(1);
+  sparse->mutable_values()->add_float_data(2.5f);
+  sparse->mutable_indices()->set_data_type(::onnx::TensorProto::INT64);
+  sparse->mutable_indices()->add_dims(1);
+  sparse->mutable_indices()->add_int64_data(3);
+  sparse->add_dims(4);
+  SetTensorType(add("type", ::onnx::AttributeProto::TYPE_PROTO)->mutable_tp(),
+                ::onnx::TensorProto::FLOAT, {"N", "2"});
   add("empty_ints", ::onnx::AttributeProto::INTS);
   *m.mutable_graph()->add_output()->mutable_name() = "w";
 
@@ -237,6 +245,10 @@ TEST(Writer, RoundTripsEveryAttributeType) {
   EXPECT_EQ(node->attributes().size(), 13u);
   EXPECT_EQ(node->FindAttribute("s")->s, std::string("a\0\xff", 3));
   EXPECT_EQ(node->FindAttribute("sparse")->type, ir::AttrType::kSparseTensor);
+  ASSERT_NE(node->FindAttribute("sparse")->sparse, nullptr);
+  EXPECT_EQ(node->FindAttribute("sparse")->sparse->dims, std::vector<int64_t>{4});
+  ASSERT_NE(node->FindAttribute("type")->type_proto, nullptr);
+  EXPECT_EQ(node->FindAttribute("type")->type_proto->shape->rank(), 2u);
   EXPECT_EQ(node->FindAttribute("empty_ints")->type, ir::AttrType::kInts);
   EXPECT_EQ(node->inputs()[1], nullptr);
   EXPECT_EQ(node->outputs()[0], nullptr);

@@ -39,6 +39,10 @@ std::vector<Case> CustomOpHandleCases(bool stale);
 // The graph API, the KilnGraphApi sub-table (contract_graph_cases.cc): as above, for every
 // status-returning entry of graph_slots.h; and the graph entries that take no handle.
 std::vector<Case> GraphNullCases();
+// The sparse-tensor and type-proto attribute entries' (contract_graph_attribute_cases.cc), which
+// GraphNullCases and GraphHandleCases include.
+std::vector<Case> GraphAttributeNullCases();
+std::vector<Case> GraphAttributeHandleCases(bool stale);
 std::vector<Case> GraphHandleCases(bool stale);
 std::set<std::string> GraphNoHandleArgument();
 

@@ -4,6 +4,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api_test_util.h"
@@ -32,7 +33,7 @@ const std::string& SavePath() {
 }  // namespace
 
 std::vector<Case> GraphNullCases() {
-  return {
+  std::vector<Case> cases = {
       // ---- Models
       {"CreateModel", "opset_domains",
        [](Objects&, Outs& o) { return G().CreateModel(8, nullptr, kVersions, 1, &o.g.model); }},
@@ -578,6 +579,8 @@ std::vector<Case> GraphNullCases() {
       {"AttributeGetGraphAt", "out",
        [](Objects& b, Outs&) { return G().AttributeGetGraphAt(b.g.attr_graphs, 0, nullptr); }},
   };
+  for (Case& c : GraphAttributeNullCases()) cases.push_back(std::move(c));
+  return cases;
 }
 
 std::vector<Case> GraphHandleCases(bool stale) {
@@ -612,7 +615,7 @@ std::vector<Case> GraphHandleCases(bool stale) {
   auto as_session_options = [stale](Objects& b) {
     return stale ? b.stale_session_options : reinterpret_cast<KilnSessionOptions*>(b.g.node);
   };
-  return {
+  std::vector<Case> cases = {
       // ---- Models
       {"ModelGetIrVersion", "model",
        [=](Objects& b, Outs& o) { return G().ModelGetIrVersion(as_model(b), &o.version); }},
@@ -836,9 +839,8 @@ std::vector<Case> GraphHandleCases(bool stale) {
       {"AttributeGetString", "attribute",
        [=](Objects& b, Outs& o) { return G().AttributeGetString(as_attribute(b), &o.g.ref); }},
       {"AttributeGetTensor", "attribute",
-       [=](Objects& b, Outs& o) {
-         return G().AttributeGetTensor(as_attribute(b), &o.const_value);
-       }},
+       [=](Objects& b,
+           Outs& o) { return G().AttributeGetTensor(as_attribute(b), &o.const_value); }},
       {"AttributeGetGraph", "attribute",
        [=](Objects& b, Outs& o) { return G().AttributeGetGraph(as_attribute(b), &o.g.graph); }},
       {"AttributeGetNumElements", "attribute",
@@ -850,14 +852,14 @@ std::vector<Case> GraphHandleCases(bool stale) {
       {"AttributeGetStringAt", "attribute",
        [=](Objects& b, Outs& o) { return G().AttributeGetStringAt(as_attribute(b), 0, &o.g.ref); }},
       {"AttributeGetTensorAt", "attribute",
-       [=](Objects& b, Outs& o) {
-         return G().AttributeGetTensorAt(as_attribute(b), 0, &o.const_value);
-       }},
+       [=](Objects& b,
+           Outs& o) { return G().AttributeGetTensorAt(as_attribute(b), 0, &o.const_value); }},
       {"AttributeGetGraphAt", "attribute",
-       [=](Objects& b, Outs& o) {
-         return G().AttributeGetGraphAt(as_attribute(b), 0, &o.g.graph);
-       }},
+       [=](Objects& b,
+           Outs& o) { return G().AttributeGetGraphAt(as_attribute(b), 0, &o.g.graph); }},
   };
+  for (Case& c : GraphAttributeHandleCases(stale)) cases.push_back(std::move(c));
+  return cases;
 }
 
 // The graph entries whose arguments include no handle.

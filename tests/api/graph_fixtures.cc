@@ -61,6 +61,32 @@ void GraphObjects::Make(KilnValue* tensor, KilnSession* session) {
   KilnGraph* bodies[] = {nullptr};
   ExpectOk(g.CreateGraph("body0", &bodies[0]));
   ExpectOk(g.CreateAttributeWithOwnedGraphs("bodies", bodies, 1, &attr_graphs));
+  {
+    KilnAllocator* alloc = nullptr;
+    ExpectOk(api().GetAllocatorWithDefaultOptions(&alloc));
+    const int64_t nnz[] = {2};
+    ExpectOk(api().CreateTensorAsValue(alloc, nnz, 1, KILN_ELEMENT_TYPE_FLOAT, &sparse_values));
+    ExpectOk(api().CreateTensorAsValue(alloc, nnz, 1, KILN_ELEMENT_TYPE_INT64, &sparse_indices));
+    void* p = nullptr;
+    ExpectOk(api().GetTensorMutableData(sparse_values, &p));
+    const float v[] = {1.5f, -2.0f};
+    std::memcpy(p, v, sizeof v);
+    ExpectOk(api().GetTensorMutableData(sparse_indices, &p));
+    const int64_t at[] = {0, 5};
+    std::memcpy(p, at, sizeof at);
+    const int64_t dense[] = {2, 3};
+    ExpectOk(g.CreateAttributeSparseTensor("sparse", sparse_values, sparse_indices, dense, 2,
+                                           &attr_sparse));
+    const KilnValue* values2[] = {sparse_values, sparse_values};
+    const KilnValue* indices2[] = {sparse_indices, sparse_indices};
+    const int64_t* dims2[] = {dense, dense};
+    const size_t ranks2[] = {2, 2};
+    ExpectOk(g.CreateAttributeSparseTensors("sparses", values2, indices2, dims2, ranks2, 2,
+                                            &attr_sparses));
+    ExpectOk(g.CreateAttributeTypeProto("type", type, &attr_type));
+    const KilnTypeInfo* types2[] = {type, seq_type};
+    ExpectOk(g.CreateAttributeTypeProtos("types", types2, 2, &attr_types));
+  }
 
   if (session != nullptr) {
     ExpectOk(g.SessionGetGraph(session, KILN_GRAPH_OPTIMIZED, &view));
@@ -120,9 +146,12 @@ void GraphObjects::ReleaseStale() {
 void GraphObjects::Release() {
   const KilnGraphApi& g = graph_api();
   for (KilnAttribute* a : {attr_int, attr_float, attr_string, attr_tensor, attr_graph, attr_ints,
-                           attr_floats, attr_strings, attr_tensors, attr_graphs}) {
+                           attr_floats, attr_strings, attr_tensors, attr_graphs, attr_sparse,
+                           attr_sparses, attr_type, attr_types}) {
     g.ReleaseAttribute(a);
   }
+  api().ReleaseValue(sparse_values);
+  api().ReleaseValue(sparse_indices);
   g.ReleaseNode(free_node);
   g.ReleaseValueInfo(free_value_info);
   g.ReleaseValueInfo(free_value_info2);

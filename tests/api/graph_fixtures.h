@@ -73,6 +73,15 @@ struct GraphObjects {
   KilnAttribute* attr_strings = nullptr;
   KilnAttribute* attr_tensors = nullptr;
   KilnAttribute* attr_graphs = nullptr;
+  // A sparse tensor's parts (float [2] values, int64 [2] offsets {0, 5}; dense shape [2, 3]) and
+  // "sparse" = that sparse tensor, "sparses" = [it, it], "type" = `type`, "types" = [type,
+  // seq_type], the caller's.
+  KilnValue* sparse_values = nullptr;
+  KilnValue* sparse_indices = nullptr;
+  KilnAttribute* attr_sparse = nullptr;
+  KilnAttribute* attr_sparses = nullptr;
+  KilnAttribute* attr_type = nullptr;
+  KilnAttribute* attr_types = nullptr;
   // Set by no Make: for a test to park a borrowed handle it fetched (released with its parent).
   KilnValueInfo* parked_value = nullptr;
   KilnAttribute* parked_attribute = nullptr;
@@ -116,6 +125,9 @@ struct GraphOuts {
   KilnTypeKind kind = KILN_TYPE_SPARSE_TENSOR;
   KilnAttributeType attribute_type = KILN_ATTRIBUTE_TYPE_PROTOS;
   size_t index = kSizeSentinel;  // a second count: an output or input index
+  const KilnValue* value2 = Sentinel<const KilnValue>();  // a sparse tensor's indices
+  const int64_t* dims = Sentinel<const int64_t>();
+  size_t rank = kSizeSentinel;
 
   bool Untouched() const {
     const GraphOuts fresh;
@@ -123,7 +135,8 @@ struct GraphOuts {
            value_info == fresh.value_info && attribute == fresh.attribute && type == fresh.type &&
            const_type == fresh.const_type && data == fresh.data && ref.data == fresh.ref.data &&
            ref.length == fresh.ref.length && kind == fresh.kind &&
-           attribute_type == fresh.attribute_type && index == fresh.index;
+           attribute_type == fresh.attribute_type && index == fresh.index &&
+           value2 == fresh.value2 && dims == fresh.dims && rank == fresh.rank;
   }
 };
 

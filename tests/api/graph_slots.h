@@ -108,7 +108,15 @@
   X(AttributeGetFloats, true)             \
   X(AttributeGetStringAt, true)           \
   X(AttributeGetTensorAt, true)           \
-  X(AttributeGetGraphAt, true)
+  X(AttributeGetGraphAt, true)            \
+  X(CreateAttributeSparseTensor, true)    \
+  X(CreateAttributeSparseTensors, true)   \
+  X(CreateAttributeTypeProto, true)       \
+  X(CreateAttributeTypeProtos, true)      \
+  X(AttributeGetSparseTensor, true)       \
+  X(AttributeGetSparseTensorAt, true)     \
+  X(AttributeGetTypeProto, true)          \
+  X(AttributeGetTypeProtoAt, true)
 
 namespace kiln_test {
 

@@ -648,6 +648,52 @@ std::vector<OomCase> GraphOomCases() {
        [](Objects& b, Outs& o, Made&) {
          return G().AttributeGetGraphAt(b.g.attr_graphs, 0, &o.g.graph);
        }},
+      {"CreateAttributeSparseTensor",
+       [](Objects& b, Outs& o, Made& m) {
+         const int64_t dense[] = {2, 3};
+         return Made1(G().CreateAttributeSparseTensor(kLongName, b.g.sparse_values,
+                                                      b.g.sparse_indices, dense, 2, &o.g.attribute),
+                      m, [p = &o.g.attribute] { G().ReleaseAttribute(*p); });
+       }},
+      {"CreateAttributeSparseTensors",
+       [](Objects& b, Outs& o, Made& m) {
+         const int64_t dense[] = {2, 3};
+         const KilnValue* v[] = {b.g.sparse_values, b.g.sparse_values};
+         const KilnValue* i[] = {b.g.sparse_indices, b.g.sparse_indices};
+         const int64_t* d[] = {dense, dense};
+         const size_t r[] = {2, 2};
+         return Made1(G().CreateAttributeSparseTensors("sparses", v, i, d, r, 2, &o.g.attribute), m,
+                      [p = &o.g.attribute] { G().ReleaseAttribute(*p); });
+       }},
+      {"CreateAttributeTypeProto",
+       [](Objects& b, Outs& o, Made& m) {
+         return Made1(G().CreateAttributeTypeProto(kLongName, b.g.seq_type, &o.g.attribute), m,
+                      [p = &o.g.attribute] { G().ReleaseAttribute(*p); });
+       }},
+      {"CreateAttributeTypeProtos",
+       [](Objects& b, Outs& o, Made& m) {
+         const KilnTypeInfo* t[] = {b.g.type, b.g.seq_type};
+         return Made1(G().CreateAttributeTypeProtos("types", t, 2, &o.g.attribute), m,
+                      [p = &o.g.attribute] { G().ReleaseAttribute(*p); });
+       }},
+      {"AttributeGetSparseTensor",  // made on first use
+       [](Objects& b, Outs& o, Made&) {
+         return G().AttributeGetSparseTensor(b.g.attr_sparse, &o.const_value, &o.g.value2,
+                                             &o.g.dims, &o.g.rank);
+       }},
+      {"AttributeGetSparseTensorAt",  // made on first use
+       [](Objects& b, Outs& o, Made&) {
+         return G().AttributeGetSparseTensorAt(b.g.attr_sparses, 1, &o.const_value, &o.g.value2,
+                                               &o.g.dims, &o.g.rank);
+       }},
+      {"AttributeGetTypeProto",  // made on first use
+       [](Objects& b, Outs& o, Made&) {
+         return G().AttributeGetTypeProto(b.g.attr_type, &o.g.const_type);
+       }},
+      {"AttributeGetTypeProtoAt",  // made on first use
+       [](Objects& b, Outs& o, Made&) {
+         return G().AttributeGetTypeProtoAt(b.g.attr_types, 1, &o.g.const_type);
+       }},
   };
 }
 
@@ -704,7 +750,15 @@ std::vector<std::string> GraphAllocatingEntries() {
           "CreateAttributeWithOwnedGraphs",
           "AttributeGetTensor",
           "AttributeGetGraph",
-          "AttributeGetTensorAt"};
+          "AttributeGetTensorAt",
+          "CreateAttributeSparseTensor",
+          "CreateAttributeSparseTensors",
+          "CreateAttributeTypeProto",
+          "CreateAttributeTypeProtos",
+          "AttributeGetSparseTensor",
+          "AttributeGetSparseTensorAt",
+          "AttributeGetTypeProto",
+          "AttributeGetTypeProtoAt"};
 }
 
 namespace {

@@ -66,7 +66,14 @@ from kiln.capi._pybind_state import (  # noqa: F401
     set_default_logger_verbosity,
     set_seed,
 )
-from kiln.capi._graph import Graph, Model, Node, TypeInfo, ValueInfo  # noqa: F401 - Kiln's graph API
+from kiln.capi._graph import (  # noqa: F401 - Kiln's graph API
+    Graph,
+    Model,
+    Node,
+    SparseTensorValue,
+    TypeInfo,
+    ValueInfo,
+)
 from kiln.capi.onnxruntime_inference_collection import (  # noqa: F401
     InferenceSession,
     IOBinding,

@@ -391,8 +391,18 @@ py::bytes Bytes(KilnStringRef ref) {
   return py::bytes(ref.data, ref.length);
 }
 
-// One attribute's value: int, float, bytes (STRING), a read-only array (TENSOR), a Graph, lists
-// of those for the list types; None for the types Kiln keeps no value of (sparse tensors, types).
+// ("sparse", values, indices, dims) for a sparse tensor, the arrays read-only over Kiln's memory.
+py::object SparseTuple(const KilnValue* values, const KilnValue* indices, const int64_t* dims,
+                       size_t rank, const Anchor& anchor) {
+  py::tuple shape(rank);
+  for (size_t d = 0; d < rank; ++d) shape[d] = py::int_(dims[d]);
+  return py::make_tuple(py::str("sparse"), ReadOnlyTensorArray(values, AnchorCapsule(anchor)),
+                        ReadOnlyTensorArray(indices, AnchorCapsule(anchor)), shape);
+}
+
+// One attribute's value: int, float, bytes (STRING), a read-only array (TENSOR), a Graph,
+// ("sparse", values, indices, dims) for a SPARSE_TENSOR, ("type", type tuple) for a TYPE_PROTO,
+// lists of those for the list types (kiln/capi/_graph.py wraps the tuples).
 py::object AttributeValue(const KilnAttribute* a, KilnAttributeType type, const Anchor& anchor) {
   switch (type) {
     case KILN_ATTRIBUTE_INT: {
@@ -420,12 +430,26 @@ py::object AttributeValue(const KilnAttribute* a, KilnAttributeType type, const 
       Check(G().AttributeGetGraph(a, &g));
       return py::cast(Graph{g, anchor});
     }
+    case KILN_ATTRIBUTE_SPARSE_TENSOR: {
+      const KilnValue* values = nullptr;
+      const KilnValue* indices = nullptr;
+      const int64_t* dims = nullptr;
+      size_t rank = 0;
+      Check(G().AttributeGetSparseTensor(a, &values, &indices, &dims, &rank));
+      return SparseTuple(values, indices, dims, rank, anchor);
+    }
+    case KILN_ATTRIBUTE_TYPE_PROTO: {
+      const KilnTypeInfo* t = nullptr;
+      Check(G().AttributeGetTypeProto(a, &t));
+      return py::make_tuple(py::str("type"), TypeTuple(t));
+    }
     default:
       break;
   }
   const bool list = type == KILN_ATTRIBUTE_INTS || type == KILN_ATTRIBUTE_FLOATS ||
                     type == KILN_ATTRIBUTE_STRINGS || type == KILN_ATTRIBUTE_TENSORS ||
-                    type == KILN_ATTRIBUTE_GRAPHS;
+                    type == KILN_ATTRIBUTE_GRAPHS || type == KILN_ATTRIBUTE_SPARSE_TENSORS ||
+                    type == KILN_ATTRIBUTE_TYPE_PROTOS;
   if (!list) return py::none();
   size_t n = 0;
   Check(G().AttributeGetNumElements(a, &n));
@@ -455,6 +479,21 @@ py::object AttributeValue(const KilnAttribute* a, KilnAttributeType type, const 
       KilnGraph* g = nullptr;
       Check(G().AttributeGetGraphAt(a, i, &g));
       out.append(Graph{g, anchor});
+    }
+  } else if (type == KILN_ATTRIBUTE_SPARSE_TENSORS) {
+    for (size_t i = 0; i < n; ++i) {
+      const KilnValue* values = nullptr;
+      const KilnValue* indices = nullptr;
+      const int64_t* dims = nullptr;
+      size_t rank = 0;
+      Check(G().AttributeGetSparseTensorAt(a, i, &values, &indices, &dims, &rank));
+      out.append(SparseTuple(values, indices, dims, rank, anchor));
+    }
+  } else if (type == KILN_ATTRIBUTE_TYPE_PROTOS) {
+    for (size_t i = 0; i < n; ++i) {
+      const KilnTypeInfo* t = nullptr;
+      Check(G().AttributeGetTypeProtoAt(a, i, &t));
+      out.append(py::make_tuple(py::str("type"), TypeTuple(t)));
     }
   }
   return out;

@@ -150,7 +150,7 @@ def keep_loaded():
 
 
 def test_names_are_exported():
-    for name in ("Model", "Graph", "Node", "ValueInfo", "TypeInfo"):
+    for name in ("Model", "Graph", "Node", "ValueInfo", "TypeInfo", "SparseTensorValue"):
         assert getattr(kiln, name).__module__ == "kiln.capi._graph"
 
 
@@ -548,3 +548,30 @@ def test_save_errors(graph_models, tmp_path):
     model = kiln.Model.load(graph_models["affine"])
     with pytest.raises(kiln.NoSuchFile):
         model.save(tmp_path / "no" / "such" / "dir" / "m.onnx")
+
+
+def test_sparse_tensor_and_type_attributes(tmp_path):
+    sparse = helper.make_sparse_tensor(
+        numpy_helper.from_array(np.array([1.5, -2.0], dtype=np.float32), "values"),
+        numpy_helper.from_array(np.array([0, 5], dtype=np.int64), "indices"), [2, 3])
+    nodes = [helper.make_node("Constant", [], ["c"], name="const", sparse_value=sparse),
+             helper.make_node("Optional", [], ["o"], name="none",
+                              type=helper.make_tensor_type_proto(TensorProto.FLOAT, [2]))]
+    o = helper.make_value_info("o", helper.make_optional_type_proto(
+        helper.make_tensor_type_proto(TensorProto.FLOAT, [2])))
+    graph = helper.make_graph(nodes, "g", [], [helper.make_tensor_value_info("c", TensorProto.FLOAT, [2, 3]), o])
+    model = kiln.Model.from_bytes(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    const, none = model.graph.nodes
+    value = const.attributes["sparse_value"]
+    assert isinstance(value, kiln.SparseTensorValue)
+    assert value.values.tolist() == [1.5, -2.0] and value.indices.tolist() == [0, 5]
+    assert value.dims == (2, 3) and not value.values.flags.writeable
+    assert const.attribute_types["sparse_value"] == "SPARSE_TENSOR"
+    t = none.attributes["type"]
+    assert isinstance(t, kiln.TypeInfo) and str(t) == "tensor(float)" and t.shape == [2]
+    # Saved and read back, the same.
+    path = str(tmp_path / "sparse.onnx")
+    model.save(path)
+    again = kiln.Model.load(path).graph.nodes[0].attributes["sparse_value"]
+    assert again.indices.tolist() == [0, 5] and again.dims == (2, 3)

@@ -19,7 +19,7 @@ points into freed memory, whatever is dropped or closed first.
 from __future__ import annotations
 
 import os
-from typing import Any, Optional, Union
+from typing import Any, NamedTuple, Optional, Union
 
 import numpy as np
 
@@ -47,6 +47,15 @@ _ATTRIBUTE_TYPES = {
     13: "TYPE_PROTO",
     14: "TYPE_PROTOS",
 }
+
+class SparseTensorValue(NamedTuple):
+    """A SPARSE_TENSOR attribute's value: the non-zero ``values`` (1-D), their ``indices``
+    (int64, [NNZ, rank] coordinates or [NNZ] offsets) and the dense shape ``dims``."""
+
+    values: Any
+    indices: Any
+    dims: tuple
+
 
 Shape = list[Union[int, str, None]]
 
@@ -238,8 +247,9 @@ class Node(_View):
     def attributes(self) -> dict[str, Any]:
         """{name: value}, in the order given. Values are as ``onnx.helper.get_attribute_value``
         gives them: int, float, bytes for a STRING (ONNX strings are bytes), read-only numpy
-        arrays over Kiln's memory for a TENSOR, a kiln.Graph for a GRAPH, lists of those for the
-        list types; None for the types Kiln keeps no value of (sparse tensors, type protos).
+        arrays over Kiln's memory for a TENSOR, a kiln.Graph for a GRAPH, a SparseTensorValue
+        (values, indices, dims) for a SPARSE_TENSOR, a kiln.TypeInfo for a TYPE_PROTO, lists of
+        those for the list types.
         ``attribute_types`` tells an empty INTS from an empty FLOATS."""
         out = {}
         for name, _, value in self._native.attributes():
@@ -252,10 +262,14 @@ class Node(_View):
         return {name: _ATTRIBUTE_TYPES.get(t, "UNDEFINED") for name, t, _ in self._native.attributes()}
 
     def _wrap_attribute(self, value):
+        if isinstance(value, list):
+            return [self._wrap_attribute(v) for v in value]
         if isinstance(value, _kiln.Graph):
             return Graph(value, self._root)
-        if isinstance(value, list):
-            return [Graph(v, self._root) if isinstance(v, _kiln.Graph) else v for v in value]
+        if isinstance(value, tuple) and value and value[0] == "sparse":
+            return SparseTensorValue(value[1], value[2], value[3])
+        if isinstance(value, tuple) and value and value[0] == "type":
+            return TypeInfo._from_tuple(value[1])
         return value
 
     @property

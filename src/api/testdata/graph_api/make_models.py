@@ -88,7 +88,24 @@ def conv_relu():
     save(g, "conv_relu")
 
 
+def sparse_and_types():
+    # Attributes of the kinds Kiln keeps but no kernel here needs: a Constant's sparse_value and
+    # an Optional's type.
+    sparse = helper.make_sparse_tensor(
+        numpy_helper.from_array(np.array([1.5, -2.0], dtype=np.float32), "values"),
+        numpy_helper.from_array(np.array([0, 5], dtype=np.int64), "indices"), [2, 3])
+    c = helper.make_tensor_value_info("c", TensorProto.FLOAT, [2, 3])
+    o = helper.make_value_info("o", helper.make_optional_type_proto(
+        helper.make_tensor_type_proto(TensorProto.FLOAT, [2])))
+    nodes = [helper.make_node("Constant", [], ["c"], name="const", sparse_value=sparse),
+             helper.make_node("Optional", [], ["o"], name="none",
+                              type=helper.make_tensor_type_proto(TensorProto.FLOAT, [2]))]
+    g = helper.make_graph(nodes, "sparse_and_types", [], [c, o])
+    save(g, "sparse_and_types")
+
+
 matmul_add()
+sparse_and_types()
 if_two_branches()
 loop_sum()
 conv_relu()
