@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -99,9 +101,14 @@ Owned<KilnValue> ScalarTensor(T value, KilnElementType type) {
   return Owned<KilnValue>(v);
 }
 
-const std::vector<float> kW = {-0.5f, -0.375f, -0.25f, -0.125f, 0.0f,  0.125f,
-                               0.25f, 0.375f,  0.5f,   0.625f,  0.75f, 0.875f};
-const std::vector<float> kB = {0.5f, -1.0f, 2.0f, 0.25f};
+// The weights of make_models.py: W = arange(12).reshape(3, 4) / 8 - 0.5, b.
+std::vector<float> Weights() {
+  return {-0.5f, -0.375f, -0.25f, -0.125f, 0.0f,  0.125f,
+          0.25f, 0.375f,  0.5f,   0.625f,  0.75f, 0.875f};
+}
+std::vector<float> Bias() {
+  return {0.5f, -1.0f, 2.0f, 0.25f};
+}
 
 // ---- Building ---------------------------------------------------------------------------------
 
@@ -115,7 +122,7 @@ Owned<KilnTypeInfo> FloatType(std::vector<int64_t> dims, std::vector<const char*
 }
 
 void AddNode(KilnGraph* g, const char* op, const char* name, std::vector<const char*> in,
-             std::vector<const char*> out, std::vector<KilnAttribute*> attrs = {}) {
+             std::vector<const char*> out, const std::vector<KilnAttribute*>& attrs = {}) {
   KilnNode* n = nullptr;
   KILN_OK_OR_FAIL(G().CreateNode(op, "", name, in.data(), in.size(), out.data(), out.size(), &n));
   for (KilnAttribute* a : attrs) KILN_OK_OR_FAIL(G().NodeAddOwnedAttribute(n, a));
@@ -274,8 +281,8 @@ void ExpectSameAsFile(const KilnModel* built, const std::string& file) {
 }
 
 TEST(GraphApi, BuiltMatMulAddEqualsTheLoadedModelAndRunsTheSame) {
-  auto w = FloatTensor(kW, {3, 4});
-  auto b = FloatTensor(kB, {4});
+  auto w = FloatTensor(Weights(), {3, 4});
+  auto b = FloatTensor(Bias(), {4});
   auto built = BuildMatMulAdd(w.get(), b.get());
   KILN_OK_OR_FAIL(G().ModelVerify(built.get(), nullptr));
   ExpectSameAsFile(built.get(), Data("matmul_add.onnx"));
@@ -303,8 +310,8 @@ TEST(GraphApi, BuiltMatMulAddEqualsTheLoadedModelAndRunsTheSame) {
 }
 
 TEST(GraphApi, BuiltIfEqualsTheLoadedModelAndRunsBothBranches) {
-  auto w = FloatTensor(kW, {3, 4});
-  auto b = FloatTensor(kB, {4});
+  auto w = FloatTensor(Weights(), {3, 4});
+  auto b = FloatTensor(Bias(), {4});
   auto built = BuildIf(w.get(), b.get());
   KILN_OK_OR_FAIL(G().ModelVerify(built.get(), nullptr));
   ExpectSameAsFile(built.get(), Data("if_two_branches.onnx"));
@@ -323,7 +330,7 @@ TEST(GraphApi, BuiltIfEqualsTheLoadedModelAndRunsBothBranches) {
 }
 
 TEST(GraphApi, BuiltLoopEqualsTheLoadedModelAndRuns) {
-  auto b = FloatTensor(kB, {4});
+  auto b = FloatTensor(Bias(), {4});
   auto built = BuildLoop(b.get());
   KILN_OK_OR_FAIL(G().ModelVerify(built.get(), nullptr));
   ExpectSameAsFile(built.get(), Data("loop_sum.onnx"));
@@ -344,8 +351,8 @@ TEST(GraphApi, BuiltLoopEqualsTheLoadedModelAndRuns) {
 // A built model shows what its subgraphs read from around them as it is built, as one read from a
 // file does: the If's implicit inputs, the outer values' reads, the branch's captured names.
 TEST(GraphApi, ABuiltModelShowsItsCapturedNamesAndImplicitInputs) {
-  auto w = FloatTensor(kW, {3, 4});
-  auto b = FloatTensor(kB, {4});
+  auto w = FloatTensor(Weights(), {3, 4});
+  auto b = FloatTensor(Bias(), {4});
   auto built = BuildIf(w.get(), b.get());
   KilnGraph* g = nullptr;
   KILN_OK_OR_FAIL(G().ModelGetGraph(built.get(), &g));
@@ -401,8 +408,8 @@ TEST(GraphApi, ABuiltModelShowsItsCapturedNamesAndImplicitInputs) {
 }
 
 TEST(GraphApi, ASavedModelReadsBackIdenticalAndTheModelStaysUsable) {
-  auto w = FloatTensor(kW, {3, 4});
-  auto b = FloatTensor(kB, {4});
+  auto w = FloatTensor(Weights(), {3, 4});
+  auto b = FloatTensor(Bias(), {4});
   const std::string path = testing::TempDir() + "/graph_api_saved_if.onnx";
   auto built = BuildIf(w.get(), b.get());
   KILN_OK_OR_FAIL(G().ModelSave(built.get(), path.c_str()));
@@ -623,6 +630,87 @@ TEST(GraphApi, ASessionShowsItsOptimizedGraphWithKernelsAndFusedFrom) {
   EXPECT_EQ(Take(G().GraphGetNumNodes(optimized, &optimized_nodes)).code, KILN_INVALID_ARGUMENT);
 }
 
+// Many threads reading one session's views at once (handles made on first use, caches) see the
+// same graph, as the header promises.
+TEST(GraphApi, ManyThreadsReadOneViewAtOnce) {
+  KilnSessionOptions* options = nullptr;
+  KILN_OK_OR_FAIL(Api().CreateSessionOptions(&options));
+  Owned<KilnSessionOptions> owned_options(options);
+  KILN_OK_OR_FAIL(Api().AddSessionConfigEntry(options, "kiln.graph.keep_loaded", "1"));
+  auto model = Load(Data("if_two_branches.onnx"));
+  auto session = SessionOf(model.get(), options);
+  // A walk of a graph: each node's op, kernel, inputs' names and types and consumers' count.
+  std::function<std::string(const KilnGraph*)> walk = [&](const KilnGraph* g) {
+    std::string out;
+    size_t nodes = 0;
+    if (Take(G().GraphGetNumNodes(g, &nodes)).code != KILN_OK) return std::string("error");
+    for (size_t i = 0; i < nodes; ++i) {
+      KilnNode* n = nullptr;
+      KilnStringRef op{};
+      KilnStringRef kernel{};
+      size_t inputs = 0;
+      size_t attributes = 0;
+      if (Take(G().GraphGetNode(g, i, &n)).code != KILN_OK ||
+          Take(G().NodeGetOpType(n, &op)).code != KILN_OK ||
+          Take(G().NodeGetKernel(n, &kernel)).code != KILN_OK ||
+          Take(G().NodeGetNumInputs(n, &inputs)).code != KILN_OK ||
+          Take(G().NodeGetNumAttributes(n, &attributes)).code != KILN_OK) {
+        return std::string("error");
+      }
+      out += Str(op) + "/" + Str(kernel) + "(";
+      for (size_t k = 0; k < inputs; ++k) {
+        KilnValueInfo* v = nullptr;
+        const KilnTypeInfo* t = nullptr;
+        KilnStringRef name{};
+        size_t rank = 0;
+        size_t readers = 0;
+        if (Take(G().NodeGetInput(n, k, &v)).code != KILN_OK || v == nullptr ||
+            Take(G().ValueInfoGetName(v, &name)).code != KILN_OK ||
+            Take(G().ValueInfoGetType(v, &t)).code != KILN_OK ||
+            Take(G().TypeInfoGetRank(t, &rank)).code != KILN_OK ||
+            Take(G().ValueInfoGetNumConsumers(v, &readers)).code != KILN_OK) {
+          return std::string("error");
+        }
+        out += Str(name) + ":" + std::to_string(rank) + ":" + std::to_string(readers) + ",";
+      }
+      out += ")";
+      for (size_t k = 0; k < attributes; ++k) {
+        KilnAttribute* a = nullptr;
+        KilnAttributeType type = KILN_ATTRIBUTE_UNDEFINED;
+        if (Take(G().NodeGetAttribute(n, k, &a)).code != KILN_OK ||
+            Take(G().AttributeGetType(a, &type)).code != KILN_OK) {
+          return std::string("error");
+        }
+        if (type != KILN_ATTRIBUTE_GRAPH) continue;
+        KilnGraph* sub = nullptr;
+        if (Take(G().AttributeGetGraph(a, &sub)).code != KILN_OK) return std::string("error");
+        out += "{" + walk(sub) + "}";
+      }
+      out += ";";
+    }
+    return out;
+  };
+  KilnGraph* optimized = nullptr;
+  KilnGraph* loaded = nullptr;
+  KILN_OK_OR_FAIL(G().SessionGetGraph(session.get(), KILN_GRAPH_OPTIMIZED, &optimized));
+  KILN_OK_OR_FAIL(G().SessionGetGraph(session.get(), KILN_GRAPH_LOADED, &loaded));
+  constexpr int kThreads = 8;
+  std::vector<std::string> seen(kThreads);
+  std::vector<std::thread> threads;
+  threads.reserve(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] { seen[t] = walk(t % 2 == 0 ? optimized : loaded); });
+  }
+  for (std::thread& th : threads) th.join();
+  const std::string want_optimized = walk(optimized);
+  const std::string want_loaded = walk(loaded);
+  EXPECT_NE(want_optimized.find("If/CPU ai.onnx::If"), std::string::npos) << want_optimized;
+  EXPECT_NE(want_loaded.find("{MatMul/("), std::string::npos) << want_loaded;
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(seen[t], t % 2 == 0 ? want_optimized : want_loaded) << "thread " << t;
+  }
+}
+
 // ---- Bad input ----------------------------------------------------------------------------------
 
 Outcome VerifyText(const std::string& body) {
@@ -636,8 +724,8 @@ Outcome VerifyText(const std::string& body) {
 }
 
 TEST(GraphApi, ModelVerifyNamesTheNodeAtFault) {
-  auto w = FloatTensor(kW, {3, 4});
-  auto b = FloatTensor(kB, {4});
+  auto w = FloatTensor(Weights(), {3, 4});
+  auto b = FloatTensor(Bias(), {4});
   // A cycle, built by hand (the parser's loader would refuse it first).
   {
     KilnGraph* g = nullptr;
