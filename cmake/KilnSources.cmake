@@ -10,6 +10,7 @@ set(KILN_SOURCES
   src/api/api_table.cc
   src/api/env_api.cc
   src/api/graph_api_table.cc
+  src/api/graph_attribute_api.cc
   src/api/graph_graph_api.cc
   src/api/graph_handles.cc
   src/api/graph_model_api.cc
