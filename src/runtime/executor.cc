@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <thread>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "core/float16.h"
@@ -79,12 +80,16 @@ void Profiler::WriteJson(const std::string& path) const {
   std::lock_guard<std::mutex> lock(mu_);
   std::ofstream out(path);
   if (!out) throw Error(ErrorCode::kFail, "cannot write the profile to '" + path + "'");
+  // Threads as 1, 2, ... in order of their first event: trace viewers take a tid as a 32-bit
+  // number (Perfetto puts a larger one on the process's track, mixing the threads' events).
+  std::unordered_map<size_t, size_t> tids;
   out << "[\n";
   for (size_t i = 0; i < events_.size(); ++i) {
     const Event& e = events_[i];
+    const size_t tid = tids.try_emplace(e.thread, tids.size() + 1).first->second;
     out << "{\"name\":\"" << JsonEscape(e.name)
         << "\",\"cat\":\"node\",\"ph\":\"X\",\"ts\":" << e.start_us << ",\"dur\":" << e.duration_us
-        << ",\"pid\":1,\"tid\":" << e.thread << ",\"args\":{\"op_type\":\"" << JsonEscape(e.op_type)
+        << ",\"pid\":1,\"tid\":" << tid << ",\"args\":{\"op_type\":\"" << JsonEscape(e.op_type)
         << "\"}}" << (i + 1 < events_.size() ? ",\n" : "\n");
   }
   out << "]\n";

@@ -88,10 +88,11 @@ TEST_F(CliErrors, WrongDtypeNpy) {
   ExpectFailure(RunWithInput(npy), 1, {"input 'x' is float but '" + npy + "' holds int64"});
 }
 
-TEST_F(CliErrors, WrongShapeIsKilnsError) {
+TEST_F(CliErrors, WrongShapeNamesTheInputAndBothShapes) {
   const std::string npy =
       Npy("x.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2)}", floats_);
-  ExpectFailure(RunWithInput(npy), 1, {"the run failed", "Run", "dimension 0 must be 2, not 3"});
+  ExpectFailure(RunWithInput(npy), 1,
+                {"input 'x' expects shape [2, 3] but '" + npy + "' holds [3, 2]"});
 }
 
 TEST_F(CliErrors, CorruptNpy) {
@@ -179,12 +180,27 @@ TEST(CliHelp, EveryCommandPrintsUsage) {
     EXPECT_EQ(r.out.rfind("usage: kiln <command>", 0), 0u) << r.out;
     EXPECT_EQ(r.err, "");
   }
-  for (const char* command : {"info", "run", "bench"}) {
+  for (const char* command : {"info", "run", "bench", "profile", "print"}) {
     const CliResult r = RunKiln({command, "--help"});
     EXPECT_EQ(r.status, 0) << command;
     EXPECT_EQ(r.out.rfind(std::string("usage: kiln ") + command + " MODEL", 0), 0u) << r.out;
     EXPECT_EQ(r.err, "");
   }
+  EXPECT_EQ(RunKiln({"convert", "--help"}).out.rfind("usage: kiln convert IN OUT", 0), 0u);
+  // The newer commands and options are in the help.
+  const std::string help = RunKiln({"--help"}).out;
+  EXPECT_NE(help.find("\n  profile MODEL "), std::string::npos) << help;
+  EXPECT_NE(help.find("with --profile"), std::string::npos) << help;
+  EXPECT_NE(help.find("progress line"), std::string::npos) << help;
+  const std::string bench = RunKiln({"bench", "--help"}).out;
+  const std::string profile = RunKiln({"profile", "--help"}).out;
+  for (const char* option : {"--top N", "--trace PATH", "--input NAME=FILE", "--threads N"}) {
+    EXPECT_NE(bench.find(std::string("\n  ") + option), std::string::npos) << option;
+    EXPECT_NE(profile.find(std::string("\n  ") + option), std::string::npos) << option;
+  }
+  EXPECT_NE(bench.find("\n  --profile "), std::string::npos) << bench;
+  EXPECT_NE(profile.find("\n  --iters K "), std::string::npos) << profile;
+  EXPECT_NE(profile.find("https://ui.perfetto.dev"), std::string::npos) << profile;
   const CliResult none = RunKiln({});
   EXPECT_EQ(none.status, 2);
   EXPECT_EQ(none.out, "");

@@ -1,8 +1,11 @@
 #include "cli_harness.h"
 
 #include <fcntl.h>
+#include <pty.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <cctype>
 #include <cstdlib>
@@ -165,6 +168,11 @@ std::filesystem::path TestDir(const std::string& name) {
 }
 
 CliResult RunKiln(const std::vector<std::string>& args) {
+  return RunKilnOnTerminal(args, false, false);
+}
+
+CliResult RunKilnOnTerminal(const std::vector<std::string>& args, bool stdout_on_terminal,
+                            bool stderr_on_terminal) {
   const std::filesystem::path dir = std::filesystem::path(KILN_TEST_TMP_DIR) / "process";
   std::filesystem::create_directories(dir);
   const std::string tag = std::to_string(getpid());
@@ -176,22 +184,50 @@ CliResult RunKiln(const std::vector<std::string>& args) {
   argv.reserve(argv_storage.size() + 1);
   for (std::string& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
+  const bool terminal = stdout_on_terminal || stderr_on_terminal;
+  int master = -1;
+  int slave = -1;
+  if (terminal && openpty(&master, &slave, nullptr, nullptr, nullptr) != 0) {
+    throw std::runtime_error("openpty failed");
+  }
 
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
-    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int out =
+        stdout_on_terminal ? slave : open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err =
+        stderr_on_terminal ? slave : open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(127);
+    if (terminal) {
+      close(master);
+      close(slave);
+    }
     execv(argv[0], argv.data());
     _exit(127);
+  }
+  std::string seen;  // what the terminal received
+  if (terminal) {
+    close(slave);
+    char buf[4096];
+    while (true) {
+      const ssize_t n = read(master, buf, sizeof buf);
+      if (n > 0) {
+        seen.append(buf, static_cast<size_t>(n));
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        break;  // EIO once the child has exited and closed the terminal
+      }
+    }
+    close(master);
   }
   int wstatus = 0;
   if (waitpid(pid, &wstatus, 0) != pid) throw std::runtime_error("waitpid failed");
   CliResult r;
   r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
-  r.out = ReadBytes(out_path);
-  r.err = ReadBytes(err_path);
+  r.out = stdout_on_terminal ? seen : ReadBytes(out_path);
+  r.err = stderr_on_terminal ? (stdout_on_terminal ? std::string() : seen) : ReadBytes(err_path);
   return r;
 }
 

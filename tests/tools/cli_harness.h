@@ -24,6 +24,12 @@ struct CliResult {
 // Runs the `kiln` binary (KILN_CLI_PATH, set by the build) with `args`, no shell involved.
 CliResult RunKiln(const std::vector<std::string>& args);
 
+// As RunKiln, but with stdout and/or stderr on a pseudo-terminal (a terminal's line discipline:
+// "\n" arrives as "\r\n"). When both are, everything arrives in `out` in the order written and
+// `err` is empty; otherwise the one not on the terminal goes to a file as with RunKiln.
+CliResult RunKilnOnTerminal(const std::vector<std::string>& args, bool stdout_on_terminal,
+                            bool stderr_on_terminal);
+
 // A fresh, empty folder for one test, under the build tree's temporary folder; removed and
 // recreated on each call with the same name.
 std::filesystem::path TestDir(const std::string& name);

@@ -1,4 +1,5 @@
-// kiln bench MODEL [--threads N] [--warmup W] [--iters K] [--json]
+// kiln bench MODEL [--threads N] [--warmup W] [--iters K] [--json] [--profile [--top N]
+//                  [--trace PATH]]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -14,15 +15,22 @@
 #include "commands.h"
 #include "inputs.h"
 #include "json.h"
+#include "profile.h"
+#include "progress.h"
 
 namespace kiln::cli {
 namespace {
 
-constexpr char kUsage[] =
-    R"(usage: kiln bench MODEL [--threads N] [--warmup W] [--iters K] [--json] [options]
+constexpr char kUsageHead[] =
+    R"(usage: kiln bench MODEL [--threads N] [--warmup W] [--iters K] [--json] [--profile]
+                  [options]
 
 Times a model: session creation, the first run, then W warm-up runs and K timed runs on the
-same inputs (random unless given with --input).
+same inputs (random unless given with --input). With --profile, a second session with Kiln's
+profiler on then makes one warm-up run and K profiled runs, and the tables of 'kiln profile'
+(by op type and by node: ms, % of the summed node time, GFLOP/s) follow the timing; the timing
+itself is of the first session, unprofiled. On a terminal, work that lasts over half a second
+shows a progress line on stderr (runs done of K), erased before the results are printed.
 
 Options:
   --threads N         intra-op threads (default 0: one per hardware thread)
@@ -30,7 +38,11 @@ Options:
   --iters K           timed runs, at least 1 (default 50)
   --json              print one JSON object with the keys load_ms, first_run_ms, min_ms,
                       median_ms, p90_ms, mean_ms, iters, threads, peak_rss_mb
-  --input NAME=FILE   an input's value, as for 'kiln run' (repeatable)
+  --profile           also profile the model, as above (not with --json); then:
+)";
+
+constexpr char kUsageTail[] =
+    R"(  --input NAME=FILE   an input's value, as for 'kiln run' (repeatable)
   --config KEY=VALUE  a session configuration entry (repeatable; the keys are listed at
                       AddSessionConfigEntry in include/kiln/c/session.h)
   --custom-op-library PATH
@@ -43,9 +55,10 @@ Options:
 )";
 
 constexpr OptionSpec kOptions[] = {
-    {"--threads", true, false}, {"--warmup", true, false}, {"--iters", true, false},
-    {"--json", false, false},   {"--input", true, true},   {"--optimization", true, false},
-    {"--seed", true, false},    {"--config", true, true},  {"--custom-op-library", true, true}};
+    {"--threads", true, false},  {"--warmup", true, false}, {"--iters", true, false},
+    {"--json", false, false},    {"--input", true, true},   {"--optimization", true, false},
+    {"--seed", true, false},     {"--config", true, true},  {"--custom-op-library", true, true},
+    {"--profile", false, false}, {"--top", true, false},    {"--trace", true, false}};
 
 using Clock = std::chrono::steady_clock;
 
@@ -121,7 +134,7 @@ void PrintText(const std::string& model, int64_t warmup, const Result& r) {
 int BenchCommand(std::span<const std::string> argv) {
   const Args args = ParseArgs("bench", argv, kOptions);
   if (args.help) {
-    std::cout << kUsage;
+    std::cout << kUsageHead << kProfileOptionsHelp << kUsageTail;
     return 0;
   }
   const std::string model = ModelArgument(args, "bench");
@@ -130,11 +143,21 @@ int BenchCommand(std::span<const std::string> argv) {
   const int64_t iters = ParseInt("--iters", args.Value("--iters", "50"), 1, 1000000);
   const std::vector<InputSpec> specs = ParseInputSpecs(args.Values("--input"));
   const uint64_t seed = ParseUint64("--seed", args.Value("--seed", "0"));
+  const bool profile = args.Has("--profile");
+  for (const char* option : {"--top", "--trace"}) {
+    if (!profile && args.Has(option)) {
+      throw UsageError(std::string("option '") + option + "' needs --profile");
+    }
+  }
+  if (profile && args.Has("--json")) throw UsageError("options '--profile' and '--json' conflict");
+  const ProfileOptions profile_options = ParseProfileOptions(args);
 
   const kiln::Env env(KILN_LOGGING_LEVEL_WARNING, "kiln-bench");
+  Progress progress;
   Result r;
   r.iters = iters;
   r.threads = EffectiveThreads(config);
+  progress.Phase("loading " + model);
   const Clock::time_point load_start = Clock::now();
   const kiln::Session session = OpenSession(env, model, config);
   r.load_ms = MsSince(load_start);
@@ -149,19 +172,33 @@ int BenchCommand(std::span<const std::string> argv) {
     } catch (const kiln::Exception& e) {
       throw Error(std::string("the run failed: ") + e.what());
     }
-    return MsSince(start);
+    const double ms = MsSince(start);
+    progress.Step();
+    return ms;
   };
+  progress.Phase("first run");
   r.first_run_ms = run_once();
+  progress.Phase("warm-up runs", warmup);
   for (int64_t i = 0; i < warmup; ++i) run_once();
   std::vector<double> times;
   times.reserve(static_cast<size_t>(iters));
+  progress.Phase("timed runs", iters);
   for (int64_t i = 0; i < iters; ++i) times.push_back(run_once());
   Summarise(std::move(times), r);
   r.peak_rss_mb = PeakRssMb();
+  progress.Clear();
   if (args.Has("--json")) {
     PrintJson(r);
   } else {
     PrintText(model, warmup, r);
+  }
+  if (profile) {
+    std::cout << "\nprofiled pass (a second session with the profiler on; the timing above is "
+                 "unprofiled)\n"
+              << std::flush;
+    Progress profile_progress;
+    const ProfilePlan plan{model, config, specs, seed, 1, iters, profile_options};
+    RunProfiledPass(env, plan, profile_progress, std::cout);
   }
   return 0;
 }

@@ -20,6 +20,7 @@ int RunCommand(std::span<const std::string> argv);
 int BenchCommand(std::span<const std::string> argv);
 int PrintCommand(std::span<const std::string> argv);
 int ConvertCommand(std::span<const std::string> argv);
+int ProfileCommand(std::span<const std::string> argv);
 
 // How the commands that run a model create their session.
 struct SessionConfig {
@@ -40,9 +41,10 @@ int EffectiveThreads(const SessionConfig& config);
 // libraries; a library that fails to load is reported as "--custom-op-library 'PATH': <why>".
 kiln::SessionOptions MakeSessionOptions(const SessionConfig& config);
 
-// Loads a model; Kiln's error is reported as "cannot load 'PATH': <Kiln's message>".
+// Loads a model; Kiln's error is reported as "cannot load 'PATH': <Kiln's message>". A non-empty
+// `profile_prefix` turns Kiln's profiler on (EnableProfiling).
 kiln::Session OpenSession(const kiln::Env& env, const std::string& path,
-                          const SessionConfig& config);
+                          const SessionConfig& config, const std::string& profile_prefix = "");
 
 // The single positional argument MODEL; throws UsageError for none or more than one.
 std::string ModelArgument(const Args& args, const std::string& command);

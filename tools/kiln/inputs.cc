@@ -139,9 +139,27 @@ bool HasNonTensorValues(const kiln::Session& session) {
   return false;
 }
 
+// Throws Error when a tensor read from `path` for input `name` has a shape the input's declared
+// one does not allow: another rank, or another size where a dimension is fixed. (A declared
+// scalar is left to Run: the C ABI reports an unknown rank as rank 0 too.)
+void CheckShape(const std::string& name, const kiln::TensorTypeAndShapeInfo& declared,
+                const kiln::Value& value, const std::string& path) {
+  const std::vector<int64_t> want = declared.shape();
+  if (want.empty()) return;
+  const std::vector<int64_t> got = value.type_and_shape().shape();
+  bool fits = got.size() == want.size();
+  for (size_t d = 0; fits && d < want.size(); ++d) fits = want[d] < 0 || want[d] == got[d];
+  if (!fits) {
+    throw Error("input '" + name + "' expects shape " + ShapeText(want, declared.symbolic_shape()) +
+                " but '" + path + "' holds " + ShapeText(got, {}));
+  }
+}
+
 // The value of one input read from `path`, checked against what the model declares.
-kiln::Value LoadInput(const std::string& name, KilnValueType kind, KilnElementType declared,
-                      const std::string& path, const onnx::ModelProto* model) {
+kiln::Value LoadInput(const std::string& name, KilnValueType kind,
+                      const kiln::TensorTypeAndShapeInfo& info, const std::string& path,
+                      const onnx::ModelProto* model) {
+  const KilnElementType declared = info.element_type();
   if (kind == KILN_VALUE_TYPE_SEQUENCE || kind == KILN_VALUE_TYPE_OPTIONAL) {
     try {
       if (kind == KILN_VALUE_TYPE_SEQUENCE) return LoadSequenceFile(path, declared);
@@ -150,12 +168,18 @@ kiln::Value LoadInput(const std::string& name, KilnValueType kind, KilnElementTy
       throw Error("input '" + name + "': " + e.what());
     }
   }
-  kiln::Value value = LoadTensorFile(path);
+  kiln::Value value;
+  try {
+    value = LoadTensorFile(path);
+  } catch (const Error& e) {
+    throw Error("input '" + name + "': " + e.what());
+  }
   const KilnElementType type = value.type_and_shape().element_type();
   if (declared != KILN_ELEMENT_TYPE_UNDEFINED && type != declared) {
     throw Error("input '" + name + "' is " + ElementTypeName(declared) + " but '" + path +
                 "' holds " + ElementTypeName(type));
   }
+  if (kind == KILN_VALUE_TYPE_TENSOR) CheckShape(name, info, value, path);
   return value;
 }
 
@@ -196,7 +220,7 @@ Inputs PrepareInputs(const kiln::Session& session, const std::vector<InputSpec>&
     const kiln::TensorTypeAndShapeInfo info = session.input_tensor_info(i);
     const KilnElementType declared = info.element_type();
     if (given[i] != nullptr) {
-      in.values.push_back(LoadInput(names[i], kind, declared, given[i]->path, model));
+      in.values.push_back(LoadInput(names[i], kind, info, given[i]->path, model));
       in.sources.push_back(given[i]->path);
       in.names.push_back(names[i]);
       continue;

@@ -17,13 +17,17 @@ constexpr char kUsage[] = R"(usage: kiln <command> [arguments]
 Commands:
   info MODEL    inputs and outputs, opsets, op histogram, parameter count, metadata
   run MODEL     run once on given or random inputs; summarise and write the outputs
-  bench MODEL   time session creation, the first run and repeated runs
+  bench MODEL   time session creation, the first run and repeated runs; with --profile also
+                the tables of 'profile', from a separate profiled pass
+  profile MODEL where the time goes: Kiln's profiler over K runs, tables by op type and by
+                node (ms, %, GFLOP/s of convolutions and products), and a Chrome trace
   print MODEL   print the model, or with --optimized the graph a session runs (kernels and
                 fusions in '#' comments), in ONNX's textual syntax
   convert IN OUT
                 convert between .onnx (protobuf) and ONNX's textual syntax, by OUT's name
 
-'kiln <command> --help' describes a command's arguments.
+'kiln <command> --help' describes a command's arguments. On a terminal, run, bench and
+profile show a progress line on stderr for work that lasts; piped output is left as it is.
 )";
 
 // The message of an exception as one line: Kiln's messages may span lines.
@@ -40,6 +44,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "bench") return kiln::cli::BenchCommand(args);
   if (command == "print") return kiln::cli::PrintCommand(args);
   if (command == "convert") return kiln::cli::ConvertCommand(args);
+  if (command == "profile") return kiln::cli::ProfileCommand(args);
   throw kiln::cli::UsageError("unknown command '" + command + "'");
 }
 
@@ -57,7 +62,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const bool known = command == "info" || command == "run" || command == "bench" ||
-                     command == "print" || command == "convert";
+                     command == "print" || command == "convert" || command == "profile";
   try {
     return Dispatch(command, std::vector<std::string>(all.begin() + 1, all.end()));
   } catch (const kiln::cli::UsageError& e) {

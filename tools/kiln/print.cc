@@ -14,8 +14,27 @@
 #include <string>
 
 #include "commands.h"
+#include "graph.h"
 
 namespace kiln::cli {
+
+const KilnGraphApi& GraphApi() {
+  const KilnGraphApi* api = kiln::Api().GetGraphApi(KILN_GRAPH_API_VERSION);
+  if (api == nullptr) {
+    throw Error("this libkiln does not provide the graph API version " +
+                std::to_string(KILN_GRAPH_API_VERSION));
+  }
+  return *api;
+}
+
+void Check(KilnStatus* status, const std::string& context) {
+  try {
+    kiln::ThrowOnError(status);
+  } catch (const kiln::Exception& e) {
+    throw Error(context + ": " + e.what());
+  }
+}
+
 namespace {
 
 constexpr char kPrintUsage[] =
@@ -62,24 +81,6 @@ constexpr OptionSpec kPrintOptions[] = {
 // The options that only a session uses.
 constexpr const char* kSessionOptions[] = {"--threads", "--optimization", "--config",
                                            "--custom-op-library"};
-
-const KilnGraphApi& GraphApi() {
-  const KilnGraphApi* api = kiln::Api().GetGraphApi(KILN_GRAPH_API_VERSION);
-  if (api == nullptr) {
-    throw Error("this libkiln does not provide the graph API version " +
-                std::to_string(KILN_GRAPH_API_VERSION));
-  }
-  return *api;
-}
-
-// Throws Error("<context>: <Kiln's message>") for a failed call.
-void Check(KilnStatus* status, const std::string& context) {
-  try {
-    kiln::ThrowOnError(status);
-  } catch (const kiln::Exception& e) {
-    throw Error(context + ": " + e.what());
-  }
-}
 
 struct ModelDeleter {
   void operator()(KilnModel* model) const noexcept { GraphApi().ReleaseModel(model); }

@@ -11,6 +11,7 @@
 #include "elements.h"
 #include "inputs.h"
 #include "model_stats.h"
+#include "progress.h"
 #include "tensor_file.h"
 
 namespace kiln::cli {
@@ -21,12 +22,17 @@ constexpr char kUsage[] =
 
 Runs a model once and summarises each output on stdout: a tensor's element type, shape, and
 min/max/mean for numbers; a sequence's type, length and tensor shapes; an optional's type and
-content, or "empty".
+content, or "empty". A given input must have the input's element type and fit its declared
+shape. On a terminal, loading and running that last over half a second show a progress line on
+stderr, erased when done.
 
 Options:
   --input NAME=FILE   the value of input NAME. A tensor input: a .npy file (format 1.0-3.0,
                       little-endian, C order; dtypes f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1) or a
-                      serialized ONNX TensorProto (.pb). A sequence input: a SequenceProto of
+                      serialized ONNX TensorProto (.pb) of any element type, in any encoding
+                      Kiln's loader reads: raw_data, the typed fields (the 4- and 2-bit types
+                      packed in int32_data, 16- and 8-bit floats as their bits), or external
+                      data beside the file. A sequence input: a SequenceProto of
                       tensors (elem_type TENSOR). An optional input: an OptionalProto (elem_type
                       TENSOR or SEQUENCE with its value, or empty). Repeat for each input.
                       Inputs not given get seeded random values of their declared type, unknown
@@ -166,6 +172,8 @@ int RunCommand(std::span<const std::string> argv) {
   const std::string output_dir = args.Value("--output-dir", "");
 
   const kiln::Env env(KILN_LOGGING_LEVEL_WARNING, "kiln-run");
+  Progress progress;
+  progress.Phase("loading " + model);
   const kiln::Session session = OpenSession(env, model, config);
   // The file's declarations fill what the C ABI leaves out for sequences and optionals.
   const std::optional<onnx::ModelProto> proto = DeclarationsIfNeeded(session, model);
@@ -176,12 +184,14 @@ int RunCommand(std::span<const std::string> argv) {
   const Inputs in = PrepareInputs(session, specs, seed, declared);
   const std::vector<std::string> output_names = session.output_names();
   std::vector<kiln::Value> outputs;
+  progress.Phase("running " + model);
   try {
     outputs = session.Run(in.names, in.values, output_names);
   } catch (const kiln::Exception& e) {
     throw Error(std::string("the run failed: ") + e.what());
   }
 
+  progress.Phase("writing the outputs");
   if (!output_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(output_dir, ec);
@@ -192,6 +202,7 @@ int RunCommand(std::span<const std::string> argv) {
       WriteOutput(outputs[i], output_names[i], holds_sequence(output_names[i], true), path);
     }
   }
+  progress.Clear();
   for (size_t i = 0; i < in.names.size(); ++i) {
     std::cout << "input " << in.names[i] << ": "
               << Summary(in.values[i], holds_sequence(in.names[i], false)) << "  <- "

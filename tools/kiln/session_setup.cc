@@ -49,9 +49,10 @@ kiln::SessionOptions MakeSessionOptions(const SessionConfig& config) {
 }
 
 kiln::Session OpenSession(const kiln::Env& env, const std::string& path,
-                          const SessionConfig& config) {
+                          const SessionConfig& config, const std::string& profile_prefix) {
   try {
-    const kiln::SessionOptions options = MakeSessionOptions(config);
+    kiln::SessionOptions options = MakeSessionOptions(config);
+    if (!profile_prefix.empty()) options.EnableProfiling(profile_prefix);
     return kiln::Session::Create(env, path, options);
   } catch (const kiln::Exception& e) {
     throw Error("cannot load '" + path + "': " + e.what());

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "args.h"
@@ -20,87 +22,203 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
-// Copies `count` typed-field values into the tensor's data, each narrowed to `Out`.
-template <typename Out, typename Field>
-void CopyNarrowed(const Field& field, size_t count, void* data) {
-  for (size_t i = 0; i < count; ++i) {
-    const auto v = static_cast<Out>(field.Get(static_cast<int>(i)));
-    std::memcpy(static_cast<char*>(data) + i * sizeof(Out), &v, sizeof(Out));
-  }
-}
-
-template <typename Field>
-void CheckCount(const Field& field, size_t want, const char* field_name, const std::string& what) {
-  if (static_cast<size_t>(field.size()) != want) {
-    throw Error(what + ": the TensorProto has " + std::to_string(field.size()) + " values in " +
-                field_name + " but its dims need " + std::to_string(want));
-  }
-}
-
-// Fills a tensor from the TensorProto's typed field for its element type.
-void CopyTypedFields(const onnx::TensorProto& p, KilnElementType type, size_t count, void* data,
-                     const std::string& what) {
+// The bits one element takes in a tensor's data (and in raw_data); 0 for strings.
+size_t StorageBits(KilnElementType type) {
   switch (type) {
-    case KILN_ELEMENT_TYPE_FLOAT:
-    case KILN_ELEMENT_TYPE_COMPLEX64: {
-      const size_t n = type == KILN_ELEMENT_TYPE_FLOAT ? count : 2 * count;
-      CheckCount(p.float_data(), n, "float_data", what);
-      CopyNarrowed<float>(p.float_data(), n, data);
-      return;
-    }
-    case KILN_ELEMENT_TYPE_DOUBLE:
-    case KILN_ELEMENT_TYPE_COMPLEX128: {
-      const size_t n = type == KILN_ELEMENT_TYPE_DOUBLE ? count : 2 * count;
-      CheckCount(p.double_data(), n, "double_data", what);
-      CopyNarrowed<double>(p.double_data(), n, data);
-      return;
-    }
-    case KILN_ELEMENT_TYPE_INT64:
-      CheckCount(p.int64_data(), count, "int64_data", what);
-      CopyNarrowed<int64_t>(p.int64_data(), count, data);
-      return;
-    case KILN_ELEMENT_TYPE_UINT32:
-      CheckCount(p.uint64_data(), count, "uint64_data", what);
-      CopyNarrowed<uint32_t>(p.uint64_data(), count, data);
-      return;
-    case KILN_ELEMENT_TYPE_UINT64:
-      CheckCount(p.uint64_data(), count, "uint64_data", what);
-      CopyNarrowed<uint64_t>(p.uint64_data(), count, data);
-      return;
-    case KILN_ELEMENT_TYPE_INT32:
-      CheckCount(p.int32_data(), count, "int32_data", what);
-      CopyNarrowed<int32_t>(p.int32_data(), count, data);
-      return;
-    case KILN_ELEMENT_TYPE_INT16:
+    case KILN_ELEMENT_TYPE_STRING:
+      return 0;
+    case KILN_ELEMENT_TYPE_UINT2:
+    case KILN_ELEMENT_TYPE_INT2:
+      return 2;
+    case KILN_ELEMENT_TYPE_UINT4:
+    case KILN_ELEMENT_TYPE_INT4:
+    case KILN_ELEMENT_TYPE_FLOAT4E2M1:
+      return 4;
     case KILN_ELEMENT_TYPE_UINT16:
+    case KILN_ELEMENT_TYPE_INT16:
     case KILN_ELEMENT_TYPE_FLOAT16:
     case KILN_ELEMENT_TYPE_BFLOAT16:
-      CheckCount(p.int32_data(), count, "int32_data", what);
-      CopyNarrowed<uint16_t>(p.int32_data(), count, data);
-      return;
-    case KILN_ELEMENT_TYPE_INT8:
-    case KILN_ELEMENT_TYPE_UINT8:
-    case KILN_ELEMENT_TYPE_BOOL:
-    case KILN_ELEMENT_TYPE_FLOAT8E4M3FN:
-    case KILN_ELEMENT_TYPE_FLOAT8E4M3FNUZ:
-    case KILN_ELEMENT_TYPE_FLOAT8E5M2:
-    case KILN_ELEMENT_TYPE_FLOAT8E5M2FNUZ:
-    case KILN_ELEMENT_TYPE_FLOAT8E8M0:
-      CheckCount(p.int32_data(), count, "int32_data", what);
-      if (type == KILN_ELEMENT_TYPE_BOOL) {
-        for (const int32_t v : p.int32_data()) {
-          if (v != 0 && v != 1) throw Error(what + ": a bool element is not 0 or 1");
-        }
-      }
-      CopyNarrowed<uint8_t>(p.int32_data(), count, data);
-      return;
+      return 16;
+    case KILN_ELEMENT_TYPE_FLOAT:
+    case KILN_ELEMENT_TYPE_INT32:
+    case KILN_ELEMENT_TYPE_UINT32:
+      return 32;
+    case KILN_ELEMENT_TYPE_DOUBLE:
+    case KILN_ELEMENT_TYPE_INT64:
+    case KILN_ELEMENT_TYPE_UINT64:
+    case KILN_ELEMENT_TYPE_COMPLEX64:
+      return 64;
+    case KILN_ELEMENT_TYPE_COMPLEX128:
+      return 128;
+    default:  // the 8-bit integers, bool and the 8-bit floats
+      return 8;
+  }
+}
+
+// Whether the sub-byte type's int32_data holds packed bytes (two or four elements each), as
+// ONNX specifies, rather than one element per entry.
+bool IsPacked(KilnElementType type) {
+  const size_t bits = StorageBits(type);
+  return bits != 0 && bits < 8;
+}
+
+// The typed field a TensorProto of `type` keeps its values in, as ONNX specifies: its name, how
+// many entries it holds, and how many `count` elements need (`bytes` packed bytes for the
+// sub-byte types).
+struct TypedField {
+  const char* name;
+  size_t have;
+  size_t want;
+};
+
+TypedField FieldFor(const onnx::TensorProto& p, KilnElementType type, size_t count, size_t bytes) {
+  const auto n = [](int size) { return static_cast<size_t>(size); };
+  switch (type) {
+    case KILN_ELEMENT_TYPE_FLOAT:
+      return {"float_data", n(p.float_data_size()), count};
+    case KILN_ELEMENT_TYPE_COMPLEX64:  // real and imaginary parts interleaved
+      return {"float_data", n(p.float_data_size()), 2 * count};
+    case KILN_ELEMENT_TYPE_DOUBLE:
+      return {"double_data", n(p.double_data_size()), count};
+    case KILN_ELEMENT_TYPE_COMPLEX128:
+      return {"double_data", n(p.double_data_size()), 2 * count};
+    case KILN_ELEMENT_TYPE_INT64:
+      return {"int64_data", n(p.int64_data_size()), count};
+    case KILN_ELEMENT_TYPE_UINT32:
+    case KILN_ELEMENT_TYPE_UINT64:
+      return {"uint64_data", n(p.uint64_data_size()), count};
+    case KILN_ELEMENT_TYPE_STRING:
+      return {"string_data", n(p.string_data_size()), count};
     default:
-      throw Error(what + ": " + ElementTypeName(type) +
-                  " tensors are only read from raw_data, which this TensorProto leaves empty");
+      if (IsPacked(type)) return {"int32_data (packed bytes)", n(p.int32_data_size()), bytes};
+      return {"int32_data", n(p.int32_data_size()), count};
+  }
+}
+
+// Copies a typed field's values into a tensor's data, each narrowed to `Out`.
+template <typename Out, typename Field>
+void CopyNarrowed(const Field& field, void* data) {
+  for (int i = 0; i < field.size(); ++i) {
+    const auto v = static_cast<Out>(field.Get(i));
+    std::memcpy(static_cast<char*>(data) + static_cast<size_t>(i) * sizeof(Out), &v, sizeof(Out));
+  }
+}
+
+// Fills a tensor's data from the TensorProto's typed field for its element type (FieldFor has
+// checked its length): 16-bit types (float16 and bfloat16 as their bits) take the low 16 bits of
+// each int32_data entry, 8-bit types (the 8-bit floats as their bits) the low byte, and the
+// sub-byte types one packed byte per entry, the first element in the low bits; a bool is true for
+// any non-zero entry.
+void CopyTypedField(const onnx::TensorProto& p, KilnElementType type, void* data) {
+  switch (type) {
+    case KILN_ELEMENT_TYPE_FLOAT:
+    case KILN_ELEMENT_TYPE_COMPLEX64:
+      CopyNarrowed<float>(p.float_data(), data);
+      return;
+    case KILN_ELEMENT_TYPE_DOUBLE:
+    case KILN_ELEMENT_TYPE_COMPLEX128:
+      CopyNarrowed<double>(p.double_data(), data);
+      return;
+    case KILN_ELEMENT_TYPE_INT64:
+      CopyNarrowed<int64_t>(p.int64_data(), data);
+      return;
+    case KILN_ELEMENT_TYPE_UINT32:
+      CopyNarrowed<uint32_t>(p.uint64_data(), data);
+      return;
+    case KILN_ELEMENT_TYPE_UINT64:
+      CopyNarrowed<uint64_t>(p.uint64_data(), data);
+      return;
+    case KILN_ELEMENT_TYPE_INT32:
+      CopyNarrowed<int32_t>(p.int32_data(), data);
+      return;
+    case KILN_ELEMENT_TYPE_BOOL: {
+      auto* b = static_cast<uint8_t*>(data);
+      for (int i = 0; i < p.int32_data_size(); ++i) b[i] = p.int32_data(i) != 0 ? 1 : 0;
+      return;
+    }
+    default:
+      if (StorageBits(type) == 16) {
+        CopyNarrowed<uint16_t>(p.int32_data(), data);
+      } else {
+        CopyNarrowed<uint8_t>(p.int32_data(), data);
+      }
+  }
+}
+
+// The value of an external_data key that must be a whole number.
+uint64_t ExternalNumber(const std::string& what, const std::string& key, const std::string& text) {
+  if (text.empty() || text.size() > 20 ||
+      text.find_first_not_of("0123456789") != std::string::npos) {
+    throw Error(what + ": external data '" + key + "' is not a whole number: '" + text + "'");
+  }
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno != 0) throw Error(what + ": external data '" + key + "' is out of range: " + text);
+  return v;
+}
+
+// Reads a tensor's external data as Kiln's loader reads an initializer's: 'location' relative to
+// `base_dir` and inside it (symbolic links resolved), 'offset' (default 0) and 'length' (when
+// given, exactly `bytes`) within the file.
+void ReadExternalData(const onnx::TensorProto& p, const std::string& what,
+                      const std::string& base_dir, size_t bytes, void* data) {
+  namespace fs = std::filesystem;
+  std::string location;
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;
+  for (const auto& entry : p.external_data()) {
+    if (entry.key() == "location") location = entry.value();
+    if (entry.key() == "offset") offset = ExternalNumber(what, "offset", entry.value());
+    if (entry.key() == "length") length = ExternalNumber(what, "length", entry.value());
+  }
+  if (location.empty()) throw Error(what + ": external data has no 'location'");
+  if (fs::path(location).is_absolute() || location.find('\0') != std::string::npos) {
+    throw Error(what + ": external data path '" + location + "' must be relative");
+  }
+  std::error_code ec;
+  const fs::path dir = fs::weakly_canonical(base_dir.empty() ? fs::path(".") : fs::path(base_dir));
+  const fs::path file = fs::weakly_canonical(dir / location, ec);
+  if (ec) throw Error(what + ": external data '" + location + "': " + ec.message());
+  // Both are canonical (symbolic links resolved): the folder's parts must begin the file's.
+  bool inside = true;
+  auto f = file.begin();
+  for (auto d = dir.begin(); inside && d != dir.end(); ++d, ++f) {
+    inside = f != file.end() && *d == *f;
+  }
+  if (!inside) {
+    throw Error(what + ": external data path '" + location + "' leaves the folder '" +
+                dir.string() + "'");
+  }
+  if (length && *length != bytes) {
+    throw Error(what + ": external data length " + std::to_string(*length) +
+                " does not match the " + std::to_string(bytes) +
+                " bytes its dims and data_type need");
+  }
+  const std::unique_ptr<std::FILE, FileCloser> in(std::fopen(file.c_str(), "rb"));
+  if (in == nullptr) {
+    throw Error(what + ": cannot read external data '" + file.string() +
+                "': " + std::strerror(errno));
+  }
+  const uintmax_t size = fs::file_size(file, ec);
+  if (ec || offset > size || size - offset < bytes) {
+    throw Error(what + ": external data file '" + file.string() + "' holds " +
+                std::to_string(size) + " bytes; offset " + std::to_string(offset) + " + " +
+                std::to_string(bytes) + " bytes runs past its end");
+  }
+  if (bytes == 0) return;
+  if (offset > static_cast<uint64_t>(std::numeric_limits<long>::max()) ||
+      std::fseek(in.get(), static_cast<long>(offset), SEEK_SET) != 0 ||
+      std::fread(data, 1, bytes, in.get()) != bytes) {
+    throw Error(what + ": reading external data '" + file.string() + "' failed");
   }
 }
 
 }  // namespace
+
+std::string FolderOf(const std::string& path) {
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  return parent.empty() ? "." : parent;
+}
 
 std::string ReadFile(const std::string& path) {
   std::error_code ec;
@@ -115,14 +233,12 @@ std::string ReadFile(const std::string& path) {
   return bytes;
 }
 
-kiln::Value TensorFromProto(const onnx::TensorProto& p, const std::string& what) {
+kiln::Value TensorFromProto(const onnx::TensorProto& p, const std::string& what,
+                            const std::string& base_dir) {
   if (p.has_segment()) {
     throw Error(what +
                 ": looks like a SequenceProto, an OptionalProto or a segmented TensorProto, but "
                 "a tensor is expected here (segmented TensorProtos are not supported)");
-  }
-  if (p.data_location() == onnx::TensorProto::EXTERNAL) {
-    throw Error(what + ": the tensor's data is in an external file, which is not supported yet");
   }
   if (p.data_type() <= 0 || p.data_type() > kLastElementType) {
     throw Error(what + ": the TensorProto's data_type " + std::to_string(p.data_type()) +
@@ -130,27 +246,54 @@ kiln::Value TensorFromProto(const onnx::TensorProto& p, const std::string& what)
   }
   const auto type = static_cast<KilnElementType>(p.data_type());
   const std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
+  // Every size is checked against the data before anything is allocated, so that a small
+  // corrupt file cannot make the tool reserve gigabytes.
+  size_t count = 1;
   for (const int64_t d : dims) {
     if (d < 0) throw Error(what + ": the TensorProto has a negative dimension");
+    if (d != 0 && count > std::numeric_limits<size_t>::max() / 128 / static_cast<size_t>(d)) {
+      throw Error(what + ": the TensorProto's dims overflow the address space");
+    }
+    count *= static_cast<size_t>(d);
   }
-  kiln::Value value = kiln::Value::CreateTensor(kiln::Allocator::Default(), dims, type);
-  const size_t count = value.type_and_shape().element_count();
+  const size_t bytes = (count * StorageBits(type) + 7) / 8;
+  const bool external = p.data_location() == onnx::TensorProto::EXTERNAL;
+  const auto make = [&] {
+    return kiln::Value::CreateTensor(kiln::Allocator::Default(), dims, type);
+  };
   if (type == KILN_ELEMENT_TYPE_STRING) {
+    if (external) throw Error(what + ": a string TensorProto cannot use external data");
     if (p.has_raw_data()) throw Error(what + ": a string TensorProto cannot use raw_data");
-    CheckCount(p.string_data(), count, "string_data", what);
+    const TypedField field = FieldFor(p, type, count, bytes);
+    if (field.have != field.want) {
+      throw Error(what + ": the TensorProto has " + std::to_string(field.have) +
+                  " values in string_data but its dims need " + std::to_string(field.want));
+    }
+    kiln::Value value = make();
     value.fill_strings(std::vector<std::string>(p.string_data().begin(), p.string_data().end()));
     return value;
   }
-  const size_t size = value.size_in_bytes();
-  if (p.has_raw_data()) {
-    if (p.raw_data().size() != size) {
-      throw Error(what + ": the TensorProto's raw_data is " + std::to_string(p.raw_data().size()) +
-                  " bytes but its dims and data_type need " + std::to_string(size));
-    }
-    if (size != 0) std::memcpy(value.data<void>(), p.raw_data().data(), size);
+  if (external) {
+    kiln::Value value = make();
+    ReadExternalData(p, what, base_dir, bytes, bytes == 0 ? nullptr : value.data<void>());
     return value;
   }
-  if (count != 0) CopyTypedFields(p, type, count, value.data<void>(), what);
+  if (p.has_raw_data()) {
+    if (p.raw_data().size() != bytes) {
+      throw Error(what + ": the TensorProto's raw_data is " + std::to_string(p.raw_data().size()) +
+                  " bytes but its dims and data_type need " + std::to_string(bytes));
+    }
+    kiln::Value value = make();
+    if (bytes != 0) std::memcpy(value.data<void>(), p.raw_data().data(), bytes);
+    return value;
+  }
+  const TypedField field = FieldFor(p, type, count, bytes);
+  if (field.have != field.want) {
+    throw Error(what + ": the TensorProto has " + std::to_string(field.have) + " values in " +
+                field.name + " but its dims need " + std::to_string(field.want));
+  }
+  kiln::Value value = make();
+  if (bytes != 0) CopyTypedField(p, type, value.data<void>());
   return value;
 }
 
@@ -168,7 +311,7 @@ kiln::Value LoadTensorFile(const std::string& path) {
   if (!proto.ParseFromString(bytes)) {
     throw Error(path + ": not a serialized ONNX TensorProto, nor a .npy file");
   }
-  return TensorFromProto(proto, path);
+  return TensorFromProto(proto, path, FolderOf(path));
 }
 
 namespace {
@@ -184,16 +327,18 @@ T ParseProto(const std::string& bytes, const std::string& path, const char* type
   return proto;
 }
 
+// The tensors of a SequenceProto read from `path` (which names it in errors, and whose folder
+// holds any external data).
 std::vector<kiln::Value> TensorsOf(const onnx::SequenceProto& p, KilnElementType declared,
-                                   const std::string& what) {
+                                   const std::string& path) {
   if (p.elem_type() != onnx::SequenceProto::TENSOR) {
-    throw Error(what + ": the SequenceProto's elem_type is " + std::to_string(p.elem_type()) +
+    throw Error(path + ": the SequenceProto's elem_type is " + std::to_string(p.elem_type()) +
                 "; only sequences of tensors (elem_type TENSOR, 1) are supported");
   }
   std::vector<kiln::Value> tensors;
   for (int i = 0; i < p.tensor_values_size(); ++i) {
-    const std::string entry = what + ": tensor " + std::to_string(i);
-    kiln::Value t = TensorFromProto(p.tensor_values(i), entry);
+    const std::string entry = path + ": tensor " + std::to_string(i);
+    kiln::Value t = TensorFromProto(p.tensor_values(i), entry, FolderOf(path));
     const KilnElementType type = t.element_type();
     if (declared != KILN_ELEMENT_TYPE_UNDEFINED && type != declared) {
       throw Error(entry + " holds " + ElementTypeName(type) + " but the sequence is of " +
@@ -205,12 +350,12 @@ std::vector<kiln::Value> TensorsOf(const onnx::SequenceProto& p, KilnElementType
 }
 
 kiln::Value SequenceFromProto(const onnx::SequenceProto& p, KilnElementType declared,
-                              const std::string& what) {
-  std::vector<kiln::Value> tensors = TensorsOf(p, declared, what);
+                              const std::string& path) {
+  std::vector<kiln::Value> tensors = TensorsOf(p, declared, path);
   KilnElementType type = declared;
   if (type == KILN_ELEMENT_TYPE_UNDEFINED) {
     if (tensors.empty()) {
-      throw Error(what + ": an empty sequence, and the model declares no element type for it");
+      throw Error(path + ": an empty sequence, and the model declares no element type for it");
     }
     type = tensors[0].element_type();
   }
@@ -236,7 +381,7 @@ kiln::Value LoadOptionalFile(const std::string& path, bool holds_sequence,
         throw Error(path + ": the optional holds a tensor, but the model's " + "holds " + expected);
       if (!p.has_tensor_value()) break;
       {
-        kiln::Value t = TensorFromProto(p.tensor_value(), path);
+        kiln::Value t = TensorFromProto(p.tensor_value(), path, FolderOf(path));
         if (declared != KILN_ELEMENT_TYPE_UNDEFINED && t.element_type() != declared) {
           throw Error(path + ": the optional's tensor holds " + ElementTypeName(t.element_type()) +
                       " but the model's holds " + ElementTypeName(declared));

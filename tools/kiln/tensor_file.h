@@ -18,14 +18,22 @@ namespace kiln::cli {
 // Reads a whole file; throws Error naming it when it cannot be read.
 std::string ReadFile(const std::string& path);
 
+// The folder a file is in: its path's parent, or "." for a bare name.
+std::string FolderOf(const std::string& path);
+
 // Loads a tensor from a .npy file (recognised by its magic bytes) or else from a serialized
-// TensorProto. Throws Error naming the file: unreadable, corrupt, an unsupported dtype or
-// encoding, external data, or a SequenceProto/OptionalProto.
+// TensorProto (external data found beside the file). Throws Error naming the file: unreadable,
+// corrupt, an unsupported dtype, or a SequenceProto/OptionalProto.
 kiln::Value LoadTensorFile(const std::string& path);
 
-// A tensor with the element type, dims and data of a TensorProto (typed fields or raw_data).
-// `what` names the source in errors. Throws Error.
-kiln::Value TensorFromProto(const onnx::TensorProto& proto, const std::string& what);
+// A tensor with the element type, dims and data of a TensorProto, in every encoding Kiln's
+// loader reads for an initializer: raw_data; the typed field of its type (int32_data holds
+// float16 and bfloat16 as their bits, the 8-bit floats as theirs, and the 4- and 2-bit types
+// packed, one byte of two or four elements per entry, the first in the low bits); string_data;
+// or external data, its 'location' relative to `base_dir` and inside it. `what` names the source
+// in errors. Throws Error for anything else (segments, a size that does not match the dims).
+kiln::Value TensorFromProto(const onnx::TensorProto& proto, const std::string& what,
+                            const std::string& base_dir);
 
 // A TensorProto holding a copy of a tensor: `name`, data_type, dims, and raw_data (string_data
 // for strings).

@@ -1,0 +1,65 @@
+// The progress line of `kiln run`, `bench` and `profile`: drawn on stderr for work that lasts,
+// only when stdout (and stderr) are terminals, redrawn with '\r' and erased at the end; piped
+// output is exactly as without it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli_harness.h"
+#include "compute_models.h"
+#include "test_models.h"
+
+namespace kiln::test {
+namespace {
+
+// A bench of about two seconds here (2 GFLOP a run on one thread, 200 runs): well past the half
+// second after which the line is drawn, even on a machine several times faster.
+std::vector<std::string> LongBench(const std::string& model) {
+  return {"bench", model, "--threads", "1", "--warmup", "0", "--iters", "200"};
+}
+
+class CliProgress : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    model_ = WriteModel(SquareMatMulModel(1024), TestDir("progress") / "big.onnx");
+  }
+  std::string model_;
+};
+
+TEST_F(CliProgress, DrawnAndErasedOnATerminal) {
+  const CliResult r = RunKilnOnTerminal(LongBench(model_), true, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const size_t drawn = r.out.find("\rtimed runs ");
+  ASSERT_NE(drawn, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("/200 ... ", drawn), std::string::npos) << r.out;
+  // Erased (blanks between two '\r') before the results, which follow on a clean line.
+  const size_t results = r.out.find("model        " + model_);
+  ASSERT_NE(results, std::string::npos) << r.out;
+  EXPECT_LT(drawn, results);
+  const size_t erased = r.out.rfind('\r', results - 1);
+  ASSERT_NE(erased, std::string::npos);
+  const size_t erase_start = r.out.rfind('\r', erased - 1);
+  ASSERT_NE(erase_start, std::string::npos);
+  EXPECT_EQ(r.out.substr(erase_start + 1, erased - erase_start - 1).find_first_not_of(' '),
+            std::string::npos)
+      << "not erased: " << r.out;
+  EXPECT_NE(r.out.find("timed runs   200 (after 0 warm-up)"), std::string::npos);
+}
+
+TEST_F(CliProgress, NotDrawnWhenStdoutIsNotATerminal) {
+  // stdout piped, stderr still a terminal: nothing but the results, on stdout.
+  const CliResult piped = RunKilnOnTerminal(LongBench(model_), false, true);
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_EQ(piped.err, "");
+  EXPECT_EQ(piped.out.find('\r'), std::string::npos);
+  EXPECT_EQ(piped.out.rfind("model        " + model_ + "\n", 0), 0u) << piped.out;
+  // Both redirected.
+  const CliResult files = RunKiln(LongBench(model_));
+  ASSERT_EQ(files.status, 0) << files.err;
+  EXPECT_EQ(files.err, "");
+  EXPECT_EQ(files.out.find('\r'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::test
