@@ -1,14 +1,18 @@
 # Kiln's front door. `make run` and `make test` work on a fresh machine: they install what is
 # missing (scripts/bootstrap.sh), build, and run.
-.PHONY: all bootstrap build build-asan build-fuzz run test bench bench-quant sweep docs format clean
+.PHONY: all bootstrap bootstrap-run build build-asan build-fuzz run test bench bench-quant sweep docs format clean
 
 all: build
 
 bootstrap:
 	@scripts/bootstrap.sh
 
+bootstrap-run:
+	@scripts/bootstrap.sh run
+
+# Everything: the library, the CLI, the examples, the Python package and the tests.
 build: bootstrap
-	cmake --preset release
+	cmake --preset release -DKILN_BUILD_TESTS=ON -DKILN_BUILD_PYTHON=ON
 	cmake --build --preset release
 
 build-asan: bootstrap
@@ -21,7 +25,12 @@ build-fuzz: bootstrap
 
 # The bundled demo: a C99 program classifies the held-out 8x8 digits with the CNN in
 # examples/digits through the C ABI and prints accuracy and mean latency.
-run: build
+# It needs only what the demo needs (scripts/bootstrap.sh run): a tree not configured yet is
+# configured without the tests and the Python package, which `make test` (make build) turns on.
+run: bootstrap-run
+	@test -f build/release/CMakeCache.txt || \
+	  cmake --preset release -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_PYTHON=OFF
+	cmake --build --preset release
 	./build/release/examples/c/digits examples/digits
 
 # Kiln and ONNX Runtime side by side on the benchmark zoo (bench/): exports the zoo with torch
@@ -66,8 +75,29 @@ sweep: build
 	/usr/bin/python3 bench/side_by_side.py --models bench/sweep/models --results bench/SWEEP.md \
 	  --rounds 2 $(if $(SWEEP_RESUME),--resume)
 
+# The manual as HTML in build/docs/html (open build/docs/html/index.html): the pages in docs/manual
+# and the API reference from the public headers, Doxygen's warnings as errors, then every link in
+# it checked (scripts/check_doc_links.py). The CMake target kiln_docs builds the same into
+# <build dir>/docs/html.
 docs: bootstrap
+	rm -rf build/docs/html
 	doxygen docs/Doxyfile
+	/usr/bin/python3 scripts/check_doc_links.py build/docs/html
+
+# Installs the release build (build it first: make build) into PREFIX: include/kiln, libkiln.so.1,
+# libkiln.a, the CMake package (find_package(Kiln)), kiln.pc, bin/kiln, the Python package and the
+# docs (cmake/KilnInstall.cmake). DESTDIR is honoured. `make deb`: the Debian packages libkiln1,
+# libkiln-dev (with the manual), kiln-tools and python3-kiln in build/release/packages
+# (cmake/KilnPackaging.cmake).
+.PHONY: install deb
+PREFIX ?= /usr/local
+install:
+	@test -f build/release/cmake_install.cmake || { echo "make install: run make build first" >&2; exit 1; }
+	DESTDIR="$(DESTDIR)" cmake --install build/release --prefix "$(PREFIX)"
+
+deb: build
+	cmake --build build/release --target kiln_docs
+	cpack --config build/release/CPackConfig.cmake
 
 # Every test: the release build (unit, contract, link checks, examples, models, Doxygen), the
 # whole suite again under ASan+LSan+UBSan, and the loader fuzzer (Clang) for a short while. The

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Doxygen over the public headers with warnings as errors (docs/Doxyfile).
+# Doxygen over the public headers with warnings as errors (docs/Doxyfile), with the manual's pages
+# (docs/manual) and the examples they quote, as `make docs` runs it.
 #   doxygen_check.sh SOURCE_DIR WORK_DIR            the real headers must pass
 #   doxygen_check.sh SOURCE_DIR WORK_DIR --mutant   a copy with one @param line removed must fail,
 #                                                   proving an undocumented parameter is caught
@@ -8,8 +9,10 @@ src=$1
 work=$2
 mode=${3:-}
 rm -rf "$work"
-mkdir -p "$work/include"
+mkdir -p "$work/include" "$work/docs"
 cp -r "$src/include/kiln" "$work/include/"
+cp -r "$src/docs/manual" "$work/docs/"
+cp -r "$src/examples" "$work/"
 sed 's|^OUTPUT_DIRECTORY .*|OUTPUT_DIRECTORY = out|' "$src/docs/Doxyfile" > "$work/Doxyfile"
 cd "$work"
 if [ "$mode" = "--mutant" ]; then

@@ -5,6 +5,8 @@
  *   digits DIR      (DIR holds digits.onnx, heldout.bin and expected.txt)
  *
  * Exit status 0 when the accuracy equals the recorded one, 1 otherwise or on any error.
+ *
+ * The manual (docs/manual) shows the parts between the marker comments that name them.
  */
 #define _POSIX_C_SOURCE 199309L
 #include <kiln/kiln_c_api.h>
@@ -16,6 +18,7 @@
 
 static const KilnApi* api;
 
+/* [check] */
 /* Prints a failed status and exits. */
 static void check(KilnStatus* status, const char* what) {
   if (status == NULL) return;
@@ -23,6 +26,7 @@ static void check(KilnStatus* status, const char* what) {
   api->ReleaseStatus(status);
   exit(1);
 }
+/* [check] */
 
 static double now_ms(void) {
   struct timespec ts;
@@ -66,8 +70,10 @@ int main(int argc, char** argv) {
   KilnMemoryInfo* cpu = NULL;
   FILE* expected;
 
+  /* [get api] */
   api = KilnGetApiBase()->GetApi(KILN_API_VERSION);
   if (api == NULL) return 1;
+  /* [get api] */
 
   snprintf(path, sizeof path, "%s/heldout.bin", dir);
   if (!read_heldout(path, &count, &pixels, &labels)) {
@@ -83,6 +89,7 @@ int main(int argc, char** argv) {
   }
   fclose(expected);
 
+  /* [create session] */
   check(api->CreateEnv(KILN_LOGGING_LEVEL_WARNING, "digits", &env), "CreateEnv");
   check(api->CreateSessionOptions(&options), "CreateSessionOptions");
   check(api->SetIntraOpNumThreads(options, 1), "SetIntraOpNumThreads");
@@ -90,7 +97,9 @@ int main(int argc, char** argv) {
   check(api->CreateSession(env, path, options, &session), "CreateSession");
   check(api->CreateCpuMemoryInfo(KILN_DEVICE_ALLOCATOR, KILN_MEM_TYPE_DEFAULT, &cpu),
         "CreateCpuMemoryInfo");
+  /* [create session] */
 
+  /* [run] */
   for (i = 0; i < count; ++i) {
     const int64_t shape[4] = {1, 1, 8, 8};
     const char* input_name = "image";
@@ -116,16 +125,19 @@ int main(int argc, char** argv) {
     api->ReleaseValue(logits);
     api->ReleaseValue(image);
   }
+  /* [run] */
 
   printf(
       "digits: %u of %u held-out digits correct, accuracy %.6f (recorded at training: %u of %u)\n",
       correct, count, (double)correct / count, expected_correct, expected_count);
   printf("digits: mean latency %.4f ms per digit (batch 1, 1 thread)\n", total_ms / count);
 
+  /* [release] */
   api->ReleaseMemoryInfo(cpu);
   api->ReleaseSession(session);
   api->ReleaseSessionOptions(options);
   api->ReleaseEnv(env);
+  /* [release] */
   free(pixels);
   free(labels);
   if (correct != expected_correct || count != expected_count) {

@@ -8,7 +8,8 @@
  * session made from it runs, with each node's kernel.
  *
  * Usage: graph_builder [OUT.onnx]   (default: graph_builder.onnx in the current folder)
- * Exits 0 after "graph_builder: OK" when everything behaved as described, 1 otherwise.
+ * Exits 0 after "graph_builder: OK" when everything behaved as described, 1 otherwise. The manual
+ * (docs/manual) shows the parts between the marker comments that name them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,10 +29,13 @@ static int report(KilnStatus* status, const char* what) {
   return 1;
 }
 
+/* [print callback] */
 static void KILN_API_CALL write_text(const char* data, size_t length, void* user) {
   fwrite(data, 1, length, (FILE*)user);
 }
+/* [print callback] */
 
+/* [add node] */
 /* out = op(in_a, in_b) as a node of `graph`. */
 static KilnStatus* add_node(KilnGraph* graph, const char* op, const char* name, const char* a,
                             const char* b, const char* out) {
@@ -42,7 +46,9 @@ static KilnStatus* add_node(KilnGraph* graph, const char* op, const char* name, 
   if (st != NULL) g->ReleaseNode(node); /* still ours when the graph refused it */
   return st;
 }
+/* [add node] */
 
+/* [branch] */
 /* A branch of the If: no inputs, one output, reading x, W and b from the main graph. */
 static KilnStatus* make_branch(const char* name, int positive, KilnGraph** out) {
   KilnGraph* branch = NULL;
@@ -62,7 +68,9 @@ static KilnStatus* make_branch(const char* name, int positive, KilnGraph** out) 
   *out = branch;
   return NULL;
 }
+/* [branch] */
 
+/* [build] */
 static KilnStatus* build(KilnValue* w, KilnValue* b, KilnModel** out) {
   const char* domains[1] = {""};
   const int64_t versions[1] = {17};
@@ -127,6 +135,7 @@ static KilnStatus* build(KilnValue* w, KilnValue* b, KilnModel** out) {
   *out = model;
   return NULL;
 }
+/* [build] */
 
 /* Runs the session on x = [[1, 2, 3], [4, 5, 6]] and checks y against the same sums in C. */
 static int run_and_check(KilnSession* session, KilnMemoryInfo* cpu, const float* w, const float* b,
@@ -182,8 +191,10 @@ int main(int argc, char** argv) {
 
   api = KilnGetApiBase()->GetApi(KILN_API_VERSION);
   if (api == NULL) return 1;
+  /* [get graph api] */
   g = api->GetGraphApi(KILN_GRAPH_API_VERSION);
   if (g == NULL) return 1;
+  /* [get graph api] */
 
   failed |= report(api->CreateEnv(KILN_LOGGING_LEVEL_WARNING, "graph_builder", &env), "CreateEnv");
   if (!failed)
@@ -198,6 +209,7 @@ int main(int argc, char** argv) {
                                                       KILN_ELEMENT_TYPE_FLOAT, &b),
                      "CreateTensorWithDataAsValue");
   if (!failed) failed |= report(build(w, b, &model), "building the model");
+  /* [verify print run] */
   if (!failed) failed |= report(g->ModelVerify(model, NULL), "ModelVerify");
   if (!failed) {
     printf("--- the model as built\n");
@@ -209,16 +221,20 @@ int main(int argc, char** argv) {
         report(g->CreateSessionFromModel(env, model, NULL, &session), "CreateSessionFromModel");
   if (!failed) failed |= run_and_check(session, cpu, w_data, b_data, 1);
   if (!failed) failed |= run_and_check(session, cpu, w_data, b_data, 0);
+  /* [verify print run] */
 
   /* Saved and read back, the model runs the same. */
+  /* [save and read back] */
   if (!failed) failed |= report(g->ModelSave(model, path), "ModelSave");
   if (!failed) failed |= report(g->CreateModelFromFile(path, &reloaded), "CreateModelFromFile");
   if (!failed)
     failed |= report(g->CreateSessionFromModel(env, reloaded, NULL, &from_file),
                      "CreateSessionFromModel (read back)");
   if (!failed) failed |= run_and_check(from_file, cpu, w_data, b_data, 1);
+  /* [save and read back] */
 
   /* What the session runs: each node with its kernel, as `#` comments. */
+  /* [optimized view] */
   if (!failed)
     failed |=
         report(g->SessionGetGraph(session, KILN_GRAPH_OPTIMIZED, &optimized), "SessionGetGraph");
@@ -228,6 +244,7 @@ int main(int argc, char** argv) {
     failed |= report(g->ModelPrint(view_model, 16, KILN_PRINT_DEBUG, write_text, stdout),
                      "ModelPrint (debug)");
   }
+  /* [optimized view] */
 
   api->ReleaseSession(from_file);
   api->ReleaseSession(session); /* optimized and view_model go with it */

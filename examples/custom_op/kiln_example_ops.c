@@ -16,6 +16,8 @@
  * through that table. Each callback returns NULL on success, or a status made with
  * api->CreateStatus (Kiln releases it), after freeing whatever it allocated.
  *
+ * The manual (docs/manual) shows the parts between the marker comments that name them.
+ *
  * Build it as a shared library over Kiln's public headers only:
  *   cc -std=c99 -O2 -fPIC -shared -fvisibility=hidden -I<kiln>/include \
  *      -o libkiln_example_ops.so kiln_example_ops.c
@@ -167,6 +169,7 @@ static void MulAddReluDouble(const MulAddReluJob* job, size_t begin, size_t end)
   }
 }
 
+/* [parallel body] */
 /* The body of the ParallelFor: elements [begin, end), in blocks, stopping when the run is asked
  * to. Called concurrently on the session's threads. */
 static KilnStatus* KILN_API_CALL MulAddReluRange(void* data, size_t begin, size_t end) {
@@ -186,7 +189,9 @@ static KilnStatus* KILN_API_CALL MulAddReluRange(void* data, size_t begin, size_
   }
   return NULL;
 }
+/* [parallel body] */
 
+/* [infer shapes] */
 /* Output 0 gets the inputs' type and shape. Known shapes must agree: ranks where all are known,
  * dimensions where both are known. A rank of 0 is taken as "not known" (the context reports an
  * input whose rank is unknown as rank 0), and when no input has a known rank, or no type is known,
@@ -252,7 +257,9 @@ static KilnStatus* KILN_API_CALL MulAddReluInferShapes(void* op_state, KilnShape
   for (i = 0; i < 3; ++i) FreeDesc(&d[i]);
   return st;
 }
+/* [infer shapes] */
 
+/* [create kernel] */
 /* Reads alpha once, into the kernel every Compute of the node uses. */
 static KilnStatus* KILN_API_CALL MulAddReluCreateKernel(void* op_state, const KilnKernelInfo* info,
                                                         void** kernel) {
@@ -267,12 +274,16 @@ static KilnStatus* KILN_API_CALL MulAddReluCreateKernel(void* op_state, const Ki
   *kernel = k;
   return NULL;
 }
+/* [create kernel] */
 
+/* [destroy kernel] */
 static KilnStatus* KILN_API_CALL MulAddReluDestroyKernel(void* kernel) {
   free(kernel);
   return NULL;
 }
+/* [destroy kernel] */
 
+/* [compute] */
 static KilnStatus* KILN_API_CALL MulAddReluCompute(void* kernel, KilnKernelContext* ctx) {
   const MulAddReluKernel* k = (const MulAddReluKernel*)kernel;
   const KilnValue* in[3] = {NULL, NULL, NULL};
@@ -331,6 +342,7 @@ static KilnStatus* KILN_API_CALL MulAddReluCompute(void* kernel, KilnKernelConte
   for (i = 0; i < 3; ++i) FreeDesc(&d[i]);
   return st;
 }
+/* [compute] */
 
 /* ---- StringJoin ------------------------------------------------------------------------------ */
 
@@ -475,6 +487,7 @@ static KilnStatus* KILN_API_CALL StringJoinCompute(void* kernel, KilnKernelConte
 
 /* ---- Registration ---------------------------------------------------------------------------- */
 
+/* [description] */
 static const KilnElementType kRealTypes[] = {KILN_ELEMENT_TYPE_FLOAT, KILN_ELEMENT_TYPE_DOUBLE};
 
 static const KilnCustomOpTypeParam kMulAddReluTypeParams[] = {
@@ -496,6 +509,7 @@ static const KilnCustomOpAttribute kMulAddReluAttributes[] = {
      .name = "alpha",
      .type = KILN_ATTRIBUTE_FLOAT,
      .default_float = 0.0f}};
+/* [description] */
 
 static const KilnCustomOpArg kStringJoinInputs[] = {{.struct_size = sizeof(KilnCustomOpArg),
                                                      .name = "X",
@@ -517,6 +531,7 @@ static const KilnCustomOpAttribute kStringJoinAttributes[] = {
 KILN_EXPORT KilnStatus* KILN_API_CALL KilnRegisterCustomOps(KilnCustomOpRegistry* registry,
                                                             const KilnApiBase* api_base);
 
+/* [register] */
 KILN_EXPORT KilnStatus* KILN_API_CALL KilnRegisterCustomOps(KilnCustomOpRegistry* registry,
                                                             const KilnApiBase* api_base) {
   KilnCustomOp op;
@@ -548,6 +563,7 @@ KILN_EXPORT KilnStatus* KILN_API_CALL KilnRegisterCustomOps(KilnCustomOpRegistry
   op.DestroyKernel = MulAddReluDestroyKernel;
   st = api->CustomOpRegistryAdd(registry, &op);
   if (st != NULL) return st;
+  /* [register] */
 
   memset(&op, 0, sizeof op);
   op.struct_size = sizeof op;

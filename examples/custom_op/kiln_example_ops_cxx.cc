@@ -26,6 +26,7 @@
 //   this file's two are already defined by libdnnl, so whether a library stays would depend on
 //   what the host happened to load first.) The flag makes them plain weak symbols; the
 //   example_custom_op_readelf test checks that none is left.
+// The manual (docs/manual) shows the parts between the marker comments that name them.
 #include <kiln/kiln_c_api.h>
 
 #include <algorithm>
@@ -79,6 +80,7 @@ void Check(KilnStatus* status) {
   throw Error(api->GetErrorCode(owned.get()), api->GetErrorMessage(owned.get()));
 }
 
+// [guard]
 // Runs a callback's body: NULL when it returns, a status when it throws. Never throws itself.
 template <class Body>
 KilnStatus* Guard(const char* callback, Body&& body) noexcept {
@@ -101,6 +103,7 @@ KilnStatus* Guard(const char* callback, Body&& body) noexcept {
     return api->CreateStatus(KILN_FAIL, message);
   }
 }
+// [guard]
 
 // ---- Tensors ---------------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ and check the accuracy against the one recorded at training time.
 
     /usr/bin/python3 examples/python/digits.py [examples/digits]
 
-Prints "digits: OK" and exits 0 when Kiln gets exactly the recorded count right.
+Prints "digits: OK" and exits 0 when Kiln gets exactly the recorded count right. The manual
+(docs/manual) shows the part between the two "session" marker comments.
 """
 
 import struct
@@ -32,6 +33,7 @@ def main():
     pixels, labels = read_heldout(folder / "heldout.bin")
     want_correct, want_count = (int(v) for v in (folder / "expected.txt").read_text().split()[1:3])
 
+    # [session]
     session = kiln.InferenceSession(folder / "digits.onnx", providers=["CPUExecutionProvider"])
     image = session.get_inputs()[0].name
     start = time.perf_counter()
@@ -44,6 +46,7 @@ def main():
     # The whole set in one batch gives the same predictions.
     (batch_logits,) = session.run(None, {image: pixels})
     batch_correct = int((batch_logits.argmax(axis=1) == labels).sum())
+    # [session]
 
     print(f"digits: {correct} of {len(labels)} held-out digits correct, accuracy "
           f"{correct / len(labels):.6f} (recorded at training: {want_correct} of {want_count}); "

@@ -61,7 +61,7 @@ typedef struct KilnApiBase {
   KILN_SLOT(const KilnApi*, GetApi, (uint32_t version));
 
   /**
-   * The library's version, e.g. "0.1.0".
+   * The library's version, e.g. "1.0.0".
    *
    * @return A static UTF-8 string.
    */

@@ -66,8 +66,11 @@ KILN_ENTRY_TYPE(KilnStatus*, CloneSessionOptions,
 KILN_ENTRY_TYPE(KilnStatus*, SetIntraOpNumThreads, (KilnSessionOptions * options, int threads));
 
 /**
- * Sets how much the session may rewrite the graph. This version records the level but runs
- * no rewriting pass at any level yet.
+ * Sets how much the session may rewrite the graph before running it (ONNX Runtime's levels):
+ * KILN_GRAPH_OPTIMIZATION_DISABLE_ALL runs it as loaded; BASIC folds constants and removes
+ * identities and dead code; EXTENDED also fuses nodes (Conv with BatchNorm or an activation,
+ * GELU, LayerNorm, attention, quantized patterns) and blocks constant matrix-product weights;
+ * ALL (the default) also runs 2-D convolution chains channels-last.
  *
  * @param[in,out] options  The options.
  * @param[in]     level    A KilnGraphOptimizationLevel (0 to 3).
@@ -131,6 +134,9 @@ KILN_ENTRY_TYPE(KilnStatus*, AddFreeDimensionOverrideByName,
  *   runs; "0" returns each to the system as soon as its last reader is done.
  * - "kiln.run.check_finite": "1" checks every node's floating-point outputs for NaN and
  *   infinity and fails the run naming the node; "0" (default) does not.
+ * - "kiln.graph.keep_loaded": "1" keeps the graph as loaded, before optimization, for the graph
+ *   API's SessionGetGraph(KILN_GRAPH_LOADED) (initializers the optimizer replaced then stay in
+ *   memory too); "0" (default) keeps only the optimized graph.
  * - "kiln.compute.bf16": "1" runs the float products against constant weights (the MatMul and
  *   Gemm weights, at optimization level 2 and up; the convolutions, at level 3, where they run
  *   as a product of unfolded blocks; com.microsoft MultiHeadAttention's two products, as

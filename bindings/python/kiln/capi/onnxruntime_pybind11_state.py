@@ -491,7 +491,7 @@ def get_device():
 
 
 def get_version_string():
-    """Kiln's version, e.g. '0.1.0'."""
+    """Kiln's version, e.g. '1.0.0'."""
     return _kiln.version()
 
 
