@@ -75,17 +75,18 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA ${kiln_deb_dir}/triggers)
 set(CPACK_DEBIAN_DEVEL_PACKAGE_NAME libkiln-dev)
 set(CPACK_DEBIAN_DEVEL_PACKAGE_SECTION libdevel)
 # Exactly this build's libkiln1 (libkiln.so links to it), and what Kiln::kiln_static and
-# kiln.pc's Requires.private need: Debian's dnnl-config.cmake wants OpenCL's headers.
+# kiln.pc's Requires.private need (pkg-config reads those too): Debian's dnnl-config.cmake wants
+# OpenCL's headers.
 set(kiln_dev_depends "libkiln1 (= ${PROJECT_VERSION})" libonnx-dev libprotobuf-dev libdnnl-dev
     "ocl-icd-opencl-dev | opencl-dev" libjpeg-dev libpng-dev libtiff-dev libwebp-dev
-    libopenjp2-7-dev)
+    libopenjp2-7-dev "pkgconf | pkg-config")
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # libgomp.so, the link-time name libkiln.a's users need, comes with GCC's support library.
   string(REGEX MATCH "^[0-9]+" kiln_gcc_major "${CMAKE_CXX_COMPILER_VERSION}")
   list(APPEND kiln_dev_depends libgcc-${kiln_gcc_major}-dev)
 endif()
 list(JOIN kiln_dev_depends ", " CPACK_DEBIAN_DEVEL_PACKAGE_DEPENDS)
-set(CPACK_DEBIAN_DEVEL_PACKAGE_RECOMMENDS "pkgconf | pkg-config, cmake")
+set(CPACK_DEBIAN_DEVEL_PACKAGE_RECOMMENDS cmake)
 set(CPACK_DEBIAN_DEVEL_DESCRIPTION
     "ONNX inference runtime with a small, stable C ABI - development files
 ${kiln_deb_about}

@@ -8,6 +8,10 @@
 #   scripts/bootstrap.sh bench    also Node.js and npm for the side-by-side benchmark (make bench),
 #                                 unless a node is already on the PATH
 set -euo pipefail
+case "${1:-}" in
+  "" | run | bench) ;;
+  *) echo "bootstrap: unknown set '$1' (run, bench, or none for everything)" >&2; exit 2 ;;
+esac
 
 packages=(
   cmake g++ ninja-build ccache  # build

@@ -35,7 +35,9 @@ fail() {
   echo "check_debs: FAIL: $*" >&2
   exit 1
 }
-for tool in cpack dpkg-deb dpkg dpkg-shlibdeps lintian file readelf; do
+# dpkg and ldconfig live in /usr/sbin, which is not on a normal user's PATH on Debian.
+export PATH="$PATH:/usr/sbin:/sbin"
+for tool in cpack dpkg-deb dpkg dpkg-shlibdeps lintian file readelf ldconfig; do
   command -v "$tool" >/dev/null || fail "$tool is missing (scripts/bootstrap.sh installs it)"
 done
 
@@ -132,9 +134,9 @@ done
 depends_on libkiln-dev "libkiln1 (= $version)" ||
   fail "libkiln-dev does not depend on libkiln1 (= $version)"
 for dev in libprotobuf-dev libonnx-dev libdnnl-dev libjpeg-dev libpng-dev libtiff-dev libwebp-dev \
-           libopenjp2-7-dev; do
+           libopenjp2-7-dev pkgconf; do
   depends_on_package libkiln-dev "$dev" ||
-    fail "libkiln-dev does not depend on $dev (libkiln.a needs it)"
+    fail "libkiln-dev does not depend on $dev (libkiln.a or kiln.pc needs it)"
 done
 depends_on kiln-tools "libkiln1 (>= $version)" || fail "kiln-tools does not depend on libkiln1"
 if [ "$has_python" = 1 ]; then
@@ -258,6 +260,8 @@ if ! { cmake -S "$src/examples/cmake_consumer" -B "$work/consumer" \
   cat "$work/consumer.log"
   fail "examples/cmake_consumer did not build against the scratch root"
 fi
+grep -qxF "Kiln_DIR:PATH=$root/usr/lib/cmake/Kiln" "$work/consumer/CMakeCache.txt" ||
+  fail "examples/cmake_consumer found another Kiln: $(grep Kiln_DIR "$work/consumer/CMakeCache.txt")"
 out=$("$work/consumer/kiln_consumer_c" "$digits/digits.onnx" "$digits/heldout.bin" 2>&1) ||
   fail "kiln_consumer_c failed: $out"
 echo "$out"
