@@ -104,7 +104,17 @@ TEST(Loader, EveryInitializerEncoding) {
   half->set_data_type(::onnx::TensorProto::FLOAT16);
   half->add_dims(1);
   half->add_int32_data(0x3c00);
+  // A bool is true for any non-zero entry, as ONNX's numpy_helper reads it: 256 (low byte 0)
+  // included.
+  auto* flags = g->add_initializer();
+  flags->set_name("flags");
+  flags->set_data_type(::onnx::TensorProto::BOOL);
+  flags->add_dims(6);
+  for (const int32_t v : {0, 1, 7, 256, -256, 0x10000}) flags->add_int32_data(v);
   ir::Model model = Load(m);
+  const auto* b =
+      static_cast<const uint8_t*>(model.graph->FindValue("flags")->initializer()->data());
+  EXPECT_EQ(std::vector<uint8_t>(b, b + 6), (std::vector<uint8_t>{0, 1, 1, 1, 1, 1}));
   const auto* t = model.graph->FindValue("typed")->initializer().get();
   EXPECT_EQ(static_cast<const int64_t*>(t->data())[1], -8);
   EXPECT_EQ(*static_cast<const float*>(model.graph->FindValue("raw")->initializer()->data()), 2.5f);

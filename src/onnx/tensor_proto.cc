@@ -162,7 +162,8 @@ void CopyField(const Field& field, void* dst) {
 }
 
 // int32_data of the types narrower than 32 bits holds one element per entry (bits for float16
-// and the float8s), except the sub-byte types where each entry holds one packed byte.
+// and the float8s), except the sub-byte types where each entry holds one packed byte. The 8-bit
+// types and the packed bytes take each entry's low byte; a bool is true for any non-zero entry.
 void FromInt32Data(const ::onnx::TensorProto& p, DataType type, size_t count,
                    const std::string& what, Tensor& t) {
   const auto& f = p.int32_data();
@@ -176,20 +177,20 @@ void FromInt32Data(const ::onnx::TensorProto& p, DataType type, size_t count,
     case DataType::kBfloat16:
       CopyField<uint16_t>(f, t.data());
       return;
+    case DataType::kBool: {
+      // True for any non-zero entry (as ONNX's numpy_helper reads it), not only a non-zero low
+      // byte: 256 is true.
+      auto* b = static_cast<uint8_t*>(t.data());
+      for (size_t i = 0; i < count; ++i) b[i] = f.Get(static_cast<int>(i)) != 0 ? 1 : 0;
+      return;
+    }
     case DataType::kInt8:
     case DataType::kUint8:
-    case DataType::kBool:
     case DataType::kFloat8E4M3FN:
     case DataType::kFloat8E4M3FNUZ:
     case DataType::kFloat8E5M2:
     case DataType::kFloat8E5M2FNUZ:
     case DataType::kFloat8E8M0:
-      CopyField<uint8_t>(f, t.data());
-      if (type == DataType::kBool) {
-        auto* b = static_cast<uint8_t*>(t.data());
-        for (size_t i = 0; i < count; ++i) b[i] = b[i] != 0;
-      }
-      return;
     case DataType::kInt4:
     case DataType::kUint4:
     case DataType::kFloat4E2M1:

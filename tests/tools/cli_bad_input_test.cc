@@ -158,6 +158,22 @@ TEST_F(CliBadInput, MissingArgumentIsAUsageError) {
   ExpectOneLine(RunKiln({"profile", model_, "--trace"}), 2, {"option '--trace' needs a value"});
 }
 
+// The same input given twice is a mistake in the command line, found before the model is
+// loaded (the files need not exist, nor the model).
+TEST_F(CliBadInput, InputGivenTwiceIsAUsageError) {
+  const std::string a = (dir_ / "a.npy").string();
+  const std::string b = (dir_ / "b.npy").string();
+  const std::string twice = "--input 'x' is given more than once ('" + a + "' and '" + b + "')";
+  for (const std::string& command : RunCommands()) {
+    SCOPED_TRACE(command);
+    ExpectOneLine(Kiln(command, {model_, "--input", "x=" + a, "--input", "x=" + b}), 2,
+                  {twice, "(see 'kiln " + command + " --help')"});
+    ExpectOneLine(Kiln(command, {(dir_ / "none.onnx").string(), "--input", "x=" + a, "--input",
+                                 "y=" + b, "--input", "x=" + a}),
+                  2, {"--input 'x' is given more than once"});
+  }
+}
+
 TEST_F(CliBadInput, InputThatDoesNotFitIsAFailure) {
   const std::string floats = Bytes(std::vector<float>(6, 1.0f));
   const std::string wrong_shape = Npy("shape.npy", "<f4", "(3, 2)", floats);

@@ -78,8 +78,8 @@ TEST_F(CliErrors, UnknownInputName) {
 TEST_F(CliErrors, InputGivenTwice) {
   const std::string npy =
       Npy("x.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)}", floats_);
-  ExpectFailure(RunKiln({"run", model_, "--input", "x=" + npy, "--input", "x=" + npy}), 1,
-                {"'x' is given more than once"});
+  ExpectFailure(RunKiln({"run", model_, "--input", "x=" + npy, "--input", "x=" + npy}), 2,
+                {"'x' is given more than once", "kiln run --help"});
 }
 
 TEST_F(CliErrors, WrongDtypeNpy) {

@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <pty.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <gtest/gtest.h>
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -167,12 +169,47 @@ std::filesystem::path TestDir(const std::string& name) {
   return dir;
 }
 
+namespace {
+
+CliResult Spawn(const std::filesystem::path& cwd, const std::vector<std::string>& args,
+                bool stdout_on_terminal, bool stderr_on_terminal);
+
+// Runs the command in a fresh working folder and fails the test if it leaves anything there.
+CliResult SpawnInScratch(const std::vector<std::string>& args, bool stdout_on_terminal,
+                         bool stderr_on_terminal) {
+  const std::filesystem::path cwd =
+      std::filesystem::path(KILN_TEST_TMP_DIR) / "process" / ("cwd_" + std::to_string(getpid()));
+  std::filesystem::remove_all(cwd);
+  std::filesystem::create_directories(cwd);
+  CliResult r = Spawn(cwd, args, stdout_on_terminal, stderr_on_terminal);
+  std::string left;
+  for (const auto& entry : std::filesystem::directory_iterator(cwd)) {
+    left += " '" + entry.path().filename().string() + "'";
+  }
+  std::filesystem::remove_all(cwd);
+  if (!left.empty()) ADD_FAILURE() << "the command left files in its working folder:" << left;
+  return r;
+}
+
+}  // namespace
+
 CliResult RunKiln(const std::vector<std::string>& args) {
-  return RunKilnOnTerminal(args, false, false);
+  return SpawnInScratch(args, false, false);
+}
+
+CliResult RunKilnIn(const std::filesystem::path& cwd, const std::vector<std::string>& args) {
+  return Spawn(cwd, args, false, false);
 }
 
 CliResult RunKilnOnTerminal(const std::vector<std::string>& args, bool stdout_on_terminal,
                             bool stderr_on_terminal) {
+  return SpawnInScratch(args, stdout_on_terminal, stderr_on_terminal);
+}
+
+namespace {
+
+CliResult Spawn(const std::filesystem::path& cwd, const std::vector<std::string>& args,
+                bool stdout_on_terminal, bool stderr_on_terminal) {
   const std::filesystem::path dir = std::filesystem::path(KILN_TEST_TMP_DIR) / "process";
   std::filesystem::create_directories(dir);
   const std::string tag = std::to_string(getpid());
@@ -203,6 +240,7 @@ CliResult RunKilnOnTerminal(const std::vector<std::string>& args, bool stdout_on
       close(master);
       close(slave);
     }
+    if (chdir(cwd.c_str()) != 0) _exit(127);
     execv(argv[0], argv.data());
     _exit(127);
   }
@@ -223,12 +261,19 @@ CliResult RunKilnOnTerminal(const std::vector<std::string>& args, bool stdout_on
     close(master);
   }
   int wstatus = 0;
-  if (waitpid(pid, &wstatus, 0) != pid) throw std::runtime_error("waitpid failed");
+  rusage usage{};
+  if (wait4(pid, &wstatus, 0, &usage) != pid) throw std::runtime_error("wait4 failed");
   CliResult r;
   r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+  r.peak_rss_kb = usage.ru_maxrss;
   r.out = stdout_on_terminal ? seen : ReadBytes(out_path);
   r.err = stderr_on_terminal ? (stdout_on_terminal ? std::string() : seen) : ReadBytes(err_path);
+  std::error_code ec;  // read: not left behind
+  std::filesystem::remove(out_path, ec);
+  std::filesystem::remove(err_path, ec);
   return r;
 }
+
+}  // namespace
 
 }  // namespace kiln::test

@@ -19,10 +19,18 @@ struct CliResult {
   int status = -1;
   std::string out;
   std::string err;
+  long peak_rss_kb = 0;  // the process's peak resident set (wait4's ru_maxrss), KiB
 };
 
-// Runs the `kiln` binary (KILN_CLI_PATH, set by the build) with `args`, no shell involved.
+// Runs the `kiln` binary (KILN_CLI_PATH, set by the build) with `args`, no shell involved, in a
+// fresh empty working folder of its own (under the build tree's temporary folder), so that
+// nothing it writes by default lands in the test's working folder or the source tree. The test
+// fails if the command leaves anything in that folder; the folder is removed either way.
 CliResult RunKiln(const std::vector<std::string>& args);
+
+// As RunKiln, but in the working folder `cwd` (which must exist), left as the command leaves it:
+// for a command whose files go to the current folder by default.
+CliResult RunKilnIn(const std::filesystem::path& cwd, const std::vector<std::string>& args);
 
 // As RunKiln, but with stdout and/or stderr on a pseudo-terminal (a terminal's line discipline:
 // "\n" arrives as "\r\n"). When both are, everything arrives in `out` in the order written and

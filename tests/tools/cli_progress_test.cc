@@ -22,7 +22,9 @@ std::vector<std::string> LongBench(const std::string& model) {
 class CliProgress : public ::testing::Test {
  protected:
   void SetUp() override {
-    model_ = WriteModel(SquareMatMulModel(1024), TestDir("progress") / "big.onnx");
+    // A folder per test: ctest runs the tests at once, and each remakes its folder.
+    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    model_ = WriteModel(SquareMatMulModel(1024), TestDir("progress_" + test) / "big.onnx");
   }
   std::string model_;
 };

@@ -112,6 +112,47 @@ onnx::ModelProto SquareMatMulModel(int64_t n) {
   return m;
 }
 
+onnx::ModelProto LoopMatMulModel(int64_t n, int64_t trips) {
+  onnx::ModelProto m = Empty("loop_matmul");
+  onnx::GraphProto* g = m.mutable_graph();
+  const std::string d = std::to_string(n);
+  Declare(g->add_input(), "x", onnx::TensorProto::FLOAT, {d, d});
+  Declare(g->add_output(), "y", onnx::TensorProto::FLOAT, {d, d});
+  Weight(g, "w", {n, n});
+  onnx::TensorProto* count = g->add_initializer();
+  count->set_name("trips");
+  count->set_data_type(onnx::TensorProto::INT64);
+  count->add_int64_data(trips);
+  onnx::TensorProto* go = g->add_initializer();
+  go->set_name("go");
+  go->set_data_type(onnx::TensorProto::BOOL);
+  go->add_int32_data(1);
+  onnx::NodeProto* loop = Node(g, "Loop", "loop", {"trips", "go", "x"}, "y");
+  onnx::AttributeProto* body_attribute = loop->add_attribute();
+  body_attribute->set_name("body");
+  body_attribute->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto* body = body_attribute->mutable_g();
+  body->set_name("loop_body");
+  Declare(body->add_input(), "i", onnx::TensorProto::INT64, {});
+  Declare(body->add_input(), "cond_in", onnx::TensorProto::BOOL, {});
+  Declare(body->add_input(), "v_in", onnx::TensorProto::FLOAT, {d, d});
+  Declare(body->add_output(), "cond_out", onnx::TensorProto::BOOL, {});
+  Declare(body->add_output(), "v_out", onnx::TensorProto::FLOAT, {d, d});
+  Node(body, "Identity", "body_cond", {"cond_in"}, "cond_out");
+  Node(body, "MatMul", "body_mm", {"v_in", "w"}, "v_out");  // w from the outer graph
+  return m;
+}
+
+onnx::ModelProto GatherTableModel(int64_t rows, int64_t cols) {
+  onnx::ModelProto m = Empty("gather_table");
+  onnx::GraphProto* g = m.mutable_graph();
+  Declare(g->add_input(), "idx", onnx::TensorProto::INT64, {"1"});
+  Declare(g->add_output(), "y", onnx::TensorProto::FLOAT, {"1", std::to_string(cols)});
+  Weight(g, "table", {rows, cols});
+  Node(g, "Gather", "gather", {"table", "idx"}, "y");
+  return m;
+}
+
 onnx::ModelProto FailingReshapeModel() {
   onnx::ModelProto m = Empty("failing_reshape");
   onnx::GraphProto* g = m.mutable_graph();

@@ -27,6 +27,15 @@ onnx::ModelProto GroupedConvModel();
 // x float [n, n] -> MatMul "big" (w [n, n]) -> y: 2 n³ FLOPs a run, for work that takes long.
 onnx::ModelProto SquareMatMulModel(int64_t n);
 
+// x float [n, n] -> Loop "loop" (`trips` iterations; body: v = MatMul "body_mm"(v, w), w [n, n]
+// from the outer graph, and Identity "body_cond" of the condition) -> y: the Loop's time holds
+// its body's, 2 n³ FLOPs an iteration.
+onnx::ModelProto LoopMatMulModel(int64_t n, int64_t trips);
+
+// idx int64 [1] -> Gather "gather" of a row of table float [rows, cols] -> y [1, cols]: a model
+// whose weights are large (rows · cols · 4 bytes) and whose runs cost nothing.
+onnx::ModelProto GatherTableModel(int64_t rows, int64_t cols);
+
 // x float [batch, 6] -> Reshape "reshape" to [7] -> y: every run fails (6·batch elements never
 // make 7), and only when run, since batch is symbolic.
 onnx::ModelProto FailingReshapeModel();

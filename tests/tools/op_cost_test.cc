@@ -53,6 +53,34 @@ TEST(OpCost, Products) {
   EXPECT_EQ(F("QGemm", {S({3, 5}), S({}), S({}), S({5, 7})}, {S({3, 7})}), 2.0 * 21 * 5);
 }
 
+// MultiHeadAttention (com.microsoft), as Kiln's attention fusion makes it: Q·Kᵀ and softmax·V
+// over all heads, whatever their number.
+TEST(OpCost, Attention) {
+  EXPECT_TRUE(CountsFlops("MultiHeadAttention"));
+  // q [B 2, S 5, D 8], k [2, L 7, 8], v [2, 7, Dv 6] -> [2, 5, 6].
+  const std::vector<MaybeShape> qkv = {S({2, 5, 8}), S({2, 7, 8}), S({2, 7, 6})};
+  const double expected = 2.0 * 2 * 5 * 7 * 8 + 2.0 * 2 * 5 * 7 * 6;
+  for (const int64_t heads : {1, 2}) {
+    EXPECT_EQ(F("MultiHeadAttention", qkv, {S({2, 5, 6})}, {{"num_heads", heads}}), expected)
+        << heads << " heads";
+  }
+  // With the optional bias (input 3) and attention_bias (input 5): the same products.
+  EXPECT_EQ(F("MultiHeadAttention",
+              {S({2, 5, 8}), S({2, 7, 8}), S({2, 7, 6}), S({22}), std::nullopt, S({2, 1, 5, 7})},
+              {S({2, 5, 6})}),
+            expected);
+  // Self-attention, S = L: what the fusion of a [1, 128, 64] layer gives.
+  EXPECT_EQ(F("MultiHeadAttention", {S({1, 128, 64}), S({1, 128, 64}), S({1, 128, 64})},
+              {S({1, 128, 64})}),
+            4.0 * 128 * 128 * 64);
+  // Not known: a dimension, the key (the packed QKV form), a packed key or query.
+  EXPECT_FALSE(F("MultiHeadAttention", {S({2, -1, 8}), S({2, 7, 8}), S({2, 7, 6})}, {}));
+  EXPECT_FALSE(F("MultiHeadAttention", {S({2, 5, 8}), S({2, 7, -1}), S({2, 7, 6})}, {}));
+  EXPECT_FALSE(F("MultiHeadAttention", {S({2, 5, 3, 2, 4})}, {}));
+  EXPECT_FALSE(F("MultiHeadAttention", {S({2, 5, 8}), std::nullopt, std::nullopt}, {}));
+  EXPECT_FALSE(F("MultiHeadAttention", {S({2, 5, 8}), S({2, 7, 2, 2, 4})}, {}));
+}
+
 TEST(OpCost, UnknownOrUncounted) {
   EXPECT_FALSE(F("MatMul", {S({-1, 5}), S({5, 7})}, {S({-1, 7})}));
   EXPECT_FALSE(F("MatMul", {std::nullopt, S({5, 7})}, {S({3, 7})}));

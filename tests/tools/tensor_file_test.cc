@@ -56,6 +56,11 @@ TEST(TensorFile, TypedFieldsOfEachType) {
   p = Proto(onnx::TensorProto::BOOL, {2, 1});
   for (const int v : {1, 0}) p.add_int32_data(v);
   EXPECT_EQ(Data(TensorFromProto(p, "t", ".")), Bytes(std::vector<uint8_t>{1, 0}));
+  // True for any non-zero entry, as ONNX's numpy_helper reads them: the whole int32, not its low
+  // byte (256 and -256 are true).
+  p = Proto(onnx::TensorProto::BOOL, {5});
+  for (const int v : {256, -256, 0, 0x10000, 2}) p.add_int32_data(v);
+  EXPECT_EQ(Data(TensorFromProto(p, "t", ".")), Bytes(std::vector<uint8_t>{1, 1, 0, 1, 1}));
 
   p = Proto(onnx::TensorProto::UINT32, {1});
   p.add_uint64_data(4000000000u);
@@ -177,6 +182,108 @@ TEST(TensorFile, ValueToProtoAndBack) {
   EXPECT_EQ(Data(TensorFromProto(p, "t", ".")), Bytes(data));
 }
 
+// The size limits are the loader's: a dimension 0 makes the tensor empty however large the
+// others are (negative ones are still refused), and a tensor may take up to SIZE_MAX bytes.
+TEST(TensorFile, SizeLimitsAreTheLoaders) {
+  constexpr int64_t k2Pow60 = int64_t{1} << 60;
+  for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{
+           {k2Pow60, 0}, {0, k2Pow60}, {k2Pow60, k2Pow60, 0}, {0, int64_t{1} << 62, 8}}) {
+    SCOPED_TRACE(::testing::PrintToString(dims));
+    const kiln::Value empty = TensorFromProto(Proto(onnx::TensorProto::FLOAT, dims), "t", ".");
+    EXPECT_EQ(empty.type_and_shape().shape(), dims);
+    EXPECT_EQ(empty.type_and_shape().element_count(), 0u);
+    EXPECT_EQ(empty.size_in_bytes(), 0u);
+  }
+  ExpectProtoError(Proto(onnx::TensorProto::FLOAT, {0, -1}), "negative dimension");
+  ExpectProtoError(Proto(onnx::TensorProto::FLOAT, {-1, 0}), "negative dimension");
+  // 2^61 floats are 2^63 bytes: within size_t, so refused for the data it lacks, not as an
+  // overflow (and before anything is allocated); 2^62 floats (2^64 bytes) overflow it.
+  ExpectProtoError(Proto(onnx::TensorProto::FLOAT, {int64_t{1} << 61}),
+                   "0 values in float_data but its dims need 2305843009213693952");
+  ExpectProtoError(Proto(onnx::TensorProto::FLOAT, {int64_t{1} << 62}), "dims overflow");
+  ExpectProtoError(Proto(onnx::TensorProto::DOUBLE, {int64_t{1} << 61}), "dims overflow");
+  // A packed type takes half a byte an element: 2^63 of them are 2^62 bytes.
+  ExpectProtoError(Proto(21, {int64_t{1} << 31, int64_t{1} << 32}),
+                   "0 values in int32_data (packed bytes) but its dims need 4611686018427387904");
+  ExpectProtoError(Proto(onnx::TensorProto::UINT8, {int64_t{1} << 32, int64_t{1} << 32}),
+                   "dims overflow");
+}
+
+// External data is found and checked before the tensor is allocated: dims of 4 TiB pointing at
+// 16 bytes fail on the file's size (or the path, or the length), not on the allocation.
+TEST(TensorFile, ExternalDataIsCheckedBeforeAllocating) {
+  const std::filesystem::path dir = std::filesystem::path(KILN_TEST_TMP_DIR) / "tensor_huge";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "a");
+  kiln::test::WriteBytes(dir / "small.bin", std::string(16, 'x'));
+  const auto huge = [](const std::vector<std::pair<std::string, std::string>>& entries) {
+    onnx::TensorProto p = Proto(onnx::TensorProto::FLOAT, {int64_t{1} << 40});
+    p.set_data_location(onnx::TensorProto::EXTERNAL);
+    for (const auto& [k, v] : entries) {
+      auto* e = p.add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    }
+    return p;
+  };
+  const auto expect_error = [&](const onnx::TensorProto& p, const std::string& needle) {
+    try {
+      TensorFromProto(p, "t.pb", dir.string());
+      ADD_FAILURE() << "no error; expected '" << needle << "'";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    } catch (const std::exception& e) {  // kiln::Exception or std::bad_alloc: it allocated
+      ADD_FAILURE() << "not the external data's error: " << e.what();
+    }
+  };
+  expect_error(huge({{"location", "small.bin"}}),
+               "holds 16 bytes; offset 0 + 4398046511104 bytes runs past its end");
+  expect_error(huge({{"location", "small.bin"}, {"length", "4398046511104"}}), "runs past its end");
+  expect_error(huge({{"location", "small.bin"}, {"length", "16"}}),
+               "length 16 does not match the 4398046511104 bytes");
+  expect_error(huge({{"location", "none.bin"}}), "cannot read external data");
+  expect_error(huge({{"location", "../small.bin"}}), "leaves the folder");
+  // 2^30 floats (4 GiB) is what an allocation could still give: the same error, before it.
+  onnx::TensorProto four_gib = huge({{"location", "small.bin"}});
+  four_gib.set_dims(0, int64_t{1} << 30);
+  expect_error(four_gib, "holds 16 bytes; offset 0 + 4294967296 bytes runs past its end");
+}
+
+// A location that resolves outside the folder, however it gets there, is refused with the
+// folder named (the check never steps past the end of the resolved path).
+TEST(TensorFile, ExternalDataLeavingTheFolder) {
+  const std::filesystem::path dir = std::filesystem::path(KILN_TEST_TMP_DIR) / "tensor_leaving";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "a");
+  kiln::test::WriteBytes(dir / "x", Bytes(std::vector<float>{1, 2}));
+  for (const char* location : {"../x", "a/../../x", "..", "a/../..", "a/../../tensor_leaving/x"}) {
+    SCOPED_TRACE(location);
+    onnx::TensorProto p = Proto(onnx::TensorProto::FLOAT, {2});
+    p.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* e = p.add_external_data();
+    e->set_key("location");
+    e->set_value(location);
+    // Seen from the folder "a": every one of these resolves outside it.
+    try {
+      TensorFromProto(p, "t.pb", (dir / "a").string());
+      ADD_FAILURE() << "no error";
+    } catch (const Error& err) {
+      EXPECT_NE(std::string(err.what())
+                    .find(std::string("t.pb: external data path '") + location +
+                          "' leaves the folder '" + (dir / "a").string() + "'"),
+                std::string::npos)
+          << err.what();
+    }
+  }
+  // Inside the folder after a detour: read.
+  onnx::TensorProto p = Proto(onnx::TensorProto::FLOAT, {2});
+  p.set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* e = p.add_external_data();
+  e->set_key("location");
+  e->set_value("a/../x");
+  EXPECT_EQ(Data(TensorFromProto(p, "t.pb", dir.string())), Bytes(std::vector<float>{1, 2}));
+}
+
 TEST(TensorFile, Rejections) {
   onnx::TensorProto p = Proto(onnx::TensorProto::FLOAT, {2});
   ExpectProtoError(p, "0 values in float_data but its dims need 2");
@@ -198,6 +305,8 @@ TEST(TensorFile, Rejections) {
   ExpectProtoError(huge, "dims overflow");
   huge = Proto(onnx::TensorProto::FLOAT, {1 << 20, 1 << 20});  // 4 TiB: refused before allocating
   ExpectProtoError(huge, "0 values in float_data but its dims need 1099511627776");
+  huge.set_raw_data("abcd");
+  ExpectProtoError(huge, "raw_data is 4 bytes but its dims and data_type need 4398046511104");
   onnx::TensorProto raw_strings = Proto(onnx::TensorProto::STRING, {1});
   raw_strings.set_raw_data("x");
   ExpectProtoError(raw_strings, "cannot use raw_data");

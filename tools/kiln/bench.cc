@@ -11,6 +11,8 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "commands.h"
 #include "inputs.h"
@@ -28,9 +30,10 @@ constexpr char kUsageHead[] =
 Times a model: session creation, the first run, then W warm-up runs and K timed runs on the
 same inputs (random unless given with --input). With --profile, a second session with Kiln's
 profiler on then makes one warm-up run and K profiled runs, and the tables of 'kiln profile'
-(by op type and by node: ms, % of the summed node time, GFLOP/s) follow the timing; the timing
-itself is of the first session, unprofiled. On a terminal, work that lasts over half a second
-shows a progress line on stderr (runs done of K), erased before the results are printed.
+(by op type and by node: self ms, % of the summed self time, GFLOP/s) follow the timing; the
+timing itself is of the first session, unprofiled, which is released before the second is
+made. On a terminal, work that lasts over half a second shows a progress line on stderr (runs
+done of K), erased before the results are printed.
 
 Options:
   --threads N         intra-op threads (default 0: one per hardware thread)
@@ -129,40 +132,29 @@ void PrintText(const std::string& model, int64_t warmup, const Result& r) {
   std::cout << buf;
 }
 
-}  // namespace
+// What one bench times.
+struct BenchPlan {
+  std::string model;
+  SessionConfig config;
+  std::vector<InputSpec> specs;
+  uint64_t seed = 0;
+  int64_t warmup = 0;
+  int64_t iters = 0;
+};
 
-int BenchCommand(std::span<const std::string> argv) {
-  const Args args = ParseArgs("bench", argv, kOptions);
-  if (args.help) {
-    std::cout << kUsageHead << kProfileOptionsHelp << kUsageTail;
-    return 0;
-  }
-  const std::string model = ModelArgument(args, "bench");
-  const SessionConfig config = ParseSessionConfig(args);
-  const int64_t warmup = ParseInt("--warmup", args.Value("--warmup", "5"), 0, 1000000);
-  const int64_t iters = ParseInt("--iters", args.Value("--iters", "50"), 1, 1000000);
-  const std::vector<InputSpec> specs = ParseInputSpecs(args.Values("--input"));
-  const uint64_t seed = ParseUint64("--seed", args.Value("--seed", "0"));
-  const bool profile = args.Has("--profile");
-  for (const char* option : {"--top", "--trace"}) {
-    if (!profile && args.Has(option)) {
-      throw UsageError(std::string("option '") + option + "' needs --profile");
-    }
-  }
-  if (profile && args.Has("--json")) throw UsageError("options '--profile' and '--json' conflict");
-  const ProfileOptions profile_options = ParseProfileOptions(args);
-
-  const kiln::Env env(KILN_LOGGING_LEVEL_WARNING, "kiln-bench");
-  Progress progress;
+// Loads the model, runs it once, W times untimed and K times timed, and returns the timings.
+// The session, its inputs and anything else read from the model are released on return, before
+// a profiled pass makes a second session: two copies of the weights are never alive at once.
+Result TimeRuns(const kiln::Env& env, const BenchPlan& plan, Progress& progress) {
   Result r;
-  r.iters = iters;
-  r.threads = EffectiveThreads(config);
-  progress.Phase("loading " + model);
+  r.iters = plan.iters;
+  r.threads = EffectiveThreads(plan.config);
+  progress.Phase("loading " + plan.model);
   const Clock::time_point load_start = Clock::now();
-  const kiln::Session session = OpenSession(env, model, config);
+  const kiln::Session session = OpenSession(env, plan.model, plan.config);
   r.load_ms = MsSince(load_start);
-  const std::optional<onnx::ModelProto> proto = DeclarationsIfNeeded(session, model);
-  const Inputs in = PrepareInputs(session, specs, seed, proto ? &*proto : nullptr);
+  const std::optional<onnx::ModelProto> proto = DeclarationsIfNeeded(session, plan.model);
+  const Inputs in = PrepareInputs(session, plan.specs, plan.seed, proto ? &*proto : nullptr);
   const std::vector<std::string> output_names = session.output_names();
   // One run, timed from the call until its outputs are released.
   const auto run_once = [&] {
@@ -178,27 +170,58 @@ int BenchCommand(std::span<const std::string> argv) {
   };
   progress.Phase("first run");
   r.first_run_ms = run_once();
-  progress.Phase("warm-up runs", warmup);
-  for (int64_t i = 0; i < warmup; ++i) run_once();
+  progress.Phase("warm-up runs", plan.warmup);
+  for (int64_t i = 0; i < plan.warmup; ++i) run_once();
   std::vector<double> times;
-  times.reserve(static_cast<size_t>(iters));
-  progress.Phase("timed runs", iters);
-  for (int64_t i = 0; i < iters; ++i) times.push_back(run_once());
+  times.reserve(static_cast<size_t>(plan.iters));
+  progress.Phase("timed runs", plan.iters);
+  for (int64_t i = 0; i < plan.iters; ++i) times.push_back(run_once());
   Summarise(std::move(times), r);
   r.peak_rss_mb = PeakRssMb();
+  return r;
+}
+
+}  // namespace
+
+int BenchCommand(std::span<const std::string> argv) {
+  const Args args = ParseArgs("bench", argv, kOptions);
+  if (args.help) {
+    std::cout << kUsageHead << kProfileOptionsHelp << kUsageTail;
+    return 0;
+  }
+  BenchPlan plan;
+  plan.model = ModelArgument(args, "bench");
+  plan.config = ParseSessionConfig(args);
+  plan.warmup = ParseInt("--warmup", args.Value("--warmup", "5"), 0, 1000000);
+  plan.iters = ParseInt("--iters", args.Value("--iters", "50"), 1, 1000000);
+  plan.specs = ParseInputSpecs(args.Values("--input"));
+  plan.seed = ParseUint64("--seed", args.Value("--seed", "0"));
+  const bool profile = args.Has("--profile");
+  for (const char* option : {"--top", "--trace"}) {
+    if (!profile && args.Has(option)) {
+      throw UsageError(std::string("option '") + option + "' needs --profile");
+    }
+  }
+  if (profile && args.Has("--json")) throw UsageError("options '--profile' and '--json' conflict");
+  const ProfileOptions profile_options = ParseProfileOptions(args);
+
+  const kiln::Env env(KILN_LOGGING_LEVEL_WARNING, "kiln-bench");
+  Progress progress;
+  const Result r = TimeRuns(env, plan, progress);
   progress.Clear();
   if (args.Has("--json")) {
     PrintJson(r);
   } else {
-    PrintText(model, warmup, r);
+    PrintText(plan.model, plan.warmup, r);
   }
   if (profile) {
     std::cout << "\nprofiled pass (a second session with the profiler on; the timing above is "
                  "unprofiled)\n"
               << std::flush;
     Progress profile_progress;
-    const ProfilePlan plan{model, config, specs, seed, 1, iters, profile_options};
-    RunProfiledPass(env, plan, profile_progress, std::cout);
+    const ProfilePlan profile_plan{plan.model, plan.config, plan.specs,     plan.seed,
+                                   1,          plan.iters,  profile_options};
+    RunProfiledPass(env, profile_plan, profile_progress, std::cout);
   }
   return 0;
 }

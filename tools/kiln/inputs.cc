@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 #include "args.h"
 #include "elements.h"
@@ -59,7 +60,14 @@ std::vector<InputSpec> ParseInputSpecs(const std::vector<std::string>& raw) {
     if (eq == std::string::npos || eq == 0 || eq + 1 == r.size()) {
       throw UsageError("--input '" + r + "' is not NAME=FILE");
     }
-    specs.push_back({r.substr(0, eq), r.substr(eq + 1)});
+    InputSpec spec{r.substr(0, eq), r.substr(eq + 1)};
+    for (const InputSpec& earlier : specs) {
+      if (earlier.name == spec.name) {
+        throw UsageError("--input '" + spec.name + "' is given more than once ('" + earlier.path +
+                         "' and '" + spec.path + "')");
+      }
+    }
+    specs.push_back(std::move(spec));
   }
   return specs;
 }

@@ -23,8 +23,8 @@ struct InputSpec {
   std::string path;
 };
 
-// Splits each NAME=FILE at its first '='; throws UsageError for a missing '=', an empty name or
-// an empty file.
+// Splits each NAME=FILE at its first '='; throws UsageError for a missing '=', an empty name, an
+// empty file, or a name given twice.
 std::vector<InputSpec> ParseInputSpecs(const std::vector<std::string>& raw);
 
 // Every model input, in the model's order.

@@ -8,12 +8,12 @@
 namespace kiln::cli {
 namespace {
 
-enum class Family { kNone, kConv, kConvTranspose, kMatMul, kGemm };
+enum class Family { kNone, kConv, kConvTranspose, kMatMul, kGemm, kAttention };
 
 struct CountedOp {
   std::string_view op_type;
   Family family;
-  size_t operand;  // the weight's input for convolutions, A's for products
+  size_t operand;  // the weight's input for convolutions, A's for products, Q's for attention
 };
 
 constexpr std::array kCountedOps = {
@@ -35,6 +35,7 @@ constexpr std::array kCountedOps = {
     CountedOp{"BlockedMatMul", Family::kMatMul, 0},
     CountedOp{"Gemm", Family::kGemm, 0},
     CountedOp{"QGemm", Family::kGemm, 0},
+    CountedOp{"MultiHeadAttention", Family::kAttention, 0},
 };
 
 const CountedOp* Find(std::string_view op_type) {
@@ -65,6 +66,23 @@ int64_t Int(const OpShapes& op, const std::string& name) {
   return it == op.ints.end() ? 0 : it->second;
 }
 
+// MultiHeadAttention (com.microsoft) in the form Kiln's kernel runs (and Kiln's attention fusion
+// makes): query [B, S, D], key [B, L, D], value [B, L, Dv]. Its two products, Q·Kᵀ and
+// softmax·V, over all heads: 2·B·S·L·D + 2·B·S·L·Dv (the heads split D and Dv, so their number
+// does not change the total). Empty for the packed forms (no key, or a key or query not of rank
+// 3) and unknown dimensions.
+std::optional<double> AttentionFlops(const OpShapes& op) {
+  const MaybeShape& q = At(op.inputs, 0);
+  const MaybeShape& k = At(op.inputs, 1);
+  const MaybeShape& v = At(op.inputs, 2);
+  if (!Count(q) || !Count(k) || !Count(v) || q->size() != 3 || k->size() != 3 || v->size() != 3) {
+    return std::nullopt;
+  }
+  const auto dim = [](const MaybeShape& s, size_t i) { return static_cast<double>((*s)[i]); };
+  const double scores = dim(q, 0) * dim(q, 1) * dim(k, 1);  // B·S·L
+  return 2 * scores * dim(q, 2) + 2 * scores * dim(v, 2);
+}
+
 }  // namespace
 
 bool CountsFlops(const std::string& op_type) {
@@ -74,6 +92,7 @@ bool CountsFlops(const std::string& op_type) {
 std::optional<double> Flops(const OpShapes& op) {
   const CountedOp* counted = Find(op.op_type);
   if (counted == nullptr) return std::nullopt;
+  if (counted->family == Family::kAttention) return AttentionFlops(op);
   const MaybeShape& operand = At(op.inputs, counted->operand);
   const std::optional<double> operand_size = Count(operand);
   if (!operand_size || operand->empty()) return std::nullopt;
@@ -107,6 +126,7 @@ std::optional<double> Flops(const OpShapes& op) {
       const int64_t k = trans_a ? a[a.size() - 2] : a.back();
       return 2 * *y * static_cast<double>(k);
     }
+    case Family::kAttention:  // AttentionFlops
     case Family::kNone:
       break;
   }

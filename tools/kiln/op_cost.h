@@ -1,7 +1,7 @@
-// The arithmetic of the nodes a session runs, for the profile's GFLOP/s: convolutions and matrix
-// products (the ONNX ops and Kiln's fused and quantized forms of them), from the shapes of the
-// session's optimized graph (the graph API's KILN_GRAPH_OPTIMIZED view: inferred types, symbolic
-// dimensions given values by the inputs fed).
+// The arithmetic of the nodes a session runs, for the profile's GFLOP/s: convolutions, matrix
+// products (the ONNX ops and Kiln's fused and quantized forms of them) and attention, from the
+// shapes of the session's optimized graph (the graph API's KILN_GRAPH_OPTIMIZED view: inferred
+// types, symbolic dimensions given values by the inputs fed).
 //
 //   std::map<std::string, int64_t> dims = FedDimensions(session, in);   // {"batch": 8}
 //   std::map<std::string, NodeCost> nodes = NodeCosts(session, dims);
@@ -34,7 +34,8 @@ struct OpShapes {
 
 // Whether Flops counts the op: Conv, ConvTranspose, ConvInteger, QLinearConv, DeformConv,
 // FusedConv, NhwcConv, NhwcQLinearConv; MatMul, FusedMatMul, MatMulInteger, QLinearMatMul,
-// MatMulIntegerToFloat, DynamicQuantizeMatMul, MatMulNBits, BlockedMatMul; Gemm, QGemm.
+// MatMulIntegerToFloat, DynamicQuantizeMatMul, MatMulNBits, BlockedMatMul; Gemm, QGemm;
+// MultiHeadAttention (com.microsoft, which Kiln's attention fusion makes of the products).
 bool CountsFlops(const std::string& op_type);
 
 // Two operations (a multiply and an add) per multiply-add of one run of the node:
@@ -43,8 +44,12 @@ bool CountsFlops(const std::string& op_type);
 //   ConvTranspose 2 · |X| · |W| / C    (W [C, M/group, k...])
 //   products      2 · |Y| · K          (K: A's last dimension, or the one before it when
 //                                       transposed by transA)
-// Bias additions and activations are not counted. Empty for an op CountsFlops does not count, or
-// when a dimension it needs is not known.
+//   attention     2·B·S·L·D + 2·B·S·L·Dv  (MultiHeadAttention's Q·Kᵀ and softmax·V: query
+//                                       [B, S, D], key [B, L, D], value [B, L, Dv]; the
+//                                       number of heads does not change it; not the packed
+//                                       forms)
+// Bias additions, activations and attention's softmax are not counted. Empty for an op CountsFlops
+// does not count, or when a dimension it needs is not known.
 std::optional<double> Flops(const OpShapes& op);
 
 // A node of the optimized graph as the profile shows it.

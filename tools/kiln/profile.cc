@@ -6,12 +6,13 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "op_cost.h"
@@ -27,18 +28,20 @@ constexpr char kUsageHead[] =
 Profiles a model with Kiln's profiler: one session with profiling on, W warm-up runs, then K
 profiled runs on the same inputs (random unless given with --input). Prints where the time went,
 over the K runs (warm-up left out):
-  by op type  nodes, calls, total and mean ms per call, % of the summed node time, GFLOP/s
+  by op type  nodes, calls, self ms in all and per call, % of the summed self time, GFLOP/s
   by node     the N longest nodes (name, op type), the same columns
-each with a totals line. Percentages are of the time summed over all node runs (on every
-thread), not of the wall time of the runs. GFLOP/s counts two operations per multiply-add of
-the convolutions and matrix products (Conv, ConvTranspose, MatMul, Gemm, and Kiln's fused and
-quantized forms: FusedConv, NhwcConv, FusedMatMul, BlockedMatMul, QLinearConv, QGemm, ...),
-from the shapes of the graph the session runs (where Kiln's shape inference does not carry a
-symbolic dimension through, from a second, unprofiled session with the fed sizes fixed); "-"
-where a dimension is not known or the op is not counted. The totals line's GFLOP/s is the
-counted operations over all node time. Ends with the path of the Chrome trace (open it in
-https://ui.perfetto.dev or chrome://tracing). On a terminal, work that lasts over half a second
-shows a progress line on stderr, erased before the tables are printed.
+each with a totals line. A node's self time is its own: a Loop, If or Scan counts its time less
+that of the nodes of its body, which are listed themselves, so nothing is counted twice.
+Percentages are of the self time summed over all node runs (on every thread), not of the wall
+time of the runs. GFLOP/s counts two operations per multiply-add of the convolutions, matrix
+products and attention (Conv, ConvTranspose, MatMul, Gemm, Kiln's fused and quantized forms:
+FusedConv, NhwcConv, FusedMatMul, BlockedMatMul, QLinearConv, QGemm, ..., and the two products
+of MultiHeadAttention), from the shapes of the graph the session runs (where Kiln's shape
+inference does not carry a symbolic dimension through, from a second, unprofiled session with
+the fed sizes fixed); "-" where a dimension is not known or the op is not counted. The totals
+line's GFLOP/s is the counted operations over all node time. Ends with the path of the Chrome
+trace (open it in https://ui.perfetto.dev or chrome://tracing). On a terminal, work that lasts
+over half a second shows a progress line on stderr, erased before the tables are printed.
 
 Options:
   --iters K           profiled runs, at least 1 (default 10)
@@ -204,15 +207,15 @@ void RunProfiledPass(const kiln::Env& env, const ProfilePlan& plan, Progress& pr
 
   const double runs = static_cast<double>(plan.iters);
   const int threads = EffectiveThreads(plan.config);
-  char line[512];
-  std::snprintf(line, sizeof line,
-                "profile of %s: %lld run%s after %lld warm-up, %d thread%s\n"
-                "wall time per run: mean %.3f ms, min %.3f ms; node time per run: %.3f ms "
-                "(summed over nodes and threads)\n",
-                plan.model.c_str(), static_cast<long long>(plan.iters), plan.iters == 1 ? "" : "s",
-                static_cast<long long>(plan.warmup), threads, threads == 1 ? "" : "s",
-                wall_ms / runs, min_ms, tables.total.total_us / 1e3 / runs);
-  out << line << shapes_note << "\n";
+  // A stream, not a fixed buffer: the model's path may be of any length.
+  std::ostringstream head;
+  head << std::fixed << std::setprecision(3) << "profile of " << plan.model << ": " << plan.iters
+       << " run" << (plan.iters == 1 ? "" : "s") << " after " << plan.warmup << " warm-up, "
+       << threads << " thread" << (threads == 1 ? "" : "s") << "\n"
+       << "wall time per run: mean " << wall_ms / runs << " ms, min " << min_ms
+       << " ms; node time per run: " << tables.total.total_us / 1e3 / runs
+       << " ms (self time summed over nodes and threads)\n";
+  out << head.str() << shapes_note << "\n";
   PrintTables(out, tables, options.top);
   out << "\ntrace: " << path
       << " (Chrome trace events; open in https://ui.perfetto.dev or chrome://tracing)\n";

@@ -33,12 +33,48 @@ std::vector<TraceEvent> ReadTrace(const std::string& path) {
                   "and dur");
     }
     TraceEvent event{name->text, "", ts->number, dur->number};
+    const JsonValue* tid = e.Find("tid");
+    if (tid != nullptr && tid->kind == JsonValue::kNumber) {
+      event.tid = static_cast<int64_t>(tid->number);
+    }
     const JsonValue* args = e.Find("args");
     const JsonValue* op_type = args != nullptr ? args->Find("op_type") : nullptr;
     if (op_type != nullptr && op_type->kind == JsonValue::kString) event.op_type = op_type->text;
     events.push_back(std::move(event));
   }
   return events;
+}
+
+std::vector<double> SelfTimes(const std::vector<TraceEvent>& events) {
+  std::vector<double> self(events.size());
+  std::vector<size_t> order(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    self[i] = events[i].dur_us;
+    order[i] = i;
+  }
+  const auto end = [&](size_t i) { return events[i].ts_us + events[i].dur_us; };
+  // By thread, then by start; of events starting together the longer first, and of equal ones
+  // the later in the trace: each event comes after every event it is nested in.
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const TraceEvent& x = events[a];
+    const TraceEvent& y = events[b];
+    if (x.tid != y.tid) return x.tid < y.tid;
+    if (x.ts_us != y.ts_us) return x.ts_us < y.ts_us;
+    if (end(a) != end(b)) return end(a) > end(b);
+    return a > b;
+  });
+  std::vector<size_t> open;  // the events enclosing the current one, innermost last
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t i = order[k];
+    if (k > 0 && events[order[k - 1]].tid != events[i].tid) open.clear();
+    // Starting no earlier than every open event, it is inside the innermost that it does not
+    // outlast (every one enclosing that one too).
+    while (!open.empty() && end(i) > end(open.back())) open.pop_back();
+    if (!open.empty()) self[open.back()] -= events[i].dur_us;
+    open.push_back(i);
+  }
+  for (double& t : self) t = std::max(t, 0.0);
+  return self;
 }
 
 namespace {
@@ -71,7 +107,9 @@ ProfileTables Tabulate(const std::vector<TraceEvent>& events, double from_us,
   t.total.name = "total";
   t.total.counted = true;
   t.total.flops = 0.0;
-  for (const TraceEvent& e : events) {
+  const std::vector<double> self = SelfTimes(events);
+  for (size_t i = 0; i < events.size(); ++i) {
+    const TraceEvent& e = events[i];
     if (e.ts_us < from_us) {
       ++t.events_before;
       continue;
@@ -89,13 +127,13 @@ ProfileTables Tabulate(const std::vector<TraceEvent>& events, double from_us,
     };
     auto [node, new_node] = by_node.try_emplace(key, make(key));
     if (new_node) node->second.nodes = 1;
-    Add(node->second, e.dur_us, cost.flops);
+    Add(node->second, self[i], cost.flops);
     auto [op, new_op] = by_op.try_emplace(cost.op_type, make(cost.op_type));
     if (new_node) ++op->second.nodes;
-    Add(op->second, e.dur_us, cost.flops);
+    Add(op->second, self[i], cost.flops);
     if (new_node) ++t.total.nodes;
     ++t.total.calls;
-    t.total.total_us += e.dur_us;
+    t.total.total_us += self[i];
     if (cost.counted && t.total.flops) {
       t.total.flops = cost.flops ? *t.total.flops + *cost.flops : std::optional<double>();
     }
@@ -125,8 +163,8 @@ std::string Padded(const std::string& s, size_t width) {
   return fit + std::string(width - fit.size(), ' ');
 }
 
-// A row: its name, then for a node its op type, else its node count; calls, total and mean ms,
-// its share of `total_us`, GFLOP/s.
+// A row: its name, then for a node its op type, else its node count; calls, self ms in all and
+// per call, its share of `total_us`, GFLOP/s.
 void PrintRow(std::ostream& out, const ProfileRow& row, double total_us, bool node_row,
               size_t name_width, size_t op_width) {
   char nodes[32];
@@ -154,18 +192,19 @@ void PrintTables(std::ostream& out, const ProfileTables& t, int64_t top) {
   node_width = std::min(node_width, kMaxWidth);
   char head[256];
 
-  out << "by op type (% of the summed node time)\n";
+  out << "by op type (self time: a Loop, If or Scan counts its own time only; % of the summed "
+         "self time)\n";
   std::snprintf(head, sizeof head, "%-*s %7s %7s %11s %9s %7s %8s\n", static_cast<int>(op_width),
-                "op type", "nodes", "calls", "total ms", "mean ms", "%", "GFLOP/s");
+                "op type", "nodes", "calls", "self ms", "mean ms", "%", "GFLOP/s");
   out << head;
   for (const ProfileRow& r : t.by_op_type) PrintRow(out, r, total_us, false, op_width, 0);
   PrintRow(out, t.total, total_us, false, op_width, 0);
 
   out << "\ntop " << shown << " of " << t.by_node.size()
-      << " nodes by time (% of the summed node time)\n";
+      << " nodes by self time (% of the summed self time)\n";
   std::snprintf(head, sizeof head, "%-*s  %-*s %7s %11s %9s %7s %8s\n",
                 static_cast<int>(node_width), "node", static_cast<int>(op_width), "op type",
-                "calls", "total ms", "mean ms", "%", "GFLOP/s");
+                "calls", "self ms", "mean ms", "%", "GFLOP/s");
   out << head;
   for (size_t i = 0; i < shown; ++i) {
     PrintRow(out, t.by_node[i], total_us, true, node_width, op_width);

@@ -1,5 +1,6 @@
 #include "tensor_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -157,11 +158,18 @@ uint64_t ExternalNumber(const std::string& what, const std::string& key, const s
   return v;
 }
 
-// Reads a tensor's external data as Kiln's loader reads an initializer's: 'location' relative to
-// `base_dir` and inside it (symbolic links resolved), 'offset' (default 0) and 'length' (when
-// given, exactly `bytes`) within the file.
-void ReadExternalData(const onnx::TensorProto& p, const std::string& what,
-                      const std::string& base_dir, size_t bytes, void* data) {
+// Where a tensor's external data is, found and checked as Kiln's loader checks an
+// initializer's before anything is allocated for it: 'location' relative to `base_dir` and inside
+// it (symbolic links resolved), 'offset' (default 0) and 'length' (when given, exactly `bytes`),
+// and the file holding `bytes` bytes at the offset.
+struct ExternalSource {
+  std::unique_ptr<std::FILE, FileCloser> in;
+  std::filesystem::path file;
+  uint64_t offset = 0;
+};
+
+ExternalSource LocateExternalData(const onnx::TensorProto& p, const std::string& what,
+                                  const std::string& base_dir, size_t bytes) {
   namespace fs = std::filesystem;
   std::string location;
   uint64_t offset = 0;
@@ -179,13 +187,16 @@ void ReadExternalData(const onnx::TensorProto& p, const std::string& what,
   const fs::path dir = fs::weakly_canonical(base_dir.empty() ? fs::path(".") : fs::path(base_dir));
   const fs::path file = fs::weakly_canonical(dir / location, ec);
   if (ec) throw Error(what + ": external data '" + location + "': " + ec.message());
-  // Both are canonical (symbolic links resolved): the folder's parts must begin the file's.
-  bool inside = true;
+  // Both are canonical (symbolic links resolved): the folder's parts must begin the file's. Each
+  // iterator is compared with its end before it is read or moved, never stepped past it (a
+  // location such as ".." gives a file with fewer parts than the folder).
+  auto d = dir.begin();
   auto f = file.begin();
-  for (auto d = dir.begin(); inside && d != dir.end(); ++d, ++f) {
-    inside = f != file.end() && *d == *f;
+  while (d != dir.end() && f != file.end() && *d == *f) {
+    ++d;
+    ++f;
   }
-  if (!inside) {
+  if (d != dir.end()) {
     throw Error(what + ": external data path '" + location + "' leaves the folder '" +
                 dir.string() + "'");
   }
@@ -194,8 +205,9 @@ void ReadExternalData(const onnx::TensorProto& p, const std::string& what,
                 " does not match the " + std::to_string(bytes) +
                 " bytes its dims and data_type need");
   }
-  const std::unique_ptr<std::FILE, FileCloser> in(std::fopen(file.c_str(), "rb"));
-  if (in == nullptr) {
+  ExternalSource src{std::unique_ptr<std::FILE, FileCloser>(std::fopen(file.c_str(), "rb")), file,
+                     offset};
+  if (src.in == nullptr) {
     throw Error(what + ": cannot read external data '" + file.string() +
                 "': " + std::strerror(errno));
   }
@@ -205,12 +217,34 @@ void ReadExternalData(const onnx::TensorProto& p, const std::string& what,
                 std::to_string(size) + " bytes; offset " + std::to_string(offset) + " + " +
                 std::to_string(bytes) + " bytes runs past its end");
   }
-  if (bytes == 0) return;
-  if (offset > static_cast<uint64_t>(std::numeric_limits<long>::max()) ||
-      std::fseek(in.get(), static_cast<long>(offset), SEEK_SET) != 0 ||
-      std::fread(data, 1, bytes, in.get()) != bytes) {
-    throw Error(what + ": reading external data '" + file.string() + "' failed");
+  if (bytes != 0 && offset > static_cast<uint64_t>(std::numeric_limits<long>::max())) {
+    throw Error(what + ": external data offset " + std::to_string(offset) + " is too large");
   }
+  return src;
+}
+
+// Reads the `bytes` bytes LocateExternalData found into `data`.
+void ReadExternalData(const ExternalSource& src, const std::string& what, size_t bytes,
+                      void* data) {
+  if (bytes == 0) return;
+  if (std::fseek(src.in.get(), static_cast<long>(src.offset), SEEK_SET) != 0 ||
+      std::fread(data, 1, bytes, src.in.get()) != bytes) {
+    throw Error(what + ": reading external data '" + src.file.string() + "' failed");
+  }
+}
+
+// The bytes `count` elements of `type` take in a tensor's data (sub-byte types packed), or
+// nothing when that overflows size_t, as Kiln's loader (StorageBytes) counts them: a string takes
+// a std::string.
+std::optional<size_t> DataBytes(KilnElementType type, size_t count) {
+  const size_t bits =
+      type == KILN_ELEMENT_TYPE_STRING ? sizeof(std::string) * 8 : StorageBits(type);
+  if (bits % 8 == 0) {
+    if (count > std::numeric_limits<size_t>::max() / (bits / 8)) return std::nullopt;
+    return count * (bits / 8);
+  }
+  const size_t per_byte = 8 / bits;  // 2 or 4 elements share a byte
+  return count / per_byte + (count % per_byte != 0 ? 1 : 0);
 }
 
 }  // namespace
@@ -247,16 +281,26 @@ kiln::Value TensorFromProto(const onnx::TensorProto& p, const std::string& what,
   const auto type = static_cast<KilnElementType>(p.data_type());
   const std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
   // Every size is checked against the data before anything is allocated, so that a small
-  // corrupt file cannot make the tool reserve gigabytes.
-  size_t count = 1;
+  // corrupt file cannot make the tool reserve gigabytes. As for Kiln's loader, a tensor with a
+  // dimension 0 is empty however large the others are, and the size in bytes must fit size_t.
   for (const int64_t d : dims) {
     if (d < 0) throw Error(what + ": the TensorProto has a negative dimension");
-    if (d != 0 && count > std::numeric_limits<size_t>::max() / 128 / static_cast<size_t>(d)) {
-      throw Error(what + ": the TensorProto's dims overflow the address space");
-    }
-    count *= static_cast<size_t>(d);
   }
-  const size_t bytes = (count * StorageBits(type) + 7) / 8;
+  size_t count = 0;
+  if (std::find(dims.begin(), dims.end(), 0) == dims.end()) {
+    count = 1;
+    for (const int64_t d : dims) {
+      if (count > std::numeric_limits<size_t>::max() / static_cast<uint64_t>(d)) {
+        throw Error(what + ": the TensorProto's dims overflow the address space");
+      }
+      count *= static_cast<size_t>(d);
+    }
+  }
+  if (!DataBytes(type, count)) {
+    throw Error(what + ": the TensorProto's dims overflow the address space");
+  }
+  // The bytes of the data (0 for strings, whose values are not stored in place).
+  const size_t bytes = type == KILN_ELEMENT_TYPE_STRING ? 0 : *DataBytes(type, count);
   const bool external = p.data_location() == onnx::TensorProto::EXTERNAL;
   const auto make = [&] {
     return kiln::Value::CreateTensor(kiln::Allocator::Default(), dims, type);
@@ -274,8 +318,9 @@ kiln::Value TensorFromProto(const onnx::TensorProto& p, const std::string& what,
     return value;
   }
   if (external) {
+    const ExternalSource src = LocateExternalData(p, what, base_dir, bytes);
     kiln::Value value = make();
-    ReadExternalData(p, what, base_dir, bytes, bytes == 0 ? nullptr : value.data<void>());
+    ReadExternalData(src, what, bytes, bytes == 0 ? nullptr : value.data<void>());
     return value;
   }
   if (p.has_raw_data()) {
