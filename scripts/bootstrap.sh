@@ -30,6 +30,7 @@ packages+=(
   python3-venv python3-pip python3-setuptools python3-wheel  # pip install ./bindings/python, offline
   doxygen                       # make docs (part of make test)
   binutils                      # nm, readelf for the link checks
+  abigail-tools                 # abidw, abidiff: the ABI check against abi/kiln-v1.abi (tests/abi)
   dpkg-dev file lintian         # make deb (CPack's dpkg-shlibdeps, file) and tests/install/check_debs.sh
   clang-format clang-tidy       # style checks
   clang libclang-rt-14-dev      # the asan preset: Clang sanitizers and libFuzzer
