@@ -1,6 +1,7 @@
 # Kiln's front door. `make run` and `make test` work on a fresh machine: they install what is
 # missing (scripts/bootstrap.sh), build, and run.
-.PHONY: all bootstrap bootstrap-run build build-asan build-fuzz run test bench bench-quant sweep docs format clean
+.PHONY: all bootstrap bootstrap-run build build-asan build-fuzz run test bench bench-quant sweep docs format clean \
+        soak
 
 all: build
 
@@ -61,6 +62,14 @@ bench-quant: build
 	cd bench/ort && npm ci --ignore-scripts --no-audit --no-fund
 	/usr/bin/python3 bench/quant_side_by_side.py --results bench/RESULTS.md \
 	  $(addprefix --only ,$(QUANT_ZOO)) --rounds 2
+
+# The soak (issue 32, tests/soak): the digits CNN, a light zoo CNN, a tiny transformer (dynamic
+# sequence length) and a Loop/If model from 8 threads for 10 minutes, sessions created and
+# released along the way and long runs terminated; prints runs per model, errors, sessions and the
+# RSS at start, middle and end, and fails unless there were no errors and the RSS stayed flat.
+# Not part of `make test` (which runs a 10-second smoke of it).
+soak: build
+	./build/release/tests/soak/kiln_soak --seconds 600 --threads 8
 
 # The model sweep (bench/sweep, issue 27): every torchvision model torch exports and the streaming
 # models, checked in Kiln at levels 0-3 against torch (bench/sweep/CHECK.md; a failure does not
