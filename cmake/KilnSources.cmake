@@ -48,6 +48,7 @@ set(KILN_SOURCES
   src/onnx/text_parser.cc
   src/runtime/executor.cc
   src/runtime/inference.cc
+  src/runtime/memory_budget.cc
   src/runtime/options.cc
   src/runtime/plan.cc
   src/runtime/session.cc

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <new>
 #include <thread>
 #include <unordered_map>
 
@@ -186,7 +187,9 @@ Frame::Frame(const GraphPlan& plan, const Frame* parent, RunContext& run)
       slots_(plan.slot_count()),
       owned_(plan.slot_count()),
       hand_over_(plan.slot_count(), false),
-      arena_allocator_(run.allocator) {
+      arena_allocator_(run.allocator),
+      budget_(run.budget) {
+  scratch_.set_budget(budget_);
   for (const auto& [slot, t] : plan.constants()) slots_[slot] = Value(t);
   for (const auto& [slot, name] : plan.captures()) slots_[slot] = LookupCaptured(name);
   if (plan.has_arena() && !parallel()) UseLayout(plan.arena());
@@ -214,7 +217,14 @@ void Frame::UseLayout(std::shared_ptr<const ArenaLayout> layout) {
   if (layout == nullptr || !layout->any) return;
   if (layout->bytes > arena_capacity_) {
     FreeArena();
-    arena_ = arena_allocator_->Alloc(layout->bytes);
+    try {
+      arena_ = arena_allocator_->Alloc(layout->bytes);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kOutOfMemory) throw;
+      throw Error(e.code(), std::string("the run's arena (the activations planned for its input "
+                                        "shapes): ") +
+                                e.what());
+    }
     if (arena_ == nullptr) {
       throw Error(ErrorCode::kOutOfMemory,
                   "cannot allocate the run's arena of " + std::to_string(layout->bytes) + " bytes");
@@ -276,6 +286,7 @@ Tensor* Frame::Planned(int slot, DataType type, std::span<const int64_t> dims) c
 ScratchArena::~ScratchArena() {
   for (void* p : overflow_) CpuAlignedFree(p);
   CpuAlignedFree(block_);
+  if (budget_ != nullptr) budget_->Release(overflow_bytes_ + capacity_);
 }
 
 void* ScratchArena::Get(size_t bytes) {
@@ -289,12 +300,15 @@ void* ScratchArena::Get(size_t bytes) {
     p = static_cast<char*>(block_) + used_;
   } else {
     overflow_.reserve(overflow_.size() + 1);
+    if (budget_ != nullptr) budget_->Reserve(bytes, "scratch");
     p = CpuAlignedAlloc(bytes);
     if (p == nullptr) {
+      if (budget_ != nullptr) budget_->Release(bytes);
       throw Error(ErrorCode::kOutOfMemory,
                   "cannot allocate " + std::to_string(bytes) + " bytes of scratch memory");
     }
     overflow_.push_back(p);
+    overflow_bytes_ += bytes;
   }
   used_ = bytes > SIZE_MAX - used_ ? SIZE_MAX : used_ + bytes;
   peak_ = std::max(peak_, used_);
@@ -305,11 +319,16 @@ void ScratchArena::EndStep() noexcept {
   for (void* p : overflow_) CpuAlignedFree(p);
   overflow_.clear();
   used_ = 0;
+  if (budget_ != nullptr) budget_->Release(overflow_bytes_);
+  overflow_bytes_ = 0;
   if (peak_ > capacity_) {
-    // The step needed more than the block: grow it once, so the next run fits.
+    // The step needed more than the block: grow it once, so the next run fits (within the
+    // budget: else the block stays, and such steps take heap blocks as they go).
+    if (budget_ != nullptr && !budget_->TryReserve(peak_ - capacity_)) return;
     CpuAlignedFree(block_);
     block_ = CpuAlignedAlloc(peak_);
     capacity_ = block_ != nullptr ? peak_ : 0;
+    if (budget_ != nullptr && block_ == nullptr) budget_->Release(peak_);  // the old and the new
   }
 }
 
@@ -433,6 +452,9 @@ void Frame::RunStep(const GraphPlan::Step& step, ScratchArena& scratch) {
   } catch (const Error& e) {
     const std::string what = e.what();
     // (A subgraph's step has said what it was given: that is the innermost node, kept.)
+    if (e.code() == ErrorCode::kOutOfMemory && what.rfind("node '", 0) != 0) {
+      throw Error(e.code(), node.Describe() + ": " + what);  // e.g. the memory limit's
+    }
     if (e.code() == ErrorCode::kOutOfMemory || e.code() == ErrorCode::kTerminated ||
         what.find(" (the node was given ") != std::string::npos) {
       throw;
@@ -507,7 +529,10 @@ void Frame::ExecuteParallel() {
     schedule_ = std::move(schedule);
   }
   Schedule& sc = *schedule_;
-  while (sc.scratch.size() < workers) sc.scratch.push_back(std::make_unique<ScratchArena>());
+  while (sc.scratch.size() < workers) {
+    sc.scratch.push_back(std::make_unique<ScratchArena>());
+    sc.scratch.back()->set_budget(budget_);
+  }
   sc.ready.clear();
   sc.waiting.clear();
   for (size_t k = 0; k < steps.size(); ++k) {
@@ -636,13 +661,27 @@ void Frame::PutChild(std::unique_ptr<Frame> child) noexcept {
 }
 
 CachingAllocator::~CachingAllocator() {
-  for (const Block& b : free_) CpuAlignedFree(b.p);
+  Trim();
 }
 
 void CachingAllocator::Trim() noexcept {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const Block& b : free_) CpuAlignedFree(b.p);
+  size_t bytes = 0;
+  for (const Block& b : free_) {
+    CpuAlignedFree(b.p);
+    bytes += b.bytes;
+  }
   free_.clear();
+  if (budget_ != nullptr) budget_->Release(bytes);
+}
+
+void CachingAllocator::Disown(const void* p) noexcept {
+  if (budget_ == nullptr || p == nullptr) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = std::find_if(live_.begin(), live_.end(), [&](const Block& b) { return b.p == p; });
+  if (it == live_.end() || !it->counted) return;
+  it->counted = false;
+  budget_->Release(it->bytes);
 }
 
 size_t CachingAllocator::KeptBytes() const noexcept {
@@ -664,13 +703,16 @@ void* CachingAllocator::Alloc(size_t bytes) {
       return b.p;
     }
   }
+  // Counted before it is allocated (reclaiming idle memory when there is no room: see Session).
+  if (budget_ != nullptr) budget_->Reserve(bytes, "activations");
   void* p = CpuAlignedAlloc(bytes);
-  if (p == nullptr) return nullptr;
   try {
+    if (p == nullptr) throw std::bad_alloc();
     std::lock_guard<std::mutex> lock(mu_);
     live_.push_back({p, bytes});
   } catch (...) {
     CpuAlignedFree(p);
+    if (budget_ != nullptr) budget_->Release(bytes);
     return nullptr;
   }
   return p;
@@ -684,18 +726,24 @@ void CachingAllocator::Free(void* p) noexcept {
   const Block b = *it;
   *it = live_.back();
   live_.pop_back();
+  if (!b.counted || !keep_) {
+    CpuAlignedFree(b.p);
+    if (b.counted && budget_ != nullptr) budget_->Release(b.bytes);
+    return;
+  }
   try {
     free_.insert(std::lower_bound(free_.begin(), free_.end(), b.bytes,
                                   [](const Block& x, size_t n) { return x.bytes < n; }),
                  b);
   } catch (...) {
     CpuAlignedFree(b.p);  // no room to remember it: give it back
+    if (budget_ != nullptr) budget_->Release(b.bytes);
   }
 }
 
 const MemoryInfo& CachingAllocator::Info() const noexcept {
   static constexpr MemoryInfo kInfo{"Cpu", 0, MemType::kDefault, AllocatorType::kArena};
-  return kInfo;
+  return keep_ ? kInfo : kCpuMemoryInfo;
 }
 
 }  // namespace kiln::runtime

@@ -21,6 +21,7 @@
 #include "core/allocator.h"
 #include "core/thread_pool.h"
 #include "core/value.h"
+#include "runtime/memory_budget.h"
 #include "runtime/plan.h"
 
 namespace kiln::runtime {
@@ -64,18 +65,24 @@ struct RunContext {
   ThreadPool* inter_op = nullptr;
   // The session's logger, for kernels that log (custom ops); may be null.
   const Logger* logger = nullptr;
+  // The session's memory limit, when it has one: frames count their arenas and scratch against
+  // it (`allocator` counts the values it allocates itself).
+  std::shared_ptr<MemoryBudget> budget = nullptr;
 };
 
 // Kernel scratch memory for one frame: a block reused step after step. A step that needs more
 // gets extra heap blocks, and the block grows to that peak when the step ends, so a steady-state
-// run takes all its scratch from the block.
+// run takes all its scratch from the block. With a budget, the block and the extra blocks are
+// counted against it (a block that cannot grow within it stays as it is).
 class ScratchArena {
  public:
   ScratchArena() = default;
   ScratchArena(const ScratchArena&) = delete;
   ScratchArena& operator=(const ScratchArena&) = delete;
   ~ScratchArena();
-  // 64-byte aligned; thread-safe. Throws kOutOfMemory.
+  // Set before the first Get.
+  void set_budget(std::shared_ptr<MemoryBudget> budget) noexcept { budget_ = std::move(budget); }
+  // 64-byte aligned; thread-safe. Throws kOutOfMemory (also when the budget has no room).
   void* Get(size_t bytes);
   // Everything handed out since the last call becomes free.
   void EndStep() noexcept;
@@ -87,6 +94,8 @@ class ScratchArena {
   size_t used_ = 0;
   size_t peak_ = 0;
   std::vector<void*> overflow_;
+  size_t overflow_bytes_ = 0;  // of overflow_, counted against budget_
+  std::shared_ptr<MemoryBudget> budget_;
 };
 
 class Frame final {
@@ -180,6 +189,7 @@ class Frame final {
   bool recording_ = false;
   std::vector<ProducedShape> produced_;  // per slot, while recording
   ScratchArena scratch_;
+  std::shared_ptr<MemoryBudget> budget_;  // the session's, or null
 
   // The parallel mode's state, kept between runs so a steady-state run reuses it.
   struct Schedule {
@@ -203,8 +213,14 @@ class Frame final {
 
 // An allocator that keeps freed blocks and hands them out again (best fit, at most twice the
 // request), so steady-state runs of a static-shape model do not go back to the system.
+// With a budget, every block it holds from the system (in use or kept) is counted against it:
+// Alloc reserves before it allocates and throws the budget's kOutOfMemory when there is no room.
 class CachingAllocator final : public Allocator {
  public:
+  CachingAllocator() = default;
+  // `keep` false: a freed block goes back to the system at once (nothing is kept).
+  CachingAllocator(std::shared_ptr<MemoryBudget> budget, bool keep) noexcept
+      : budget_(std::move(budget)), keep_(keep) {}
   ~CachingAllocator() override;
   void* Alloc(size_t bytes) override;
   void Free(void* p) noexcept override;
@@ -213,12 +229,19 @@ class CachingAllocator final : public Allocator {
   void Trim() noexcept;
   // Bytes of the blocks kept for reuse.
   size_t KeptBytes() const noexcept;
+  // Stops counting the block in use at `p` against the budget (an output handed to the caller,
+  // who may keep it as long as it likes): it goes back to the system when freed. No-op for a
+  // pointer that is not a block's, or without a budget.
+  void Disown(const void* p) noexcept;
 
  private:
   struct Block {
     void* p;
     size_t bytes;
+    bool counted = true;  // against budget_
   };
+  std::shared_ptr<MemoryBudget> budget_;
+  bool keep_ = true;
   mutable std::mutex mu_;
   std::vector<Block> free_;  // sorted by size
   std::vector<Block> live_;  // to know a block's size when it comes back

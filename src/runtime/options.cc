@@ -1,6 +1,7 @@
 #include "runtime/options.h"
 
 #include "core/error.h"
+#include "runtime/memory_budget.h"
 
 namespace kiln::runtime {
 namespace {
@@ -41,6 +42,11 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
        "1: the session keeps the graph as loaded, before optimization, for the graph API's "
        "SessionGetGraph(KILN_GRAPH_LOADED) (initializers are shared with the optimized graph, but "
        "ones the optimizer replaced stay in memory); 0 (default): only the optimized graph"},
+      {kMemoryLimitKey, "a decimal number of bytes; 0: no limit",
+       "caps the bytes the session holds for activations and kernel scratch, all its runs "
+       "together (weights and the outputs handed to the caller excluded): a run that would pass "
+       "it fails with OUT_OF_MEMORY naming the node and the size; a model whose planned "
+       "activations pass it fails at creation; 0 or unset (default): no limit"},
   };
   return *keys;
 }
@@ -63,7 +69,11 @@ void CheckConfigKey(const std::vector<ConfigKey>& known, const std::string& key)
 
 void SessionOptions::AddConfig(const std::string& key, const std::string& value) {
   const ConfigKey& k = FindKey(KnownConfigKeys(), key);
-  if (value != "0" && value != "1") ThrowBadValue(k, value);
+  if (key == kMemoryLimitKey) {
+    ParseMemoryLimit(value);
+  } else if (value != "0" && value != "1") {
+    ThrowBadValue(k, value);
+  }
   config[key] = value;
 }
 

@@ -85,9 +85,18 @@ Session::Session(ir::Model model, SessionOptions options, std::shared_ptr<const 
   ClaimOverriddenNodes(g, options_.custom_ops, false);
   optimizer::Optimize(g, options_.optimization_level, kernels);
   if (options_.ConfigFlag("kiln.compute.bf16", false)) optimizer::UseBf16Products(g);
+  const size_t memory_limit = MemoryLimitOf(options_.config);
   plan_ = std::make_unique<GraphPlan>(
       g, kernels, PlanOptions{.infer = true, .fold_constants = options_.optimization_level >= 1});
   ClaimOverriddenNodes(g, options_.custom_ops, true);
+  // Every run in order places the plan's arena first (the parallel mode places nothing).
+  if (memory_limit != 0 && !options_.parallel && plan_->arena_bytes() > memory_limit) {
+    throw Error(ErrorCode::kOutOfMemory,
+                "the model's activations, planned from its declared shapes, need " +
+                    std::to_string(plan_->arena_bytes()) +
+                    " bytes per run, more than the memory limit " + kMemoryLimitKey + "=" +
+                    std::to_string(memory_limit));
+  }
   if (!options_.optimized_model_path.empty()) {
     WriteOptimizedModel(model_, options_.optimized_model_path);
   }
@@ -100,7 +109,14 @@ Session::Session(ir::Model model, SessionOptions options, std::shared_ptr<const 
     if (inter <= 0) inter = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (inter > 1) inter_op_ = std::make_unique<ThreadPool>(inter, &PrepareCpuKernelThread);
   }
-  if (options_.ConfigFlag("kiln.arena.enable", true)) {
+  if (memory_limit != 0) {
+    budget_ = std::make_shared<MemoryBudget>(memory_limit);
+    auto caching =
+        std::make_shared<CachingAllocator>(budget_, options_.ConfigFlag("kiln.arena.enable", true));
+    caching_ = caching.get();
+    allocator_ = std::move(caching);
+    budget_->SetReclaim([this] { ReleaseIdleMemory(); });
+  } else if (options_.ConfigFlag("kiln.arena.enable", true)) {
     auto caching = std::make_shared<CachingAllocator>();
     caching_ = caching.get();
     allocator_ = std::move(caching);
@@ -110,7 +126,27 @@ Session::Session(ir::Model model, SessionOptions options, std::shared_ptr<const 
   if (!options_.profile_prefix.empty()) profiler_ = std::make_unique<Profiler>();
 }
 
-Session::~Session() = default;
+Session::~Session() {
+  // The budget may outlive the session (outputs keep the allocator that counts against it).
+  if (budget_ != nullptr) budget_->SetReclaim(nullptr);
+}
+
+void Session::ReleaseIdleMemory() const noexcept {
+  std::vector<std::unique_ptr<Frame>> idle;
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    idle.swap(pool_);
+    // (FrameReturn relies on the capacity reserved for every frame made.)
+    try {
+      pool_.reserve(frames_made_);
+    } catch (const std::bad_alloc&) {
+      idle.swap(pool_);  // nothing freed: the pool keeps its frames and capacity
+      return;
+    }
+  }
+  idle.clear();  // their arenas go back to the allocator, which keeps them ...
+  if (caching_ != nullptr) caching_->Trim();  // ... until now
+}
 
 void Session::UseGivenInitializers(ir::Graph& g) const {
   for (const auto& [name, given] : options_.initializers) {
@@ -381,7 +417,7 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
   } shrink_on_exit{run.shrink_arena ? caching_ : nullptr};
   const bool check_finite = run.check_finite < 0 ? check_finite_ : run.check_finite == 1;
   RunContext ctx{*threads_,    allocator_,      &run.terminate, profiler_.get(),
-                 check_finite, inter_op_.get(), logger_.get()};
+                 check_finite, inter_op_.get(), logger_.get(),  budget_};
   FrameLease frame = AcquireFrame(ctx);
   std::vector<NamedDim> named;
   for (size_t i = 0; i < input_names.size(); ++i) {
@@ -466,6 +502,12 @@ void Session::Run(const RunOptions& run, std::span<const std::string> input_name
     if (results[i] != nullptr || frame->Output(k).kind() != Value::Kind::kTensor) continue;
     if (made.empty()) made.resize(output_names.size());
     made[i] = frame->TakeTensorOutput(k);
+  }
+  // The caller's now: out of the memory limit's count (see memory_budget()).
+  if (budget_ != nullptr) {
+    for (const auto& t : made) {
+      if (t != nullptr && t->byte_size() != 0) caching_->Disown(t->data());
+    }
   }
   for (size_t i = 0; i < output_names.size(); ++i) {
     const Value& got = frame->Output(OutputIndex(output_names[i], i));

@@ -31,7 +31,9 @@ class Session {
   };
 
   // Plans the model: creates every kernel (the options' custom ops' before the built-in ones).
-  // Throws kNotImplemented for an unsupported op, kInvalidGraph for a graph the kernels reject.
+  // Throws kNotImplemented for an unsupported op, kInvalidGraph for a graph the kernels reject,
+  // kOutOfMemory when the activations planned from the declared shapes pass the memory limit
+  // (config "kiln.memory.limit_bytes"; see memory_budget()).
   // `logger` (may be null) is what kernels that log (custom ops) log through.
   Session(ir::Model model, SessionOptions options, std::shared_ptr<const Logger> logger = nullptr);
   ~Session();
@@ -67,6 +69,14 @@ class Session {
   static constexpr size_t kMaxLayouts = 8;
   // Bytes of freed blocks the session's caching allocator keeps for reuse (0 without one).
   size_t cached_bytes() const noexcept { return caching_ != nullptr ? caching_->KeptBytes() : 0; }
+  // The memory limit's count, or null when the session has no limit. It covers the activations
+  // (arenas, values allocated at run time, in use or kept for reuse) and kernel scratch of all
+  // runs together, and the idle frames' too: a reservation that does not fit first frees those
+  // (ReleaseIdleMemory). Weights, and the tensor outputs handed to the caller, are not counted.
+  const MemoryBudget* memory_budget() const noexcept { return budget_.get(); }
+  // Frees what no run is using: the pooled frames (their arenas and scratch) and the blocks the
+  // caching allocator keeps.
+  void ReleaseIdleMemory() const noexcept;
 
   // When the profiler started, in nanoseconds since the epoch (system clock); 0 when profiling
   // is off.
@@ -136,6 +146,7 @@ class Session {
   std::vector<GraphInput> graph_inputs_;
   std::unique_ptr<ThreadPool> threads_;
   std::unique_ptr<ThreadPool> inter_op_;  // the parallel execution mode's; null: steps in order
+  std::shared_ptr<MemoryBudget> budget_;  // null: no limit
   std::shared_ptr<Allocator> allocator_;
   CachingAllocator* caching_ = nullptr;  // allocator_, when it is one
   std::unique_ptr<Profiler> profiler_;

@@ -143,6 +143,12 @@ KILN_ENTRY_TYPE(KilnStatus*, AddFreeDimensionOverrideByName,
  *   attention fusion makes it) on bf16 operands with float sums, where the
  *   machine has AVX-512 BF16 (about twice the float speed; each operand keeps 8 bits of
  *   mantissa); elsewhere they stay float. "0" (default): float.
+ * - "kiln.memory.limit_bytes": a decimal number of bytes capping what the session holds for
+ *   activations and kernel scratch, all its concurrent runs together (weights, and the tensor
+ *   outputs Run hands to the caller, are not counted). A run that would pass it fails with
+ *   KILN_OUT_OF_MEMORY naming the node and the size, before the memory is allocated, and the
+ *   session stays usable; CreateSession fails with KILN_OUT_OF_MEMORY when the activations
+ *   planned from the model's declared shapes pass it. "0" (default): no limit.
  *
  * @param[in,out] options  The options.
  * @param[in]     key      One of the keys above.
