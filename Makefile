@@ -1,7 +1,7 @@
 # Kiln's front door. `make run` and `make test` work on a fresh machine: they install what is
 # missing (scripts/bootstrap.sh), build, and run.
-.PHONY: all bootstrap bootstrap-run build build-asan build-fuzz run test bench bench-quant sweep docs format clean \
-        soak
+.PHONY: all bootstrap bootstrap-run build build-asan build-fuzz build-tsan run test bench bench-quant sweep docs format clean \
+        soak fuzz-long
 
 all: build
 
@@ -23,6 +23,11 @@ build-asan: bootstrap
 build-fuzz: bootstrap
 	cmake --preset fuzz
 	cmake --build --preset fuzz
+
+# ThreadSanitizer (Clang): the library and what runs it from many threads (the tsan presets).
+build-tsan: bootstrap
+	cmake --preset tsan
+	cmake --build --preset tsan
 
 # The bundled demo: a C99 program classifies the held-out 8x8 digits with the CNN in
 # examples/digits through the C ABI and prints accuracy and mean latency.
@@ -109,10 +114,18 @@ deb: build
 	cpack --config build/release/CPackConfig.cmake
 
 # Every test: the release build (unit, contract, link checks, examples, models, Doxygen), the
-# whole suite again under ASan+LSan+UBSan, and the loader fuzzer (Clang) for a short while. The
-# last line is the combined count.
-test: build build-asan build-fuzz
-	@scripts/run_tests.sh release asan fuzz
+# whole suite again under ASan+LSan+UBSan, the concurrency tests under ThreadSanitizer, and the
+# fuzzers (Clang) for a short while. The last line is the combined count.
+test: build build-asan build-tsan build-fuzz
+	@scripts/run_tests.sh release asan tsan fuzz
+
+# Both fuzzers (the loader's and the run path's, tests/fuzz) at once for FUZZ_LONG_SECONDS each
+# (default an hour), on corpora kept in build/fuzz/long: prints the executions of each and in
+# total, and fails on any finding (the inputs are in build/fuzz/long/*.findings). Not part of
+# `make test`, which runs each for 30 seconds.
+FUZZ_LONG_SECONDS ?= 3600
+fuzz-long: build-fuzz
+	scripts/fuzz_long.sh $(FUZZ_LONG_SECONDS)
 
 format:
 	git ls-files '*.h' '*.cc' '*.c' | xargs clang-format -i

@@ -77,7 +77,7 @@ set(CPACK_DEBIAN_DEVEL_PACKAGE_SECTION libdevel)
 # Exactly this build's libkiln1 (libkiln.so links to it), and what Kiln::kiln_static and
 # kiln.pc's Requires.private need (pkg-config reads those too): Debian's dnnl-config.cmake wants
 # OpenCL's headers.
-set(kiln_dev_depends "libkiln1 (= ${PROJECT_VERSION})" libonnx-dev libprotobuf-dev libdnnl-dev
+set(kiln_dev_depends "libkiln1 (= ${PROJECT_VERSION})" libprotobuf-dev libdnnl-dev
     "ocl-icd-opencl-dev | opencl-dev" libjpeg-dev libpng-dev libtiff-dev libwebp-dev
     libopenjp2-7-dev "pkgconf | pkg-config")
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")

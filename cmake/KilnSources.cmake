@@ -67,6 +67,7 @@ set(KILN_UNIT_TEST_SOURCES
   src/core/float16_test.cc
   src/core/shape_test.cc
   src/core/tensor_test.cc
+  src/core/thread_cache_test.cc
   src/core/thread_pool_test.cc
   src/core/utf8_test.cc
   src/kernels/cpu/small_vector_test.cc

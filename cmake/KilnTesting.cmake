@@ -1,4 +1,5 @@
-# kiln_gtest(TARGET [SHARDS N] [ENVIRONMENT VAR=VALUE...]): registers a GoogleTest executable.
+# kiln_gtest(TARGET [TSAN] [SHARDS N] [ENVIRONMENT VAR=VALUE...]): registers a GoogleTest
+# executable.
 #
 # Release build: one ctest test per test case (gtest_discover_tests), so a failure names its case.
 # Sanitizer builds: the cases run in N processes (default 1) through GoogleTest's own sharding
@@ -7,8 +8,21 @@
 # made the ASan run 28 minutes, mostly start-up. The shard's output names a failing case; the exit
 # status still decides (a LeakSanitizer report at exit fails the shard), and a shard that ran no
 # case fails (N must not exceed the executable's number of cases).
+#
+# TSAN: the executable also runs under ThreadSanitizer (the tsan preset, KILN_TSAN), as one test
+# labelled "tsan" (the preset runs only those); a report fails it at once (halt_on_error).
+# Without TSAN nothing is registered in that build.
 function(kiln_gtest target)
-  cmake_parse_arguments(arg "" "SHARDS" "ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(arg "TSAN" "SHARDS" "ENVIRONMENT" ${ARGN})
+  if(KILN_TSAN)
+    if(arg_TSAN)
+      add_test(NAME ${target} COMMAND ${target})
+      set_tests_properties(${target} PROPERTIES
+        ENVIRONMENT "${KILN_TSAN_OPTIONS}" LABELS tsan
+        FAIL_REGULAR_EXPRESSION "\\[  PASSED  \\] 0 tests;ThreadSanitizer")
+    endif()
+    return()
+  endif()
   if(NOT KILN_SANITIZE)
     if(arg_ENVIRONMENT)
       gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST
@@ -34,3 +48,9 @@ function(kiln_gtest target)
       FAIL_REGULAR_EXPRESSION "\\[  PASSED  \\] 0 tests")
   endforeach()
 endfunction()
+
+# What every test under ThreadSanitizer runs with: stop at the first report (the exit status and
+# the output then fail the test); a huge allocation returns NULL as in the other builds (the
+# tests that ask for one expect OUT_OF_MEMORY); the second stack of a lock-order report.
+set(KILN_TSAN_OPTIONS
+    "TSAN_OPTIONS=halt_on_error=1:allocator_may_return_null=1:second_deadlock_stack=1")

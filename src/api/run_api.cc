@@ -7,6 +7,7 @@
 #include "api/handles.h"
 #include "api/run_arguments.h"
 #include "api/status.h"
+#include "core/thread_cache.h"
 
 namespace kiln::api {
 
@@ -53,12 +54,13 @@ KilnStatus* KILN_API_CALL Run(KilnSession* session, const KilnRunOptions* run_op
                               const char* const* input_names, const KilnValue* const* inputs,
                               size_t input_count, const char* const* output_names,
                               size_t output_count, KilnValue** outputs) {
-  thread_local RunArguments thread_arguments;
+  // The thread's argument lists, kept for its next Run (ThreadCache, not thread_local: the library
+  // must stay unloadable after a Run on the host's thread).
   thread_local bool thread_arguments_in_use = false;
-  // A Run from inside a Run on this thread (a log callback calling Run) gets its own lists.
-  RunArguments nested_arguments;
-  RunArguments& args = thread_arguments_in_use ? nested_arguments : thread_arguments;
   return Guard("Run", [&] {
+    // A Run from inside a Run on this thread (a log callback calling Run) gets its own lists.
+    RunArguments nested_arguments;
+    RunArguments& args = thread_arguments_in_use ? nested_arguments : ThreadCacheOf<RunArguments>();
     struct ClearOnExit {
       RunArguments& a;
       bool& in_use;

@@ -1,7 +1,7 @@
 #include "ir/text_printer.h"
 
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 
 #include <fstream>
 #include <iterator>
@@ -17,7 +17,7 @@ namespace {
 // src/ir/testdata/check_text_with_onnx.py also parses with ONNX's own parser (an outside check
 // that the text is ONNX's syntax; ctest's text_printer_parses_with_onnx). KILN_REWRITE_TEXT=1
 // rewrites the files instead of comparing.
-void ExpectText(const ::onnx::ModelProto& proto, const std::string& name,
+void ExpectText(const ::kiln_onnx::ModelProto& proto, const std::string& name,
                 const TextOptions& options = {}) {
   const std::string bytes = proto.SerializeAsString();
   const Model model = onnx::LoadModelBytes(bytes.data(), bytes.size(), "");
@@ -44,8 +44,8 @@ void ExpectText(const ::onnx::ModelProto& proto, const std::string& name,
   EXPECT_GT(count, 1u);
 }
 
-::onnx::ValueInfoProto* TensorInfo(::onnx::ValueInfoProto* vi, const std::string& name, int elem,
-                                   std::initializer_list<const char*> dims) {
+::kiln_onnx::ValueInfoProto* TensorInfo(::kiln_onnx::ValueInfoProto* vi, const std::string& name,
+                                        int elem, std::initializer_list<const char*> dims) {
   vi->set_name(name);
   auto* t = vi->mutable_type()->mutable_tensor_type();
   t->set_elem_type(elem);
@@ -61,10 +61,10 @@ void ExpectText(const ::onnx::ModelProto& proto, const std::string& name,
   return vi;
 }
 
-::onnx::NodeProto* AddNode(::onnx::GraphProto* g, const std::string& op,
-                           std::initializer_list<const char*> inputs,
-                           std::initializer_list<const char*> outputs,
-                           const std::string& domain = "") {
+::kiln_onnx::NodeProto* AddNode(::kiln_onnx::GraphProto* g, const std::string& op,
+                                std::initializer_list<const char*> inputs,
+                                std::initializer_list<const char*> outputs,
+                                const std::string& domain = "") {
   auto* n = g->add_node();
   n->set_op_type(op);
   n->set_domain(domain);
@@ -73,8 +73,8 @@ void ExpectText(const ::onnx::ModelProto& proto, const std::string& name,
   return n;
 }
 
-::onnx::ModelProto Base() {
-  ::onnx::ModelProto m;
+::kiln_onnx::ModelProto Base() {
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
   m.set_producer_name("kiln-test");
@@ -83,28 +83,28 @@ void ExpectText(const ::onnx::ModelProto& proto, const std::string& name,
 }
 
 TEST(TextPrinter, WritesTypesShapesInitializersAndNodes) {
-  ::onnx::ModelProto m = Base();
+  ::kiln_onnx::ModelProto m = Base();
   m.set_model_version(3);
   auto* g = m.mutable_graph();
-  TensorInfo(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"N", "2"});
-  TensorInfo(g->add_input(), "flag", ::onnx::TensorProto::BOOL, {});
-  TensorInfo(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"N", "?"});
+  TensorInfo(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {"N", "2"});
+  TensorInfo(g->add_input(), "flag", ::kiln_onnx::TensorProto::BOOL, {});
+  TensorInfo(g->add_output(), "y", ::kiln_onnx::TensorProto::FLOAT, {"N", "?"});
   auto* w = g->add_initializer();
   w->set_name("w");
-  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   w->add_dims(2);
   w->add_dims(3);
   for (float v : {1.0f, -2.5f, 0.125f, 3.0f, 1e-7f, 100.0f}) w->add_float_data(v);
   auto* b = g->add_initializer();
   b->set_name("b");
-  b->set_data_type(::onnx::TensorProto::INT64);
+  b->set_data_type(::kiln_onnx::TensorProto::INT64);
   b->add_dims(3);
   for (int64_t v : {1, -2, 3}) b->add_int64_data(v);
   AddNode(g, "MatMul", {"x", "w"}, {"t"});
   AddNode(g, "Cast", {"b"}, {"bf"})->add_attribute()->CopyFrom([] {
-    ::onnx::AttributeProto a;
+    ::kiln_onnx::AttributeProto a;
     a.set_name("to");
-    a.set_type(::onnx::AttributeProto::INT);
+    a.set_type(::kiln_onnx::AttributeProto::INT);
     a.set_i(1);
     return a;
   }());
@@ -113,40 +113,41 @@ TEST(TextPrinter, WritesTypesShapesInitializersAndNodes) {
 }
 
 TEST(TextPrinter, WritesEveryAttributeKindACustomDomainAndLeftOutInputs) {
-  ::onnx::ModelProto m = Base();
+  ::kiln_onnx::ModelProto m = Base();
   auto* custom = m.add_opset_import();
   custom->set_domain("ai.kiln.example");
   custom->set_version(1);
   auto* g = m.mutable_graph();
-  TensorInfo(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"2", "3"});
-  TensorInfo(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"2", "3"});
-  TensorInfo(g->add_output(), "z", ::onnx::TensorProto::FLOAT, {"3", "2"});
+  TensorInfo(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {"2", "3"});
+  TensorInfo(g->add_output(), "y", ::kiln_onnx::TensorProto::FLOAT, {"2", "3"});
+  TensorInfo(g->add_output(), "z", ::kiln_onnx::TensorProto::FLOAT, {"3", "2"});
   auto* op = AddNode(g, "MulAddRelu", {"x", "x", "x"}, {"y"}, "ai.kiln.example");
-  auto attr = [&](::onnx::NodeProto* n, const char* name, ::onnx::AttributeProto::AttributeType t) {
+  auto attr = [&](::kiln_onnx::NodeProto* n, const char* name,
+                  ::kiln_onnx::AttributeProto::AttributeType t) {
     auto* a = n->add_attribute();
     a->set_name(name);
     a->set_type(t);
     return a;
   };
-  attr(op, "alpha", ::onnx::AttributeProto::FLOAT)->set_f(0.1f);
-  attr(op, "count", ::onnx::AttributeProto::INT)->set_i(-4);
-  attr(op, "label", ::onnx::AttributeProto::STRING)->set_s("a label");
-  auto* fs = attr(op, "scales", ::onnx::AttributeProto::FLOATS);
+  attr(op, "alpha", ::kiln_onnx::AttributeProto::FLOAT)->set_f(0.1f);
+  attr(op, "count", ::kiln_onnx::AttributeProto::INT)->set_i(-4);
+  attr(op, "label", ::kiln_onnx::AttributeProto::STRING)->set_s("a label");
+  auto* fs = attr(op, "scales", ::kiln_onnx::AttributeProto::FLOATS);
   fs->add_floats(1.0f);
   fs->add_floats(2.5f);
-  auto* is = attr(op, "axes", ::onnx::AttributeProto::INTS);
+  auto* is = attr(op, "axes", ::kiln_onnx::AttributeProto::INTS);
   is->add_ints(0);
   is->add_ints(-1);
-  auto* ss = attr(op, "names", ::onnx::AttributeProto::STRINGS);
+  auto* ss = attr(op, "names", ::kiln_onnx::AttributeProto::STRINGS);
   ss->add_strings("p");
   ss->add_strings("q");
   auto* c = AddNode(g, "Constant", {}, {"perm_f"});
-  auto* tv = attr(c, "value", ::onnx::AttributeProto::TENSOR)->mutable_t();
-  tv->set_data_type(::onnx::TensorProto::FLOAT);
+  auto* tv = attr(c, "value", ::kiln_onnx::AttributeProto::TENSOR)->mutable_t();
+  tv->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   tv->add_dims(2);
   tv->add_float_data(1.5f);
   tv->add_float_data(2.0f);
-  attr(AddNode(g, "Transpose", {"y"}, {"z0"}), "perm", ::onnx::AttributeProto::INTS)
+  attr(AddNode(g, "Transpose", {"y"}, {"z0"}), "perm", ::kiln_onnx::AttributeProto::INTS)
       ->mutable_ints()
       ->Add(1);
   g->mutable_node(2)->mutable_attribute(0)->add_ints(0);
@@ -156,38 +157,38 @@ TEST(TextPrinter, WritesEveryAttributeKindACustomDomainAndLeftOutInputs) {
 }
 
 TEST(TextPrinter, WritesSubgraphsAsAttributes) {
-  ::onnx::ModelProto m = Base();
+  ::kiln_onnx::ModelProto m = Base();
   auto* g = m.mutable_graph();
-  TensorInfo(g->add_input(), "c", ::onnx::TensorProto::BOOL, {});
-  TensorInfo(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"2"});
-  TensorInfo(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"2"});
+  TensorInfo(g->add_input(), "c", ::kiln_onnx::TensorProto::BOOL, {});
+  TensorInfo(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {"2"});
+  TensorInfo(g->add_output(), "y", ::kiln_onnx::TensorProto::FLOAT, {"2"});
   auto* n = AddNode(g, "If", {"c"}, {"y"});
   for (auto [name, op] : {std::pair{"then_branch", "Identity"}, std::pair{"else_branch", "Neg"}}) {
     auto* a = n->add_attribute();
     a->set_name(name);
-    a->set_type(::onnx::AttributeProto::GRAPH);
+    a->set_type(::kiln_onnx::AttributeProto::GRAPH);
     auto* b = a->mutable_g();
     b->set_name(std::string(name) + "_g");
     const std::string out = std::string(op) + "_out";
     AddNode(b, op, {"x"}, {out.c_str()});
-    TensorInfo(b->add_output(), out, ::onnx::TensorProto::FLOAT, {"2"});
+    TensorInfo(b->add_output(), out, ::kiln_onnx::TensorProto::FLOAT, {"2"});
   }
   ExpectText(m, "if");
 }
 
 TEST(TextPrinter, ElidesLargeInitializersAndQuotesNamesThatAreNotIdentifiers) {
-  ::onnx::ModelProto m = Base();
+  ::kiln_onnx::ModelProto m = Base();
   auto* g = m.mutable_graph();
-  TensorInfo(g->add_input(), "/input:0", ::onnx::TensorProto::FLOAT, {"4"});
-  TensorInfo(g->add_output(), "out put", ::onnx::TensorProto::FLOAT, {"4"});
+  TensorInfo(g->add_input(), "/input:0", ::kiln_onnx::TensorProto::FLOAT, {"4"});
+  TensorInfo(g->add_output(), "out put", ::kiln_onnx::TensorProto::FLOAT, {"4"});
   auto* w = g->add_initializer();
   w->set_name("weights.big");
-  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   w->add_dims(4);
   for (int i = 0; i < 4; ++i) w->add_float_data(static_cast<float>(i));
   auto* s = g->add_initializer();
   s->set_name("small");
-  s->set_data_type(::onnx::TensorProto::STRING);
+  s->set_data_type(::kiln_onnx::TensorProto::STRING);
   s->add_dims(1);
   s->add_string_data("say \"hi\"\\");
   AddNode(g, "Add", {"/input:0", "weights.big"}, {"out put"});

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,34 +43,34 @@ class GraphBuilder {
   GraphBuilder(const ir::Model& model, std::string model_dir, LiftedSources lifted)
       : model_(model), model_dir_(std::move(model_dir)), lifted_(lifted) {}
 
-  std::shared_ptr<ir::Graph> Build(const ::onnx::GraphProto& proto, const std::string& where,
+  std::shared_ptr<ir::Graph> Build(const ::kiln_onnx::GraphProto& proto, const std::string& where,
                                    const std::vector<const ir::Graph*>& scopes);
 
  private:
-  ir::TypeInfo ConvertType(const ::onnx::TypeProto& t, const std::string& what, int depth);
-  std::shared_ptr<const ir::SparseTensor> ConvertSparse(const ::onnx::SparseTensorProto& p,
+  ir::TypeInfo ConvertType(const ::kiln_onnx::TypeProto& t, const std::string& what, int depth);
+  std::shared_ptr<const ir::SparseTensor> ConvertSparse(const ::kiln_onnx::SparseTensorProto& p,
                                                         const std::string& what);
-  ir::Attribute ConvertAttribute(const ::onnx::AttributeProto& a, const std::string& node,
+  ir::Attribute ConvertAttribute(const ::kiln_onnx::AttributeProto& a, const std::string& node,
                                  const std::vector<const ir::Graph*>& scopes);
   ir::Value* Resolve(ir::Graph& g, const std::string& name,
                      const std::vector<const ir::Graph*>& scopes);
   // Turns initializer `v`, also listed as graph input `in`, into a graph input whose default
   // value is the initializer, typed as the input declares (checked against the initializer).
-  void MakeDefaultedInput(ir::Graph& g, ir::Value& v, const ::onnx::ValueInfoProto& in);
+  void MakeDefaultedInput(ir::Graph& g, ir::Value& v, const ::kiln_onnx::ValueInfoProto& in);
 
   const ir::Model& model_;
   std::string model_dir_;
   LiftedSources lifted_;
 };
 
-ir::TypeInfo GraphBuilder::ConvertType(const ::onnx::TypeProto& t, const std::string& what,
+ir::TypeInfo GraphBuilder::ConvertType(const ::kiln_onnx::TypeProto& t, const std::string& what,
                                        int depth) {
   if (depth > 16) BadGraph(what + ": type nests deeper than 16 levels");
   ir::TypeInfo info;
   switch (t.value_case()) {
-    case ::onnx::TypeProto::kTensorType:
-    case ::onnx::TypeProto::kSparseTensorType: {
-      const bool sparse = t.value_case() == ::onnx::TypeProto::kSparseTensorType;
+    case ::kiln_onnx::TypeProto::kTensorType:
+    case ::kiln_onnx::TypeProto::kSparseTensorType: {
+      const bool sparse = t.value_case() == ::kiln_onnx::TypeProto::kSparseTensorType;
       const int32_t elem =
           sparse ? t.sparse_tensor_type().elem_type() : t.tensor_type().elem_type();
       const bool has_shape =
@@ -105,7 +105,7 @@ ir::TypeInfo GraphBuilder::ConvertType(const ::onnx::TypeProto& t, const std::st
       }
       break;
     }
-    case ::onnx::TypeProto::kSequenceType:
+    case ::kiln_onnx::TypeProto::kSequenceType:
       info.kind = ir::ValueKind::kSequence;
       if (t.sequence_type().has_elem_type()) {
         info.contained = std::make_shared<ir::TypeInfo>(
@@ -113,7 +113,7 @@ ir::TypeInfo GraphBuilder::ConvertType(const ::onnx::TypeProto& t, const std::st
         info.elem = info.contained->elem;  // the element type of the tensors inside
       }
       break;
-    case ::onnx::TypeProto::kOptionalType:
+    case ::kiln_onnx::TypeProto::kOptionalType:
       info.kind = ir::ValueKind::kOptional;
       if (t.optional_type().has_elem_type()) {
         info.contained = std::make_shared<ir::TypeInfo>(
@@ -121,7 +121,7 @@ ir::TypeInfo GraphBuilder::ConvertType(const ::onnx::TypeProto& t, const std::st
         info.elem = info.contained->elem;  // the element type of the tensors inside
       }
       break;
-    case ::onnx::TypeProto::kMapType: {
+    case ::kiln_onnx::TypeProto::kMapType: {
       info.kind = ir::ValueKind::kMap;
       const int32_t key = t.map_type().key_type();
       if (key != 0 && !IsKnownDataType(key)) {
@@ -141,7 +141,7 @@ ir::TypeInfo GraphBuilder::ConvertType(const ::onnx::TypeProto& t, const std::st
   return info;
 }
 
-ir::Attribute GraphBuilder::ConvertAttribute(const ::onnx::AttributeProto& a,
+ir::Attribute GraphBuilder::ConvertAttribute(const ::kiln_onnx::AttributeProto& a,
                                              const std::string& node,
                                              const std::vector<const ir::Graph*>& scopes) {
   ir::Attribute out;
@@ -240,7 +240,7 @@ ir::Attribute GraphBuilder::ConvertAttribute(const ::onnx::AttributeProto& a,
 }
 
 std::shared_ptr<const ir::SparseTensor> GraphBuilder::ConvertSparse(
-    const ::onnx::SparseTensorProto& p, const std::string& what) {
+    const ::kiln_onnx::SparseTensorProto& p, const std::string& what) {
   auto s = std::make_shared<ir::SparseTensor>();
   s->values = TensorFromProto(p.values(), what + " values", model_dir_);
   s->indices = TensorFromProto(p.indices(), what + " indices", model_dir_);
@@ -251,7 +251,7 @@ std::shared_ptr<const ir::SparseTensor> GraphBuilder::ConvertSparse(
 }
 
 void GraphBuilder::MakeDefaultedInput(ir::Graph& g, ir::Value& v,
-                                      const ::onnx::ValueInfoProto& in) {
+                                      const ::kiln_onnx::ValueInfoProto& in) {
   const std::string what = "graph input '" + in.name() + "'";
   const std::shared_ptr<const Tensor> value = v.initializer();
   ir::TypeInfo type = v.type();  // the initializer's
@@ -299,7 +299,7 @@ ir::Value* GraphBuilder::Resolve(ir::Graph& g, const std::string& name,
   return nullptr;
 }
 
-std::shared_ptr<ir::Graph> GraphBuilder::Build(const ::onnx::GraphProto& proto,
+std::shared_ptr<ir::Graph> GraphBuilder::Build(const ::kiln_onnx::GraphProto& proto,
                                                const std::string& where,
                                                const std::vector<const ir::Graph*>& scopes) {
   if (scopes.size() > 32) BadGraph(where + ": subgraphs nest deeper than 32 levels");
@@ -312,7 +312,7 @@ std::shared_ptr<ir::Graph> GraphBuilder::Build(const ::onnx::GraphProto& proto,
   const size_t lifted_count =
       scopes.empty() && lifted_.raw != nullptr ? lifted_.raw->size() : size_t{0};
   for (int i = 0; i < proto.initializer_size(); ++i) {
-    const ::onnx::TensorProto& init = proto.initializer(i);
+    const ::kiln_onnx::TensorProto& init = proto.initializer(i);
     if (init.name().empty()) BadGraph("an initializer" + in_graph + " has no name");
     const std::string what = "initializer '" + init.name() + "'";
     std::optional<LiftedRawData> raw;
@@ -441,7 +441,7 @@ std::shared_ptr<ir::Graph> GraphBuilder::Build(const ::onnx::GraphProto& proto,
   return g;
 }
 
-ir::Model Convert(const ::onnx::ModelProto& proto, const std::string& model_dir,
+ir::Model Convert(const ::kiln_onnx::ModelProto& proto, const std::string& model_dir,
                   LiftedSources lifted) {
   ir::Model m;
   m.ir_version = proto.ir_version();
@@ -669,8 +669,8 @@ std::string Lifter::Bytes() const {
 }
 
 // Parses a ModelProto onto `arena`; throws kInvalidProtobuf.
-::onnx::ModelProto* ParseModel(google::protobuf::Arena& arena, const void* data, size_t size) {
-  auto* proto = google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
+::kiln_onnx::ModelProto* ParseModel(google::protobuf::Arena& arena, const void* data, size_t size) {
+  auto* proto = google::protobuf::Arena::CreateMessage<::kiln_onnx::ModelProto>(&arena);
   google::protobuf::io::CodedInputStream in(static_cast<const uint8_t*>(data),
                                             static_cast<int>(size));
   in.SetRecursionLimit(200);
@@ -695,7 +695,8 @@ ir::Model Load(const void* data, size_t size, const std::string& model_dir, size
   // an allocation failed (libprotobuf can drop a half-built sub-message on that path).
   google::protobuf::Arena arena;
   if (!lifted) return Convert(*ParseModel(arena, data, size), model_dir, {});
-  const ::onnx::ModelProto* proto = ParseModel(arena, lifted->bytes.data(), lifted->bytes.size());
+  const ::kiln_onnx::ModelProto* proto =
+      ParseModel(arena, lifted->bytes.data(), lifted->bytes.size());
   std::string().swap(lifted->bytes);  // parsed: not needed while the tensors are built
   return Convert(*proto, model_dir, {static_cast<const uint8_t*>(data), &lifted->raw, drop_pages});
 }

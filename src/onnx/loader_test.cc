@@ -1,7 +1,7 @@
 #include "onnx/loader.h"
 
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 
 #include <unistd.h>
 
@@ -21,8 +21,8 @@ namespace kiln::onnx {
 namespace {
 
 // y = Identity(x) over float [2], plus whatever a test adds.
-::onnx::ModelProto IdentityModel() {
-  ::onnx::ModelProto m;
+::kiln_onnx::ModelProto IdentityModel() {
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(8);
   m.set_producer_name("kiln-test");
   auto* op = m.add_opset_import();
@@ -37,7 +37,7 @@ namespace {
   n->add_output("y");
   for (auto* vi : {g->add_input(), g->add_output()}) {
     auto* t = vi->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    t->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
     t->mutable_shape()->add_dim()->set_dim_param("batch");
     t->mutable_shape()->add_dim()->set_dim_value(2);
   }
@@ -46,13 +46,13 @@ namespace {
   return m;
 }
 
-ir::Model Load(const ::onnx::ModelProto& m, const std::string& dir = "") {
+ir::Model Load(const ::kiln_onnx::ModelProto& m, const std::string& dir = "") {
   const std::string bytes = m.SerializeAsString();
   return LoadModelBytes(bytes.data(), bytes.size(), dir);
 }
 
 // Loads `m` and expects `code` with every fragment in the message.
-void ExpectLoadError(const ::onnx::ModelProto& m, ErrorCode code,
+void ExpectLoadError(const ::kiln_onnx::ModelProto& m, ErrorCode code,
                      std::initializer_list<const char*> fragments, const std::string& dir = "") {
   try {
     Load(m, dir);
@@ -67,7 +67,7 @@ void ExpectLoadError(const ::onnx::ModelProto& m, ErrorCode code,
 }
 
 TEST(Loader, ReadsGraphTypesAndMetadata) {
-  ::onnx::ModelProto m = IdentityModel();
+  ::kiln_onnx::ModelProto m = IdentityModel();
   auto* kv = m.add_metadata_props();
   kv->set_key("author");
   kv->set_value("kiln");
@@ -85,36 +85,46 @@ TEST(Loader, ReadsGraphTypesAndMetadata) {
 }
 
 TEST(Loader, EveryInitializerEncoding) {
-  ::onnx::ModelProto m = IdentityModel();
+  ::kiln_onnx::ModelProto m = IdentityModel();
   auto* g = m.mutable_graph();
   auto* typed = g->add_initializer();
   typed->set_name("typed");
-  typed->set_data_type(::onnx::TensorProto::INT64);
+  typed->set_data_type(::kiln_onnx::TensorProto::INT64);
   typed->add_dims(2);
   typed->add_int64_data(7);
   typed->add_int64_data(-8);
   auto* raw = g->add_initializer();
   raw->set_name("raw");
-  raw->set_data_type(::onnx::TensorProto::FLOAT);
+  raw->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   raw->add_dims(1);
   const float v = 2.5f;
   raw->set_raw_data(std::string(reinterpret_cast<const char*>(&v), sizeof v));
   auto* half = g->add_initializer();
   half->set_name("half");
-  half->set_data_type(::onnx::TensorProto::FLOAT16);
+  half->set_data_type(::kiln_onnx::TensorProto::FLOAT16);
   half->add_dims(1);
   half->add_int32_data(0x3c00);
   // A bool is true for any non-zero entry, as ONNX's numpy_helper reads it: 256 (low byte 0)
   // included.
   auto* flags = g->add_initializer();
   flags->set_name("flags");
-  flags->set_data_type(::onnx::TensorProto::BOOL);
+  flags->set_data_type(::kiln_onnx::TensorProto::BOOL);
   flags->add_dims(6);
   for (const int32_t v : {0, 1, 7, 256, -256, 0x10000}) flags->add_int32_data(v);
+  // And raw bytes: any non-zero byte is true, stored as 1 (the kernels read C++ bools, for which
+  // another byte is undefined behaviour; found by the run-path fuzzer).
+  auto* raw_flags = g->add_initializer();
+  raw_flags->set_name("raw_flags");
+  raw_flags->set_data_type(::kiln_onnx::TensorProto::BOOL);
+  raw_flags->add_dims(4);
+  raw_flags->set_raw_data(std::string("\x00\x01\xff\x02", 4));
   ir::Model model = Load(m);
   const auto* b =
       static_cast<const uint8_t*>(model.graph->FindValue("flags")->initializer()->data());
   EXPECT_EQ(std::vector<uint8_t>(b, b + 6), (std::vector<uint8_t>{0, 1, 1, 1, 1, 1}));
+  const auto* rb =
+      static_cast<const uint8_t*>(model.graph->FindValue("raw_flags")->initializer()->data());
+  EXPECT_EQ(std::vector<uint8_t>(rb, rb + 4), (std::vector<uint8_t>{0, 1, 1, 1}));
   const auto* t = model.graph->FindValue("typed")->initializer().get();
   EXPECT_EQ(static_cast<const int64_t*>(t->data())[1], -8);
   EXPECT_EQ(*static_cast<const float*>(model.graph->FindValue("raw")->initializer()->data()), 2.5f);
@@ -134,12 +144,12 @@ TEST(Loader, ExternalDataInsideTheFolderOnly) {
     out.write(reinterpret_cast<const char*>(data), sizeof data);
   }
   auto with_external = [](const std::string& location, const std::string& offset) {
-    ::onnx::ModelProto m = IdentityModel();
+    ::kiln_onnx::ModelProto m = IdentityModel();
     auto* w = m.mutable_graph()->add_initializer();
     w->set_name("w");
-    w->set_data_type(::onnx::TensorProto::FLOAT);
+    w->set_data_type(::kiln_onnx::TensorProto::FLOAT);
     w->add_dims(3);
-    w->set_data_location(::onnx::TensorProto::EXTERNAL);
+    w->set_data_location(::kiln_onnx::TensorProto::EXTERNAL);
     auto* loc = w->add_external_data();
     loc->set_key("location");
     loc->set_value(location);
@@ -163,13 +173,13 @@ TEST(Loader, ExternalDataInsideTheFolderOnly) {
 }
 
 TEST(Loader, DanglingNameNamesNodeAndInput) {
-  ::onnx::ModelProto m = IdentityModel();
+  ::kiln_onnx::ModelProto m = IdentityModel();
   m.mutable_graph()->mutable_node(0)->set_input(0, "nowhere");
   ExpectLoadError(m, ErrorCode::kInvalidGraph, {"node 'id' (Identity)", "'nowhere'"});
 }
 
 TEST(Loader, CycleIsRefused) {
-  ::onnx::ModelProto m = IdentityModel();
+  ::kiln_onnx::ModelProto m = IdentityModel();
   auto* g = m.mutable_graph();
   g->mutable_node(0)->set_input(0, "z");
   auto* n2 = g->add_node();
@@ -181,10 +191,10 @@ TEST(Loader, CycleIsRefused) {
 }
 
 TEST(Loader, InitializerBytesMustMatchDims) {
-  ::onnx::ModelProto m = IdentityModel();
+  ::kiln_onnx::ModelProto m = IdentityModel();
   auto* w = m.mutable_graph()->add_initializer();
   w->set_name("w");
-  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   w->add_dims(4);
   w->set_raw_data(std::string(12, '\0'));
   ExpectLoadError(m, ErrorCode::kInvalidProtobuf, {"initializer 'w'", "12 bytes", "16"});
@@ -193,13 +203,13 @@ TEST(Loader, InitializerBytesMustMatchDims) {
   ExpectLoadError(m, ErrorCode::kInvalidProtobuf, {"initializer 'w'", "float_data holds 1"});
   w->set_data_type(99);
   ExpectLoadError(m, ErrorCode::kInvalidProtobuf, {"initializer 'w'", "data_type 99"});
-  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   w->set_dims(0, -4);
   ExpectLoadError(m, ErrorCode::kInvalidProtobuf, {"initializer 'w'", "negative"});
 }
 
 TEST(Loader, IrVersionsOutsideTheRange) {
-  ::onnx::ModelProto m = IdentityModel();
+  ::kiln_onnx::ModelProto m = IdentityModel();
   m.set_ir_version(2);
   ExpectLoadError(m, ErrorCode::kInvalidProtobuf, {"IR version 2"});
   m.set_ir_version(14);
@@ -211,7 +221,7 @@ TEST(Loader, IrVersionsOutsideTheRange) {
 }
 
 TEST(Loader, UnimportedDomainNamesTheNode) {
-  ::onnx::ModelProto m = IdentityModel();
+  ::kiln_onnx::ModelProto m = IdentityModel();
   m.mutable_graph()->mutable_node(0)->set_domain("com.example");
   ExpectLoadError(m, ErrorCode::kInvalidGraph, {"node 'id' (Identity)", "com.example"});
 }
@@ -228,7 +238,7 @@ TEST(Loader, GarbageAndTruncatedBytes) {
     }
   }
   const std::string garbage = "\xff\xff\xff\xff this is not a model";
-  ExpectLoadError(::onnx::ModelProto(), ErrorCode::kInvalidProtobuf, {"IR version 0"});
+  ExpectLoadError(::kiln_onnx::ModelProto(), ErrorCode::kInvalidProtobuf, {"IR version 0"});
   EXPECT_THROW(LoadModelBytes(garbage.data(), garbage.size(), ""), Error);
 }
 
@@ -243,11 +253,11 @@ TEST(Loader, MissingFileIsNoSuchFile) {
 }
 
 TEST(Loader, SubgraphCapturesBecomeImplicitInputs) {
-  ::onnx::ModelProto m = IdentityModel();
+  ::kiln_onnx::ModelProto m = IdentityModel();
   auto* g = m.mutable_graph();
   auto* cond = g->add_initializer();
   cond->set_name("cond");
-  cond->set_data_type(::onnx::TensorProto::BOOL);
+  cond->set_data_type(::kiln_onnx::TensorProto::BOOL);
   cond->add_int32_data(1);
   auto* n = g->add_node();
   n->set_name("if");
@@ -257,7 +267,7 @@ TEST(Loader, SubgraphCapturesBecomeImplicitInputs) {
   for (const char* branch : {"then_branch", "else_branch"}) {
     auto* a = n->add_attribute();
     a->set_name(branch);
-    a->set_type(::onnx::AttributeProto::GRAPH);
+    a->set_type(::kiln_onnx::AttributeProto::GRAPH);
     auto* sg = a->mutable_g();
     auto* sn = sg->add_node();
     sn->set_op_type("Identity");
@@ -294,9 +304,10 @@ std::string RandomBytes(size_t n, uint32_t seed) {
   return out;
 }
 
-::onnx::TensorProto* AddRaw(::onnx::GraphProto* g, const std::string& name,
-                            ::onnx::TensorProto::DataType type, const std::vector<int64_t>& dims,
-                            size_t element_bytes, uint32_t seed) {
+::kiln_onnx::TensorProto* AddRaw(::kiln_onnx::GraphProto* g, const std::string& name,
+                                 ::kiln_onnx::TensorProto::DataType type,
+                                 const std::vector<int64_t>& dims, size_t element_bytes,
+                                 uint32_t seed) {
   auto* t = g->add_initializer();
   t->set_name(name);
   t->set_data_type(type);
@@ -312,23 +323,23 @@ std::string RandomBytes(size_t n, uint32_t seed) {
 // Initializers of every kind the lifting meets: large raw_data at odd and even offsets (names of
 // odd and even length before it), a zero-size one, small raw_data, typed fields, and a large
 // raw_data in a subgraph (never lifted).
-::onnx::ModelProto ModelWithInitializers() {
-  ::onnx::ModelProto m = IdentityModel();
+::kiln_onnx::ModelProto ModelWithInitializers() {
+  ::kiln_onnx::ModelProto m = IdentityModel();
   auto* g = m.mutable_graph();
-  AddRaw(g, "w", ::onnx::TensorProto::FLOAT, {37, 41}, 4, 1);
-  AddRaw(g, "bytes_odd", ::onnx::TensorProto::INT8, {3, 1001}, 1, 2);
-  AddRaw(g, "empty", ::onnx::TensorProto::FLOAT, {0, 5}, 4, 3);
-  AddRaw(g, "small", ::onnx::TensorProto::FLOAT, {3}, 4, 4);
+  AddRaw(g, "w", ::kiln_onnx::TensorProto::FLOAT, {37, 41}, 4, 1);
+  AddRaw(g, "bytes_odd", ::kiln_onnx::TensorProto::INT8, {3, 1001}, 1, 2);
+  AddRaw(g, "empty", ::kiln_onnx::TensorProto::FLOAT, {0, 5}, 4, 3);
+  AddRaw(g, "small", ::kiln_onnx::TensorProto::FLOAT, {3}, 4, 4);
   auto* typed = g->add_initializer();
   typed->set_name("typed");
-  typed->set_data_type(::onnx::TensorProto::INT64);
+  typed->set_data_type(::kiln_onnx::TensorProto::INT64);
   typed->add_dims(2);
   typed->add_int64_data(7);
   typed->add_int64_data(-8);
-  AddRaw(g, "h", ::onnx::TensorProto::FLOAT16, {1027}, 2, 5);
+  AddRaw(g, "h", ::kiln_onnx::TensorProto::FLOAT16, {1027}, 2, 5);
   auto* cond = g->add_initializer();
   cond->set_name("cond");
-  cond->set_data_type(::onnx::TensorProto::BOOL);
+  cond->set_data_type(::kiln_onnx::TensorProto::BOOL);
   cond->add_int32_data(1);
   auto* n = g->add_node();
   n->set_name("if");
@@ -338,9 +349,9 @@ std::string RandomBytes(size_t n, uint32_t seed) {
   for (const char* branch : {"then_branch", "else_branch"}) {
     auto* a = n->add_attribute();
     a->set_name(branch);
-    a->set_type(::onnx::AttributeProto::GRAPH);
+    a->set_type(::kiln_onnx::AttributeProto::GRAPH);
     auto* sg = a->mutable_g();
-    AddRaw(sg, "inner_w", ::onnx::TensorProto::FLOAT, {700}, 4, 6);
+    AddRaw(sg, "inner_w", ::kiln_onnx::TensorProto::FLOAT, {700}, 4, 6);
     auto* sn = sg->add_node();
     sn->set_op_type("Identity");
     sn->add_input("inner_w");
@@ -379,13 +390,13 @@ std::string Outcome(std::string_view bytes, size_t lift_min_bytes) {
 }
 
 TEST(Lifting, LiftedBytesParseToTheModelWithoutTheRawData) {
-  const ::onnx::ModelProto m = ModelWithInitializers();
+  const ::kiln_onnx::ModelProto m = ModelWithInitializers();
   const std::string bytes = m.SerializeAsString();
   for (size_t min_bytes : {size_t{0}, size_t{1024}}) {
     std::optional<detail::LiftedModel> lifted =
         detail::LiftRawData(bytes.data(), bytes.size(), min_bytes);
     ASSERT_TRUE(lifted.has_value());
-    ::onnx::ModelProto expected = m;
+    ::kiln_onnx::ModelProto expected = m;
     std::vector<int> want;
     for (int i = 0; i < expected.graph().initializer_size(); ++i) {
       auto* t = expected.mutable_graph()->mutable_initializer(i);
@@ -394,7 +405,7 @@ TEST(Lifting, LiftedBytesParseToTheModelWithoutTheRawData) {
         t->set_raw_data("");
       }
     }
-    ::onnx::ModelProto parsed;
+    ::kiln_onnx::ModelProto parsed;
     ASSERT_TRUE(parsed.ParseFromString(lifted->bytes));
     EXPECT_EQ(parsed.SerializeAsString(), expected.SerializeAsString()) << min_bytes;
     ASSERT_EQ(lifted->raw.size(), want.size());
@@ -429,10 +440,10 @@ TEST(Lifting, LoadsTheSameTensorsAsThePlainPath) {
 
 TEST(Lifting, FileLoadCopiesFromTheMappingAcrossSlices) {
   namespace fs = std::filesystem;
-  ::onnx::ModelProto m = ModelWithInitializers();
+  ::kiln_onnx::ModelProto m = ModelWithInitializers();
   // Larger than a copy slice (4 MiB), so pages are given back while it is copied.
-  AddRaw(m.mutable_graph(), "big", ::onnx::TensorProto::UINT8, {9 * (1 << 20) + 3}, 1, 7);
-  AddRaw(m.mutable_graph(), "after", ::onnx::TensorProto::FLOAT, {5000}, 4, 8);
+  AddRaw(m.mutable_graph(), "big", ::kiln_onnx::TensorProto::UINT8, {9 * (1 << 20) + 3}, 1, 7);
+  AddRaw(m.mutable_graph(), "after", ::kiln_onnx::TensorProto::FLOAT, {5000}, 4, 8);
   const std::string bytes = m.SerializeAsString();
   const fs::path path =
       fs::temp_directory_path() / ("kiln_lift_test_" + std::to_string(::getpid()) + ".onnx");
@@ -457,17 +468,17 @@ TEST(Lifting, FileLoadCopiesFromTheMappingAcrossSlices) {
 TEST(Lifting, MergedGraphsAndRepeatedRawData) {
   const std::string big = RandomBytes(4000, 9);
   const std::string small = RandomBytes(40, 10);
-  ::onnx::TensorProto head;
+  ::kiln_onnx::TensorProto head;
   head.set_name("twice");
-  head.set_data_type(::onnx::TensorProto::UINT8);
+  head.set_data_type(::kiln_onnx::TensorProto::UINT8);
   for (const std::string* last : {&small, &big}) {
     const std::string& first = last == &small ? big : small;
     head.clear_dims();
     head.add_dims(static_cast<int64_t>(last->size()));
     const std::string tensor =
         head.SerializeAsString() + LengthField(9, first) + LengthField(9, *last);
-    ::onnx::GraphProto extra;
-    AddRaw(&extra, "second_graph_w", ::onnx::TensorProto::FLOAT, {600}, 4, 11);
+    ::kiln_onnx::GraphProto extra;
+    AddRaw(&extra, "second_graph_w", ::kiln_onnx::TensorProto::FLOAT, {600}, 4, 11);
     const std::string graph = extra.SerializeAsString() + LengthField(5, tensor);
     const std::string bytes = ModelWithInitializers().SerializeAsString() + LengthField(7, graph);
     const std::string plain = Outcome(bytes, kNoLift);
@@ -480,14 +491,14 @@ TEST(Lifting, MergedGraphsAndRepeatedRawData) {
 }
 
 TEST(Lifting, LiftedRawDataIsCheckedLikeAnyOther) {
-  ::onnx::ModelProto m = IdentityModel();
-  auto* w = AddRaw(m.mutable_graph(), "w", ::onnx::TensorProto::FLOAT, {400}, 4, 12);
+  ::kiln_onnx::ModelProto m = IdentityModel();
+  auto* w = AddRaw(m.mutable_graph(), "w", ::kiln_onnx::TensorProto::FLOAT, {400}, 4, 12);
   w->mutable_raw_data()->append("1234");
   ExpectLoadError(m, ErrorCode::kInvalidProtobuf, {"initializer 'w'", "1604 bytes", "1600"});
-  w->set_data_type(::onnx::TensorProto::STRING);
+  w->set_data_type(::kiln_onnx::TensorProto::STRING);
   ExpectLoadError(m, ErrorCode::kInvalidProtobuf,
                   {"initializer 'w'", "string tensors cannot use raw_data"});
-  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   w->set_dims(0, -400);
   ExpectLoadError(m, ErrorCode::kInvalidProtobuf, {"initializer 'w'", "negative"});
 }
@@ -496,9 +507,9 @@ TEST(Lifting, LiftedRawDataIsCheckedLikeAnyOther) {
 // raw_data among them — must fail cleanly, and exactly as the plain path fails (or load the same
 // tensors where the damage still parses).
 TEST(Lifting, DamagedBytesFailAsThePlainPathFails) {
-  ::onnx::ModelProto m = IdentityModel();
-  AddRaw(m.mutable_graph(), "w", ::onnx::TensorProto::FLOAT, {300}, 4, 13);
-  AddRaw(m.mutable_graph(), "b", ::onnx::TensorProto::INT8, {1101}, 1, 14);
+  ::kiln_onnx::ModelProto m = IdentityModel();
+  AddRaw(m.mutable_graph(), "w", ::kiln_onnx::TensorProto::FLOAT, {300}, 4, 13);
+  AddRaw(m.mutable_graph(), "b", ::kiln_onnx::TensorProto::INT8, {1101}, 1, 14);
   const std::string bytes = m.SerializeAsString();
   ASSERT_TRUE(detail::LiftRawData(bytes.data(), bytes.size(), 1024).has_value());
   int failures = 0;

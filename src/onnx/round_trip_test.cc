@@ -2,7 +2,7 @@
 // graph, and a session writing its optimized model (SessionOptions::optimized_model_path) at
 // each level gives a file whose outputs match the session's, run as written and optimized again.
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -31,7 +31,7 @@ fs::path TestDir(const std::string& name) {
   return dir;
 }
 
-ir::Model Load(const ::onnx::ModelProto& m) {
+ir::Model Load(const ::kiln_onnx::ModelProto& m) {
   const std::string bytes = m.SerializeAsString();
   return LoadModelBytes(bytes.data(), bytes.size(), "");
 }
@@ -157,7 +157,7 @@ TEST(RoundTrip, Digits) {
       "digits");
 }
 
-void SetTensorType(::onnx::ValueInfoProto* vi, const std::string& name, int elem,
+void SetTensorType(::kiln_onnx::ValueInfoProto* vi, const std::string& name, int elem,
                    std::vector<int64_t> dims) {
   vi->set_name(name);
   auto* tt = vi->mutable_type()->mutable_tensor_type();
@@ -171,8 +171,8 @@ void SetTensorType(::onnx::ValueInfoProto* vi, const std::string& name, int elem
   }
 }
 
-::onnx::NodeProto* AddNode(::onnx::GraphProto* g, const std::string& op,
-                           std::vector<std::string> in, std::vector<std::string> out) {
+::kiln_onnx::NodeProto* AddNode(::kiln_onnx::GraphProto* g, const std::string& op,
+                                std::vector<std::string> in, std::vector<std::string> out) {
   auto* n = g->add_node();
   n->set_name(out.empty() ? op : out[0] + "/" + op);
   n->set_op_type(op);
@@ -181,17 +181,17 @@ void SetTensorType(::onnx::ValueInfoProto* vi, const std::string& name, int elem
   return n;
 }
 
-::onnx::TensorProto FloatTensor(const std::string& name, std::vector<float> values) {
-  ::onnx::TensorProto t;
+::kiln_onnx::TensorProto FloatTensor(const std::string& name, std::vector<float> values) {
+  ::kiln_onnx::TensorProto t;
   t.set_name(name);
-  t.set_data_type(::onnx::TensorProto::FLOAT);
+  t.set_data_type(::kiln_onnx::TensorProto::FLOAT);
   t.add_dims(static_cast<int64_t>(values.size()));
   for (float v : values) t.add_float_data(v);
   return t;
 }
 
-::onnx::ModelProto Opset17() {
-  ::onnx::ModelProto m;
+::kiln_onnx::ModelProto Opset17() {
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
   m.mutable_graph()->set_name("g");
@@ -200,93 +200,93 @@ void SetTensorType(::onnx::ValueInfoProto* vi, const std::string& name, int elem
 
 // r = If(cond, x + a, x - b); acc = Loop 3 times: acc += x * a (x, a captured).
 TEST(RoundTrip, IfAndLoopWithCapturedValues) {
-  ::onnx::ModelProto m = Opset17();
+  ::kiln_onnx::ModelProto m = Opset17();
   auto* g = m.mutable_graph();
-  SetTensorType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {3});
-  SetTensorType(g->add_input(), "cond", ::onnx::TensorProto::BOOL, {});
+  SetTensorType(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {3});
+  SetTensorType(g->add_input(), "cond", ::kiln_onnx::TensorProto::BOOL, {});
   *g->add_initializer() = FloatTensor("a", {1.5f, -2.0f, 0.25f});
   *g->add_initializer() = FloatTensor("zeros", {0, 0, 0});
-  ::onnx::TensorProto trips;
+  ::kiln_onnx::TensorProto trips;
   trips.set_name("trips");
-  trips.set_data_type(::onnx::TensorProto::INT64);
+  trips.set_data_type(::kiln_onnx::TensorProto::INT64);
   trips.add_int64_data(3);
   *g->add_initializer() = trips;
   auto* n_if = AddNode(g, "If", {"cond"}, {"r"});
   for (const char* branch : {"then_branch", "else_branch"}) {
     auto* attr = n_if->add_attribute();
     attr->set_name(branch);
-    attr->set_type(::onnx::AttributeProto::GRAPH);
+    attr->set_type(::kiln_onnx::AttributeProto::GRAPH);
     auto* sub = attr->mutable_g();
     sub->set_name(branch);
     const bool then = std::string(branch) == "then_branch";
     if (!then) *sub->add_initializer() = FloatTensor("b", {0.5f, 0.5f, 0.5f});
     AddNode(sub, then ? "Add" : "Sub", {"x", then ? "a" : "b"}, {"branch_out"});
-    SetTensorType(sub->add_output(), "branch_out", ::onnx::TensorProto::FLOAT, {3});
+    SetTensorType(sub->add_output(), "branch_out", ::kiln_onnx::TensorProto::FLOAT, {3});
   }
   auto* loop = AddNode(g, "Loop", {"trips", "", "zeros"}, {"acc"});
   auto* body_attr = loop->add_attribute();
   body_attr->set_name("body");
-  body_attr->set_type(::onnx::AttributeProto::GRAPH);
+  body_attr->set_type(::kiln_onnx::AttributeProto::GRAPH);
   auto* body = body_attr->mutable_g();
   body->set_name("body");
-  SetTensorType(body->add_input(), "i", ::onnx::TensorProto::INT64, {});
-  SetTensorType(body->add_input(), "c", ::onnx::TensorProto::BOOL, {});
-  SetTensorType(body->add_input(), "acc_in", ::onnx::TensorProto::FLOAT, {3});
+  SetTensorType(body->add_input(), "i", ::kiln_onnx::TensorProto::INT64, {});
+  SetTensorType(body->add_input(), "c", ::kiln_onnx::TensorProto::BOOL, {});
+  SetTensorType(body->add_input(), "acc_in", ::kiln_onnx::TensorProto::FLOAT, {3});
   AddNode(body, "Identity", {"c"}, {"c_out"});
   AddNode(body, "Mul", {"x", "a"}, {"xa"});
   AddNode(body, "Add", {"acc_in", "xa"}, {"acc_out"});
-  SetTensorType(body->add_output(), "c_out", ::onnx::TensorProto::BOOL, {});
-  SetTensorType(body->add_output(), "acc_out", ::onnx::TensorProto::FLOAT, {3});
-  SetTensorType(g->add_output(), "r", ::onnx::TensorProto::FLOAT, {3});
-  SetTensorType(g->add_output(), "acc", ::onnx::TensorProto::FLOAT, {3});
+  SetTensorType(body->add_output(), "c_out", ::kiln_onnx::TensorProto::BOOL, {});
+  SetTensorType(body->add_output(), "acc_out", ::kiln_onnx::TensorProto::FLOAT, {3});
+  SetTensorType(g->add_output(), "r", ::kiln_onnx::TensorProto::FLOAT, {3});
+  SetTensorType(g->add_output(), "acc", ::kiln_onnx::TensorProto::FLOAT, {3});
   ExpectRoundTrips([&] { return Load(m); }, "control_flow");
 }
 
 // y16 = Cast(x, float16) + w16; words = Identity(string initializer).
 TEST(RoundTrip, Float16AndStringInitializers) {
-  ::onnx::ModelProto m = Opset17();
+  ::kiln_onnx::ModelProto m = Opset17();
   auto* g = m.mutable_graph();
-  SetTensorType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {-1, 3});
-  ::onnx::TensorProto w;
+  SetTensorType(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {-1, 3});
+  ::kiln_onnx::TensorProto w;
   w.set_name("w16");
-  w.set_data_type(::onnx::TensorProto::FLOAT16);
+  w.set_data_type(::kiln_onnx::TensorProto::FLOAT16);
   w.add_dims(3);
   for (uint16_t bits : {0x3c00, 0xc200, 0x3555}) w.add_int32_data(bits);
   *g->add_initializer() = w;
-  ::onnx::TensorProto s;
+  ::kiln_onnx::TensorProto s;
   s.set_name("strings");
-  s.set_data_type(::onnx::TensorProto::STRING);
+  s.set_data_type(::kiln_onnx::TensorProto::STRING);
   s.add_dims(3);
   for (const char* v : {"alpha", "", "\xce\xb2\xce\xb3"}) s.add_string_data(v);
   *g->add_initializer() = s;
   auto* cast = AddNode(g, "Cast", {"x"}, {"x16"});
   auto* to = cast->add_attribute();
   to->set_name("to");
-  to->set_type(::onnx::AttributeProto::INT);
-  to->set_i(::onnx::TensorProto::FLOAT16);
+  to->set_type(::kiln_onnx::AttributeProto::INT);
+  to->set_i(::kiln_onnx::TensorProto::FLOAT16);
   AddNode(g, "Add", {"x16", "w16"}, {"y16"});
   AddNode(g, "Identity", {"strings"}, {"words"});
-  SetTensorType(g->add_output(), "y16", ::onnx::TensorProto::FLOAT16, {-1, 3});
-  SetTensorType(g->add_output(), "words", ::onnx::TensorProto::STRING, {3});
+  SetTensorType(g->add_output(), "y16", ::kiln_onnx::TensorProto::FLOAT16, {-1, 3});
+  SetTensorType(g->add_output(), "words", ::kiln_onnx::TensorProto::STRING, {3});
   ExpectRoundTrips([&] { return Load(m); }, "f16_strings");
 }
 
 // Sequence and optional inputs and outputs: s2 = SequenceInsert(s, x), n = SequenceLength(s2),
 // has = OptionalHasElement(o), back = OptionalGetElement(o), ox = Optional(x).
 TEST(RoundTrip, SequenceAndOptionalInputsAndOutputs) {
-  ::onnx::ModelProto m = Opset17();
+  ::kiln_onnx::ModelProto m = Opset17();
   m.mutable_opset_import(0)->set_version(18);
   auto* g = m.mutable_graph();
-  SetTensorType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {2});
+  SetTensorType(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {2});
   auto* s = g->add_input();
   s->set_name("s");
   auto* st = s->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type();
-  st->set_elem_type(::onnx::TensorProto::FLOAT);
+  st->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
   st->mutable_shape()->add_dim()->set_dim_param("len");
   auto* o = g->add_input();
   o->set_name("o");
   auto* ot = o->mutable_type()->mutable_optional_type()->mutable_elem_type()->mutable_tensor_type();
-  ot->set_elem_type(::onnx::TensorProto::FLOAT);
+  ot->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
   ot->mutable_shape()->add_dim()->set_dim_value(3);
   AddNode(g, "SequenceInsert", {"s", "x"}, {"s2"});
   AddNode(g, "SequenceLength", {"s2"}, {"n"});
@@ -296,13 +296,13 @@ TEST(RoundTrip, SequenceAndOptionalInputsAndOutputs) {
   auto* s2 = g->add_output();
   *s2->mutable_type() = s->type();
   s2->set_name("s2");
-  SetTensorType(g->add_output(), "n", ::onnx::TensorProto::INT64, {});
-  SetTensorType(g->add_output(), "has", ::onnx::TensorProto::BOOL, {});
-  SetTensorType(g->add_output(), "back", ::onnx::TensorProto::FLOAT, {3});
+  SetTensorType(g->add_output(), "n", ::kiln_onnx::TensorProto::INT64, {});
+  SetTensorType(g->add_output(), "has", ::kiln_onnx::TensorProto::BOOL, {});
+  SetTensorType(g->add_output(), "back", ::kiln_onnx::TensorProto::FLOAT, {3});
   auto* ox = g->add_output();
   ox->set_name("ox");
-  SetTensorType(ox, "ox", ::onnx::TensorProto::FLOAT, {2});
-  ::onnx::TypeProto inner = ox->type();
+  SetTensorType(ox, "ox", ::kiln_onnx::TensorProto::FLOAT, {2});
+  ::kiln_onnx::TypeProto inner = ox->type();
   *ox->mutable_type()->mutable_optional_type()->mutable_elem_type() = inner;
   ExpectRoundTrips([&] { return Load(m); }, "sequence_optional");
 }

@@ -1,6 +1,6 @@
 #include "onnx/tensor_proto.h"
 
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -38,7 +38,7 @@ uint64_t ParseUint(const std::string& what, const std::string& key, const std::s
   return v;
 }
 
-ExternalRef ParseExternal(const ::onnx::TensorProto& proto, const std::string& what) {
+ExternalRef ParseExternal(const ::kiln_onnx::TensorProto& proto, const std::string& what) {
   ExternalRef ref;
   for (const auto& kv : proto.external_data()) {
     if (kv.key() == "location") {
@@ -60,7 +60,7 @@ struct ExternalSource {
 
 // Finds and checks external data before anything is allocated for it: the path must stay inside
 // `model_dir` and the file must hold `bytes` bytes at the offset.
-ExternalSource LocateExternal(const ::onnx::TensorProto& proto, const std::string& what,
+ExternalSource LocateExternal(const ::kiln_onnx::TensorProto& proto, const std::string& what,
                               const std::string& model_dir, size_t bytes) {
   namespace fs = std::filesystem;
   const ExternalRef ref = ParseExternal(proto, what);
@@ -117,7 +117,7 @@ void ReadExternal(const ExternalSource& src, const std::string& what, void* dst,
 
 // How many entries the typed field for `type` must hold for `count` elements (`bytes` packed
 // bytes for the sub-byte types); its name; and in `have` how many it holds.
-std::pair<size_t, const char*> TypedFieldSize(const ::onnx::TensorProto& p, DataType type,
+std::pair<size_t, const char*> TypedFieldSize(const ::kiln_onnx::TensorProto& p, DataType type,
                                               size_t count, size_t bytes, size_t* have) {
   switch (type) {
     case DataType::kFloat:
@@ -164,7 +164,7 @@ void CopyField(const Field& field, void* dst) {
 // int32_data of the types narrower than 32 bits holds one element per entry (bits for float16
 // and the float8s), except the sub-byte types where each entry holds one packed byte. The 8-bit
 // types and the packed bytes take each entry's low byte; a bool is true for any non-zero entry.
-void FromInt32Data(const ::onnx::TensorProto& p, DataType type, size_t count,
+void FromInt32Data(const ::kiln_onnx::TensorProto& p, DataType type, size_t count,
                    const std::string& what, Tensor& t) {
   const auto& f = p.int32_data();
   switch (type) {
@@ -228,9 +228,18 @@ void CopyLifted(const LiftedRawData& src, void* dst) {
   }
 }
 
+// Raw bool bytes other than 0 and 1 read as true, like int32_data's non-zero entries (and
+// numpy's bool from bytes): the kernels read bools as C++ bool, for which another byte is
+// undefined behaviour.
+void NormalizeBools(Tensor& t) {
+  if (t.type() != DataType::kBool) return;
+  auto* b = static_cast<uint8_t*>(t.data());
+  for (size_t i = 0; i < t.element_count(); ++i) b[i] = b[i] != 0 ? 1 : 0;
+}
+
 }  // namespace
 
-std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& p, const std::string& what,
+std::shared_ptr<Tensor> TensorFromProto(const ::kiln_onnx::TensorProto& p, const std::string& what,
                                         const std::string& model_dir, const LiftedRawData* lifted) {
   if (p.has_segment()) {
     throw Error(ErrorCode::kNotImplemented, what + ": segmented tensors are not supported");
@@ -255,11 +264,12 @@ std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& p, const std:
   const size_t bytes = type == DataType::kString ? 0 : *StorageBytes(type, count);
   // Every size is checked against the data before anything is allocated, so a small corrupt
   // file cannot make Kiln reserve gigabytes.
-  if (p.data_location() == ::onnx::TensorProto::EXTERNAL) {
+  if (p.data_location() == ::kiln_onnx::TensorProto::EXTERNAL) {
     if (type == DataType::kString) Bad(what, "string tensors cannot use external data");
     const ExternalSource src = LocateExternal(p, what, model_dir, bytes);
     std::shared_ptr<Tensor> t = Tensor::AllocateForOverwrite(type, shape, CpuAllocator());
     ReadExternal(src, what, t->data(), bytes);
+    NormalizeBools(*t);
     return t;
   }
   if (p.has_raw_data()) {
@@ -276,6 +286,7 @@ std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& p, const std:
     } else {
       std::memcpy(t->data(), p.raw_data().data(), bytes);
     }
+    NormalizeBools(*t);
     return t;
   }
   size_t have = 0;
@@ -313,7 +324,7 @@ std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& p, const std:
   return t;
 }
 
-void TensorToProto(const Tensor& tensor, ::onnx::TensorProto* proto) {
+void TensorToProto(const Tensor& tensor, ::kiln_onnx::TensorProto* proto) {
   proto->set_data_type(static_cast<int32_t>(tensor.type()));
   proto->clear_dims();
   for (int64_t d : tensor.shape().dims()) proto->add_dims(d);

@@ -10,9 +10,9 @@
 
 #include "core/tensor.h"
 
-namespace onnx {
+namespace kiln_onnx {
 class TensorProto;
-}  // namespace onnx
+}  // namespace kiln_onnx
 
 namespace kiln::onnx {
 
@@ -30,14 +30,14 @@ struct LiftedRawData {
 // lives; empty refuses external data. `lifted`, when given, replaces the proto's raw_data.
 // Throws kInvalidProtobuf (bad sizes, unknown type), kInvalidGraph (external data that leaves the
 // folder) or kNoSuchFile.
-std::shared_ptr<Tensor> TensorFromProto(const ::onnx::TensorProto& proto, const std::string& what,
-                                        const std::string& model_dir,
+std::shared_ptr<Tensor> TensorFromProto(const ::kiln_onnx::TensorProto& proto,
+                                        const std::string& what, const std::string& model_dir,
                                         const LiftedRawData* lifted = nullptr);
 
 // Sets the proto's data_type, dims and data: raw_data holding the tensor's bytes as Kiln stores
 // them (little-endian; sub-byte types packed two or four to a byte, as ONNX packs them), or
 // string_data for a string tensor. The name and anything else are left as they are.
-void TensorToProto(const Tensor& tensor, ::onnx::TensorProto* proto);
+void TensorToProto(const Tensor& tensor, ::kiln_onnx::TensorProto* proto);
 
 }  // namespace kiln::onnx
 

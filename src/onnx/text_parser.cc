@@ -1,7 +1,7 @@
 #include "onnx/text_parser.h"
 
 #include <google/protobuf/arena.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -153,8 +153,9 @@ class Parser {
 
   // On the arena: protobuf's repeated fields can lose an element they were adding when memory
   // runs out; the arena frees everything however the parse ends.
-  ::onnx::ModelProto& Model(google::protobuf::Arena& arena) {
-    ::onnx::ModelProto& m = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
+  ::kiln_onnx::ModelProto& Model(google::protobuf::Arena& arena) {
+    ::kiln_onnx::ModelProto& m =
+        *google::protobuf::Arena::CreateMessage<::kiln_onnx::ModelProto>(&arena);
     Expect("<");
     do {
       const Token key = ExpectName();
@@ -274,7 +275,7 @@ class Parser {
     return v;
   }
 
-  void Type(::onnx::TypeProto* type) {
+  void Type(::kiln_onnx::TypeProto* type) {
     const Token name = ExpectName();
     if (name.text == "seq" || name.text == "optional") {
       Expect("(");
@@ -298,7 +299,7 @@ class Parser {
     }
     if (name.text == "sparse_tensor") {
       Expect("(");
-      ::onnx::TypeProto dense;
+      ::kiln_onnx::TypeProto dense;
       Type(&dense);
       Expect(")");
       auto* sparse = type->mutable_sparse_tensor_type();
@@ -334,13 +335,13 @@ class Parser {
     Expect("]");
   }
 
-  void ValueInfo(::onnx::ValueInfoProto* v) {
+  void ValueInfo(::kiln_onnx::ValueInfoProto* v) {
     Type(v->mutable_type());
     v->set_name(ValueName());
   }
 
   // `{a, b, …}` into the tensor's typed field.
-  void Literal(::onnx::TensorProto* t) {
+  void Literal(::kiln_onnx::TensorProto* t) {
     Expect("{");
     const int elem = t->data_type();
     if (!Is("}")) {
@@ -386,8 +387,8 @@ class Parser {
   }
 
   // "float[2, 3]" as a tensor's type and dimensions (no symbolic ones).
-  void TensorHeader(::onnx::TensorProto* t) {
-    ::onnx::TypeProto type;
+  void TensorHeader(::kiln_onnx::TensorProto* t) {
+    ::kiln_onnx::TypeProto type;
     const Token at = tok_;
     Type(&type);
     if (!type.has_tensor_type()) Lexer::Fail(at, "a tensor's type must be a tensor type");
@@ -398,14 +399,14 @@ class Parser {
     }
   }
 
-  void Attribute(::onnx::AttributeProto* a) {
+  void Attribute(::kiln_onnx::AttributeProto* a) {
     a->set_name(ValueName());
     std::string type;
     if (Accept(":")) type = ExpectName().text;
     Expect("=");
     if (type.empty()) {  // a subgraph (the printer writes every other attribute typed)
       if (Is("[")) {
-        a->set_type(::onnx::AttributeProto::GRAPHS);
+        a->set_type(::kiln_onnx::AttributeProto::GRAPHS);
         Advance();
         if (!Is("]")) {
           do {
@@ -414,7 +415,7 @@ class Parser {
         }
         Expect("]");
       } else {
-        a->set_type(::onnx::AttributeProto::GRAPH);
+        a->set_type(::kiln_onnx::AttributeProto::GRAPH);
         Graph(a->mutable_g());
       }
       return;
@@ -429,25 +430,25 @@ class Parser {
       Expect("]");
     };
     if (type == "float") {
-      a->set_type(::onnx::AttributeProto::FLOAT);
+      a->set_type(::kiln_onnx::AttributeProto::FLOAT);
       a->set_f(static_cast<float>(Real()));
     } else if (type == "int") {
-      a->set_type(::onnx::AttributeProto::INT);
+      a->set_type(::kiln_onnx::AttributeProto::INT);
       a->set_i(Int());
     } else if (type == "string") {
-      a->set_type(::onnx::AttributeProto::STRING);
+      a->set_type(::kiln_onnx::AttributeProto::STRING);
       a->set_s(String());
     } else if (type == "floats") {
-      a->set_type(::onnx::AttributeProto::FLOATS);
+      a->set_type(::kiln_onnx::AttributeProto::FLOATS);
       list([&] { a->add_floats(static_cast<float>(Real())); });
     } else if (type == "ints") {
-      a->set_type(::onnx::AttributeProto::INTS);
+      a->set_type(::kiln_onnx::AttributeProto::INTS);
       list([&] { a->add_ints(Int()); });
     } else if (type == "strings") {
-      a->set_type(::onnx::AttributeProto::STRINGS);
+      a->set_type(::kiln_onnx::AttributeProto::STRINGS);
       list([&] { a->add_strings(String()); });
     } else if (type == "tensor") {
-      a->set_type(::onnx::AttributeProto::TENSOR);
+      a->set_type(::kiln_onnx::AttributeProto::TENSOR);
       TensorHeader(a->mutable_t());
       Literal(a->mutable_t());
     } else {
@@ -455,7 +456,7 @@ class Parser {
     }
   }
 
-  void Node(::onnx::GraphProto* g) {
+  void Node(::kiln_onnx::GraphProto* g) {
     auto* n = g->add_node();
     // Outputs, some left out (empty), then '='.
     if (!Is("=")) {
@@ -488,7 +489,7 @@ class Parser {
     Expect(")");
   }
 
-  void Graph(::onnx::GraphProto* g) {
+  void Graph(::kiln_onnx::GraphProto* g) {
     g->set_name(ValueName());
     Expect("(");
     if (!Is(")")) {
@@ -508,7 +509,7 @@ class Parser {
     if (Accept("<")) {
       if (!Is(">")) {
         do {
-          ::onnx::TypeProto type;
+          ::kiln_onnx::TypeProto type;
           const Token at = tok_;
           Type(&type);
           const std::string name = ValueName();

@@ -3,7 +3,7 @@
 #include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -79,13 +79,13 @@ class OpsetPlan {
 class ProtoBuilder {
  public:
   struct Large {
-    ::onnx::TensorProto* proto;
+    ::kiln_onnx::TensorProto* proto;
     const Tensor* tensor;
   };
 
   explicit ProtoBuilder(size_t large_bytes) : large_bytes_(large_bytes) {}
 
-  void Graph(const ir::Graph& g, ::onnx::GraphProto* out) {
+  void Graph(const ir::Graph& g, ::kiln_onnx::GraphProto* out) {
     out->set_name(g.name());
     std::unordered_set<const ir::Value*> io(g.inputs().begin(), g.inputs().end());
     io.insert(g.outputs().begin(), g.outputs().end());
@@ -95,7 +95,7 @@ class ProtoBuilder {
       const std::shared_ptr<const kiln::Tensor>& data =
           v->initializer() != nullptr ? v->initializer() : v->default_value();
       if (data == nullptr) continue;
-      ::onnx::TensorProto* t = out->add_initializer();
+      ::kiln_onnx::TensorProto* t = out->add_initializer();
       t->set_name(v->name());
       Tensor(*data, t);
     }
@@ -114,7 +114,7 @@ class ProtoBuilder {
   std::vector<Large>& large() noexcept { return large_; }
 
  private:
-  void Tensor(const kiln::Tensor& t, ::onnx::TensorProto* out) {
+  void Tensor(const kiln::Tensor& t, ::kiln_onnx::TensorProto* out) {
     if (t.type() != DataType::kString && t.byte_size() >= large_bytes_) {
       out->set_data_type(static_cast<int32_t>(t.type()));
       for (int64_t d : t.shape().dims()) out->add_dims(d);
@@ -124,7 +124,7 @@ class ProtoBuilder {
     TensorToProto(t, out);
   }
 
-  static void Type(const ir::TypeInfo& t, ::onnx::TypeProto* out) {
+  static void Type(const ir::TypeInfo& t, ::kiln_onnx::TypeProto* out) {
     switch (t.kind) {
       case ir::ValueKind::kTensor:
       case ir::ValueKind::kSparseTensor: {
@@ -135,13 +135,13 @@ class ProtoBuilder {
           out->mutable_tensor_type()->set_elem_type(static_cast<int32_t>(t.elem));
         }
         if (!t.shape) break;
-        ::onnx::TensorShapeProto* shape = sparse
-                                              ? out->mutable_sparse_tensor_type()->mutable_shape()
-                                              : out->mutable_tensor_type()->mutable_shape();
+        ::kiln_onnx::TensorShapeProto* shape =
+            sparse ? out->mutable_sparse_tensor_type()->mutable_shape()
+                   : out->mutable_tensor_type()->mutable_shape();
         const std::vector<int64_t>& dims = t.shape->dims();
         const std::vector<std::string>& symbols = t.shape->symbols();
         for (size_t d = 0; d < dims.size(); ++d) {
-          ::onnx::TensorShapeProto::Dimension* dim = shape->add_dim();
+          ::kiln_onnx::TensorShapeProto::Dimension* dim = shape->add_dim();
           if (dims[d] >= 0) {
             dim->set_dim_value(dims[d]);
           } else if (d < symbols.size() && !symbols[d].empty()) {
@@ -165,7 +165,7 @@ class ProtoBuilder {
         }
         break;
       case ir::ValueKind::kMap: {
-        ::onnx::TypeProto::Map* map = out->mutable_map_type();
+        ::kiln_onnx::TypeProto::Map* map = out->mutable_map_type();
         map->set_key_type(static_cast<int32_t>(t.elem));
         if (t.contained) Type(*t.contained, map->mutable_value_type());
         break;
@@ -175,14 +175,14 @@ class ProtoBuilder {
     }
   }
 
-  static void ValueInfo(const ir::Value& v, ::onnx::ValueInfoProto* out) {
+  static void ValueInfo(const ir::Value& v, ::kiln_onnx::ValueInfoProto* out) {
     out->set_name(v.name());
     if (v.type().kind != ir::ValueKind::kUnknown) Type(v.type(), out->mutable_type());
   }
 
-  void Attribute(const ir::Attribute& a, ::onnx::AttributeProto* out) {
+  void Attribute(const ir::Attribute& a, ::kiln_onnx::AttributeProto* out) {
     out->set_name(a.name);
-    out->set_type(static_cast<::onnx::AttributeProto::AttributeType>(a.type));
+    out->set_type(static_cast<::kiln_onnx::AttributeProto::AttributeType>(a.type));
     switch (a.type) {
       case ir::AttrType::kFloat:
         out->set_f(a.f);
@@ -231,13 +231,13 @@ class ProtoBuilder {
     }
   }
 
-  void Sparse(const ir::SparseTensor& s, ::onnx::SparseTensorProto* out) {
+  void Sparse(const ir::SparseTensor& s, ::kiln_onnx::SparseTensorProto* out) {
     Tensor(*s.values, out->mutable_values());
     Tensor(*s.indices, out->mutable_indices());
     for (int64_t d : s.dims) out->add_dims(d);
   }
 
-  void Node(const ir::Node& n, ::onnx::NodeProto* out) {
+  void Node(const ir::Node& n, ::kiln_onnx::NodeProto* out) {
     out->set_name(n.name());
     out->set_op_type(n.op_type());
     if (!n.domain().empty()) out->set_domain(n.domain());
@@ -254,12 +254,12 @@ class ProtoBuilder {
 
 // The model without the data of the tensors `builder` lists as large.
 void BuildModel(const ir::Model& model, const WriteOptions& options, ProtoBuilder& builder,
-                ::onnx::ModelProto* out) {
+                ::kiln_onnx::ModelProto* out) {
   if (model.graph == nullptr) throw Error(ErrorCode::kInvalidGraph, "the model has no graph");
   const OpsetPlan opsets(model, options.compatible);
   out->set_ir_version(model.ir_version > 0 ? model.ir_version : kDefaultIrVersion);
   for (const auto& [domain, version] : opsets.versions()) {
-    ::onnx::OperatorSetIdProto* op = out->add_opset_import();
+    ::kiln_onnx::OperatorSetIdProto* op = out->add_opset_import();
     op->set_domain(domain);
     op->set_version(version);
   }
@@ -269,7 +269,7 @@ void BuildModel(const ir::Model& model, const WriteOptions& options, ProtoBuilde
   out->set_model_version(model.model_version);
   out->set_doc_string(model.doc_string);
   for (const auto& [key, value] : model.metadata) {
-    ::onnx::StringStringEntryProto* kv = out->add_metadata_props();
+    ::kiln_onnx::StringStringEntryProto* kv = out->add_metadata_props();
     kv->set_key(key);
     kv->set_value(value);
   }
@@ -281,7 +281,7 @@ void InlineData(const std::vector<ProtoBuilder::Large>& large) {
   for (const ProtoBuilder::Large& l : large) TensorToProto(*l.tensor, l.proto);
 }
 
-std::string Serialize(const ::onnx::ModelProto& proto) {
+std::string Serialize(const ::kiln_onnx::ModelProto& proto) {
   const size_t size = proto.ByteSizeLong();
   if (size > kMaxProtoBytes) {
     ThrowInvalidArgument("model", "its ModelProto would be " + std::to_string(size) +
@@ -315,11 +315,11 @@ void WriteExternal(const std::vector<ProtoBuilder::Large>& large, const std::str
     const size_t bytes = l.tensor->byte_size();
     out.write(static_cast<const char*>(l.tensor->data()), static_cast<std::streamsize>(bytes));
     if (!out) CannotWrite(file, "write the external data file");
-    l.proto->set_data_location(::onnx::TensorProto::EXTERNAL);
+    l.proto->set_data_location(::kiln_onnx::TensorProto::EXTERNAL);
     for (const auto& [key, value] : {std::pair<const char*, std::string>{"location", location},
                                      {"offset", std::to_string(offset)},
                                      {"length", std::to_string(bytes)}}) {
-      ::onnx::StringStringEntryProto* kv = l.proto->add_external_data();
+      ::kiln_onnx::StringStringEntryProto* kv = l.proto->add_external_data();
       kv->set_key(key);
       kv->set_value(value);
     }
@@ -331,8 +331,8 @@ void WriteExternal(const std::vector<ProtoBuilder::Large>& large, const std::str
 
 }  // namespace
 
-::onnx::ModelProto ModelToProto(const ir::Model& model, const WriteOptions& options) {
-  ::onnx::ModelProto proto;
+::kiln_onnx::ModelProto ModelToProto(const ir::Model& model, const WriteOptions& options) {
+  ::kiln_onnx::ModelProto proto;
   ProtoBuilder builder(SIZE_MAX);
   BuildModel(model, options, builder, &proto);
   return proto;
@@ -342,7 +342,7 @@ void WriteExternal(const std::vector<ProtoBuilder::Large>& large, const std::str
 // an allocation failed (libprotobuf can drop a half-built sub-message on that path).
 std::string ModelToBytes(const ir::Model& model, const WriteOptions& options) {
   google::protobuf::Arena arena;
-  auto* proto = google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
+  auto* proto = google::protobuf::Arena::CreateMessage<::kiln_onnx::ModelProto>(&arena);
   ProtoBuilder builder(SIZE_MAX);
   BuildModel(model, options, builder, proto);
   return Serialize(*proto);
@@ -353,7 +353,8 @@ void WriteModelFile(const ir::Model& model, const std::string& path, const Write
   const fs::path file(path);
   if (path.empty() || file.filename().empty()) CannotWrite(path, "write a model to");
   google::protobuf::Arena arena;  // as in ModelToBytes
-  ::onnx::ModelProto& proto = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
+  ::kiln_onnx::ModelProto& proto =
+      *google::protobuf::Arena::CreateMessage<::kiln_onnx::ModelProto>(&arena);
   ProtoBuilder builder(options.external == ExternalData::kNever ? SIZE_MAX
                                                                 : options.external_min_bytes);
   BuildModel(model, options, builder, &proto);

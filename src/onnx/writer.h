@@ -19,9 +19,9 @@
 
 #include "ir/graph.h"
 
-namespace onnx {
+namespace kiln_onnx {
 class ModelProto;
-}  // namespace onnx
+}  // namespace kiln_onnx
 
 namespace kiln::onnx {
 
@@ -64,7 +64,7 @@ struct WriteOptions {
 // Not written: what the IR does not keep (graph doc strings of subgraphs, value_info of values
 // whose type is unknown, the contents of sparse-tensor and type-proto attributes, which the
 // loader keeps as their type only).
-::onnx::ModelProto ModelToProto(const ir::Model& model, const WriteOptions& options = {});
+::kiln_onnx::ModelProto ModelToProto(const ir::Model& model, const WriteOptions& options = {});
 
 // ModelToProto serialized (deterministic). Throws kInvalidArgument when it would pass 2 GiB.
 std::string ModelToBytes(const ir::Model& model, const WriteOptions& options = {});

@@ -1,7 +1,7 @@
 #include "onnx/writer.h"
 
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -21,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ir::Model Load(const ::onnx::ModelProto& m) {
+ir::Model Load(const ::kiln_onnx::ModelProto& m) {
   const std::string bytes = m.SerializeAsString();
   return LoadModelBytes(bytes.data(), bytes.size(), "");
 }
@@ -41,7 +41,7 @@ fs::path TestDir(const std::string& name) {
   return dir;
 }
 
-void SetTensorType(::onnx::TypeProto* t, int elem, std::vector<std::string> dims) {
+void SetTensorType(::kiln_onnx::TypeProto* t, int elem, std::vector<std::string> dims) {
   auto* tt = t->mutable_tensor_type();
   tt->set_elem_type(elem);
   auto* shape = tt->mutable_shape();
@@ -56,8 +56,8 @@ void SetTensorType(::onnx::TypeProto* t, int elem, std::vector<std::string> dims
   }
 }
 
-::onnx::ModelProto BaseModel() {
-  ::onnx::ModelProto m;
+::kiln_onnx::ModelProto BaseModel() {
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(9);
   m.set_producer_name("writer-test");
   m.set_producer_version("1.2");
@@ -77,12 +77,12 @@ void SetTensorType(::onnx::TypeProto* t, int elem, std::vector<std::string> dims
 }
 
 // x: float [batch, 2, ?] → Identity → y.
-::onnx::ModelProto IdentityModel() {
-  ::onnx::ModelProto m = BaseModel();
+::kiln_onnx::ModelProto IdentityModel() {
+  ::kiln_onnx::ModelProto m = BaseModel();
   auto* g = m.mutable_graph();
   auto* in = g->add_input();
   in->set_name("x");
-  SetTensorType(in->mutable_type(), ::onnx::TensorProto::FLOAT, {"batch", "2", "?"});
+  SetTensorType(in->mutable_type(), ::kiln_onnx::TensorProto::FLOAT, {"batch", "2", "?"});
   auto* n = g->add_node();
   n->set_name("id");
   n->set_op_type("Identity");
@@ -90,7 +90,7 @@ void SetTensorType(::onnx::TypeProto* t, int elem, std::vector<std::string> dims
   n->add_output("y");
   auto* out = g->add_output();
   out->set_name("y");
-  SetTensorType(out->mutable_type(), ::onnx::TensorProto::FLOAT, {"batch", "2", "?"});
+  SetTensorType(out->mutable_type(), ::kiln_onnx::TensorProto::FLOAT, {"batch", "2", "?"});
   return m;
 }
 
@@ -109,17 +109,17 @@ void ExpectErrorWith(const std::function<void()>& f, ErrorCode code,
 }
 
 TEST(Writer, RoundTripsModelFieldsTypesAndSymbolicDims) {
-  ::onnx::ModelProto m = IdentityModel();
+  ::kiln_onnx::ModelProto m = IdentityModel();
   auto* g = m.mutable_graph();
   // Sequence, optional and map inputs, passed through to outputs.
   auto* s = g->add_input();
   s->set_name("s");
   SetTensorType(s->mutable_type()->mutable_sequence_type()->mutable_elem_type(),
-                ::onnx::TensorProto::INT64, {"n"});
+                ::kiln_onnx::TensorProto::INT64, {"n"});
   auto* o = g->add_input();
   o->set_name("o");
   SetTensorType(o->mutable_type()->mutable_optional_type()->mutable_elem_type(),
-                ::onnx::TensorProto::FLOAT16, {"3"});
+                ::kiln_onnx::TensorProto::FLOAT16, {"3"});
   auto* os = g->add_input();
   os->set_name("os");
   SetTensorType(os->mutable_type()
@@ -127,10 +127,10 @@ TEST(Writer, RoundTripsModelFieldsTypesAndSymbolicDims) {
                     ->mutable_elem_type()
                     ->mutable_sequence_type()
                     ->mutable_elem_type(),
-                ::onnx::TensorProto::STRING, {});
+                ::kiln_onnx::TensorProto::STRING, {});
   auto* mp = g->add_input();
   mp->set_name("map");
-  mp->mutable_type()->mutable_map_type()->set_key_type(::onnx::TensorProto::INT64);
+  mp->mutable_type()->mutable_map_type()->set_key_type(::kiln_onnx::TensorProto::INT64);
   for (const char* name : {"s", "o", "os", "map"}) *g->add_output()->mutable_name() = name;
   // A value_info for an intermediate.
   auto* n2 = g->add_node();
@@ -139,7 +139,7 @@ TEST(Writer, RoundTripsModelFieldsTypesAndSymbolicDims) {
   n2->add_output("z");
   auto* vi = g->add_value_info();
   vi->set_name("z");
-  SetTensorType(vi->mutable_type(), ::onnx::TensorProto::FLOAT, {"batch", "2", "5"});
+  SetTensorType(vi->mutable_type(), ::kiln_onnx::TensorProto::FLOAT, {"batch", "2", "5"});
   *g->add_output()->mutable_name() = "z";
 
   const ir::Model a = Load(m);
@@ -162,9 +162,9 @@ TEST(Writer, RoundTripsModelFieldsTypesAndSymbolicDims) {
   EXPECT_EQ(ModelToBytes(a), ModelToBytes(b));
 }
 
-::onnx::GraphProto SmallGraph(const std::string& name, const std::string& in,
-                              const std::string& out) {
-  ::onnx::GraphProto g;
+::kiln_onnx::GraphProto SmallGraph(const std::string& name, const std::string& in,
+                                   const std::string& out) {
+  ::kiln_onnx::GraphProto g;
   g.set_name(name);
   auto* n = g.add_node();
   n->set_op_type("Identity");
@@ -175,7 +175,7 @@ TEST(Writer, RoundTripsModelFieldsTypesAndSymbolicDims) {
 }
 
 TEST(Writer, RoundTripsEveryAttributeType) {
-  ::onnx::ModelProto m = IdentityModel();
+  ::kiln_onnx::ModelProto m = IdentityModel();
   auto* op = m.add_opset_import();
   op->set_domain("com.example");
   op->set_version(3);
@@ -188,50 +188,50 @@ TEST(Writer, RoundTripsEveryAttributeType) {
   n->add_input("y");
   n->add_output("");
   n->add_output("w");
-  auto add = [&](const char* name, ::onnx::AttributeProto::AttributeType type) {
+  auto add = [&](const char* name, ::kiln_onnx::AttributeProto::AttributeType type) {
     auto* a = n->add_attribute();
     a->set_name(name);
     a->set_type(type);
     return a;
   };
-  add("f", ::onnx::AttributeProto::FLOAT)->set_f(-1.5f);
-  add("i", ::onnx::AttributeProto::INT)->set_i(-(int64_t{1} << 40));
-  add("s", ::onnx::AttributeProto::STRING)->set_s(std::string("a\0\xff", 3));
-  auto* t = add("t", ::onnx::AttributeProto::TENSOR)->mutable_t();
-  t->set_data_type(::onnx::TensorProto::INT32);
+  add("f", ::kiln_onnx::AttributeProto::FLOAT)->set_f(-1.5f);
+  add("i", ::kiln_onnx::AttributeProto::INT)->set_i(-(int64_t{1} << 40));
+  add("s", ::kiln_onnx::AttributeProto::STRING)->set_s(std::string("a\0\xff", 3));
+  auto* t = add("t", ::kiln_onnx::AttributeProto::TENSOR)->mutable_t();
+  t->set_data_type(::kiln_onnx::TensorProto::INT32);
   t->add_dims(2);
   t->add_int32_data(7);
   t->add_int32_data(-8);
-  *add("g", ::onnx::AttributeProto::GRAPH)->mutable_g() = SmallGraph("sub", "x", "gx");
-  auto* fl = add("floats", ::onnx::AttributeProto::FLOATS);
+  *add("g", ::kiln_onnx::AttributeProto::GRAPH)->mutable_g() = SmallGraph("sub", "x", "gx");
+  auto* fl = add("floats", ::kiln_onnx::AttributeProto::FLOATS);
   fl->add_floats(1.0f);
   fl->add_floats(-0.0f);
-  auto* is = add("ints", ::onnx::AttributeProto::INTS);
+  auto* is = add("ints", ::kiln_onnx::AttributeProto::INTS);
   is->add_ints(3);
   is->add_ints(-4);
-  auto* ss = add("strings", ::onnx::AttributeProto::STRINGS);
+  auto* ss = add("strings", ::kiln_onnx::AttributeProto::STRINGS);
   ss->add_strings("one");
   ss->add_strings("");
-  auto* ts = add("tensors", ::onnx::AttributeProto::TENSORS);
+  auto* ts = add("tensors", ::kiln_onnx::AttributeProto::TENSORS);
   for (int k = 0; k < 2; ++k) {
     auto* e = ts->add_tensors();
-    e->set_data_type(::onnx::TensorProto::FLOAT);
+    e->set_data_type(::kiln_onnx::TensorProto::FLOAT);
     e->add_float_data(static_cast<float>(k) + 0.25f);
   }
-  auto* gs = add("graphs", ::onnx::AttributeProto::GRAPHS);
+  auto* gs = add("graphs", ::kiln_onnx::AttributeProto::GRAPHS);
   *gs->add_graphs() = SmallGraph("a", "y", "ga");
   *gs->add_graphs() = SmallGraph("b", "x", "gb");
-  auto* sparse = add("sparse", ::onnx::AttributeProto::SPARSE_TENSOR)->mutable_sparse_tensor();
-  sparse->mutable_values()->set_data_type(::onnx::TensorProto::FLOAT);
+  auto* sparse = add("sparse", ::kiln_onnx::AttributeProto::SPARSE_TENSOR)->mutable_sparse_tensor();
+  sparse->mutable_values()->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   sparse->mutable_values()->add_dims(1);
   sparse->mutable_values()->add_float_data(2.5f);
-  sparse->mutable_indices()->set_data_type(::onnx::TensorProto::INT64);
+  sparse->mutable_indices()->set_data_type(::kiln_onnx::TensorProto::INT64);
   sparse->mutable_indices()->add_dims(1);
   sparse->mutable_indices()->add_int64_data(3);
   sparse->add_dims(4);
-  SetTensorType(add("type", ::onnx::AttributeProto::TYPE_PROTO)->mutable_tp(),
-                ::onnx::TensorProto::FLOAT, {"N", "2"});
-  add("empty_ints", ::onnx::AttributeProto::INTS);
+  SetTensorType(add("type", ::kiln_onnx::AttributeProto::TYPE_PROTO)->mutable_tp(),
+                ::kiln_onnx::TensorProto::FLOAT, {"N", "2"});
+  add("empty_ints", ::kiln_onnx::AttributeProto::INTS);
   *m.mutable_graph()->add_output()->mutable_name() = "w";
 
   const ir::Model a = Load(m);
@@ -269,7 +269,7 @@ std::string RawBytes(DataType type, size_t count, uint8_t seed) {
 }
 
 TEST(Writer, RoundTripsInitializersOfEveryElementType) {
-  ::onnx::ModelProto m = IdentityModel();
+  ::kiln_onnx::ModelProto m = IdentityModel();
   auto* g = m.mutable_graph();
   for (int32_t type = 1; type <= kMaxDataType; ++type) {
     for (size_t count : {size_t{0}, size_t{1}, size_t{5}}) {
@@ -290,7 +290,7 @@ TEST(Writer, RoundTripsInitializersOfEveryElementType) {
   // Typed fields come back as raw_data holding the same values.
   auto* typed = g->add_initializer();
   typed->set_name("typed_f16");
-  typed->set_data_type(::onnx::TensorProto::FLOAT16);
+  typed->set_data_type(::kiln_onnx::TensorProto::FLOAT16);
   typed->add_dims(2);
   typed->add_int32_data(0x3c00);
   typed->add_int32_data(0xc000);
@@ -299,11 +299,11 @@ TEST(Writer, RoundTripsInitializersOfEveryElementType) {
   const ir::Model a = Load(m);
   const ir::Model b = RoundTrip(a);
   testing::ExpectSameModel(a, b);
-  const ::onnx::ModelProto written = ModelToProto(a);
+  const ::kiln_onnx::ModelProto written = ModelToProto(a);
   int raw = 0;
   int strings = 0;
   for (const auto& t : written.graph().initializer()) {
-    if (t.data_type() == ::onnx::TensorProto::STRING) {
+    if (t.data_type() == ::kiln_onnx::TensorProto::STRING) {
       EXPECT_FALSE(t.has_raw_data()) << t.name();
       strings += t.string_data_size() > 0 ? 1 : 0;
     } else {
@@ -320,14 +320,14 @@ TEST(Writer, RoundTripsInitializersOfEveryElementType) {
 
 // cond ? (x + a) : (x - a), where x and a are captured; the else branch nests another If.
 TEST(Writer, RoundTripsSubgraphsAndTheirCaptures) {
-  ::onnx::ModelProto m = IdentityModel();
+  ::kiln_onnx::ModelProto m = IdentityModel();
   auto* g = m.mutable_graph();
   auto* c = g->add_input();
   c->set_name("cond");
-  SetTensorType(c->mutable_type(), ::onnx::TensorProto::BOOL, {});
+  SetTensorType(c->mutable_type(), ::kiln_onnx::TensorProto::BOOL, {});
   auto* a = g->add_initializer();
   a->set_name("a");
-  a->set_data_type(::onnx::TensorProto::FLOAT);
+  a->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   a->add_float_data(2.0f);
   auto* n = g->add_node();
   n->set_name("pick");
@@ -336,8 +336,8 @@ TEST(Writer, RoundTripsSubgraphsAndTheirCaptures) {
   n->add_output("r");
   auto* then_attr = n->add_attribute();
   then_attr->set_name("then_branch");
-  then_attr->set_type(::onnx::AttributeProto::GRAPH);
-  ::onnx::GraphProto* then_g = then_attr->mutable_g();
+  then_attr->set_type(::kiln_onnx::AttributeProto::GRAPH);
+  ::kiln_onnx::GraphProto* then_g = then_attr->mutable_g();
   then_g->set_name("then");
   auto* add = then_g->add_node();
   add->set_op_type("Add");
@@ -347,12 +347,12 @@ TEST(Writer, RoundTripsSubgraphsAndTheirCaptures) {
   *then_g->add_output()->mutable_name() = "sum";
   auto* else_attr = n->add_attribute();
   else_attr->set_name("else_branch");
-  else_attr->set_type(::onnx::AttributeProto::GRAPH);
-  ::onnx::GraphProto* else_g = else_attr->mutable_g();
+  else_attr->set_type(::kiln_onnx::AttributeProto::GRAPH);
+  ::kiln_onnx::GraphProto* else_g = else_attr->mutable_g();
   else_g->set_name("else");
   auto* inner_init = else_g->add_initializer();
   inner_init->set_name("b");
-  inner_init->set_data_type(::onnx::TensorProto::FLOAT);
+  inner_init->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   inner_init->add_float_data(3.0f);
   auto* nested = else_g->add_node();
   nested->set_op_type("If");
@@ -361,7 +361,7 @@ TEST(Writer, RoundTripsSubgraphsAndTheirCaptures) {
   for (const char* branch : {"then_branch", "else_branch"}) {
     auto* attr = nested->add_attribute();
     attr->set_name(branch);
-    attr->set_type(::onnx::AttributeProto::GRAPH);
+    attr->set_type(::kiln_onnx::AttributeProto::GRAPH);
     auto* sub = attr->mutable_g();
     auto* s = sub->add_node();
     s->set_op_type("Sub");
@@ -389,14 +389,14 @@ TEST(Writer, RoundTripsSubgraphsAndTheirCaptures) {
 }
 
 // A model with a 4 KiB, a 64-byte and a 4-byte float initializer and a string one, y = x.
-::onnx::ModelProto WeightsModel() {
-  ::onnx::ModelProto m = IdentityModel();
+::kiln_onnx::ModelProto WeightsModel() {
+  ::kiln_onnx::ModelProto m = IdentityModel();
   auto* g = m.mutable_graph();
   for (const auto& [name, count] :
        std::vector<std::pair<std::string, int>>{{"big", 1024}, {"mid", 16}, {"small", 1}}) {
     auto* t = g->add_initializer();
     t->set_name(name);
-    t->set_data_type(::onnx::TensorProto::FLOAT);
+    t->set_data_type(::kiln_onnx::TensorProto::FLOAT);
     t->add_dims(count);
     std::string raw(static_cast<size_t>(count) * 4, '\0');
     for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<char>(i * 7 + name.size());
@@ -405,24 +405,24 @@ TEST(Writer, RoundTripsSubgraphsAndTheirCaptures) {
   }
   auto* s = g->add_initializer();
   s->set_name("words");
-  s->set_data_type(::onnx::TensorProto::STRING);
+  s->set_data_type(::kiln_onnx::TensorProto::STRING);
   s->add_dims(300);
   for (int i = 0; i < 300; ++i) s->add_string_data("a word of some length " + std::to_string(i));
   *g->add_output()->mutable_name() = "words";
   return m;
 }
 
-::onnx::ModelProto ReadProto(const fs::path& path) {
+::kiln_onnx::ModelProto ReadProto(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  ::onnx::ModelProto m;
+  ::kiln_onnx::ModelProto m;
   EXPECT_TRUE(m.ParseFromIstream(&in)) << path;
   return m;
 }
 
-int ExternalCount(const ::onnx::ModelProto& m) {
+int ExternalCount(const ::kiln_onnx::ModelProto& m) {
   int n = 0;
   for (const auto& t : m.graph().initializer()) {
-    if (t.data_location() == ::onnx::TensorProto::EXTERNAL) ++n;
+    if (t.data_location() == ::kiln_onnx::TensorProto::EXTERNAL) ++n;
   }
   return n;
 }
@@ -447,10 +447,10 @@ TEST(Writer, WritesLargeTensorsAsExternalDataWhenAsked) {
   w.external = ExternalData::kAlways;
   w.external_min_bytes = 64;
   WriteModelFile(a, (dir / "m.onnx").string(), w);
-  const ::onnx::ModelProto written = ReadProto(dir / "m.onnx");
+  const ::kiln_onnx::ModelProto written = ReadProto(dir / "m.onnx");
   EXPECT_EQ(ExternalCount(written), 2);  // big and mid; small and the strings stay inline
   for (const auto& t : written.graph().initializer()) {
-    if (t.data_location() != ::onnx::TensorProto::EXTERNAL) continue;
+    if (t.data_location() != ::kiln_onnx::TensorProto::EXTERNAL) continue;
     EXPECT_FALSE(t.has_raw_data());
     std::map<std::string, std::string> kv;
     for (const auto& e : t.external_data()) kv[e.key()] = e.value();
@@ -542,7 +542,7 @@ TEST(Writer, ANodeOfAnotherOpsetIsWrittenOnlyWhereItComputesTheSame) {
     asked.push_back(domain + "." + op + " " + std::to_string(from) + "->" + std::to_string(to));
     return true;
   };
-  const ::onnx::ModelProto p = ModelToProto(m, w);
+  const ::kiln_onnx::ModelProto p = ModelToProto(m, w);
   EXPECT_EQ(asked, (std::vector<std::string>{".Squeeze 13->11"}));
   std::map<std::string, int64_t> imports;
   for (const auto& op : p.opset_import()) imports[op.domain()] = op.version();
@@ -560,7 +560,7 @@ TEST(Writer, ANodeOfAnotherOpsetIsWrittenOnlyWhereItComputesTheSame) {
 TEST(Writer, AModelBuiltInMemoryGetsAnIrVersionAndLoads) {
   ir::Model m = Load(IdentityModel());
   m.ir_version = 0;
-  const ::onnx::ModelProto p = ModelToProto(m);
+  const ::kiln_onnx::ModelProto p = ModelToProto(m);
   EXPECT_GE(p.ir_version(), kMinIrVersion);
   EXPECT_LE(p.ir_version(), kMaxIrVersion);
   ir::Model back = RoundTrip(m);

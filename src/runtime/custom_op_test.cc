@@ -1,7 +1,7 @@
 #include "runtime/custom_op.h"
 
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 
 #include <atomic>
 #include <string>
@@ -62,16 +62,16 @@ class ScaleOp final : public CustomOp {
   std::string origin_ = "the test";
 };
 
-void AddTensorInfo(::onnx::ValueInfoProto* vi, const std::string& name, int dims) {
+void AddTensorInfo(::kiln_onnx::ValueInfoProto* vi, const std::string& name, int dims) {
   vi->set_name(name);
   auto* t = vi->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(::onnx::TensorProto::FLOAT);
+  t->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
   for (int d = 0; d < dims; ++d) t->mutable_shape()->add_dim()->set_dim_value(d <= 1 ? 1 : 2);
 }
 
 // y = Relu(Conv(x, w)) and s = Scale(y); or, with `constant_input`, y = Relu(Scale(w)).
 ir::Model ConvScaleRelu(bool constant_input) {
-  ::onnx::ModelProto m;
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
   auto* custom = m.add_opset_import();
@@ -80,7 +80,7 @@ ir::Model ConvScaleRelu(bool constant_input) {
   auto* g = m.mutable_graph();
   auto* w = g->add_initializer();
   w->set_name("w");
-  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   for (int d : {1, 1, 1, 1}) w->add_dims(d);
   w->add_float_data(-1.0f);
   auto* conv = g->add_node();
@@ -113,14 +113,14 @@ ir::Model ConvScaleRelu(bool constant_input) {
 // y = If(c) then Relu(Scale(x)) else Scale(x): custom nodes (one of them an override) inside
 // the branches of an If.
 ir::Model IfWithCustomBranches() {
-  ::onnx::ModelProto m;
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
   auto* custom = m.add_opset_import();
   custom->set_domain("test.domain");
   custom->set_version(1);
   auto* g = m.mutable_graph();
-  auto branch = [](::onnx::GraphProto* b, const std::string& prefix, bool relu) {
+  auto branch = [](::kiln_onnx::GraphProto* b, const std::string& prefix, bool relu) {
     b->set_name(prefix);
     auto* scale = b->add_node();
     scale->set_name(prefix + "_scale");
@@ -145,13 +145,13 @@ ir::Model IfWithCustomBranches() {
   for (auto [name, relu] : {std::pair{"then_branch", true}, std::pair{"else_branch", false}}) {
     auto* a = n->add_attribute();
     a->set_name(name);
-    a->set_type(::onnx::AttributeProto::GRAPH);
+    a->set_type(::kiln_onnx::AttributeProto::GRAPH);
     branch(a->mutable_g(), relu ? "then" : "else", relu);
   }
   AddTensorInfo(g->add_input(), "x", 4);
   auto* c = g->add_input();
   c->set_name("c");
-  c->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::BOOL);
+  c->mutable_type()->mutable_tensor_type()->set_elem_type(::kiln_onnx::TensorProto::BOOL);
   c->mutable_type()->mutable_tensor_type()->mutable_shape();
   AddTensorInfo(g->add_output(), "y", 4);
   const std::string bytes = m.SerializeAsString();

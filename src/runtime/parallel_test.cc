@@ -2,7 +2,7 @@
 // freed when their last reader is done whatever the order, a failure stops the run cleanly, and
 // results are those of the sequential mode.
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 
 #include <algorithm>
 #include <atomic>
@@ -82,17 +82,17 @@ const KernelRegistry& TestKernels() {
   return *registry;
 }
 
-void SetType(::onnx::ValueInfoProto* vi, const std::string& name,
+void SetType(::kiln_onnx::ValueInfoProto* vi, const std::string& name,
              const std::vector<int64_t>& dims) {
   vi->set_name(name);
   auto* t = vi->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(::onnx::TensorProto::FLOAT);
+  t->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
   for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
 }
 
-::onnx::NodeProto* AddNode(::onnx::GraphProto* g, const std::string& name, const std::string& op,
-                           const std::vector<std::string>& inputs, const std::string& output,
-                           const std::string& domain = "") {
+::kiln_onnx::NodeProto* AddNode(::kiln_onnx::GraphProto* g, const std::string& name,
+                                const std::string& op, const std::vector<std::string>& inputs,
+                                const std::string& output, const std::string& domain = "") {
   auto* n = g->add_node();
   n->set_name(name);
   n->set_op_type(op);
@@ -102,8 +102,8 @@ void SetType(::onnx::ValueInfoProto* vi, const std::string& name,
   return n;
 }
 
-::onnx::ModelProto NewModel() {
-  ::onnx::ModelProto m;
+::kiln_onnx::ModelProto NewModel() {
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
   auto* test = m.add_opset_import();
@@ -115,7 +115,7 @@ void SetType(::onnx::ValueInfoProto* vi, const std::string& name,
 // y = Meet(Relu(x)) + Meet(x): two branches that can only finish together. With `fail`, a third
 // branch y2 = Fail(x) + x.
 ir::Model TwoBranches(bool fail = false) {
-  ::onnx::ModelProto m = NewModel();
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
   SetType(g->add_input(), "x", {4});
   SetType(g->add_output(), "y", {4});
@@ -233,8 +233,8 @@ TEST(ParallelExecution, TerminateStopsTheRun) {
 // A wide and deep graph of CPU kernels: h_i = Relu(x + c_i) for 8 branches, then a chain that adds
 // them in a fixed order with reads far apart, so a value's last reader in the plan's order is
 // often not the last to finish.
-::onnx::ModelProto Lattice() {
-  ::onnx::ModelProto m = NewModel();
+::kiln_onnx::ModelProto Lattice() {
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
   SetType(g->add_input(), "x", {64});
   SetType(g->add_output(), "y", {64});
@@ -244,7 +244,7 @@ TEST(ParallelExecution, TerminateStopsTheRun) {
     const std::string c = "c" + std::to_string(i);
     auto* t = g->add_initializer();
     t->set_name(c);
-    t->set_data_type(::onnx::TensorProto::FLOAT);
+    t->set_data_type(::kiln_onnx::TensorProto::FLOAT);
     t->add_dims(64);
     for (int k = 0; k < 64; ++k) t->add_float_data(static_cast<float>((k * 7 + i * 13) % 17) - 8);
     AddNode(g, "add" + std::to_string(i), "Add", {"x", c}, "s" + std::to_string(i));

@@ -2,7 +2,7 @@
 #include "runtime/plan.h"
 
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 
 #include <algorithm>
 #include <cstring>
@@ -21,7 +21,7 @@
 namespace kiln::runtime {
 namespace {
 
-void SetType(::onnx::ValueInfoProto* vi, const std::string& name, int elem,
+void SetType(::kiln_onnx::ValueInfoProto* vi, const std::string& name, int elem,
              const std::vector<int64_t>& dims) {
   vi->set_name(name);
   auto* t = vi->mutable_type()->mutable_tensor_type();
@@ -30,18 +30,18 @@ void SetType(::onnx::ValueInfoProto* vi, const std::string& name, int elem,
   for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
 }
 
-void AddInt64Initializer(::onnx::GraphProto* g, const std::string& name,
+void AddInt64Initializer(::kiln_onnx::GraphProto* g, const std::string& name,
                          const std::vector<int64_t>& dims, const std::vector<int64_t>& values) {
   auto* t = g->add_initializer();
   t->set_name(name);
-  t->set_data_type(::onnx::TensorProto::INT64);
+  t->set_data_type(::kiln_onnx::TensorProto::INT64);
   for (int64_t d : dims) t->add_dims(d);
   for (int64_t v : values) t->add_int64_data(v);
 }
 
-::onnx::NodeProto* AddNode(::onnx::GraphProto* g, const std::string& name, const std::string& op,
-                           const std::vector<std::string>& inputs,
-                           const std::vector<std::string>& outputs) {
+::kiln_onnx::NodeProto* AddNode(::kiln_onnx::GraphProto* g, const std::string& name,
+                                const std::string& op, const std::vector<std::string>& inputs,
+                                const std::vector<std::string>& outputs) {
   auto* n = g->add_node();
   n->set_name(name);
   n->set_op_type(op);
@@ -51,16 +51,16 @@ void AddInt64Initializer(::onnx::GraphProto* g, const std::string& name,
 }
 
 // Concat's axis 0, as shapes are put together.
-::onnx::AttributeProto AxisZero() {
-  ::onnx::AttributeProto a;
+::kiln_onnx::AttributeProto AxisZero() {
+  ::kiln_onnx::AttributeProto a;
   a.set_name("axis");
-  a.set_type(::onnx::AttributeProto::INT);
+  a.set_type(::kiln_onnx::AttributeProto::INT);
   a.set_i(0);
   return a;
 }
 
-::onnx::ModelProto NewModel() {
-  ::onnx::ModelProto m;
+::kiln_onnx::ModelProto NewModel() {
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
   return m;
@@ -68,11 +68,11 @@ void AddInt64Initializer(::onnx::GraphProto* g, const std::string& name,
 
 // y = Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])): torch's way of flattening all
 // but the first dimension of x [2,3,4].
-::onnx::ModelProto FlattenByShapeSubgraph() {
-  ::onnx::ModelProto m = NewModel();
+::kiln_onnx::ModelProto FlattenByShapeSubgraph() {
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
-  SetType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {2, 3, 4});
-  SetType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {2, 12});
+  SetType(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {2, 3, 4});
+  SetType(g->add_output(), "y", ::kiln_onnx::TensorProto::FLOAT, {2, 12});
   AddInt64Initializer(g, "zero", {}, {0});
   AddInt64Initializer(g, "axes", {1}, {0});
   AddInt64Initializer(g, "minus_one", {1}, {-1});
@@ -87,7 +87,7 @@ void AddInt64Initializer(::onnx::GraphProto* g, const std::string& name,
   return m;
 }
 
-std::unique_ptr<Session> Create(const ::onnx::ModelProto& m, int level = 3) {
+std::unique_ptr<Session> Create(const ::kiln_onnx::ModelProto& m, int level = 3) {
   const std::string bytes = m.SerializeAsString();
   SessionOptions options;
   options.optimization_level = level;
@@ -147,24 +147,24 @@ TEST(PlanInference, ShapeSubgraphIsFoldedAndTheReshapeBecomesStatic) {
 }
 
 // y = Loop(3 times) { v = Reshape(v + x, shape) } from v = x: x and shape captured by the body.
-::onnx::ModelProto LoopOverCapturedValues() {
-  ::onnx::ModelProto m = NewModel();
+::kiln_onnx::ModelProto LoopOverCapturedValues() {
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
-  SetType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {2});
-  SetType(g->add_input(), "shape", ::onnx::TensorProto::INT64, {1});
-  SetType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {});
+  SetType(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {2});
+  SetType(g->add_input(), "shape", ::kiln_onnx::TensorProto::INT64, {1});
+  SetType(g->add_output(), "y", ::kiln_onnx::TensorProto::FLOAT, {});
   AddInt64Initializer(g, "trips", {}, {3});
-  ::onnx::NodeProto* loop = AddNode(g, "loop", "Loop", {"trips", "", "x"}, {"y"});
-  ::onnx::AttributeProto* body_attr = loop->add_attribute();
+  ::kiln_onnx::NodeProto* loop = AddNode(g, "loop", "Loop", {"trips", "", "x"}, {"y"});
+  ::kiln_onnx::AttributeProto* body_attr = loop->add_attribute();
   body_attr->set_name("body");
-  body_attr->set_type(::onnx::AttributeProto::GRAPH);
-  ::onnx::GraphProto* body = body_attr->mutable_g();
+  body_attr->set_type(::kiln_onnx::AttributeProto::GRAPH);
+  ::kiln_onnx::GraphProto* body = body_attr->mutable_g();
   body->set_name("body");
-  SetType(body->add_input(), "i", ::onnx::TensorProto::INT64, {});
-  SetType(body->add_input(), "cond_in", ::onnx::TensorProto::BOOL, {});
-  SetType(body->add_input(), "v_in", ::onnx::TensorProto::FLOAT, {});
-  SetType(body->add_output(), "cond_out", ::onnx::TensorProto::BOOL, {});
-  SetType(body->add_output(), "v_out", ::onnx::TensorProto::FLOAT, {});
+  SetType(body->add_input(), "i", ::kiln_onnx::TensorProto::INT64, {});
+  SetType(body->add_input(), "cond_in", ::kiln_onnx::TensorProto::BOOL, {});
+  SetType(body->add_input(), "v_in", ::kiln_onnx::TensorProto::FLOAT, {});
+  SetType(body->add_output(), "cond_out", ::kiln_onnx::TensorProto::BOOL, {});
+  SetType(body->add_output(), "v_out", ::kiln_onnx::TensorProto::FLOAT, {});
   AddNode(body, "add", "Add", {"v_in", "x"}, {"sum"});
   AddNode(body, "reshape", "Reshape", {"sum", "shape"}, {"v_out"});
   AddNode(body, "keep", "Identity", {"cond_in"}, {"cond_out"});
@@ -213,11 +213,11 @@ TEST(PlanInference, LevelZeroInfersButKeepsEveryStep) {
 }
 
 TEST(PlanInference, AStaticContradictionIsAnErrorAtLoadNamingTheNode) {
-  ::onnx::ModelProto m = NewModel();
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
-  SetType(g->add_input(), "a", ::onnx::TensorProto::FLOAT, {2, 3});
-  SetType(g->add_input(), "b", ::onnx::TensorProto::FLOAT, {4, 5});
-  SetType(g->add_output(), "c", ::onnx::TensorProto::FLOAT, {});
+  SetType(g->add_input(), "a", ::kiln_onnx::TensorProto::FLOAT, {2, 3});
+  SetType(g->add_input(), "b", ::kiln_onnx::TensorProto::FLOAT, {4, 5});
+  SetType(g->add_output(), "c", ::kiln_onnx::TensorProto::FLOAT, {});
   AddNode(g, "mm", "MatMul", {"a", "b"}, {"c"});
   try {
     Create(m);
@@ -230,10 +230,10 @@ TEST(PlanInference, AStaticContradictionIsAnErrorAtLoadNamingTheNode) {
 
 TEST(PlanInference, ShapeOfAScalarFoldsToAnEmptyTensor) {
   // Found by the loader fuzzer: folding Shape of a rank-0 value copied from a null buffer.
-  ::onnx::ModelProto m = NewModel();
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
-  SetType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {});
-  SetType(g->add_output(), "s", ::onnx::TensorProto::INT64, {0});
+  SetType(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {});
+  SetType(g->add_output(), "s", ::kiln_onnx::TensorProto::INT64, {0});
   AddNode(g, "shape", "Shape", {"x"}, {"s"});
   std::unique_ptr<Session> s = Create(m);
   EXPECT_TRUE(s->plan().steps().empty());  // folded by the optimizer's constant folding
@@ -246,22 +246,22 @@ TEST(PlanInference, ShapeOfAScalarFoldsToAnEmptyTensor) {
 }
 
 // A chain y = relu(relu(...relu(x))) of `n` steps over float [64].
-::onnx::ModelProto ReluChain(int n) {
-  ::onnx::ModelProto m = NewModel();
+::kiln_onnx::ModelProto ReluChain(int n) {
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
-  SetType(g->add_input(), "v0", ::onnx::TensorProto::FLOAT, {64});
+  SetType(g->add_input(), "v0", ::kiln_onnx::TensorProto::FLOAT, {64});
   for (int i = 0; i < n; ++i) {
     AddNode(g, "relu" + std::to_string(i), "Relu", {"v" + std::to_string(i)},
             {"v" + std::to_string(i + 1)});
   }
-  SetType(g->add_output(), "v" + std::to_string(n), ::onnx::TensorProto::FLOAT, {64});
+  SetType(g->add_output(), "v" + std::to_string(n), ::kiln_onnx::TensorProto::FLOAT, {64});
   return m;
 }
 
 // ReluChain(2), then v_i = v_{i-1} + v_{i-2} for i = 3..last, which keeps two values alive at
 // once; the output is v<last>.
-::onnx::ModelProto AddChain(int last) {
-  ::onnx::ModelProto m = ReluChain(2);
+::kiln_onnx::ModelProto AddChain(int last) {
+  ::kiln_onnx::ModelProto m = ReluChain(2);
   auto* g = m.mutable_graph();
   for (int i = 3; i <= last; ++i) {
     AddNode(g, "add" + std::to_string(i), "Add",
@@ -340,17 +340,17 @@ TEST(PlanArena, BuffersAliveAtTheSameTimeNeverOverlapAndDeadOnesAreReused) {
 // q = Transpose(w, [2,1,0]) [4,1,6] (a real one); z = Reshape(q, [2,3,4]); y = z + r. r is read
 // last, so its buffer (shared by v, u and t) must outlive w and q.
 TEST(PlanArena, AViewSharesItsInputsBufferWhichLivesAsLongAsEither) {
-  ::onnx::ModelProto m = NewModel();
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
-  SetType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {2, 3, 4});
-  SetType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {2, 3, 4});
+  SetType(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {2, 3, 4});
+  SetType(g->add_output(), "y", ::kiln_onnx::TensorProto::FLOAT, {2, 3, 4});
   AddInt64Initializer(g, "six_four", {2}, {6, 4});
   AddInt64Initializer(g, "two_three_four", {3}, {2, 3, 4});
   AddInt64Initializer(g, "axis0", {1}, {0});
   const auto perm = [](const std::vector<int64_t>& p) {
-    ::onnx::AttributeProto a;
+    ::kiln_onnx::AttributeProto a;
     a.set_name("perm");
-    a.set_type(::onnx::AttributeProto::INTS);
+    a.set_type(::kiln_onnx::AttributeProto::INTS);
     for (int64_t v : p) a.add_ints(v);
     return a;
   };
@@ -397,10 +397,10 @@ TEST(PlanArena, AViewSharesItsInputsBufferWhichLivesAsLongAsEither) {
 // intermediate and output are strings runs again and again (the Python package found the second
 // run of Identity on a string input failing, the arena wrapping a string tensor).
 TEST(PlanArena, StringValuesAreNeverPlacedInTheArena) {
-  ::onnx::ModelProto m = NewModel();
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
-  SetType(g->add_input(), "x", ::onnx::TensorProto::STRING, {2});
-  SetType(g->add_output(), "y", ::onnx::TensorProto::STRING, {2});
+  SetType(g->add_input(), "x", ::kiln_onnx::TensorProto::STRING, {2});
+  SetType(g->add_output(), "y", ::kiln_onnx::TensorProto::STRING, {2});
   AddNode(g, "first", "Identity", {"x"}, {"i"});
   AddNode(g, "second", "Identity", {"i"}, {"y"});
   std::unique_ptr<Session> s = Create(m, 0);
@@ -426,11 +426,11 @@ TEST(PlanArena, StringValuesAreNeverPlacedInTheArena) {
 // outside the arena and handed over as it is; one it gives a tensor for is computed in the arena
 // and copied into that tensor.
 TEST(PlanArena, AnOutputTheCallerLeavesToTheRunIsMadeOutsideTheArenaAndHandedOver) {
-  ::onnx::ModelProto m = NewModel();
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
-  SetType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {2, 3, 4});
-  SetType(g->add_output(), "r", ::onnx::TensorProto::FLOAT, {2, 3, 4});
-  SetType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {2, 3, 4});
+  SetType(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {2, 3, 4});
+  SetType(g->add_output(), "r", ::kiln_onnx::TensorProto::FLOAT, {2, 3, 4});
+  SetType(g->add_output(), "y", ::kiln_onnx::TensorProto::FLOAT, {2, 3, 4});
   AddInt64Initializer(g, "six_four", {2}, {6, 4});
   AddInt64Initializer(g, "two_three_four", {3}, {2, 3, 4});
   AddNode(g, "relu_r", "Relu", {"x"}, {"r"});
@@ -502,12 +502,12 @@ TEST(PlanArena, AnOutputTheCallerLeavesToTheRunIsMadeOutsideTheArenaAndHandedOve
 TEST(PlanInference, AWrongValueInfoIsNotTrusted) {
   // v0 [64] -> Relu -> v1 -> Shape -> s. The exporter claims v1 is [5]: neither the plan nor the
   // folded Shape may believe it.
-  ::onnx::ModelProto m = ReluChain(1);
+  ::kiln_onnx::ModelProto m = ReluChain(1);
   auto* g = m.mutable_graph();
-  SetType(g->add_value_info(), "v1", ::onnx::TensorProto::FLOAT, {5});
+  SetType(g->add_value_info(), "v1", ::kiln_onnx::TensorProto::FLOAT, {5});
   g->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();  // any [n]
   AddNode(g, "shape", "Shape", {"v1"}, {"s"});
-  SetType(g->add_output(), "s", ::onnx::TensorProto::INT64, {1});
+  SetType(g->add_output(), "s", ::kiln_onnx::TensorProto::INT64, {1});
   std::unique_ptr<Session> s = Create(m);
   EXPECT_FALSE(s->plan().Facts(s->plan().SlotNamed("v1")).shape.has_value());
   EXPECT_EQ(s->plan().folded_steps(), 0u);
@@ -521,7 +521,7 @@ TEST(PlanInference, AWrongValueInfoIsNotTrusted) {
 }
 
 TEST(PlanArena, FreeDimensionsLeaveTheirValuesToRunTime) {
-  ::onnx::ModelProto m = ReluChain(3);
+  ::kiln_onnx::ModelProto m = ReluChain(3);
   auto* dim = m.mutable_graph()
                   ->mutable_input(0)
                   ->mutable_type()
@@ -569,7 +569,7 @@ std::unique_ptr<Kernel> MakeProbe(const KernelInfo& info) {
 
 // An input whose dimensions are sizes or, where `names` has one, that dim_param ("?" for an
 // unknown dimension without a name).
-void SetNamedType(::onnx::ValueInfoProto* vi, const std::string& name, int elem,
+void SetNamedType(::kiln_onnx::ValueInfoProto* vi, const std::string& name, int elem,
                   const std::vector<std::string>& names) {
   vi->set_name(name);
   auto* t = vi->mutable_type()->mutable_tensor_type();
@@ -588,13 +588,13 @@ void SetNamedType(::onnx::ValueInfoProto* vi, const std::string& name, int elem,
 
 // x [batch, seq, 6] split into heads by a Reshape to a target computed from Shape(x), as torch
 // exports dynamic axes; y [batch, ?, 6].
-::onnx::ModelProto HeadsOfDynamicAxes() {
-  ::onnx::ModelProto m = NewModel();
+::kiln_onnx::ModelProto HeadsOfDynamicAxes() {
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
-  SetNamedType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"batch", "seq", "6"});
-  SetNamedType(g->add_input(), "y", ::onnx::TensorProto::FLOAT, {"batch", "?", "6"});
-  SetType(g->add_output(), "heads", ::onnx::TensorProto::FLOAT, {});
-  SetType(g->add_output(), "z", ::onnx::TensorProto::FLOAT, {});
+  SetNamedType(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {"batch", "seq", "6"});
+  SetNamedType(g->add_input(), "y", ::kiln_onnx::TensorProto::FLOAT, {"batch", "?", "6"});
+  SetType(g->add_output(), "heads", ::kiln_onnx::TensorProto::FLOAT, {});
+  SetType(g->add_output(), "z", ::kiln_onnx::TensorProto::FLOAT, {});
   AddInt64Initializer(g, "zero", {}, {0});
   AddInt64Initializer(g, "one", {}, {1});
   AddInt64Initializer(g, "axes", {1}, {0});
@@ -640,11 +640,11 @@ TEST(PlanInference, NamedDimensionsShareASymbolThroughShapeComputations) {
 // Inputs that name a dimension alike must give it one size: inference and the optimizer count on
 // it. The error names both inputs, the dimensions and the name.
 TEST(PlanInference, InputsDisagreeingOnANamedDimensionAreRefused) {
-  ::onnx::ModelProto m = NewModel();
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
-  SetNamedType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"batch", "seq"});
-  SetNamedType(g->add_input(), "y", ::onnx::TensorProto::FLOAT, {"?", "seq"});
-  SetType(g->add_output(), "z", ::onnx::TensorProto::FLOAT, {});
+  SetNamedType(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {"batch", "seq"});
+  SetNamedType(g->add_input(), "y", ::kiln_onnx::TensorProto::FLOAT, {"?", "seq"});
+  SetType(g->add_output(), "z", ::kiln_onnx::TensorProto::FLOAT, {});
   AddNode(g, "add", "Add", {"x", "y"}, {"z"});
   auto run = [&](const std::vector<int64_t>& xd, const std::vector<int64_t>& yd) {
     const std::unique_ptr<Session> s = Create(m);
@@ -678,13 +678,13 @@ TEST(PlanInference, KernelsAreSpecializedOnceWithWhatInferenceKnows) {
   KernelRegistry registry;
   const KernelDef probe[] = {{"test.probe", "Probe", 1, 1, &MakeProbe}};
   registry.Add(probe);
-  ::onnx::ModelProto m = NewModel();
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* import = m.add_opset_import();
   import->set_domain("test.probe");
   import->set_version(1);
   auto* g = m.mutable_graph();
-  SetType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {2, 3, 4});
-  SetType(g->add_output(), "z", ::onnx::TensorProto::FLOAT, {});
+  SetType(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {2, 3, 4});
+  SetType(g->add_output(), "z", ::kiln_onnx::TensorProto::FLOAT, {});
   AddNode(g, "first", "Probe", {"x"}, {"y"})->set_domain("test.probe");
   AddNode(g, "second", "Probe", {"y"}, {"z"})->set_domain("test.probe");  // no rule: y unknown
   const std::string bytes = m.SerializeAsString();
@@ -700,8 +700,8 @@ TEST(PlanInference, KernelsAreSpecializedOnceWithWhatInferenceKnows) {
 
 // v0 [n] (n a dim_param) -> Relu -> v1 -> Relu -> v2, then v_i = v_{i-1} + v_{i-2} up to v8, the
 // output: nothing past the input is laid out at load.
-::onnx::ModelProto AddChainOfFreeLength() {
-  ::onnx::ModelProto m = AddChain(8);
+::kiln_onnx::ModelProto AddChainOfFreeLength() {
+  ::kiln_onnx::ModelProto m = AddChain(8);
   auto* g = m.mutable_graph();
   g->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
   g->mutable_input(0)
@@ -842,12 +842,12 @@ TEST(PlanArena, TheRunThatRecordsALayoutGivesTheAllocatorsKeptBlocksBack) {
 // input shapes, the values of s change w's shape: the layout made for one must not be used for
 // the other, and z (a view of w in the layout) must still get w's bytes.
 TEST(PlanArena, ShapesThatDependOnInputValuesFallBackToTheAllocator) {
-  ::onnx::ModelProto m = NewModel();
+  ::kiln_onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
-  SetNamedType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"n"});
-  SetType(g->add_input(), "s", ::onnx::TensorProto::INT64, {2});
-  SetType(g->add_output(), "w", ::onnx::TensorProto::FLOAT, {});
-  SetType(g->add_output(), "z", ::onnx::TensorProto::FLOAT, {});
+  SetNamedType(g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT, {"n"});
+  SetType(g->add_input(), "s", ::kiln_onnx::TensorProto::INT64, {2});
+  SetType(g->add_output(), "w", ::kiln_onnx::TensorProto::FLOAT, {});
+  SetType(g->add_output(), "z", ::kiln_onnx::TensorProto::FLOAT, {});
   AddInt64Initializer(g, "flat", {1}, {-1});
   AddNode(g, "relu", "Relu", {"x"}, {"r"});
   AddNode(g, "reshape_w", "Reshape", {"r", "s"}, {"w"});

@@ -223,6 +223,29 @@ uint64_t Session::profiling_start_ns() const noexcept {
   return profiler_ != nullptr ? profiler_->start_ns() : 0;
 }
 
+namespace {
+
+// A bool tensor holds one byte per element, 0 or 1 (the kernels read them as C++ bool, for which
+// any other byte is undefined behaviour): a caller's tensor with another byte is refused, naming
+// the element.
+template <typename What>
+void CheckBools(const Tensor& t, const What& what) {
+  if (t.type() != DataType::kBool) return;
+  const auto* bytes = static_cast<const uint8_t*>(t.data());
+  const size_t n = t.element_count();
+  uint8_t any = 0;
+  for (size_t i = 0; i < n; ++i) any |= bytes[i];
+  if (any <= 1) return;
+  for (size_t i = 0; i < n; ++i) {
+    if (bytes[i] > 1) {
+      ThrowInvalidArgument("inputs", what() + ": bool element " + std::to_string(i) + " is " +
+                                         std::to_string(bytes[i]) + "; a bool is 0 or 1");
+    }
+  }
+}
+
+}  // namespace
+
 void Session::CheckInput(const IoDesc& desc, const Value& v) const {
   // Built only for a message: a run checks every input.
   auto what = [&] { return "input '" + desc.name + "'"; };
@@ -256,6 +279,13 @@ void Session::CheckInput(const IoDesc& desc, const Value& v) const {
         ThrowInvalidArgument("inputs", what() + " must hold " + DataTypeName(desc.type.elem) +
                                            " tensors, not a " + v.TypeText());
       }
+      if (v.tensor() != nullptr) CheckBools(*v.tensor(), what);
+      if (v.sequence() != nullptr) {
+        for (size_t i = 0; i < v.sequence()->tensors.size(); ++i) {
+          CheckBools(*v.sequence()->tensors[i],
+                     [&] { return what() + " tensor " + std::to_string(i); });
+        }
+      }
       return;
     }
     case ir::ValueKind::kMap:
@@ -269,6 +299,7 @@ void Session::CheckInput(const IoDesc& desc, const Value& v) const {
     ThrowInvalidArgument("inputs", what() + " must be " + DataTypeName(desc.type.elem) + ", not " +
                                        DataTypeName(t.type()));
   }
+  CheckBools(t, what);
   if (!desc.type.shape) return;
   const Shape& want = *desc.type.shape;
   if (want.rank() != t.shape().rank()) {

@@ -2,7 +2,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,8 +21,8 @@ namespace kiln::runtime {
 namespace {
 
 // y = <op>(x) over float [2] at `opset`, with whatever attributes the caller adds.
-::onnx::ModelProto UnaryModel(const std::string& op, int64_t opset) {
-  ::onnx::ModelProto m;
+::kiln_onnx::ModelProto UnaryModel(const std::string& op, int64_t opset) {
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(opset);
   auto* g = m.mutable_graph();
@@ -34,19 +34,19 @@ namespace {
   for (auto [vi, name] : {std::pair{g->add_input(), "x"}, std::pair{g->add_output(), "y"}}) {
     vi->set_name(name);
     auto* t = vi->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    t->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
     t->mutable_shape()->add_dim()->set_dim_value(2);
   }
   return m;
 }
 
-std::unique_ptr<Session> Create(const ::onnx::ModelProto& m, const std::string& dir = "") {
+std::unique_ptr<Session> Create(const ::kiln_onnx::ModelProto& m, const std::string& dir = "") {
   const std::string bytes = m.SerializeAsString();
   return std::make_unique<Session>(onnx::LoadModelBytes(bytes.data(), bytes.size(), dir),
                                    SessionOptions());
 }
 
-void ExpectCreateError(const ::onnx::ModelProto& m, ErrorCode code,
+void ExpectCreateError(const ::kiln_onnx::ModelProto& m, ErrorCode code,
                        std::initializer_list<const char*> fragments) {
   try {
     Create(m);
@@ -60,10 +60,10 @@ void ExpectCreateError(const ::onnx::ModelProto& m, ErrorCode code,
 }
 
 TEST(Session, WrongAttributeTypeNamesNodeAndAttribute) {
-  ::onnx::ModelProto m = UnaryModel("LeakyRelu", 16);
+  ::kiln_onnx::ModelProto m = UnaryModel("LeakyRelu", 16);
   auto* a = m.mutable_graph()->mutable_node(0)->add_attribute();
   a->set_name("alpha");
-  a->set_type(::onnx::AttributeProto::INT);
+  a->set_type(::kiln_onnx::AttributeProto::INT);
   a->set_i(2);
   ExpectCreateError(m, ErrorCode::kInvalidGraph,
                     {"node 'n0' (LeakyRelu)", "attribute 'alpha'", "float", "int"});
@@ -74,7 +74,7 @@ TEST(Session, UnsupportedOpAndOpsetNameNodeOpDomainAndOpset) {
                     {"node 'n0' (NoSuchOp)", "ai.onnx", "opset 17"});
   ExpectCreateError(UnaryModel("Relu", 40), ErrorCode::kNotImplemented,
                     {"node 'n0' (Relu)", "opset 40", "ai.onnx"});
-  ::onnx::ModelProto custom = UnaryModel("Thing", 17);
+  ::kiln_onnx::ModelProto custom = UnaryModel("Thing", 17);
   custom.mutable_graph()->mutable_node(0)->set_domain("com.example");
   auto* op = custom.add_opset_import();
   op->set_domain("com.example");
@@ -84,7 +84,7 @@ TEST(Session, UnsupportedOpAndOpsetNameNodeOpDomainAndOpset) {
 }
 
 TEST(Session, RunsAndFreesIntermediates) {
-  ::onnx::ModelProto m = UnaryModel("Relu", 14);
+  ::kiln_onnx::ModelProto m = UnaryModel("Relu", 14);
   auto session = Create(m);
   std::vector<std::string> in_names = {"x"}, out_names = {"y"};
   std::vector<Value> in = {Value(testing::MakeTensor<float>({2}, {-1, 2}))};
@@ -97,7 +97,7 @@ TEST(Session, RunsAndFreesIntermediates) {
 // A kernel that refuses what it was given at run time: the error names the node, its op and the
 // type and shape of every input it got.
 TEST(Session, ARunTimeKernelErrorNamesTheNodeAndTheShapesItGot) {
-  ::onnx::ModelProto m;
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
   auto* g = m.mutable_graph();
@@ -107,9 +107,10 @@ TEST(Session, ARunTimeKernelErrorNamesTheNodeAndTheShapesItGot) {
   n->add_input("x");
   n->add_input("shape");
   n->add_output("y");
-  for (auto [vi, name, type] : {std::tuple{g->add_input(), "x", ::onnx::TensorProto::FLOAT},
-                                std::tuple{g->add_input(), "shape", ::onnx::TensorProto::INT64},
-                                std::tuple{g->add_output(), "y", ::onnx::TensorProto::FLOAT}}) {
+  for (auto [vi, name, type] :
+       {std::tuple{g->add_input(), "x", ::kiln_onnx::TensorProto::FLOAT},
+        std::tuple{g->add_input(), "shape", ::kiln_onnx::TensorProto::INT64},
+        std::tuple{g->add_output(), "y", ::kiln_onnx::TensorProto::FLOAT}}) {
     vi->set_name(name);
     vi->mutable_type()->mutable_tensor_type()->set_elem_type(type);
   }
@@ -153,8 +154,8 @@ TEST(Session, TerminateStopsBeforeTheFirstNode) {
 // y = MatMul(x, Relu(w)): x float [2, 4]; w float [4, 3], an initializer (1 ... 12) the graph
 // also lists as an input (IR 8: an overridable initializer). Were w a constant, Relu(w) would be
 // folded and the MatMul's weights packed at load from level 1 on.
-::onnx::ModelProto OverridableModel(int64_t ir_version = 8) {
-  ::onnx::ModelProto m;
+::kiln_onnx::ModelProto OverridableModel(int64_t ir_version = 8) {
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(ir_version);
   m.add_opset_import()->set_version(17);
   auto* g = m.mutable_graph();
@@ -171,7 +172,7 @@ TEST(Session, TerminateStopsBeforeTheFirstNode) {
   mm->add_output("y");
   auto* w = g->add_initializer();
   w->set_name("w");
-  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   w->add_dims(4);
   w->add_dims(3);
   for (int i = 0; i < 12; ++i) w->add_float_data(static_cast<float>(i + 1));
@@ -180,7 +181,7 @@ TEST(Session, TerminateStopsBeforeTheFirstNode) {
         std::tuple{g->add_output(), "y", 2, 3}}) {
     vi->set_name(name);
     auto* t = vi->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    t->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
     t->mutable_shape()->add_dim()->set_dim_value(rows);
     t->mutable_shape()->add_dim()->set_dim_value(cols);
   }
@@ -239,15 +240,15 @@ TEST(Session, AnInitializerListedAsAnInputBeforeIrVersion4IsAConstant) {
 }
 
 TEST(Session, AnOverridableInitializersDeclaredTypeMustFitItsValue) {
-  ::onnx::ModelProto wrong_type = OverridableModel();
+  ::kiln_onnx::ModelProto wrong_type = OverridableModel();
   wrong_type.mutable_graph()
       ->mutable_input(1)
       ->mutable_type()
       ->mutable_tensor_type()
-      ->set_elem_type(::onnx::TensorProto::DOUBLE);
+      ->set_elem_type(::kiln_onnx::TensorProto::DOUBLE);
   ExpectCreateError(wrong_type, ErrorCode::kInvalidGraph,
                     {"graph input 'w'", "declared double", "initializer is float"});
-  ::onnx::ModelProto wrong_shape = OverridableModel();
+  ::kiln_onnx::ModelProto wrong_shape = OverridableModel();
   wrong_shape.mutable_graph()
       ->mutable_input(1)
       ->mutable_type()
@@ -258,7 +259,7 @@ TEST(Session, AnOverridableInitializersDeclaredTypeMustFitItsValue) {
   ExpectCreateError(wrong_shape, ErrorCode::kInvalidGraph,
                     {"graph input 'w'", "[4,5]", "initializer has shape [4,3]"});
   // A free dimension declared for it takes any size a run feeds, the model's by default.
-  ::onnx::ModelProto free_cols = OverridableModel();
+  ::kiln_onnx::ModelProto free_cols = OverridableModel();
   free_cols.mutable_graph()
       ->mutable_input(1)
       ->mutable_type()
@@ -272,7 +273,7 @@ TEST(Session, AnOverridableInitializersDeclaredTypeMustFitItsValue) {
 }
 
 TEST(Session, TheLoaderKeepsDimensionDenotations) {
-  ::onnx::ModelProto m = UnaryModel("Relu", 14);
+  ::kiln_onnx::ModelProto m = UnaryModel("Relu", 14);
   auto* shape =
       m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
   shape->mutable_dim(0)->set_denotation("DATA_FEATURE");
@@ -343,17 +344,17 @@ TEST(Session, LoadsAModelOverTwoGigabytesThroughExternalData) {
     ASSERT_EQ(::pwrite(fd, &last, sizeof last, (kElements - 1) * 4), 4);
     ::close(fd);
   }
-  ::onnx::ModelProto m = UnaryModel("Shape", 15);
+  ::kiln_onnx::ModelProto m = UnaryModel("Shape", 15);
   auto* g = m.mutable_graph();
   g->mutable_node(0)->set_input(0, "w");
   g->clear_input();
   g->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
-      ::onnx::TensorProto::INT64);
+      ::kiln_onnx::TensorProto::INT64);
   auto* w = g->add_initializer();
   w->set_name("w");
-  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   w->add_dims(kElements);
-  w->set_data_location(::onnx::TensorProto::EXTERNAL);
+  w->set_data_location(::kiln_onnx::TensorProto::EXTERNAL);
   auto* loc = w->add_external_data();
   loc->set_key("location");
   loc->set_value("weights.bin");
@@ -397,7 +398,7 @@ TEST(Session, Bf16ConfigRunsConstantWeightProductsInBf16) {
   std::vector<float> x(static_cast<size_t>(m * k)), w(static_cast<size_t>(k * n));
   for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.37f);
   for (size_t i = 0; i < w.size(); ++i) w[i] = std::cos(static_cast<float>(i) * 0.11f);
-  ::onnx::ModelProto proto;
+  ::kiln_onnx::ModelProto proto;
   proto.set_ir_version(8);
   proto.add_opset_import()->set_version(17);
   auto* g = proto.mutable_graph();
@@ -408,7 +409,7 @@ TEST(Session, Bf16ConfigRunsConstantWeightProductsInBf16) {
   node->add_output("y");
   auto* init = g->add_initializer();
   init->set_name("w");
-  init->set_data_type(::onnx::TensorProto::FLOAT);
+  init->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   init->add_dims(k);
   init->add_dims(n);
   for (float v : w) init->add_float_data(v);
@@ -416,7 +417,7 @@ TEST(Session, Bf16ConfigRunsConstantWeightProductsInBf16) {
        {std::tuple{g->add_input(), "x", m, k}, std::tuple{g->add_output(), "y", m, n}}) {
     vi->set_name(name);
     auto* t = vi->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    t->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
     t->mutable_shape()->add_dim()->set_dim_value(d0);
     t->mutable_shape()->add_dim()->set_dim_value(d1);
   }
@@ -454,7 +455,7 @@ TEST(Session, Bf16ConfigRunsConvolutionsInBf16) {
   std::vector<float> x(static_cast<size_t>(c * h * w)), wt(static_cast<size_t>(m * c * 9));
   for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.37f);
   for (size_t i = 0; i < wt.size(); ++i) wt[i] = std::cos(static_cast<float>(i) * 0.11f);
-  ::onnx::ModelProto proto;
+  ::kiln_onnx::ModelProto proto;
   proto.set_ir_version(8);
   proto.add_opset_import()->set_version(17);
   auto* g = proto.mutable_graph();
@@ -465,18 +466,18 @@ TEST(Session, Bf16ConfigRunsConvolutionsInBf16) {
   node->add_output("y");
   auto* pads = node->add_attribute();
   pads->set_name("pads");
-  pads->set_type(::onnx::AttributeProto::INTS);
+  pads->set_type(::kiln_onnx::AttributeProto::INTS);
   for (int i = 0; i < 4; ++i) pads->add_ints(1);
   auto* init = g->add_initializer();
   init->set_name("w");
-  init->set_data_type(::onnx::TensorProto::FLOAT);
+  init->set_data_type(::kiln_onnx::TensorProto::FLOAT);
   for (int64_t d : {m, c, int64_t{3}, int64_t{3}}) init->add_dims(d);
   for (float v : wt) init->add_float_data(v);
   for (auto [vi, name, channels] :
        {std::tuple{g->add_input(), "x", c}, std::tuple{g->add_output(), "y", m}}) {
     vi->set_name(name);
     auto* t = vi->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    t->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
     for (int64_t d : {int64_t{1}, channels, h, w}) t->mutable_shape()->add_dim()->set_dim_value(d);
   }
   const std::string bytes = proto.SerializeAsString();

@@ -122,6 +122,38 @@ void ExpectMentions(const std::string& message, std::initializer_list<const char
   }
 }
 
+// ---- Input values ------------------------------------------------------------------------------
+
+// A bool is one byte, 0 or 1: a caller's bool tensor with another byte is refused, naming the
+// input and the element, and no output is made (found by the run-path fuzzer: kernels read the
+// bytes as C++ bool, for which 255 is undefined behaviour).
+TEST(RunInputs, ABoolTensorWithAByteOtherThanZeroOrOneIsRefused) {
+  Scope s;
+  KilnSession* session = s.Session(models::BoolIdentity(), s.Options());
+  uint8_t bytes[4] = {0, 1, 255, 1};
+  const int64_t dims[1] = {4};
+  KilnValue* x = nullptr;
+  ExpectOk(api().CreateTensorWithDataAsValue(s.cpu, bytes, sizeof bytes, dims, 1,
+                                             KILN_ELEMENT_TYPE_BOOL, &x));
+  s.values.push_back(x);
+  const char* in = "x";
+  const char* out = "y";
+  KilnValue* y = nullptr;  // NULL: Kiln makes the output, and leaves it NULL on failure
+  KilnStatus* st = api().Run(session, nullptr, &in, &x, 1, &out, 1, &y);
+  EXPECT_EQ(api().GetErrorCode(st), KILN_INVALID_ARGUMENT);
+  ExpectMentions(Message(st), {"Run: ", "input 'x'", "bool element 2 is 255", "0 or 1"});
+  EXPECT_EQ(y, nullptr);
+  // The same tensor with its bytes set right runs, and the session is still usable.
+  bytes[2] = 1;
+  y = nullptr;
+  ExpectOk(api().Run(session, nullptr, &in, &x, 1, &out, 1, &y));
+  void* data = nullptr;
+  ExpectOk(api().GetTensorMutableData(y, &data));
+  EXPECT_EQ(std::vector<uint8_t>(static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + 4),
+            (std::vector<uint8_t>{0, 1, 1, 1}));
+  api().ReleaseValue(y);
+}
+
 // ---- Overridable initializers ------------------------------------------------------------------
 
 TEST(OverridableInitializers, AreListedApartFromTheInputs) {

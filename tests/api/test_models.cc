@@ -78,6 +78,16 @@ void DeclareOptional(::onnx::ValueInfoProto* vi, const char* name) {
 
 }  // namespace
 
+std::string BoolIdentity() {
+  ::onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  g->set_name("bool_identity");
+  AddNode(g, "copy", "Identity", "", "x", "y");
+  Declare(g->add_input(), "x", ::onnx::TensorProto::BOOL, {-1});
+  Declare(g->add_output(), "y", ::onnx::TensorProto::BOOL, {-1});
+  return m.SerializeAsString();
+}
+
 std::string Identity() {
   ::onnx::ModelProto m = NewModel();
   m.set_producer_name(kProducerName);

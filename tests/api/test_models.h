@@ -29,6 +29,9 @@ inline constexpr const char* kValues[] = {"the kiln team", "Apache-2.0"};
 // y = Identity(x); x and y are float [batch, 2] with dim_param "batch". Metadata as above.
 std::string Identity();
 
+// y = Identity(x); x and y are bool [n].
+std::string BoolIdentity();
+
 // Inputs a: float [batch, 2] and b: int64 [3]; outputs a_copy = Identity(a) (node "copy_a") and
 // b_copy = Identity(b) (node "copy_b"). No metadata.
 std::string TwoOutputs();

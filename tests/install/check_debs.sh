@@ -131,9 +131,14 @@ for p in libkiln1 kiln-tools python3-kiln; do
     depends_on_package "$p" "$dep" || fail "$p: Depends lacks $dep (dpkg-shlibdeps)"
   done <<<"$needed"
 done
+# libkiln.so.1 carries ONNX's messages itself, for protobuf's lite runtime (issue 32): neither
+# the full libprotobuf nor ONNX's proto library may be among its runtime dependencies.
+if depends_entries libkiln1 | grep -E '^(libprotobuf[0-9]|libonnx)'; then
+  fail "libkiln1 depends on the full protobuf or on ONNX's libraries"
+fi
 depends_on libkiln-dev "libkiln1 (= $version)" ||
   fail "libkiln-dev does not depend on libkiln1 (= $version)"
-for dev in libprotobuf-dev libonnx-dev libdnnl-dev libjpeg-dev libpng-dev libtiff-dev libwebp-dev \
+for dev in libprotobuf-dev libdnnl-dev libjpeg-dev libpng-dev libtiff-dev libwebp-dev \
            libopenjp2-7-dev pkgconf; do
   depends_on_package libkiln-dev "$dev" ||
     fail "libkiln-dev does not depend on $dev (libkiln.a or kiln.pc needs it)"

@@ -251,7 +251,7 @@ grep -F "probe found Kiln 1.0.0" "$work/probe_v1.0.log"
 echo "== without libkiln.a's dependencies: Kiln::kiln works, COMPONENTS static fails cleanly"
 # As on a machine without them: CMake is told that none of them can be found.
 no_deps=()
-for dep in Threads Protobuf ONNX OpenCL dnnl PkgConfig; do
+for dep in Threads Protobuf OpenCL dnnl PkgConfig; do
   no_deps+=("-DCMAKE_DISABLE_FIND_PACKAGE_$dep=TRUE")
 done
 # (A program linked to Kiln::kiln there too, and run.)
@@ -267,7 +267,7 @@ if probe static_no_deps C "1 CONFIG REQUIRED COMPONENTS static" "${no_deps[@]}";
   fail "COMPONENTS static was found without its dependencies"
 fi
 missing="Kiln's static component needs what libkiln.a links, and these were not found: Threads;"
-missing+=" Protobuf (libprotobuf-dev); ONNX (libonnx-dev); OpenCL[^;]*; pkg-config (pkgconf)"
+missing+=" Protobuf (libprotobuf-dev); OpenCL[^;]*; pkg-config (pkgconf)"
 tr -s ' \n' ' ' <"$work/probe_static_no_deps.log" | grep -o "$missing" || {
   cat "$work/probe_static_no_deps.log"
   fail "COMPONENTS static failed without naming what is missing"

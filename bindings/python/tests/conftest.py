@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 SOURCE_DIR = Path(os.environ.get("KILN_SOURCE_DIR", Path(__file__).resolve().parents[3]))
 BUILD_DIR = Path(os.environ.get("KILN_BUILD_DIR", SOURCE_DIR / "build" / "release"))
@@ -154,7 +154,7 @@ def models(tmp_path_factory):
             nodes,
             [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n, n])],
             [helper.make_tensor_value_info("y", TensorProto.FLOAT, [n, n])],
-            initializers=[onnx.numpy_helper.from_array(w, "w")],
+            initializers=[numpy_helper.from_array(w, "w")],
         ),
         d,
         "slow.onnx",

@@ -4,8 +4,10 @@
 #include <atomic>
 #include <cstdlib>
 #include <memory>
+#include <new>
 #include <string>
 
+#include "core/thread_cache.h"
 #include "kernels/cpu/vector_math_avx512.h"
 
 namespace kiln::cpu {
@@ -15,8 +17,18 @@ void* ThreadWorkspace(Workspace which, size_t bytes) {
     std::unique_ptr<void, void (*)(void*)> data{nullptr, std::free};
     size_t capacity = 0;
   };
-  thread_local Buffer buffers[static_cast<size_t>(Workspace::kCount)];
-  Buffer& b = buffers[static_cast<size_t>(which)];
+  struct Buffers {
+    Buffer of[static_cast<size_t>(Workspace::kCount)];
+  };
+  // The thread's buffers (ThreadCache rather than thread_local: see core/thread_cache.h). Its
+  // first use on a thread allocates, and fails like the buffers themselves.
+  Buffers* mine = nullptr;
+  try {
+    mine = &ThreadCacheOf<Buffers>();
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::kOutOfMemory, "out of memory for a product's workspace");
+  }
+  Buffer& b = mine->of[static_cast<size_t>(which)];
   if (b.capacity < bytes) {
     constexpr size_t kAlign = 64;
     b.data.reset(std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign));

@@ -1,7 +1,7 @@
 // FlexAttention (ai.onnx.preview): numbers against a reference computed here (GQA, scale, double),
 // the score_mod/mask_mod/prob_mod graphs run through a session, and the errors the kernel raises.
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 
 #include <cmath>
 #include <limits>
@@ -96,7 +96,7 @@ TEST(FlexAttention, Errors) {
 
 // A model of one FlexAttention node whose `attr` graph applies the one-input op `op`.
 std::shared_ptr<runtime::Session> ModGraphSession(const std::string& attr, const std::string& op) {
-  ::onnx::ModelProto m;
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(23);
   auto* preview = m.add_opset_import();
@@ -106,11 +106,11 @@ std::shared_ptr<runtime::Session> ModGraphSession(const std::string& attr, const
   for (const char* name : {"Q", "K", "V"}) {
     auto* in = g->add_input();
     in->set_name(name);
-    in->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+    in->mutable_type()->mutable_tensor_type()->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
   }
   auto* y = g->add_output();
   y->set_name("Y");
-  y->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+  y->mutable_type()->mutable_tensor_type()->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
   auto* n = g->add_node();
   n->set_name("flex");
   n->set_op_type("FlexAttention");
@@ -119,14 +119,14 @@ std::shared_ptr<runtime::Session> ModGraphSession(const std::string& attr, const
   n->add_output("Y");
   auto* a = n->add_attribute();
   a->set_name(attr);
-  a->set_type(::onnx::AttributeProto::GRAPH);
+  a->set_type(::kiln_onnx::AttributeProto::GRAPH);
   auto* body = a->mutable_g();
   auto* in = body->add_input();
   in->set_name("s");
-  in->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+  in->mutable_type()->mutable_tensor_type()->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
   auto* out = body->add_output();
   out->set_name("t");
-  out->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
   auto* node = body->add_node();
   node->set_op_type(op);
   node->add_input("s");

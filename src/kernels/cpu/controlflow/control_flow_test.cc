@@ -1,5 +1,5 @@
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 
 #include "kernels/test_util.h"
 #include "onnx/loader.h"
@@ -8,7 +8,7 @@
 namespace kiln::testing {
 namespace {
 
-void AddIdentity(::onnx::GraphProto* g, const std::string& in, const std::string& out) {
+void AddIdentity(::kiln_onnx::GraphProto* g, const std::string& in, const std::string& out) {
   auto* n = g->add_node();
   n->set_name("id_" + out);
   n->set_op_type("Identity");
@@ -16,19 +16,19 @@ void AddIdentity(::onnx::GraphProto* g, const std::string& in, const std::string
   n->add_output(out);
 }
 
-void AddTensorIo(::onnx::ValueInfoProto* vi, const std::string& name, int elem) {
+void AddTensorIo(::kiln_onnx::ValueInfoProto* vi, const std::string& name, int elem) {
   vi->set_name(name);
   vi->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
 }
 
-std::shared_ptr<runtime::Session> Load(const ::onnx::ModelProto& m) {
+std::shared_ptr<runtime::Session> Load(const ::kiln_onnx::ModelProto& m) {
   const std::string bytes = m.SerializeAsString();
   return std::make_shared<runtime::Session>(
       ::kiln::onnx::LoadModelBytes(bytes.data(), bytes.size(), ""), runtime::SessionOptions());
 }
 
-::onnx::ModelProto Model() {
-  ::onnx::ModelProto m;
+::kiln_onnx::ModelProto Model() {
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(8);
   auto* op = m.add_opset_import();
   op->set_version(17);
@@ -36,12 +36,12 @@ std::shared_ptr<runtime::Session> Load(const ::onnx::ModelProto& m) {
 }
 
 TEST(ControlFlowIf, RunsTheBranchTheConditionPicksWithCapturedValues) {
-  ::onnx::ModelProto m = Model();
+  ::kiln_onnx::ModelProto m = Model();
   auto* g = m.mutable_graph();
-  AddTensorIo(g->add_input(), "cond", ::onnx::TensorProto::BOOL);
-  AddTensorIo(g->add_input(), "a", ::onnx::TensorProto::FLOAT);
-  AddTensorIo(g->add_input(), "b", ::onnx::TensorProto::FLOAT);
-  AddTensorIo(g->add_output(), "y", ::onnx::TensorProto::FLOAT);
+  AddTensorIo(g->add_input(), "cond", ::kiln_onnx::TensorProto::BOOL);
+  AddTensorIo(g->add_input(), "a", ::kiln_onnx::TensorProto::FLOAT);
+  AddTensorIo(g->add_input(), "b", ::kiln_onnx::TensorProto::FLOAT);
+  AddTensorIo(g->add_output(), "y", ::kiln_onnx::TensorProto::FLOAT);
   auto* n = g->add_node();
   n->set_name("if");
   n->set_op_type("If");
@@ -50,9 +50,9 @@ TEST(ControlFlowIf, RunsTheBranchTheConditionPicksWithCapturedValues) {
   for (auto [attr, source] : {std::pair{"then_branch", "a"}, std::pair{"else_branch", "b"}}) {
     auto* a = n->add_attribute();
     a->set_name(attr);
-    a->set_type(::onnx::AttributeProto::GRAPH);
+    a->set_type(::kiln_onnx::AttributeProto::GRAPH);
     AddIdentity(a->mutable_g(), source, "out");
-    AddTensorIo(a->mutable_g()->add_output(), "out", ::onnx::TensorProto::FLOAT);
+    AddTensorIo(a->mutable_g()->add_output(), "out", ::kiln_onnx::TensorProto::FLOAT);
   }
   auto session = Load(m);
   for (bool c : {true, false}) {
@@ -69,12 +69,12 @@ TEST(ControlFlowIf, RunsTheBranchTheConditionPicksWithCapturedValues) {
 }
 
 TEST(ControlFlowLoop, CarriesStateAndStacksScanOutputs) {
-  ::onnx::ModelProto m = Model();
+  ::kiln_onnx::ModelProto m = Model();
   auto* g = m.mutable_graph();
-  AddTensorIo(g->add_input(), "M", ::onnx::TensorProto::INT64);
-  AddTensorIo(g->add_input(), "v", ::onnx::TensorProto::FLOAT);
-  AddTensorIo(g->add_output(), "v_final", ::onnx::TensorProto::FLOAT);
-  AddTensorIo(g->add_output(), "iters", ::onnx::TensorProto::INT64);
+  AddTensorIo(g->add_input(), "M", ::kiln_onnx::TensorProto::INT64);
+  AddTensorIo(g->add_input(), "v", ::kiln_onnx::TensorProto::FLOAT);
+  AddTensorIo(g->add_output(), "v_final", ::kiln_onnx::TensorProto::FLOAT);
+  AddTensorIo(g->add_output(), "iters", ::kiln_onnx::TensorProto::INT64);
   auto* n = g->add_node();
   n->set_name("loop");
   n->set_op_type("Loop");
@@ -85,17 +85,17 @@ TEST(ControlFlowLoop, CarriesStateAndStacksScanOutputs) {
   n->add_output("iters");
   auto* a = n->add_attribute();
   a->set_name("body");
-  a->set_type(::onnx::AttributeProto::GRAPH);
+  a->set_type(::kiln_onnx::AttributeProto::GRAPH);
   auto* body = a->mutable_g();
-  AddTensorIo(body->add_input(), "i", ::onnx::TensorProto::INT64);
-  AddTensorIo(body->add_input(), "c", ::onnx::TensorProto::BOOL);
-  AddTensorIo(body->add_input(), "v_in", ::onnx::TensorProto::FLOAT);
+  AddTensorIo(body->add_input(), "i", ::kiln_onnx::TensorProto::INT64);
+  AddTensorIo(body->add_input(), "c", ::kiln_onnx::TensorProto::BOOL);
+  AddTensorIo(body->add_input(), "v_in", ::kiln_onnx::TensorProto::FLOAT);
   AddIdentity(body, "c", "c_out");
   AddIdentity(body, "v_in", "v_out");
   AddIdentity(body, "i", "i_out");
-  AddTensorIo(body->add_output(), "c_out", ::onnx::TensorProto::BOOL);
-  AddTensorIo(body->add_output(), "v_out", ::onnx::TensorProto::FLOAT);
-  AddTensorIo(body->add_output(), "i_out", ::onnx::TensorProto::INT64);
+  AddTensorIo(body->add_output(), "c_out", ::kiln_onnx::TensorProto::BOOL);
+  AddTensorIo(body->add_output(), "v_out", ::kiln_onnx::TensorProto::FLOAT);
+  AddTensorIo(body->add_output(), "i_out", ::kiln_onnx::TensorProto::INT64);
   auto session = Load(m);
   std::vector<Value> in = {MakeTensor<int64_t>({}, {3}), MakeTensor<float>({2}, {4, 5})};
   std::vector<std::string> in_names = {"M", "v"};

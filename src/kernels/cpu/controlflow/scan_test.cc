@@ -1,5 +1,5 @@
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 
 #include "kernels/test_util.h"
 #include "onnx/loader.h"
@@ -8,15 +8,16 @@
 namespace kiln::testing {
 namespace {
 
-void AddIo(::onnx::ValueInfoProto* vi, const std::string& name) {
+void AddIo(::kiln_onnx::ValueInfoProto* vi, const std::string& name) {
   vi->set_name(name);
-  vi->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+  vi->mutable_type()->mutable_tensor_type()->set_elem_type(::kiln_onnx::TensorProto::FLOAT);
 }
 
 // A Scan whose body adds each step's slice to a running sum and emits the sum:
 // inputs (sequence_lens for opset 8,) init, x; outputs final, sums.
-::onnx::ModelProto SumModel(int opset, const std::vector<std::pair<std::string, int64_t>>& lists) {
-  ::onnx::ModelProto m;
+::kiln_onnx::ModelProto SumModel(int opset,
+                                 const std::vector<std::pair<std::string, int64_t>>& lists) {
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(opset);
   auto* g = m.mutable_graph();
@@ -34,17 +35,17 @@ void AddIo(::onnx::ValueInfoProto* vi, const std::string& name) {
   n->add_output("sums");
   auto* num = n->add_attribute();
   num->set_name("num_scan_inputs");
-  num->set_type(::onnx::AttributeProto::INT);
+  num->set_type(::kiln_onnx::AttributeProto::INT);
   num->set_i(1);
   for (const auto& [name, v] : lists) {
     auto* a = n->add_attribute();
     a->set_name(name);
-    a->set_type(::onnx::AttributeProto::INTS);
+    a->set_type(::kiln_onnx::AttributeProto::INTS);
     a->add_ints(v);
   }
   auto* body = n->add_attribute();
   body->set_name("body");
-  body->set_type(::onnx::AttributeProto::GRAPH);
+  body->set_type(::kiln_onnx::AttributeProto::GRAPH);
   auto* b = body->mutable_g();
   AddIo(b->add_input(), "s_in");
   AddIo(b->add_input(), "next");
@@ -62,7 +63,8 @@ void AddIo(::onnx::ValueInfoProto* vi, const std::string& name) {
   return m;
 }
 
-std::vector<std::shared_ptr<Tensor>> RunModel(const ::onnx::ModelProto& m, Value init, Value x) {
+std::vector<std::shared_ptr<Tensor>> RunModel(const ::kiln_onnx::ModelProto& m, Value init,
+                                              Value x) {
   const std::string bytes = m.SerializeAsString();
   runtime::Session session(::kiln::onnx::LoadModelBytes(bytes.data(), bytes.size(), ""),
                            runtime::SessionOptions());
@@ -101,7 +103,8 @@ TEST(ControlFlowScan, Opset8ScansEachBatchEntry) {
 }
 
 TEST(ControlFlowScan, Errors) {
-  auto expect_error = [](const ::onnx::ModelProto& m, Value init, Value x, const char* needle) {
+  auto expect_error = [](const ::kiln_onnx::ModelProto& m, Value init, Value x,
+                         const char* needle) {
     try {
       RunModel(m, std::move(init), std::move(x));
       ADD_FAILURE() << "no error; expected " << needle;
@@ -111,10 +114,10 @@ TEST(ControlFlowScan, Errors) {
   };
   expect_error(SumModel(9, {{"scan_input_axes", 2}}), MakeTensor<float>({1}, {0}),
                MakeTensor<float>({3, 1}, {1, 2, 3}), "scan_input_axes");
-  ::onnx::ModelProto lists = SumModel(9, {});
+  ::kiln_onnx::ModelProto lists = SumModel(9, {});
   auto* extra = lists.mutable_graph()->mutable_node(0)->add_attribute();
   extra->set_name("scan_output_axes");
-  extra->set_type(::onnx::AttributeProto::INTS);
+  extra->set_type(::kiln_onnx::AttributeProto::INTS);
   extra->add_ints(0);
   extra->add_ints(0);
   expect_error(lists, MakeTensor<float>({1}, {0}), MakeTensor<float>({3, 1}, {1, 2, 3}),

@@ -19,6 +19,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "core/error.h"
+#include "core/thread_cache.h"
 #include "kernels/cpu/linalg/packed_gemm.h"
 #include "kernels/cpu/nhwc/nhwc_simd.h"
 #include "kernels/cpu/vectorize.h"
@@ -375,8 +376,7 @@ struct PackingPanels {
 
 template <typename T>
 PackingPanels<T>& ThreadPanels() {
-  thread_local PackingPanels<T> panels;
-  return panels;
+  return ThreadCacheOf<PackingPanels<T>>();
 }
 
 // One oneDNN sgemm call on rows [i0, i0+rows) and columns [j0, j0+cols) of C, with one library

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <new>
 #include <string>
@@ -359,8 +360,9 @@ void PreparePackedGemmWorkspace() noexcept {
     // The copy for 256 rows of A up to 240 deep (the row stride is the depth plus a line); a
     // larger product grows it.
     ThreadBufferOf(ThreadBuffer::kRowsOfA, kRowBlock * 256);
-  } catch (const Error&) {
-    // Made on first use instead, which reports the failure.
+  } catch (const std::exception&) {
+    // Made on first use instead, which reports the failure (an Error, or std::bad_alloc when
+    // even its message cannot be allocated).
   }
 }
 

@@ -13,7 +13,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/nhwc/nhwc_pool.cc
   src/kernels/cpu/nhwc/nhwc_regions.cc)
 # Files of row loops only (no kernel is created there): the fuzz build compiles them without
-# sanitizers or coverage, since the loader fuzzer never runs a kernel (see CMakeLists.txt).
+# sanitizers or coverage (see CMakeLists.txt).
 list(APPEND KILN_LOOP_ONLY_SOURCES
   src/kernels/cpu/nhwc/nhwc_depthwise_k3.cc
   src/kernels/cpu/nhwc/nhwc_depthwise_k5.cc

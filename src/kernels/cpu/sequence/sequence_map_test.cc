@@ -1,7 +1,7 @@
 // SequenceMap, and sequences and optionals through If and Loop, run in whole models (a subgraph
 // needs the executor). The models mirror ONNX's backend cases of the same names.
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
+#include <kiln_onnx/onnx.pb.h>
 
 #include "kernels/cpu/sequence/sequence_test_util.h"
 #include "onnx/loader.h"
@@ -11,31 +11,31 @@ namespace kiln::testing {
 namespace {
 
 using F = std::vector<float>;
-constexpr int kFloat = ::onnx::TensorProto::FLOAT;
-constexpr int kInt64 = ::onnx::TensorProto::INT64;
-constexpr int kBool = ::onnx::TensorProto::BOOL;
+constexpr int kFloat = ::kiln_onnx::TensorProto::FLOAT;
+constexpr int kInt64 = ::kiln_onnx::TensorProto::INT64;
+constexpr int kBool = ::kiln_onnx::TensorProto::BOOL;
 
-void TensorIo(::onnx::ValueInfoProto* vi, const std::string& name, int elem) {
+void TensorIo(::kiln_onnx::ValueInfoProto* vi, const std::string& name, int elem) {
   vi->set_name(name);
   vi->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
 }
 
-void SeqType(::onnx::TypeProto* t, int elem) {
+void SeqType(::kiln_onnx::TypeProto* t, int elem) {
   t->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(elem);
 }
 
-void SeqIo(::onnx::ValueInfoProto* vi, const std::string& name, int elem) {
+void SeqIo(::kiln_onnx::ValueInfoProto* vi, const std::string& name, int elem) {
   vi->set_name(name);
   SeqType(vi->mutable_type(), elem);
 }
 
-void OptSeqIo(::onnx::ValueInfoProto* vi, const std::string& name, int elem) {
+void OptSeqIo(::kiln_onnx::ValueInfoProto* vi, const std::string& name, int elem) {
   vi->set_name(name);
   SeqType(vi->mutable_type()->mutable_optional_type()->mutable_elem_type(), elem);
 }
 
-::onnx::NodeProto* Node(::onnx::GraphProto* g, const std::string& op,
-                        const std::vector<std::string>& in, std::vector<std::string> out) {
+::kiln_onnx::NodeProto* Node(::kiln_onnx::GraphProto* g, const std::string& op,
+                             const std::vector<std::string>& in, std::vector<std::string> out) {
   auto* n = g->add_node();
   n->set_name(op + "_" + out[0]);
   n->set_op_type(op);
@@ -44,46 +44,46 @@ void OptSeqIo(::onnx::ValueInfoProto* vi, const std::string& name, int elem) {
   return n;
 }
 
-::onnx::GraphProto* GraphAttr(::onnx::NodeProto* n, const std::string& name) {
+::kiln_onnx::GraphProto* GraphAttr(::kiln_onnx::NodeProto* n, const std::string& name) {
   auto* a = n->add_attribute();
   a->set_name(name);
-  a->set_type(::onnx::AttributeProto::GRAPH);
+  a->set_type(::kiln_onnx::AttributeProto::GRAPH);
   return a->mutable_g();
 }
 
 // A Constant node giving `values` (float, 1-D, or a scalar with `scalar`).
-void ConstantF(::onnx::GraphProto* g, const std::string& out, const F& values,
+void ConstantF(::kiln_onnx::GraphProto* g, const std::string& out, const F& values,
                bool scalar = false) {
   auto* n = Node(g, "Constant", {}, {out});
   auto* a = n->add_attribute();
   a->set_name("value");
-  a->set_type(::onnx::AttributeProto::TENSOR);
+  a->set_type(::kiln_onnx::AttributeProto::TENSOR);
   auto* t = a->mutable_t();
   t->set_data_type(kFloat);
   if (!scalar) t->add_dims(static_cast<int64_t>(values.size()));
   for (float v : values) t->add_float_data(v);
 }
 
-void ConstantI(::onnx::GraphProto* g, const std::string& out, const std::vector<int64_t>& values,
-               bool scalar) {
+void ConstantI(::kiln_onnx::GraphProto* g, const std::string& out,
+               const std::vector<int64_t>& values, bool scalar) {
   auto* n = Node(g, "Constant", {}, {out});
   auto* a = n->add_attribute();
   a->set_name("value");
-  a->set_type(::onnx::AttributeProto::TENSOR);
+  a->set_type(::kiln_onnx::AttributeProto::TENSOR);
   auto* t = a->mutable_t();
   t->set_data_type(kInt64);
   if (!scalar) t->add_dims(static_cast<int64_t>(values.size()));
   for (int64_t v : values) t->add_int64_data(v);
 }
 
-::onnx::ModelProto Model(int64_t opset) {
-  ::onnx::ModelProto m;
+::kiln_onnx::ModelProto Model(int64_t opset) {
+  ::kiln_onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(opset);
   return m;
 }
 
-std::shared_ptr<runtime::Session> Load(const ::onnx::ModelProto& m) {
+std::shared_ptr<runtime::Session> Load(const ::kiln_onnx::ModelProto& m) {
   const std::string bytes = m.SerializeAsString();
   return std::make_shared<runtime::Session>(
       ::kiln::onnx::LoadModelBytes(bytes.data(), bytes.size(), ""), runtime::SessionOptions());
@@ -103,8 +103,8 @@ std::vector<Value> RunModel(const runtime::Session& s, std::vector<std::string> 
 
 // SequenceMap over inputs x0 (a float sequence) and x1 (a float sequence or tensor); the body
 // applies `op` ("Add": one output in0 + in1; "Identity": two outputs in0, in1).
-::onnx::ModelProto MapModel(const std::string& op, bool x1_is_sequence) {
-  ::onnx::ModelProto m = Model(17);
+::kiln_onnx::ModelProto MapModel(const std::string& op, bool x1_is_sequence) {
+  ::kiln_onnx::ModelProto m = Model(17);
   auto* g = m.mutable_graph();
   SeqIo(g->add_input(), "x0", kFloat);
   if (x1_is_sequence) {
@@ -230,7 +230,7 @@ TEST(SequenceMap, IdentityWithATensorAndWithTwoSequencesMirrorsTheSharedCases) {
 }
 
 TEST(SequenceMap, ExtractShapesMirrorsTheSharedCase) {
-  ::onnx::ModelProto m = Model(17);
+  ::kiln_onnx::ModelProto m = Model(17);
   auto* g = m.mutable_graph();
   SeqIo(g->add_input(), "in_seq", kFloat);
   SeqIo(g->add_output(), "shapes", kInt64);
@@ -251,7 +251,7 @@ TEST(SequenceMap, ExtractShapesMirrorsTheSharedCase) {
 
 TEST(SequenceMap, Errors) {
   // A body whose output is a sequence.
-  ::onnx::ModelProto m = Model(17);
+  ::kiln_onnx::ModelProto m = Model(17);
   auto* g = m.mutable_graph();
   SeqIo(g->add_input(), "x", kFloat);
   SeqIo(g->add_output(), "y", kFloat);
@@ -270,7 +270,7 @@ TEST(SequenceMap, Errors) {
         << e.what();
   }
   // A body that takes another number of inputs than the node has is refused at load.
-  ::onnx::ModelProto bad = Model(17);
+  ::kiln_onnx::ModelProto bad = Model(17);
   auto* bg = bad.mutable_graph();
   SeqIo(bg->add_input(), "x", kFloat);
   SeqIo(bg->add_output(), "y", kFloat);
@@ -290,7 +290,7 @@ TEST(SequenceMap, Errors) {
 }
 
 TEST(SequenceControlFlow, IfSeqMirrorsTestIfSeq) {
-  ::onnx::ModelProto m = Model(13);
+  ::kiln_onnx::ModelProto m = Model(13);
   auto* g = m.mutable_graph();
   TensorIo(g->add_input(), "cond", kBool);
   SeqIo(g->add_output(), "res", kFloat);
@@ -311,7 +311,7 @@ TEST(SequenceControlFlow, IfSeqMirrorsTestIfSeq) {
 }
 
 TEST(SequenceControlFlow, IfOptMirrorsTestIfOpt) {
-  ::onnx::ModelProto m = Model(16);
+  ::kiln_onnx::ModelProto m = Model(16);
   auto* g = m.mutable_graph();
   TensorIo(g->add_input(), "cond", kBool);
   OptSeqIo(g->add_output(), "sequence", kFloat);
@@ -320,7 +320,7 @@ TEST(SequenceControlFlow, IfOptMirrorsTestIfOpt) {
   auto* empty = Node(then_g, "Optional", {}, {"optional_empty"});
   auto* type = empty->add_attribute();
   type->set_name("type");
-  type->set_type(::onnx::AttributeProto::TYPE_PROTO);
+  type->set_type(::kiln_onnx::AttributeProto::TYPE_PROTO);
   SeqType(type->mutable_tp(), kFloat);
   OptSeqIo(then_g->add_output(), "optional_empty", kFloat);
   auto* else_g = GraphAttr(n, "else_branch");
@@ -343,7 +343,7 @@ TEST(SequenceControlFlow, IfOptMirrorsTestIfOpt) {
 
 // The body shared by test_loop13_seq and test_loop16_seq_none: appends x[0:i+1] (x = 1..5) to
 // the sequence `seq`, giving `seq_out`.
-void AppendSlice(::onnx::GraphProto* body, const std::string& seq) {
+void AppendSlice(::kiln_onnx::GraphProto* body, const std::string& seq) {
   ConstantF(body, "x", {1, 2, 3, 4, 5});
   ConstantI(body, "one", {1}, true);
   ConstantI(body, "slice_start", {0}, false);
@@ -363,7 +363,7 @@ void ExpectPrefixes(const Value& v, size_t first) {
 }
 
 TEST(SequenceControlFlow, LoopSeqMirrorsTestLoop13Seq) {
-  ::onnx::ModelProto m = Model(13);
+  ::kiln_onnx::ModelProto m = Model(13);
   auto* g = m.mutable_graph();
   TensorIo(g->add_input(), "trip_count", kInt64);
   TensorIo(g->add_input(), "cond", kBool);
@@ -387,7 +387,7 @@ TEST(SequenceControlFlow, LoopSeqMirrorsTestLoop13Seq) {
 }
 
 TEST(SequenceControlFlow, LoopOptionalSeqMirrorsTestLoop16SeqNone) {
-  ::onnx::ModelProto m = Model(16);
+  ::kiln_onnx::ModelProto m = Model(16);
   auto* g = m.mutable_graph();
   TensorIo(g->add_input(), "trip_count", kInt64);
   TensorIo(g->add_input(), "cond", kBool);
