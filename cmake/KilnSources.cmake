@@ -37,6 +37,7 @@ set(KILN_SOURCES
   src/core/logging.cc
   src/core/shape.cc
   src/core/tensor.cc
+  src/core/unload.cc
   src/core/thread_pool.cc
   src/core/utf8.cc
   src/core/value.cc

@@ -9,6 +9,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/unload.h"
+
 namespace kiln::api {
 namespace {
 
@@ -30,10 +32,14 @@ struct Registry {
   std::unordered_map<Key, Entry> handles;
 };
 
-// Built on first use and never destroyed (handles may be released from static destructors).
-// Returns nullptr when it cannot be built yet (out of memory); a later call tries again.
+// Constant-initialised, trivially destructible.
+std::atomic<Registry*> instance{nullptr};
+
+// Built on first use and not destroyed by a static destructor (handles may be released from
+// static destructors); freed when the library is unloaded (core/unload.h), after which a handle
+// released late is only unknown. Returns nullptr when it cannot be built yet (out of memory); a
+// later call tries again.
 Registry* GetRegistry(bool create) noexcept {
-  static std::atomic<Registry*> instance{nullptr};  // constant-initialised
   Registry* r = instance.load(std::memory_order_acquire);
   if (r != nullptr || !create) return r;
   static std::mutex build_mutex;
@@ -48,6 +54,12 @@ Registry* GetRegistry(bool create) noexcept {
       return nullptr;
     }
     instance.store(r, std::memory_order_release);
+    AtUnload(
+        [](void* p) {
+          instance.store(nullptr, std::memory_order_release);
+          delete static_cast<Registry*>(p);
+        },
+        r);
   }
   return r;
 }
@@ -192,7 +204,7 @@ const KilnMemoryInfo* InternMemoryInfo(const MemoryInfo& info) {
     std::mutex mutex;
     std::deque<KilnMemoryInfo> infos;  // a deque never moves its elements
   };
-  static auto* const kInterned = new Interned();
+  static auto* const kInterned = KeepUntilUnload(new Interned());
   std::lock_guard<std::mutex> lock(kInterned->mutex);
   for (const KilnMemoryInfo& i : kInterned->infos) {
     if (i.info.SameMemory(info) && i.info.allocator_type == info.allocator_type) return &i;

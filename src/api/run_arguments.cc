@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/unload.h"
 #include "core/utf8.h"
 
 namespace kiln::api {
@@ -67,7 +68,8 @@ void CheckRunArguments(const char* const* input_names, const KilnValue* const* i
 }
 
 const runtime::RunOptions& DefaultRunOptions() {
-  static const runtime::RunOptions* const kDefaults = new runtime::RunOptions();
+  // Freed when the library is unloaded (core/unload.h).
+  static const runtime::RunOptions* const kDefaults = KeepUntilUnload(new runtime::RunOptions());
   return *kDefaults;
 }
 

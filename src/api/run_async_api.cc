@@ -1,6 +1,7 @@
 // Entry: RunAsync (slot 100). Arguments are checked on the caller's thread; the run is queued for a
-// pool of worker threads, made on first use and never destroyed (DESIGN.md §3 rule 10), which
-// grows with the number of runs waiting, up to a limit. Workers are kept rather than started per
+// pool of worker threads, made on first use and not destroyed by a static destructor (DESIGN.md
+// §3 rule 10) but when the library is unloaded (core/unload.h), which grows with the number of
+// runs waiting, up to a limit. Workers are kept rather than started per
 // run so that what a run leaves in thread-local storage (kernels' packing buffers) is reused.
 #include <pthread.h>
 
@@ -16,6 +17,7 @@
 #include "api/handles.h"
 #include "api/run_arguments.h"
 #include "api/status.h"
+#include "core/unload.h"
 
 namespace kiln::api {
 namespace {
@@ -52,26 +54,34 @@ void Execute(std::unique_ptr<AsyncRun> run) noexcept {
 
 class AsyncPool {
  public:
-  // The process's pool, made on first use (throws std::bad_alloc) and never destroyed: its
-  // workers may still be waiting for runs when the process exits.
+  // The process's pool, made on first use (throws std::bad_alloc). It is destroyed when the
+  // library is unloaded (dlclose, or at exit after the host's static destructors): the runs still
+  // queued are run, then the workers end and are joined, so that no thread is left in unmapped
+  // code.
   static AsyncPool& Get() {
-    static AsyncPool* const pool = new AsyncPool();
+    static AsyncPool* const pool = KeepUntilUnload(new AsyncPool());
     return *pool;
+  }
+
+  AsyncPool(const AsyncPool&) = delete;
+  AsyncPool& operator=(const AsyncPool&) = delete;
+  ~AsyncPool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (size_t i = 0; i < workers_; ++i) pthread_join(threads_[i], nullptr);
   }
 
   // Queues `run`, starting a worker when every idle one already has a run to take. Throws, taking
   // nothing, only when there is no worker and none can be started.
   void Submit(std::unique_ptr<AsyncRun> run) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (idle_ <= queued_ && workers_ < MaxWorkers()) {
-      pthread_attr_t attr;
-      pthread_attr_init(&attr);
-      pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-      pthread_t thread;
+    if (idle_ <= queued_ && workers_ < max_workers_) {
       // pthread_create rather than std::thread: a failure is a code, not an exception, and the
-      // worker, which never ends, holds no block of the C++ heap for its whole life.
-      const int error = pthread_create(&thread, &attr, &AsyncPool::WorkerMain, this);
-      pthread_attr_destroy(&attr);
+      // worker holds no block of the C++ heap for its whole life (threads_ is sized up front).
+      const int error = pthread_create(&threads_[workers_], nullptr, &AsyncPool::WorkerMain, this);
       if (error == 0) {
         ++workers_;
       } else if (workers_ == 0) {
@@ -93,7 +103,7 @@ class AsyncPool {
   }
 
  private:
-  AsyncPool() = default;
+  AsyncPool() : threads_(std::make_unique<pthread_t[]>(max_workers_)) {}
 
   static size_t MaxWorkers() noexcept {
     return std::max<size_t>(8, 2 * size_t{std::thread::hardware_concurrency()});
@@ -104,12 +114,13 @@ class AsyncPool {
     return nullptr;
   }
 
-  [[noreturn]] void Work() noexcept {
+  void Work() noexcept {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
       ++idle_;
-      ready_.wait(lock, [this] { return head_ != nullptr; });
+      ready_.wait(lock, [this] { return head_ != nullptr || stopping_; });
       --idle_;
+      if (head_ == nullptr) return;  // stopping, and nothing left to run
       AsyncRun* run = head_;
       head_ = run->next;
       if (head_ == nullptr) tail_ = nullptr;
@@ -127,6 +138,9 @@ class AsyncPool {
   size_t queued_ = 0;
   size_t workers_ = 0;
   size_t idle_ = 0;  // workers waiting for a run
+  bool stopping_ = false;
+  const size_t max_workers_ = MaxWorkers();
+  std::unique_ptr<pthread_t[]> threads_;  // max_workers_ of them; the first workers_ started
 };
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <new>
 
+#include "core/unload.h"
+
 namespace kiln {
 
 bool MemoryInfo::IsCpu() const noexcept {
@@ -37,9 +39,10 @@ class CpuAllocatorImpl final : public Allocator {
 }  // namespace
 
 const std::shared_ptr<Allocator>& CpuAllocator() {
-  // Built on first use and never destroyed, so it outlives every static that might use it.
+  // Built on first use and not a static object, so it outlives every static that might use it;
+  // freed when the library is unloaded (core/unload.h).
   static const auto* const kAllocator =
-      new std::shared_ptr<Allocator>(std::make_shared<CpuAllocatorImpl>());
+      KeepUntilUnload(new std::shared_ptr<Allocator>(std::make_shared<CpuAllocatorImpl>()));
   return *kAllocator;
 }
 

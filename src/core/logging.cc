@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/unload.h"
+
 namespace kiln {
 namespace {
 
@@ -41,8 +43,9 @@ struct ProcessLoggers {
 };
 
 ProcessLoggers& Process() {
-  // Never destroyed: logging must keep working while other statics are torn down.
-  static auto* const kLoggers = new ProcessLoggers();
+  // Not a static object: logging must keep working while other statics are torn down. Freed when
+  // the library is unloaded (core/unload.h).
+  static auto* const kLoggers = KeepUntilUnload(new ProcessLoggers());
   return *kLoggers;
 }
 

@@ -39,6 +39,7 @@ TEST(ThreadCache, AThreadsObjectIsFreedWhenTheThreadExits) {
   const int before = live.load();
   ThreadCache<Counted> cache;
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) threads.emplace_back([&] { cache.Get().value = 1; });
   for (std::thread& th : threads) th.join();
   EXPECT_EQ(live.load(), before);

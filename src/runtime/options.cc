@@ -1,6 +1,7 @@
 #include "runtime/options.h"
 
 #include "core/error.h"
+#include "core/unload.h"
 #include "runtime/memory_budget.h"
 
 namespace kiln::runtime {
@@ -26,7 +27,7 @@ const ConfigKey& FindKey(const std::vector<ConfigKey>& known, const std::string&
 }  // namespace
 
 const std::vector<ConfigKey>& KnownConfigKeys() {
-  static const auto* const keys = new std::vector<ConfigKey>{
+  static const auto* const keys = KeepUntilUnload(new std::vector<ConfigKey>{
       {"kiln.arena.enable", "0 or 1",
        "1 (default): a session keeps freed intermediate buffers and reuses them in later runs; "
        "0: every buffer is returned to the allocator as soon as its last reader is done"},
@@ -47,19 +48,19 @@ const std::vector<ConfigKey>& KnownConfigKeys() {
        "together (weights and the outputs handed to the caller excluded): a run that would pass "
        "it fails with OUT_OF_MEMORY naming the node and the size; a model whose planned "
        "activations pass it fails at creation; 0 or unset (default): no limit"},
-  };
+  });
   return *keys;
 }
 
 const std::vector<ConfigKey>& KnownRunConfigKeys() {
-  static const auto* const keys = new std::vector<ConfigKey>{
+  static const auto* const keys = KeepUntilUnload(new std::vector<ConfigKey>{
       {"kiln.run.check_finite", "0 or 1",
        "1: this run checks every node's floating-point outputs for NaN and infinity and fails "
        "naming the node; 0: it does not; unset: the session's kiln.run.check_finite"},
       {"memory.enable_memory_arena_shrinkage", "cpu:0, 0 or empty",
        "cpu:0: once the run is over, the session's caching allocator returns the blocks it keeps "
        "for reuse to the system; 0 or empty (default): it keeps them"},
-  };
+  });
   return *keys;
 }
 

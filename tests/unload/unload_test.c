@@ -2,7 +2,8 @@
  * Loads and unloads libkiln.so like a plugin host (issue 32, part 4): each cycle dlopen()s the
  * library with RTLD_LOCAL, creates an Env and sessions (from a file, from bytes, a refused model),
  * runs them on the calling thread and on three threads of its own at once (the sessions' pools
- * start threads of their own too), releases everything and dlclose()s it. After every cycle:
+ * start threads of their own too) and once through RunAsync (whose pool of workers lives as long
+ * as the library), releases everything and dlclose()s it. After every cycle:
  *   - dlopen(RTLD_NOLOAD) must not find the library, and /proc/self/maps must not map it;
  *   - /proc/self/task must hold as many threads as before the cycle (no thread left behind).
  * Under ASan/LSan (the asan preset) a leak in any cycle fails the process at exit.
@@ -70,7 +71,7 @@ static int mapped(const char* path) {
 
 static char* read_file(const char* path, size_t* size) {
   char* bytes;
-  long n;
+  long n = 0;
   FILE* f = fopen(path, "rb");
   if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET) != 0)
     fail("cannot read the model");
@@ -127,6 +128,53 @@ static void* sleep_forever(void* arg) {
 
 enum Mutant { kNone, kKeepOpen, kLeaveThread };
 
+/* RunAsync's completion: the callback signals the waiting cycle. */
+struct AsyncDone {
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+  int done;
+  int ok;
+};
+
+static void KILN_API_CALL async_done(void* user_data, KilnValue** outputs, size_t output_count,
+                                     KilnStatus* status) {
+  struct AsyncDone* d = user_data;
+  int ok = status == NULL && output_count == 1 && outputs[0] != NULL;
+  if (status != NULL) api->ReleaseStatus(status);
+  if (outputs[0] != NULL) api->ReleaseValue(outputs[0]);
+  pthread_mutex_lock(&d->mutex);
+  d->ok = ok;
+  d->done = 1;
+  pthread_cond_signal(&d->cond);
+  pthread_mutex_unlock(&d->mutex);
+}
+
+static void run_async(struct Job* job) {
+  const int64_t shape[4] = {1, 1, 8, 8};
+  const char* input_name = "image";
+  const char* output_name = "logits";
+  KilnValue* image = NULL;
+  KilnValue* logits = NULL;
+  struct AsyncDone done;
+  pthread_mutex_init(&done.mutex, NULL);
+  pthread_cond_init(&done.cond, NULL);
+  done.done = 0;
+  done.ok = 0;
+  check(api->CreateTensorWithDataAsValue(job->cpu, job->pixels, sizeof job->pixels, shape, 4,
+                                         KILN_ELEMENT_TYPE_FLOAT, &image),
+        "CreateTensorWithDataAsValue");
+  check(api->RunAsync(job->session, NULL, &input_name, (const KilnValue* const*)&image, 1,
+                      &output_name, 1, &logits, async_done, &done),
+        "RunAsync");
+  pthread_mutex_lock(&done.mutex);
+  while (!done.done) pthread_cond_wait(&done.cond, &done.mutex);
+  pthread_mutex_unlock(&done.mutex);
+  pthread_cond_destroy(&done.cond);
+  pthread_mutex_destroy(&done.mutex);
+  api->ReleaseValue(image);
+  if (!done.ok) fail("RunAsync failed");
+}
+
 static void cycle(const char* lib, const char* model_path, const char* model_bytes,
                   size_t model_size, enum Mutant mutant) {
   enum { kThreads = 3 };
@@ -177,6 +225,7 @@ static void cycle(const char* lib, const char* model_path, const char* model_byt
   }
   run_digits(&jobs[kThreads]);
   for (t = 0; t < kThreads; ++t) pthread_join(threads[t], NULL);
+  run_async(&jobs[0]);
   for (t = 0; t <= kThreads; ++t) {
     if (jobs[t].best < 0 || jobs[t].best > 9) fail("a run gave no class");
   }

@@ -1,4 +1,5 @@
 // The one table of CPU kernels: every family is added here and nowhere else.
+#include "core/unload.h"
 #include "kernels/cpu/families.h"
 #include "kernels/cpu/linalg/gemm.h"
 #include "kernels/cpu/linalg/packed_gemm.h"
@@ -8,7 +9,8 @@ namespace kiln {
 
 const KernelRegistry& CpuKernels() {
   static const KernelRegistry* const registry = [] {
-    auto* r = new KernelRegistry();  // never destroyed: no exit-time destructor (DESIGN §3.10)
+    // No exit-time destructor (DESIGN §3.10): freed when the library is unloaded (core/unload.h).
+    auto* r = new KernelRegistry();
     r->Add(cpu::ElementwiseKernels());
     r->Add(cpu::LinalgKernels());
     r->Add(cpu::NnKernels());
@@ -28,7 +30,7 @@ const KernelRegistry& CpuKernels() {
     r->Add(cpu::MlKernels());
     r->Add(cpu::RandomKernels());
     r->Add(cpu::ImageDecoderKernels());
-    return r;
+    return KeepUntilUnload(r);
   }();
   return *registry;
 }
