@@ -8,8 +8,8 @@
 // from its main thread and then dlclose()s libkiln.so would never see it unloaded (issue 32,
 // part 4). Here each cache is a pthread key: a thread's T is freed when the thread exits (the
 // key's destructor), and whatever is left when the cache itself is destroyed (at dlclose or
-// process exit) is freed then, after the key is deleted, so that no destructor of an unloaded
-// library can run later. Get() throws std::bad_alloc when memory or keys run out.
+// process exit, core/unload.h) is freed then, after the key is deleted, so that no destructor of an
+// unloaded library can run later. Get() throws std::bad_alloc when memory or keys run out.
 #ifndef KILN_CORE_THREAD_CACHE_H_
 #define KILN_CORE_THREAD_CACHE_H_
 
@@ -18,6 +18,8 @@
 #include <memory>
 #include <mutex>
 #include <new>
+
+#include "core/unload.h"
 
 namespace kiln {
 
@@ -84,11 +86,13 @@ class ThreadCache {
   Node* head_ = nullptr;
 };
 
-// The calling thread's T from the one cache of T in the library.
+// The calling thread's T from the one cache of T in the library. The cache is not a static
+// object (DESIGN.md §3 rule 10): it is freed with the library's other singletons when the library
+// is unloaded, or at exit after every static destructor (core/unload.h).
 template <typename T>
 T& ThreadCacheOf() {
-  static ThreadCache<T> cache;
-  return cache.Get();
+  static ThreadCache<T>* const cache = KeepUntilUnload(new ThreadCache<T>());
+  return cache->Get();
 }
 
 }  // namespace kiln
