@@ -32,6 +32,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/data_type.h"
+
 namespace {
 
 const KilnApi* api = nullptr;
@@ -53,41 +55,11 @@ constexpr KilnElementType kElementTypes[] = {
     KILN_ELEMENT_TYPE_FLOAT4E2M1,   KILN_ELEMENT_TYPE_FLOAT8E8M0,
     KILN_ELEMENT_TYPE_COMPLEX64,    KILN_ELEMENT_TYPE_COMPLEX128};
 
-// Bytes for n elements (the 4-bit types pack two to a byte); 0 for strings and unknown types.
+// Bytes for n elements (the 4-bit types pack two to a byte), by the library's own rule (the C
+// ABI's element types are its DataType values); 0 for strings.
 size_t DataBytes(KilnElementType type, size_t n) {
-  switch (type) {
-    case KILN_ELEMENT_TYPE_UINT8:
-    case KILN_ELEMENT_TYPE_INT8:
-    case KILN_ELEMENT_TYPE_BOOL:
-    case KILN_ELEMENT_TYPE_FLOAT8E4M3FN:
-    case KILN_ELEMENT_TYPE_FLOAT8E4M3FNUZ:
-    case KILN_ELEMENT_TYPE_FLOAT8E5M2:
-    case KILN_ELEMENT_TYPE_FLOAT8E5M2FNUZ:
-    case KILN_ELEMENT_TYPE_FLOAT8E8M0:
-      return n;
-    case KILN_ELEMENT_TYPE_UINT16:
-    case KILN_ELEMENT_TYPE_INT16:
-    case KILN_ELEMENT_TYPE_FLOAT16:
-    case KILN_ELEMENT_TYPE_BFLOAT16:
-      return 2 * n;
-    case KILN_ELEMENT_TYPE_FLOAT:
-    case KILN_ELEMENT_TYPE_INT32:
-    case KILN_ELEMENT_TYPE_UINT32:
-      return 4 * n;
-    case KILN_ELEMENT_TYPE_INT64:
-    case KILN_ELEMENT_TYPE_UINT64:
-    case KILN_ELEMENT_TYPE_DOUBLE:
-    case KILN_ELEMENT_TYPE_COMPLEX64:
-      return 8 * n;
-    case KILN_ELEMENT_TYPE_COMPLEX128:
-      return 16 * n;
-    case KILN_ELEMENT_TYPE_UINT4:
-    case KILN_ELEMENT_TYPE_INT4:
-    case KILN_ELEMENT_TYPE_FLOAT4E2M1:
-      return (n + 1) / 2;
-    default:
-      return 0;
-  }
+  if (type == KILN_ELEMENT_TYPE_STRING) return 0;
+  return kiln::StorageBytes(static_cast<kiln::DataType>(type), n).value_or(0);
 }
 
 // The fuzz input, read front to back; past the end it reads zeros.
