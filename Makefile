@@ -114,10 +114,11 @@ deb: build
 	cpack --config build/release/CPackConfig.cmake
 
 # Every test: the release build (unit, contract, link checks, examples, models, Doxygen), the
-# whole suite again under ASan+LSan+UBSan, the concurrency tests under ThreadSanitizer, and the
-# fuzzers (Clang) for a short while. The last line is the combined count.
-test: build build-asan build-tsan build-fuzz
-	@scripts/run_tests.sh release asan tsan fuzz
+# whole suite again under ASan+LSan+UBSan with the two fuzzers for a short while (the asan preset
+# builds them too), and the concurrency tests under ThreadSanitizer. The last line is the
+# combined count.
+test: build build-asan build-tsan
+	@scripts/run_tests.sh release asan tsan
 
 # Both fuzzers (the loader's and the run path's, tests/fuzz) at once for FUZZ_LONG_SECONDS each
 # (default an hour), on corpora kept in build/fuzz/long: prints the executions of each and in

@@ -4,6 +4,7 @@
 #   run_fuzz.sh loader FUZZER REPO_ROOT CORPUS_DIR SECONDS
 #   run_fuzz.sh run    FUZZER REPO_ROOT CORPUS_DIR SECONDS CASE_ROOT...
 # With KILN_FUZZ_KEEP_CORPUS=1 an existing corpus is kept and grown (make fuzz-long).
+# KILN_FUZZ_FLAGS: more libFuzzer flags (the asan preset's brief runs pass -entropic=0).
 set -euo pipefail
 kind=$1 fuzzer=$2 repo=$3 corpus=$4 seconds=$5
 shift 5
@@ -37,4 +38,4 @@ mkdir -p "$artifacts"
 export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 "$fuzzer" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -malloc_limit_mb=2048 \
-  -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus"
+  -print_final_stats=1 -artifact_prefix="$artifacts/" ${KILN_FUZZ_FLAGS:-} "$corpus"
