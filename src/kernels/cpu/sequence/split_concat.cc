@@ -68,6 +68,14 @@ class SplitToSequence final : public Kernel {
             info.Fail(ErrorCode::kInvalidArgument,
                       "input 1 ('split') has a negative length " + std::to_string(len));
           }
+          // sum stays within [0, dim]: a length past what is left is refused before it is added
+          // (huge lengths would overflow the sum, and could wrap it back to dim).
+          if (len > dim - sum) {
+            info.Fail(ErrorCode::kInvalidArgument,
+                      "input 1 ('split') sums past dimension " + std::to_string(axis) +
+                          " of input 0 (" + std::to_string(dim) + ") at entry " +
+                          std::to_string(i) + " (" + std::to_string(len) + ")");
+          }
           lengths.push_back(len);
           sum += len;
         }

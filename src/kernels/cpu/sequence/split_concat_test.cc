@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "kernels/cpu/sequence/sequence_test_util.h"
 
 namespace kiln::testing {
@@ -114,8 +116,20 @@ TEST(SequenceSplitToSequence, Errors) {
   ExpectNodeError(NodeTest("SplitToSequence", 11).Input(Iota3x6()).Input<int64_t>({2}, {1, 1}),
                   ErrorCode::kInvalidArgument,
                   "input 1 ('split') sums to 2, not to dimension 0 of input 0 (3)");
-  ExpectNodeError(NodeTest("SplitToSequence", 11).Input(Iota3x6()).Input<int64_t>({2}, {4, -1}),
+  ExpectNodeError(NodeTest("SplitToSequence", 11).Input(Iota3x6()).Input<int64_t>({2}, {1, -1}),
                   ErrorCode::kInvalidArgument, "input 1 ('split') has a negative length -1");
+  // The run-path fuzzer's finding: lengths whose sum overflows int64 (UBSan), here wrapping back
+  // to the dimension itself (3), are refused at the first length past what is left.
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  ExpectNodeError(
+      NodeTest("SplitToSequence", 11).Input(Iota3x6()).Input<int64_t>({3}, {kMax, kMax, 5}),
+      ErrorCode::kInvalidArgument,
+      "input 1 ('split') sums past dimension 0 of input 0 (3) at entry 0 (9223372036854775807)");
+  ExpectNodeError(NodeTest("SplitToSequence", 11)
+                      .Input(Iota3x6())
+                      .Input<int64_t>({3}, {1, 2, 7813836677955282291}),
+                  ErrorCode::kInvalidArgument,
+                  "input 1 ('split') sums past dimension 0 of input 0 (3) at entry 2");
   ExpectNodeError(NodeTest("SplitToSequence", 11).Input(Iota3x6()).Input<int64_t>({}, {0}),
                   ErrorCode::kInvalidArgument, "input 1 ('split') must be positive, not 0");
   ExpectNodeError(
