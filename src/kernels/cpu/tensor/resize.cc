@@ -473,6 +473,14 @@ class Resize final : public Kernel {
           (x < 0 || x > static_cast<double>(in - 1))) {
         t.outside[o] = 1;
       }
+      // A NaN roi (or an inf - inf in it) gives no coordinate at all: refused, since the
+      // conversion below has no value for it (the run-path fuzzer's finding).
+      if (std::isnan(x)) {
+        ctx.info().Fail(ErrorCode::kInvalidArgument,
+                        "output index " + std::to_string(o) + " along an axis of " +
+                            std::to_string(in) +
+                            " maps to no input coordinate (NaN): check 'roi' and 'scales'");
+      }
       x = std::clamp(x, -limit, limit);
       int64_t* idx = &t.index[o * t.taps];
       double* w = &t.weight[o * t.taps];

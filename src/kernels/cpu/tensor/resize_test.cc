@@ -2,6 +2,8 @@
 // for antialias and half_pixel_symmetric from a port of the newer ONNX reference.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "kernels/registry.h"
 #include "kernels/test_errors.h"
 
@@ -153,6 +155,17 @@ TEST(TensorResize, TfCropAndResizeExtrapolates) {
       WithSizes(NodeTest("Resize", 13).Attr("coordinate_transformation_mode", "tf_crop_and_resize"),
                 Data44(), {1, 1, 3, 3}),
       ErrorCode::kInvalidArgument, "'roi'");
+  // The run-path fuzzer's finding: a NaN in roi made a NaN coordinate, converted to an integer
+  // (UBSan); it is refused with a status.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  ExpectNodeError(NodeTest("Resize", 13)
+                      .Attr("mode", "linear")
+                      .Attr("coordinate_transformation_mode", "tf_crop_and_resize")
+                      .Input(Data44())
+                      .Input<float>({8}, {0, 0, nan, 0.6f, 1, 1, 1.2f, 1.7f})
+                      .MissingInput()
+                      .Input<int64_t>({4}, {1, 1, 3, 3}),
+                  ErrorCode::kInvalidArgument, "maps to no input coordinate (NaN)");
 }
 
 TEST(TensorResize, HalfPixelSymmetricFromOpset19) {
