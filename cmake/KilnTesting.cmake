@@ -1,7 +1,7 @@
 # kiln_test_code(TARGET): the tests' own code in the release build at -O1 with line tables only
 # (-g1), not the build type's -O2 -g. The library they test keeps its flags; the test code is
 # GoogleTest's macros and templates, and -O2 with full debug information nearly doubled its
-# compile time, the largest part of a cold make test (measured: session_test.cc 15.9 s at -O2 -g,
+# compile time, a large part of a cold make test (measured: session_test.cc 15.9 s at -O2 -g,
 # 9.0 s at -O1 -g1). The sanitizer builds (Debug) are left as they are.
 function(kiln_test_code target)
   target_compile_options(${target} PRIVATE "$<$<CONFIG:RelWithDebInfo,Release>:-O1;-g1>")
