@@ -70,11 +70,12 @@ bench-quant: build
 
 # The soak (issue 32, tests/soak): the digits CNN, a light zoo CNN, a tiny transformer (dynamic
 # sequence length) and a Loop/If model from 8 threads for 10 minutes, sessions created and
-# released along the way and long runs terminated; prints runs per model, errors, sessions and the
-# RSS at start, middle and end, and fails unless there were no errors and the RSS stayed flat.
-# Not part of `make test` (which runs a 10-second smoke of it).
+# released along the way and long runs terminated; prints runs per model, errors, sessions, the
+# RSS at start, middle and end and the halves' medians of the RSS and of the heap in use, and fails
+# unless there were no errors and both stayed flat. Every sample (each 250 ms) goes to
+# build/release/soak.csv. Not part of `make test` (which runs a 10-second smoke of it).
 soak: build
-	./build/release/tests/soak/kiln_soak --seconds 600 --threads 8
+	./build/release/tests/soak/kiln_soak --seconds 600 --threads 8 --log build/release/soak.csv
 
 # The model sweep (bench/sweep, issue 27): every torchvision model torch exports and the streaming
 # models, checked in Kiln at levels 0-3 against torch (bench/sweep/CHECK.md; a failure does not
