@@ -59,23 +59,28 @@ Ints GreedyNms(const Floats& boxes, const Floats& scores, size_t n, int64_t clas
     const float* s = scores.data() + static_cast<size_t>(c) * n;
     std::stable_sort(order.begin(), order.end(), [&](size_t l, size_t r) { return s[l] > s[r]; });
     std::vector<size_t> kept;
-    const auto corner = [&](size_t i, int k) { return static_cast<double>(boxes[4 * i + k]); };
+    // Each box as (y1, y2, x1, x2, area) with its corners ordered, once, read through a raw
+    // pointer, with std::min and std::max written out: in the -O0 ASan build their calls per pair
+    // made this reference most of a 16 s test.
+    std::vector<double> norm(5 * n);
+    for (size_t i = 0; i < n; ++i) {
+      const float* b = boxes.data() + 4 * i;
+      double* r = norm.data() + 5 * i;
+      r[0] = b[2] < b[0] ? b[2] : b[0];
+      r[1] = b[0] < b[2] ? b[2] : b[0];
+      r[2] = b[3] < b[1] ? b[3] : b[1];
+      r[3] = b[1] < b[3] ? b[3] : b[1];
+      r[4] = (r[1] - r[0]) * (r[3] - r[2]);
+    }
     for (const size_t i : order) {
       bool suppressed = false;
+      const double* bb = norm.data() + 5 * i;
       for (const size_t k : kept) {
-        const double ay1 = std::min(corner(k, 0), corner(k, 2)),
-                     ay2 = std::max(corner(k, 0), corner(k, 2));
-        const double by1 = std::min(corner(i, 0), corner(i, 2)),
-                     by2 = std::max(corner(i, 0), corner(i, 2));
-        const double ax1 = std::min(corner(k, 1), corner(k, 3)),
-                     ax2 = std::max(corner(k, 1), corner(k, 3));
-        const double bx1 = std::min(corner(i, 1), corner(i, 3)),
-                     bx2 = std::max(corner(i, 1), corner(i, 3));
-        const double area_a = (ay2 - ay1) * (ax2 - ax1), area_b = (by2 - by1) * (bx2 - bx1);
-        const double h = std::min(ay2, by2) - std::max(ay1, by1);
-        const double w = std::min(ax2, bx2) - std::max(ax1, bx1);
-        if (!(area_a > 0) || !(area_b > 0) || !(h > 0) || !(w > 0)) continue;
-        if (h * w / (area_a + area_b - h * w) > iou) {
+        const double* a = norm.data() + 5 * k;
+        const double h = (bb[1] < a[1] ? bb[1] : a[1]) - (a[0] < bb[0] ? bb[0] : a[0]);
+        const double w = (bb[3] < a[3] ? bb[3] : a[3]) - (a[2] < bb[2] ? bb[2] : a[2]);
+        if (!(a[4] > 0) || !(bb[4] > 0) || !(h > 0) || !(w > 0)) continue;
+        if (h * w / (a[4] + bb[4] - h * w) > iou) {
           suppressed = true;
           break;
         }

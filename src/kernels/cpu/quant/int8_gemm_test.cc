@@ -90,14 +90,28 @@ void Check(const Case& t, bool a_signed, bool b_signed, bool per_index, ThreadPo
   }
   std::vector<int32_t> c(t.m * ldc, 0x5a5a5a5a);  // the padding must stay
   Int8Gemm(t.m, a.data(), a_signed, lda, packed, za, zb, c.data(), ldc, pool);
+  // The reference reads A and B minus their zero points from int32 copies through raw pointers:
+  // in the -O0 ASan build a call per element (Value, std::vector's operator[]) made this loop
+  // most of the test's time.
+  std::vector<int32_t> av(t.m * t.k);
+  std::vector<int32_t> bv(t.n * t.k);  // transposed: column j of B is row j
+  for (size_t i = 0; i < t.m; ++i) {
+    for (size_t p = 0; p < t.k; ++p) {
+      av[i * t.k + p] = Value(a[i * lda + p], a_signed) - za[per_index ? i : 0];
+    }
+  }
+  for (size_t p = 0; p < t.k; ++p) {
+    for (size_t j = 0; j < t.n; ++j) {
+      bv[j * t.k + p] = Value(b[p * ldb + j], b_signed) - zb[per_index ? j : 0];
+    }
+  }
   size_t wrong = 0;
   for (size_t i = 0; i < t.m; ++i) {
     for (size_t j = 0; j < t.n; ++j) {
       int64_t want = 0;
-      for (size_t p = 0; p < t.k; ++p) {
-        want += int64_t{Value(a[i * lda + p], a_signed) - za[per_index ? i : 0]} *
-                (Value(b[p * ldb + j], b_signed) - zb[per_index ? j : 0]);
-      }
+      const int32_t* ar = av.data() + i * t.k;
+      const int32_t* br = bv.data() + j * t.k;
+      for (size_t p = 0; p < t.k; ++p) want += int64_t{ar[p]} * br[p];
       if (c[i * ldc + j] != static_cast<int32_t>(want) && wrong++ < 5) {
         ADD_FAILURE() << "C(" << i << ", " << j << ") = " << c[i * ldc + j] << ", want " << want;
       }
@@ -187,7 +201,7 @@ TEST(Int8Gemm, EpilogueGetsEveryRowOnceWithoutC) {
       auto gather = [&](size_t first, size_t count, const int32_t* c, size_t ldc) {
         for (size_t r = 0; r < count; ++r) {
           seen[first + r].fetch_add(1);
-          std::copy(c + r * ldc, c + r * ldc + t.n, got.begin() + (first + r) * t.n);
+          std::copy(c + r * ldc, c + r * ldc + t.n, got.data() + (first + r) * t.n);
         }
       };
       Int8Gemm(t.m, a.data(), false, t.k, packed, za, zb, nullptr, 0, p, Int8Epilogue::Of(gather));
