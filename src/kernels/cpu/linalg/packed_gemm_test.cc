@@ -187,7 +187,7 @@ TEST(PackedGemm, EpilogueMatchesAPassAfterTheProduct) {
       for (const Act& act : acts) {
         for (int with = 0; with < 4; ++with) {
           for (int how = 0; how < 3; ++how) {
-            if (how == 2 && c.n <= 32) continue;
+            if (products[how].empty()) continue;  // no columns from 32 on
             SCOPED_TRACE("m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
                          " k=" + std::to_string(c.k) + " clamp=" + std::to_string(act.clamp) +
                          " lo=" + std::to_string(act.lo) + " bias=" + std::to_string(with & 1) +
