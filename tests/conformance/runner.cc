@@ -2,7 +2,7 @@
 // outcome against the expected-failures manifest.
 //
 //   kiln_conformance --manifest expected.txt --suite onnx-1.12=DIR [--suite LABEL=DIR]...
-//                    [--filter REGEX] [--jobs N] [--threads N] [--timeout SECONDS]
+//                    [--filter REGEX] [--jobs N] [--batch N] [--threads N] [--timeout SECONDS]
 //                    [--write-manifest FILE] [--verbose] [--parallel N] [--level N]
 //                    [--round-trip DIR [--round-trip-manifest FILE] [--every N]]
 //
@@ -15,10 +15,13 @@
 // others must pass, except those the round-trip manifest lists (same format), which must fail.
 // --every N runs every Nth of the cases left (a sample).
 //
-// Each case runs in a child process, so a crash or a hang is reported as that case's failure and
-// the run goes on. The run fails when a case fails that the manifest does not list, when a listed
-// case passes, or when the manifest names a case that does not exist. Its last line is
-// "N passed, N failed".
+// Cases run in child processes, --batch of them (default 32) one after another in each, --jobs
+// (default 2) children at a time, so a crash or a hang is reported as that case's failure and the
+// run goes on (the batch's later cases run in a new child). --inject-crash, --inject-hang and
+// --inject-leak ID are test hooks: the case with that id crashes, hangs, or leaks memory.
+//
+// The run fails when a case fails that the manifest does not list, when a listed case passes, or
+// when the manifest names a case that does not exist. Its last line is "N passed, N failed".
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,7 +30,9 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -64,17 +69,22 @@ struct Options {
   std::string filter;
   std::string write_manifest;
   int jobs = 2;
+  int batch = 32;  // cases per child process
   int timeout_s = 120;
   RunSettings settings;
   bool verbose = false;
   int every = 1;
   std::string round_trip_manifest;
+  // Test hooks (the runner's own ctest checks): the case with this id crashes, hangs or leaks.
+  std::string inject_crash;
+  std::string inject_hang;
+  std::string inject_leak;
 };
 
 [[noreturn]] void Usage(const std::string& why) {
   std::cerr << "kiln_conformance: " << why << "\n"
             << "usage: kiln_conformance --manifest FILE --suite LABEL=DIR [--suite LABEL=DIR]...\n"
-               "       [--filter REGEX] [--jobs N] [--threads N] [--timeout SECONDS]\n"
+               "       [--filter REGEX] [--jobs N] [--batch N] [--threads N] [--timeout SECONDS]\n"
                "       [--write-manifest FILE] [--verbose]\n"
                "       [--parallel N] [--level N]\n"
                "       [--round-trip DIR [--round-trip-manifest FILE] [--every N]]\n";
@@ -111,6 +121,14 @@ Options ParseArgs(int argc, char** argv) {
       o.write_manifest = value();
     } else if (a == "--jobs") {
       o.jobs = number();
+    } else if (a == "--batch") {
+      o.batch = number();
+    } else if (a == "--inject-crash") {
+      o.inject_crash = value();
+    } else if (a == "--inject-hang") {
+      o.inject_hang = value();
+    } else if (a == "--inject-leak") {
+      o.inject_leak = value();
     } else if (a == "--threads") {
       o.settings.threads = number();
     } else if (a == "--level") {
@@ -166,16 +184,45 @@ std::map<std::string, std::string> ReadManifest(const std::string& path, std::st
   return listed;
 }
 
-// Runs the case in a child process; the child writes "<outcome>\n<message>" to a pipe.
+// Cases run in child processes, several in each (a batch: starting a process per case cost the
+// sanitizer builds most of their run in page faults). The child writes one record per finished
+// case to a pipe, "<outcome> <message length>\n<message>", so the parent always knows which case
+// is running: when the child crashes, hangs or exits with an error, that case is the one that
+// failed, and the batch's cases after it run again in a new child. A failure the child reports
+// only at its exit (LeakSanitizer's check) names no case: the batch's cases then run again one
+// per child, and the one that fails alone is the one reported.
 struct Child {
   pid_t pid;
   int fd;
-  size_t index;
-  std::chrono::steady_clock::time_point start;
-  std::string output;
+  std::vector<size_t> batch;                    // case indices, in the order the child runs them
+  size_t reported = 0;                          // how many of them have a record
+  std::chrono::steady_clock::time_point since;  // when the case in progress started
+  std::string output;                           // bytes not yet parsed into records
 };
 
-Child Start(const Case& c, size_t index, const RunSettings& settings) {
+void WriteAll(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+Result RunInChild(const Case& c, const Options& o) {
+  if (c.id == o.inject_crash) std::raise(SIGSEGV);
+  if (c.id == o.inject_hang) {
+    for (;;) pause();
+  }
+  if (c.id == o.inject_leak) {
+    // Lost on purpose, for LeakSanitizer (through a volatile, so no optimizer removes it).
+    char* volatile lost = static_cast<char*>(std::malloc(64));
+    static_cast<void>(lost);
+  }
+  return RunCase(c, o.settings);
+}
+
+Child Start(const std::vector<Case>& cases, std::vector<size_t> batch, const Options& o) {
   int fds[2];
   if (pipe(fds) != 0) {
     std::perror("kiln_conformance: pipe");
@@ -190,61 +237,79 @@ Child Start(const Case& c, size_t index, const RunSettings& settings) {
   }
   if (pid == 0) {
     close(fds[0]);
-    const Result r = RunCase(c, settings);
-    const std::string text = std::to_string(static_cast<int>(r.outcome)) + "\n" + r.message;
-    size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
+    for (size_t index : batch) {
+      const Result r = RunInChild(cases[index], o);
+      WriteAll(fds[1], std::to_string(static_cast<int>(r.outcome)) + " " +
+                           std::to_string(r.message.size()) + "\n" + r.message);
     }
     close(fds[1]);
 #if KILN_RUNNER_LSAN
     // The leak check LeakSanitizer would make at exit, without the rest of exit(): unregistering
-    // the sanitizer's globals in every child cost more than the case itself.
+    // the sanitizer's globals in every child cost more than the cases themselves.
     _exit(__lsan_do_recoverable_leak_check() != 0 ? 23 : 0);
 #else
     std::exit(0);
 #endif
   }
   close(fds[1]);
-  return {pid, fds[0], index, std::chrono::steady_clock::now(), ""};
+  return {pid, fds[0], std::move(batch), 0, std::chrono::steady_clock::now(), ""};
 }
 
-void Drain(Child& child) {
-  char buf[4096];
+// Moves the complete records in child.output into results; false on a malformed one.
+bool ParseRecords(Child& child, std::vector<Result>& results) {
   for (;;) {
-    const ssize_t n = read(child.fd, buf, sizeof buf);
-    if (n <= 0) break;
-    child.output.append(buf, static_cast<size_t>(n));
+    const size_t nl = child.output.find('\n');
+    if (nl == std::string::npos) return true;
+    int outcome = -1;
+    size_t length = 0;
+    if (std::sscanf(child.output.c_str(), "%d %zu", &outcome, &length) != 2 || outcome < 0 ||
+        outcome > static_cast<int>(Outcome::kRandomChecked) ||
+        child.reported >= child.batch.size()) {
+      return false;
+    }
+    if (child.output.size() < nl + 1 + length) return true;
+    results[child.batch[child.reported]] = {static_cast<Outcome>(outcome),
+                                            child.output.substr(nl + 1, length)};
+    child.output.erase(0, nl + 1 + length);
+    ++child.reported;
+    child.since = std::chrono::steady_clock::now();
   }
 }
 
-Result Finish(Child& child, int status) {
-  Drain(child);
-  close(child.fd);
-  if (WIFSIGNALED(status)) {
-    return {Outcome::kFailed, std::string("crashed: ") + strsignal(WTERMSIG(status))};
-  }
-  if (WEXITSTATUS(status) != 0) {
-    return {Outcome::kFailed, "the case process exited with status " +
-                                  std::to_string(WEXITSTATUS(status)) +
-                                  " (a sanitizer report is above)"};
-  }
-  const size_t nl = child.output.find('\n');
-  if (nl == std::string::npos) return {Outcome::kFailed, "the case process reported nothing"};
-  return {static_cast<Outcome>(std::stoi(child.output.substr(0, nl))), child.output.substr(nl + 1)};
+bool ReadSome(Child& child) {
+  char buf[4096];
+  const ssize_t n = read(child.fd, buf, sizeof buf);
+  if (n <= 0) return false;
+  child.output.append(buf, static_cast<size_t>(n));
+  return true;
+}
+
+std::string ExitMessage(int status) {
+  if (WIFSIGNALED(status)) return std::string("crashed: ") + strsignal(WTERMSIG(status));
+  return "the case process exited with status " + std::to_string(WEXITSTATUS(status)) +
+         " (a sanitizer report is above)";
 }
 
 std::vector<Result> RunAll(const std::vector<Case>& cases, const Options& o) {
   std::vector<Result> results(cases.size());
+  std::deque<std::vector<size_t>> pending;
+  for (size_t first = 0; first < cases.size(); first += static_cast<size_t>(o.batch)) {
+    std::vector<size_t> batch;
+    for (size_t i = first; i < std::min(cases.size(), first + static_cast<size_t>(o.batch)); ++i) {
+      batch.push_back(i);
+    }
+    pending.push_back(std::move(batch));
+  }
+  auto report = [&](size_t index) {
+    if (!o.verbose) return;
+    std::cout << (results[index].outcome == Outcome::kFailed ? "FAIL " : "ok   ") << cases[index].id
+              << " " << results[index].message << std::endl;
+  };
   std::vector<Child> running;
-  size_t next = 0;
-  size_t done = 0;
-  while (done < cases.size()) {
-    while (next < cases.size() && running.size() < static_cast<size_t>(o.jobs)) {
-      running.push_back(Start(cases[next], next, o.settings));
-      ++next;
+  while (!pending.empty() || !running.empty()) {
+    while (!pending.empty() && running.size() < static_cast<size_t>(o.jobs)) {
+      running.push_back(Start(cases, std::move(pending.front()), o));
+      pending.pop_front();
     }
     // Keep the pipes drained so a child never blocks on a full one.
     std::vector<pollfd> fds;
@@ -253,31 +318,58 @@ std::vector<Result> RunAll(const std::vector<Case>& cases, const Options& o) {
     poll(fds.data(), fds.size(), 5);
     for (size_t i = 0; i < running.size();) {
       Child& c = running[i];
-      if (fds.size() > i && (fds[i].revents & POLLIN)) {
-        char buf[4096];
-        const ssize_t n = read(c.fd, buf, sizeof buf);
-        if (n > 0) c.output.append(buf, static_cast<size_t>(n));
-      }
+      const size_t before = c.reported;
+      if (fds.size() > i && (fds[i].revents & POLLIN)) ReadSome(c);
+      bool malformed = !ParseRecords(c, results);
       int status = 0;
       const pid_t w = waitpid(c.pid, &status, WNOHANG);
-      const auto elapsed = std::chrono::steady_clock::now() - c.start;
-      if (w == 0 && elapsed > std::chrono::seconds(o.timeout_s)) {
+      const auto elapsed = std::chrono::steady_clock::now() - c.since;
+      std::string failure;  // why the case in progress failed, if it did
+      bool ended = true;
+      if (w == 0 && !malformed && elapsed > std::chrono::seconds(o.timeout_s)) {
         kill(c.pid, SIGKILL);
         waitpid(c.pid, &status, 0);
-        close(c.fd);
-        results[c.index] = {Outcome::kFailed,
-                            "hung: killed after " + std::to_string(o.timeout_s) + " s"};
-      } else if (w == c.pid) {
-        results[c.index] = Finish(c, status);
+        failure = "hung: killed after " + std::to_string(o.timeout_s) + " s";
+      } else if (w == c.pid || malformed) {
+        if (w != c.pid) {
+          kill(c.pid, SIGKILL);
+          waitpid(c.pid, &status, 0);
+        }
+        while (!malformed && ReadSome(c)) malformed = !ParseRecords(c, results);
+        const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        if (malformed) {
+          failure = "the case process wrote a malformed record";
+        } else if (!clean) {
+          failure = ExitMessage(status);
+        } else if (c.reported < c.batch.size()) {
+          failure = "the case process reported nothing";
+        }
       } else {
+        ended = false;
+      }
+      for (size_t k = before; k < c.reported; ++k) report(c.batch[k]);
+      if (!ended) {
         ++i;
         continue;
       }
-      if (o.verbose) {
-        std::cout << (results[c.index].outcome == Outcome::kFailed ? "FAIL " : "ok   ")
-                  << cases[c.index].id << " " << results[c.index].message << std::endl;
+      close(c.fd);
+      if (!failure.empty()) {
+        if (c.reported < c.batch.size()) {
+          // The case in progress failed; the ones after it have not run.
+          const size_t index = c.batch[c.reported];
+          results[index] = {Outcome::kFailed, failure};
+          report(index);
+          std::vector<size_t> rest(c.batch.begin() + static_cast<std::ptrdiff_t>(c.reported) + 1,
+                                   c.batch.end());
+          if (!rest.empty()) pending.push_front(std::move(rest));
+        } else if (c.batch.size() == 1) {
+          results[c.batch[0]] = {Outcome::kFailed, failure};
+          report(c.batch[0]);
+        } else {
+          // Every case reported, then the process failed (a leak found at exit): one per child.
+          for (size_t index : c.batch) pending.push_front({index});
+        }
       }
-      ++done;
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
       fds.erase(fds.begin() + static_cast<std::ptrdiff_t>(std::min(i, fds.size())));
     }
