@@ -1,11 +1,16 @@
-// kiln_alloc_probe MODEL [--require-none]: heap allocations per steady-state run of a model with
-// static input shapes (free dimensions are fixed to 1 through free-dimension overrides). Inputs are
-// zero-filled (valid token ids, valid indices), outputs are caller-given tensors. What counts: the
-// process's C allocations (c_alloc_counter.cc: malloc, posix_memalign, ..., which operator new
-// uses too), so that a library allocating with malloc, as oneDNN does, is seen; in sanitizer
-// builds, whose runtimes own those functions, the global operator new/delete of this binary only
-// (tests/api/alloc_hook.cc). Prints "allocations per run: N (what was counted)"; with
-// --require-none, exits 1 when N is not 0.
+// kiln_alloc_probe MODEL... [--require-none] [--each]: heap allocations per steady-state run of a
+// model with static input shapes (free dimensions are fixed to 1 through free-dimension overrides).
+// Inputs are zero-filled (valid token ids, valid indices), outputs are caller-given tensors. What
+// counts: the process's C allocations (c_alloc_counter.cc: malloc, posix_memalign, ..., which
+// operator new uses too), so that a library allocating with malloc, as oneDNN does, is seen; in
+// sanitizer builds, whose runtimes own those functions, the global operator new/delete of this
+// binary only (tests/api/alloc_hook.cc).
+//
+// One model: prints "allocations per run: N (what was counted)", or the error on stderr and exits
+// 2; with --require-none, exits 1 when N is not 0. Several, or --each (alloc_sweep.py, which would
+// otherwise start a process per case, most of its time): one line per model on stdout, in order
+// and flushed, "MODEL: allocations per run: N (...)" or "MODEL: not measured: WHY", so that the
+// caller knows how far a probe that crashed got; exits 1 when --require-none and one allocated.
 #include <kiln/kiln_cxx_api.h>
 
 #include <cstdio>
@@ -23,7 +28,14 @@ namespace {
 
 namespace hook = kiln_test::alloc_hook;
 
-int Probe(const std::string& path, bool require_none) {
+struct Measure {
+  long seen = -1;   // allocations over the counted runs; -1: not measured
+  std::string why;  // why not
+  const char* counted = "";
+};
+constexpr int kRuns = 5;
+
+Measure Probe(const std::string& path) {
   kiln::Env env(KILN_LOGGING_LEVEL_WARNING, "alloc-probe");
   kiln::SessionOptions options = kiln::SessionOptions::Create();
   options.SetIntraOpNumThreads(1);
@@ -46,9 +58,7 @@ int Probe(const std::string& path, bool require_none) {
     std::vector<int64_t> shape = info.shape();
     for (int64_t d : shape) {
       if (d < 0) {
-        std::fprintf(stderr, "input '%s' has a free dimension: not a static-shape model\n",
-                     in_names[i].c_str());
-        return 2;
+        return {-1, "input '" + in_names[i] + "' has a free dimension: not a static-shape model"};
       }
     }
     inputs.push_back(kiln::Value::CreateTensor(allocator, shape, info.element_type()));
@@ -74,7 +84,6 @@ int Probe(const std::string& path, bool require_none) {
                    c_out_names.data(), c_out_names.size(), c_outputs.data());
   };
   KilnStatus* failed = run();  // the first run into the caller's tensors
-  constexpr int kRuns = 5;
 #if defined(KILN_COUNT_C_ALLOCATIONS)
   const char* counted = "C allocations, operator new's included";
   kiln_test::c_alloc_counter::Start();
@@ -88,25 +97,59 @@ int Probe(const std::string& path, bool require_none) {
   hook::Disarm();
 #endif
   if (failed != nullptr) {
-    std::fprintf(stderr, "run failed: %s\n", api.GetErrorMessage(failed));
+    Measure m{-1, std::string("run failed: ") + api.GetErrorMessage(failed)};
     api.ReleaseStatus(failed);
-    return 2;
+    return m;
   }
-  std::printf("allocations per run: %ld (%s)\n", seen / kRuns, counted);
-  return require_none && seen != 0 ? 1 : 0;
+  return {seen, "", counted};
+}
+
+Measure ProbeOrWhy(const std::string& path) {
+  try {
+    return Probe(path);
+  } catch (const std::exception& e) {
+    return {-1, e.what()};
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 3 || (argc == 3 && std::strcmp(argv[2], "--require-none") != 0)) {
-    std::fprintf(stderr, "usage: kiln_alloc_probe MODEL [--require-none]\n");
+  bool require_none = false;
+  bool each = false;
+  std::vector<std::string> models;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--require-none") == 0) {
+      require_none = true;
+    } else if (std::strcmp(argv[i], "--each") == 0) {
+      each = true;
+    } else {
+      models.emplace_back(argv[i]);
+    }
+  }
+  if (models.empty()) {
+    std::fprintf(stderr, "usage: kiln_alloc_probe MODEL... [--require-none] [--each]\n");
     return 2;
   }
-  try {
-    return Probe(argv[1], argc == 3);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "kiln_alloc_probe: %s\n", e.what());
-    return 2;
+  if (models.size() == 1 && !each) {
+    const Measure m = ProbeOrWhy(models[0]);
+    if (m.seen < 0) {
+      std::fprintf(stderr, "kiln_alloc_probe: %s\n", m.why.c_str());
+      return 2;
+    }
+    std::printf("allocations per run: %ld (%s)\n", m.seen / kRuns, m.counted);
+    return require_none && m.seen != 0 ? 1 : 0;
   }
+  bool allocated = false;
+  for (const std::string& model : models) {
+    const Measure m = ProbeOrWhy(model);
+    if (m.seen < 0) {
+      std::printf("%s: not measured: %s\n", model.c_str(), m.why.c_str());
+    } else {
+      std::printf("%s: allocations per run: %ld (%s)\n", model.c_str(), m.seen / kRuns, m.counted);
+      allocated = allocated || m.seen != 0;
+    }
+    std::fflush(stdout);
+  }
+  return require_none && allocated ? 1 : 0;
 }

@@ -12,15 +12,65 @@ that allocates while it works, as std::regex does). A listed case that allocates
 only shrinks. Cases Kiln cannot load or run (an op not supported yet, an input the zero-filled
 probe makes invalid) are counted, not judged: the conformance suite covers them. Ends with
 "N passed, N failed".
+
+PROBE takes the frozen models CHUNK at a time (a process per case spent most of the sweep starting
+processes) and prints a line per model as it ends: when a probe crashes or hangs, the model without
+a line is the one not measured, and the models after it go to a new probe.
 """
 import glob
 import os
 import re
+import selectors
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import freeze_case  # noqa: E402
+
+
+CHUNK = 64
+TIMEOUT_PER_MODEL = 60  # seconds without a line from the probe
+
+
+def probe_lines(probe, chunk):
+    """The probe's lines for the models of CHUNK, as far as it got (it is killed after
+    TIMEOUT_PER_MODEL seconds without a line)."""
+    p = subprocess.Popen([probe, "--each"] + chunk, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         text=True)
+    lines = []
+    with selectors.DefaultSelector() as sel:
+        sel.register(p.stdout, selectors.EVENT_READ)
+        while len(lines) < len(chunk):
+            if not sel.select(TIMEOUT_PER_MODEL):
+                p.kill()
+                break
+            line = p.stdout.readline()
+            if not line:
+                break
+            lines.append(line.rstrip("\n"))
+    p.kill()
+    p.wait()
+    p.stdout.close()
+    return lines
+
+
+def probe_all(probe, models):
+    """Allocations per run of each model PROBE measured ({model: count}), CHUNK models a process."""
+    counts = {}
+    pending = list(models)
+    while pending:
+        chunk, pending = pending[:CHUNK], pending[CHUNK:]
+        done = 0
+        for line in probe_lines(probe, chunk):
+            if not line.startswith(chunk[done] + ": "):
+                break
+            m = re.match(r"allocations per run: (\d+)", line[len(chunk[done]) + 2:])
+            if m:
+                counts[chunk[done]] = int(m.group(1))
+            done += 1
+        # A probe that crashed or hung stopped at chunk[done]: not measured; the rest go on.
+        pending = chunk[done + 1:] + pending
+    return counts
 
 
 def main():
@@ -39,21 +89,23 @@ def main():
     for i, node_dir in enumerate(node_dirs):
         os.makedirs(os.path.join(work, str(i)), exist_ok=True)
         cases += [(i, c) for c in sorted(glob.glob(os.path.join(node_dir, "test_*")))]
+    frozen = []  # (case, model)
     for i, case in cases:
-        name = os.path.basename(case)
-        seen.add(name)
-        model = os.path.join(work, str(i), name + ".onnx")
+        seen.add(os.path.basename(case))
+        model = os.path.join(work, str(i), os.path.basename(case) + ".onnx")
         try:
             freeze_case.freeze(case, model)
         except Exception:  # noqa: BLE001 - a case the freezer cannot handle is not measured
             unmeasured += 1
             continue
-        p = subprocess.run([probe, model], capture_output=True, text=True, timeout=60)
-        m = re.search(r"allocations per run: (\d+)", p.stdout)
-        if m is None:
+        frozen.append((case, model))
+    counts = probe_all(probe, [model for _, model in frozen])
+    for case, model in frozen:
+        name = os.path.basename(case)
+        count = counts.get(model)
+        if count is None:
             unmeasured += 1
             continue
-        count = int(m.group(1))
         if count == 0 and name not in expected:
             passed += 1
         elif count > 0 and name in expected:
