@@ -8,10 +8,10 @@ Debian's libonnx-testdata) is frozen into a static-shape model (freeze_case.py: 
 first becomes a constant holding the case's value) and run through PROBE (kiln_alloc_probe) in a
 steady state. A case must allocate nothing unless MANIFEST lists it, one "case  reason" per line
 (the reason says why: a control-flow or subgraph body, which runs in child frames, or a library
-that allocates while it works, as std::regex does). A listed case that allocates nothing fails too, so the list
-only shrinks. Cases Kiln cannot load or run (an op not supported yet, an input the zero-filled
-probe makes invalid) are counted, not judged: the conformance suite covers them. Ends with
-"N passed, N failed".
+that allocates while it works, as std::regex does). A listed case that allocates nothing fails
+too, so the list only shrinks. Cases Kiln cannot load or run (an op not supported yet, an input
+the zero-filled probe makes invalid) are counted, not judged: the conformance suite covers them.
+Ends with "N passed, N failed".
 
 PROBE takes the frozen models CHUNK at a time (a process per case spent most of the sweep starting
 processes) and prints a line per model as it ends: when a probe crashes or hangs, the model without
@@ -35,8 +35,8 @@ TIMEOUT_PER_MODEL = 60  # seconds without a line from the probe
 def probe_lines(probe, chunk):
     """The probe's lines for the models of CHUNK, as far as it got (it is killed after
     TIMEOUT_PER_MODEL seconds without a line)."""
-    p = subprocess.Popen([probe, "--each"] + chunk, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                         text=True)
+    p = subprocess.Popen([probe, "--each"] + chunk, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
     lines = []
     with selectors.DefaultSelector() as sel:
         sel.register(p.stdout, selectors.EVENT_READ)
