@@ -324,28 +324,26 @@ std::vector<Result> RunAll(const std::vector<Case>& cases, const Options& o) {
       int status = 0;
       const pid_t w = waitpid(c.pid, &status, WNOHANG);
       const auto elapsed = std::chrono::steady_clock::now() - c.since;
+      const bool hung = w == 0 && !malformed && elapsed > std::chrono::seconds(o.timeout_s);
+      const bool ended = w == c.pid || malformed || hung;
       std::string failure;  // why the case in progress failed, if it did
-      bool ended = true;
-      if (w == 0 && !malformed && elapsed > std::chrono::seconds(o.timeout_s)) {
-        kill(c.pid, SIGKILL);
-        waitpid(c.pid, &status, 0);
-        failure = "hung: killed after " + std::to_string(o.timeout_s) + " s";
-      } else if (w == c.pid || malformed) {
+      if (ended) {
         if (w != c.pid) {
           kill(c.pid, SIGKILL);
           waitpid(c.pid, &status, 0);
         }
+        // The records still in the pipe: the case in progress is the first without one.
         while (!malformed && ReadSome(c)) malformed = !ParseRecords(c, results);
         const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
         if (malformed) {
           failure = "the case process wrote a malformed record";
+        } else if (hung) {
+          failure = "hung: killed after " + std::to_string(o.timeout_s) + " s";
         } else if (!clean) {
           failure = ExitMessage(status);
         } else if (c.reported < c.batch.size()) {
           failure = "the case process reported nothing";
         }
-      } else {
-        ended = false;
       }
       for (size_t k = before; k < c.reported; ++k) report(c.batch[k]);
       if (!ended) {
