@@ -17,8 +17,10 @@
 //
 // Cases run in child processes, --batch of them (default 32) one after another in each, --jobs
 // (default 2) children at a time, so a crash or a hang is reported as that case's failure and the
-// run goes on (the batch's later cases run in a new child). --inject-crash, --inject-hang and
-// --inject-leak ID are test hooks: the case with that id crashes, hangs, or leaks memory.
+// run goes on (the batch's later cases run in a new child). --inject-crash, --inject-hang,
+// --inject-leak, --inject-crash-after-others and --inject-leak-after-others ID are test hooks: the
+// case with that id crashes, hangs or leaks memory (the last two only after other cases in its
+// process).
 //
 // The run fails when a case fails that the manifest does not list, when a listed case passes, or
 // when the manifest names a case that does not exist. Its last line is "N passed, N failed".
@@ -79,6 +81,8 @@ struct Options {
   std::string inject_crash;
   std::string inject_hang;
   std::string inject_leak;
+  std::string inject_crash_after_others;  // only when other cases ran before it in its process
+  std::string inject_leak_after_others;
 };
 
 [[noreturn]] void Usage(const std::string& why) {
@@ -129,6 +133,10 @@ Options ParseArgs(int argc, char** argv) {
       o.inject_hang = value();
     } else if (a == "--inject-leak") {
       o.inject_leak = value();
+    } else if (a == "--inject-crash-after-others") {
+      o.inject_crash_after_others = value();
+    } else if (a == "--inject-leak-after-others") {
+      o.inject_leak_after_others = value();
     } else if (a == "--threads") {
       o.settings.threads = number();
     } else if (a == "--level") {
@@ -187,10 +195,13 @@ std::map<std::string, std::string> ReadManifest(const std::string& path, std::st
 // Cases run in child processes, several in each (a batch: starting a process per case cost the
 // sanitizer builds most of their run in page faults). The child writes one record per finished
 // case to a pipe, "<outcome> <message length>\n<message>", so the parent always knows which case
-// is running: when the child crashes, hangs or exits with an error, that case is the one that
-// failed, and the batch's cases after it run again in a new child. A failure the child reports
-// only at its exit (LeakSanitizer's check) names no case: the batch's cases then run again one
-// per child, and the one that fails alone is the one reported.
+// is running. When the child crashes, hangs or exits with an error, that case failed, and the
+// batch's cases after it run again in a new child. If cases ran before it in the same process,
+// the failure could be their doing (a heap they corrupted): the case runs again alone, and when it
+// passes there it fails with the first failure and the cases that ran before it named. A failure
+// the child reports only at its exit (LeakSanitizer's check) names no case: the batch's cases run
+// again one per child, and when none fails alone the batch's first case fails with the batch
+// named. No failure of a batch is lost.
 struct Child {
   pid_t pid;
   int fd;
@@ -198,6 +209,7 @@ struct Child {
   size_t reported = 0;                          // how many of them have a record
   std::chrono::steady_clock::time_point since;  // when the case in progress started
   std::string output;                           // bytes not yet parsed into records
+  bool eof = false;                             // the child closed its end of the pipe
 };
 
 void WriteAll(int fd, const std::string& text) {
@@ -209,16 +221,24 @@ void WriteAll(int fd, const std::string& text) {
   }
 }
 
-Result RunInChild(const Case& c, const Options& o) {
-  if (c.id == o.inject_crash) std::raise(SIGSEGV);
+// Allocates memory and loses the pointer (noinline, the slot cleared: no copy is left on the
+// stack for LeakSanitizer to find).
+[[gnu::noinline]] void Leak() {
+  char* volatile lost = static_cast<char*>(std::malloc(64));
+  lost = nullptr;
+  static_cast<void>(lost);
+}
+
+// `position`: how many cases this process ran before this one.
+Result RunInChild(const Case& c, size_t position, const Options& o) {
+  const bool after_others = position > 0;
+  if (c.id == o.inject_crash || (after_others && c.id == o.inject_crash_after_others)) {
+    std::raise(SIGSEGV);
+  }
   if (c.id == o.inject_hang) {
     for (;;) pause();
   }
-  if (c.id == o.inject_leak) {
-    // Lost on purpose, for LeakSanitizer (through a volatile, so no optimizer removes it).
-    char* volatile lost = static_cast<char*>(std::malloc(64));
-    static_cast<void>(lost);
-  }
+  if (c.id == o.inject_leak || (after_others && c.id == o.inject_leak_after_others)) Leak();
   return RunCase(c, o.settings);
 }
 
@@ -237,8 +257,8 @@ Child Start(const std::vector<Case>& cases, std::vector<size_t> batch, const Opt
   }
   if (pid == 0) {
     close(fds[0]);
-    for (size_t index : batch) {
-      const Result r = RunInChild(cases[index], o);
+    for (size_t k = 0; k < batch.size(); ++k) {
+      const Result r = RunInChild(cases[batch[k]], k, o);
       WriteAll(fds[1], std::to_string(static_cast<int>(r.outcome)) + " " +
                            std::to_string(r.message.size()) + "\n" + r.message);
     }
@@ -279,6 +299,7 @@ bool ParseRecords(Child& child, std::vector<Result>& results) {
 bool ReadSome(Child& child) {
   char buf[4096];
   const ssize_t n = read(child.fd, buf, sizeof buf);
+  if (n == 0) child.eof = true;
   if (n <= 0) return false;
   child.output.append(buf, static_cast<size_t>(n));
   return true;
@@ -305,21 +326,25 @@ std::vector<Result> RunAll(const std::vector<Case>& cases, const Options& o) {
     std::cout << (results[index].outcome == Outcome::kFailed ? "FAIL " : "ok   ") << cases[index].id
               << " " << results[index].message << std::endl;
   };
+  std::vector<std::string> suspect(cases.size());  // failed after other cases; rerun alone
+  std::vector<bool> blamed(cases.size(), false);   // a process failure was put on the case
+  std::vector<std::pair<std::vector<size_t>, std::string>> failed_at_exit;
   std::vector<Child> running;
   while (!pending.empty() || !running.empty()) {
     while (!pending.empty() && running.size() < static_cast<size_t>(o.jobs)) {
       running.push_back(Start(cases, std::move(pending.front()), o));
       pending.pop_front();
     }
-    // Keep the pipes drained so a child never blocks on a full one.
+    // Keep the pipes drained so a child never blocks on a full one. A pipe at its end is left out
+    // (poll would report it at once, every time, while the child makes its leak check).
     std::vector<pollfd> fds;
     fds.reserve(running.size());
-    for (const Child& c : running) fds.push_back({c.fd, POLLIN, 0});
+    for (const Child& c : running) fds.push_back({c.eof ? -1 : c.fd, POLLIN, 0});
     poll(fds.data(), fds.size(), 5);
     for (size_t i = 0; i < running.size();) {
       Child& c = running[i];
       const size_t before = c.reported;
-      if (fds.size() > i && (fds[i].revents & POLLIN)) ReadSome(c);
+      if (fds.size() > i && (fds[i].revents & (POLLIN | POLLHUP))) ReadSome(c);
       bool malformed = !ParseRecords(c, results);
       int status = 0;
       const pid_t w = waitpid(c.pid, &status, WNOHANG);
@@ -355,21 +380,52 @@ std::vector<Result> RunAll(const std::vector<Case>& cases, const Options& o) {
         if (c.reported < c.batch.size()) {
           // The case in progress failed; the ones after it have not run.
           const size_t index = c.batch[c.reported];
-          results[index] = {Outcome::kFailed, failure};
-          report(index);
           std::vector<size_t> rest(c.batch.begin() + static_cast<std::ptrdiff_t>(c.reported) + 1,
                                    c.batch.end());
           if (!rest.empty()) pending.push_front(std::move(rest));
+          if (c.reported == 0) {
+            results[index] = {Outcome::kFailed, failure};
+            blamed[index] = true;
+            report(index);
+          } else {
+            suspect[index] = failure + ", after " + cases[c.batch[0]].id +
+                             (c.reported > 1 ? " to " + cases[c.batch[c.reported - 1]].id : "") +
+                             " in the same process";
+            pending.push_front({index});
+#if KILN_RUNNER_LSAN
+            // The cases before it never reached the leak check at the child's exit.
+            pending.push_back(std::vector<size_t>(
+                c.batch.begin(), c.batch.begin() + static_cast<std::ptrdiff_t>(c.reported)));
+#endif
+          }
         } else if (c.batch.size() == 1) {
           results[c.batch[0]] = {Outcome::kFailed, failure};
+          blamed[c.batch[0]] = true;
           report(c.batch[0]);
         } else {
           // Every case reported, then the process failed (a leak found at exit): one per child.
+          failed_at_exit.emplace_back(c.batch, failure);
           for (size_t index : c.batch) pending.push_front({index});
         }
       }
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
       fds.erase(fds.begin() + static_cast<std::ptrdiff_t>(std::min(i, fds.size())));
+    }
+  }
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (!suspect[i].empty() && !blamed[i]) {
+      const std::string alone = results[i].outcome == Outcome::kFailed
+                                    ? "alone it fails otherwise: " + results[i].message
+                                    : std::string("passes alone");
+      results[i] = {Outcome::kFailed, alone + "; but " + suspect[i]};
+      blamed[i] = true;
+    }
+  }
+  for (const auto& [batch, failure] : failed_at_exit) {
+    if (std::none_of(batch.begin(), batch.end(), [&](size_t i) { return blamed[i]; })) {
+      results[batch[0]] = {Outcome::kFailed, "the process of the cases from here to " +
+                                                 cases[batch.back()].id + " failed at its exit (" +
+                                                 failure + "); none of them fails alone"};
     }
   }
   return results;

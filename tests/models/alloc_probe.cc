@@ -13,6 +13,7 @@
 // caller knows how far a probe that crashed got; exits 1 when --require-none and one allocated.
 #include <kiln/kiln_cxx_api.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -144,7 +145,9 @@ int main(int argc, char** argv) {
   for (const std::string& model : models) {
     const Measure m = ProbeOrWhy(model);
     if (m.seen < 0) {
-      std::printf("%s: not measured: %s\n", model.c_str(), m.why.c_str());
+      std::string why = m.why;  // on one line: the caller reads a line per model
+      std::replace(why.begin(), why.end(), '\n', ' ');
+      std::printf("%s: not measured: %s\n", model.c_str(), why.c_str());
     } else {
       std::printf("%s: allocations per run: %ld (%s)\n", model.c_str(), m.seen / kRuns, m.counted);
       allocated = allocated || m.seen != 0;

@@ -15,12 +15,12 @@ Ends with "N passed, N failed".
 
 PROBE takes the frozen models CHUNK at a time (a process per case spent most of the sweep starting
 processes) and prints a line per model as it ends: when a probe crashes or hangs, the model without
-a line is the one not measured, and the models after it go to a new probe.
+a line fails (Kiln must neither crash nor hang on it) and the models after it go to a new probe.
 """
 import glob
 import os
 import re
-import selectors
+import select
 import subprocess
 import sys
 
@@ -33,44 +33,54 @@ TIMEOUT_PER_MODEL = 60  # seconds without a line from the probe
 
 
 def probe_lines(probe, chunk):
-    """The probe's lines for the models of CHUNK, as far as it got (it is killed after
-    TIMEOUT_PER_MODEL seconds without a line)."""
+    """The probe's lines for the models of CHUNK, as far as it got, and how it ended: "done",
+    "crashed" (it died before a line for every model) or "stalled" (killed after
+    TIMEOUT_PER_MODEL seconds without a line). Read unbuffered: a line kept in a reader's buffer
+    would not wake select()."""
     p = subprocess.Popen([probe, "--each"] + chunk, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True)
-    lines = []
-    with selectors.DefaultSelector() as sel:
-        sel.register(p.stdout, selectors.EVENT_READ)
-        while len(lines) < len(chunk):
-            if not sel.select(TIMEOUT_PER_MODEL):
-                p.kill()
-                break
-            line = p.stdout.readline()
-            if not line:
-                break
-            lines.append(line.rstrip("\n"))
+                         stderr=subprocess.DEVNULL, bufsize=0)
+    fd = p.stdout.fileno()
+    lines, pending, how = [], b"", "crashed"
+    while len(lines) < len(chunk):
+        ready, _, _ = select.select([fd], [], [], TIMEOUT_PER_MODEL)
+        if not ready:
+            how = "stalled"
+            break
+        data = os.read(fd, 65536)
+        if not data:
+            break
+        pending += data
+        *complete, pending = pending.split(b"\n")
+        lines += [line.decode(errors="replace") for line in complete]
+    else:
+        how = "done"
     p.kill()
     p.wait()
     p.stdout.close()
-    return lines
+    return lines[:len(chunk)], how
 
 
 def probe_all(probe, models):
-    """Allocations per run of each model PROBE measured ({model: count}), CHUNK models a process."""
-    counts = {}
+    """Allocations per run of each model PROBE measured ({model: count}), CHUNK models a process,
+    and the models a probe crashed or stalled on ({model: why})."""
+    counts, failures = {}, {}
     pending = list(models)
     while pending:
         chunk, pending = pending[:CHUNK], pending[CHUNK:]
+        lines, how = probe_lines(probe, chunk)
         done = 0
-        for line in probe_lines(probe, chunk):
+        for line in lines:
             if not line.startswith(chunk[done] + ": "):
                 break
             m = re.match(r"allocations per run: (\d+)", line[len(chunk[done]) + 2:])
             if m:
                 counts[chunk[done]] = int(m.group(1))
             done += 1
-        # A probe that crashed or hung stopped at chunk[done]: not measured; the rest go on.
-        pending = chunk[done + 1:] + pending
-    return counts
+        if done < len(chunk):
+            # The probe stopped at chunk[done]; the models after it go to a new probe.
+            failures[chunk[done]] = f"the probe {how if how != 'done' else 'lost its place'} on it"
+            pending = chunk[done + 1:] + pending
+    return counts, failures
 
 
 def main():
@@ -99,10 +109,13 @@ def main():
             unmeasured += 1
             continue
         frozen.append((case, model))
-    counts = probe_all(probe, [model for _, model in frozen])
+    counts, probe_failures = probe_all(probe, [model for _, model in frozen])
     for case, model in frozen:
         name = os.path.basename(case)
         count = counts.get(model)
+        if model in probe_failures:
+            failed.append(f"{case}: {probe_failures[model]}")
+            continue
         if count is None:
             unmeasured += 1
             continue
