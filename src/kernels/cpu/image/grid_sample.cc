@@ -5,7 +5,7 @@
 //     for 2 spatial axes);
 //   padding_mode: zeros (outside taps read 0), border (coordinates and taps clamped), reflection
 //     (reflected at the borders, which are the outer pixel edges, or the centres with
-//     align_corners);
+//     align_corners); cubic pads its taps only, as PyTorch does, never the point itself;
 //   align_corners: -1 and 1 are the centres of the corner pixels rather than their outer edges.
 // Types: X float, double, float16 or bfloat16; grid any of those (computed in double).
 #include <algorithm>
@@ -175,13 +175,24 @@ class GridSample final : public Kernel {
       const double hi = align_corners_ != 0 ? size - 1 : size - 0.5;
       if (!std::isfinite(v)) v = lo - 4;  // NaN and infinities sample outside the image
       if (mode_ == Mode::kNearest) v = std::nearbyint(v);
-      if (v < lo || v > hi) {
-        if (padding_ == Padding::kBorder) v = std::clamp(v, 0.0, size - 1);
-        if (padding_ == Padding::kReflection) v = Reflect(v, lo, hi);
+      if (mode_ != Mode::kCubic) {
+        if (v < lo || v > hi) {
+          if (padding_ == Padding::kBorder) v = std::clamp(v, 0.0, size - 1);
+          if (padding_ == Padding::kReflection) v = Reflect(v, lo, hi);
+        }
+      } else if (padding_ == Padding::kReflection && hi > lo && (v < lo || v > hi)) {
+        // Cubic pads its taps only, not the point (as PyTorch, where the operator comes from,
+        // and ONNX Runtime do; the ONNX reference also moves the point, and no backend case
+        // pins it). Reflected taps repeat with period 2 (hi - lo), an integer: the point moves
+        // by whole periods next to the image, which keeps its fraction and every tap's value.
+        const double period = 2 * (hi - lo);
+        v -= std::floor((v - lo) / period) * period;
       }
-      // Past a few pixels outside every tap reads zero anyway; this keeps huge values out of the
-      // integer conversions below.
-      v = std::clamp(v, lo - 4, hi + 4);
+      // Past a few pixels outside, every tap reads zero or the edge (zeros, border); this keeps
+      // huge values out of the integer conversions below.
+      if (!(mode_ == Mode::kCubic && padding_ == Padding::kReflection && hi > lo)) {
+        v = std::clamp(v, lo - 4, hi + 4);
+      }
       if (mode_ == Mode::kNearest) {
         index[a][0] = static_cast<int64_t>(v);
         weight[a][0] = 1;

@@ -1,9 +1,10 @@
 // GridSample and AffineGrid: values worked out by hand from the ONNX formulas (bicubic pasted
-// from torch.nn.functional.grid_sample, which ONNX's reference matches), each opset's mode
-// names, every error the kernels raise.
+// from torch.nn.functional.grid_sample, in float64), each opset's mode names, every error the
+// kernels raise.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "kernels/test_errors.h"
@@ -77,6 +78,34 @@ TEST(ImageGridSample, BicubicMatchesTorch) {
                    .Input<float>({1, 1, 3, 2}, x)
                    .Input<float>({1, 1, 2, 2}, grid)
                    .Run();
+    ExpectNear(Values<float>(*out[0]), c.want, 1e-4f);
+  }
+}
+
+// Points outside the image under border and reflection padding: cubic pads each of its 16 taps
+// and never moves the point (PyTorch and ONNX Runtime; the ONNX reference clamps or reflects
+// the point first, which differs once it lies over half a pixel outside). Values from torch.
+TEST(ImageGridSample, BicubicPadsTapsNotThePoint) {
+  Floats x;
+  for (int i = 0; i < 12; ++i) x.push_back(static_cast<float>((i + 1) * (i % 2 == 0 ? 1 : -1)));
+  const Floats grid{-1.3f, -0.2f, 1.2f, 0.5f, 0.4f, -1.25f, -2.6f, 1.7f, 3.9f, -3.1f};
+  const struct {
+    int64_t align;
+    const char* padding;
+    Floats want;
+  } cases[] = {{0, "border", {3.443f, -11.379289f, 1.571077f, 9.0f, -4.0f}},
+               {1, "border", {4.812875f, -12.552437f, 2.325805f, 9.189f, -4.0f}},
+               {0, "reflection", {2.729618f, -12.683516f, 1.380867f, -3.95956f, -5.53666f}},
+               {1, "reflection", {-0.02182f, -6.4165f, 3.007f, 2.020816f, -3.716683f}}};
+  for (const auto& c : cases) {
+    auto out = NodeTest("GridSample", 16)
+                   .Attr("mode", "bicubic")
+                   .Attr("padding_mode", c.padding)
+                   .Attr("align_corners", c.align)
+                   .Input<float>({1, 1, 3, 4}, x)
+                   .Input<float>({1, 1, 5, 2}, grid)
+                   .Run();
+    SCOPED_TRACE(std::string(c.padding) + " align_corners " + std::to_string(c.align));
     ExpectNear(Values<float>(*out[0]), c.want, 1e-4f);
   }
 }

@@ -417,9 +417,11 @@ class Resize final : public Kernel {
     }
   }
 
-  // The input coordinate of output index xo. As in the ONNX reference and ONNX Runtime, the
-  // resized length in these formulas is scale * length_original, which may be fractional
-  // (ONNX issue 2462); only half_pixel_symmetric also uses the integer output length `out`.
+  // The input coordinate of output index xo. As in the ONNX reference (and its backend test
+  // data, e.g. test_resize_downsample_scales_linear_align_corners), the resized length in these
+  // formulas is scale * length_original, which may be fractional (ONNX issue 2462). Two modes
+  // use the integer output length `out`: half_pixel_symmetric (by its definition), and
+  // tf_crop_and_resize (below).
   double Original(int64_t xo, int64_t in, int64_t out, double scale, double start,
                   double end) const {
     const auto x = static_cast<double>(xo);
@@ -441,9 +443,14 @@ class Resize final : public Kernel {
         return x / scale;
       case Coordinates::kTfHalfPixelForNn:
         return (x + 0.5) / scale;
-      case Coordinates::kTfCropAndResize:
-        return len_out > 1 ? start * (len_in - 1) + x * (end - start) * (len_in - 1) / (len_out - 1)
-                           : 0.5 * (start + end) * (len_in - 1);
+      case Coordinates::kTfCropAndResize: {
+        // The crop's samples span the output's own length, as in TensorFlow's CropAndResize (the
+        // mode's origin) and ONNX Runtime: with scales, out = floor(scale * in), not scale * in.
+        const auto crop_len = static_cast<double>(out);
+        return crop_len > 1
+                   ? start * (len_in - 1) + x * (end - start) * (len_in - 1) / (crop_len - 1)
+                   : 0.5 * (start + end) * (len_in - 1);
+      }
     }
     return 0.0;
   }

@@ -151,6 +151,27 @@ TEST(TensorResize, TfCropAndResizeExtrapolates) {
                  .Input<int64_t>({4}, {1, 1, 3, 3})
                  .Run();
   ExpectNear(*out[0], {7.6f, 10, 10, 12.4f, 10, 10, 10, 10, 10});
+  // With scales, the crop spans the integer output length floor(4 * 0.8) = 3, not 3.2 (as in
+  // TensorFlow's CropAndResize and ONNX Runtime): the same values as with sizes {1, 1, 3, 3}.
+  auto scaled = NodeTest("Resize", 13)
+                    .Attr("mode", "linear")
+                    .Attr("coordinate_transformation_mode", "tf_crop_and_resize")
+                    .Attr("extrapolation_value", 10.0f)
+                    .Input(Data44())
+                    .Input<float>({8}, {0, 0, 0.4f, 0.6f, 1, 1, 1.2f, 1.7f})
+                    .Input<float>({4}, {1, 1, 0.8f, 0.8f})
+                    .Run();
+  EXPECT_EQ(scaled[0]->shape(), Shape({1, 1, 3, 3}));
+  ExpectNear(*scaled[0], {7.6f, 10, 10, 12.4f, 10, 10, 10, 10, 10});
+  // One output column samples the middle of the crop: x = (0.2 + 0.6) / 2 * 3 = 1.2 -> 2.2.
+  auto middle = NodeTest("Resize", 13)
+                    .Attr("mode", "linear")
+                    .Attr("coordinate_transformation_mode", "tf_crop_and_resize")
+                    .Input(MakeTensor<float>({1, 4}, {1, 2, 3, 4}))
+                    .Input<float>({4}, {0, 0.2f, 1, 0.6f})
+                    .Input<float>({2}, {1, 0.4f})
+                    .Run();
+  ExpectNear(*middle[0], {2.2f});
   ExpectNodeError(
       WithSizes(NodeTest("Resize", 13).Attr("coordinate_transformation_mode", "tf_crop_and_resize"),
                 Data44(), {1, 1, 3, 3}),
