@@ -1,6 +1,6 @@
 # Kiln's front door. `make run` and `make test` work on a fresh machine: they install what is
 # missing (scripts/bootstrap.sh), build, and run.
-.PHONY: all bootstrap bootstrap-run build build-asan build-fuzz build-tsan run test bench bench-quant sweep docs format clean \
+.PHONY: all bootstrap bootstrap-run build build-asan build-fuzz build-tsan run test bench bench-quant sweep difftest docs format clean \
         soak fuzz-long
 
 all: build
@@ -89,6 +89,18 @@ sweep: build
 	-/usr/bin/python3 bench/sweep/check_sweep.py bench/sweep/models --report bench/sweep/CHECK.md
 	/usr/bin/python3 bench/side_by_side.py --models bench/sweep/models --results bench/SWEEP.md \
 	  --rounds 2 $(if $(SWEEP_RESUME),--resume)
+
+# The differential test (bench/difftest): random small models, one operator or fusion pattern
+# each (attributes, shapes and types drawn from seeds), run by Kiln at optimization levels 0 and
+# 3 and by ONNX Runtime, outputs compared; where ONNX Runtime departs from the ONNX formulas a
+# numpy reference decides. DIFFTEST_CASES models per generator (a few minutes at 200),
+# DIFFTEST_SEED the first seed; the failures' folders are kept and named.
+DIFFTEST_CASES ?= 200
+DIFFTEST_SEED ?= 0
+difftest: build
+	@scripts/bootstrap.sh bench
+	cd bench/ort && npm ci --ignore-scripts --no-audit --no-fund
+	/usr/bin/python3 bench/difftest/difftest.py --cases $(DIFFTEST_CASES) --seed $(DIFFTEST_SEED)
 
 # The manual as HTML in build/docs/html (open build/docs/html/index.html): the pages in docs/manual
 # and the API reference from the public headers, Doxygen's warnings as errors, then every link in
