@@ -1420,6 +1420,74 @@ def g_rnn(rng, c):
             c.output(o, F32)
 
 
+# ---------------------------------------------------------------------------------- contrib
+# What ONNX Runtime's transformer optimizer and its generative-AI exports leave in a model: ops of
+# com.microsoft, and LayerNormalization / SimplifiedLayerNormalization in the ONNX domain at
+# opsets before ONNX defined them (ONNX Runtime registers both from version 1).
+
+
+@gen("Contrib")
+def g_contrib(rng, c):
+    op = pick(rng, ["LayerNormalization", "SimplifiedLayerNormalization", "SkipLayerNormalization",
+                    "SkipSimplifiedLayerNormalization", "QuickGelu", "FastGelu",
+                    "BiasGelu", "Gelu"])
+    c.opset = pick(rng, [11, 12, 13, 14, 16])
+    hidden = int(pick(rng, [4, 8, 16, 24, 33]))
+    lead = rand_shape(rng, int(pick(rng, [1, 2, 2])), 1, 5)
+    shape = lead + [hidden]
+    x = c.input(randf(rng, shape, -3, 3))
+    if op in ("LayerNormalization", "SimplifiedLayerNormalization"):
+        rank = len(shape)
+        axis = int(pick(rng, [-1, -1, rank - 1, -2])) if rank > 1 else -1
+        norm = shape[axis:]
+        ins = [x, c.value(randf(rng, norm))]
+        if op == "LayerNormalization" and maybe(rng):
+            ins.append(c.value(randf(rng, norm)))
+        n_out = 1 if maybe(rng, 0.6) else (3 if op == "LayerNormalization" else 2)
+        outs = c.node(op, ins, n_out=n_out, axis=axis if maybe(rng, 0.7) else None,
+                      epsilon=float(pick(rng, [1e-5, 1e-6, 0.01])) if maybe(rng) else None)
+        for o in ([outs] if n_out == 1 else outs):
+            c.output(o, F32)
+        return
+    c.ms_opset = True
+    ms = "com.microsoft"
+    if op in ("SkipLayerNormalization", "SkipSimplifiedLayerNormalization"):
+        skip_shape = shape if maybe(rng, 0.8) else shape[-2:] if len(shape) == 3 else shape
+        ins = [x, c.value(randf(rng, skip_shape, -3, 3)), c.value(randf(rng, [hidden]))]
+        if op == "SkipLayerNormalization":
+            ins.append(c.value(randf(rng, [hidden])) if maybe(rng) else "")
+        if maybe(rng):
+            ins.append(c.value(randf(rng, [hidden])))
+        while ins[-1] == "":
+            ins.pop()
+        n_out = int(pick(rng, [1, 1, 4]))
+        outs = c.node(op, ins, n_out=n_out, domain=ms,
+                      epsilon=float(pick(rng, [1e-5, 1e-12, 0.01])) if maybe(rng) else None)
+        if n_out == 1:
+            c.output(outs, F32)
+        else:
+            # mean (1) is training-only for the simplified form; inv_std_var (2) and the sum (3).
+            c.nodes[-1].output[1] = "" if op == "SkipSimplifiedLayerNormalization" else outs[1]
+            for i, o in enumerate(outs):
+                if c.nodes[-1].output[i]:
+                    c.output(o, F32)
+        return
+    if op == "QuickGelu":
+        c.output(c.node(op, [x], domain=ms, alpha=float(pick(rng, [1.702, 1.0, 0.5])) if maybe(rng) else None),
+                 F32)
+    elif op == "BiasAdd":  # X [N, S, C] + bias [C] + skip [N, S, C]
+        c.inputs.pop()  # x: BiasAdd takes rank 3 only
+        shape3 = [int(rng.integers(1, 3)), int(rng.integers(1, 5)), hidden]
+        x3 = c.input(randf(rng, shape3, -3, 3))
+        c.output(c.node(op, [x3, c.value(randf(rng, [hidden])), c.value(randf(rng, shape3, -3, 3))],
+                        domain=ms), F32)
+    elif op in ("FastGelu", "BiasGelu"):
+        ins = [x] + ([c.value(randf(rng, [hidden]))] if op == "BiasGelu" or maybe(rng) else [])
+        c.output(c.node(op, ins, domain=ms), F32)
+    else:
+        c.output(c.node("Gelu", [x], domain=ms), F32)
+
+
 def make(name, seed):
     """The case SEED of generator NAME: (model, [(input name, array)], integer tolerance)."""
     rng = np.random.default_rng([seed, sum(map(ord, name))])

@@ -1,8 +1,8 @@
 // Rules for the com.microsoft fused ops (kernels/cpu/contrib/), each giving what the kernel makes:
-//   Gelu, FastGelu, BiasGelu: the first input's type and shape (a known bias must be 1-D of its
-//     last dimension).
-//   SkipLayerNormalization: output and input_skip_bias_sum like input; mean and inv_std_var float,
-//     input's shape with the last dimension 1.
+//   Gelu, FastGelu, BiasGelu, QuickGelu: the first input's type and shape (a known bias must be
+//     1-D of its last dimension).
+//   SkipLayerNormalization, SkipSimplifiedLayerNormalization: output and input_skip_bias_sum like
+//     input; mean and inv_std_var float, input's shape with the last dimension 1.
 //   FusedMatMul: MatMul's numpy.matmul shape after transA / transB swap the last two axes of an
 //     operand of rank >= 2.
 //   MultiHeadAttention: [B, S, Dv] from query [B, S, D] and value [B, L, Dv]; num_heads must
@@ -46,12 +46,18 @@ void FastGelu(InferenceContext& ctx) {
 void BiasGelu(InferenceContext& ctx) {
   GeluLike(ctx, "A", "B");
 }
+void QuickGelu(InferenceContext& ctx) {
+  GeluLike(ctx, "X", nullptr);
+}
 
 void SkipLayerNormalization(InferenceContext& ctx) {
   const DataType type = InputType(ctx, 0);
   const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   if (x && x->size() != 2 && x->size() != 3) {
     ctx.Fail("input 'input' has shape " + DimsText(*x) + "; it must be 2-D or 3-D");
+  }
+  if (ctx.info().op_type() == "SkipSimplifiedLayerNormalization" && ctx.WantsOutput(1)) {
+    ctx.Fail("output 1 ('mean') is not defined: the simplified (RMS) form subtracts no mean");
   }
   SetOutputDims(ctx, 0, type, x);
   std::optional<std::vector<int64_t>> stats = x;
@@ -156,7 +162,9 @@ constexpr RuleDef kRules[] = {
     {"Gelu", Gelu, "com.microsoft"},
     {"FastGelu", FastGelu, "com.microsoft"},
     {"BiasGelu", BiasGelu, "com.microsoft"},
+    {"QuickGelu", QuickGelu, "com.microsoft"},
     {"SkipLayerNormalization", SkipLayerNormalization, "com.microsoft"},
+    {"SkipSimplifiedLayerNormalization", SkipLayerNormalization, "com.microsoft"},
     {"FusedMatMul", FusedMatMul, "com.microsoft"},
     {"MultiHeadAttention", MultiHeadAttention, "com.microsoft"},
     {"Attention", ContribAttention, "com.microsoft"},

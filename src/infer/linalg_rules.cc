@@ -2,11 +2,13 @@
 // and the added dimension dropped, batch dimensions broadcast; MatMulInteger gives int32, and
 // com.microsoft's MatMulIntegerToFloat and DynamicQuantizeMatMul float), Gemm
 // (transA/transB; C must broadcast to [M, N], or equal it before opset 7 with broadcast = 0),
-// LayerNormalization (Y like X; Mean and InvStdDev float, X's shape with 1 from `axis` on),
+// LayerNormalization (Y like X; Mean and InvStdDev float, X's shape with 1 from `axis` on; ONNX
+// Runtime's SimplifiedLayerNormalization the same with InvStdDev as output 1),
 // Einsum (the inputs' one type; the output shape from the kernel's own equation parser and
 // binder, kernels/cpu/linalg/einsum_equation.h, so that the rule and the kernel cannot disagree),
 // ai.kiln BlockedMatMul (A [..., K], B [K, N] → [..., N]).
 #include <algorithm>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -109,24 +111,37 @@ void Gemm(InferenceContext& ctx) {
   SetOutputDims(ctx, 0, type, y);
 }
 
-void LayerNormalization(InferenceContext& ctx) {
+// LayerNormalization's statistics are outputs 1 (Mean) and 2 (InvStdDev); ONNX Runtime's
+// SimplifiedLayerNormalization has only InvStdDev, as output 1.
+void NormWithStatistics(InferenceContext& ctx, std::initializer_list<size_t> stat_outputs) {
   const std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
   SetOutputDims(ctx, 0, InputType(ctx, 0), x);
-  if (!ctx.WantsOutput(1) && !ctx.WantsOutput(2)) return;
+  if (std::none_of(stat_outputs.begin(), stat_outputs.end(),
+                   [&](size_t i) { return ctx.WantsOutput(i); })) {
+    return;
+  }
   // The statistics have the stash type, which the kernel only supports as float, and X's shape
   // with 1 from `axis` on.
   const DataType stash =
       ctx.info().GetInt("stash_type", 1) == 1 ? DataType::kFloat : DataType::kUndefined;
   if (!x) {
-    for (size_t i : {size_t{1}, size_t{2}}) SetOutputDims(ctx, i, stash, std::nullopt);
+    for (size_t i : stat_outputs) SetOutputDims(ctx, i, stash, std::nullopt);
     return;
   }
   std::vector<int64_t> stats = *x;
   const size_t axis = RequireAxis(ctx, ctx.info().GetInt("axis", -1), stats.size(), "axis", "X");
   std::fill(stats.begin() + static_cast<std::ptrdiff_t>(axis), stats.end(), 1);
-  for (size_t i : {size_t{1}, size_t{2}}) {
+  for (size_t i : stat_outputs) {
     if (ctx.WantsOutput(i)) SetOutputDims(ctx, i, stash, stats);
   }
+}
+
+void LayerNormalization(InferenceContext& ctx) {
+  NormWithStatistics(ctx, {1, 2});
+}
+
+void SimplifiedLayerNormalization(InferenceContext& ctx) {
+  NormWithStatistics(ctx, {1});
 }
 
 // Runs f, a call of the Einsum parser or binder, turning what it throws for a bad equation
@@ -250,6 +265,7 @@ constexpr RuleDef kRules[] = {
     {"DynamicQuantizeMatMul", MatMul<DataType::kFloat>, "com.microsoft"},
     {"Gemm", Gemm},
     {"LayerNormalization", LayerNormalization},
+    {"SimplifiedLayerNormalization", SimplifiedLayerNormalization},
     {"Einsum", Einsum},
     {"BlockedMatMul", BlockedMatMul, "ai.kiln"},
 };

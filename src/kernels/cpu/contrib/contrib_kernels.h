@@ -15,7 +15,9 @@ std::unique_ptr<Kernel> MakeContribGelu(const KernelInfo& info);             // 
 std::unique_ptr<Kernel> MakeFastGelu(const KernelInfo& info);                // gelu.cc
 std::unique_ptr<Kernel> MakeBiasGelu(const KernelInfo& info);                // gelu.cc
 std::unique_ptr<Kernel> MakeSkipLayerNormalization(const KernelInfo& info);  // skip_layer_norm.cc
-std::unique_ptr<Kernel> MakeFusedMatMul(const KernelInfo& info);             // fused_matmul.cc
+std::unique_ptr<Kernel> MakeSkipSimplifiedLayerNormalization(const KernelInfo& info);  // ditto
+std::unique_ptr<Kernel> MakeQuickGelu(const KernelInfo& info);                         // gelu.cc
+std::unique_ptr<Kernel> MakeFusedMatMul(const KernelInfo& info);         // fused_matmul.cc
 std::unique_ptr<Kernel> MakeMultiHeadAttention(const KernelInfo& info);  // multi_head_attention.cc
 std::unique_ptr<Kernel> MakeContribAttention(const KernelInfo& info);    // attention_contrib.cc
 std::unique_ptr<Kernel> MakeQAttention(const KernelInfo& info);          // attention_contrib.cc

@@ -2,6 +2,7 @@
 //   Gelu(X)               Y = 0.5·x·(1 + erf(x/√2))
 //   FastGelu(X, bias?)    y = x (+ bias); Y = 0.5·y·(1 + tanh(√(2/π)·(y + 0.044715·y³)))
 //   BiasGelu(A, B)        Gelu(A + B)
+//   QuickGelu(X)          Y = x·sigmoid(alpha·x), alpha 1.702 by default
 // The bias is 1-D of X's last dimension and is added row by row inside the same loop, so each
 // op reads X once and writes Y once. erf and tanh come from vector_math.h (the erf form from
 // vector_math_avx512.h on machines that run AVX-512).
@@ -118,8 +119,38 @@ class GeluKernel final : public Kernel {
   const char* bias_name_;
 };
 
+KILN_VECTOR_CLONES void QuickGeluRow(const float* x, float* y, size_t n, float alpha) {
+  for (size_t i = 0; i < n; ++i) y[i] = x[i] * SigmoidF(alpha * x[i]);
+}
+
+class QuickGelu final : public Kernel {
+ public:
+  explicit QuickGelu(const KernelInfo& info) : alpha_(info.GetFloat("alpha", 1.702f)) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.Input(0);
+    if (x.type() != DataType::kFloat) {
+      ctx.info().Fail(
+          ErrorCode::kNotImplemented,
+          std::string("input 'X' is ") + DataTypeName(x.type()) + "; only float is supported");
+    }
+    Tensor& y = ctx.OutputForOverwrite(0, x.type(), x.shape());
+    const auto* xp = static_cast<const float*>(x.data());
+    auto* yp = static_cast<float*>(y.data());
+    ctx.threads().ParallelFor(x.element_count(), 16384, [&](size_t begin, size_t end) {
+      QuickGeluRow(xp + begin, yp + begin, end - begin, alpha_);
+    });
+  }
+
+ private:
+  float alpha_;
+};
+
 }  // namespace
 
+std::unique_ptr<Kernel> MakeQuickGelu(const KernelInfo& info) {
+  return Make<QuickGelu>(info);
+}
 std::unique_ptr<Kernel> MakeContribGelu(const KernelInfo& info) {
   return std::make_unique<GeluKernel<Form::kErf>>(info, 0, false, "X", "");
 }

@@ -1,5 +1,5 @@
-// Gelu, FastGelu and BiasGelu (com.microsoft): random data against double-precision formulas, with
-// and without the bias, several shapes, 1 and 2 threads, and the errors.
+// Gelu, FastGelu, BiasGelu and QuickGelu (com.microsoft): random data against double-precision
+// formulas, with and without the bias, several shapes, 1 and 2 threads, and the errors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -96,6 +96,29 @@ TEST(ContribBiasGelu, MatchesErfFormulaOfTheSum) {
       }
     }
   }
+}
+
+// QuickGelu: x·sigmoid(alpha·x), alpha 1.702 unless given.
+TEST(ContribQuickGelu, MatchesFormulaWithDefaultAndGivenAlpha) {
+  for (const auto& dims : Shapes()) {
+    const std::vector<float> x = RandomFloats(Count(dims), 3, -8.0f, 8.0f);
+    for (float alpha : {1.702f, 1.0f, -0.5f}) {
+      NodeTest t("QuickGelu", 1, kMs);
+      if (alpha != 1.702f) t.Attr("alpha", alpha);
+      auto out = t.Input<float>(dims, x).Run(2);
+      std::vector<double> want(x.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        const double v = x[i];
+        want[i] = v / (1.0 + std::exp(-double{alpha} * v));
+      }
+      SCOPED_TRACE(::testing::Message()
+                   << "alpha " << alpha << " shape " << Shape(dims).ToString());
+      EXPECT_EQ(out[0]->shape(), Shape(dims));
+      ExpectClose(*out[0], want);
+    }
+  }
+  ExpectNodeError(NodeTest("QuickGelu", 1, kMs).Input<double>({2}, {1, 2}),
+                  ErrorCode::kNotImplemented, "input 'X' is double");
 }
 
 TEST(ContribGelu, EmptyInput) {

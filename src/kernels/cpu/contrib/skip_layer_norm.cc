@@ -4,12 +4,16 @@
 // [S, H]), gamma [H], beta [H] (optional), bias [H] (optional). Attribute epsilon (ONNX Runtime's
 // default 1e-12). Outputs: 0 the normalised value; 1 mean and 2 inv_std_var (optional, float,
 // input's shape with the last dimension 1); 3 input_skip_bias_sum (optional, input's shape).
-// Only the outputs the graph uses are written. Each row is summed once into output 3 (or a
-// per-task scratch row), its mean and variance come from two vectorized passes over that row
-// (in cache), and the third pass writes the output.
+// Only the outputs the graph uses are written.
+// SkipSimplifiedLayerNormalization (com.microsoft, opset 1) shares it: RMS normalisation of s
+// (no mean subtracted), ·gamma; inputs input, skip, gamma, bias (optional, input 3); outputs 0,
+// 2 inv_std_var and 3 input_skip_bias_sum (output 1, a mean, is refused: RMS has none). Each row is
+// summed once into output 3 (or a per-task scratch row), its mean and variance come from two
+// vectorized passes over that row (in cache), and the third pass writes the output.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "kernels/cpu/contrib/contrib_kernels.h"
@@ -82,8 +86,8 @@ KILN_VECTOR_CLONES void NormalizeRow(const float* s, const float* gamma, const f
 
 class SkipLayerNormalization final : public Kernel {
  public:
-  explicit SkipLayerNormalization(const KernelInfo& info)
-      : epsilon_(info.GetFloat("epsilon", 1e-12f)) {
+  SkipLayerNormalization(const KernelInfo& info, bool simplified)
+      : epsilon_(info.GetFloat("epsilon", 1e-12f)), simplified_(simplified) {
     if (!(epsilon_ >= 0.0f)) {
       info.Fail(ErrorCode::kInvalidGraph,
                 "attribute 'epsilon' is " + std::to_string(epsilon_) + "; it must be >= 0");
@@ -95,8 +99,12 @@ class SkipLayerNormalization final : public Kernel {
     const Tensor& x = ctx.Input(0);
     const Tensor& skip = ctx.Input(1);
     const Tensor& gamma = ctx.Input(2);
-    const Tensor* beta = ctx.OptionalInput(3);
-    const Tensor* bias = ctx.OptionalInput(4);
+    const Tensor* beta = simplified_ ? nullptr : ctx.OptionalInput(3);
+    const Tensor* bias = ctx.OptionalInput(simplified_ ? 3 : 4);
+    if (simplified_ && ctx.WantsOutput(1)) {
+      info.Fail(ErrorCode::kInvalidGraph,
+                "output 1 ('mean') is not defined: the simplified (RMS) form subtracts no mean");
+    }
     if (x.type() != DataType::kFloat) {
       info.Fail(
           ErrorCode::kNotImplemented,
@@ -171,8 +179,8 @@ class SkipLayerNormalization final : public Kernel {
           float* row_sum = sum_out == nullptr ? ctx.Scratch<float>(width) : nullptr;
           for (size_t r = begin; r < end; ++r) {
             float* s = sum_out != nullptr ? sum_out + r * width : row_sum;
-            const float mean =
-                AddRow(xp + r * width, sp + (r % skip_rows) * width, biasp, s, width) * inv_width;
+            const float sum = AddRow(xp + r * width, sp + (r % skip_rows) * width, biasp, s, width);
+            const float mean = simplified_ ? 0.0f : sum * inv_width;
             const float var = SquaredDeviations(s, width, mean) * inv_width;
             const float inv_std = 1.0f / std::sqrt(var + epsilon_);
             NormalizeRow(s, gp, bp, yp + r * width, width, mean, inv_std);
@@ -203,12 +211,16 @@ class SkipLayerNormalization final : public Kernel {
   }
 
   float epsilon_;
+  bool simplified_;
 };
 
 }  // namespace
 
 std::unique_ptr<Kernel> MakeSkipLayerNormalization(const KernelInfo& info) {
-  return Make<SkipLayerNormalization>(info);
+  return std::make_unique<SkipLayerNormalization>(info, false);
+}
+std::unique_ptr<Kernel> MakeSkipSimplifiedLayerNormalization(const KernelInfo& info) {
+  return std::make_unique<SkipLayerNormalization>(info, true);
 }
 
 }  // namespace kiln::cpu

@@ -141,6 +141,57 @@ TEST(ContribSkipLayerNormalization, OnlyWantedOutputsAndEpsilon) {
   ExpectClose(*single[0], e.y);
 }
 
+// SkipSimplifiedLayerNormalization: s = input + skip (+ bias), y = s / sqrt(mean(s²) + epsilon)
+// · gamma; outputs 2 (inv_std_var) and 3 (the sum); output 1, a mean, is refused.
+TEST(ContribSkipSimplifiedLayerNormalization, MatchesRmsReference) {
+  const std::vector<float> x = RandomFloats(size_t{48}, 21);
+  const std::vector<float> skip = RandomFloats(size_t{24}, 22);
+  const std::vector<float> gamma = RandomFloats(size_t{8}, 23, 0.5f, 1.5f);
+  const std::vector<float> bias = RandomFloats(size_t{8}, 24);
+  for (bool with_bias : {false, true}) {
+    std::vector<double> y, inv_std, sum;
+    for (size_t r = 0; r < 6; ++r) {
+      std::vector<double> s(8);
+      double squares = 0;
+      for (size_t i = 0; i < 8; ++i) {
+        s[i] = double{x[r * 8 + i]} + skip[(r % 3) * 8 + i] + (with_bias ? bias[i] : 0.0);
+        squares += s[i] * s[i];
+      }
+      const double inv = 1.0 / std::sqrt(squares / 8 + 1e-3);
+      for (size_t i = 0; i < 8; ++i) {
+        y.push_back(s[i] * inv * gamma[i]);
+        sum.push_back(s[i]);
+      }
+      inv_std.push_back(inv);
+    }
+    for (int threads : {1, 2}) {
+      NodeTest t("SkipSimplifiedLayerNormalization", 1, kMs);
+      t.Attr("epsilon", 1e-3f).Input<float>({2, 3, 8}, x).Input<float>({3, 8}, skip);
+      t.Input<float>({8}, gamma);
+      if (with_bias) t.Input<float>({8}, bias);
+      auto out = t.Outputs(4, {1}).Run(threads);
+      SCOPED_TRACE(with_bias ? "with bias" : "without bias");
+      ExpectClose(*out[0], y);
+      EXPECT_EQ(out[1], nullptr);
+      EXPECT_EQ(out[2]->shape(), Shape({2, 3, 1}));
+      ExpectClose(*out[2], inv_std);
+      ExpectClose(*out[3], sum);
+    }
+  }
+  ExpectNodeError(NodeTest("SkipSimplifiedLayerNormalization", 1, kMs)
+                      .Input<float>({2, 8}, RandomFloats(size_t{16}, 1))
+                      .Input<float>({2, 8}, RandomFloats(size_t{16}, 2))
+                      .Input<float>({8}, gamma)
+                      .Outputs(2),
+                  ErrorCode::kInvalidGraph, "output 1 ('mean') is not defined");
+  ExpectNodeError(NodeTest("SkipSimplifiedLayerNormalization", 1, kMs)
+                      .Input<float>({2, 8}, RandomFloats(size_t{16}, 1))
+                      .Input<float>({2, 8}, RandomFloats(size_t{16}, 2))
+                      .Input<float>({8}, gamma)
+                      .Input<float>({7}, RandomFloats(size_t{7}, 3)),
+                  ErrorCode::kInvalidArgument, "input 'bias' has shape [7]");
+}
+
 TEST(ContribSkipLayerNormalization, EmptyInput) {
   auto out = NodeTest("SkipLayerNormalization", 1, kMs)
                  .Input<float>({0, 3, 4}, {})

@@ -16,6 +16,10 @@ constexpr KernelDef kDefs[] = {
     {"", "Hardmax", 1, kLatestOpset, MakeHardmax},
     {"", "LayerNormalization", 17, kLatestOpset, MakeLayerNormalization},
     {"", "RMSNormalization", 23, kLatestOpset, MakeRmsNormalization},
+    // ONNX Runtime's own ONNX-domain ops, which its transformer optimizer writes into models of
+    // any opset: LayerNormalization before ONNX defined it, and SimplifiedLayerNormalization.
+    {"", "LayerNormalization", 1, 16, MakeLayerNormalization},
+    {"", "SimplifiedLayerNormalization", 1, kLatestOpset, MakeSimplifiedLayerNormalization},
 };
 
 }  // namespace

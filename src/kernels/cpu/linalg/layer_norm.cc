@@ -8,11 +8,14 @@
 //     squares, var = mean of squares - mean², sqrt(var + epsilon), (X - mean) / that (sums
 //     accumulate in float before the mean is rounded).
 // RMSNormalization (opset 23) shares it: Y = X / sqrt(mean(X²) + epsilon) · Scale, no B and no
-// statistics outputs. The spec allows no other stash_type (kInvalidGraph). The second stage runs in
-// X's type, as the ONNX reference does: for Float16/BFloat16 X the normalised value, the product
-// with Scale and the sum with B are each rounded to X's type. The float and double loops are
-// compiled for the widest vectors (vectorize.h); the double sums of a row add 16 interleaved
-// partial sums.
+// statistics outputs. So do ONNX Runtime's forms of both in the ONNX domain, which its
+// transformer optimizer writes into models of any opset: LayerNormalization before opset 17
+// (registered from version 1, as ONNX Runtime does) and SimplifiedLayerNormalization (X, scale;
+// Y and the optional inv_std_var, output 1). The spec allows no other stash_type (kInvalidGraph).
+// The second stage runs in X's type, as the ONNX reference does: for Float16/BFloat16 X the
+// normalised value, the product with Scale and the sum with B are each rounded to X's type. The
+// float and double loops are compiled for the widest vectors (vectorize.h); the double sums of a
+// row add 16 interleaved partial sums.
 #include <algorithm>
 #include <cmath>
 #include <span>
@@ -84,11 +87,20 @@ KILN_VECTOR_CLONES void ScaleShift(const double* x, const Acc* s, const Acc* b, 
 
 }  // namespace row_loops
 
-// With `rms` set, RMSNormalization: the same with the mean taken as 0 and no B.
+// kLayer: LayerNormalization. kRms: RMSNormalization, the same with the mean taken as 0 and no B.
+// kSimplified: ONNX Runtime's SimplifiedLayerNormalization, RMSNormalization with InvStdDev as
+// output 1.
+enum class NormKind { kLayer, kRms, kSimplified };
+
 class LayerNormalization final : public Kernel {
  public:
-  LayerNormalization(const KernelInfo& info, bool rms)
-      : axis_(info.GetInt("axis", -1)), epsilon_(info.GetFloat("epsilon", 1e-5f)), rms_(rms) {
+  LayerNormalization(const KernelInfo& info, NormKind kind)
+      : axis_(info.GetInt("axis", -1)),
+        epsilon_(info.GetFloat("epsilon", 1e-5f)),
+        rms_(kind != NormKind::kLayer),
+        inv_std_output_(kind == NormKind::kLayer        ? 2
+                        : kind == NormKind::kSimplified ? 1
+                                                        : 0) {
     const int64_t stash_type = info.GetInt("stash_type", 1);
     if (stash_type == static_cast<int64_t>(DataType::kBfloat16)) {
       stash_ = DataType::kBfloat16;
@@ -131,7 +143,9 @@ class LayerNormalization final : public Kernel {
     void* mean_out = nullptr;
     void* inv_std_out = nullptr;
     if (!rms_ && ctx.WantsOutput(1)) mean_out = ctx.Output(1, stash_, stats_dims.span()).data();
-    if (!rms_ && ctx.WantsOutput(2)) inv_std_out = ctx.Output(2, stash_, stats_dims.span()).data();
+    if (inv_std_output_ != 0 && ctx.WantsOutput(inv_std_output_)) {
+      inv_std_out = ctx.Output(inv_std_output_, stash_, stats_dims.span()).data();
+    }
     // With an empty X, `rows` may have wrapped unless an allocated Mean or InvStdDev holds it.
     if (rows == 0 || (width == 0 && mean_out == nullptr && inv_std_out == nullptr)) return;
 
@@ -260,15 +274,19 @@ class LayerNormalization final : public Kernel {
   float epsilon_;
   DataType stash_ = DataType::kFloat;
   bool rms_;
+  size_t inv_std_output_;  // the output index of InvStdDev (0: none)
 };
 
 }  // namespace
 
 std::unique_ptr<Kernel> MakeLayerNormalization(const KernelInfo& info) {
-  return std::make_unique<LayerNormalization>(info, false);
+  return std::make_unique<LayerNormalization>(info, NormKind::kLayer);
 }
 std::unique_ptr<Kernel> MakeRmsNormalization(const KernelInfo& info) {
-  return std::make_unique<LayerNormalization>(info, true);
+  return std::make_unique<LayerNormalization>(info, NormKind::kRms);
+}
+std::unique_ptr<Kernel> MakeSimplifiedLayerNormalization(const KernelInfo& info) {
+  return std::make_unique<LayerNormalization>(info, NormKind::kSimplified);
 }
 
 }  // namespace kiln::cpu

@@ -222,6 +222,64 @@ TEST(LinalgRmsNormalization, AxesEpsilonAndScale) {
   ExpectNear(*whole[0], all, 1e-6);
 }
 
+// ONNX Runtime's ONNX-domain forms, which its transformer optimizer writes into models of any
+// opset: SimplifiedLayerNormalization is RMSNormalization with the inverse RMS as output 1.
+TEST(LinalgRmsNormalization, OnnxRuntimeSimplifiedLayerNormalization) {
+  const std::vector<float> x = {1, -2, 3, 0.5f, 4, -1};
+  const std::vector<float> scale = {2, 0.5f, 1};
+  std::vector<float> want(6);
+  std::vector<float> inv_std(2);
+  for (size_t r = 0; r < 2; ++r) {
+    double sq = 0;
+    for (size_t i = 0; i < 3; ++i) sq += double{x[r * 3 + i]} * x[r * 3 + i];
+    const double inv = 1.0 / std::sqrt(sq / 3 + 0.01);
+    inv_std[r] = static_cast<float>(inv);
+    for (size_t i = 0; i < 3; ++i) {
+      want[r * 3 + i] = static_cast<float>(x[r * 3 + i] * inv * scale[i]);
+    }
+  }
+  for (int opset : {1, 12, 17, 23}) {
+    auto out = NodeTest("SimplifiedLayerNormalization", opset)
+                   .Attr("epsilon", 0.01f)
+                   .Input<float>({2, 3}, x)
+                   .Input<float>({3}, scale)
+                   .Outputs(2)
+                   .Run(2);
+    SCOPED_TRACE(opset);
+    ExpectNear(*out[0], want, 1e-6);
+    EXPECT_EQ(out[1]->shape(), Shape({2, 1}));
+    EXPECT_EQ(out[1]->type(), DataType::kFloat);
+    ExpectNear(*out[1], inv_std, 1e-6);
+  }
+  auto only_y = NodeTest("SimplifiedLayerNormalization", 12)
+                    .Attr("epsilon", 0.01f)
+                    .Input<float>({2, 3}, x)
+                    .Input<float>({3}, scale)
+                    .Run();
+  ExpectNear(*only_y[0], want, 1e-6);
+}
+
+// ONNX Runtime's LayerNormalization before opset 17 (from version 1) runs as opset 17's.
+TEST(LinalgLayerNormalization, OnnxRuntimeFormBeforeOpset17) {
+  const auto run = [](int opset) {
+    return NodeTest("LayerNormalization", opset)
+        .Attr("epsilon", 0.01f)
+        .Input<float>({2, 4}, {1, 2, 3, 4, 2, 2, 2, 6})
+        .Input<float>({4}, {1, 0.5f, 2, -1})
+        .Input<float>({4}, {0, 1, 0, 0.5f})
+        .Outputs(3)
+        .Run();
+  };
+  const auto want = run(17);
+  for (int opset : {1, 11, 16}) {
+    const auto got = run(opset);
+    for (size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(got[i]->shape(), want[i]->shape()) << "opset " << opset << " output " << i;
+      EXPECT_EQ(Values<float>(*got[i]), Values<float>(*want[i])) << "opset " << opset;
+    }
+  }
+}
+
 TEST(LinalgRmsNormalization, RejectsBadInputs) {
   ExpectError(NodeTest("RMSNormalization", 23)
                   .Input<float>({2, 2}, {1, 2, 3, 4})

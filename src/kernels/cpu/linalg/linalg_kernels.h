@@ -18,6 +18,7 @@ std::unique_ptr<Kernel> MakeLogSoftmax(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeHardmax(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeLayerNormalization(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeRmsNormalization(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeSimplifiedLayerNormalization(const KernelInfo& info);
 
 }  // namespace kiln::cpu
 
