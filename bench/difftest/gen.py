@@ -1430,6 +1430,7 @@ def g_rnn(rng, c):
 def g_contrib(rng, c):
     op = pick(rng, ["LayerNormalization", "SimplifiedLayerNormalization", "SkipLayerNormalization",
                     "SkipSimplifiedLayerNormalization", "QuickGelu", "FastGelu",
+                    "EmbedLayerNormalization",
                     "BiasGelu", "Gelu"])
     c.opset = pick(rng, [11, 12, 13, 14, 16])
     hidden = int(pick(rng, [4, 8, 16, 24, 33]))
@@ -1471,6 +1472,32 @@ def g_contrib(rng, c):
             for i, o in enumerate(outs):
                 if c.nodes[-1].output[i]:
                     c.output(o, F32)
+        return
+    if op == "EmbedLayerNormalization":
+        c.inputs.pop()  # x: the op takes token ids
+        b_, s_ = int(rng.integers(1, 4)), int(rng.integers(1, 9))
+        vocab, npos, nseg = int(rng.integers(2, 30)), s_ + int(rng.integers(0, 4)), int(rng.integers(1, 4))
+        i32 = np.dtype("int32")
+        ins = [c.input(rng.integers(0, vocab, size=[b_, s_]).astype(i32), "ids")]
+        segments = maybe(rng, 0.6)
+        ins.append(c.input(rng.integers(0, nseg, size=[b_, s_]).astype(i32), "seg") if segments else "")
+        ins += [c.init(randf(rng, [vocab, hidden])), c.init(randf(rng, [npos, hidden]))]
+        ins.append(c.init(randf(rng, [nseg, hidden])) if segments else "")
+        ins += [c.init(randf(rng, [hidden], 0.5, 1.5)), c.init(randf(rng, [hidden]))]
+        if maybe(rng, 0.6):
+            ins.append(c.input((rng.random([b_, s_]) < 0.7).astype(i32), "mask"))
+        if maybe(rng, 0.4):
+            if len(ins) == 7:
+                ins.append("")
+            pshape = [1, s_] if maybe(rng) else [b_, s_]
+            ins.append(c.input(rng.integers(0, npos, size=pshape).astype(i32), "pos"))
+        n_out = int(pick(rng, [2, 2, 3]))
+        outs = c.node(op, ins, n_out=n_out, domain=ms,
+                      epsilon=float(pick(rng, [1e-12, 1e-5])) if maybe(rng) else None)
+        c.output(outs[0], F32)
+        c.output(outs[1], np.dtype("int32"))
+        if n_out == 3:
+            c.output(outs[2], F32)
         return
     if op == "QuickGelu":
         c.output(c.node(op, [x], domain=ms, alpha=float(pick(rng, [1.702, 1.0, 0.5])) if maybe(rng) else None),

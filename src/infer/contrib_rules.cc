@@ -3,10 +3,13 @@
 //     1-D of its last dimension).
 //   SkipLayerNormalization, SkipSimplifiedLayerNormalization: output and input_skip_bias_sum like
 //     input; mean and inv_std_var float, input's shape with the last dimension 1.
+//   EmbedLayerNormalization: output and embedding_sum float [B, S, H] from input_ids [B, S] and
+//     word_embedding [V, H]; mask_index int32 [B].
 //   FusedMatMul: MatMul's numpy.matmul shape after transA / transB swap the last two axes of an
 //     operand of rank >= 2.
 //   MultiHeadAttention: [B, S, Dv] from query [B, S, D] and value [B, L, Dv]; num_heads must
 //     divide D and Dv.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -66,6 +69,24 @@ void SkipLayerNormalization(InferenceContext& ctx) {
     if (ctx.WantsOutput(i)) SetOutputDims(ctx, i, DataType::kFloat, stats);
   }
   if (ctx.WantsOutput(3)) SetOutputDims(ctx, 3, type, x);
+}
+
+void EmbedLayerNormalization(InferenceContext& ctx) {
+  const std::optional<std::vector<int64_t>> ids = InputNamedDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> words = InputNamedDims(ctx, 2);
+  if (ids && ids->size() != 2) {
+    ctx.Fail("input 'input_ids' has shape " + DimsText(*ids) + "; it must be [batch, sequence]");
+  }
+  if (words && words->size() != 2) {
+    ctx.Fail("input 'word_embedding' has shape " + DimsText(*words) +
+             "; it must be [rows, hidden]");
+  }
+  std::vector<int64_t> out{kUnknownDim, kUnknownDim, kUnknownDim};
+  if (ids) std::copy(ids->begin(), ids->end(), out.begin());
+  if (words) out[2] = (*words)[1];
+  SetOutputDims(ctx, 0, DataType::kFloat, out);
+  if (ctx.WantsOutput(1)) SetOutputDims(ctx, 1, DataType::kInt32, std::vector<int64_t>{out[0]});
+  if (ctx.WantsOutput(2)) SetOutputDims(ctx, 2, DataType::kFloat, out);
 }
 
 void FusedMatMul(InferenceContext& ctx) {
@@ -163,6 +184,7 @@ constexpr RuleDef kRules[] = {
     {"FastGelu", FastGelu, "com.microsoft"},
     {"BiasGelu", BiasGelu, "com.microsoft"},
     {"QuickGelu", QuickGelu, "com.microsoft"},
+    {"EmbedLayerNormalization", EmbedLayerNormalization, "com.microsoft"},
     {"SkipLayerNormalization", SkipLayerNormalization, "com.microsoft"},
     {"SkipSimplifiedLayerNormalization", SkipLayerNormalization, "com.microsoft"},
     {"FusedMatMul", FusedMatMul, "com.microsoft"},

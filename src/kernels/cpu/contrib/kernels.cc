@@ -11,6 +11,7 @@ constexpr KernelDef kDefs[] = {
     {"com.microsoft", "FastGelu", 1, kLatestOpset, MakeFastGelu},
     {"com.microsoft", "BiasGelu", 1, kLatestOpset, MakeBiasGelu},
     {"com.microsoft", "QuickGelu", 1, kLatestOpset, MakeQuickGelu},
+    {"com.microsoft", "EmbedLayerNormalization", 1, kLatestOpset, MakeEmbedLayerNormalization},
     {"com.microsoft", "SkipLayerNormalization", 1, kLatestOpset, MakeSkipLayerNormalization},
     {"com.microsoft", "SkipSimplifiedLayerNormalization", 1, kLatestOpset,
      MakeSkipSimplifiedLayerNormalization},

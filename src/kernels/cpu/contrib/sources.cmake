@@ -2,6 +2,7 @@
 # the repository root).
 list(APPEND KILN_SOURCES
   src/kernels/cpu/contrib/attention_contrib.cc
+  src/kernels/cpu/contrib/embed_layer_norm.cc
   src/kernels/cpu/contrib/fused_matmul.cc
   src/kernels/cpu/contrib/gelu.cc
   src/kernels/cpu/contrib/kernels.cc
@@ -9,6 +10,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/contrib/skip_layer_norm.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/contrib/attention_contrib_test.cc
+  src/kernels/cpu/contrib/embed_layer_norm_test.cc
   src/kernels/cpu/contrib/fused_matmul_test.cc
   src/kernels/cpu/contrib/gelu_test.cc
   src/kernels/cpu/contrib/multi_head_attention_test.cc

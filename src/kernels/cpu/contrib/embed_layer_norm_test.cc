@@ -1,0 +1,172 @@
+// EmbedLayerNormalization (com.microsoft): random tables against a double-precision reference,
+// with and without segments, beta, position_ids ([B, S] and [1, S]) and a mask, each optional
+// output wanted or not, 1 and 2 threads, and the errors (ids outside their tables among them).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu/contrib/contrib_test_util.h"
+#include "kernels/test_errors.h"
+
+namespace kiln::testing {
+namespace {
+
+constexpr int64_t kB = 2, kS = 3, kH = 8, kV = 5, kP = 6, kG = 2;
+
+struct Tables {
+  std::vector<float> words = RandomFloats(size_t{kV * kH}, 31);
+  std::vector<float> positions = RandomFloats(size_t{kP * kH}, 32);
+  std::vector<float> segments = RandomFloats(size_t{kG * kH}, 33);
+  std::vector<float> gamma = RandomFloats(size_t{kH}, 34, 0.5f, 1.5f);
+  std::vector<float> beta = RandomFloats(size_t{kH}, 35);
+};
+
+const std::vector<int32_t> kIds = {4, 0, 2, 1, 1, 3};
+const std::vector<int32_t> kSegmentIds = {0, 0, 1, 1, 0, 1};
+const std::vector<int32_t> kMask = {1, 1, 0, 1, 1, 1};
+
+// The embedding sums and the normalised rows, token by token.
+void Reference(const Tables& t, bool segments, bool beta, const std::vector<int32_t>& positions,
+               std::vector<double>& y, std::vector<double>& sum) {
+  for (size_t token = 0; token < kIds.size(); ++token) {
+    std::vector<double> e(kH);
+    double mean = 0;
+    for (size_t i = 0; i < kH; ++i) {
+      e[i] = double{t.words[static_cast<size_t>(kIds[token]) * kH + i]} +
+             t.positions[static_cast<size_t>(positions[token]) * kH + i] +
+             (segments ? t.segments[static_cast<size_t>(kSegmentIds[token]) * kH + i] : 0.0f);
+      mean += e[i];
+      sum.push_back(e[i]);
+    }
+    mean /= kH;
+    double var = 0;
+    for (double v : e) var += (v - mean) * (v - mean);
+    const double inv_std = 1.0 / std::sqrt(var / kH + 1e-12);
+    for (size_t i = 0; i < kH; ++i) {
+      y.push_back((e[i] - mean) * inv_std * t.gamma[i] + (beta ? t.beta[i] : 0.0));
+    }
+  }
+}
+
+NodeTest Eln(const Tables& t, bool segments, bool beta) {
+  NodeTest n("EmbedLayerNormalization", 1, kMs);
+  n.Input<int32_t>({kB, kS}, kIds);
+  if (segments) {
+    n.Input<int32_t>({kB, kS}, kSegmentIds);
+  } else {
+    n.MissingInput();
+  }
+  n.Input<float>({kV, kH}, t.words).Input<float>({kP, kH}, t.positions);
+  if (segments) {
+    n.Input<float>({kG, kH}, t.segments);
+  } else {
+    n.MissingInput();
+  }
+  n.Input<float>({kH}, t.gamma);
+  if (beta) {
+    n.Input<float>({kH}, t.beta);
+  } else {
+    n.MissingInput();
+  }
+  return n;
+}
+
+TEST(ContribEmbedLayerNormalization, MatchesReferenceForEveryForm) {
+  const Tables t;
+  for (int variant = 0; variant < 4; ++variant) {
+    const bool segments = (variant & 1) != 0;
+    const bool beta = (variant & 2) != 0;
+    for (int positions = 0; positions < 3; ++positions) {
+      // 0: none (position s); 1: [B, S]; 2: [1, S], shared by the batch.
+      std::vector<int32_t> used = {0, 1, 2, 0, 1, 2};
+      NodeTest n = Eln(t, segments, beta);
+      n.Input<int32_t>({kB, kS}, kMask);
+      if (positions == 1) {
+        used = {5, 0, 3, 2, 2, 4};
+        n.Input<int32_t>({kB, kS}, used);
+      } else if (positions == 2) {
+        used = {1, 4, 0, 1, 4, 0};
+        n.Input<int32_t>({1, kS}, {1, 4, 0});
+      }
+      std::vector<double> y, sum;
+      Reference(t, segments, beta, used, y, sum);
+      for (int threads : {1, 2}) {
+        auto out = NodeTest(n).Outputs(3).Run(threads);
+        SCOPED_TRACE(::testing::Message() << "variant " << variant << " positions " << positions);
+        EXPECT_EQ(out[0]->shape(), Shape({kB, kS, kH}));
+        ExpectClose(*out[0], y);
+        EXPECT_EQ(out[1]->type(), DataType::kInt32);
+        EXPECT_EQ(Values<int32_t>(*out[1]), (std::vector<int32_t>{2, 3}));
+        ExpectClose(*out[2], sum);
+      }
+    }
+  }
+  // Without a mask, mask_index is 0; only the wanted outputs are made.
+  auto bare = Eln(t, false, true).Outputs(3, {2}).Run();
+  EXPECT_EQ(Values<int32_t>(*bare[1]), (std::vector<int32_t>{0, 0}));
+  EXPECT_EQ(bare[2], nullptr);
+}
+
+TEST(ContribEmbedLayerNormalization, Errors) {
+  const Tables t;
+  ExpectNodeError(
+      Eln(t, false, true).Input<int32_t>({kB, kS}, kMask).Input<int32_t>({kS}, {0, 1, 2}),
+      ErrorCode::kInvalidArgument, "input 'position_ids' has shape [3]");
+  ExpectNodeError(Eln(t, false, true).MissingInput().Input<int32_t>({kB, kS}, {0, 1, 2, 0, 6, 1}),
+                  ErrorCode::kInvalidArgument,
+                  "position_ids of token [1, 1] is 6; its table has 6 rows");
+  NodeTest bad_id("EmbedLayerNormalization", 1, kMs);
+  bad_id.Input<int32_t>({1, 2}, {0, 5})
+      .MissingInput()
+      .Input<float>({kV, kH}, t.words)
+      .Input<float>({kP, kH}, t.positions)
+      .MissingInput()
+      .Input<float>({kH}, t.gamma);
+  ExpectNodeError(bad_id, ErrorCode::kInvalidArgument,
+                  "input_ids of token [0, 1] is 5; its table has 5 rows");
+  ExpectNodeError(NodeTest("EmbedLayerNormalization", 1, kMs)
+                      .Input<int32_t>({1, 2}, {0, 1})
+                      .Input<int32_t>({1, 2}, {0, 2})
+                      .Input<float>({kV, kH}, t.words)
+                      .Input<float>({kP, kH}, t.positions)
+                      .Input<float>({kG, kH}, t.segments)
+                      .Input<float>({kH}, t.gamma),
+                  ErrorCode::kInvalidArgument, "segment_ids of token [0, 1] is 2");
+  ExpectNodeError(NodeTest("EmbedLayerNormalization", 1, kMs)
+                      .Input<int32_t>({1, 2}, {0, 1})
+                      .Input<int32_t>({1, 2}, {0, 1})
+                      .Input<float>({kV, kH}, t.words)
+                      .Input<float>({kP, kH}, t.positions)
+                      .MissingInput()
+                      .Input<float>({kH}, t.gamma),
+                  ErrorCode::kInvalidArgument,
+                  "'segment_ids' and 'segment_embedding' come together");
+  ExpectNodeError(NodeTest("EmbedLayerNormalization", 1, kMs)
+                      .Input<int64_t>({1, 2}, {0, 1})
+                      .MissingInput()
+                      .Input<float>({kV, kH}, t.words)
+                      .Input<float>({kP, kH}, t.positions)
+                      .MissingInput()
+                      .Input<float>({kH}, t.gamma),
+                  ErrorCode::kInvalidArgument, "input 'input_ids' is int64; it must be int32");
+  ExpectNodeError(NodeTest("EmbedLayerNormalization", 1, kMs)
+                      .Input<int32_t>({1, 2}, {0, 1})
+                      .MissingInput()
+                      .Input<float>({kV, kH}, t.words)
+                      .Input<float>({kP, 4}, RandomFloats(size_t{kP * 4}, 1))
+                      .MissingInput()
+                      .Input<float>({kH}, t.gamma),
+                  ErrorCode::kInvalidArgument, "input 'position_embedding' has shape [6,4]");
+  ExpectNodeError(NodeTest("EmbedLayerNormalization", 1, kMs)
+                      .Input<int32_t>({1, 2}, {0, 1})
+                      .MissingInput()
+                      .Input<float>({kV, kH}, t.words)
+                      .Input<float>({kP, kH}, t.positions)
+                      .MissingInput()
+                      .Input<float>({4}, {1, 1, 1, 1}),
+                  ErrorCode::kInvalidArgument, "input 'gamma' is float [4]");
+}
+
+}  // namespace
+}  // namespace kiln::testing
