@@ -22,20 +22,29 @@ struct Tables {
   std::vector<float> beta = RandomFloats(size_t{kH}, 35);
 };
 
-const std::vector<int32_t> kIds = {4, 0, 2, 1, 1, 3};
-const std::vector<int32_t> kSegmentIds = {0, 0, 1, 1, 0, 1};
-const std::vector<int32_t> kMask = {1, 1, 0, 1, 1, 1};
+// (functions: no global with a throwing constructor)
+std::vector<int32_t> Ids() {
+  return {4, 0, 2, 1, 1, 3};
+}
+std::vector<int32_t> SegmentIds() {
+  return {0, 0, 1, 1, 0, 1};
+}
+std::vector<int32_t> Mask() {
+  return {1, 1, 0, 1, 1, 1};
+}
 
 // The embedding sums and the normalised rows, token by token.
 void Reference(const Tables& t, bool segments, bool beta, const std::vector<int32_t>& positions,
                std::vector<double>& y, std::vector<double>& sum) {
-  for (size_t token = 0; token < kIds.size(); ++token) {
+  const std::vector<int32_t> ids = Ids();
+  const std::vector<int32_t> segment_ids = SegmentIds();
+  for (size_t token = 0; token < ids.size(); ++token) {
     std::vector<double> e(kH);
     double mean = 0;
     for (size_t i = 0; i < kH; ++i) {
-      e[i] = double{t.words[static_cast<size_t>(kIds[token]) * kH + i]} +
+      e[i] = double{t.words[static_cast<size_t>(ids[token]) * kH + i]} +
              t.positions[static_cast<size_t>(positions[token]) * kH + i] +
-             (segments ? t.segments[static_cast<size_t>(kSegmentIds[token]) * kH + i] : 0.0f);
+             (segments ? t.segments[static_cast<size_t>(segment_ids[token]) * kH + i] : 0.0f);
       mean += e[i];
       sum.push_back(e[i]);
     }
@@ -51,9 +60,9 @@ void Reference(const Tables& t, bool segments, bool beta, const std::vector<int3
 
 NodeTest Eln(const Tables& t, bool segments, bool beta) {
   NodeTest n("EmbedLayerNormalization", 1, kMs);
-  n.Input<int32_t>({kB, kS}, kIds);
+  n.Input<int32_t>({kB, kS}, Ids());
   if (segments) {
-    n.Input<int32_t>({kB, kS}, kSegmentIds);
+    n.Input<int32_t>({kB, kS}, SegmentIds());
   } else {
     n.MissingInput();
   }
@@ -81,7 +90,7 @@ TEST(ContribEmbedLayerNormalization, MatchesReferenceForEveryForm) {
       // 0: none (position s); 1: [B, S]; 2: [1, S], shared by the batch.
       std::vector<int32_t> used = {0, 1, 2, 0, 1, 2};
       NodeTest n = Eln(t, segments, beta);
-      n.Input<int32_t>({kB, kS}, kMask);
+      n.Input<int32_t>({kB, kS}, Mask());
       if (positions == 1) {
         used = {5, 0, 3, 2, 2, 4};
         n.Input<int32_t>({kB, kS}, used);
@@ -111,7 +120,7 @@ TEST(ContribEmbedLayerNormalization, MatchesReferenceForEveryForm) {
 TEST(ContribEmbedLayerNormalization, Errors) {
   const Tables t;
   ExpectNodeError(
-      Eln(t, false, true).Input<int32_t>({kB, kS}, kMask).Input<int32_t>({kS}, {0, 1, 2}),
+      Eln(t, false, true).Input<int32_t>({kB, kS}, Mask()).Input<int32_t>({kS}, {0, 1, 2}),
       ErrorCode::kInvalidArgument, "input 'position_ids' has shape [3]");
   ExpectNodeError(Eln(t, false, true).MissingInput().Input<int32_t>({kB, kS}, {0, 1, 2, 0, 6, 1}),
                   ErrorCode::kInvalidArgument,
