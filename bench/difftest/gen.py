@@ -1515,6 +1515,39 @@ def g_contrib(rng, c):
         c.output(c.node("Gelu", [x], domain=ms), F32)
 
 
+@gen("Legacy")
+def g_legacy(rng, c):
+    """ONNX's early experimental ops and MVN before opset 9, in models of opsets 7-8 (older
+    converters' output, still run by ONNX Runtime)."""
+    op = pick(rng, ["ImageScaler", "Crop", "Affine", "ScaledTanh", "ParametricSoftplus", "Scale",
+                    "MeanVarianceNormalization"])
+    c.opset = pick(rng, [7, 8])
+    n, ch, h, w = int(rng.integers(1, 3)), int(rng.integers(1, 5)), int(rng.integers(1, 8)), \
+        int(rng.integers(1, 8))
+    x = c.input(randf(rng, [n, ch, h, w], -3, 3))
+    if op == "ImageScaler":
+        c.output(c.node(op, [x], scale=float(rng.uniform(0.1, 3)) if maybe(rng) else None,
+                        bias=[float(v) for v in rng.uniform(-1, 1, size=ch)] if maybe(rng, 0.8) else None),
+                 F32)
+    elif op == "Crop":
+        top, bottom = int(rng.integers(0, h)), 0
+        left, right = int(rng.integers(0, w)), 0
+        bottom = int(rng.integers(0, h - top))
+        right = int(rng.integers(0, w - left))
+        attrs = {"border": [left, top, right, bottom]}
+        if maybe(rng, 0.3):
+            attrs["scale"] = [int(rng.integers(0, h - top + 1)), int(rng.integers(0, w - left + 1))]
+        c.output(c.node(op, [x], **attrs), F32)
+    elif op == "MeanVarianceNormalization":
+        c.output(c.node(op, [x], across_channels=int(rng.integers(0, 2)) if maybe(rng) else None,
+                        normalize_variance=int(rng.integers(0, 2)) if maybe(rng) else None), F32)
+    elif op == "Scale":
+        c.output(c.node(op, [x], scale=float(rng.uniform(-2, 2)) if maybe(rng) else None), F32)
+    else:
+        c.output(c.node(op, [x], alpha=float(rng.uniform(-2, 2)) if maybe(rng) else None,
+                        beta=float(rng.uniform(-2, 2)) if maybe(rng) else None), F32)
+
+
 def make(name, seed):
     """The case SEED of generator NAME: (model, [(input name, array)], integer tolerance)."""
     rng = np.random.default_rng([seed, sum(map(ord, name))])

@@ -5,6 +5,9 @@
 //     input; mean and inv_std_var float, input's shape with the last dimension 1.
 //   EmbedLayerNormalization: output and embedding_sum float [B, S, H] from input_ids [B, S] and
 //     word_embedding [V, H]; mask_index int32 [B].
+//   ImageScaler, Affine, ScaledTanh, ParametricSoftplus, Scale (ONNX's early experimental ops):
+//     like the input. Crop: [N, C, H - top - bottom, W - left - right], or [N, C, h, w] with
+//     attribute scale = [h, w].
 //   FusedMatMul: MatMul's numpy.matmul shape after transA / transB swap the last two axes of an
 //     operand of rank >= 2.
 //   MultiHeadAttention: [B, S, Dv] from query [B, S, D] and value [B, L, Dv]; num_heads must
@@ -87,6 +90,29 @@ void EmbedLayerNormalization(InferenceContext& ctx) {
   SetOutputDims(ctx, 0, DataType::kFloat, out);
   if (ctx.WantsOutput(1)) SetOutputDims(ctx, 1, DataType::kInt32, std::vector<int64_t>{out[0]});
   if (ctx.WantsOutput(2)) SetOutputDims(ctx, 2, DataType::kFloat, out);
+}
+
+void LikeInput(InferenceContext& ctx) {
+  SetOutputDims(ctx, 0, InputType(ctx, 0), InputNamedDims(ctx, 0));
+}
+
+void Crop(InferenceContext& ctx) {
+  std::optional<std::vector<int64_t>> x = InputNamedDims(ctx, 0);
+  if (x && x->size() != 4) {
+    ctx.Fail("input 'input' has shape " + DimsText(*x) + "; it must be [N, C, H, W]");
+  }
+  const std::vector<int64_t> border = ctx.info().GetInts("border", {});
+  const std::vector<int64_t> scale = ctx.info().GetInts("scale", {});
+  if (x && border.size() == 4) {
+    if (scale.size() == 2) {
+      (*x)[2] = scale[0];
+      (*x)[3] = scale[1];
+    } else {
+      (*x)[2] = IsKnownDim((*x)[2]) ? (*x)[2] - border[1] - border[3] : kUnknownDim;
+      (*x)[3] = IsKnownDim((*x)[3]) ? (*x)[3] - border[0] - border[2] : kUnknownDim;
+    }
+  }
+  SetOutputDims(ctx, 0, InputType(ctx, 0), x);
 }
 
 void FusedMatMul(InferenceContext& ctx) {
@@ -185,6 +211,12 @@ constexpr RuleDef kRules[] = {
     {"BiasGelu", BiasGelu, "com.microsoft"},
     {"QuickGelu", QuickGelu, "com.microsoft"},
     {"EmbedLayerNormalization", EmbedLayerNormalization, "com.microsoft"},
+    {"ImageScaler", LikeInput, ""},
+    {"Crop", Crop, ""},
+    {"Affine", LikeInput, ""},
+    {"ScaledTanh", LikeInput, ""},
+    {"ParametricSoftplus", LikeInput, ""},
+    {"Scale", LikeInput, ""},
     {"SkipLayerNormalization", SkipLayerNormalization, "com.microsoft"},
     {"SkipSimplifiedLayerNormalization", SkipLayerNormalization, "com.microsoft"},
     {"FusedMatMul", FusedMatMul, "com.microsoft"},

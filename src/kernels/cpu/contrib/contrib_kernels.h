@@ -18,7 +18,14 @@ std::unique_ptr<Kernel> MakeSkipLayerNormalization(const KernelInfo& info);  // 
 std::unique_ptr<Kernel> MakeSkipSimplifiedLayerNormalization(const KernelInfo& info);  // ditto
 std::unique_ptr<Kernel> MakeQuickGelu(const KernelInfo& info);                         // gelu.cc
 std::unique_ptr<Kernel> MakeEmbedLayerNormalization(const KernelInfo& info);  // embed_layer_norm.cc
-std::unique_ptr<Kernel> MakeFusedMatMul(const KernelInfo& info);              // fused_matmul.cc
+// ONNX's experimental ops of its first opsets, in the ONNX domain (experimental.cc).
+std::unique_ptr<Kernel> MakeImageScaler(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeCrop(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeAffine(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeScaledTanh(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeParametricSoftplus(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeScale(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeFusedMatMul(const KernelInfo& info);         // fused_matmul.cc
 std::unique_ptr<Kernel> MakeMultiHeadAttention(const KernelInfo& info);  // multi_head_attention.cc
 std::unique_ptr<Kernel> MakeContribAttention(const KernelInfo& info);    // attention_contrib.cc
 std::unique_ptr<Kernel> MakeQAttention(const KernelInfo& info);          // attention_contrib.cc

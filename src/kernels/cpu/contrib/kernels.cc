@@ -1,5 +1,5 @@
 // The contrib family's entries in the kernel registry: the com.microsoft fused ops (opset 1 of
-// that domain, unchanged since).
+// that domain, unchanged since), and ONNX's early experimental ops that ONNX Runtime still runs.
 #include "kernels/cpu/contrib/contrib_kernels.h"
 #include "kernels/cpu/families.h"
 
@@ -19,6 +19,14 @@ constexpr KernelDef kDefs[] = {
     {"com.microsoft", "MultiHeadAttention", 1, kLatestOpset, MakeMultiHeadAttention},
     {"com.microsoft", "Attention", 1, kLatestOpset, MakeContribAttention},
     {"com.microsoft", "QAttention", 1, kLatestOpset, MakeQAttention},
+    // ONNX's experimental ops (ONNX domain, opset 1 on; ONNX later dropped them, and ONNX Runtime
+    // still runs them): older converters' models need them.
+    {"", "ImageScaler", 1, kLatestOpset, MakeImageScaler},
+    {"", "Crop", 1, kLatestOpset, MakeCrop},
+    {"", "Affine", 1, kLatestOpset, MakeAffine},
+    {"", "ScaledTanh", 1, kLatestOpset, MakeScaledTanh},
+    {"", "ParametricSoftplus", 1, kLatestOpset, MakeParametricSoftplus},
+    {"", "Scale", 1, kLatestOpset, MakeScale},
 };
 
 }  // namespace

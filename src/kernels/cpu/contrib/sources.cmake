@@ -3,6 +3,7 @@
 list(APPEND KILN_SOURCES
   src/kernels/cpu/contrib/attention_contrib.cc
   src/kernels/cpu/contrib/embed_layer_norm.cc
+  src/kernels/cpu/contrib/experimental.cc
   src/kernels/cpu/contrib/fused_matmul.cc
   src/kernels/cpu/contrib/gelu.cc
   src/kernels/cpu/contrib/kernels.cc
@@ -11,6 +12,7 @@ list(APPEND KILN_SOURCES
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/contrib/attention_contrib_test.cc
   src/kernels/cpu/contrib/embed_layer_norm_test.cc
+  src/kernels/cpu/contrib/experimental_test.cc
   src/kernels/cpu/contrib/fused_matmul_test.cc
   src/kernels/cpu/contrib/gelu_test.cc
   src/kernels/cpu/contrib/multi_head_attention_test.cc

@@ -1,5 +1,6 @@
 // Normalizations over groups of elements:
-//   MeanVarianceNormalization (9, 13): Y = (X - mean) / (sqrt(var) + 1e-9), mean and population
+//   MeanVarianceNormalization (1 (experimental: across_channels, normalize_variance), 9, 13): Y =
+//     (X - mean) / (sqrt(var) + 1e-9), mean and population
 //     variance over `axes` (default [0, 2, 3]), as the spec's function body computes it.
 //   GroupNormalization (18, 21): X [N, C, d…] split into `num_groups` groups of C / num_groups
 //     channels; Y = (X - mean) / sqrt(var + epsilon) · scale + bias with the statistics of each
@@ -23,8 +24,14 @@ namespace {
 
 class MeanVarianceNormalization final : public Kernel {
  public:
+  // Before opset 9 (ONNX's experimental MVN, which ONNX Runtime still runs): statistics per
+  // channel over N, H and W (opset 9's default axes), or over everything with across_channels,
+  // as ONNX Runtime computes them; with normalize_variance 0 only the mean is taken off.
   explicit MeanVarianceNormalization(const KernelInfo& info)
-      : axes_(info.GetInts("axes", {0, 2, 3})) {}
+      : axes_(info.opset() >= 9                        ? info.GetInts("axes", {0, 2, 3})
+              : info.GetInt("across_channels", 0) != 0 ? std::vector<int64_t>{0, 1, 2, 3}
+                                                       : std::vector<int64_t>{0, 2, 3}),
+        normalize_variance_(info.opset() >= 9 || info.GetInt("normalize_variance", 1) != 0) {}
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
@@ -85,7 +92,7 @@ class MeanVarianceNormalization final : public Kernel {
         const double mean = sum[s] / n;
         const double var = std::max(0.0, squares[s] / n - mean * mean);
         sum[s] = mean;
-        squares[s] = 1.0 / (std::sqrt(var) + 1e-9);
+        squares[s] = normalize_variance_ ? 1.0 / (std::sqrt(var) + 1e-9) : 1.0;
       }
       for_each([&](size_t i, size_t slot) {
         const double v = (static_cast<double>(nn::Load(src[i])) - sum[slot]) * squares[slot];
@@ -96,6 +103,7 @@ class MeanVarianceNormalization final : public Kernel {
 
  private:
   std::vector<int64_t> axes_;
+  bool normalize_variance_;
 };
 
 class GroupNormalization final : public Kernel {

@@ -21,6 +21,7 @@ constexpr KernelDef kDefs[] = {
     {"", "NegativeLogLikelihoodLoss", 12, kLatestOpset, MakeNegativeLogLikelihoodLoss},
     {"", "SoftmaxCrossEntropyLoss", 12, kLatestOpset, MakeSoftmaxCrossEntropyLoss},
     {"", "MeanVarianceNormalization", 9, kLatestOpset, MakeMeanVarianceNormalization},
+    {"", "MeanVarianceNormalization", 1, 8, MakeMeanVarianceNormalization},  // experimental
     {"", "GroupNormalization", 18, kLatestOpset, MakeGroupNormalization},
 };
 
