@@ -1548,6 +1548,194 @@ def g_legacy(rng, c):
                         beta=float(rng.uniform(-2, 2)) if maybe(rng) else None), F32)
 
 
+@gen("Attention23")
+def g_attention23(rng, c):
+    """ONNX's Attention (opset 23): grouped heads, causal, masks, a past cache, scale, softcap,
+    the 3-D form."""
+    c.opset = 23
+    b, s_, past = int(rng.integers(1, 3)), int(rng.integers(1, 6)), int(pick(rng, [0, 0, 2, 3]))
+    kv_heads = int(pick(rng, [1, 2]))
+    q_heads = kv_heads * int(pick(rng, [1, 2]))
+    hd = int(pick(rng, [2, 4, 8]))
+    vd = hd if maybe(rng, 0.7) else int(pick(rng, [2, 6]))
+    kv_len = s_ if maybe(rng, 0.7) else int(rng.integers(1, 6))
+    three_d = maybe(rng, 0.3)
+    attrs = {}
+    if three_d:
+        q = c.input(randf(rng, [b, s_, q_heads * hd]))
+        k = c.input(randf(rng, [b, kv_len, kv_heads * hd]))
+        v = c.input(randf(rng, [b, kv_len, kv_heads * vd]))
+        attrs.update(q_num_heads=q_heads, kv_num_heads=kv_heads)
+    else:
+        q = c.input(randf(rng, [b, q_heads, s_, hd]))
+        k = c.input(randf(rng, [b, kv_heads, kv_len, hd]))
+        v = c.input(randf(rng, [b, kv_heads, kv_len, vd]))
+    total = past + kv_len
+    ins = [q, k, v]
+    if maybe(rng, 0.5):
+        mshape = pick(rng, [[s_, total], [1, 1, s_, total], [b, q_heads, s_, total], [b, 1, s_, total]])
+        if maybe(rng):
+            m = rng.random(mshape) < 0.8
+            if len(mshape) >= 2:
+                m[..., 0] = True  # no row fully masked
+        else:
+            m = np.where(rng.random(mshape) < 0.2, -1e4, rng.uniform(-1, 1, mshape)).astype(F32)
+        ins.append(c.input(m))
+    elif past:
+        ins.append("")
+    if past:
+        ins.append(c.input(randf(rng, [b, kv_heads, past, hd])))
+        ins.append(c.input(randf(rng, [b, kv_heads, past, vd])))
+    if maybe(rng, 0.3) and kv_len >= s_ and not past:
+        attrs["is_causal"] = 1
+    elif maybe(rng, 0.2) and past == 0:
+        attrs["is_causal"] = 1
+    if maybe(rng, 0.3):
+        attrs["scale"] = float(pick(rng, [0.1, 0.5, 1.0]))
+    if maybe(rng, 0.2):
+        attrs["softcap"] = float(pick(rng, [1.0, 5.0]))
+    n_out = 3 if past and maybe(rng, 0.6) else 1
+    outs = c.node("Attention", ins, n_out=n_out, **attrs)
+    for o in ([outs] if n_out == 1 else outs):
+        c.output(o, F32)
+
+
+@gen("Rotary23")
+def g_rotary23(rng, c):
+    c.opset = 23
+    b, s_, heads = int(rng.integers(1, 3)), int(rng.integers(1, 6)), int(pick(rng, [1, 2, 3]))
+    hd = int(pick(rng, [4, 8, 6]))
+    rot = int(pick(rng, [0, 0, hd, 2, 4])) if hd >= 4 else 0
+    rot = 0 if rot > hd else rot
+    half = (rot or hd) // 2
+    three_d = maybe(rng, 0.4)
+    x = c.input(randf(rng, [b, s_, heads * hd] if three_d else [b, heads, s_, hd]))
+    attrs = {"interleaved": int(rng.integers(0, 2)) if maybe(rng) else None,
+             "rotary_embedding_dim": rot if rot else None,
+             "num_heads": heads if three_d else None}
+    if maybe(rng, 0.6):
+        max_pos = s_ + int(rng.integers(0, 5))
+        ang = rng.uniform(0, 6.3, size=[max_pos, half])
+        ins = [x, c.value(np.cos(ang).astype(F32)), c.value(np.sin(ang).astype(F32)),
+               c.input(rng.integers(0, max_pos, size=[b, s_]).astype(I64))]
+    else:
+        ang = rng.uniform(0, 6.3, size=[b, s_, half])
+        ins = [x, c.value(np.cos(ang).astype(F32)), c.value(np.sin(ang).astype(F32))]
+    c.output(c.node("RotaryEmbedding", ins, **attrs), F32)
+
+
+@gen("TopKTies")
+def g_topk_ties(rng, c):
+    """TopK over values with ties: the spec orders equal values by index (smaller first)."""
+    c.opset = pick(rng, [11, 18])
+    rank = int(rng.integers(1, 4))
+    shape = rand_shape(rng, rank, 1, 9)
+    axis = int(rng.integers(-rank, rank))
+    dt = pick(rng, [F32, I64, np.dtype("int32"), np.dtype("float64")])
+    x = c.input(rng.integers(0, 4, size=shape).astype(dt))
+    k = c.value(np.array([int(rng.integers(0, shape[axis] + 1))], I64))
+    v, i = c.node("TopK", [x, k], n_out=2, axis=axis,
+                  largest=int(rng.integers(0, 2)) if maybe(rng) else None, sorted=1)
+    c.output(v, dt)
+    c.output(i, I64)
+
+
+@gen("ControlFlow")
+def g_control_flow(rng, c):
+    """If, Loop and Scan with small bodies that read outer values (what a fusion or constant
+    folding must not break)."""
+    kind = pick(rng, ["If", "Loop", "Scan"])
+    c.opset = 17
+    shape = rand_shape(rng, 2, 1, 5)
+    x = c.input(randf(rng, shape))
+    outer = c.init(randf(rng, shape))
+    if kind == "If":
+        cond = c.input(np.array(maybe(rng)))
+        then_g = helper.make_graph(
+            [helper.make_node("Add", [x, outer], ["t_out"]), helper.make_node("Relu", ["t_out"], ["t_res"])],
+            "then", [], [helper.make_tensor_value_info("t_res", TensorProto.FLOAT, None)])
+        else_g = helper.make_graph(
+            [helper.make_node("Mul", [x, outer], ["e_out"]), helper.make_node("Sigmoid", ["e_out"], ["e_res"])],
+            "else", [], [helper.make_tensor_value_info("e_res", TensorProto.FLOAT, None)])
+        c.output(c.node("If", [cond], then_branch=then_g, else_branch=else_g), F32)
+    elif kind == "Loop":
+        trips = c.value(np.array(int(rng.integers(0, 5)), I64))
+        cond = c.value(np.array(True))
+        body = helper.make_graph(
+            [helper.make_node("Identity", ["b_cond"], ["b_cond_out"]),
+             helper.make_node("Mul", ["b_state", outer], ["b_m"]),
+             helper.make_node("Add", ["b_m", x], ["b_a"]),
+             helper.make_node("Tanh", ["b_a"], ["b_state_out"]),
+             helper.make_node("ReduceSum", ["b_state_out"], ["b_scan"], keepdims=0)],
+            "body",
+            [helper.make_tensor_value_info("b_iter", TensorProto.INT64, []),
+             helper.make_tensor_value_info("b_cond", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("b_state", TensorProto.FLOAT, None)],
+            [helper.make_tensor_value_info("b_cond_out", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("b_state_out", TensorProto.FLOAT, None),
+             helper.make_tensor_value_info("b_scan", TensorProto.FLOAT, None)])
+        final, scanned = c.node("Loop", [trips, cond, x], n_out=2, body=body)
+        c.output(final, F32)
+        c.output(scanned, F32)
+    else:
+        seq = c.input(randf(rng, [int(rng.integers(1, 5))] + shape[1:]))
+        body = helper.make_graph(
+            [helper.make_node("Add", ["s_acc", "s_x"], ["s_acc_out"]),
+             helper.make_node("Mul", ["s_acc_out", "s_x"], ["s_y"])],
+            "scan",
+            [helper.make_tensor_value_info("s_acc", TensorProto.FLOAT, None),
+             helper.make_tensor_value_info("s_x", TensorProto.FLOAT, None)],
+            [helper.make_tensor_value_info("s_acc_out", TensorProto.FLOAT, None),
+             helper.make_tensor_value_info("s_y", TensorProto.FLOAT, None)])
+        init = c.input(randf(rng, shape[1:]))
+        final, ys = c.node("Scan", [init, seq], n_out=2, body=body, num_scan_inputs=1,
+                           scan_input_directions=[int(rng.integers(0, 2))],
+                           scan_output_directions=[int(rng.integers(0, 2))])
+        c.output(final, F32)
+        c.output(ys, F32)
+
+
+@gen("Signal")
+def g_signal(rng, c):
+    op = pick(rng, ["DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow",
+                    "MelWeightMatrix"])
+    c.opset = 17
+    if op == "DFT":
+        n = int(rng.integers(1, 12))
+        complex_in = maybe(rng, 0.3)
+        x = c.input(randf(rng, [int(rng.integers(1, 3)), n, 2 if complex_in else 1]))
+        ins = [x]
+        if maybe(rng, 0.4):
+            ins.append(c.value(np.array(int(rng.integers(1, 14)), I64)))
+        onesided = int(rng.integers(0, 2)) if not complex_in and maybe(rng) else None
+        inverse = int(rng.integers(0, 2)) if not onesided and maybe(rng, 0.3) else None
+        c.output(c.node(op, ins, axis=1, onesided=onesided, inverse=inverse), F32)
+    elif op == "STFT":
+        sig = int(rng.integers(8, 40))
+        frame = int(rng.integers(2, min(sig, 12) + 1))
+        step = int(rng.integers(1, frame + 1))
+        x = c.input(randf(rng, [int(rng.integers(1, 3)), sig, 1]))
+        ins = [x, c.value(np.array(step, I64))]
+        if maybe(rng):
+            ins.append(c.value(np.hanning(frame).astype(F32)))
+        else:
+            ins.append("")
+            ins.append(c.value(np.array(frame, I64)))
+        if len(ins) == 3 and maybe(rng):
+            ins.append(c.value(np.array(frame, I64)))
+        c.output(c.node(op, ins, onesided=int(rng.integers(0, 2)) if maybe(rng) else None), F32)
+    elif op == "MelWeightMatrix":
+        dft = int(pick(rng, [8, 16, 32]))
+        ins = [c.value(np.array(int(rng.integers(1, 8)), I64)), c.value(np.array(dft, I64)),
+               c.value(np.array(int(pick(rng, [8000, 16000])), I64)),
+               c.value(np.array(float(rng.uniform(0, 500)), F32)),
+               c.value(np.array(float(rng.uniform(1000, 4000)), F32))]
+        c.output(c.node(op, ins), F32)
+    else:
+        size = c.value(np.array(int(rng.integers(1, 20)), I64))
+        c.output(c.node(op, [size], periodic=int(rng.integers(0, 2)) if maybe(rng) else None), F32)
+
+
 def make(name, seed):
     """The case SEED of generator NAME: (model, [(input name, array)], integer tolerance)."""
     rng = np.random.default_rng([seed, sum(map(ord, name))])
