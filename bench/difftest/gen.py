@@ -1624,6 +1624,31 @@ def g_rotary23(rng, c):
     c.output(c.node("RotaryEmbedding", ins, **attrs), F32)
 
 
+@gen("RotaryMs")
+def g_rotary_ms(rng, c):
+    """com.microsoft RotaryEmbedding (ONNX Runtime's model builders): position_ids [B, S] or [1]
+    (the first position), 3-D input with or without num_heads, or 4-D."""
+    c.ms_opset = True
+    b, s_, heads = int(rng.integers(1, 3)), int(rng.integers(1, 6)), int(pick(rng, [1, 2, 3]))
+    hd = int(pick(rng, [4, 8, 6]))
+    rot = int(pick(rng, [0, 0, hd, 4])) if hd >= 4 else 0
+    half = (rot or hd) // 2
+    three_d = maybe(rng, 0.6)
+    x = c.input(randf(rng, [b, s_, heads * hd] if three_d else [b, heads, s_, hd]))
+    max_pos = s_ + int(rng.integers(0, 6))
+    if maybe(rng):
+        pos = c.input(rng.integers(0, max_pos, size=[b, s_]).astype(I64))
+    else:
+        pos = c.input(np.array([int(rng.integers(0, max_pos - s_ + 1))], I64))
+    ang = rng.uniform(0, 6.3, size=[max_pos, half])
+    attrs = {"interleaved": int(rng.integers(0, 2)) if maybe(rng) else None,
+             "rotary_embedding_dim": rot if rot else None,
+             "num_heads": heads if three_d and (rot or maybe(rng)) else None}
+    c.output(c.node("RotaryEmbedding", [x, pos, c.init(np.cos(ang).astype(F32)),
+                                        c.init(np.sin(ang).astype(F32))],
+                    domain="com.microsoft", **attrs), F32)
+
+
 @gen("TopKTies")
 def g_topk_ties(rng, c):
     """TopK over values with ties: the spec orders equal values by index (smaller first)."""

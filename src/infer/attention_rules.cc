@@ -2,7 +2,7 @@
 //   Attention: Y [B, Hq, Sq, Dv] (4D) or [B, Sq, Hq·Dv] (3D); present_key/present_value
 //     [B, Hkv, P + Skv, D]; qk_matmul_output [B, Hq, Sq, P + Skv]; all of Q's type. Q, K and V
 //     must share a rank of 3 or 4.
-//   RotaryEmbedding, TensorScatter: the first input's type and shape.
+//   RotaryEmbedding (and com.microsoft's), TensorScatter: the first input's type and shape.
 //   CausalConvWithState: output like input [B, C, L]; present_state [B, C, K - 1] from weight
 //     [C, 1, K].
 //   LinearAttention: output [B, T, Hq·Dv], present_state [B, Hkv, Dk, Dv] (past_state's type,
@@ -127,6 +127,7 @@ void FlexAttention(InferenceContext& ctx) {
 constexpr RuleDef kRules[] = {
     {"Attention", &Attention},
     {"RotaryEmbedding", &LikeFirstInput},
+    {"RotaryEmbedding", &LikeFirstInput, "com.microsoft"},
     {"TensorScatter", &LikeFirstInput},
     {"CausalConvWithState", &CausalConvWithState},
     {"LinearAttention", &LinearAttention},

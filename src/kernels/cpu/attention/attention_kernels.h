@@ -10,6 +10,7 @@ namespace kiln::cpu {
 
 std::unique_ptr<Kernel> MakeAttention(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeRotaryEmbedding(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeMicrosoftRotaryEmbedding(const KernelInfo& info);  // com.microsoft
 std::unique_ptr<Kernel> MakeTensorScatter(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeCausalConvWithState(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeLinearAttention(const KernelInfo& info);

@@ -76,6 +76,46 @@ TEST(RotaryEmbedding, ThreeDWithoutPositionIds) {
   EXPECT_EQ(Values<float>(*out[0]), (F{0, 1, -3, 2, 1, 0, 1, 1}));
 }
 
+// com.microsoft RotaryEmbedding: inputs (input, position_ids, cos_cache, sin_cache); position_ids
+// [B, S], or [1] holding the first position; a 3-D input without num_heads takes its head size
+// from the caches.
+TEST(RotaryEmbedding, MicrosoftForm) {
+  const F x = Ramp(int64_t{2} * 3 * 4 * 8, 0.3f);
+  const F cos = Ramp(int64_t{10} * 4, 0.7f, 1.0f);
+  const F sin = Ramp(int64_t{10} * 4, 0.9f, 2.0f);
+  const std::vector<int64_t> pos = {0, 3, 9, 1, 2, 4, 5, 6};
+  auto by_ids = NodeTest("RotaryEmbedding", 1, "com.microsoft")
+                    .Input<float>({2, 3, 4, 8}, x)
+                    .Input<int64_t>({2, 4}, pos)
+                    .Input<float>({10, 4}, cos)
+                    .Input<float>({10, 4}, sin)
+                    .Run();
+  ExpectNear(Values<float>(*by_ids[0]), RotaryReference(x, cos, sin, pos, 2, 3, 4, 8, 8, false));
+  auto from_offset = NodeTest("RotaryEmbedding", 1, "com.microsoft")
+                         .Input<float>({2, 3, 4, 8}, x)
+                         .Input<int64_t>({1}, {5})
+                         .Input<float>({10, 4}, cos)
+                         .Input<float>({10, 4}, sin)
+                         .Attr("interleaved", int64_t{1})
+                         .Run();
+  ExpectNear(Values<float>(*from_offset[0]),
+             RotaryReference(x, cos, sin, {5, 6, 7, 8, 5, 6, 7, 8}, 2, 3, 4, 8, 8, true));
+  // 3-D [B=1, S=2, 2 heads of 2]: the head size 2 comes from the caches [P, 1].
+  auto three_d = NodeTest("RotaryEmbedding", 1, "com.microsoft")
+                     .Input<float>({1, 2, 4}, {1, 0, 2, 3, 1, 0, 1, 1})
+                     .Input<int64_t>({1}, {0})
+                     .Input<float>({2, 1}, {0, 1})
+                     .Input<float>({2, 1}, {1, 0})
+                     .Run();
+  EXPECT_EQ(Values<float>(*three_d[0]), (F{0, 1, -3, 2, 1, 0, 1, 1}));
+  ExpectNodeError(NodeTest("RotaryEmbedding", 1, "com.microsoft")
+                      .Input<float>({2, 3, 4, 8}, x)
+                      .Input<int64_t>({1}, {7})
+                      .Input<float>({10, 4}, cos)
+                      .Input<float>({10, 4}, sin),
+                  ErrorCode::kInvalidArgument, "positions 7 to 10 must be in [0, 10)");
+}
+
 TEST(RotaryEmbedding, Errors) {
   auto base = [] {
     NodeTest t("RotaryEmbedding", 23);

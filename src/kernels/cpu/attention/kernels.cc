@@ -9,6 +9,7 @@ namespace {
 constexpr KernelDef kDefs[] = {
     {"", "Attention", 23, kLatestOpset, MakeAttention},
     {"", "RotaryEmbedding", 23, kLatestOpset, MakeRotaryEmbedding},
+    {"com.microsoft", "RotaryEmbedding", 1, kLatestOpset, MakeMicrosoftRotaryEmbedding},
     {"", "TensorScatter", 24, kLatestOpset, MakeTensorScatter},
     {"", "CausalConvWithState", 27, kLatestOpset, MakeCausalConvWithState},
     {"", "LinearAttention", 27, kLatestOpset, MakeLinearAttention},

@@ -5,6 +5,10 @@
 // are (x[i], x[i + R/2]); with 1 they are (x[2i], x[2i+1]):
 //   x1' = cos·x1 - sin·x2,  x2' = sin·x1 + cos·x2.
 // Float16 and BFloat16 compute in float.
+// com.microsoft RotaryEmbedding (ONNX Runtime's, which its model builders write) shares it: inputs
+// input, position_ids (required: [B, S], or [1] holding the first position, the others following
+// it), cos_cache, sin_cache ([max_position, R/2]); for a 3D input without num_heads the head size
+// is twice the caches' last dimension, as ONNX Runtime takes it.
 #include <string>
 
 #include "kernels/cpu/attention/attention_kernels.h"
@@ -17,8 +21,9 @@ namespace {
 
 class RotaryEmbedding final : public Kernel {
  public:
-  explicit RotaryEmbedding(const KernelInfo& info)
-      : interleaved_(info.GetInt("interleaved", 0)),
+  RotaryEmbedding(const KernelInfo& info, bool microsoft)
+      : microsoft_(microsoft),
+        interleaved_(info.GetInt("interleaved", 0)),
         rotary_dim_(info.GetInt("rotary_embedding_dim", 0)),
         num_heads_(info.GetInt("num_heads", 0)) {
     if (interleaved_ != 0 && interleaved_ != 1) {
@@ -38,9 +43,9 @@ class RotaryEmbedding final : public Kernel {
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
     const Tensor& x = ctx.Input(0);
-    const Tensor& cos = ctx.Input(1);
-    const Tensor& sin = ctx.Input(2);
-    const Tensor* ids = ctx.OptionalInput(3);
+    const Tensor& cos = ctx.Input(microsoft_ ? 2 : 1);
+    const Tensor& sin = ctx.Input(microsoft_ ? 3 : 2);
+    const Tensor* ids = microsoft_ ? &ctx.Input(1) : ctx.OptionalInput(3);
     RequireSameType(info, cos, "cos_cache", x.type(), "input");
     RequireSameType(info, sin, "sin_cache", x.type(), "input");
     const auto& xd = x.shape().dims();
@@ -53,6 +58,13 @@ class RotaryEmbedding final : public Kernel {
       heads = xd[1];
       seq = xd[2];
       head_size = xd[3];
+    } else if (xd.size() == 3 && microsoft_ && num_heads_ == 0 && rotary_dim_ == 0 &&
+               cos.shape().rank() == 2 && cos.shape().dims()[1] > 0 &&
+               xd[2] % (2 * cos.shape().dims()[1]) == 0) {
+      batch = xd[0];
+      seq = xd[1];
+      head_size = 2 * cos.shape().dims()[1];
+      heads = xd[2] / head_size;
     } else if (xd.size() == 3) {
       if (num_heads_ <= 0) {
         info.Fail(ErrorCode::kInvalidArgument, "a 3D input needs attribute 'num_heads' > 0");
@@ -94,7 +106,18 @@ class RotaryEmbedding final : public Kernel {
                                     : "[" + std::to_string(batch) + ", " + std::to_string(seq) +
                                           ", " + std::to_string(half) + "]"));
     }
-    if (ids != nullptr) {
+    // com.microsoft's position_ids [1]: the first position, the others following it.
+    const bool offset = microsoft_ && ids->element_count() == 1 && ids->shape().rank() <= 1;
+    if (offset) {
+      RequireIntType(info, *ids, "position_ids");
+      const int64_t first = IntAt(*ids, 0);
+      if (first < 0 || first + seq > cd[0]) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "input 'position_ids' starts at " + std::to_string(first) + "; positions " +
+                      std::to_string(first) + " to " + std::to_string(first + seq - 1) +
+                      " must be in [0, " + std::to_string(cd[0]) + ")");
+      }
+    } else if (ids != nullptr) {
       RequireIntType(info, *ids, "position_ids");
       const auto& pd = ids->shape().dims();
       if (pd.size() != 2 || pd[0] != batch || pd[1] != seq) {
@@ -121,8 +144,9 @@ class RotaryEmbedding final : public Kernel {
       const bool three_d = xd.size() == 3;
       for (int64_t b = 0; b < batch; ++b) {
         for (int64_t s = 0; s < seq; ++s) {
-          const int64_t row =
-              ids != nullptr ? IntAt(*ids, static_cast<size_t>(b * seq + s)) : b * seq + s;
+          const int64_t row = offset           ? IntAt(*ids, 0) + s
+                              : ids != nullptr ? IntAt(*ids, static_cast<size_t>(b * seq + s))
+                                               : b * seq + s;
           const T* c = cp + row * half;
           const T* sn = sp + row * half;
           for (int64_t h = 0; h < heads; ++h) {
@@ -149,6 +173,7 @@ class RotaryEmbedding final : public Kernel {
   }
 
  private:
+  bool microsoft_;
   int64_t interleaved_;
   int64_t rotary_dim_;
   int64_t num_heads_;
@@ -157,7 +182,10 @@ class RotaryEmbedding final : public Kernel {
 }  // namespace
 
 std::unique_ptr<Kernel> MakeRotaryEmbedding(const KernelInfo& info) {
-  return std::make_unique<RotaryEmbedding>(info);
+  return std::make_unique<RotaryEmbedding>(info, false);
+}
+std::unique_ptr<Kernel> MakeMicrosoftRotaryEmbedding(const KernelInfo& info) {
+  return std::make_unique<RotaryEmbedding>(info, true);
 }
 
 }  // namespace kiln::cpu
