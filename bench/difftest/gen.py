@@ -1649,6 +1649,64 @@ def g_rotary_ms(rng, c):
                     domain="com.microsoft", **attrs), F32)
 
 
+@gen("GQA")
+def g_gqa(rng, c):
+    """com.microsoft GroupQueryAttention, as ONNX Runtime's model builder uses it: a first
+    prompt, token generation over a past of different lengths per sequence, or a further
+    prompt (batch 1); grouped heads, packed QKV, rotary, local window, softcap, smooth softmax."""
+    c.ms_opset = True
+    i32 = np.dtype("int32")
+    kv_heads = int(pick(rng, [1, 2]))
+    heads = kv_heads * int(pick(rng, [1, 2, 4]))
+    hd = int(pick(rng, [8, 16, 16, 32]))
+    mode = pick(rng, ["prompt", "token", "token", "next_prompt"])
+    b = 1 if mode == "next_prompt" else int(rng.integers(1, 4))
+    past_rows = 0 if mode == "prompt" and maybe(rng, 0.7) else int(rng.integers(1, 9))
+    if mode == "prompt":
+        s_ = int(rng.integers(1, 7))
+        lens = [s_] * b
+    elif mode == "token":
+        s_ = 1
+        lens = [int(rng.integers(1, past_rows + 2)) for _ in range(b)]
+    else:
+        s_ = int(rng.integers(2, 6))
+        lens = [int(rng.integers(s_ + 1, s_ + past_rows + 1))]
+    total = max(lens) if mode != "prompt" else s_
+    packed = maybe(rng, 0.3)
+    if packed:
+        ins = [c.input(randf(rng, [b, s_, (heads + 2 * kv_heads) * hd])), "", ""]
+    else:
+        ins = [c.input(randf(rng, [b, s_, heads * hd])), c.input(randf(rng, [b, s_, kv_heads * hd])),
+               c.input(randf(rng, [b, s_, kv_heads * hd]))]
+    if past_rows:
+        ins += [c.input(randf(rng, [b, kv_heads, past_rows, hd])),
+                c.input(randf(rng, [b, kv_heads, past_rows, hd]))]
+    else:
+        ins += ["", ""]
+    ins += [c.input(np.array([n - 1 for n in lens], i32)), c.input(np.array([total], i32))]
+    attrs = {"num_heads": heads, "kv_num_heads": kv_heads}
+    if hd >= 16 and maybe(rng, 0.5):
+        half = int(pick(rng, [8, hd // 2]))
+        ang = rng.uniform(0, 6.3, size=[max(total, past_rows) + int(rng.integers(0, 4)), half])
+        ins += [c.init(np.cos(ang).astype(F32)), c.init(np.sin(ang).astype(F32))]
+        attrs["do_rotary"] = 1
+        attrs["rotary_interleaved"] = int(rng.integers(0, 2)) if maybe(rng) else None
+    if maybe(rng, 0.25):
+        attrs["local_window_size"] = int(rng.integers(1, 5))
+    if maybe(rng, 0.2):
+        attrs["softcap"] = float(pick(rng, [1.0, 5.0]))
+    if maybe(rng, 0.2):
+        attrs["smooth_softmax"] = 1
+    if maybe(rng, 0.2):
+        attrs["scale"] = float(pick(rng, [0.1, 0.5]))
+    while ins[-1] == "":
+        ins.pop()
+    y, pk, pv = c.node("GroupQueryAttention", ins, n_out=3, domain="com.microsoft", **attrs)
+    c.output(y, F32)
+    c.output(pk, F32)
+    c.output(pv, F32)
+
+
 @gen("TopKTies")
 def g_topk_ties(rng, c):
     """TopK over values with ties: the spec orders equal values by index (smaller first)."""

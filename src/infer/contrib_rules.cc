@@ -8,6 +8,9 @@
 //   ImageScaler, Affine, ScaledTanh, ParametricSoftplus, Scale (ONNX's early experimental ops):
 //     like the input. Crop: [N, C, H - top - bottom, W - left - right], or [N, C, h, w] with
 //     attribute scale = [h, w].
+//   GroupQueryAttention: output float [B, S, N·H] from query [B, S, N·H] (or packed
+//     [B, S, (N + 2·Nk)·H]); present_key and present_value [B, Nk, ?, H] (their length is
+//     max(total_sequence_length, the past's), a value).
 //   FusedMatMul: MatMul's numpy.matmul shape after transA / transB swap the last two axes of an
 //     operand of rank >= 2.
 //   MultiHeadAttention: [B, S, Dv] from query [B, S, D] and value [B, L, Dv]; num_heads must
@@ -115,6 +118,34 @@ void Crop(InferenceContext& ctx) {
   SetOutputDims(ctx, 0, InputType(ctx, 0), x);
 }
 
+void GroupQueryAttention(InferenceContext& ctx) {
+  const std::optional<std::vector<int64_t>> q = InputNamedDims(ctx, 0);
+  const int64_t heads = ctx.info().GetInt("num_heads", 0);
+  const int64_t kv_heads = ctx.info().GetInt("kv_num_heads", 0);
+  if (q && q->size() != 3) {
+    ctx.Fail("input 'query' has shape " + DimsText(*q) + "; it must be [batch, sequence, hidden]");
+  }
+  std::vector<int64_t> out{kUnknownDim, kUnknownDim, kUnknownDim};
+  int64_t head = kUnknownDim;
+  if (q) {
+    out[0] = (*q)[0];
+    out[1] = (*q)[1];
+    const int64_t in_query = IsMissing(ctx, 1) ? heads + 2 * kv_heads : heads;
+    if (IsKnownDim((*q)[2]) && in_query > 0 && (*q)[2] % in_query == 0) {
+      head = (*q)[2] / in_query;
+      out[2] = head * heads;
+    }
+  }
+  SetOutputDims(ctx, 0, DataType::kFloat, out);
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    if (ctx.WantsOutput(i)) {
+      SetOutputDims(
+          ctx, i, DataType::kFloat,
+          std::vector<int64_t>{out[0], kv_heads > 0 ? kv_heads : kUnknownDim, kUnknownDim, head});
+    }
+  }
+}
+
 void FusedMatMul(InferenceContext& ctx) {
   const DataType type = InputType(ctx, 0);
   const std::optional<std::vector<int64_t>> a_dims = InputNamedDims(ctx, 0);
@@ -211,6 +242,7 @@ constexpr RuleDef kRules[] = {
     {"BiasGelu", BiasGelu, "com.microsoft"},
     {"QuickGelu", QuickGelu, "com.microsoft"},
     {"EmbedLayerNormalization", EmbedLayerNormalization, "com.microsoft"},
+    {"GroupQueryAttention", GroupQueryAttention, "com.microsoft"},
     {"ImageScaler", LikeInput, ""},
     {"Crop", Crop, ""},
     {"Affine", LikeInput, ""},

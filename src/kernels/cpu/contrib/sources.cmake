@@ -6,6 +6,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/contrib/experimental.cc
   src/kernels/cpu/contrib/fused_matmul.cc
   src/kernels/cpu/contrib/gelu.cc
+  src/kernels/cpu/contrib/group_query_attention.cc
   src/kernels/cpu/contrib/kernels.cc
   src/kernels/cpu/contrib/multi_head_attention.cc
   src/kernels/cpu/contrib/skip_layer_norm.cc)
@@ -15,6 +16,7 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/contrib/experimental_test.cc
   src/kernels/cpu/contrib/fused_matmul_test.cc
   src/kernels/cpu/contrib/gelu_test.cc
+  src/kernels/cpu/contrib/group_query_attention_test.cc
   src/kernels/cpu/contrib/multi_head_attention_test.cc
   src/kernels/cpu/contrib/skip_layer_norm_test.cc)
 # The AVX-512 attention head (CMakeLists.txt sets the flag), used where the machine runs it.

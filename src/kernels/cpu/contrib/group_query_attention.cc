@@ -1,0 +1,321 @@
+// GroupQueryAttention (com.microsoft, opset 1), float: the attention of ONNX Runtime's
+// generative-AI models (its model builder writes it for Llama, Phi, Mistral, Qwen...): causal
+// self-attention over a key/value cache, with grouped heads and optional rotary embedding.
+// Inputs: 0 query [B, S, N·H] (or Q, K and V packed [B, S, (N + 2·Nk)·H], inputs 1-2 missing);
+// 1 key, 2 value [B, S, Nk·H]; 3 past_key, 4 past_value [B, Nk, P, H] (optional, BNSH);
+// 5 seqlens_k int32 [B], each sequence's total length - 1; 6 total_sequence_length int32 (one
+// element, T); 7 cos_cache, 8 sin_cache [max position, R/2] (with do_rotary). Inputs 9-11
+// (position_ids, attention_bias, head_sink) are refused as not implemented.
+// Attributes: num_heads N, kv_num_heads Nk (N a multiple of it: query head h reads key/value
+// head h / (N / Nk)), scale (0: 1/sqrt(H)), softcap (0: none), local_window_size (-1: none),
+// do_rotary, rotary_interleaved, smooth_softmax; qk_output must be 0.
+// Outputs: 0 output [B, S, N·H]; 1 present_key, 2 present_value [B, Nk, max(T, P), H].
+// As ONNX Runtime: the first prompt (S == T) has no past; otherwise S is 1 (token generation) or
+// the batch is 1 (a further prompt) and sequence b's past is its total length - S. Each sequence's
+// past rows [0, past) are copied from past_key/past_value and its new rows follow them (rotated at
+// positions past + s when do_rotary); the rest of the present cache is zeros. Query row s attends
+// to keys [0, past + s] (with a window, the last local_window_size of them, its own included, as
+// ONNX Runtime 1.30 takes it), with
+// scores = scale · q·k, then softcap · tanh(score / softcap), then softmax (smooth_softmax: with an
+// extra logit 0 in the denominator).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "kernels/cpu/contrib/contrib_kernels.h"
+#include "kernels/cpu/small_vector.h"
+#include "kernels/cpu/types.h"
+
+namespace kiln::cpu {
+namespace {
+
+class GroupQueryAttention final : public Kernel {
+ public:
+  explicit GroupQueryAttention(const KernelInfo& info)
+      : num_heads_(info.GetInt("num_heads", 0)),
+        kv_num_heads_(info.GetInt("kv_num_heads", 0)),
+        scale_(info.GetFloat("scale", 0.0f)),
+        softcap_(info.GetFloat("softcap", 0.0f)),
+        local_window_(info.GetInt("local_window_size", -1)),
+        do_rotary_(info.GetInt("do_rotary", 0) != 0),
+        interleaved_(info.GetInt("rotary_interleaved", 0) != 0),
+        smooth_softmax_(info.GetInt("smooth_softmax", 0) != 0) {
+    if (num_heads_ <= 0 || kv_num_heads_ <= 0 || num_heads_ % kv_num_heads_ != 0) {
+      info.Fail(ErrorCode::kInvalidGraph,
+                "attributes 'num_heads' (" + std::to_string(num_heads_) + ") and 'kv_num_heads' (" +
+                    std::to_string(kv_num_heads_) +
+                    ") must be > 0, num_heads a multiple of kv_num_heads");
+    }
+    if (info.GetInt("qk_output", 0) != 0) {
+      info.Fail(ErrorCode::kNotImplemented, "attribute 'qk_output' is not implemented");
+    }
+    if (softcap_ < 0.0f) {
+      info.Fail(ErrorCode::kInvalidGraph, "attribute 'softcap' must be >= 0");
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    for (size_t i : {size_t{9}, size_t{10}, size_t{11}}) {
+      if (ctx.OptionalInput(i) != nullptr) {
+        info.Fail(ErrorCode::kNotImplemented,
+                  "input " + std::to_string(i) +
+                      " (position_ids, attention_bias or head_sink) is not implemented");
+      }
+    }
+    const Tensor& query = ctx.Input(0);
+    const Tensor* key = ctx.OptionalInput(1);
+    const Tensor* value = ctx.OptionalInput(2);
+    const Tensor* past_key = ctx.OptionalInput(3);
+    const Tensor* past_value = ctx.OptionalInput(4);
+    const Tensor& seqlens = ctx.Input(5);
+    const Tensor& total_len = ctx.Input(6);
+    const Tensor* cos = ctx.OptionalInput(7);
+    const Tensor* sin = ctx.OptionalInput(8);
+
+    for (const auto& [t, name] :
+         {std::pair{&query, "query"}, std::pair{key, "key"}, std::pair{value, "value"},
+          std::pair{past_key, "past_key"}, std::pair{past_value, "past_value"},
+          std::pair{cos, "cos_cache"}, std::pair{sin, "sin_cache"}}) {
+      if (t != nullptr && t->type() != DataType::kFloat) {
+        info.Fail(ErrorCode::kNotImplemented, std::string("input '") + name + "' is " +
+                                                  DataTypeName(t->type()) +
+                                                  "; only float is supported");
+      }
+    }
+    const std::vector<int64_t>& qd = query.shape().dims();
+    if (qd.size() != 3) Bad(info, "query", query, "[batch, sequence, hidden]");
+    const int64_t batch = qd[0];
+    const int64_t seq = qd[1];
+    const bool packed = key == nullptr;
+    if ((key == nullptr) != (value == nullptr)) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "inputs 'key' and 'value' come together (or neither, with Q, K and V packed)");
+    }
+    const int64_t heads_in_query = packed ? num_heads_ + 2 * kv_num_heads_ : num_heads_;
+    if (qd[2] % heads_in_query != 0) {
+      Bad(info, "query", query,
+          "a last dimension that is a multiple of " + std::to_string(heads_in_query) + " heads");
+    }
+    const int64_t head = qd[2] / heads_in_query;
+    const int64_t kv_hidden = kv_num_heads_ * head;
+    if (!packed) {
+      for (const auto& [t, name] : {std::pair{key, "key"}, std::pair{value, "value"}}) {
+        const std::vector<int64_t>& d = t->shape().dims();
+        if (d.size() != 3 || d[0] != batch || d[1] != seq || d[2] != kv_hidden) {
+          Bad(info, name, *t,
+              "[" + std::to_string(batch) + ", " + std::to_string(seq) + ", " +
+                  std::to_string(kv_hidden) + "] (kv_num_heads times the head size " +
+                  std::to_string(head) + ")");
+        }
+      }
+    }
+    if ((past_key == nullptr) != (past_value == nullptr)) {
+      info.Fail(ErrorCode::kInvalidArgument, "inputs 'past_key' and 'past_value' come together");
+    }
+    int64_t past_rows = 0;
+    if (past_key != nullptr) {
+      past_rows = past_key->shape().rank() == 4 ? past_key->shape().dims()[2] : -1;
+      for (const auto& [t, name] :
+           {std::pair{past_key, "past_key"}, std::pair{past_value, "past_value"}}) {
+        const std::vector<int64_t>& d = t->shape().dims();
+        if (d.size() != 4 || d[0] != batch || d[1] != kv_num_heads_ || d[2] != past_rows ||
+            d[3] != head) {
+          Bad(info, name, *t,
+              "[" + std::to_string(batch) + ", " + std::to_string(kv_num_heads_) + ", P, " +
+                  std::to_string(head) + "], the same P for both");
+        }
+      }
+    }
+    if (seqlens.type() != DataType::kInt32 || seqlens.shape().dims() != std::vector{batch}) {
+      Bad(info, "seqlens_k", seqlens, "int32 [" + std::to_string(batch) + "]");
+    }
+    if (total_len.type() != DataType::kInt32 || total_len.element_count() != 1) {
+      Bad(info, "total_sequence_length", total_len, "int32 of one element");
+    }
+    const int64_t total = *static_cast<const int32_t*>(total_len.data());
+    const int64_t present_rows = std::max(total, past_rows);
+    const bool subsequent_prompt = seq > 1 && seq != total;
+    if (subsequent_prompt && batch != 1) {
+      info.Fail(ErrorCode::kInvalidArgument, "a sequence of " + std::to_string(seq) +
+                                                 " tokens that is not the first prompt (" +
+                                                 "total_sequence_length " + std::to_string(total) +
+                                                 ") needs batch 1, not " + std::to_string(batch));
+    }
+    const bool first_prompt = !subsequent_prompt && seq == total;
+    const auto* lens = static_cast<const int32_t*>(seqlens.data());
+    SmallVector<int64_t> past_of(static_cast<size_t>(batch));
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t len = int64_t{lens[b]} + 1;
+      const int64_t past = first_prompt ? 0 : len - seq;
+      if (len < 1 || len > present_rows || past < 0 || past > past_rows ||
+          (first_prompt && len != seq)) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "seqlens_k[" + std::to_string(b) + "] is " + std::to_string(lens[b]) +
+                      ": a total length of " + std::to_string(len) + " does not fit " +
+                      std::to_string(seq) + " new tokens after a past of at most " +
+                      std::to_string(past_rows) + " in a cache of " + std::to_string(present_rows) +
+                      (first_prompt ? " (first prompt)" : ""));
+      }
+      past_of[static_cast<size_t>(b)] = past;
+    }
+    int64_t rotary = 0;
+    if (do_rotary_) {
+      if (cos == nullptr || sin == nullptr || cos->shape().rank() != 2 ||
+          cos->shape().dims() != sin->shape().dims() || 2 * cos->shape().dims()[1] > head ||
+          cos->shape().dims()[0] < present_rows) {
+        info.Fail(
+            ErrorCode::kInvalidArgument,
+            "do_rotary needs inputs 'cos_cache' and 'sin_cache' of one shape [positions, R/2] "
+            "with R at most the head size " +
+                std::to_string(head) + " and at least " + std::to_string(present_rows) +
+                " positions");
+      }
+      rotary = 2 * cos->shape().dims()[1];
+    }
+
+    const int64_t out_dims[] = {batch, seq, num_heads_ * head};
+    Tensor& out = ctx.OutputForOverwrite(0, DataType::kFloat, out_dims);
+    const int64_t cache_dims[] = {batch, kv_num_heads_, present_rows, head};
+    float* present_k = Cache(ctx, 1, cache_dims);
+    float* present_v = Cache(ctx, 2, cache_dims);
+    const auto H = static_cast<size_t>(head);
+    const auto S = static_cast<size_t>(seq);
+    const auto rows = static_cast<size_t>(present_rows);
+    const auto kvh = static_cast<size_t>(kv_num_heads_);
+    const auto nh = static_cast<size_t>(num_heads_);
+    const size_t cache_size = static_cast<size_t>(batch) * kvh * rows * H;
+    // The caches this run attends over: the outputs, or scratch when they are not wanted.
+    float* keys = present_k != nullptr ? present_k : ctx.Scratch<float>(cache_size);
+    float* values = present_v != nullptr ? present_v : ctx.Scratch<float>(cache_size);
+    std::fill(keys, keys + cache_size, 0.0f);
+    std::fill(values, values + cache_size, 0.0f);
+
+    const auto* qp = static_cast<const float*>(query.data());
+    const float* kp =
+        packed ? qp + static_cast<size_t>(num_heads_) * H : static_cast<const float*>(key->data());
+    const float* vp = packed ? qp + static_cast<size_t>(num_heads_ + kv_num_heads_) * H
+                             : static_cast<const float*>(value->data());
+    const size_t q_stride = static_cast<size_t>(qd[2]);  // between tokens
+    const size_t kv_stride = packed ? q_stride : static_cast<size_t>(kv_hidden);
+    const float* cp = cos != nullptr ? static_cast<const float*>(cos->data()) : nullptr;
+    const float* sp = sin != nullptr ? static_cast<const float*>(sin->data()) : nullptr;
+    const auto half = static_cast<size_t>(rotary / 2);
+    const auto rotate = [&](const float* in, float* dst, int64_t position) {
+      std::copy(in, in + H, dst);
+      const float* c = cp + static_cast<size_t>(position) * half;
+      const float* sn = sp + static_cast<size_t>(position) * half;
+      for (size_t i = 0; i < half; ++i) {
+        const size_t a = interleaved_ ? 2 * i : i;
+        const size_t b = interleaved_ ? 2 * i + 1 : i + half;
+        dst[a] = c[i] * in[a] - sn[i] * in[b];
+        dst[b] = sn[i] * in[a] + c[i] * in[b];
+      }
+    };
+
+    // The caches: each sequence's past rows, then its new (rotated) rows.
+    for (size_t b = 0; b < static_cast<size_t>(batch); ++b) {
+      const auto past = static_cast<size_t>(past_of[b]);
+      for (size_t h = 0; h < kvh; ++h) {
+        float* kc = keys + (b * kvh + h) * rows * H;
+        float* vc = values + (b * kvh + h) * rows * H;
+        if (past > 0) {
+          const size_t from = (b * kvh + h) * static_cast<size_t>(past_rows) * H;
+          std::memcpy(kc, static_cast<const float*>(past_key->data()) + from,
+                      past * H * sizeof(float));
+          std::memcpy(vc, static_cast<const float*>(past_value->data()) + from,
+                      past * H * sizeof(float));
+        }
+        for (size_t s = 0; s < S; ++s) {
+          const float* k_in = kp + (b * S + s) * kv_stride + h * H;
+          const float* v_in = vp + (b * S + s) * kv_stride + h * H;
+          if (rotary > 0) {
+            rotate(k_in, kc + (past + s) * H, static_cast<int64_t>(past + s));
+          } else {
+            std::copy(k_in, k_in + H, kc + (past + s) * H);
+          }
+          std::copy(v_in, v_in + H, vc + (past + s) * H);
+        }
+      }
+    }
+
+    const float scale = scale_ == 0.0f ? 1.0f / std::sqrt(static_cast<float>(head)) : scale_;
+    auto* yp = static_cast<float*>(out.data());
+    const size_t group = nh / kvh;
+    ctx.threads().ParallelFor(
+        static_cast<size_t>(batch) * nh * S, 4, [&](size_t begin, size_t end) {
+          float* q = ctx.Scratch<float>(H);
+          float* scores = ctx.Scratch<float>(rows);
+          for (size_t task = begin; task < end; ++task) {
+            const size_t s = task % S;
+            const size_t h = (task / S) % nh;
+            const size_t b = task / (S * nh);
+            const auto past = static_cast<size_t>(past_of[b]);
+            const float* q_in = qp + (b * S + s) * q_stride + h * H;
+            if (rotary > 0) {
+              rotate(q_in, q, static_cast<int64_t>(past + s));
+            } else {
+              std::copy(q_in, q_in + H, q);
+            }
+            const size_t length = past + s + 1;  // causal
+            const size_t first = local_window_ > 0 && length > static_cast<size_t>(local_window_)
+                                     ? length - static_cast<size_t>(local_window_)
+                                     : 0;
+            const float* kc = keys + (b * kvh + h / group) * rows * H;
+            const float* vc = values + (b * kvh + h / group) * rows * H;
+            float max = smooth_softmax_ ? 0.0f : -std::numeric_limits<float>::infinity();
+            for (size_t j = first; j < length; ++j) {
+              float dot = 0;
+              for (size_t i = 0; i < H; ++i) dot += q[i] * kc[j * H + i];
+              float v = dot * scale;
+              if (softcap_ > 0.0f) v = softcap_ * std::tanh(v / softcap_);
+              scores[j] = v;
+              max = std::max(max, v);
+            }
+            double sum = smooth_softmax_ ? std::exp(double{-max}) : 0.0;
+            for (size_t j = first; j < length; ++j) {
+              scores[j] = std::exp(scores[j] - max);
+              sum += scores[j];
+            }
+            float* y = yp + (b * S + s) * nh * H + h * H;
+            std::fill(y, y + H, 0.0f);
+            for (size_t j = first; j < length; ++j) {
+              const auto p = static_cast<float>(scores[j] / sum);
+              for (size_t i = 0; i < H; ++i) y[i] += p * vc[j * H + i];
+            }
+          }
+        });
+  }
+
+ private:
+  static float* Cache(KernelContext& ctx, size_t i, std::span<const int64_t> dims) {
+    if (!ctx.WantsOutput(i)) return nullptr;
+    return static_cast<float*>(ctx.OutputForOverwrite(i, DataType::kFloat, dims).data());
+  }
+
+  [[noreturn]] static void Bad(const KernelInfo& info, const char* name, const Tensor& t,
+                               const std::string& want) {
+    info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + name + "' is " +
+                                               DataTypeName(t.type()) + " " + t.shape().ToString() +
+                                               "; it must be " + want);
+  }
+
+  int64_t num_heads_;
+  int64_t kv_num_heads_;
+  float scale_;
+  float softcap_;
+  int64_t local_window_;
+  bool do_rotary_;
+  bool interleaved_;
+  bool smooth_softmax_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeGroupQueryAttention(const KernelInfo& info) {
+  return Make<GroupQueryAttention>(info);
+}
+
+}  // namespace kiln::cpu
