@@ -1707,6 +1707,46 @@ def g_gqa(rng, c):
     c.output(pv, F32)
 
 
+@gen("IntImages")
+def g_int_images(rng, c):
+    """8-bit images through the ops that take them: MaxPool (opset 12+), Resize (nearest and
+    linear, rounding back to the integer type), Pad, Transpose, Relu (opset 14), Clip."""
+    op = pick(rng, ["MaxPool", "Resize", "Resize", "Pad", "Relu", "Clip", "GlobalMaxPool"])
+    dt = pick(rng, [np.dtype("uint8"), np.dtype("int8")])
+    info = np.iinfo(dt)
+    shape = [int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(2, 9)),
+             int(rng.integers(2, 9))]
+    x = c.input(rng.integers(info.min, info.max + 1, size=shape).astype(dt))
+    if op == "MaxPool":
+        c.opset = 12
+        k = [int(rng.integers(1, min(4, shape[2] + 1))), int(rng.integers(1, min(4, shape[3] + 1)))]
+        c.output(c.node(op, [x], kernel_shape=k, strides=[int(rng.integers(1, 3))] * 2,
+                        pads=[int(rng.integers(0, k[0])), int(rng.integers(0, k[1]))] * 2 if maybe(rng) else None), dt)
+    elif op == "GlobalMaxPool":
+        c.opset = 12
+        c.output(c.node(op, [x]), dt)
+    elif op == "Resize":
+        c.opset = 13
+        mode = pick(rng, ["nearest", "linear"])
+        scales = [1.0, 1.0] + [float(pick(rng, [0.5, 1.5, 2.0, 3.0])) for _ in range(2)]
+        c.output(c.node(op, [x, "", c.init(np.array(scales, F32))], mode=mode,
+                        coordinate_transformation_mode=pick(rng, ["half_pixel", "asymmetric", "align_corners"])), dt)
+    elif op == "Pad":
+        c.opset = 13
+        pads = [0, 0, int(rng.integers(0, 3)), int(rng.integers(0, 3)), 0, 0, int(rng.integers(0, 3)), int(rng.integers(0, 3))]
+        c.output(c.node(op, [x, c.init(np.array(pads, I64))], mode=pick(rng, ["constant", "edge", "reflect"])), dt)
+    elif op == "Relu":
+        c.opset = 14
+        if dt == np.dtype("uint8"):
+            c.inputs[-1] = (c.inputs[-1][0], c.inputs[-1][1].astype(np.int8))
+            dt = np.dtype("int8")
+        c.output(c.node(op, [x]), dt)
+    else:
+        c.opset = 13
+        lo, hi = sorted(int(v) for v in rng.integers(info.min, info.max + 1, size=2))
+        c.output(c.node(op, [x, c.init(np.array(lo, dt)), c.init(np.array(hi, dt))]), dt)
+
+
 @gen("TopKTies")
 def g_topk_ties(rng, c):
     """TopK over values with ties: the spec orders equal values by index (smaller first)."""

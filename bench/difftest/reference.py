@@ -78,7 +78,7 @@ def _cubic_weight(t, a):
 
 def resize(attrs, inputs):
     x = inputs[0]
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fiu":
         return None
     roi = inputs[1] if len(inputs) > 1 else None
     scales = inputs[2] if len(inputs) > 2 else None
@@ -143,6 +143,11 @@ def resize(attrs, inputs):
             rows.append(acc)
         y = np.concatenate(rows, axis=ax)
     y = np.where(outside, extrapolation, y)
+    if x.dtype.kind in "iu":  # truncated toward zero, but an integer result a rounding error off
+        near = np.rint(y)      # stays that integer
+        y = np.where(np.abs(y - near) < 1e-9 * np.maximum(1, np.abs(y)), near, np.trunc(y))
+        info = np.iinfo(x.dtype)
+        y = np.clip(y, info.min, info.max)
     return [y.astype(x.dtype)]
 
 

@@ -9,8 +9,8 @@
 //     cubic, widened filters when downsampling, as the ONNX reference does).
 // Output sizes from scales are floor(input * scale), as ONNX Runtime and the ONNX reference
 // compute them. Nearest copies elements of the numeric types, bool and string; linear and cubic
-// compute in double over the numeric types (integer results truncated toward zero and
-// saturated).
+// compute in double over the numeric types (integer results truncated toward zero, the exact
+// integers among them kept, and saturated).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -666,7 +666,11 @@ class Resize final : public Kernel {
       const double hi = static_cast<double>(std::numeric_limits<T>::max());
       if (v <= lo) return std::numeric_limits<T>::lowest();
       if (v >= hi) return std::numeric_limits<T>::max();
-      return static_cast<T>(v);
+      // Truncated toward zero, after a nudge away from it of a billionth: a result that is an
+      // integer exactly (as interpolating integers at rational positions often is) but came out
+      // a rounding error short of it (163.99999999999997) truncates to that integer, not the one
+      // below (a result that close to an integer without being one is not met in practice).
+      return static_cast<T>(v + std::copysign(1e-9 * std::max(1.0, std::fabs(v)), v));
     } else {
       return static_cast<T>(v);
     }

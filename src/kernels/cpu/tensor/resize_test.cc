@@ -100,6 +100,15 @@ TEST(TensorResize, LinearOneDimensionAndTypes) {
                       MakeTensor<uint8_t>({5}, {0, 10, 20, 30, 40}), {2})
                 .Run();
   EXPECT_EQ(Values<uint8_t>(*u8[0]), (std::vector<uint8_t>{7, 32}));
+  // Results that are integers exactly stay those integers: 126 = (180 + 2·99) / 3 came out of
+  // the two-axis blend as 125.99999999999999, truncated to 125 before.
+  auto exact = WithScales(NodeTest("Resize", 13).Attr("mode", "linear"),
+                          MakeTensor<uint8_t>({1, 1, 1, 3}, {180, 99, 224}), {1, 1, 2, 3})
+                   .Run();
+  const std::vector<uint8_t> row = {180, 180, 153, 126, 99, 140, 182, 224, 224};
+  std::vector<uint8_t> rows = row;
+  rows.insert(rows.end(), row.begin(), row.end());
+  EXPECT_EQ(Values<uint8_t>(*exact[0]), rows);
   auto h = WithSizes(NodeTest("Resize", 13).Attr("mode", "linear"),
                      MakeTensor<Float16>({2}, {Float16::FromFloat(0), Float16::FromFloat(1)}), {4})
                .Run();
