@@ -136,6 +136,10 @@ class GroupQueryAttention final : public Kernel {
       Bad(info, "total_sequence_length", total_len, "int32 of one element");
     }
     const int64_t total = *static_cast<const int32_t*>(total_len.data());
+    if (total < 1) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "input 'total_sequence_length' is " + std::to_string(total) + "; it must be >= 1");
+    }
     const int64_t present_rows = std::max(total, past_rows);
     const bool subsequent_prompt = seq > 1 && seq != total;
     if (subsequent_prompt && batch != 1) {

@@ -220,6 +220,10 @@ TEST(ContribGroupQueryAttention, Errors) {
   ExpectNodeError(Gqa(c, d), ErrorCode::kInvalidArgument,
                   "seqlens_k[1] is 4: a total length of 5 does not fit 1 new tokens after a past "
                   "of at most 3");
+  Config none = c;
+  none.total = 0, none.lens = {1, 1};
+  ExpectNodeError(Gqa(none, d), ErrorCode::kInvalidArgument,
+                  "input 'total_sequence_length' is 0; it must be >= 1");
   Config bad = c;
   bad.heads = 3, bad.kv_heads = 2, bad.lens = {2, 3};
   ExpectNodeError(Gqa(bad, MakeData(bad, 11)), ErrorCode::kInvalidGraph,
