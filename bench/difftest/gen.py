@@ -1747,6 +1747,136 @@ def g_int_images(rng, c):
         c.output(c.node(op, [x, c.init(np.array(lo, dt)), c.init(np.array(hi, dt))]), dt)
 
 
+@gen("QuantContrib")
+def g_quant_contrib(rng, c):
+    """The com.microsoft quantized ops that ONNX Runtime's quantization tools write."""
+    c.ms_opset = True
+    c.int_tol = 1
+    ms = "com.microsoft"
+    op = pick(rng, ["QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu",
+                    "QLinearGlobalAveragePool", "QLinearConcat", "QLinearAveragePool",
+                    "DynamicQuantizeMatMul", "MatMulIntegerToFloat", "MatMulNBits"])
+    dt = pick(rng, [U8, I8])
+    shape = [int(rng.integers(1, 3)), int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 6))]
+    if op in ("QLinearAdd", "QLinearMul"):
+        sa, za = qparams(rng, c, dt)
+        sb, zb = qparams(rng, c, dt)
+        sy, zy = qparams(rng, c, dt)
+        a = c.input(qtensor(rng, dt, shape))
+        b = c.value(qtensor(rng, dt, broadcast_partner(rng, shape)))
+        c.output(c.node(op, [a, sa, za, b, sb, zb, sy, zy], domain=ms), dt)
+    elif op in ("QLinearSigmoid", "QLinearLeakyRelu"):
+        sx, zx = qparams(rng, c, dt)
+        sy, zy = qparams(rng, c, dt)
+        attrs = {"alpha": float(pick(rng, [0.01, 0.2]))} if op == "QLinearLeakyRelu" else {}
+        c.output(c.node(op, [c.input(qtensor(rng, dt, shape)), sx, zx, sy, zy], domain=ms, **attrs), dt)
+    elif op == "QLinearGlobalAveragePool":
+        sx, zx = qparams(rng, c, dt)
+        sy, zy = qparams(rng, c, dt)
+        c.output(c.node(op, [c.input(qtensor(rng, dt, shape)), sx, zx, sy, zy], domain=ms,
+                        channels_last=0), dt)
+    elif op == "QLinearAveragePool":
+        sx, zx = qparams(rng, c, dt)
+        sy, zy = qparams(rng, c, dt)
+        k = [int(rng.integers(1, shape[2] + 1)), int(rng.integers(1, shape[3] + 1))]
+        c.output(c.node(op, [c.input(qtensor(rng, dt, shape)), sx, zx, sy, zy], domain=ms,
+                        kernel_shape=k, strides=[int(rng.integers(1, 3))] * 2,
+                        count_include_pad=int(rng.integers(0, 2)),
+                        pads=[int(rng.integers(0, k[0])), int(rng.integers(0, k[1]))] * 2 if maybe(rng) else None), dt)
+    elif op == "QLinearConcat":
+        sy, zy = qparams(rng, c, dt)
+        ins = [sy, zy]
+        axis = int(rng.integers(0, 4))
+        for _ in range(int(rng.integers(1, 4))):
+            s2 = list(shape)
+            s2[axis] = int(rng.integers(1, 4))
+            sx, zx = qparams(rng, c, dt)
+            ins += [c.input(qtensor(rng, dt, s2)), sx, zx]
+        c.output(c.node(op, ins, domain=ms, axis=axis), dt)
+    elif op == "DynamicQuantizeMatMul":
+        c.int_tol = 0
+        m, k, n = (int(rng.integers(1, 24)) for _ in range(3))
+        a = c.input(randf(rng, [m, k]))
+        b = c.init(qtensor(rng, I8, [k, n]))
+        per_col = maybe(rng)
+        bs = c.init(rng.uniform(0.005, 0.05, size=[n] if per_col else [1]).astype(F32))
+        ins = [a, b, bs, c.init(np.zeros([n] if per_col else [1], I8))]
+        if maybe(rng):
+            ins.append(c.init(randf(rng, [n])))
+        c.output(c.node(op, ins, domain=ms), F32)
+    elif op == "MatMulIntegerToFloat":
+        c.int_tol = 0
+        m, k, n = (int(rng.integers(1, 24)) for _ in range(3))
+        a = c.input(qtensor(rng, U8, [m, k]))
+        b = c.init(qtensor(rng, I8, [k, n]))
+        ins = [a, b, c.init(np.array(rng.uniform(0.01, 0.1), F32)),
+               c.init(rng.uniform(0.005, 0.05, size=[n]).astype(F32)),
+               c.init(np.array(rng.integers(0, 200), U8)), c.init(np.zeros([n], I8))]
+        if maybe(rng):
+            ins.append(c.init(randf(rng, [n])))
+        c.output(c.node(op, ins, domain=ms), F32)
+    else:  # MatMulNBits: 4-bit blocks along K, packed two per byte, with scales (and zero points)
+        c.int_tol = 0
+        m, n = int(rng.integers(1, 9)), int(rng.integers(1, 17))
+        block = int(pick(rng, [16, 32]))
+        k = block * int(rng.integers(1, 4))
+        blocks = k // block
+        q = rng.integers(0, 16, size=[n, blocks, block]).astype(np.uint8)
+        packed = (q[..., 0::2] | (q[..., 1::2] << 4)).astype(np.uint8)
+        scales = rng.uniform(0.01, 0.1, size=[n * blocks]).astype(F32)
+        ins = [c.input(randf(rng, [m, k])), c.init(packed), c.init(scales)]
+        if maybe(rng):
+            zp = rng.integers(0, 16, size=[n, (blocks + 1) // 2 * 2]).astype(np.uint8)
+            ins.append(c.init((zp[:, 0::2] | (zp[:, 1::2] << 4)).astype(np.uint8).reshape(-1)))
+        c.output(c.node(op, ins, domain=ms, K=k, N=n, bits=4, block_size=block), F32)
+
+
+@gen("Sequences")
+def g_sequences(rng, c):
+    """Sequence ops inside a graph whose inputs and outputs are tensors."""
+    shape = rand_shape(rng, int(rng.integers(1, 4)), 1, 5)
+    rank = len(shape)
+    x = c.input(randf(rng, shape))
+    axis = int(rng.integers(-rank, rank))
+    if maybe(rng):
+        seq = c.node("SplitToSequence", [x], axis=axis,
+                     keepdims=int(rng.integers(0, 2)) if maybe(rng) else None)
+    else:
+        parts = [c.value(randf(rng, shape)) for _ in range(int(rng.integers(1, 4)))]
+        seq = c.node("SequenceConstruct", [x] + parts)
+    kind = pick(rng, ["ConcatFromSequence", "SequenceAt", "SequenceLength", "Insert"])
+    if kind == "ConcatFromSequence":
+        c.output(c.node(kind, [seq], axis=0, new_axis=int(rng.integers(0, 2))), F32)
+    elif kind == "SequenceAt":
+        c.output(c.node(kind, [seq, c.value(np.array(int(rng.integers(-1, 1)), I64))]), F32)
+    elif kind == "SequenceLength":
+        c.output(c.node(kind, [seq]), I64)
+    else:
+        seq2 = c.node("SequenceInsert", [seq, c.value(randf(rng, c.inputs[0][1].shape))])
+        c.output(c.node("SequenceAt", [seq2, c.value(np.array(-1, I64))]), F32)
+
+
+@gen("NMS")
+def g_nms(rng, c):
+    c.opset = 11
+    b, classes, n = int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(1, 12))
+    center = int(rng.integers(0, 2))
+    xy = rng.uniform(0, 10, size=[b, n, 2])
+    wh = rng.uniform(0.5, 4, size=[b, n, 2])
+    boxes = np.concatenate([xy, wh], -1) if center else np.concatenate([xy, xy + wh], -1)
+    if not center and maybe(rng, 0.3):
+        boxes = boxes[..., [2, 3, 0, 1]]  # corners in the other order
+    scores = rng.permutation(b * classes * n).reshape([b, classes, n]).astype(F32) / (b * classes * n)
+    ins = [c.input(boxes.astype(F32)), c.input(scores)]
+    if maybe(rng, 0.8):
+        ins.append(c.value(np.array([int(rng.integers(0, n + 2))], I64)))
+        if maybe(rng, 0.8):
+            ins.append(c.value(np.array([float(rng.uniform(0, 0.8))], F32)))
+            if maybe(rng):
+                ins.append(c.value(np.array([float(rng.uniform(0, 0.9))], F32)))
+    c.output(c.node("NonMaxSuppression", ins, center_point_box=center if center or maybe(rng) else None), I64)
+
+
 @gen("TopKTies")
 def g_topk_ties(rng, c):
     """TopK over values with ties: the spec orders equal values by index (smaller first)."""
