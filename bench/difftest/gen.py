@@ -1430,7 +1430,7 @@ def g_rnn(rng, c):
 def g_contrib(rng, c):
     op = pick(rng, ["LayerNormalization", "SimplifiedLayerNormalization", "SkipLayerNormalization",
                     "SkipSimplifiedLayerNormalization", "QuickGelu", "FastGelu",
-                    "EmbedLayerNormalization",
+                    "EmbedLayerNormalization", "FusedGemm", "FusedMatMul",
                     "BiasGelu", "Gelu"])
     c.opset = pick(rng, [11, 12, 13, 14, 16])
     hidden = int(pick(rng, [4, 8, 16, 24, 33]))
@@ -1472,6 +1472,42 @@ def g_contrib(rng, c):
             for i, o in enumerate(outs):
                 if c.nodes[-1].output[i]:
                     c.output(o, F32)
+        return
+    if op == "FusedGemm":
+        c.inputs.pop()
+        m, k, n = (int(rng.integers(1, 20)) for _ in range(3))
+        ta, tb = int(rng.integers(0, 2)), int(rng.integers(0, 2))
+        act = pick(rng, ["", "Relu", "LeakyRelu", "Tanh", "Sigmoid", "HardSigmoid", "Elu", "Selu",
+                         "Softsign", "ThresholdedRelu", "ScaledTanh", "ParametricSoftplus"])
+        attrs = {"transA": ta, "transB": tb, "alpha": float(pick(rng, [1.0, 0.5])),
+                 "beta": float(pick(rng, [1.0, 2.0])), "activation": act or None}
+        if act in ("LeakyRelu", "HardSigmoid", "Elu", "ThresholdedRelu", "ScaledTanh",
+                   "ParametricSoftplus") and maybe(rng):
+            attrs["activation_alpha"] = float(rng.uniform(0.1, 1.5))
+        if act in ("HardSigmoid", "ScaledTanh", "ParametricSoftplus") and maybe(rng):
+            attrs["activation_beta"] = float(rng.uniform(0.1, 1.0))
+        ins = [c.input(randf(rng, [k, m] if ta else [m, k])), c.value(randf(rng, [n, k] if tb else [k, n]))]
+        if maybe(rng, 0.7):
+            ins.append(c.value(randf(rng, pick(rng, [[n], [1, n], [m, n], [m, 1]]))))
+        c.output(c.node(op, ins, domain=ms, **attrs), F32)
+        return
+    if op == "FusedMatMul":  # transBatchA / transBatchB, as ONNX Runtime's fusion writes them
+        c.inputs.pop()
+        b_, m, k, n = (int(rng.integers(1, 5)) for _ in range(4))
+        extra = rand_shape(rng, int(rng.integers(0, 2)), 1, 3)
+        tba, tbb = int(rng.integers(0, 2)), int(rng.integers(0, 2))
+        ta, tb = int(rng.integers(0, 2)), int(rng.integers(0, 2))
+        def stored(rows, cols, batch_first):
+            logical = extra + [b_, rows, cols]
+            if not batch_first:
+                return logical
+            return [logical[-2]] + logical[:-2] + [logical[-1]]  # first axis becomes the rows
+        a_rows, a_cols = (k, m) if ta else (m, k)
+        b_rows, b_cols = (n, k) if tb else (k, n)
+        ins = [c.input(randf(rng, stored(a_rows, a_cols, tba))),
+               c.value(randf(rng, stored(b_rows, b_cols, tbb)))]
+        c.output(c.node(op, ins, domain=ms, transA=ta, transB=tb, transBatchA=tba, transBatchB=tbb,
+                        alpha=float(pick(rng, [1.0, 0.25]))), F32)
         return
     if op == "EmbedLayerNormalization":
         c.inputs.pop()  # x: the op takes token ids

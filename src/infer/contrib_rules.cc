@@ -11,6 +11,7 @@
 //   GroupQueryAttention: output float [B, S, N·H] from query [B, S, N·H] (or packed
 //     [B, S, (N + 2·Nk)·H]); present_key and present_value [B, Nk, ?, H] (their length is
 //     max(total_sequence_length, the past's), a value).
+//   FusedGemm: Gemm's [M, N].
 //   FusedMatMul: MatMul's numpy.matmul shape after transA / transB swap the last two axes of an
 //     operand of rank >= 2.
 //   MultiHeadAttention: [B, S, Dv] from query [B, S, D] and value [B, L, Dv]; num_heads must
@@ -146,6 +147,22 @@ void GroupQueryAttention(InferenceContext& ctx) {
   }
 }
 
+// FusedGemm: Gemm's [M, N] from A and B (transA, transB).
+void FusedGemm(InferenceContext& ctx) {
+  const std::optional<std::vector<int64_t>> a = InputNamedDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> b = InputNamedDims(ctx, 1);
+  for (const auto& [d, name] : {std::pair{&a, "A"}, std::pair{&b, "B"}}) {
+    if (*d && (*d)->size() != 2) {
+      ctx.Fail(std::string("input '") + name + "' has shape " + DimsText(**d) + "; it must be 2-D");
+    }
+  }
+  const bool ta = ctx.info().GetInt("transA", 0) != 0;
+  const bool tb = ctx.info().GetInt("transB", 0) != 0;
+  SetOutputDims(
+      ctx, 0, InputType(ctx, 0),
+      std::vector<int64_t>{a ? (*a)[ta ? 1 : 0] : kUnknownDim, b ? (*b)[tb ? 0 : 1] : kUnknownDim});
+}
+
 void FusedMatMul(InferenceContext& ctx) {
   const DataType type = InputType(ctx, 0);
   const std::optional<std::vector<int64_t>> a_dims = InputNamedDims(ctx, 0);
@@ -161,6 +178,15 @@ void FusedMatMul(InferenceContext& ctx) {
   std::vector<int64_t> b = *b_dims;
   const bool a_vector = a.size() == 1;
   const bool b_vector = b.size() == 1;
+  // transBatchA / transBatchB: axes [1, ..., r-2, 0, r-1] of an operand of rank r >= 3.
+  const auto move_first_axis_to_rows = [](std::vector<int64_t>& d) {
+    if (d.size() < 3) return;
+    const int64_t first = d.front();
+    d.erase(d.begin());
+    d.insert(d.end() - 1, first);
+  };
+  if (ctx.info().GetInt("transBatchA", 0) != 0) move_first_axis_to_rows(a);
+  if (ctx.info().GetInt("transBatchB", 0) != 0) move_first_axis_to_rows(b);
   if (a_vector) a.insert(a.begin(), 1);
   if (b_vector) b.push_back(1);
   if (!a_vector && ctx.info().GetInt("transA", 0) != 0) std::swap(a[a.size() - 1], a[a.size() - 2]);
@@ -243,6 +269,7 @@ constexpr RuleDef kRules[] = {
     {"QuickGelu", QuickGelu, "com.microsoft"},
     {"EmbedLayerNormalization", EmbedLayerNormalization, "com.microsoft"},
     {"GroupQueryAttention", GroupQueryAttention, "com.microsoft"},
+    {"FusedGemm", FusedGemm, "com.microsoft"},
     {"ImageScaler", LikeInput, ""},
     {"Crop", Crop, ""},
     {"Affine", LikeInput, ""},

@@ -27,6 +27,7 @@ std::unique_ptr<Kernel> MakeAffine(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeScaledTanh(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeParametricSoftplus(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeScale(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeFusedGemm(const KernelInfo& info);           // fused_gemm.cc
 std::unique_ptr<Kernel> MakeFusedMatMul(const KernelInfo& info);         // fused_matmul.cc
 std::unique_ptr<Kernel> MakeMultiHeadAttention(const KernelInfo& info);  // multi_head_attention.cc
 std::unique_ptr<Kernel> MakeContribAttention(const KernelInfo& info);    // attention_contrib.cc

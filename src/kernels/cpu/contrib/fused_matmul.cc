@@ -1,9 +1,10 @@
 // FusedMatMul (com.microsoft, opset 1), float and double: Y = alpha · op(A) · op(B) with
 // numpy.matmul semantics (a 1-D A is a row, a 1-D B a column, the added dimension is dropped;
 // batch dimensions broadcast). op transposes the last two axes of an operand of rank >= 2 when
-// transA / transB is 1; a 1-D operand is never transposed. transBatchA / transBatchB (ONNX
-// Runtime's moving of the batch axes into the matrix) are not implemented: 1 gives
-// kNotImplemented naming the attribute. The products are cpu::Gemm calls with alpha folded in,
+// transA / transB is 1; a 1-D operand is never transposed. transBatchA / transBatchB (what ONNX
+// Runtime's MatMul+Transpose fusion writes) first move an operand's first axis of rank r >= 3 to
+// the row axis, axes [1, ..., r-2, 0, r-1] (copied into scratch), before transA / transB apply.
+// The products are cpu::Gemm calls with alpha folded in,
 // reading the transposed operands in place: one product per broadcast batch entry, spread over
 // the threads, or one tall product when B is a single matrix and A is not transposed.
 #include <algorithm>
@@ -23,14 +24,9 @@ class FusedMatMul final : public Kernel {
   explicit FusedMatMul(const KernelInfo& info)
       : alpha_(info.GetFloat("alpha", 1.0f)),
         trans_a_(Flag(info, "transA")),
-        trans_b_(Flag(info, "transB")) {
-    for (const char* name : {"transBatchA", "transBatchB"}) {
-      if (Flag(info, name)) {
-        info.Fail(ErrorCode::kNotImplemented,
-                  std::string("attribute '") + name + "' = 1 is not supported");
-      }
-    }
-  }
+        trans_b_(Flag(info, "transB")),
+        trans_batch_a_(Flag(info, "transBatchA")),
+        trans_batch_b_(Flag(info, "transBatchB")) {}
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
@@ -50,6 +46,8 @@ class FusedMatMul final : public Kernel {
     }
     SmallVector<int64_t> ad(a.shape().dims());
     SmallVector<int64_t> bd(b.shape().dims());
+    const void* a_data = trans_batch_a_ ? MoveFirstAxisToRows(ctx, a, ad) : a.data();
+    const void* b_data = trans_batch_b_ ? MoveFirstAxisToRows(ctx, b, bd) : b.data();
     const bool a_vector = ad.size() == 1;
     const bool b_vector = bd.size() == 1;
     const bool trans_a = trans_a_ && !a_vector;
@@ -79,13 +77,41 @@ class FusedMatMul final : public Kernel {
     if (y.element_count() == 0) return;
     Dispatch<float, double>(a.type(), info, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      Multiply<T>(ctx, static_cast<const T*>(a.data()), a_batch, trans_a,
-                  static_cast<const T*>(b.data()), b_batch, trans_b, batch, static_cast<size_t>(m),
+      Multiply<T>(ctx, static_cast<const T*>(a_data), a_batch, trans_a,
+                  static_cast<const T*>(b_data), b_batch, trans_b, batch, static_cast<size_t>(m),
                   static_cast<size_t>(n), static_cast<size_t>(k), static_cast<T*>(y.data()));
     });
   }
 
  private:
+  // transBatch: t permuted by axes [1, ..., r-2, 0, r-1] into scratch (dims updated), for rank
+  // r >= 3; t's own data otherwise (the permutation is the identity there).
+  static const void* MoveFirstAxisToRows(KernelContext& ctx, const Tensor& t,
+                                         SmallVector<int64_t>& dims) {
+    const size_t r = dims.size();
+    if (r < 3 || t.element_count() == 0) return t.data();
+    const auto d0 = static_cast<size_t>(dims[0]);
+    const auto last = static_cast<size_t>(dims[r - 1]);
+    size_t middle = 1;  // the batch axes 1..r-2, kept in order
+    for (size_t i = 1; i + 1 < r; ++i) middle *= static_cast<size_t>(dims[i]);
+    const size_t size = BitsPerElement(t.type()) / 8;  // float or double (checked below)
+    auto* out = ctx.Scratch<unsigned char>(t.element_count() * size);
+    const auto* in = static_cast<const unsigned char*>(t.data());
+    // in [d0, middle, last] -> out [middle, d0, last]
+    for (size_t i = 0; i < d0; ++i) {
+      for (size_t j = 0; j < middle; ++j) {
+        std::copy(in + ((i * middle + j) * last) * size, in + ((i * middle + j + 1) * last) * size,
+                  out + ((j * d0 + i) * last) * size);
+      }
+    }
+    SmallVector<int64_t> moved;
+    for (size_t i = 1; i + 1 < r; ++i) moved.push_back(dims[i]);
+    moved.push_back(dims[0]);
+    moved.push_back(dims[r - 1]);
+    dims = moved;
+    return out;
+  }
+
   static bool Flag(const KernelInfo& info, const char* name) {
     const int64_t v = info.GetInt(name, 0);
     if (v != 0 && v != 1) {
@@ -141,6 +167,8 @@ class FusedMatMul final : public Kernel {
   float alpha_;
   bool trans_a_;
   bool trans_b_;
+  bool trans_batch_a_;
+  bool trans_batch_b_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // FusedMatMul (com.microsoft): random data against a plain double reference of
 // alpha·op(A)·op(B) with numpy.matmul broadcasting, every transA/transB combination, 1-D
-// operands, broadcast batches, float and double, 1 and 2 threads, and the errors.
+// operands, broadcast batches, transBatchA/transBatchB, float and double, 1 and 2 threads, and the
+// errors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -175,6 +176,64 @@ TEST(ContribFusedMatMul, EmptyOperands) {
   ExpectClose(*zero_k[0], {0, 0, 0, 0});
 }
 
+// transBatchA / transBatchB: the stored operand [d0, d1, ..., d(r-2), d(r-1)] is read as
+// [d1, ..., d(r-2), d0, d(r-1)] (ONNX Runtime's MatMul+Transpose fusion), then transA / transB.
+std::vector<float> MoveFirstAxisToRows(const std::vector<int64_t>& dims,
+                                       const std::vector<float>& data,
+                                       std::vector<int64_t>* moved) {
+  const size_t r = dims.size();
+  *moved = std::vector<int64_t>(dims.begin() + 1, dims.end() - 1);
+  moved->push_back(dims[0]);
+  moved->push_back(dims[r - 1]);
+  std::vector<float> out(data.size());
+  const size_t d0 = static_cast<size_t>(dims[0]);
+  const size_t last = static_cast<size_t>(dims[r - 1]);
+  const size_t middle = data.size() / (d0 * last);
+  for (size_t o = 0; o < out.size(); ++o) {  // out index (j, i, l) reads in index (i, j, l)
+    const size_t l = o % last;
+    const size_t i = (o / last) % d0;
+    const size_t j = o / (last * d0);
+    out[o] = data[(i * middle + j) * last + l];
+  }
+  return out;
+}
+
+TEST(ContribFusedMatMul, TransBatch) {
+  struct Case {
+    std::vector<int64_t> a, b;
+    bool batch_a, batch_b, ta, tb;
+  };
+  const std::vector<Case> cases = {
+      {{3, 2, 4, 5}, {5, 6}, true, false, false, false},
+      {{5, 2, 3, 4}, {5, 6}, true, false, true, false},
+      {{2, 4, 5}, {5, 2, 6}, false, true, false, false},
+      {{3, 2, 5}, {6, 2, 5}, true, true, false, true},
+  };
+  uint32_t seed = 40;
+  for (const Case& c : cases) {
+    const std::vector<float> a = RandomFloats(Count(c.a), seed++);
+    const std::vector<float> b = RandomFloats(Count(c.b), seed++);
+    std::vector<int64_t> ad = c.a;
+    std::vector<int64_t> bd = c.b;
+    const std::vector<float> la = c.batch_a ? MoveFirstAxisToRows(c.a, a, &ad) : a;
+    const std::vector<float> lb = c.batch_b ? MoveFirstAxisToRows(c.b, b, &bd) : b;
+    const Result want = Reference(ad, la, bd, lb, c.ta, c.tb, 0.5);
+    auto out = NodeTest("FusedMatMul", 1, kMs)
+                   .Attr("alpha", 0.5f)
+                   .Attr("transA", int64_t{c.ta ? 1 : 0})
+                   .Attr("transB", int64_t{c.tb ? 1 : 0})
+                   .Attr("transBatchA", int64_t{c.batch_a ? 1 : 0})
+                   .Attr("transBatchB", int64_t{c.batch_b ? 1 : 0})
+                   .Input<float>(c.a, a)
+                   .Input<float>(c.b, b)
+                   .Run(2);
+    SCOPED_TRACE(::testing::Message()
+                 << "A " << Shape(c.a).ToString() << " B " << Shape(c.b).ToString());
+    EXPECT_EQ(out[0]->shape(), Shape(want.dims));
+    ExpectClose(*out[0], want.values, 1e-4, 1e-5, want.magnitudes);
+  }
+}
+
 TEST(ContribFusedMatMul, Errors) {
   const auto mm = [](const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
     NodeTest t("FusedMatMul", 1, kMs);
@@ -188,10 +247,6 @@ TEST(ContribFusedMatMul, Errors) {
                   ErrorCode::kInvalidArgument, "the inner dimensions (2 and 3) differ");
   ExpectNodeError(mm({2, 2, 3}, {3, 3, 2}), ErrorCode::kInvalidArgument, "do not broadcast");
   ExpectNodeError(mm({}, {3}), ErrorCode::kInvalidArgument, "rank 1 or more");
-  ExpectNodeError(mm({2, 3}, {3, 2}).Attr("transBatchA", int64_t{1}), ErrorCode::kNotImplemented,
-                  "attribute 'transBatchA'");
-  ExpectNodeError(mm({2, 3}, {3, 2}).Attr("transBatchB", int64_t{1}), ErrorCode::kNotImplemented,
-                  "attribute 'transBatchB'");
   ExpectNodeError(mm({2, 3}, {3, 2}).Attr("transA", int64_t{2}), ErrorCode::kInvalidGraph,
                   "attribute 'transA' is 2");
   ExpectNodeError(NodeTest("FusedMatMul", 1, kMs).Input<float>({1}, {1}).Input<double>({1}, {1}),

@@ -16,6 +16,7 @@ constexpr KernelDef kDefs[] = {
     {"com.microsoft", "SkipLayerNormalization", 1, kLatestOpset, MakeSkipLayerNormalization},
     {"com.microsoft", "SkipSimplifiedLayerNormalization", 1, kLatestOpset,
      MakeSkipSimplifiedLayerNormalization},
+    {"com.microsoft", "FusedGemm", 1, kLatestOpset, MakeFusedGemm},
     {"com.microsoft", "FusedMatMul", 1, kLatestOpset, MakeFusedMatMul},
     {"com.microsoft", "MultiHeadAttention", 1, kLatestOpset, MakeMultiHeadAttention},
     {"com.microsoft", "Attention", 1, kLatestOpset, MakeContribAttention},

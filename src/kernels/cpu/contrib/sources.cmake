@@ -4,6 +4,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/contrib/attention_contrib.cc
   src/kernels/cpu/contrib/embed_layer_norm.cc
   src/kernels/cpu/contrib/experimental.cc
+  src/kernels/cpu/contrib/fused_gemm.cc
   src/kernels/cpu/contrib/fused_matmul.cc
   src/kernels/cpu/contrib/gelu.cc
   src/kernels/cpu/contrib/group_query_attention.cc
@@ -14,6 +15,7 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/contrib/attention_contrib_test.cc
   src/kernels/cpu/contrib/embed_layer_norm_test.cc
   src/kernels/cpu/contrib/experimental_test.cc
+  src/kernels/cpu/contrib/fused_gemm_test.cc
   src/kernels/cpu/contrib/fused_matmul_test.cc
   src/kernels/cpu/contrib/gelu_test.cc
   src/kernels/cpu/contrib/group_query_attention_test.cc
