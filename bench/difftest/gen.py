@@ -162,8 +162,10 @@ def conv_like(rng, c, transpose):
     # SAME with a span ((kernel - 1) * dilation + 1) under the stride: ONNX gives in * stride
     # outputs (negative padding), ONNX Runtime clamps the padding at 0 and gives fewer. Kiln
     # follows ONNX, so the comparison leaves it out. ONNX Runtime refuses dilated SAME Convs.
-    if all((k - 1) * d + 1 >= s for k, d, s in zip(kernel, dil, strides)) or not transpose:
-        if not (not transpose and any(d > 1 for d in dil)):
+    eff_dil = attrs["dilations"] or [1] * nd  # (what the node says: an omitted one is 1)
+    eff_strides = attrs["strides"] or [1] * nd
+    if all((k - 1) * d + 1 >= s for k, d, s in zip(kernel, eff_dil, eff_strides)) or not transpose:
+        if not (not transpose and any(d > 1 for d in eff_dil)):
             modes += ["SAME_UPPER", "SAME_LOWER"]
     mode = pick(rng, modes)
     if mode == "pads":
@@ -171,7 +173,7 @@ def conv_like(rng, c, transpose):
             [int(rng.integers(0, k)) for k in kernel + kernel]
     elif mode != "none":
         attrs["auto_pad"] = mode
-    if transpose:
+    if transpose and not mode.startswith("SAME"):  # (these set strides the SAME check has not seen)
         if maybe(rng, 0.4):
             attrs["output_padding"] = [int(rng.integers(0, max(s, d))) for s, d in zip(strides, dil)]
             attrs["strides"] = strides
