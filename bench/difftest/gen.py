@@ -1915,6 +1915,73 @@ def g_nms(rng, c):
     c.output(c.node("NonMaxSuppression", ins, center_point_box=center if center or maybe(rng) else None), I64)
 
 
+@gen("AttentionMs")
+def g_attention_ms(rng, c):
+    """com.microsoft Attention (what the transformer optimizer fuses BERT and GPT-2 into) and
+    MultiHeadAttention: masks in their forms, unidirectional, a past, attention bias, bias."""
+    c.ms_opset = True
+    ms = "com.microsoft"
+    i32 = np.dtype("int32")
+    b, s_, heads, hd = int(rng.integers(1, 3)), int(rng.integers(1, 6)), int(pick(rng, [1, 2, 4])), \
+        int(pick(rng, [2, 4, 8]))
+    hidden = heads * hd
+    if maybe(rng):
+        past = int(pick(rng, [0, 0, 1, 3]))
+        total = past + s_
+        ins = [c.input(randf(rng, [b, s_, int(rng.integers(2, 12))])), "", c.init(randf(rng, [3 * hidden]))]
+        din = c.inputs[-1][1].shape[2]
+        ins[1] = c.init(randf(rng, [din, 3 * hidden], -0.5, 0.5))
+        mask_kind = pick(rng, ["none", "raw", "end", "end_start"])
+        if mask_kind == "raw":
+            m = (rng.random([b, total]) < 0.8).astype(i32)
+            m[:, 0] = 1
+            ins.append(c.input(m))
+        elif mask_kind == "end":
+            ins.append(c.input(rng.integers(past + 1, total + 1, size=[b]).astype(i32)))
+        elif mask_kind == "end_start":
+            # (No query row may have every key hidden: there ONNX Runtime's additive -10000 makes
+            # every key, future ones too, count again, which no model relies on.)
+            ends = rng.integers(past + 1, total + 1, size=[b])
+            starts = np.array([int(rng.integers(0, min(e, past + 1))) for e in ends])
+            ins.append(c.input(np.concatenate([ends, starts]).astype(i32)))
+        else:
+            ins.append("")
+        if past:
+            ins.append(c.input(randf(rng, [2, b, heads, past, hd])))
+        attrs = {"num_heads": heads, "unidirectional": 1 if past or maybe(rng, 0.3) else None,
+                 "scale": float(pick(rng, [0.3, 1.0])) if maybe(rng, 0.2) else None}
+        while ins[-1] == "":
+            ins.pop()
+        if past:
+            y, present = c.node("Attention", ins, n_out=2, domain=ms, **attrs)
+            c.output(y, F32)
+            c.output(present, F32)
+        else:
+            c.output(c.node("Attention", ins, domain=ms, **attrs), F32)
+        return
+    kv_len = s_ if maybe(rng) else int(rng.integers(1, 6))
+    vd_head = hd if maybe(rng, 0.7) else int(pick(rng, [2, 6]))
+    ins = [c.input(randf(rng, [b, s_, hidden])), c.input(randf(rng, [b, kv_len, hidden])),
+           c.input(randf(rng, [b, kv_len, heads * vd_head]))]
+    ins.append(c.init(randf(rng, [2 * hidden + heads * vd_head])) if maybe(rng, 0.4) else "")
+    mask_kind = pick(rng, ["none", "none", "lengths", "raw"])
+    if mask_kind == "lengths":
+        ins.append(c.input(rng.integers(1, kv_len + 1, size=[b]).astype(i32)))
+    elif mask_kind == "raw":
+        m = (rng.random([b, kv_len]) < 0.8).astype(i32)
+        m[:, 0] = 1
+        ins.append(c.input(m))
+    else:
+        ins.append("")
+    if maybe(rng, 0.3):
+        ins.append(c.input(randf(rng, [pick(rng, [1, b]), pick(rng, [1, heads]), s_, kv_len])))
+    attrs = {"num_heads": heads, "scale": float(pick(rng, [0.3, 1.0])) if maybe(rng, 0.2) else None,
+             "unidirectional": 1 if kv_len == s_ and maybe(rng, 0.2) else None}
+    while ins[-1] == "":
+        ins.pop()
+    c.output(c.node("MultiHeadAttention", ins, domain=ms, **attrs), F32)
+
+
 @gen("TopKTies")
 def g_topk_ties(rng, c):
     """TopK over values with ties: the spec orders equal values by index (smaller first)."""

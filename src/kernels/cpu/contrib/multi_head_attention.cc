@@ -5,8 +5,12 @@
 // Attributes: num_heads (required, divides D and Dv), scale (0 or absent: 1/√(D/num_heads)),
 // unidirectional (1: query position i attends to key positions j <= i + L - S; a query row with
 // no such position attends to all, as ONNX Runtime's additive mask_filter_value gives),
-// mask_filter_value (read, unused: there is no key_padding_mask).
-// Not implemented (kNotImplemented naming the input or output): key_padding_mask, past_key /
+// mask_filter_value (-10000: added to the scores of keys key_padding_mask hides).
+// key_padding_mask (input 4, optional, int32): [B] each sequence's key length (keys from it on
+// hidden), or [B, L] with 0 where a key is hidden; it is turned with attention_bias into one
+// additive bias [B, num_heads or 1, S, L] in scratch, as ONNX Runtime adds it.
+// Not implemented (kNotImplemented naming the input or output): key_padding_mask's other forms
+// ([3B + 2] and the like), past_key /
 // past_value / past_sequence_length / cache_indirection, the present_key / present_value / qk
 // outputs, and the packed forms (no key: packed QKV; 4-D or 5-D key).
 // One task per (batch, head). On AVX-512 machines, with at least as many tasks as threads, each
@@ -80,6 +84,7 @@ class MultiHeadAttention final : public Kernel {
   explicit MultiHeadAttention(const KernelInfo& info)
       : num_heads_(info.RequireInt("num_heads")),
         scale_(info.GetFloat("scale", 0.0f)),
+        mask_filter_(info.GetFloat("mask_filter_value", -10000.0f)),
         causal_(info.GetInt("unidirectional", 0) != 0),
         bf16_(info.GetInt("bf16", 0) != 0 && Bf16GemmSupported()) {
     if (num_heads_ <= 0) {
@@ -92,10 +97,9 @@ class MultiHeadAttention final : public Kernel {
                                               std::to_string(unidirectional) +
                                               "; it must be 0 or 1");
     }
-    info.GetFloat("mask_filter_value", -10000.0f);  // checks its type; no padding mask uses it
     for (const auto& [i, name] :
-         {std::pair{size_t{4}, "key_padding_mask"}, std::pair{size_t{6}, "past_key"},
-          std::pair{size_t{7}, "past_value"}, std::pair{size_t{8}, "past_sequence_length"},
+         {std::pair{size_t{6}, "past_key"}, std::pair{size_t{7}, "past_value"},
+          std::pair{size_t{8}, "past_sequence_length"},
           std::pair{size_t{9}, "cache_indirection"}}) {
       if (info.HasInput(i)) {
         info.Fail(ErrorCode::kNotImplemented, std::string("input '") + name + "' is not supported");
@@ -195,6 +199,44 @@ class MultiHeadAttention final : public Kernel {
       ab_batch = ad[0];
       ab_heads = ad[1];
     }
+    const Tensor* padding = ctx.OptionalInput(4);
+    const float* combined = nullptr;  // attention_bias with key_padding_mask added, in scratch
+    if (padding != nullptr) {
+      const std::vector<int64_t>& pd = padding->shape().dims();
+      const bool lengths = pd.size() == 1 && pd[0] == batch;
+      const bool raw = pd.size() == 2 && pd[0] == batch && pd[1] == l_len;
+      if (padding->type() != DataType::kInt32 || (!lengths && !raw)) {
+        info.Fail(ErrorCode::kNotImplemented,
+                  "input 'key_padding_mask' is " + std::string(DataTypeName(padding->type())) +
+                      " " + padding->shape().ToString() + "; supported: int32 [" +
+                      std::to_string(batch) + "] (key lengths) or [" + std::to_string(batch) +
+                      ", " + std::to_string(l_len) + "] (0 hides a key)");
+      }
+      const auto* m = static_cast<const int32_t*>(padding->data());
+      const auto B = static_cast<size_t>(batch);
+      const size_t H = attention_bias != nullptr ? static_cast<size_t>(ab_heads) : 1;
+      const auto S = static_cast<size_t>(s_len);
+      const auto L = static_cast<size_t>(l_len);
+      float* out = ctx.Scratch<float>(B * H * S * L);
+      const auto* in =
+          attention_bias != nullptr ? static_cast<const float*>(attention_bias->data()) : nullptr;
+      for (size_t b = 0; b < B; ++b) {
+        for (size_t h = 0; h < H; ++h) {
+          for (size_t s = 0; s < S; ++s) {
+            float* row = out + ((b * H + h) * S + s) * L;
+            for (size_t l = 0; l < L; ++l) {
+              const bool hidden = lengths ? static_cast<int64_t>(l) >= m[b] : m[b * L + l] == 0;
+              const float given =
+                  in != nullptr ? in[(((ab_batch == 1 ? 0 : b) * H + h) * S + s) * L + l] : 0.0f;
+              row[l] = given + (hidden ? mask_filter_ : 0.0f);
+            }
+          }
+        }
+      }
+      combined = out;
+      ab_batch = batch;
+      ab_heads = static_cast<int64_t>(H);
+    }
     const int64_t out_dims[] = {batch, s_len, v_hidden};
     Tensor& y = ctx.OutputForOverwrite(0, DataType::kFloat, out_dims);
     if (y.element_count() == 0) return;
@@ -217,8 +259,10 @@ class MultiHeadAttention final : public Kernel {
     const auto* kp = static_cast<const float*>(key->data());
     const auto* vp = static_cast<const float*>(value.data());
     const float* bp = bias != nullptr ? static_cast<const float*>(bias->data()) : nullptr;
-    const float* abp =
-        attention_bias != nullptr ? static_cast<const float*>(attention_bias->data()) : nullptr;
+    const float* abp = combined != nullptr ? combined
+                       : attention_bias != nullptr
+                           ? static_cast<const float*>(attention_bias->data())
+                           : nullptr;
     const size_t tasks = static_cast<size_t>(batch) * sh.heads;
     // Fewer (batch, head) pairs than threads (one head, or decoding one sequence): the tasks run
     // in turn and each product uses the whole pool instead.
@@ -363,6 +407,7 @@ class MultiHeadAttention final : public Kernel {
 
   int64_t num_heads_;
   float scale_;
+  float mask_filter_;
   bool causal_;
   bool bf16_;  // attribute bf16 (session config kiln.compute.bf16), on a machine that runs it
 };

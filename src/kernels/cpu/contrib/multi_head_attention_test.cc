@@ -306,6 +306,64 @@ TEST(ContribMultiHeadAttention, MaskedKeysGetNoWeight) {
 // One key far above the others (a score 300 higher, where e^300 overflows float): the softmax
 // must shift by the row's true maximum wherever that key sits (each lane of a vector, each panel)
 // and give it all the weight, so each output row is that key's value row.
+// key_padding_mask, [B] key lengths or [B, L] with 0 hiding a key, with an attention_bias: each
+// sequence's output is the output of attention over its visible keys alone (and their bias).
+TEST(ContribMultiHeadAttention, KeyPaddingMaskHidesKeys) {
+  const int64_t B = 2, S = 3, L = 5, N = 2, hd = 4, d = N * hd;
+  const std::vector<float> q = RandomFloats(size_t{B * S * d}, 61);
+  const std::vector<float> k = RandomFloats(size_t{B * L * d}, 62);
+  const std::vector<float> v = RandomFloats(size_t{B * L * d}, 63);
+  const std::vector<float> ab = RandomFloats(size_t{N * S * L}, 64, -2.0f, 2.0f);  // [1, N, S, L]
+  const std::vector<int32_t> lengths = {5, 2};
+  const std::vector<int32_t> raw = {1, 0, 1, 1, 0, 0, 1, 1, 0, 1};
+  for (bool by_length : {true, false}) {
+    NodeTest t("MultiHeadAttention", 1, kMs);
+    t.Attr("num_heads", N).Input<float>({B, S, d}, q).Input<float>({B, L, d}, k);
+    t.Input<float>({B, L, d}, v).MissingInput();
+    if (by_length) {
+      t.Input<int32_t>({B}, lengths);
+    } else {
+      t.Input<int32_t>({B, L}, raw);
+    }
+    t.Input<float>({1, N, S, L}, ab);
+    const std::vector<float> got = Values<float>(*t.Run(2)[0]);
+    for (int64_t b = 0; b < B; ++b) {
+      std::vector<int64_t> visible;
+      for (int64_t l = 0; l < L; ++l) {
+        if (by_length ? l < lengths[static_cast<size_t>(b)]
+                      : raw[static_cast<size_t>(b * L + l)] != 0) {
+          visible.push_back(l);
+        }
+      }
+      const auto n = static_cast<int64_t>(visible.size());
+      std::vector<float> kb, vb, abb;
+      for (int64_t l : visible) {
+        kb.insert(kb.end(), k.begin() + (b * L + l) * d, k.begin() + (b * L + l + 1) * d);
+        vb.insert(vb.end(), v.begin() + (b * L + l) * d, v.begin() + (b * L + l + 1) * d);
+      }
+      for (int64_t h = 0; h < N; ++h) {
+        for (int64_t i = 0; i < S; ++i) {
+          for (int64_t l : visible) abb.push_back(ab[static_cast<size_t>((h * S + i) * L + l)]);
+        }
+      }
+      NodeTest alone("MultiHeadAttention", 1, kMs);
+      alone.Attr("num_heads", N)
+          .Input<float>({1, S, d},
+                        std::vector<float>(q.begin() + b * S * d, q.begin() + (b + 1) * S * d))
+          .Input<float>({1, n, d}, kb)
+          .Input<float>({1, n, d}, vb)
+          .MissingInput()
+          .MissingInput()
+          .Input<float>({1, N, S, n}, abb);
+      const std::vector<float> want = Values<float>(*alone.Run()[0]);
+      SCOPED_TRACE(::testing::Message() << (by_length ? "lengths" : "raw mask") << " batch " << b);
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_NEAR(got[static_cast<size_t>(b * S * d) + i], want[i], 1e-5) << i;
+      }
+    }
+  }
+}
+
 TEST(ContribMultiHeadAttention, DominantKeyAtEveryPosition) {
   const int64_t s = 3, l = 40, d = 16;
   std::vector<float> v(static_cast<size_t>(l * d));
@@ -393,8 +451,8 @@ TEST(ContribMultiHeadAttention, UnsupportedForms) {
   const std::vector<float> m = RandomFloats(size_t{8}, 9);
   ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 8})
                       .MissingInput()
-                      .Input<int32_t>({2, 4}, std::vector<int32_t>(8, 1)),
-                  ErrorCode::kNotImplemented, "input 'key_padding_mask'");
+                      .Input<int32_t>({8}, std::vector<int32_t>(8, 1)),
+                  ErrorCode::kNotImplemented, "input 'key_padding_mask' is int32 [8]; supported");
   ExpectNodeError(Mha({2, 3, 8}, {2, 4, 8}, {2, 4, 8})
                       .MissingInput()
                       .MissingInput()
