@@ -1252,6 +1252,29 @@ def g_quant(rng, c):
         c.output(c.node("DequantizeLinear", ins, axis=axis if per_axis or maybe(rng, 0.2) else None), F32)
 
 
+@gen("QuantizeMs")
+def g_quantize_ms(rng, c):
+    """com.microsoft QuantizeLinear / DequantizeLinear, which ONNX Runtime's quantizer writes for
+    16-bit types (and for 8-bit ones in older models): per tensor or per axis."""
+    c.ms_opset = True
+    dt = pick(rng, [np.dtype("int16"), np.dtype("uint16"), I8, U8])
+    rank = int(rng.integers(1, 4))
+    shape = rand_shape(rng, rank, 1, 5)
+    axis = int(rng.integers(-rank, rank))
+    per_axis = maybe(rng, 0.4)
+    n = [shape[axis]] if per_axis else []
+    info = np.iinfo(dt)
+    scale = c.init(rng.uniform(0.001, 0.05, size=n).astype(F32), "s")
+    zp = c.init(rng.integers(info.min // 4, info.max // 4 + 1, size=n).astype(dt), "z")
+    attrs = {"axis": axis} if per_axis else {}
+    if maybe(rng):
+        x = c.input((rng.integers(-4000, 4000, size=shape) / 2.0 * 0.01).astype(F32))
+        c.output(c.node("QuantizeLinear", [x, scale, zp], domain="com.microsoft", **attrs), dt)
+    else:
+        x = c.input(qtensor(rng, dt, shape))
+        c.output(c.node("DequantizeLinear", [x, scale, zp], domain="com.microsoft", **attrs), F32)
+
+
 @gen("QLinearOps")
 def g_qlinear(rng, c):
     op = pick(rng, ["QLinearConv", "QLinearMatMul", "MatMulInteger", "ConvInteger",
