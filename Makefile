@@ -94,14 +94,17 @@ sweep: build
 # each (attributes, shapes and types drawn from seeds), run by Kiln at optimization levels 0 and
 # 3 and by ONNX Runtime, outputs compared; where ONNX Runtime departs from the ONNX formulas a
 # numpy reference decides. DIFFTEST_CASES models per generator (a few minutes at 200),
-# DIFFTEST_SEED the first seed; the failures' folders are kept and named. Then the model tests'
-# zoo as ONNX Runtime saves it optimized (its com.microsoft fusions), run in Kiln (ort_saved.py).
+# DIFFTEST_SEED the first seed; the failures' folders are kept and named; once with Kiln on one
+# thread, once on two. Then the model tests' zoo as ONNX Runtime saves it optimized (its
+# com.microsoft fusions), run in Kiln (ort_saved.py).
 DIFFTEST_CASES ?= 200
 DIFFTEST_SEED ?= 0
 difftest: build
 	@scripts/bootstrap.sh bench
 	cd bench/ort && npm ci --ignore-scripts --no-audit --no-fund
 	/usr/bin/python3 bench/difftest/difftest.py --cases $(DIFFTEST_CASES) --seed $(DIFFTEST_SEED)
+	/usr/bin/python3 bench/difftest/difftest.py --cases $(DIFFTEST_CASES) --seed $(DIFFTEST_SEED) \
+	  --threads 2
 	tests/models/export_cached.sh build/release/tests/models/op13 13
 	/usr/bin/python3 bench/difftest/ort_saved.py build/release/tests/models/op13/*/
 

@@ -3,7 +3,7 @@
 levels 0 and 3, and by ONNX Runtime (onnxruntime-node), outputs compared.
 
     difftest.py [--cases N] [--seed S] [--only GEN,...] [--levels 0,3] [--work DIR]
-                [--against ort|kiln] [--ort-level disabled|basic|extended|all]
+                [--against ort|kiln] [--ort-level disabled|basic|extended|all] [--threads N]
 
 Every generator makes N cases (seeds S .. S+N-1). A case both runtimes refuse is dropped (the
 generator drew something the spec forbids). Reported as failures: Kiln refusing a model ONNX
@@ -65,14 +65,15 @@ def run_ort(folders, work, level):
                    stderr=subprocess.DEVNULL)
 
 
-def run_kiln(folders, level, work, build):
+def run_kiln(folders, level, work, build, threads=1):
     """Runs kiln_run.py until every case has a result; a case that kills it gets one here."""
     env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"), PYTHONDONTWRITEBYTECODE="1")
     listing = os.path.join(work, "kiln_list_%d.json" % level)
     with open(listing, "w") as f:
         json.dump(folders, f)
     while True:
-        proc = subprocess.run([PYTHON, os.path.join(HERE, "kiln_run.py"), listing, str(level)],
+        proc = subprocess.run([PYTHON, os.path.join(HERE, "kiln_run.py"), listing, str(level),
+                               str(threads)],
                               env=env, stderr=subprocess.PIPE, text=True, timeout=3600)
         missing = [d for d in folders if not os.path.exists(os.path.join(d, "kiln_%d.json" % level))]
         if not missing:
@@ -165,6 +166,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
     ap.add_argument("--rtol", type=float, default=1e-3)
     ap.add_argument("--atol", type=float, default=1e-4)
+    ap.add_argument("--threads", type=int, default=1, help="Kiln's intra-op threads")
     ap.add_argument("--against", default="ort", choices=["ort", "kiln"],
                     help="compare with ONNX Runtime, or with Kiln at the first of --levels")
     ap.add_argument("--ort-level", default="disabled",
@@ -188,7 +190,7 @@ def main():
     if args.against == "ort":
         run_ort(folders, work, args.ort_level)
     for level in levels:
-        run_kiln(folders, level, work, args.build)
+        run_kiln(folders, level, work, args.build, args.threads)
     base = BaseLine(args.against, levels[0])
     checked = levels if args.against == "ort" else levels[1:]
 

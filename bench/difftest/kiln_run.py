@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Runs many small models with Kiln's Python package and writes their outputs, for difftest.py.
 
-    kiln_run.py LIST.json LEVEL
+    kiln_run.py LIST.json LEVEL [THREADS]
 
 LIST.json is an array of case folders (see ort_run.js for their layout). For each case this writes
 kiln_<LEVEL>.json into the folder, {"ok": true, "outputs": [...]} with kiln_<LEVEL>_<i>.npy beside
-it, or {"ok": false, "error": MESSAGE}, one thread, at graph optimization level LEVEL (0-3). A
+it, or {"ok": false, "error": MESSAGE}, on THREADS intra-op threads (1), at graph optimization
+level LEVEL (0-3). A
 result is written before the next case starts, so when this process dies the caller knows which
 case killed it: the first without a result.
 """
@@ -36,9 +37,9 @@ def read_inputs(folder):
     return feeds
 
 
-def run_case(folder, level):
+def run_case(folder, level, threads):
     options = kiln.SessionOptions()
-    options.intra_op_num_threads = 1
+    options.intra_op_num_threads = threads
     options.graph_optimization_level = LEVELS[level]
     session = kiln.InferenceSession(os.path.join(folder, "model.onnx"), sess_options=options,
                                     providers=["CPUExecutionProvider"])
@@ -57,6 +58,7 @@ def main():
     with open(sys.argv[1]) as f:
         folders = json.load(f)
     level = int(sys.argv[2])
+    threads = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     crash_on = os.environ.get("KILN_DIFFTEST_CRASH_ON")  # a test hook: dies on that case
     for folder in folders:
         result_file = os.path.join(folder, "kiln_%d.json" % level)
@@ -65,7 +67,7 @@ def main():
         if crash_on and os.path.basename(folder) == crash_on:
             os.abort()
         try:
-            result = run_case(folder, level)
+            result = run_case(folder, level, threads)
         except Exception as e:  # every failure is a result to compare, not a reason to stop
             result = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
         with open(result_file, "w") as f:
