@@ -2005,6 +2005,55 @@ def g_attention_ms(rng, c):
     c.output(c.node("MultiHeadAttention", ins, domain=ms, **attrs), F32)
 
 
+@gen("BigConv")
+def g_big_conv(rng, c):
+    """Convolutions the size of real layers (the packed, Winograd, depthwise and channels-last
+    paths level 3 takes), with bias, a residual and an activation."""
+    cin = int(pick(rng, [3, 16, 24, 32, 64]))
+    depthwise = maybe(rng, 0.25) and cin > 3
+    group = cin if depthwise else int(pick(rng, [1, 1, 1, 2])) if cin % 2 == 0 else 1
+    cout = cin if depthwise else int(pick(rng, [8, 16, 32, 48, 64]))
+    cout -= cout % group
+    k = int(pick(rng, [1, 3, 3, 5, 7] if not depthwise else [3, 3, 5]))
+    stride = int(pick(rng, [1, 1, 2]))
+    hw = [int(rng.integers(max(k, 8), 33)), int(rng.integers(max(k, 8), 33))]
+    x = c.input(randf(rng, [1, cin] + hw, -1, 1))
+    w = c.init((randf(rng, [cout, cin // group, k, k], -1, 1) / np.sqrt(cin // group * k * k)).astype(F32))
+    ins = [x, w] + ([c.init(randf(rng, [cout], -0.5, 0.5))] if maybe(rng, 0.8) else [])
+    same = maybe(rng, 0.8)
+    dil = 2 if k == 3 and maybe(rng, 0.15) else 1
+    pad = (k // 2) * dil if same else 0
+    y = c.node("Conv", ins, group=group, kernel_shape=[k, k], strides=[stride, stride],
+               pads=[pad] * 4, dilations=[dil, dil] if dil > 1 else None)
+    if maybe(rng, 0.4):
+        y = c.node("BatchNormalization", [y] + [c.init(randf(rng, [cout], -0.5, 0.5)) for _ in range(3)] +
+                   [c.init(randf(rng, [cout], 0.5, 1.5))])
+    y = activation(rng, c, y, 0.3)
+    if maybe(rng, 0.3) and stride == 1 and same and cout == cin:
+        y = c.node("Add", [y, x])
+    c.output(y, F32)
+
+
+@gen("BigMatMul")
+def g_big_matmul(rng, c):
+    """Products the size of transformer layers (the blocked and packed GEMM paths)."""
+    m = int(pick(rng, [1, 2, 7, 16, 64, 129]))
+    k = int(pick(rng, [16, 64, 100, 256, 384]))
+    n = int(pick(rng, [16, 33, 64, 256, 300]))
+    batch = rand_shape(rng, int(rng.integers(0, 2)), 1, 3)
+    x = c.input(randf(rng, batch + [m, k], -1, 1))
+    w = c.init((randf(rng, [k, n], -1, 1) / np.sqrt(k)).astype(F32))
+    if maybe(rng, 0.3):
+        y = c.node("Gemm", [x if not batch else c.node("Reshape", [x, c.init(np.array([-1, k], I64))]), w,
+                            c.init(randf(rng, [n]))], transB=0)
+    else:
+        y = c.node("MatMul", [x, w])
+        if maybe(rng, 0.7):
+            y = c.node("Add", [y, c.init(randf(rng, [n]))])
+    y = activation(rng, c, y, 0.4)
+    c.output(y, F32)
+
+
 @gen("TopKTies")
 def g_topk_ties(rng, c):
     """TopK over values with ties: the spec orders equal values by index (smaller first)."""
