@@ -2054,6 +2054,54 @@ def g_big_matmul(rng, c):
     c.output(y, F32)
 
 
+@gen("BigQuant")
+def g_big_quant(rng, c):
+    """Static-quantized (QDQ) convolutions and products the size of real layers: the int8 (VNNI or
+    AVX2) kernels level 3 fuses them into. One quantization step of difference is allowed."""
+    c.int_tol = 1
+    xt = pick(rng, [U8, I8])
+    sx, zx = qparams(rng, c, xt)
+    sy, zy = qparams(rng, c, xt)
+    if maybe(rng):
+        cin = int(pick(rng, [16, 32, 64]))
+        depthwise = maybe(rng, 0.3)
+        cout = cin if depthwise else int(pick(rng, [16, 32, 48, 64]))
+        group = cin if depthwise else 1
+        k = int(pick(rng, [1, 3, 3]))
+        hw = [int(rng.integers(8, 25)), int(rng.integers(8, 25))]
+        xq = c.input(qtensor(rng, xt, [1, cin] + hw))
+        x = c.node("DequantizeLinear", [xq, sx, zx])
+        wq = c.init(qtensor(rng, I8, [cout, cin // group, k, k]), "w")
+        per_channel = maybe(rng, 0.6)
+        sw = c.init(rng.uniform(0.001, 0.01, size=[cout] if per_channel else []).astype(F32), "s")
+        w = c.node("DequantizeLinear", [wq, sw, c.init(np.zeros([cout] if per_channel else [], I8), "z")],
+                   axis=0 if per_channel else None)
+        ins = [x, w]
+        if maybe(rng, 0.8):
+            # The bias scale is the input's scale times the weight's, as quantizers write it.
+            xs = float(np.asarray([a for n, a in c.inits if n == sx][0]))
+            ws = np.asarray([a for n, a in c.inits if n == sw][0]).astype(np.float64)
+            bias_scale = (xs * (ws if per_channel else np.full([cout], float(ws)))).astype(F32)
+            bq = c.init(rng.integers(-2000, 2000, size=[cout]).astype(np.int32), "b")
+            ins.append(c.node("DequantizeLinear", [bq, c.init(bias_scale, "s"),
+                                                   c.init(np.zeros([cout], np.int32), "z")], axis=0))
+        y = c.node("Conv", ins, group=group, kernel_shape=[k, k], pads=[k // 2] * 4,
+                   strides=[int(pick(rng, [1, 1, 2]))] * 2)
+    else:
+        m, k, n = int(pick(rng, [1, 8, 64])), int(pick(rng, [64, 128, 256])), int(pick(rng, [64, 96, 256]))
+        xq = c.input(qtensor(rng, xt, [m, k]))
+        x = c.node("DequantizeLinear", [xq, sx, zx])
+        wq = c.init(qtensor(rng, I8, [k, n]), "w")
+        per_channel = maybe(rng, 0.6)
+        sw = c.init(rng.uniform(0.001, 0.01, size=[n] if per_channel else []).astype(F32), "s")
+        w = c.node("DequantizeLinear", [wq, sw, c.init(np.zeros([n] if per_channel else [], I8), "z")],
+                   axis=1 if per_channel else None)
+        y = c.node("MatMul", [x, w])
+    if maybe(rng, 0.5):
+        y = c.node("Relu", [y])
+    c.output(c.node("QuantizeLinear", [y, sy, zy]), xt)
+
+
 @gen("TopKTies")
 def g_topk_ties(rng, c):
     """TopK over values with ties: the spec orders equal values by index (smaller first)."""
