@@ -115,6 +115,10 @@ void Crop(InferenceContext& ctx) {
       (*x)[2] = IsKnownDim((*x)[2]) ? (*x)[2] - border[1] - border[3] : kUnknownDim;
       (*x)[3] = IsKnownDim((*x)[3]) ? (*x)[3] - border[0] - border[2] : kUnknownDim;
     }
+    if (((*x)[2] < 0 && IsKnownDim((*x)[2])) || ((*x)[3] < 0 && IsKnownDim((*x)[3]))) {
+      ctx.Fail("input 'input' has shape " + DimsText(*InputNamedDims(ctx, 0)) +
+               "; the crop by attribute 'border' does not fit in it");
+    }
   }
   SetOutputDims(ctx, 0, InputType(ctx, 0), x);
 }

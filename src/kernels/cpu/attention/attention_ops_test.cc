@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "kernels/test_errors.h"
@@ -113,7 +114,14 @@ TEST(RotaryEmbedding, MicrosoftForm) {
                       .Input<int64_t>({1}, {7})
                       .Input<float>({10, 4}, cos)
                       .Input<float>({10, 4}, sin),
-                  ErrorCode::kInvalidArgument, "positions 7 to 10 must be in [0, 10)");
+                  ErrorCode::kInvalidArgument,
+                  "starts at 7; 4 positions from it must be in [0, 10)");
+  ExpectNodeError(NodeTest("RotaryEmbedding", 1, "com.microsoft")
+                      .Input<float>({2, 3, 4, 8}, x)
+                      .Input<int64_t>({1}, {std::numeric_limits<int64_t>::max() - 1})
+                      .Input<float>({10, 4}, cos)
+                      .Input<float>({10, 4}, sin),
+                  ErrorCode::kInvalidArgument, "4 positions from it must be in [0, 10)");
 }
 
 TEST(RotaryEmbedding, Errors) {

@@ -111,11 +111,11 @@ class RotaryEmbedding final : public Kernel {
     if (offset) {
       RequireIntType(info, *ids, "position_ids");
       const int64_t first = IntAt(*ids, 0);
-      if (first < 0 || first + seq > cd[0]) {
+      if (first < 0 || seq > cd[0] || first > cd[0] - seq) {
         info.Fail(ErrorCode::kInvalidArgument,
-                  "input 'position_ids' starts at " + std::to_string(first) + "; positions " +
-                      std::to_string(first) + " to " + std::to_string(first + seq - 1) +
-                      " must be in [0, " + std::to_string(cd[0]) + ")");
+                  "input 'position_ids' starts at " + std::to_string(first) + "; " +
+                      std::to_string(seq) + " positions from it must be in [0, " +
+                      std::to_string(cd[0]) + ")");
       }
     } else if (ids != nullptr) {
       RequireIntType(info, *ids, "position_ids");

@@ -83,18 +83,6 @@ class EmbedLayerNormalization final : public Kernel {
       if (!broadcast_positions) RequireShapeOf(info, *position_ids, "position_ids", ids);
     }
 
-    const int64_t out_dims[] = {batch, seq, hidden};
-    Tensor& y = ctx.OutputForOverwrite(0, DataType::kFloat, out_dims);
-    const int64_t index_dims[] = {batch};
-    auto* mask_index =
-        ctx.WantsOutput(1)
-            ? static_cast<int32_t*>(ctx.OutputForOverwrite(1, DataType::kInt32, index_dims).data())
-            : nullptr;
-    float* sum_out =
-        ctx.WantsOutput(2)
-            ? static_cast<float*>(ctx.OutputForOverwrite(2, DataType::kFloat, out_dims).data())
-            : nullptr;
-
     const auto tokens = static_cast<size_t>(batch * seq);
     const auto* id = static_cast<const int32_t*>(ids.data());
     const auto* seg_id =
@@ -108,6 +96,18 @@ class EmbedLayerNormalization final : public Kernel {
       CheckId(info, p, positions, pos_id != nullptr ? "position_ids" : "the position", t, seq);
       if (seg_id != nullptr) CheckId(info, seg_id[t], *segments, "segment_ids", t, seq);
     }
+    const int64_t out_dims[] = {batch, seq, hidden};
+    Tensor& y = ctx.OutputForOverwrite(0, DataType::kFloat, out_dims);
+    const int64_t index_dims[] = {batch};
+    auto* mask_index =
+        ctx.WantsOutput(1)
+            ? static_cast<int32_t*>(ctx.OutputForOverwrite(1, DataType::kInt32, index_dims).data())
+            : nullptr;
+    float* sum_out =
+        ctx.WantsOutput(2)
+            ? static_cast<float*>(ctx.OutputForOverwrite(2, DataType::kFloat, out_dims).data())
+            : nullptr;
+
     if (mask_index != nullptr) {
       const auto* m = mask != nullptr ? static_cast<const int32_t*>(mask->data()) : nullptr;
       for (int64_t b = 0; b < batch; ++b) {

@@ -141,17 +141,23 @@ class Crop final : public Kernel {
     }
     const int64_t left = border_[0];
     const int64_t top = border_[1];
-    const int64_t bottom_limit = scale_.empty() ? d[2] - border_[3] : top + scale_[0];
-    const int64_t right_limit = scale_.empty() ? d[3] - border_[2] : left + scale_[1];
-    if (bottom_limit < top || right_limit < left || bottom_limit > d[2] || right_limit > d[3]) {
+    // (Each bound compared before it is added, so no attribute value overflows.)
+    const bool fits = top <= d[2] && left <= d[3] &&
+                      (scale_.empty() ? border_[3] <= d[2] - top && border_[2] <= d[3] - left
+                                      : scale_[0] <= d[2] - top && scale_[1] <= d[3] - left);
+    if (!fits) {
+      const auto list = [](const std::vector<int64_t>& v) {
+        std::string text = "[";
+        for (size_t i = 0; i < v.size(); ++i) text += (i ? ", " : "") + std::to_string(v[i]);
+        return text + "]";
+      };
       ctx.info().Fail(ErrorCode::kInvalidArgument,
-                      "input 'input' has shape " + x.shape().ToString() + "; the crop (rows " +
-                          std::to_string(top) + " to " + std::to_string(bottom_limit) +
-                          ", columns " + std::to_string(left) + " to " +
-                          std::to_string(right_limit) + ") does not fit in it");
+                      "input 'input' has shape " + x.shape().ToString() + "; the crop (border " +
+                          list(border_) + (scale_.empty() ? "" : ", scale " + list(scale_)) +
+                          ") does not fit in it");
     }
-    const int64_t h = bottom_limit - top;
-    const int64_t w = right_limit - left;
+    const int64_t h = scale_.empty() ? d[2] - border_[3] - top : scale_[0];
+    const int64_t w = scale_.empty() ? d[3] - border_[2] - left : scale_[1];
     const int64_t out_dims[] = {d[0], d[1], h, w};
     Tensor& y = ctx.OutputForOverwrite(0, x.type(), out_dims);
     const auto* xp = static_cast<const float*>(x.data());

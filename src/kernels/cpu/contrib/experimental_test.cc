@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "kernels/cpu/contrib/contrib_test_util.h"
@@ -54,6 +55,11 @@ TEST(ExperimentalOps, CropByBorderOrByScale) {
             (std::vector<float>{2, 3, 7, 8, 12, 13, 22, 23, 27, 28, 32, 33}));
   ExpectNodeError(NodeTest("Crop", 7)
                       .Attr("border", std::vector<int64_t>{1, 3, 1, 2})
+                      .Input<float>({1, 1, 4, 5}, Ramp(20)),
+                  ErrorCode::kInvalidArgument, "does not fit in it");
+  ExpectNodeError(NodeTest("Crop", 7)
+                      .Attr("border", std::vector<int64_t>{1, 0, 0, 0})
+                      .Attr("scale", std::vector<int64_t>{std::numeric_limits<int64_t>::max(), 1})
                       .Input<float>({1, 1, 4, 5}, Ramp(20)),
                   ErrorCode::kInvalidArgument, "does not fit in it");
   ExpectNodeError(NodeTest("Crop", 7)

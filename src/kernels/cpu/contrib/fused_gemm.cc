@@ -95,6 +95,10 @@ class FusedGemm final : public Kernel {
     const Tensor& a = ctx.Input(0);
     const Tensor& b = ctx.Input(1);
     const Tensor* c = ctx.OptionalInput(2);
+    if (a.type() != DataType::kFloat && a.type() != DataType::kDouble) {
+      info.Fail(ErrorCode::kNotImplemented, std::string("input 'A' is ") + DataTypeName(a.type()) +
+                                                "; only float and double are supported");
+    }
     for (const auto& [t, name] : {std::pair{&b, "B"}, std::pair{c, "C"}}) {
       if (t != nullptr && t->type() != a.type()) {
         info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + name + "' is " +

@@ -109,6 +109,11 @@ TEST(ContribFusedGemm, BroadcastCDoubleAndErrors) {
                  .Input<double>({2, 1}, {-10, 1})
                  .Run();
   EXPECT_EQ(Values<double>(*out[0]), (std::vector<double>{-4.5, -4, 4, 5}));
+  // An unsupported type is refused before anything is made, even with an empty product.
+  ExpectNodeError(NodeTest("FusedGemm", 1, kMs)
+                      .Input<int32_t>({0, 2}, {})
+                      .Input<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6}),
+                  ErrorCode::kNotImplemented, "input 'A' is int32");
   ExpectNodeError(NodeTest("FusedGemm", 1, kMs)
                       .Attr("activation", "Gelu")
                       .Input<float>({1, 1}, {1})

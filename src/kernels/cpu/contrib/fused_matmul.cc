@@ -44,6 +44,10 @@ class FusedMatMul final : public Kernel {
     if (a.shape().rank() == 0 || b.shape().rank() == 0) {
       info.Fail(ErrorCode::kInvalidArgument, shapes() + ": operands must have rank 1 or more");
     }
+    if (a.type() != DataType::kFloat && a.type() != DataType::kDouble) {
+      info.Fail(ErrorCode::kNotImplemented, std::string("input 'A' is ") + DataTypeName(a.type()) +
+                                                "; only float and double are supported");
+    }
     SmallVector<int64_t> ad(a.shape().dims());
     SmallVector<int64_t> bd(b.shape().dims());
     const void* a_data = trans_batch_a_ ? MoveFirstAxisToRows(ctx, a, ad) : a.data();

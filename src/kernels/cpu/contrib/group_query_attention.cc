@@ -11,7 +11,9 @@
 // do_rotary, rotary_interleaved, smooth_softmax; qk_output must be 0.
 // Outputs: 0 output [B, S, N·H]; 1 present_key, 2 present_value [B, Nk, max(T, P), H].
 // As ONNX Runtime: the first prompt (S == T) has no past; otherwise S is 1 (token generation) or
-// the batch is 1 (a further prompt) and sequence b's past is its total length - S. Each sequence's
+// the batch is 1 (a further prompt) and sequence b's past is its total length - S (a first
+// prompt of several sequences must have them all S long: right-padded ones are refused, naming
+// seqlens_k). Each sequence's
 // past rows [0, past) are copied from past_key/past_value and its new rows follow them (rotated at
 // positions past + s when do_rotary); the rest of the present cache is zeros. Query row s attends
 // to keys [0, past + s] (with a window, the last local_window_size of them, its own included, as
@@ -151,8 +153,10 @@ class GroupQueryAttention final : public Kernel {
     const bool first_prompt = !subsequent_prompt && seq == total;
     const auto* lens = static_cast<const int32_t*>(seqlens.data());
     SmallVector<int64_t> past_of(static_cast<size_t>(batch));
+    int64_t longest = 0;  // the positions read are below it
     for (int64_t b = 0; b < batch; ++b) {
       const int64_t len = int64_t{lens[b]} + 1;
+      longest = std::max(longest, len);
       const int64_t past = first_prompt ? 0 : len - seq;
       if (len < 1 || len > present_rows || past < 0 || past > past_rows ||
           (first_prompt && len != seq)) {
@@ -169,13 +173,12 @@ class GroupQueryAttention final : public Kernel {
     if (do_rotary_) {
       if (cos == nullptr || sin == nullptr || cos->shape().rank() != 2 ||
           cos->shape().dims() != sin->shape().dims() || 2 * cos->shape().dims()[1] > head ||
-          cos->shape().dims()[0] < present_rows) {
+          cos->shape().dims()[0] < longest) {
         info.Fail(
             ErrorCode::kInvalidArgument,
             "do_rotary needs inputs 'cos_cache' and 'sin_cache' of one shape [positions, R/2] "
             "with R at most the head size " +
-                std::to_string(head) + " and at least " + std::to_string(present_rows) +
-                " positions");
+                std::to_string(head) + " and at least " + std::to_string(longest) + " positions");
       }
       rotary = 2 * cos->shape().dims()[1];
     }

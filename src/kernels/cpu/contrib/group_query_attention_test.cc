@@ -21,6 +21,7 @@ struct Config {
   float softcap = 0;
   bool smooth = false;
   int64_t rotary_half = 0;  // cos/sin caches [positions, rotary_half]
+  int64_t cos_rows = 0;     // the caches' positions (0: a few more than needed)
   bool interleaved = false;
 };
 
@@ -37,7 +38,7 @@ Data MakeData(const Config& c, uint32_t seed) {
       RandomFloats(static_cast<size_t>(c.batch * c.kv_heads * c.past_rows * c.head), seed + 3);
   d.past_v =
       RandomFloats(static_cast<size_t>(c.batch * c.kv_heads * c.past_rows * c.head), seed + 4);
-  const int64_t positions = std::max(c.total, c.past_rows) + 2;
+  const int64_t positions = c.cos_rows > 0 ? c.cos_rows : std::max(c.total, c.past_rows) + 2;
   for (int64_t p = 0; p < positions; ++p) {
     for (int64_t i = 0; i < c.rotary_half; ++i) {
       const double angle = static_cast<double>(p) * std::pow(100.0, -static_cast<double>(i) / 8);
@@ -203,6 +204,15 @@ TEST(ContribGroupQueryAttention, TokenGenerationOverPastsOfDifferentLengths) {
   Check(c, 4, "plain");
   c.rotary_half = 2, c.window = 3;
   Check(c, 5, "rotary, window");
+}
+
+// A past buffer longer than the caches (a shared max-length cache): only the positions read,
+// below the longest total length, must be in them.
+TEST(ContribGroupQueryAttention, CachesCoverThePositionsRead) {
+  Config c;
+  c.batch = 2, c.seq = 1, c.past_rows = 9, c.lens = {3, 4}, c.total = 4;
+  c.rotary_half = 2, c.cos_rows = 4;
+  Check(c, 12, "caches of 4 positions, a past buffer of 9");
 }
 
 TEST(ContribGroupQueryAttention, FurtherPromptAfterAPast) {

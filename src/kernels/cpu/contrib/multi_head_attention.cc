@@ -7,7 +7,8 @@
 // no such position attends to all, as ONNX Runtime's additive mask_filter_value gives),
 // mask_filter_value (-10000: added to the scores of keys key_padding_mask hides).
 // key_padding_mask (input 4, optional, int32): [B] each sequence's key length (keys from it on
-// hidden), or [B, L] with 0 where a key is hidden; it is turned with attention_bias into one
+// hidden), or [B, L] with 0 (or less, as ONNX Runtime reads it) where a key is hidden; it is
+// turned with attention_bias into one
 // additive bias [B, num_heads or 1, S, L] in scratch, as ONNX Runtime adds it.
 // Not implemented (kNotImplemented naming the input or output): key_padding_mask's other forms
 // ([3B + 2] and the like), past_key /
@@ -225,7 +226,7 @@ class MultiHeadAttention final : public Kernel {
           for (size_t s = 0; s < S; ++s) {
             float* row = out + ((b * H + h) * S + s) * L;
             for (size_t l = 0; l < L; ++l) {
-              const bool hidden = lengths ? static_cast<int64_t>(l) >= m[b] : m[b * L + l] == 0;
+              const bool hidden = lengths ? static_cast<int64_t>(l) >= m[b] : m[b * L + l] <= 0;
               const float given =
                   in != nullptr ? in[(((ab_batch == 1 ? 0 : b) * H + h) * S + s) * L + l] : 0.0f;
               row[l] = given + (hidden ? mask_filter_ : 0.0f);

@@ -315,7 +315,7 @@ TEST(ContribMultiHeadAttention, KeyPaddingMaskHidesKeys) {
   const std::vector<float> v = RandomFloats(size_t{B * L * d}, 63);
   const std::vector<float> ab = RandomFloats(size_t{N * S * L}, 64, -2.0f, 2.0f);  // [1, N, S, L]
   const std::vector<int32_t> lengths = {5, 2};
-  const std::vector<int32_t> raw = {1, 0, 1, 1, 0, 0, 1, 1, 0, 1};
+  const std::vector<int32_t> raw = {1, 0, 1, 1, -1, 0, 1, 2, 0, 1};  // 0 or less hides a key
   for (bool by_length : {true, false}) {
     NodeTest t("MultiHeadAttention", 1, kMs);
     t.Attr("num_heads", N).Input<float>({B, S, d}, q).Input<float>({B, L, d}, k);
@@ -331,7 +331,7 @@ TEST(ContribMultiHeadAttention, KeyPaddingMaskHidesKeys) {
       std::vector<int64_t> visible;
       for (int64_t l = 0; l < L; ++l) {
         if (by_length ? l < lengths[static_cast<size_t>(b)]
-                      : raw[static_cast<size_t>(b * L + l)] != 0) {
+                      : raw[static_cast<size_t>(b * L + l)] > 0) {
           visible.push_back(l);
         }
       }

@@ -186,7 +186,9 @@ class GridSample final : public Kernel {
         // pins it). Reflected taps repeat with period 2 (hi - lo), an integer: the point moves
         // by whole periods next to the image, which keeps its fraction and every tap's value.
         const double period = 2 * (hi - lo);
-        v -= std::floor((v - lo) / period) * period;
+        double r = std::fmod(v - lo, period);  // exact, however far out v is
+        if (r < 0) r += period;
+        v = lo + r;
       }
       // Past a few pixels outside, every tap reads zero or the edge (zeros, border); this keeps
       // huge values out of the integer conversions below.

@@ -662,15 +662,19 @@ class Resize final : public Kernel {
       return T::FromFloat(static_cast<float>(v));
     } else if constexpr (std::is_integral_v<T>) {
       if (std::isnan(v)) return T(0);
+      // A result that is an integer exactly (as interpolating integers at rational positions
+      // often is) but came out a few rounding errors off it (125.99999999999999) is that
+      // integer; the others truncate toward zero. Then saturated.
+      const double nearest = std::nearbyint(v);
+      if (std::fabs(v - nearest) <=
+          64 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::fabs(v))) {
+        v = nearest;
+      }
       const double lo = static_cast<double>(std::numeric_limits<T>::lowest());
       const double hi = static_cast<double>(std::numeric_limits<T>::max());
       if (v <= lo) return std::numeric_limits<T>::lowest();
       if (v >= hi) return std::numeric_limits<T>::max();
-      // Truncated toward zero, after a nudge away from it of a billionth: a result that is an
-      // integer exactly (as interpolating integers at rational positions often is) but came out
-      // a rounding error short of it (163.99999999999997) truncates to that integer, not the one
-      // below (a result that close to an integer without being one is not met in practice).
-      return static_cast<T>(v + std::copysign(1e-9 * std::max(1.0, std::fabs(v)), v));
+      return static_cast<T>(v);
     } else {
       return static_cast<T>(v);
     }

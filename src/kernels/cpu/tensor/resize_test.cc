@@ -109,6 +109,13 @@ TEST(TensorResize, LinearOneDimensionAndTypes) {
   std::vector<uint8_t> rows = row;
   rows.insert(rows.end(), row.begin(), row.end());
   EXPECT_EQ(Values<uint8_t>(*exact[0]), rows);
+  // Large int32 values: only a few rounding errors count as "an integer" (a relative nudge of a
+  // billionth made 1500000000 here into 1500000001).
+  auto large = WithScales(NodeTest("Resize", 13).Attr("mode", "linear"),
+                          MakeTensor<int32_t>({2}, {1500000000, 1500000002}), {2.0f})
+                   .Run();
+  EXPECT_EQ(Values<int32_t>(*large[0]),
+            (std::vector<int32_t>{1500000000, 1500000000, 1500000001, 1500000002}));
   auto h = WithSizes(NodeTest("Resize", 13).Attr("mode", "linear"),
                      MakeTensor<Float16>({2}, {Float16::FromFloat(0), Float16::FromFloat(1)}), {4})
                .Run();
