@@ -57,7 +57,7 @@ def _original(ctm, i, length, out, scale, lo, hi):
     raise ValueError(ctm)
 
 
-def _nearest(mode, v, scale):
+def _nearest(mode, v):
     if mode == "round_prefer_floor":
         return math.ceil(v - 0.5)
     if mode == "round_prefer_ceil":
@@ -114,7 +114,7 @@ def resize(attrs, inputs):
                 rows.append(np.take(y, [0], axis=ax) * 0)
                 continue
             if mode == "nearest":
-                j = min(max(_nearest(nearest_mode, v, scale[ax]), 0), length - 1)
+                j = min(max(_nearest(nearest_mode, v), 0), length - 1)
                 rows.append(np.take(y, [j], axis=ax))
                 continue
             f = math.floor(v)

@@ -3,6 +3,7 @@
 //
 //   float x = kiln::cpu::ToFloat(h);             // Float16 -> float
 //   size_t n = kiln::cpu::CheckedProduct(info, {a, b, c}, "present_key");
+//   kiln::cpu::RotateHead(in, out, cos_row, sin_row, half, interleaved);  // rotary embedding
 #ifndef KILN_KERNELS_CPU_ATTENTION_ATTENTION_UTIL_H_
 #define KILN_KERNELS_CPU_ATTENTION_ATTENTION_UTIL_H_
 
@@ -72,6 +73,25 @@ void RequireRank(const KernelInfo& info, const Tensor& t, const char* name, size
 // Throws kInvalidArgument unless `t` has element type `type` (named after input `other`).
 void RequireSameType(const KernelInfo& info, const Tensor& t, const char* name, DataType type,
                      const char* other);
+
+// Rotary embedding of one head vector: its first 2·half features turned by the position's angles
+// (cos, sin: `half` values each), the pairs (x[i], x[i + half]), or (x[2i], x[2i + 1]) when
+// interleaved: x1' = cos·x1 - sin·x2, x2' = sin·x1 + cos·x2, computed in float. The features
+// after them are not touched (in place, or copied by the caller).
+template <typename T>
+inline void RotateHead(const T* in, T* out, const T* cos, const T* sin, int64_t half,
+                       bool interleaved) noexcept {
+  for (int64_t i = 0; i < half; ++i) {
+    const int64_t i1 = interleaved ? 2 * i : i;
+    const int64_t i2 = interleaved ? 2 * i + 1 : i + half;
+    const float x1 = ToFloat(in[i1]);
+    const float x2 = ToFloat(in[i2]);
+    const float c = ToFloat(cos[i]);
+    const float s = ToFloat(sin[i]);
+    out[i1] = FromFloat<T>(c * x1 - s * x2);
+    out[i2] = FromFloat<T>(s * x1 + c * x2);
+  }
+}
 
 }  // namespace kiln::cpu
 

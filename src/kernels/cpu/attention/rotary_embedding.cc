@@ -155,16 +155,7 @@ class RotaryEmbedding final : public Kernel {
                                             : ((b * heads + h) * seq + s) * head_size);
             const T* in = xp + off;
             T* out = yp + off;
-            for (int64_t i = 0; i < half; ++i) {
-              const int64_t i1 = interleaved_ != 0 ? 2 * i : i;
-              const int64_t i2 = interleaved_ != 0 ? 2 * i + 1 : i + half;
-              const float x1 = ToFloat(in[i1]);
-              const float x2 = ToFloat(in[i2]);
-              const float cv = ToFloat(c[i]);
-              const float sv = ToFloat(sn[i]);
-              out[i1] = FromFloat<T>(cv * x1 - sv * x2);
-              out[i2] = FromFloat<T>(sv * x1 + cv * x2);
-            }
+            RotateHead(in, out, c, sn, half, interleaved_ != 0);
             for (int64_t i = rot; i < head_size; ++i) out[i] = in[i];
           }
         }

@@ -99,8 +99,8 @@ class ImageScaler final : public Kernel {
     const size_t plane = x.element_count() / (static_cast<size_t>(dims[0]) * channels);
     const auto* xp = static_cast<const float*>(x.data());
     auto* yp = static_cast<float*>(y.data());
-    const size_t planes = x.element_count() / std::max<size_t>(plane, 1);
-    ctx.threads().ParallelFor(planes, std::max<size_t>(1, 16384 / std::max<size_t>(plane, 1)),
+    const size_t planes = x.element_count() / plane;  // plane > 0: the count is not 0
+    ctx.threads().ParallelFor(planes, std::max<size_t>(1, 16384 / plane),
                               [&](size_t begin, size_t end) {
                                 for (size_t p = begin; p < end; ++p) {
                                   const float b = bias_.empty() ? 0.0f : bias_[p % channels];

@@ -26,6 +26,7 @@
 #include <limits>
 #include <string>
 
+#include "kernels/cpu/attention/attention_util.h"
 #include "kernels/cpu/contrib/contrib_kernels.h"
 #include "kernels/cpu/small_vector.h"
 #include "kernels/cpu/types.h"
@@ -212,14 +213,9 @@ class GroupQueryAttention final : public Kernel {
     const auto half = static_cast<size_t>(rotary / 2);
     const auto rotate = [&](const float* in, float* dst, int64_t position) {
       std::copy(in, in + H, dst);
-      const float* c = cp + static_cast<size_t>(position) * half;
-      const float* sn = sp + static_cast<size_t>(position) * half;
-      for (size_t i = 0; i < half; ++i) {
-        const size_t a = interleaved_ ? 2 * i : i;
-        const size_t b = interleaved_ ? 2 * i + 1 : i + half;
-        dst[a] = c[i] * in[a] - sn[i] * in[b];
-        dst[b] = sn[i] * in[a] + c[i] * in[b];
-      }
+      RotateHead(in, dst, cp + static_cast<size_t>(position) * half,
+                 sp + static_cast<size_t>(position) * half, static_cast<int64_t>(half),
+                 interleaved_);
     };
 
     // The caches: each sequence's past rows, then its new (rotated) rows.
