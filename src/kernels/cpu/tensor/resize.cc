@@ -657,7 +657,9 @@ class Resize final : public Kernel {
   }
 
   template <typename T>
-  static T FromDouble(double v) {
+  // `magnitude`: the sum of the magnitudes of the terms that made v (their rounding errors scale
+  // with it, not with v: 30 · 2/3 - 63 · 1/3 is -1 a few errors of 20 off).
+  static T FromDouble(double v, double magnitude = 0) {
     if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
       return T::FromFloat(static_cast<float>(v));
     } else if constexpr (std::is_integral_v<T>) {
@@ -666,8 +668,8 @@ class Resize final : public Kernel {
       // often is) but came out a few rounding errors off it (125.99999999999999) is that
       // integer; the others truncate toward zero. Then saturated.
       const double nearest = std::nearbyint(v);
-      if (std::fabs(v - nearest) <=
-          64 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::fabs(v))) {
+      const double scale = std::max({1.0, std::fabs(v), magnitude});
+      if (std::fabs(v - nearest) <= 64 * std::numeric_limits<double>::epsilon() * scale) {
         v = nearest;
       }
       const double lo = static_cast<double>(std::numeric_limits<T>::lowest());
@@ -762,15 +764,18 @@ class Resize final : public Kernel {
           if constexpr (!std::is_same_v<T, std::string> && !std::is_same_v<T, bool>) {
             if (mode_ != Mode::kNearest) {
               double acc = 0;
+              double magnitude = 0;
               for (size_t k = 0; k < last.taps; ++k) {
                 const double w = last.weight[j * last.taps + k];
                 if (w == 0) continue;
                 const int64_t base = last.index[j * last.taps + k] * last_stride;
                 for (size_t p = 0; p < count; ++p) {
-                  acc += weights[p] * w * ToDouble(src[offsets[p] + base]);
+                  const double term = weights[p] * w * ToDouble(src[offsets[p] + base]);
+                  acc += term;
+                  magnitude += std::fabs(term);
                 }
               }
-              row_out[j] = FromDouble<T>(acc);
+              row_out[j] = FromDouble<T>(acc, magnitude);
               continue;
             }
           }

@@ -109,6 +109,17 @@ TEST(TensorResize, LinearOneDimensionAndTypes) {
   std::vector<uint8_t> rows = row;
   rows.insert(rows.end(), row.begin(), row.end());
   EXPECT_EQ(Values<uint8_t>(*exact[0]), rows);
+  // The rounding errors scale with the terms, not the result: output 16 reads 16/3 - 5 of the
+  // way from 30 to -63, -1 exactly, which came out as -0.999999999999975 (a few errors of 20
+  // off) and truncated to 0 before.
+  auto small = WithScales(NodeTest("Resize", 13)
+                              .Attr("mode", "linear")
+                              .Attr("coordinate_transformation_mode", "asymmetric"),
+                          MakeTensor<int8_t>({1, 1, 7, 1}, {0, 0, 0, 0, 0, 30, -63}), {1, 1, 3, 1})
+                   .Run();
+  std::vector<int8_t> thirds(13, 0);
+  thirds.insert(thirds.end(), {10, 20, 30, -1, -32, -63, -63, -63});
+  EXPECT_EQ(Values<int8_t>(*small[0]), thirds);
   // Large int32 values: only a few rounding errors count as "an integer" (a relative nudge of a
   // billionth made 1500000000 here into 1500000001).
   auto large = WithScales(NodeTest("Resize", 13).Attr("mode", "linear"),
