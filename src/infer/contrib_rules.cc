@@ -3,8 +3,8 @@
 //     1-D of its last dimension).
 //   SkipLayerNormalization, SkipSimplifiedLayerNormalization: output and input_skip_bias_sum like
 //     input; mean and inv_std_var float, input's shape with the last dimension 1.
-//   EmbedLayerNormalization: output and embedding_sum float [B, S, H] from input_ids [B, S] and
-//     word_embedding [V, H]; mask_index int32 [B].
+//   EmbedLayerNormalization, QEmbedLayerNormalization: output and embedding_sum float [B, S, H]
+//     from input_ids [B, S] and word_embedding [V, H]; mask_index int32 [B].
 //   ImageScaler, Affine, ScaledTanh, ParametricSoftplus, Scale (ONNX's early experimental ops):
 //     like the input. Crop: [N, C, H - top - bottom, W - left - right], or [N, C, h, w] with
 //     attribute scale = [h, w].
@@ -272,6 +272,7 @@ constexpr RuleDef kRules[] = {
     {"BiasGelu", BiasGelu, "com.microsoft"},
     {"QuickGelu", QuickGelu, "com.microsoft"},
     {"EmbedLayerNormalization", EmbedLayerNormalization, "com.microsoft"},
+    {"QEmbedLayerNormalization", EmbedLayerNormalization, "com.microsoft"},
     {"GroupQueryAttention", GroupQueryAttention, "com.microsoft"},
     {"FusedGemm", FusedGemm, "com.microsoft"},
     {"ImageScaler", LikeInput, ""},

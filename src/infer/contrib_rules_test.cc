@@ -47,7 +47,7 @@ class MsRule {
 
 TEST(InferContrib, RulesAreInTheMicrosoftDomainOnly) {
   for (const char* op : {"Gelu", "FastGelu", "BiasGelu", "SkipLayerNormalization", "FusedMatMul",
-                         "MultiHeadAttention"}) {
+                         "MultiHeadAttention", "QEmbedLayerNormalization"}) {
     EXPECT_NE(FindRule("com.microsoft", op), nullptr) << op;
   }
   EXPECT_EQ(FindRule("", "FusedMatMul"), nullptr);

@@ -10,7 +10,8 @@
 // QLinearSigmoid, QLinearLeakyRelu and ai.kiln QLinearSwish (X's shape), QLinearGlobalAveragePool
 // (the image axes 1; channels_last), QLinearAveragePool (AveragePool's windows; channels_last) and
 // QLinearConcat (Concat of inputs 2, 5, 8, ...), QLinearSoftmax (X's shape), QLinearWhere
-// (condition, X and Y broadcast); each keeps its data's type.
+// (condition, X and Y broadcast); each keeps its data's type. GatherBlockQuantized (Gather's shape
+// of the unpacked data; scales' type).
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -121,6 +122,38 @@ void MatMulNBits(InferenceContext& ctx) {
   SetOutputDims(ctx, 0, InputType(ctx, 0), a);
 }
 
+// com.microsoft GatherBlockQuantized: data's shape (uint8 data of `bits` < 8: its last dimension
+// times 8 / bits) with gather_axis replaced by indices' shape; scales' type.
+void GatherBlockQuantized(InferenceContext& ctx) {
+  std::optional<std::vector<int64_t>> data = InputNamedDims(ctx, 0);
+  const std::optional<std::vector<int64_t>> indices = InputNamedDims(ctx, 1);
+  const DataType out_type = InputType(ctx, 2);
+  if (!data || !indices) {
+    SetOutputDims(ctx, 0, out_type, std::nullopt);
+    return;
+  }
+  const auto rank = static_cast<int64_t>(data->size());
+  if (rank == 0) ctx.Fail("input 'data' is a scalar");
+  int64_t axis = ctx.info().GetInt("gather_axis", 0);
+  if (axis < -rank || axis >= rank) {
+    ctx.Fail("attribute 'gather_axis' is " + std::to_string(axis) + "; input 'data' has rank " +
+             std::to_string(rank));
+  }
+  if (axis < 0) axis += rank;
+  const int64_t bits = ctx.info().GetInt("bits", 4);
+  const DataType type = InputType(ctx, 0);
+  const bool packed = (type == DataType::kUint8 || type == DataType::kUndefined) && bits != 8;
+  if (packed && type == DataType::kUint8 && (bits == 2 || bits == 4) && IsKnownDim(data->back())) {
+    data->back() *= 8 / bits;
+  } else if (packed) {
+    data->back() = kUnknownDim;  // the data's type or the packing not known
+  }
+  std::vector<int64_t> out(data->begin(), data->begin() + axis);
+  out.insert(out.end(), indices->begin(), indices->end());
+  out.insert(out.end(), data->begin() + axis + 1, data->end());
+  SetOutputDims(ctx, 0, out_type, out);
+}
+
 // com.microsoft QLinearWhere: condition, X and Y broadcast; X's type.
 void QLinearWhere(InferenceContext& ctx) {
   const std::array<NamedInput, 3> inputs{NamedInput{0, "condition"}, NamedInput{1, "X"},
@@ -222,6 +255,7 @@ constexpr RuleDef kRules[] = {
     {"DequantizeLinear", DequantizeLinear, "com.microsoft"},
     {"QGemm", QGemm, "com.microsoft"},
     {"MatMulNBits", MatMulNBits, "com.microsoft"},
+    {"GatherBlockQuantized", GatherBlockQuantized, "com.microsoft"},
     {"QLinearAdd", QLinearBinary, "com.microsoft"},
     {"QLinearMul", QLinearBinary, "com.microsoft"},
     {"QLinearSigmoid", QLinearUnary, "com.microsoft"},

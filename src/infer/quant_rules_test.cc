@@ -121,6 +121,40 @@ TEST(InferQGemm, ShapeAndOutputType) {
                Error);
 }
 
+TEST(InferGatherBlockQuantized, GatherShapeOfUnpackedDataInScalesType) {
+  // uint8 4-bit [V, H/2] → [indices..., H]; scales' type.
+  auto four = RuleTest("GatherBlockQuantized", 1, kMs)
+                  .Input(kU8, {100, 16})
+                  .Input(DataType::kInt64, {2, -1})
+                  .Input(DataType::kFloat16, {100, 1})
+                  .Run();
+  EXPECT_EQ(four[0].type, DataType::kFloat16);
+  EXPECT_EQ(Dims(four[0]), (V{2, -1, 32}));
+  auto eight = RuleTest("GatherBlockQuantized", 1, kMs)
+                   .Attr("bits", int64_t{8})
+                   .Input(kU8, {100, 16})
+                   .Input(DataType::kInt32, {3})
+                   .Input(kF, {100, 1})
+                   .Run();
+  EXPECT_EQ(Dims(eight[0]), (V{3, 16}));
+  // int4 holds its logical shape; gathered along axis 1 (-1).
+  auto int4 = RuleTest("GatherBlockQuantized", 1, kMs)
+                  .Attr("gather_axis", int64_t{-1})
+                  .Attr("quantize_axis", int64_t{0})
+                  .Input(DataType::kInt4, {40, 6})
+                  .Input(DataType::kInt64, {})
+                  .Input(kF, {3, 6})
+                  .Run();
+  EXPECT_EQ(Dims(int4[0]), (V{40}));
+  EXPECT_THROW(RuleTest("GatherBlockQuantized", 1, kMs)
+                   .Attr("gather_axis", int64_t{2})
+                   .Input(kU8, {100, 16})
+                   .Input(DataType::kInt64, {1})
+                   .Input(kF, {100, 1})
+                   .Run(),
+               Error);
+}
+
 TEST(InferQLinearContrib, ElementwisePoolingAndConcat) {
   auto add = RuleTest("QLinearAdd", 1, kMs)
                  .Input(kI8, {2, 1, 4})

@@ -18,6 +18,7 @@ std::unique_ptr<Kernel> MakeSkipLayerNormalization(const KernelInfo& info);  // 
 std::unique_ptr<Kernel> MakeSkipSimplifiedLayerNormalization(const KernelInfo& info);  // ditto
 std::unique_ptr<Kernel> MakeQuickGelu(const KernelInfo& info);                         // gelu.cc
 std::unique_ptr<Kernel> MakeEmbedLayerNormalization(const KernelInfo& info);  // embed_layer_norm.cc
+std::unique_ptr<Kernel> MakeQEmbedLayerNormalization(const KernelInfo& info);  // ditto
 std::unique_ptr<Kernel> MakeGroupQueryAttention(
     const KernelInfo& info);  // group_query_attention.cc
 // ONNX's experimental ops of its first opsets, in the ONNX domain (experimental.cc).

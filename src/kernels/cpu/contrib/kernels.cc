@@ -12,6 +12,7 @@ constexpr KernelDef kDefs[] = {
     {"com.microsoft", "BiasGelu", 1, kLatestOpset, MakeBiasGelu},
     {"com.microsoft", "QuickGelu", 1, kLatestOpset, MakeQuickGelu},
     {"com.microsoft", "EmbedLayerNormalization", 1, kLatestOpset, MakeEmbedLayerNormalization},
+    {"com.microsoft", "QEmbedLayerNormalization", 1, kLatestOpset, MakeQEmbedLayerNormalization},
     {"com.microsoft", "GroupQueryAttention", 1, kLatestOpset, MakeGroupQueryAttention},
     {"com.microsoft", "SkipLayerNormalization", 1, kLatestOpset, MakeSkipLayerNormalization},
     {"com.microsoft", "SkipSimplifiedLayerNormalization", 1, kLatestOpset,

@@ -23,6 +23,7 @@ constexpr KernelDef kDefs[] = {
     {"com.microsoft", "DequantizeLinear", 1, kLatestOpset, MakeDequantizeLinear},
     {"com.microsoft", "QGemm", 1, kLatestOpset, MakeQGemm},
     {"com.microsoft", "MatMulNBits", 1, kLatestOpset, MakeMatMulNBits},
+    {"com.microsoft", "GatherBlockQuantized", 1, kLatestOpset, MakeGatherBlockQuantized},
     {"com.microsoft", "QLinearAdd", 1, kLatestOpset, MakeQLinearAdd},
     {"com.microsoft", "QLinearMul", 1, kLatestOpset, MakeQLinearMul},
     {"com.microsoft", "QLinearSigmoid", 1, kLatestOpset, MakeQLinearSigmoid},

@@ -1,6 +1,7 @@
 # The quant kernel family: library sources and unit tests (paths from the repository root).
 list(APPEND KILN_SOURCES
   src/kernels/cpu/quant/codec.cc
+  src/kernels/cpu/quant/gather_block_quantized.cc
   src/kernels/cpu/quant/int8_gemm.cc
   src/kernels/cpu/quant/int_conv.cc
   src/kernels/cpu/quant/int8_kernel_avx2.cc
@@ -15,6 +16,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/quant/quant_vbmi.cc
   src/kernels/cpu/quant/quantize.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
+  src/kernels/cpu/quant/gather_block_quantized_test.cc
   src/kernels/cpu/quant/int8_gemm_test.cc
   src/kernels/cpu/quant/matmul_nbits_test.cc
   src/kernels/cpu/quant/matmul_to_float_test.cc
