@@ -96,7 +96,7 @@ class GatherBlockQuantized final : public Kernel {
     const int64_t zero_row = (blocks + components - 1) / components;  // packed zero points
     if (zeros != nullptr) {
       std::vector<int64_t> zero_dims = scale_dims;
-      if (bytes) zero_dims.back() = zero_row;
+      if (components > 1) zero_dims.back() = zero_row;  // along the last axis, quantize_axis
       if (zeros->type() != type || zeros->shape().dims() != zero_dims) {
         info.Fail(ErrorCode::kInvalidArgument,
                   std::string("input 'zero_points' is ") + DataTypeName(zeros->type()) + " " +

@@ -213,6 +213,16 @@ TEST(QuantGatherBlockQuantized, Uint8OfEachWidthWithAndWithoutZeroPoints) {
       EXPECT_EQ(out[0]->shape(), Shape({2, 3, 48}));
     }
   }
+  // 8 bits are not packed: any quantize_axis, zero points of the scales' shape.
+  Case first_axis = Bytes(8, true, 12);
+  first_axis.quantize_axis = 0;
+  first_axis.gather_axis = 1;
+  first_axis.indices = {47, -48, 16};
+  first_axis.index_dims = {3};
+  const auto blocks = static_cast<size_t>(first_axis.ScaleDims()[0] * 48);
+  first_axis.scales.resize(blocks, 0.25f);
+  first_axis.zeros.resize(blocks, 100);
+  ExpectMatches(first_axis);
   ExpectMatches(Bytes(4, true, 9), DataType::kFloat, /*int32_indices=*/true);
   ExpectMatches(Bytes(4, true, 9), DataType::kFloat16);
   ExpectMatches(Bytes(4, false, 9), DataType::kBfloat16);
