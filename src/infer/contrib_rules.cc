@@ -10,7 +10,8 @@
 //     attribute scale = [h, w].
 //   GroupQueryAttention: output float [B, S, N·H] from query [B, S, N·H] (or packed
 //     [B, S, (N + 2·Nk)·H]); present_key and present_value [B, Nk, ?, H] (their length is
-//     max(total_sequence_length, the past's), a value).
+//     max(total_sequence_length, the past's), a value); output_qk [B, N, S, T], T the value of
+//     total_sequence_length when known (a constant or a dimension).
 //   FusedGemm: Gemm's [M, N].
 //   FusedMatMul: MatMul's numpy.matmul shape after transA / transB swap the last two axes of an
 //     operand of rank >= 2.
@@ -148,6 +149,14 @@ void GroupQueryAttention(InferenceContext& ctx) {
           ctx, i, DataType::kFloat,
           std::vector<int64_t>{out[0], kv_heads > 0 ? kv_heads : kUnknownDim, kUnknownDim, head});
     }
+  }
+  if (ctx.WantsOutput(3)) {
+    const std::optional<std::vector<int64_t>> total = InputDimsValue(ctx, 6);
+    SetOutputDims(
+        ctx, 3, DataType::kFloat,
+        std::vector<int64_t>{
+            out[0], heads > 0 ? heads : kUnknownDim, out[1],
+            total && total->size() == 1 && IsNamedDim((*total)[0]) ? (*total)[0] : kUnknownDim});
   }
 }
 

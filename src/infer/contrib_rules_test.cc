@@ -35,6 +35,15 @@ class MsRule {
     }
     return *this;
   }
+  // An input whose value is known at load, or of which what is known is `facts`.
+  MsRule& ConstInt32(const V& dims, const std::vector<int32_t>& values) {
+    test_.ConstInput<int32_t>(dims, values);
+    return *this;
+  }
+  MsRule& Input(TensorFacts facts) {
+    test_.Input(std::move(facts));
+    return *this;
+  }
   MsRule& Outputs(size_t n, std::vector<size_t> missing = {}) {
     test_.Outputs(n, std::move(missing));
     return *this;
@@ -191,6 +200,48 @@ TEST(InferContribMultiHeadAttention, OutputShape) {
             .Run();
       },
       {"attribute 'num_heads' is 0"});
+}
+
+// Outputs 0-2, and output_qk [B, N, S, T] with T total_sequence_length's value when known.
+TEST(InferContribGroupQueryAttention, OutputShapes) {
+  const auto gqa = [](TensorFacts total, size_t outputs, std::vector<size_t> missing = {}) {
+    return MsRule("GroupQueryAttention")
+        .Attr("num_heads", 4)
+        .Attr("kv_num_heads", 2)
+        .Input(V{2, 5, 64})
+        .Input(V{2, 5, 32})
+        .Input(V{2, 5, 32})
+        .Input(std::nullopt)
+        .Input(std::nullopt)
+        .Input(V{2}, DataType::kInt32)
+        .Input(std::move(total))
+        .Outputs(outputs, std::move(missing))
+        .Run();
+  };
+  TensorFacts constant;
+  constant.type = DataType::kInt32;
+  constant.shape = Shape({1});
+  constant.value = MakeTensor<int32_t>({1}, {9});
+  auto out = gqa(constant, 4);
+  EXPECT_EQ(out[0].type, kF);
+  EXPECT_EQ(Dims(out[0]), (V{2, 5, 64}));
+  EXPECT_EQ(Dims(out[1]), (V{2, 2, -1, 16}));
+  EXPECT_EQ(Dims(out[2]), (V{2, 2, -1, 16}));
+  EXPECT_EQ(out[3].type, kF);
+  EXPECT_EQ(Dims(out[3]), (V{2, 4, 5, 9}));
+  TensorFacts symbol;  // e.g. Shape -> Gather of a graph input's dimension
+  symbol.type = DataType::kInt32;
+  symbol.shape = Shape({1});
+  symbol.dims_value = V{SymbolicDim(3)};
+  EXPECT_EQ(Dims(gqa(symbol, 4)[3]), (V{2, 4, 5, SymbolicDim(3)}));
+  TensorFacts unknown;
+  unknown.type = DataType::kInt32;
+  unknown.shape = Shape({1});
+  EXPECT_EQ(Dims(gqa(unknown, 4)[3]), (V{2, 4, 5, -1}));
+  auto without = gqa(constant, 4, {3});
+  EXPECT_EQ(Dims(without[0]), (V{2, 5, 64}));
+  EXPECT_FALSE(without[3].shape.has_value());
+  EXPECT_EQ(gqa(constant, 3).size(), 3u);
 }
 
 }  // namespace

@@ -4,22 +4,32 @@
 // Inputs: 0 query [B, S, N·H] (or Q, K and V packed [B, S, (N + 2·Nk)·H], inputs 1-2 missing);
 // 1 key, 2 value [B, S, Nk·H]; 3 past_key, 4 past_value [B, Nk, P, H] (optional, BNSH);
 // 5 seqlens_k int32 [B], each sequence's total length - 1; 6 total_sequence_length int32 (one
-// element, T); 7 cos_cache, 8 sin_cache [max position, R/2] (with do_rotary). Inputs 9-11
-// (position_ids, attention_bias, head_sink) are refused as not implemented.
+// element, T); 7 cos_cache, 8 sin_cache [max position, R/2] (with do_rotary); 9 position_ids
+// int64 [B, at least S] (the rotary positions of the new tokens; without do_rotary only checked);
+// 10 attention_bias [B or 1, N or 1, S, T]; 11 head_sink [N].
 // Attributes: num_heads N, kv_num_heads Nk (N a multiple of it: query head h reads key/value
 // head h / (N / Nk)), scale (0: 1/sqrt(H)), softcap (0: none), local_window_size (-1: none),
-// do_rotary, rotary_interleaved, smooth_softmax; qk_output must be 0.
-// Outputs: 0 output [B, S, N·H]; 1 present_key, 2 present_value [B, Nk, max(T, P), H].
+// do_rotary, rotary_interleaved, smooth_softmax, qk_output (0: none, 1: the scores before the
+// softmax, 2: the probabilities after it, into output 3).
+// Outputs: 0 output [B, S, N·H]; 1 present_key, 2 present_value [B, Nk, max(T, P), H];
+// 3 output_qk [B, N, S, T].
 // As ONNX Runtime: the first prompt (S == T) has no past; otherwise S is 1 (token generation) or
 // the batch is 1 (a further prompt) and sequence b's past is its total length - S (a first
 // prompt of several sequences must have them all S long: right-padded ones are refused, naming
 // seqlens_k). Each sequence's
 // past rows [0, past) are copied from past_key/past_value and its new rows follow them (rotated at
-// positions past + s when do_rotary); the rest of the present cache is zeros. Query row s attends
-// to keys [0, past + s] (with a window, the last local_window_size of them, its own included, as
-// ONNX Runtime 1.30 takes it), with
-// scores = scale · q·k, then softcap · tanh(score / softcap), then softmax (smooth_softmax: with an
-// extra logit 0 in the denominator).
+// positions past + s when do_rotary); the rest of the present cache is zeros. With position_ids
+// the rotary positions are ONNX Runtime's: a first prompt's token s takes position_ids' first
+// element + s in every sequence; otherwise token s of sequence b takes element b·S + s of
+// position_ids read flat (its row b when its second dimension is S); each must be a cos/sin
+// cache row. Query row s attends to keys [0, past + s] (with a window, the last
+// local_window_size of them, its own included, as ONNX Runtime 1.30 takes it), with
+// scores = scale · q·k, then softcap · tanh(score / softcap), then + attention_bias[b, h, s, key]
+// (its dimensions of 1 broadcast; every sequence's total length at most T), then softmax
+// (smooth_softmax or head_sink: with an extra logit in the denominator, head_sink[h] when given,
+// else 0). output_qk holds row s's scores (qk_output 1: after the bias, before the softmax) or
+// probabilities (2) at the keys it attends to, zeros elsewhere (all zeros with qk_output 0, where
+// ONNX Runtime leaves it unwritten); keys past T are not in it.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -44,15 +54,18 @@ class GroupQueryAttention final : public Kernel {
         local_window_(info.GetInt("local_window_size", -1)),
         do_rotary_(info.GetInt("do_rotary", 0) != 0),
         interleaved_(info.GetInt("rotary_interleaved", 0) != 0),
-        smooth_softmax_(info.GetInt("smooth_softmax", 0) != 0) {
+        smooth_softmax_(info.GetInt("smooth_softmax", 0) != 0),
+        qk_output_(info.GetInt("qk_output", 0)) {
     if (num_heads_ <= 0 || kv_num_heads_ <= 0 || num_heads_ % kv_num_heads_ != 0) {
       info.Fail(ErrorCode::kInvalidGraph,
                 "attributes 'num_heads' (" + std::to_string(num_heads_) + ") and 'kv_num_heads' (" +
                     std::to_string(kv_num_heads_) +
                     ") must be > 0, num_heads a multiple of kv_num_heads");
     }
-    if (info.GetInt("qk_output", 0) != 0) {
-      info.Fail(ErrorCode::kNotImplemented, "attribute 'qk_output' is not implemented");
+    if (qk_output_ < 0 || qk_output_ > 2) {
+      info.Fail(ErrorCode::kInvalidGraph,
+                "attribute 'qk_output' is " + std::to_string(qk_output_) +
+                    "; it must be 0 (none), 1 (before the softmax) or 2 (after it)");
     }
     if (softcap_ < 0.0f) {
       info.Fail(ErrorCode::kInvalidGraph, "attribute 'softcap' must be >= 0");
@@ -61,13 +74,6 @@ class GroupQueryAttention final : public Kernel {
 
   void Compute(KernelContext& ctx) const override {
     const KernelInfo& info = ctx.info();
-    for (size_t i : {size_t{9}, size_t{10}, size_t{11}}) {
-      if (ctx.OptionalInput(i) != nullptr) {
-        info.Fail(ErrorCode::kNotImplemented,
-                  "input " + std::to_string(i) +
-                      " (position_ids, attention_bias or head_sink) is not implemented");
-      }
-    }
     const Tensor& query = ctx.Input(0);
     const Tensor* key = ctx.OptionalInput(1);
     const Tensor* value = ctx.OptionalInput(2);
@@ -77,11 +83,15 @@ class GroupQueryAttention final : public Kernel {
     const Tensor& total_len = ctx.Input(6);
     const Tensor* cos = ctx.OptionalInput(7);
     const Tensor* sin = ctx.OptionalInput(8);
+    const Tensor* position_ids = ctx.OptionalInput(9);
+    const Tensor* bias = ctx.OptionalInput(10);
+    const Tensor* sink = ctx.OptionalInput(11);
 
     for (const auto& [t, name] :
          {std::pair{&query, "query"}, std::pair{key, "key"}, std::pair{value, "value"},
           std::pair{past_key, "past_key"}, std::pair{past_value, "past_value"},
-          std::pair{cos, "cos_cache"}, std::pair{sin, "sin_cache"}}) {
+          std::pair{cos, "cos_cache"}, std::pair{sin, "sin_cache"},
+          std::pair{bias, "attention_bias"}, std::pair{sink, "head_sink"}}) {
       if (t != nullptr && t->type() != DataType::kFloat) {
         info.Fail(ErrorCode::kNotImplemented, std::string("input '") + name + "' is " +
                                                   DataTypeName(t->type()) +
@@ -183,12 +193,74 @@ class GroupQueryAttention final : public Kernel {
       }
       rotary = 2 * cos->shape().dims()[1];
     }
+    // The rotary position of each new token (b·S + s), checked against the caches.
+    SmallVector<int64_t> position(static_cast<size_t>(batch * seq));
+    for (size_t i = 0; i < position.size(); ++i) {
+      position[i] = past_of[i / static_cast<size_t>(seq)] + static_cast<int64_t>(i) % seq;
+    }
+    if (position_ids != nullptr) {
+      const std::vector<int64_t>& d = position_ids->shape().dims();
+      if (position_ids->type() != DataType::kInt64 || d.size() != 2 || d[0] != batch ||
+          d[1] < seq) {
+        Bad(info, "position_ids", *position_ids,
+            "int64 [" + std::to_string(batch) + ", at least " + std::to_string(seq) +
+                "] (batch, sequence)");
+      }
+      if (rotary > 0) {
+        const auto* ids = static_cast<const int64_t*>(position_ids->data());
+        const int64_t positions = cos->shape().dims()[0];
+        if (first_prompt && (ids[0] < 0 || ids[0] > positions - seq)) {
+          info.Fail(ErrorCode::kInvalidArgument,
+                    "input 'position_ids' starts at " + std::to_string(ids[0]) +
+                        ": a first prompt's " + std::to_string(seq) +
+                        " tokens take the positions from its first element on, which must be in "
+                        "[0, " +
+                        std::to_string(positions - seq) + "] for " + std::to_string(positions) +
+                        " cos_cache/sin_cache positions");
+        }
+        for (size_t i = 0; i < position.size(); ++i) {
+          const int64_t p = first_prompt ? ids[0] + static_cast<int64_t>(i) % seq : ids[i];
+          if (p < 0 || p >= positions) {
+            info.Fail(ErrorCode::kInvalidArgument,
+                      "input 'position_ids' holds position " + std::to_string(p) +
+                          " at flat index " + std::to_string(i) + "; it must be in [0, " +
+                          std::to_string(positions) + "), the cos_cache/sin_cache positions");
+          }
+          position[i] = p;
+        }
+      }
+    }
+    if (bias != nullptr) {
+      const std::vector<int64_t>& d = bias->shape().dims();
+      if (d.size() != 4 || (d[0] != batch && d[0] != 1) || (d[1] != num_heads_ && d[1] != 1) ||
+          d[2] != seq || d[3] != total) {
+        Bad(info, "attention_bias", *bias,
+            "[" + std::to_string(batch) + " or 1, " + std::to_string(num_heads_) + " or 1, " +
+                std::to_string(seq) + ", " + std::to_string(total) +
+                "] (batch or 1, num_heads or 1, sequence, total_sequence_length)");
+      }
+      if (longest > total) {
+        info.Fail(ErrorCode::kInvalidArgument,
+                  "input 'attention_bias' covers total_sequence_length " + std::to_string(total) +
+                      " keys, fewer than a sequence's total length " + std::to_string(longest) +
+                      " (seqlens_k)");
+      }
+    }
+    if (sink != nullptr && sink->shape().dims() != std::vector{num_heads_}) {
+      Bad(info, "head_sink", *sink, "[" + std::to_string(num_heads_) + "] (one per query head)");
+    }
 
     const int64_t out_dims[] = {batch, seq, num_heads_ * head};
     Tensor& out = ctx.OutputForOverwrite(0, DataType::kFloat, out_dims);
     const int64_t cache_dims[] = {batch, kv_num_heads_, present_rows, head};
     float* present_k = Cache(ctx, 1, cache_dims);
     float* present_v = Cache(ctx, 2, cache_dims);
+    float* qk = nullptr;
+    if (ctx.WantsOutput(3)) {
+      const int64_t qk_dims[] = {batch, num_heads_, seq, total};
+      qk = static_cast<float*>(ctx.OutputForOverwrite(3, DataType::kFloat, qk_dims).data());
+      if (qk_output_ == 0) std::fill_n(qk, batch * num_heads_ * seq * total, 0.0f);
+    }
     const auto H = static_cast<size_t>(head);
     const auto S = static_cast<size_t>(seq);
     const auto rows = static_cast<size_t>(present_rows);
@@ -235,7 +307,7 @@ class GroupQueryAttention final : public Kernel {
           const float* k_in = kp + (b * S + s) * kv_stride + h * H;
           const float* v_in = vp + (b * S + s) * kv_stride + h * H;
           if (rotary > 0) {
-            rotate(k_in, kc + (past + s) * H, static_cast<int64_t>(past + s));
+            rotate(k_in, kc + (past + s) * H, position[b * S + s]);
           } else {
             std::copy(k_in, k_in + H, kc + (past + s) * H);
           }
@@ -247,6 +319,14 @@ class GroupQueryAttention final : public Kernel {
     const float scale = scale_ == 0.0f ? 1.0f / std::sqrt(static_cast<float>(head)) : scale_;
     auto* yp = static_cast<float*>(out.data());
     const size_t group = nh / kvh;
+    const auto T = static_cast<size_t>(total);
+    const float* bias_p = bias != nullptr ? static_cast<const float*>(bias->data()) : nullptr;
+    const size_t bias_b = bias != nullptr && bias->shape().dims()[0] != 1 ? 1 : 0;
+    const size_t bias_h = bias != nullptr && bias->shape().dims()[1] != 1 ? 1 : 0;
+    const size_t bias_heads = bias != nullptr ? static_cast<size_t>(bias->shape().dims()[1]) : 0;
+    const float* sink_p = sink != nullptr ? static_cast<const float*>(sink->data()) : nullptr;
+    const bool sinks = smooth_softmax_ || sink_p != nullptr;
+    float* const qk_rows = qk_output_ != 0 ? qk : nullptr;
     ctx.threads().ParallelFor(
         static_cast<size_t>(batch) * nh * S, 4, [&](size_t begin, size_t end) {
           float* q = ctx.Scratch<float>(H);
@@ -258,7 +338,7 @@ class GroupQueryAttention final : public Kernel {
             const auto past = static_cast<size_t>(past_of[b]);
             const float* q_in = qp + (b * S + s) * q_stride + h * H;
             if (rotary > 0) {
-              rotate(q_in, q, static_cast<int64_t>(past + s));
+              rotate(q_in, q, position[b * S + s]);
             } else {
               std::copy(q_in, q_in + H, q);
             }
@@ -268,16 +348,29 @@ class GroupQueryAttention final : public Kernel {
                                      : 0;
             const float* kc = keys + (b * kvh + h / group) * rows * H;
             const float* vc = values + (b * kvh + h / group) * rows * H;
-            float max = smooth_softmax_ ? 0.0f : -std::numeric_limits<float>::infinity();
+            const float* bias_row =
+                bias_p != nullptr ? bias_p + ((b * bias_b * bias_heads + h * bias_h) * S + s) * T
+                                  : nullptr;
+            // The extra logit of smooth_softmax (0) or head_sink.
+            const float sink_logit = sink_p != nullptr ? sink_p[h] : 0.0f;
+            float max = sinks ? sink_logit : -std::numeric_limits<float>::infinity();
             for (size_t j = first; j < length; ++j) {
               float dot = 0;
               for (size_t i = 0; i < H; ++i) dot += q[i] * kc[j * H + i];
               float v = dot * scale;
               if (softcap_ > 0.0f) v = softcap_ * std::tanh(v / softcap_);
+              if (bias_row != nullptr) v += bias_row[j];
               scores[j] = v;
               max = std::max(max, v);
             }
-            double sum = smooth_softmax_ ? std::exp(double{-max}) : 0.0;
+            // output_qk's row: zeros, then the scores or probabilities at keys [first, length).
+            float* qk_row = qk_rows != nullptr ? qk_rows + ((b * nh + h) * S + s) * T : nullptr;
+            const size_t shown = std::min(length, T);
+            if (qk_row != nullptr) std::fill(qk_row, qk_row + T, 0.0f);
+            if (qk_output_ == 1 && qk_row != nullptr) {
+              for (size_t j = first; j < shown; ++j) qk_row[j] = scores[j];
+            }
+            double sum = sinks ? std::exp(double{sink_logit} - max) : 0.0;
             for (size_t j = first; j < length; ++j) {
               scores[j] = std::exp(scores[j] - max);
               sum += scores[j];
@@ -286,6 +379,7 @@ class GroupQueryAttention final : public Kernel {
             std::fill(y, y + H, 0.0f);
             for (size_t j = first; j < length; ++j) {
               const auto p = static_cast<float>(scores[j] / sum);
+              if (qk_output_ == 2 && qk_row != nullptr && j < shown) qk_row[j] = p;
               for (size_t i = 0; i < H; ++i) y[i] += p * vc[j * H + i];
             }
           }
@@ -313,6 +407,7 @@ class GroupQueryAttention final : public Kernel {
   bool do_rotary_;
   bool interleaved_;
   bool smooth_softmax_;
+  int64_t qk_output_;
 };
 
 }  // namespace
