@@ -36,6 +36,7 @@ class Case:
         self.nodes = []
         self.inputs = []  # (name, array)
         self.inits = []  # (name, array)
+        self.protos = []  # initializers as TensorProtos (types numpy lacks: int4, uint4)
         self.outputs = []  # (name, dtype)
         self.ms_opset = None
         self.int_tol = 0  # integer outputs may differ by this much (one quantization step)
@@ -81,7 +82,7 @@ class Case:
             self.nodes, "difftest",
             [vi(n, a, self.symbolic) for n, a in self.inputs],
             [helper.make_tensor_value_info(n, NP_TO_ONNX[d], None) for n, d in self.outputs],
-            initializer=[numpy_helper.from_array(a, n) for n, a in self.inits])
+            initializer=[numpy_helper.from_array(a, n) for n, a in self.inits] + self.protos)
         opsets = [helper.make_opsetid("", self.opset)]
         if self.ms_opset:
             opsets.append(helper.make_opsetid("com.microsoft", 1))
@@ -127,6 +128,7 @@ GENERATORS = {}
 
 def gen(name):
     def register(f):
+        assert name not in GENERATORS, "two generators named " + name
         GENERATORS[name] = f
         return f
     return register
@@ -1444,6 +1446,80 @@ def g_rnn(rng, c):
             c.output(o, F32)
 
 
+@gen("DynamicQuantizeLSTM")
+def g_dqlstm(rng, c):
+    """com.microsoft DynamicQuantizeLSTM as ONNX Runtime's quantize_dynamic writes it: W [D, I, 4H]
+    and R [D, H, 4H] (LSTM's transposed), int8 or uint8, scales and zero points per direction or
+    per gate column. ONNX Runtime quantizes X and each step's hidden state to uint8 over their
+    range, and a finished sequence's state is 0 in that range when Y is made, its last value
+    otherwise: so an output not compared is left out of the node, and without Y no sequence is
+    empty (ONNX Runtime reads memory it never wrote for one)."""
+    c.ms_opset = True
+    direction = pick(rng, ["forward", "reverse", "bidirectional"])
+    dirs = 2 if direction == "bidirectional" else 1
+    seq, batch = int(rng.integers(1, 6)), int(rng.integers(1, 5))
+    inp, hid = int(rng.integers(1, 7)), int(pick(rng, [1, 2, 3, 4, 5, 8, 11]))
+    wt = pick(rng, [I8, U8])
+
+    def quantized(rows):
+        """(weights [D, rows, 4H], scale, zero point) from floats in [-0.7, 0.7]."""
+        w = randf(rng, [dirs, rows, 4 * hid], -0.7, 0.7)
+        per_col = maybe(rng)
+        peak = np.abs(w).max(axis=1) if per_col else np.abs(w).max(axis=(1, 2))  # [D, 4H] or [D]
+        scale = (np.maximum(peak, 1e-3) / 127).astype(F32)
+        if wt == U8:
+            zp = np.full(scale.shape, 128 if per_col else 0, np.int64)
+            if not per_col:
+                zp = rng.integers(118, 139, size=scale.shape)
+        else:  # ONNX Runtime wants 0 for int8 per column; per direction any value goes
+            zp = np.zeros(scale.shape, np.int64) if per_col or maybe(rng, 0.7) else \
+                rng.integers(-3, 4, size=scale.shape)
+        s = scale[:, None, :] if per_col else scale[:, None, None]
+        z = zp[:, None, :] if per_col else zp[:, None, None]
+        info = np.iinfo(wt)
+        q = np.clip(np.rint(w / s) + z, info.min, info.max).astype(wt)
+        zps = zp.astype(wt)
+        if per_col and maybe(rng, 0.2):  # one zero point per direction with per-column scales
+            zps = zps[:, 0].copy() if dirs == 1 else zps
+        elif not per_col and maybe(rng, 0.2) and len(set(zps.tolist())) == 1 and \
+                (wt == U8 or not zps.any()):  # per column, all one value (int8: 0)
+            zps = np.repeat(zps[:, None], 4 * hid, axis=1)
+        return q, scale, zps
+
+    wq, ws, wz = quantized(inp)
+    rq, rs, rz = quantized(hid)
+    outputs = [maybe(rng, 0.8), maybe(rng, 0.7), maybe(rng, 0.5)]
+    if not any(outputs):
+        outputs[int(rng.integers(0, 3))] = True
+    x = c.input(randf(rng, [seq, batch, inp], -1, 1))
+    ins = [x, c.value(wq), c.value(rq)]
+    ins.append(c.value(randf(rng, [dirs, 8 * hid], -0.5, 0.5)) if maybe(rng, 0.7) else "")
+    if maybe(rng, 0.4):
+        lens = rng.integers(0 if outputs[0] else 1, seq + 1, size=[batch])
+        ins.append(c.value(lens.astype(np.int32)))
+    else:
+        ins.append("")
+    ins.append(c.value(randf(rng, [dirs, batch, hid], -1, 1)) if maybe(rng) else "")
+    ins.append(c.value(randf(rng, [dirs, batch, hid], -1, 1)) if maybe(rng) else "")
+    ins.append(c.value(randf(rng, [dirs, 3 * hid], -0.5, 0.5)) if maybe(rng, 0.3) else "")
+    ins += [c.init(ws, "s"), c.init(wz, "z"), c.init(rs, "s"), c.init(rz, "z")]
+    attrs = {"direction": direction if maybe(rng, 0.8) or dirs == 2 else None, "hidden_size": hid}
+    if maybe(rng, 0.2):
+        attrs["clip"] = float(pick(rng, [0.5, 2.0]))
+    if maybe(rng, 0.15):
+        attrs["input_forget"] = 1
+    if maybe(rng, 0.15):
+        acts = [pick(rng, ["Sigmoid", "HardSigmoid"]), pick(rng, ["Tanh", "Softsign"]),
+                pick(rng, ["Tanh", "Softsign"])]
+        attrs["activations"] = acts * dirs
+    outs = c.node("DynamicQuantizeLSTM", ins, n_out=3, domain="com.microsoft", **attrs)
+    for i, o in enumerate(outs):
+        if outputs[i]:
+            c.output(o, F32)
+        else:
+            c.nodes[-1].output[i] = ""
+
+
 # ---------------------------------------------------------------------------------- contrib
 # What ONNX Runtime's transformer optimizer and its generative-AI exports leave in a model: ops of
 # com.microsoft, and LayerNormalization / SimplifiedLayerNormalization in the ONNX domain at
@@ -1573,6 +1649,106 @@ def g_contrib(rng, c):
         c.output(c.node(op, ins, domain=ms), F32)
     else:
         c.output(c.node("Gelu", [x], domain=ms), F32)
+
+
+def int4_init(c, values, signed, prefix="w"):
+    """An int4 or uint4 initializer of VALUES (an integer array), packed two to a byte from the low
+    nibble up (this onnx lacks the types: data_type 22 / 21 with raw_data)."""
+    flat = (np.asarray(values).astype(np.int64).ravel() & 0xF).astype(np.uint8)
+    if flat.size % 2:
+        flat = np.append(flat, np.uint8(0))
+    t = onnx.TensorProto()
+    t.name = c.name(prefix)
+    t.data_type = 22 if signed else 21
+    t.dims.extend(np.asarray(values).shape)
+    t.raw_data = (flat[0::2] | (flat[1::2] << 4)).astype(np.uint8).tobytes()
+    c.protos.append(t)
+    return t.name
+
+
+def pack_rows(codes, bits):
+    """uint8 rows of CODES (2-D, values of BITS bits) packed from the low bits up, each row
+    starting a new byte."""
+    per = 8 // bits
+    rows, cols = codes.shape
+    out = np.zeros((rows, (cols + per - 1) // per), np.uint8)
+    for j in range(cols):
+        out[:, j // per] |= (codes[:, j].astype(np.uint8) << ((j % per) * bits)).astype(np.uint8)
+    return out
+
+
+@gen("QuantTables")
+def g_quant_tables(rng, c):
+    """The quantized com.microsoft ops of ONNX Runtime's quantization tool and LLM exports:
+    QEmbedLayerNormalization (8-bit embedding tables) and GatherBlockQuantized (block-quantized
+    tables of 2, 4 or 8 bits in uint8, or int4 / uint4)."""
+    c.ms_opset = True
+    ms = "com.microsoft"
+    i32 = np.dtype("int32")
+    if maybe(rng):
+        b_, s_ = int(rng.integers(1, 4)), int(rng.integers(1, 9))
+        hidden = int(pick(rng, [4, 8, 16, 33]))
+        vocab, npos, nseg = int(rng.integers(2, 30)), s_ + int(rng.integers(0, 4)), int(rng.integers(1, 4))
+        segments = maybe(rng, 0.6)
+        tables = [[vocab, hidden], [npos, hidden], [nseg, hidden] if segments else None,
+                  [hidden], [hidden]]
+        dts = [pick(rng, [U8, I8]) for _ in tables]
+        if maybe(rng, 0.85):
+            dts = [dts[0]] * 5  # ONNX Runtime's schema binds every table to one type
+        ins = [c.input(rng.integers(0, vocab, size=[b_, s_]).astype(i32), "ids")]
+        ins.append(c.input(rng.integers(0, nseg, size=[b_, s_]).astype(i32), "seg") if segments else "")
+        for shape, dt in zip(tables, dts):
+            ins.append(c.init(qtensor(rng, dt, shape)) if shape else "")
+        ins.append(c.input((rng.random([b_, s_]) < 0.7).astype(i32), "mask") if maybe(rng, 0.6) else "")
+        for k, shape in enumerate(tables):
+            scale = rng.uniform(0.01, 0.05) if k < 3 else rng.uniform(0.002, 0.01)
+            ins.append(c.init(np.array([scale], F32), "s") if shape else "")
+        for shape, dt in zip(tables, dts):
+            info = np.iinfo(dt)
+            zp = rng.integers(info.min // 4, info.max // 4 + 1, size=[1]).astype(dt)
+            ins.append(c.init(zp, "z") if shape else "")
+        outs = c.node("QEmbedLayerNormalization", ins, n_out=2, domain=ms,
+                      epsilon=float(pick(rng, [1e-12, 1e-5])) if maybe(rng) else None)
+        c.output(outs[0], F32)
+        c.output(outs[1], i32)
+        return
+    kind = pick(rng, ["uint8", "uint8", "int4", "uint4"])
+    bits = int(pick(rng, [4, 4, 8, 2])) if kind == "uint8" else 4
+    block = int(pick(rng, [16, 32]))
+    if kind == "uint8":
+        rank = int(pick(rng, [2, 2, 3]))
+        per = 8 // bits
+        dims = rand_shape(rng, rank - 1, 1, 6) + [per * int(rng.integers(2, 24))]
+        gaxis, qaxis = 0, rank - 1
+    else:
+        rank = int(pick(rng, [2, 3]))
+        dims = rand_shape(rng, rank, 1, 6)
+        qaxis = int(rng.integers(0, rank))
+        dims[qaxis] = int(rng.integers(1, 50))
+        gaxis = int(rng.integers(0, rank))
+    sdims = list(dims)
+    sdims[qaxis] = (dims[qaxis] + block - 1) // block
+    signed = kind == "int4"
+    lo, hi = (-8, 7) if signed else (0, (1 << bits) - 1)
+    codes = rng.integers(lo, hi + 1, size=dims)
+    zeros = rng.integers(lo, hi + 1, size=sdims) if maybe(rng, 0.6) else None
+    if kind == "uint8":
+        data = c.init(pack_rows(codes.reshape(-1, dims[-1]), bits).reshape(dims[:-1] + [-1]), "q")
+        zp = (c.init(pack_rows(zeros.reshape(-1, sdims[-1]), bits).reshape(sdims[:-1] + [-1]), "z")
+              if zeros is not None else None)
+    else:
+        data = int4_init(c, codes, signed, "q")
+        zp = int4_init(c, zeros, signed, "z") if zeros is not None else None
+    scale_dt = pick(rng, [F32, F32, np.dtype("float16")])
+    scales = c.init(rng.uniform(0.01, 0.1, size=sdims).astype(scale_dt), "s")
+    n = dims[gaxis]
+    idx_dt = pick(rng, [i32, I64])
+    indices = c.input(rng.integers(-n, n, size=rand_shape(rng, int(rng.integers(0, 3)), 1, 4)).astype(idx_dt), "i")
+    ins = [data, indices, scales] + ([zp] if zp is not None else [])
+    attrs = {"gather_axis": gaxis if gaxis or maybe(rng) else None,
+             "quantize_axis": qaxis if qaxis != 1 or maybe(rng) else None,
+             "block_size": block if block != 128 else None, "bits": bits if bits != 4 or maybe(rng) else None}
+    c.output(c.node("GatherBlockQuantized", ins, domain=ms, **attrs), scale_dt)
 
 
 @gen("Legacy")
@@ -1765,6 +1941,91 @@ def g_gqa(rng, c):
     c.output(y, F32)
     c.output(pk, F32)
     c.output(pv, F32)
+
+
+@gen("GQAExtras")
+def g_gqa_extras(rng, c):
+    """com.microsoft GroupQueryAttention's further inputs and output, each at random: position_ids
+    (the rotary positions of the new tokens; a first prompt reads only its first element, a wider
+    one is read flat), attention_bias of each broadcast [B or 1, N or 1, S, T], head_sink (with or
+    without smooth_softmax), qk_output 1 or 2 with output_qk (then every sequence T long: ONNX
+    Runtime leaves the columns past a shorter one's length unwritten)."""
+    c.ms_opset = True
+    i32 = np.dtype("int32")
+    kv_heads = int(pick(rng, [1, 2]))
+    heads = kv_heads * int(pick(rng, [1, 2, 4]))
+    hd = int(pick(rng, [8, 16, 16, 32]))
+    mode = pick(rng, ["prompt", "token", "token", "next_prompt"])
+    b = 1 if mode == "next_prompt" else int(rng.integers(1, 4))
+    past_rows = 0 if mode == "prompt" and maybe(rng, 0.7) else int(rng.integers(1, 9))
+    qk_output = int(pick(rng, [1, 2])) if maybe(rng, 0.4) else 0
+    if mode == "prompt":
+        s_ = int(rng.integers(1, 7))
+        lens = [s_] * b
+    elif mode == "token":
+        s_ = 1
+        lens = [int(rng.integers(1, past_rows + 2)) for _ in range(b)]
+        if qk_output:
+            lens = [max(lens)] * b
+    else:
+        s_ = int(rng.integers(2, 6))
+        lens = [int(rng.integers(s_ + 1, s_ + past_rows + 1))]
+    total = max(lens) if mode != "prompt" else s_
+    packed = maybe(rng, 0.3)
+    if packed:
+        ins = [c.input(randf(rng, [b, s_, (heads + 2 * kv_heads) * hd])), "", ""]
+    else:
+        ins = [c.input(randf(rng, [b, s_, heads * hd])), c.input(randf(rng, [b, s_, kv_heads * hd])),
+               c.input(randf(rng, [b, s_, kv_heads * hd]))]
+    if past_rows:
+        ins += [c.input(randf(rng, [b, kv_heads, past_rows, hd])),
+                c.input(randf(rng, [b, kv_heads, past_rows, hd]))]
+    else:
+        ins += ["", ""]
+    ins += [c.input(np.array([n - 1 for n in lens], i32)), c.input(np.array([total], i32))]
+    attrs = {"num_heads": heads, "kv_num_heads": kv_heads}
+    positions = 0
+    if hd >= 16 and maybe(rng, 0.7):
+        half = int(pick(rng, [8, hd // 2]))
+        positions = max(total, past_rows) + int(rng.integers(0, 9))
+        ang = rng.uniform(0, 6.3, size=[positions, half])
+        ins += [c.init(np.cos(ang).astype(F32)), c.init(np.sin(ang).astype(F32))]
+        attrs["do_rotary"] = 1
+        attrs["rotary_interleaved"] = int(rng.integers(0, 2)) if maybe(rng) else None
+    else:
+        ins += ["", ""]
+    if maybe(rng, 0.5):
+        cols = s_ + (int(rng.integers(1, 3)) if maybe(rng, 0.25) else 0)
+        top = positions if positions else 16
+        ids = rng.integers(0, top, size=[b, cols]).astype(I64)
+        if mode == "prompt" and positions:
+            ids[0, 0] = int(rng.integers(0, positions - s_ + 1))  # the first prompt's start
+        ins.append(c.input(ids))
+    else:
+        ins.append("")
+    if maybe(rng, 0.5):
+        shape = [b if maybe(rng) else 1, heads if maybe(rng) else 1, s_, total]
+        ins.append(c.value(randf(rng, shape, -3.0, 3.0)))
+    else:
+        ins.append("")
+    if maybe(rng, 0.4):
+        ins.append(c.value(randf(rng, [heads], -2.0, 3.0)))
+    if maybe(rng, 0.25):
+        attrs["local_window_size"] = int(rng.integers(1, 5))
+    if maybe(rng, 0.2):
+        attrs["softcap"] = float(pick(rng, [1.0, 5.0]))
+    if maybe(rng, 0.25):
+        attrs["smooth_softmax"] = 1
+    if maybe(rng, 0.2):
+        attrs["scale"] = float(pick(rng, [0.1, 0.5]))
+    if qk_output:
+        attrs["qk_output"] = qk_output
+    while ins[-1] == "":
+        ins.pop()
+    outs = c.node("GroupQueryAttention", ins, n_out=4 if qk_output else 3, domain="com.microsoft",
+                  **attrs)
+    for o in outs:
+        c.output(o, F32)
 
 
 @gen("IntImages")

@@ -5,7 +5,8 @@
 //   from the opsets that define them), GlobalAveragePool, GlobalMaxPool, GlobalLpPool,
 //   BatchNormalization (Y; the training statistics [C] where the opset defines them),
 //   RNN, GRU, LSTM (Y [seq, directions, batch, hidden], Y_h and Y_c [directions, batch, hidden];
-//   batch first with layout = 1 from opset 14; hidden_size from the attribute, else from R).
+//   batch first with layout = 1 from opset 14; hidden_size from the attribute, else from R),
+//   com.microsoft DynamicQuantizeLSTM (the same, seq first; R is [directions, hidden, 4·hidden]).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -363,7 +364,9 @@ void Recurrent(InferenceContext& ctx) {
   if (x && x->size() != 3) ctx.Fail("input 'X' has shape " + DimsText(*x) + "; it must be 3-D");
   int64_t hidden = ctx.info().GetInt("hidden_size", kUnknownDim);
   if (!ctx.info().HasAttribute("hidden_size")) {
-    hidden = r && r->size() == 3 ? (*r)[2] : kUnknownDim;
+    // R is [dirs, gates·hidden, hidden]; DynamicQuantizeLSTM's [dirs, hidden, 4·hidden].
+    const size_t axis = ctx.info().op_type() == "DynamicQuantizeLSTM" ? 1 : 2;
+    hidden = r && r->size() == 3 ? (*r)[axis] : kUnknownDim;
   }
   const int64_t seq = x ? (*x)[batch_major ? 1 : 0] : kUnknownDim;
   const int64_t batch = x ? (*x)[batch_major ? 0 : 1] : kUnknownDim;
@@ -392,6 +395,7 @@ constexpr RuleDef kRules[] = {
     {"RNN", Recurrent},
     {"GRU", Recurrent},
     {"LSTM", Recurrent},
+    {"DynamicQuantizeLSTM", Recurrent, "com.microsoft"},
 };
 
 }  // namespace

@@ -227,5 +227,36 @@ TEST(InferLstm, OutputsInBothLayouts) {
   ExpectFail([] { RuleTest("RNN", 14).Input(kF, {7, 3}).Outputs(2).Run(); }, {"input 'X'"});
 }
 
+// com.microsoft's: W [dirs, input, 4·hidden] and R [dirs, hidden, 4·hidden] 8-bit; hidden_size
+// from R's middle axis when the attribute is left out.
+TEST(InferDynamicQuantizeLstm, OutputsWithHiddenSizeFromR) {
+  auto out = RuleTest("DynamicQuantizeLSTM", 1, "com.microsoft")
+                 .Attr("direction", "bidirectional")
+                 .Input(kF, {7, 2, 3})
+                 .Input(DataType::kInt8, {2, 3, 20})
+                 .Input(DataType::kInt8, {2, 5, 20})
+                 .Outputs(3)
+                 .Run();
+  EXPECT_EQ(out[0].type, kF);
+  EXPECT_EQ(Dims(out[0]), (V{7, 2, 2, 5}));
+  EXPECT_EQ(Dims(out[1]), (V{2, 2, 5}));
+  EXPECT_EQ(Dims(out[2]), (V{2, 2, 5}));
+  auto attr = RuleTest("DynamicQuantizeLSTM", 1, "com.microsoft")
+                  .Attr("hidden_size", 4)
+                  .Input(kF, {7, -1, 3})
+                  .Input(DataType::kUint8, {1, 3, 16})
+                  .Input(DataType::kUint8, {1, 4, 16})
+                  .Outputs(2)
+                  .Run();
+  EXPECT_EQ(Dims(attr[0]), (V{7, 1, -1, 4}));
+  EXPECT_EQ(Dims(attr[1]), (V{1, -1, 4}));
+  EXPECT_EQ(FindRule("", "DynamicQuantizeLSTM"), nullptr);
+  ExpectFail(
+      [] {
+        RuleTest("DynamicQuantizeLSTM", 1, "com.microsoft").Input(kF, {7, 3}).Run();
+      },
+      {"input 'X'"});
+}
+
 }  // namespace
 }  // namespace kiln::infer::testing

@@ -11,6 +11,7 @@ constexpr KernelDef kDefs[] = {
     {"", "LSTM", 1, kLatestOpset, MakeLstm},
     {"", "GRU", 1, kLatestOpset, MakeGru},
     {"", "RNN", 1, kLatestOpset, MakeRnn},
+    {"com.microsoft", "DynamicQuantizeLSTM", 1, kLatestOpset, MakeDynamicQuantizeLstm},
 };
 
 }  // namespace

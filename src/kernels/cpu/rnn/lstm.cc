@@ -52,38 +52,10 @@ void LstmDirection(KernelContext& ctx, Work<W>& work, size_t dir, bool reverse,
         W* g = gates + n * h4;
         const W* xg = gx + (t * d.batch + n) * h4;
         for (size_t j = 0; j < h4; ++j) g[j] += xg[j] + bias[j];
-        W* gi = g;
-        W* go = g + h;
-        W* gf = g + 2 * h;
-        W* gc = g + 3 * h;
-        W* c = cs + n * h;
+        // Hₜ's row was read by this step's Gemm already: the cell writes it.
         W* hn = hs + n * h;
-        if (peep != nullptr) {
-          for (size_t j = 0; j < h; ++j) {
-            gi[j] += peep[j] * c[j];
-            gf[j] += peep[2 * h + j] * c[j];
-          }
-        }
-        rnn::Clip(clip, gi, h);
-        rnn::Apply(act[0], gi, h);
-        if (input_forget) {
-          for (size_t j = 0; j < h; ++j) gf[j] = W(1) - gi[j];
-        } else {
-          rnn::Clip(clip, gf, h);
-          rnn::Apply(act[0], gf, h);
-        }
-        rnn::Clip(clip, gc, h);
-        rnn::Apply(act[1], gc, h);
-        for (size_t j = 0; j < h; ++j) c[j] = gf[j] * c[j] + gi[j] * gc[j];
-        if (peep != nullptr) {
-          for (size_t j = 0; j < h; ++j) go[j] += peep[h + j] * c[j];
-        }
-        rnn::Clip(clip, go, h);
-        rnn::Apply(act[0], go, h);
-        // Hₜ = o ⊙ h(Cₜ), h(Cₜ) computed in place in Hₜ's row (already read by this step's Gemm).
-        std::copy(c, c + h, hn);
-        rnn::Apply(act[2], hn, h);
-        for (size_t j = 0; j < h; ++j) hn[j] = go[j] * hn[j];
+        rnn::LstmCell(g, static_cast<const W*>(nullptr), peep, act, clip, input_forget, h,
+                      cs + n * h, hn);
         rnn::StoreStep(work, dir, t, n, hn);
       }
     });

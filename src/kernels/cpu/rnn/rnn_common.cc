@@ -49,6 +49,10 @@ void CheckType(const KernelInfo& info, const Tensor& t, const char* name, DataTy
   }
 }
 
+using Dims3 = std::array<int64_t, 3>;
+
+}  // namespace
+
 void CheckShape(const KernelInfo& info, const Tensor& t, const char* name,
                 std::span<const int64_t> want) {
   if (!std::ranges::equal(t.shape().dims(), want)) {
@@ -58,10 +62,6 @@ void CheckShape(const KernelInfo& info, const Tensor& t, const char* name,
                                                want_shape.ToString());
   }
 }
-
-using Dims3 = std::array<int64_t, 3>;
-
-}  // namespace
 
 std::vector<PackedMatrix> PackConstantGates(const KernelInfo& info, size_t input, size_t gates,
                                             size_t gate0, size_t gate_count) {
@@ -187,13 +187,24 @@ Dims CheckInputs(const KernelContext& ctx, const Attributes& attrs, size_t gates
   const int64_t hidden = attrs.hidden_size >= 0 ? attrs.hidden_size : r.shape().dims()[2];
   d.hidden = static_cast<size_t>(hidden);
   const auto dirs = static_cast<int64_t>(d.dirs);
-  const auto batch = static_cast<int64_t>(d.batch);
   const auto g = static_cast<int64_t>(gates);
 
   CheckType(info, w, "W", x.type());
   CheckShape(info, w, "W", Dims3{dirs, g * hidden, xd[2]});
   CheckType(info, r, "R", x.type());
   CheckShape(info, r, "R", Dims3{dirs, g * hidden, hidden});
+  CheckOptionalInputs(ctx, attrs, d, gates, lstm);
+  return d;
+}
+
+void CheckOptionalInputs(const KernelContext& ctx, const Attributes& attrs, const Dims& d,
+                         size_t gates, bool lstm) {
+  const KernelInfo& info = ctx.info();
+  const Tensor& x = ctx.Input(kX);
+  const auto dirs = static_cast<int64_t>(d.dirs);
+  const auto batch = static_cast<int64_t>(d.batch);
+  const auto hidden = static_cast<int64_t>(d.hidden);
+  const auto g = static_cast<int64_t>(gates);
   if (const Tensor* b = ctx.OptionalInput(kB)) {
     CheckType(info, *b, "B", x.type());
     CheckShape(info, *b, "B", std::array<int64_t, 2>{dirs, 2 * g * hidden});
@@ -229,7 +240,6 @@ Dims CheckInputs(const KernelContext& ctx, const Attributes& attrs, size_t gates
       CheckShape(info, *p, "P", std::array<int64_t, 2>{dirs, 3 * hidden});
     }
   }
-  return d;
 }
 
 }  // namespace kiln::cpu::rnn

@@ -1,7 +1,8 @@
-// What LSTM, GRU and RNN share: the activation functions, the common attributes (direction,
-// hidden_size, activations with their alpha/beta, clip, layout), the checks on the common inputs,
-// and the driver that converts the inputs to the computation type (float for Float16/BFloat16)
-// in layout 0, runs the op and writes Y, Y_h (and Y_c) back in the node's type and layout.
+// What LSTM, GRU and RNN (and com.microsoft DynamicQuantizeLSTM) share: the activation functions,
+// the common attributes (direction, hidden_size, activations with their alpha/beta, clip, layout),
+// the checks on the common inputs, the driver that converts the inputs to the computation type
+// (float for Float16/BFloat16) in layout 0, runs the op and writes Y, Y_h (and Y_c) back in the
+// node's type and layout, and an LSTM cell.
 #ifndef KILN_KERNELS_CPU_RNN_RNN_COMMON_H_
 #define KILN_KERNELS_CPU_RNN_RNN_COMMON_H_
 
@@ -160,6 +161,15 @@ enum Input : size_t { kX = 0, kW, kR, kB, kSeqLens, kInitialH, kInitialC, kP, kI
 // 3 for GRU, 1 for RNN. Throws kInvalidArgument naming the input.
 Dims CheckInputs(const KernelContext& ctx, const Attributes& attrs, size_t gates, bool lstm);
 
+// The part of CheckInputs after X, W and R, given the sizes they set: B, sequence_lens,
+// initial_h (and, for LSTM, initial_c and P), of X's element type.
+void CheckOptionalInputs(const KernelContext& ctx, const Attributes& attrs, const Dims& d,
+                         size_t gates, bool lstm);
+
+// Throws kInvalidArgument "input 'name' has shape [..] but must be [..]" unless t has `want`.
+void CheckShape(const KernelInfo& info, const Tensor& t, const char* name,
+                std::span<const int64_t> want);
+
 // Entry n of a (checked) sequence_lens tensor, int32 or int64.
 inline int64_t SequenceLen(const Tensor& t, size_t n) {
   return t.type() == DataType::kInt32 ? static_cast<const int32_t*>(t.data())[n]
@@ -205,7 +215,8 @@ void CopyConvert(const From* src, size_t a, size_t b, size_t inner, bool swap, T
 }
 
 // Runs fn(Work<W>&) for the node's element type (W = T for float and double, float for the
-// 16-bit floats) and writes the wanted outputs: Y, Y_h and, when `cell_output`, Y_c.
+// 16-bit floats) and writes the wanted outputs: Y, Y_h and, when `cell_output`, Y_c. Inputs of
+// another type than X's are left out of work.in (DynamicQuantizeLSTM's 8-bit W and R).
 template <typename F>
 void RunWithWork(KernelContext& ctx, const Attributes& attrs, const Dims& d, bool cell_output,
                  F&& fn) {
@@ -218,6 +229,7 @@ void RunWithWork(KernelContext& ctx, const Attributes& attrs, const Dims& d, boo
     for (size_t i = 0; i < kInputCount; ++i) {
       const Tensor* t = ctx.OptionalInput(i);
       if (i == kSeqLens || t == nullptr || (i >= kInitialC && !cell_output)) continue;
+      if (t->type() != x.type()) continue;
       const T* data = static_cast<const T*>(t->data());
       // X [batch, seq, input] and the initial states [batch, dirs, hidden] swap under layout 1.
       const bool swap = attrs.batch_major && (i == kX || i == kInitialH || i == kInitialC);
@@ -318,6 +330,52 @@ void StoreStep(Work<W>& work, size_t dir, size_t t, size_t n, const W* hn) {
   if (work.y == nullptr) return;
   const Dims& d = work.d;
   std::copy(hn, hn + d.hidden, work.y + ((t * d.dirs + dir) * d.batch + n) * d.hidden);
+}
+
+// One LSTM step of one batch entry from its gates' pre-activations g = [i, o, f, c] (4h values,
+// overwritten), in ONNX Runtime's order: the peepholes (peep = [Pi, Po, Pf], or nullptr) and then
+// `bias` (4h, or nullptr) added to each gate, the gate clipped and activated (act: f, g, h, by
+// `apply`); c holds Cₜ₋₁ and gets Cₜ, hn gets Hₜ = o ⊙ h(Cₜ).
+template <typename W>
+void LstmCell(W* g, const W* bias, const W* peep, const Activation* act, W clip, bool input_forget,
+              size_t h, W* c, W* hn, void (*apply)(const Activation&, W*, size_t) = Apply<W>) {
+  W* gi = g;
+  W* go = g + h;
+  W* gf = g + 2 * h;
+  W* gc = g + 3 * h;
+  auto add = [h](W* gate, const W* b) {
+    if (b == nullptr) return;
+    for (size_t j = 0; j < h; ++j) gate[j] += b[j];
+  };
+  if (peep != nullptr) {
+    for (size_t j = 0; j < h; ++j) gi[j] += peep[j] * c[j];
+  }
+  add(gi, bias);
+  Clip(clip, gi, h);
+  apply(act[0], gi, h);
+  if (input_forget) {
+    for (size_t j = 0; j < h; ++j) gf[j] = W(1) - gi[j];
+  } else {
+    if (peep != nullptr) {
+      for (size_t j = 0; j < h; ++j) gf[j] += peep[2 * h + j] * c[j];
+    }
+    add(gf, bias == nullptr ? nullptr : bias + 2 * h);
+    Clip(clip, gf, h);
+    apply(act[0], gf, h);
+  }
+  add(gc, bias == nullptr ? nullptr : bias + 3 * h);
+  Clip(clip, gc, h);
+  apply(act[1], gc, h);
+  for (size_t j = 0; j < h; ++j) c[j] = gf[j] * c[j] + gi[j] * gc[j];
+  if (peep != nullptr) {
+    for (size_t j = 0; j < h; ++j) go[j] += peep[h + j] * c[j];
+  }
+  add(go, bias == nullptr ? nullptr : bias + h);
+  Clip(clip, go, h);
+  apply(act[0], go, h);
+  std::copy(c, c + h, hn);
+  apply(act[2], hn, h);
+  for (size_t j = 0; j < h; ++j) hn[j] = go[j] * hn[j];
 }
 
 // Input `input` (W or R: [dirs, gates · hidden, cols]) packed when the kernel is made, as

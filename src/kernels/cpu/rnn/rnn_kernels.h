@@ -11,6 +11,7 @@ namespace kiln::cpu {
 std::unique_ptr<Kernel> MakeLstm(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeGru(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeRnn(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeDynamicQuantizeLstm(const KernelInfo& info);  // com.microsoft
 
 }  // namespace kiln::cpu
 
