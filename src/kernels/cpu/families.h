@@ -14,7 +14,7 @@ std::span<const KernelDef> LinalgKernels();  // linalg/: MatMul, Gemm, Einsum, S
 std::span<const KernelDef> NnKernels();      // nn/: Conv, pooling, BatchNorm, InstanceNorm
 std::span<const KernelDef> TensorKernels();  // tensor/: shape and data movement
 std::span<const KernelDef> ReduceKernels();  // reduce/: Reduce*, ArgMax/Min, TopK, CumSum
-std::span<const KernelDef> RnnKernels();     // rnn/: LSTM, GRU, RNN
+std::span<const KernelDef> RnnKernels();     // rnn/: LSTM, GRU, RNN, DynamicQuantizeLSTM
 std::span<const KernelDef> ControlFlowKernels();  // controlflow/: If, Loop, Scan
 std::span<const KernelDef> SequenceKernels();     // sequence/: Sequence*, *FromSequence, Optional*
 std::span<const KernelDef> NhwcKernels();         // nhwc/: ai.kiln channels-last Conv and pooling
