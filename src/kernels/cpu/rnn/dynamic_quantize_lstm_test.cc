@@ -342,7 +342,9 @@ Expected Reference(const Spec& s, const Data& data) {
         double* c = &cs[n * h];
         auto gate = [&](size_t gi, size_t j, int peep_at, double cell) {
           double v = g[gi * h + j];
-          if (s.peep) v += data.p[dir * 3 * h + static_cast<size_t>(peep_at) * h + j] * cell;
+          if (s.peep && peep_at >= 0) {  // the cell gate (-1) has no peephole
+            v += data.p[dir * 3 * h + static_cast<size_t>(peep_at) * h + j] * cell;
+          }
           if (s.bias)
             v += double{data.b[dir * 2 * h4 + gi * h + j]} + data.b[dir * 2 * h4 + h4 + gi * h + j];
           if (s.clip > 0) v = std::clamp(v, -double{s.clip}, double{s.clip});
