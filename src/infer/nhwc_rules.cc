@@ -2,7 +2,8 @@
 //   NhwcConv: X [N, H, W, C], W [M, C/group, kH, kW] → Y [N, OH, OW, M] (Z, when known, must
 //     have Y's shape; with input_channels, C is their sum and input 0 holds the first part; with
 //     expand, X has WE's (input 4's) input channels and C is its output channels);
-//   NhwcMaxPool, NhwcAveragePool: [N, H, W, C] → [N, OH, OW, C];
+//   NhwcMaxPool (also com.microsoft's, for 8-bit data), NhwcAveragePool: [N, H, W, C] →
+//     [N, OH, OW, C];
 //   NhwcGlobalMaxPool, NhwcGlobalAveragePool: [N, H, W, C] → [N, 1, 1, C];
 //   FusedConv: ONNX Conv's rule, and Z, when known, must have Y's shape.
 // Window sizes as window_rules.h computes them for the NCHW ops.
@@ -146,6 +147,7 @@ void FusedConv(InferenceContext& ctx) {
 constexpr RuleDef kRules[] = {
     {"NhwcConv", NhwcConv, "ai.kiln"},
     {"NhwcMaxPool", NhwcPool, "ai.kiln"},
+    {"NhwcMaxPool", NhwcPool, "com.microsoft"},
     {"NhwcAveragePool", NhwcPool, "ai.kiln"},
     {"NhwcGlobalMaxPool", NhwcGlobalPool, "ai.kiln"},
     {"NhwcGlobalAveragePool", NhwcGlobalPool, "ai.kiln"},

@@ -10,7 +10,8 @@
 // QLinearSigmoid, QLinearLeakyRelu and ai.kiln QLinearSwish (X's shape), QLinearGlobalAveragePool
 // (the image axes 1; channels_last), QLinearAveragePool (AveragePool's windows; channels_last) and
 // QLinearConcat (Concat of inputs 2, 5, 8, ...), QLinearSoftmax (X's shape), QLinearWhere
-// (condition, X and Y broadcast); each keeps its data's type. GatherBlockQuantized (Gather's shape
+// (condition, X and Y broadcast), QLinearConv (ONNX's, or with channels_last NhwcQLinearConv's);
+// each keeps its data's type. GatherBlockQuantized (Gather's shape
 // of the unpacked data; scales' type).
 #include <algorithm>
 #include <array>
@@ -104,6 +105,15 @@ void NhwcQLinearConv(InferenceContext& ctx) {
     y = Shape(d);
   }
   ctx.SetOutput(0, outputs[0].type, std::move(y));
+}
+
+// com.microsoft QLinearConv: ONNX's rule, or with channels_last NhwcQLinearConv's.
+void MsQLinearConv(InferenceContext& ctx) {
+  if (ctx.info().GetInt("channels_last", 0) != 0) {
+    NhwcQLinearConv(ctx);
+  } else {
+    QLinearConv(ctx);
+  }
 }
 
 // com.microsoft MatMulNBits: A [..., K] → [..., N] (attribute N), A's type.
@@ -251,6 +261,7 @@ constexpr RuleDef kRules[] = {
     {"ConvInteger", ConvInteger},
     {"QLinearConv", QLinearConv},
     {"NhwcQLinearConv", NhwcQLinearConv, "ai.kiln"},
+    {"QLinearConv", MsQLinearConv, "com.microsoft"},
     {"QuantizeLinear", QuantizeLinear, "com.microsoft"},
     {"DequantizeLinear", DequantizeLinear, "com.microsoft"},
     {"QGemm", QGemm, "com.microsoft"},

@@ -86,6 +86,31 @@ TEST(InferConvInteger, ConvShapes) {
 // com.microsoft's quantized ops.
 constexpr const char* kMs = "com.microsoft";
 
+TEST(InferQLinearConv, MicrosoftFormInBothLayouts) {
+  for (int64_t channels_last : {0, 1}) {
+    auto q = RuleTest("QLinearConv", 1, kMs)
+                 .Attr("channels_last", channels_last)
+                 .Input(kU8, channels_last != 0 ? V{1, 7, 7, 2} : V{1, 2, 7, 7})
+                 .Input(kF, {})
+                 .Input(kU8, {})
+                 .Input(kI8, {4, 2, 3, 3})
+                 .Input(kF, {4})
+                 .Input(kI8, {4})
+                 .Input(kF, {})
+                 .Input(kU8, {})
+                 .Run();
+    EXPECT_EQ(q[0].type, kU8);
+    EXPECT_EQ(Dims(q[0]), channels_last != 0 ? (V{1, 5, 5, 4}) : (V{1, 4, 5, 5}));
+  }
+  auto pool = RuleTest("NhwcMaxPool", 1, kMs)
+                  .Attr("kernel_shape", V{2, 2})
+                  .Attr("strides", V{2, 2})
+                  .Input(kI8, {1, 8, 6, 3})
+                  .Run();
+  EXPECT_EQ(pool[0].type, kI8);
+  EXPECT_EQ(Dims(pool[0]), (V{1, 4, 3, 3}));
+}
+
 TEST(InferQGemm, ShapeAndOutputType) {
   auto q = RuleTest("QGemm", 1, kMs)
                .Attr("transA", int64_t{1})

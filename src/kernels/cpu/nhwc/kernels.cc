@@ -10,6 +10,8 @@ namespace {
 constexpr KernelDef kDefs[] = {
     {"ai.kiln", "NhwcConv", 1, kLatestOpset, MakeNhwcConv},
     {"ai.kiln", "NhwcMaxPool", 1, kLatestOpset, MakeNhwcMaxPool},
+    // ONNX Runtime's NHWC transformer (level all) writes it for 8-bit MaxPool: the same op.
+    {"com.microsoft", "NhwcMaxPool", 1, kLatestOpset, MakeNhwcMaxPool},
     {"ai.kiln", "NhwcAveragePool", 1, kLatestOpset, MakeNhwcAveragePool},
     {"ai.kiln", "NhwcGlobalMaxPool", 1, kLatestOpset, MakeNhwcGlobalMaxPool},
     {"ai.kiln", "NhwcGlobalAveragePool", 1, kLatestOpset, MakeNhwcGlobalAveragePool},

@@ -116,17 +116,18 @@ TEST(NhwcPool, MaxPoolMatchesMaxPool) {
 // NhwcMaxPool over uint8 and int8 (quantized chains) against ONNX MaxPool on the transposed
 // bytes, exactly: every case above, channels 64 at a time in a register on AVX-512 machines
 // (70 channels: a vector and a tail of 6) and the portable loop.
+// `domain`: ai.kiln's op, or com.microsoft's (what ONNX Runtime's NHWC transformer writes).
 template <typename T>
-void CheckBytePool(const PoolCase& k, int threads) {
+void CheckBytePool(const PoolCase& k, int threads, const char* domain = "ai.kiln") {
   SCOPED_TRACE(k.name + (std::is_signed_v<T> ? " int8" : " uint8") +
-               " threads=" + std::to_string(threads));
+               " threads=" + std::to_string(threads) + " " + domain);
   const auto x = RandomInts<T>(static_cast<size_t>(k.n * k.h * k.w * k.c), 17);
   const auto attrs = [&](NodeTest& t) { PoolAttrs(t, k, false); };
   NodeTest ref("MaxPool", 22);
   attrs(ref);
   const auto ref_y = ref.Input<T>({k.n, k.c, k.h, k.w}, ToNchw(x, k.n, k.h, k.w, k.c)).Run();
   const auto& rd = ref_y[0]->shape().dims();
-  NodeTest t("NhwcMaxPool", 1, "ai.kiln");
+  NodeTest t("NhwcMaxPool", 1, domain);
   attrs(t);
   const auto y = t.Input<T>({k.n, k.h, k.w, k.c}, x).Run(threads);
   ASSERT_EQ(y[0]->shape(), Shape(std::vector<int64_t>{k.n, rd[2], rd[3], k.c}));
@@ -143,6 +144,10 @@ TEST(NhwcPool, BytesMaxPoolMatchesMaxPool) {
         CheckBytePool<int8_t>(k, threads);
       }
     }
+  }
+  for (const PoolCase& k : PoolCases()) {
+    CheckBytePool<uint8_t>(k, 2, "com.microsoft");
+    CheckBytePool<int8_t>(k, 1, "com.microsoft");
   }
 }
 

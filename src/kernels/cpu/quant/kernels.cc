@@ -15,6 +15,7 @@ constexpr KernelDef kDefs[] = {
     {"", "ConvInteger", 10, kLatestOpset, MakeConvInteger},
     {"", "QLinearConv", 10, kLatestOpset, MakeQLinearConv},
     {"ai.kiln", "NhwcQLinearConv", 1, kLatestOpset, MakeNhwcQLinearConv},
+    {"com.microsoft", "QLinearConv", 1, kLatestOpset, MakeMsQLinearConv},
     {"com.microsoft", "MatMulIntegerToFloat", 1, kLatestOpset, MakeMatMulIntegerToFloat},
     {"com.microsoft", "DynamicQuantizeMatMul", 1, kLatestOpset, MakeDynamicQuantizeMatMul},
     // com.microsoft's QuantizeLinear and DequantizeLinear: ONNX's at opset 21 (axis; int16,

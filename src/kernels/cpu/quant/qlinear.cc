@@ -635,4 +635,10 @@ std::unique_ptr<Kernel> MakeNhwcQLinearConv(const KernelInfo& info) {
   return std::make_unique<QLinearConv>(info, true);
 }
 
+// com.microsoft QLinearConv, which ONNX Runtime's NHWC transformer writes (level all): ONNX's,
+// with attribute channels_last (1: X and Y channels-last, W as ONNX's).
+std::unique_ptr<Kernel> MakeMsQLinearConv(const KernelInfo& info) {
+  return std::make_unique<QLinearConv>(info, info.GetInt("channels_last", 0) != 0);
+}
+
 }  // namespace kiln::cpu

@@ -50,8 +50,11 @@ std::vector<T> Permute(const std::vector<T>& x, int64_t n, int64_t c, int64_t h,
   return y;
 }
 
+// `microsoft`: both layouts as com.microsoft QLinearConv (ONNX Runtime's NHWC transformer's op,
+// attribute channels_last), else as ONNX QLinearConv and ai.kiln NhwcQLinearConv.
 template <typename TX, typename TW>
-void Check(const ConvCase& k, bool constant, int threads, bool symmetric = false) {
+void Check(const ConvCase& k, bool constant, int threads, bool symmetric = false,
+           bool microsoft = false) {
   const int64_t n = 2;
   const int64_t gc = k.c / k.group, gf = k.m / k.group;
   const auto x = RandomInts<TX>(static_cast<size_t>(n * k.c * k.h * k.w), 3);
@@ -104,8 +107,12 @@ void Check(const ConvCase& k, bool constant, int threads, bool symmetric = false
     }
   }
   auto run = [&](bool channels_last) {
-    NodeTest t(channels_last ? "NhwcQLinearConv" : "QLinearConv", channels_last ? 1 : 10,
-               channels_last ? "ai.kiln" : "");
+    NodeTest t(channels_last && !microsoft ? "NhwcQLinearConv" : "QLinearConv",
+               channels_last || microsoft ? 1 : 10,
+               microsoft       ? "com.microsoft"
+               : channels_last ? "ai.kiln"
+                               : "");
+    if (microsoft) t.Attr("channels_last", int64_t{channels_last ? 1 : 0});
     t.Attr("group", k.group)
         .Attr("strides", V{k.stride, k.stride})
         .Attr("dilations", V{k.dilation, k.dilation})
@@ -123,7 +130,8 @@ void Check(const ConvCase& k, bool constant, int threads, bool symmetric = false
                            std::to_string(k.group) + " kernel " + std::to_string(k.kh) + "x" +
                            std::to_string(k.kw) + " stride " + std::to_string(k.stride) +
                            " constant " + std::to_string(constant) + " threads " +
-                           std::to_string(threads) + (symmetric ? " symmetric" : "");
+                           std::to_string(threads) + (symmetric ? " symmetric" : "") +
+                           (microsoft ? " com.microsoft" : "");
   auto first = run(false);
   ASSERT_EQ(first[0]->shape(), Shape({n, k.m, oh, ow})) << what;
   const auto got = Values<TX>(*first[0]);
@@ -173,6 +181,20 @@ TEST(QuantQLinearConv, EveryPathMatchesTheDefinitionInBothLayouts) {
       Check<uint8_t, uint8_t>(k, true, 2);
     }
     cpu::AllowVectorMathAvx512ForTesting(before);
+  }
+}
+
+// com.microsoft QLinearConv, which ONNX Runtime saves at level all: channels_last 0 and 1.
+TEST(QuantQLinearConv, MicrosoftFormInBothLayouts) {
+  const ConvCase cases[] = {
+      {6, 8, 1, 9, 8, 3, 3, 1, 1, {1, 1, 1, 1}},     // dense 3×3
+      {24, 24, 24, 9, 9, 3, 3, 2, 1, {0, 1, 1, 0}},  // depthwise, stride 2, uneven padding
+      {16, 32, 1, 8, 8, 1, 1, 2, 1, {0, 0, 0, 0}},   // 1×1 stride 2
+      {8, 12, 2, 9, 9, 3, 3, 1, 1, {1, 1, 1, 1}},    // grouped
+  };
+  for (const ConvCase& k : cases) {
+    Check<uint8_t, int8_t>(k, true, 1, false, true);
+    Check<int8_t, int8_t>(k, false, 2, true, true);
   }
 }
 

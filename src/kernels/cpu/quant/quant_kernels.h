@@ -18,6 +18,7 @@ std::unique_ptr<Kernel> MakeMatMulInteger(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearMatMul(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeConvInteger(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearConv(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeMsQLinearConv(const KernelInfo& info);  // com.microsoft's
 // QLinearConv over channels-last tensors (ai.kiln NhwcQLinearConv, made by the layout pass).
 std::unique_ptr<Kernel> MakeNhwcQLinearConv(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeMatMulIntegerToFloat(const KernelInfo& info);
