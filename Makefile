@@ -95,7 +95,8 @@ sweep: build
 # 3 and by ONNX Runtime, outputs compared; where ONNX Runtime departs from the ONNX formulas a
 # numpy reference decides. DIFFTEST_CASES models per generator (a few minutes at 200),
 # DIFFTEST_SEED the first seed; the failures' folders are kept and named; once with Kiln on one
-# thread, once on two. Then the model tests' zoo as ONNX Runtime saves it optimized (its
+# thread, once on two, once on models ONNX Runtime saved optimized at its level all (its
+# channels-last 8-bit ops). Then the model tests' zoo as ONNX Runtime saves it optimized (its
 # com.microsoft fusions), run in Kiln (ort_saved.py).
 DIFFTEST_CASES ?= 200
 DIFFTEST_SEED ?= 0
@@ -105,6 +106,8 @@ difftest: build
 	/usr/bin/python3 bench/difftest/difftest.py --cases $(DIFFTEST_CASES) --seed $(DIFFTEST_SEED)
 	/usr/bin/python3 bench/difftest/difftest.py --cases $(DIFFTEST_CASES) --seed $(DIFFTEST_SEED) \
 	  --threads 2
+	/usr/bin/python3 bench/difftest/difftest.py --cases $(DIFFTEST_CASES) --seed $(DIFFTEST_SEED) \
+	  --ort-save all
 	tests/models/export_cached.sh build/release/tests/models/op13 13
 	/usr/bin/python3 bench/difftest/ort_saved.py build/release/tests/models/op13/*/
 
