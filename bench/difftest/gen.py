@@ -1751,6 +1751,42 @@ def g_quant_tables(rng, c):
     c.output(c.node("GatherBlockQuantized", ins, domain=ms, **attrs), scale_dt)
 
 
+@gen("TorchContrib")
+def g_torch_contrib(rng, c):
+    """The com.microsoft ops ONNX Runtime's PyTorch-export helper writes (before ONNX had them):
+    GridSample (opset 16's modes), Inverse, Trilu."""
+    c.ms_opset = True
+    ms = "com.microsoft"
+    op = pick(rng, ["GridSample", "Inverse", "Trilu"])
+    if op == "GridSample":
+        n, ch = int(rng.integers(1, 3)), int(rng.integers(1, 4))
+        h, w = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        oh, ow = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        x = c.input(randf(rng, [n, ch, h, w]))
+        grid = c.value(randf(rng, [n, oh, ow, 2], -1.3, 1.3))
+        c.output(c.node(op, [x, grid], domain=ms,
+                        mode=pick(rng, ["bilinear", "nearest", "bicubic"]) if maybe(rng, 0.8) else None,
+                        padding_mode=pick(rng, ["zeros", "border", "reflection"]) if maybe(rng, 0.8) else None,
+                        align_corners=int(rng.integers(0, 2)) if maybe(rng) else None), F32)
+        return
+    if op == "Inverse":
+        m = int(rng.integers(1, 7))
+        lead = rand_shape(rng, int(rng.integers(0, 3)), 1, 4)
+        dt = pick(rng, [F32, F32, np.dtype("float64")])
+        a = rng.uniform(-1, 1, size=lead + [m, m]) + m * np.eye(m)  # well conditioned
+        if m > 1 and maybe(rng, 0.3):
+            a[..., 0, 0] = 0.0  # a row swap needed
+        c.output(c.node(op, [c.input(a.astype(dt))], domain=ms), dt)
+        return
+    shape = rand_shape(rng, int(rng.integers(2, 5)), 1, 6)
+    dt = pick(rng, [F32, I64, np.dtype("int32")])
+    x = c.input(rng.integers(-9, 10, size=shape).astype(dt) if dt != F32 else randf(rng, shape))
+    ins = [x]
+    if maybe(rng, 0.7):
+        ins.append(c.value(np.array(int(rng.integers(-4, 5)), I64)))
+    c.output(c.node(op, ins, domain=ms, upper=int(rng.integers(0, 2)) if maybe(rng) else None), dt)
+
+
 @gen("Legacy")
 def g_legacy(rng, c):
     """ONNX's early experimental ops and MVN before opset 9, in models of opsets 7-8 (older

@@ -3,7 +3,7 @@
 //     Not, BitwiseNot, Selu, Celu, Mish, Shrink, ThresholdedRelu, Softsign, …), Clip (every
 //     opset), PRelu (the slope broadcasts to X), LRN, LpNormalization, InstanceNormalization,
 //     GroupNormalization, Softmax, LogSoftmax, Hardmax, CumSum, Trilu, Scatter, ScatterElements,
-//     ScatterND, Identity;
+//     ScatterND, Identity; com.microsoft Trilu and Inverse;
 //   IsNaN, IsInf (bool, same shape); Cast (`to`; a type name before opset 6), CastLike (input 1's
 //     type); Dropout (Y, and the mask: bool from opset 10, X's type before);
 //   numpy broadcasting: Add, Sub, Mul, Div, Pow, Mod, BitShift, BitwiseAnd/Or/Xor, And, Or, Xor
@@ -229,6 +229,8 @@ constexpr RuleDef kRules[] = {
     {"Tanh", SameAsInput},
     {"ThresholdedRelu", SameAsInput},
     {"Trilu", SameAsInput},
+    {"Trilu", SameAsInput, "com.microsoft"},
+    {"Inverse", SameAsInput, "com.microsoft"},
     // Unary with another output type.
     {"IsInf", BoolSameShape},
     {"IsNaN", BoolSameShape},

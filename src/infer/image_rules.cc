@@ -1,9 +1,9 @@
 // Rules for the image family (kernels/cpu/image/ and image_decoder/), deriving sizes as those
 // kernels do:
-//   GridSample [N, C, grid's middle dims], AffineGrid [N, (D,) H, W, 2 or 3] from a known size,
-//   NonMaxSuppression int64 [-1, 3] (the row count depends on the data), RoiAlign
-//   [num_rois, C, output_height, output_width], Col2Im [N, C, image_shape], CenterCropPad (the
-//   target sizes along axes), DeformConv [N, M, out H, out W], MaxUnpool (output_shape, else
+//   GridSample (and com.microsoft's) [N, C, grid's middle dims], AffineGrid [N, (D,) H, W, 2 or 3]
+//   from a known size, NonMaxSuppression int64 [-1, 3] (the row count depends on the data),
+//   RoiAlign [num_rois, C, output_height, output_width], Col2Im [N, C, image_shape], CenterCropPad
+//   (the target sizes along axes), DeformConv [N, M, out H, out W], MaxUnpool (output_shape, else
 //   (in - 1) * stride + kernel - pads), ImageDecoder uint8 [-1, -1, 1 or 3].
 #include <algorithm>
 #include <optional>
@@ -218,15 +218,11 @@ void ImageDecoder(InferenceContext& ctx) {
 }
 
 constexpr RuleDef kRules[] = {
-    {"GridSample", GridSample},
-    {"AffineGrid", AffineGrid},
-    {"NonMaxSuppression", NonMaxSuppression},
-    {"RoiAlign", RoiAlign},
-    {"Col2Im", Col2Im},
-    {"CenterCropPad", CenterCropPad},
-    {"DeformConv", DeformConv},
-    {"MaxUnpool", MaxUnpool},
-    {"ImageDecoder", ImageDecoder},
+    {"GridSample", GridSample},       {"GridSample", GridSample, "com.microsoft"},
+    {"AffineGrid", AffineGrid},       {"NonMaxSuppression", NonMaxSuppression},
+    {"RoiAlign", RoiAlign},           {"Col2Im", Col2Im},
+    {"CenterCropPad", CenterCropPad}, {"DeformConv", DeformConv},
+    {"MaxUnpool", MaxUnpool},         {"ImageDecoder", ImageDecoder},
 };
 
 }  // namespace

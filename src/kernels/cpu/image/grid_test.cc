@@ -32,6 +32,29 @@ NodeTest Sample2x2(int64_t opset, const char* mode, const char* padding, int64_t
       .Input<float>({1, 1, static_cast<int64_t>(points.size() / 2), 2}, points);
 }
 
+// com.microsoft GridSample (ONNX Runtime's, from before opset 16) is ONNX's at opset 16: the
+// mode names bilinear and bicubic.
+TEST(ImageGridSample, MicrosoftDomainFormIsOpset16s) {
+  for (const char* mode : {"bilinear", "nearest", "bicubic"}) {
+    for (const char* padding : {"zeros", "border", "reflection"}) {
+      const Floats points = {-1.2f, -1, 1, 0.7f, 0, 0, 0.3f, -1, 0, -0.4f};
+      auto want = Sample2x2(16, mode, padding, 0, points).Run();
+      NodeTest ms("GridSample", 1, "com.microsoft");
+      ms.Attr("mode", mode)
+          .Attr("padding_mode", padding)
+          .Input<float>({1, 1, 2, 2}, {1, 2, 3, 4})
+          .Input<float>({1, 1, 5, 2}, points);
+      auto got = ms.Run();
+      EXPECT_EQ(Values<float>(*got[0]), Values<float>(*want[0])) << mode << " " << padding;
+    }
+  }
+  ExpectNodeError(NodeTest("GridSample", 1, "com.microsoft")
+                      .Attr("mode", "linear")
+                      .Input<float>({1, 1, 2, 2}, {1, 2, 3, 4})
+                      .Input<float>({1, 1, 1, 2}, {0, 0}),
+                  ErrorCode::kInvalidGraph, "bilinear, nearest or bicubic");
+}
+
 TEST(ImageGridSample, BilinearAlignCorners) {
   auto out = Sample2x2(16, "bilinear", "zeros", 1, {-1, -1, 1, 1, 0, 0, 1, -1, 0, -1}).Run();
   EXPECT_EQ(out[0]->shape(), Shape({1, 1, 1, 5}));

@@ -7,6 +7,9 @@ namespace {
 
 constexpr KernelDef kDefs[] = {
     {"", "GridSample", 16, kLatestOpset, MakeGridSample},
+    // ONNX Runtime's, from before ONNX had GridSample (its PyTorch-export helper writes it for
+    // grid_sample at opsets under 16): ONNX's at opset 16 (4-D; bilinear, nearest, bicubic).
+    {"com.microsoft", "GridSample", 1, kLatestOpset, MakeGridSample},
     {"", "AffineGrid", 20, kLatestOpset, MakeAffineGrid},
     {"", "NonMaxSuppression", 10, kLatestOpset, MakeNonMaxSuppression},
     {"", "RoiAlign", 10, kLatestOpset, MakeRoiAlign},

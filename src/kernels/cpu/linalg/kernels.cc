@@ -20,6 +20,8 @@ constexpr KernelDef kDefs[] = {
     // any opset: LayerNormalization before ONNX defined it, and SimplifiedLayerNormalization.
     {"", "LayerNormalization", 1, 16, MakeLayerNormalization},
     {"", "SimplifiedLayerNormalization", 1, kLatestOpset, MakeSimplifiedLayerNormalization},
+    // What ONNX Runtime's PyTorch-export helper writes for torch.inverse.
+    {"com.microsoft", "Inverse", 1, kLatestOpset, MakeInverse},
 };
 
 }  // namespace

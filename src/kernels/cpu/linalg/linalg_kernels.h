@@ -19,6 +19,7 @@ std::unique_ptr<Kernel> MakeHardmax(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeLayerNormalization(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeRmsNormalization(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeSimplifiedLayerNormalization(const KernelInfo& info);
+std::unique_ptr<Kernel> MakeInverse(const KernelInfo& info);  // inverse.cc (com.microsoft)
 
 }  // namespace kiln::cpu
 

@@ -6,6 +6,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/linalg/einsum_equation.cc
   src/kernels/cpu/linalg/gemm.cc
   src/kernels/cpu/linalg/gemm_op.cc
+  src/kernels/cpu/linalg/inverse.cc
   src/kernels/cpu/linalg/kernels.cc
   src/kernels/cpu/linalg/layer_norm.cc
   src/kernels/cpu/linalg/linalg_util.cc
@@ -18,6 +19,7 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/linalg/einsum_test.cc
   src/kernels/cpu/linalg/gemm_op_test.cc
   src/kernels/cpu/linalg/gemm_test.cc
+  src/kernels/cpu/linalg/inverse_test.cc
   src/kernels/cpu/linalg/layer_norm_test.cc
   src/kernels/cpu/linalg/matmul_test.cc
   src/kernels/cpu/linalg/packed_gemm_test.cc

@@ -33,6 +33,9 @@ constexpr KernelDef kDefs[] = {
     {"", "EyeLike", 9, kLatestOpset, MakeEyeLike},
     {"", "OneHot", 9, kLatestOpset, MakeOneHot},
     {"", "Trilu", 14, kLatestOpset, MakeTrilu},
+    // ONNX Runtime's, from before ONNX had Trilu (its PyTorch-export helper writes it for
+    // torch.triu/tril): the same op.
+    {"com.microsoft", "Trilu", 1, kLatestOpset, MakeTrilu},
     {"", "NonZero", 9, kLatestOpset, MakeNonZero},
     {"", "Pad", 1, kLatestOpset, MakePad},
     {"", "Resize", 10, kLatestOpset, MakeResize},

@@ -22,6 +22,19 @@ TEST(TensorTrilu, UpperAndLowerWithK) {
   EXPECT_EQ(Values<float>(*k2[0]), (F{0, 0, 3, 4, 0, 0, 0, 8, 0, 0, 0, 0}));
 }
 
+// com.microsoft Trilu (ONNX Runtime's, from before ONNX had it) is the same op.
+TEST(TensorTrilu, MicrosoftDomainForm) {
+  const F x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  auto lower = NodeTest("Trilu", 1, "com.microsoft")
+                   .Attr("upper", int64_t{0})
+                   .Input<float>({3, 4}, x)
+                   .Input<int64_t>({}, {-1})
+                   .Run();
+  EXPECT_EQ(Values<float>(*lower[0]), (F{0, 0, 0, 0, 5, 0, 0, 0, 9, 10, 0, 0}));
+  auto upper = NodeTest("Trilu", 1, "com.microsoft").Input<float>({3, 4}, x).Run();
+  EXPECT_EQ(Values<float>(*upper[0]), (F{1, 2, 3, 4, 0, 6, 7, 8, 0, 0, 11, 12}));
+}
+
 TEST(TensorTrilu, BatchedAndExtremeK) {
   auto out = NodeTest("Trilu", 14)
                  .Input<int32_t>({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})
