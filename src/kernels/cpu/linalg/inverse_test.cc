@@ -58,12 +58,13 @@ TEST(ContribInverse, TimesItsInverseIsTheIdentity) {
     const std::vector<float> fv = Values<float>(*f[0]);
     CheckIdentity<float>(std::vector<double>(af.begin(), af.end()),
                          std::vector<double>(fv.begin(), fv.end()), n, m, 1e-5);
-    std::vector<Float16> ah;
-    for (double v : a) ah.push_back(Float16::FromFloat(static_cast<float>(v)));
+    std::vector<Float16> ah(a.size());
+    for (size_t i = 0; i < a.size(); ++i) ah[i] = Float16::FromFloat(static_cast<float>(a[i]));
     auto h = NodeTest("Inverse", 1, kMs).Input<Float16>(shape, ah).Run(threads);
-    std::vector<double> hv, av;
-    for (Float16 v : Values<Float16>(*h[0])) hv.push_back(v.ToFloat());
-    for (Float16 v : ah) av.push_back(v.ToFloat());
+    const std::vector<Float16> hh = Values<Float16>(*h[0]);
+    std::vector<double> hv(hh.size()), av(ah.size());
+    for (size_t i = 0; i < hh.size(); ++i) hv[i] = hh[i].ToFloat();
+    for (size_t i = 0; i < ah.size(); ++i) av[i] = ah[i].ToFloat();
     CheckIdentity<Float16>(av, hv, n, m, 1e-2);
   }
   // [[4, 7], [2, 6]]⁻¹ = [[0.6, -0.7], [-0.2, 0.4]].
