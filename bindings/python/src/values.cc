@@ -456,6 +456,83 @@ py::object ToPython(const ValuePtr& value, py::handle owner) {
                         "a value of kind " + std::to_string(kind) + " has no Python form yet");
 }
 
+// Copies tensor `src`'s data into tensor `dst`, as onnxruntime's CPU data transfer does: the
+// bytes, which must be as many in both (sub-byte types packed), or for strings each element, as
+// many in both. Nothing to do when both are the same buffer.
+void CopyTensorData(const Value& src, Value& dst) {
+  for (KilnValue* v : {src.handle, dst.handle}) {
+    int is_tensor = 0;
+    Check(api().IsTensor(v, &is_tensor));
+    if (is_tensor == 0) {
+      throw kiln::Exception(KILN_INVALID_ARGUMENT, "copy_tensors: a value is not a tensor");
+    }
+  }
+  if (dst.keep && !dst.keep.is_none() &&
+      !py::cast<bool>(dst.keep.attr("flags").attr("writeable"))) {
+    throw kiln::Exception(KILN_INVALID_ARGUMENT,
+                          "copy_tensors: the destination wraps a read-only numpy array");
+  }
+  KilnElementType src_type = KILN_ELEMENT_TYPE_UNDEFINED;
+  KilnElementType dst_type = KILN_ELEMENT_TYPE_UNDEFINED;
+  Check(api().GetValueElementType(src.handle, &src_type));
+  Check(api().GetValueElementType(dst.handle, &dst_type));
+  const bool src_strings = src_type == KILN_ELEMENT_TYPE_STRING;
+  if (src_strings != (dst_type == KILN_ELEMENT_TYPE_STRING)) {
+    throw kiln::Exception(KILN_INVALID_ARGUMENT,
+                          "copy_tensors: a string tensor and a non-string tensor");
+  }
+  if (src_strings) {
+    const auto element_count = [](const KilnValue* tensor) {
+      KilnTensorTypeAndShapeInfo* info = nullptr;
+      Check(api().GetTensorTypeAndShape(tensor, &info));
+      const kiln::TensorTypeAndShapeInfo owned(info);
+      size_t n = 0;
+      Check(api().GetTensorShapeElementCount(info, &n));
+      return n;
+    };
+    const size_t count = element_count(src.handle);
+    const size_t dst_count = element_count(dst.handle);
+    if (count != dst_count) {
+      throw kiln::Exception(
+          KILN_INVALID_ARGUMENT,
+          "copy_tensors: " + std::to_string(count) + " strings into " + std::to_string(dst_count));
+    }
+    if (count == 0 || src.handle == dst.handle) return;
+    size_t total = 0;
+    Check(api().GetStringTensorDataLength(src.handle, &total));
+    std::string bytes(total, '\0');
+    std::vector<size_t> offsets(count);
+    Check(api().GetStringTensorContent(src.handle, total == 0 ? nullptr : bytes.data(), total,
+                                       offsets.data(), count));
+    std::vector<std::string> strings;
+    strings.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      const size_t end = i + 1 < count ? offsets[i + 1] : total;
+      strings.emplace_back(bytes, offsets[i], end - offsets[i]);
+    }
+    std::vector<const char*> pointers;
+    pointers.reserve(count);
+    for (const std::string& str : strings) pointers.push_back(str.c_str());
+    Check(api().FillStringTensor(dst.handle, pointers.data(), pointers.size()));
+    return;
+  }
+  size_t src_bytes = 0;
+  size_t dst_bytes = 0;
+  Check(api().GetTensorSizeInBytes(src.handle, &src_bytes));
+  Check(api().GetTensorSizeInBytes(dst.handle, &dst_bytes));
+  if (src_bytes != dst_bytes) {
+    throw kiln::Exception(KILN_INVALID_ARGUMENT,
+                          "copy_tensors: the source has " + std::to_string(src_bytes) +
+                              " bytes, the destination " + std::to_string(dst_bytes));
+  }
+  if (src_bytes == 0) return;
+  const void* from = nullptr;
+  void* to = nullptr;
+  Check(api().GetTensorData(src.handle, &from));
+  Check(api().GetTensorMutableData(dst.handle, &to));
+  if (from != to) std::memmove(to, from, src_bytes);
+}
+
 }  // namespace kilnpy
 
 namespace kilnpy {
@@ -548,6 +625,10 @@ void DefineValues(py::module_& m) {
              Check(api().GetValueElement(self.handle, index, &e));
              return std::make_shared<Value>(e);
            })
+      .def(
+          "copy_from", [](Value& self, const Value& src) { CopyTensorData(src, self); },
+          py::arg("src"),
+          "Copies tensor src's data into this tensor (as many bytes, or as many strings).")
       .def(
           "wraps", [](const Value& self) { return self.keep; },
           "The numpy array whose buffer the tensor wraps, or None.");

@@ -53,7 +53,7 @@ class EPFail(Exception):
 
 
 class ModelLoadCanceled(Exception):
-    """Loading was canceled (onnxruntime's class; Kiln never raises it)."""
+    """Loading was canceled: SessionOptions.set_load_cancellation_flag(True) (onnxruntime's class)."""
 
 
 class Terminated(Fail):

@@ -58,6 +58,35 @@ class OrtDeviceMemoryType(enum.IntEnum):
     HOST_ACCESSIBLE = 5
 
 
+class OrtHardwareDeviceType(enum.IntEnum):
+    """The kind of an OrtHardwareDevice (Kiln finds the CPU only)."""
+
+    CPU = 0
+    GPU = 1
+    NPU = 2
+
+
+class OrtExecutionProviderDevicePolicy(enum.IntEnum):
+    """How SessionOptions.set_provider_selection_policy picks the devices a session runs on. With
+    the CPU as the only device, every policy picks it (CPUExecutionProvider)."""
+
+    DEFAULT = 0
+    PREFER_CPU = 1
+    PREFER_NPU = 2
+    PREFER_GPU = 3
+    MAX_PERFORMANCE = 4
+    MAX_EFFICIENCY = 5
+    MIN_OVERALL_POWER = 6
+
+
+class OrtCompileApiFlags(enum.IntFlag):
+    """ModelCompiler's flags, combined with |."""
+
+    NONE = 0
+    ERROR_IF_NO_NODES_COMPILED = 1
+    ERROR_IF_OUTPUT_FILE_EXISTS = 2
+
+
 class OrtSparseFormat(enum.IntEnum):
     """The formats of a SparseTensor."""
 

@@ -7,6 +7,7 @@ from . import _kiln
 from ._errors import InvalidArgument, NotImplemented
 from ._types import (
     OrtAllocatorType,
+    OrtDeviceMemoryType,
     OrtMemType,
     OrtSparseFormat,
     _ONNX_TYPE_NAMES,
@@ -86,6 +87,35 @@ class OrtMemoryInfo:
         self.alloc_type = OrtAllocatorType(alloc_type)
         self.id = int(id)
         self.mem_type = OrtMemType(mem_type)
+
+    # onnxruntime 1.23's read-only properties.
+    @property
+    def allocator_type(self):
+        """Allocator type (an OrtAllocatorType)."""
+        return self.alloc_type
+
+    @property
+    def device_id(self):
+        """Device Id."""
+        return self.id
+
+    @property
+    def device_mem_type(self):
+        """Device memory type: DEFAULT, or HOST_ACCESSIBLE for onnxruntime's 'CudaPinned'."""
+        if self.name == "CudaPinned":
+            return OrtDeviceMemoryType.HOST_ACCESSIBLE
+        return OrtDeviceMemoryType.DEFAULT
+
+    @property
+    def device_vendor_id(self):
+        """The device's PCI vendor id (0 for the CPU)."""
+        return 0
+
+    def __repr__(self):
+        return (
+            f"OrtMemoryInfo(name={self.name!r}, alloc_type={self.alloc_type.name}, id={self.id}, "
+            f"mem_type={self.mem_type.name})"
+        )
 
     def __eq__(self, other):
         return isinstance(other, OrtMemoryInfo) and (self.name, self.id, self.mem_type) == (

@@ -87,13 +87,26 @@ def check_and_normalize_provider_args(providers, provider_options, available_pro
     return list(provider_name_to_options.keys()), list(provider_name_to_options.values())
 
 
-def _resolve_providers(providers, provider_options):
+def _resolve_providers(providers, provider_options, sess_options=None):
     """The providers a session gets: the CPU provider. A known provider this build lacks warns
-    (in check_and_normalize_provider_args) and falls back; an unknown name raises."""
+    (in check_and_normalize_provider_args) and falls back; an unknown name raises. Without
+    providers, the ones `sess_options` was given (add_provider, add_provider_for_devices, a
+    selection policy) are used; with both, the `providers` argument wins, with a warning, as in
+    onnxruntime."""
     names, options = check_and_normalize_provider_args(providers, provider_options, C.get_available_providers())
     for name in names:
         if name not in C.get_all_providers():
             raise RuntimeError(f"Unknown Provider Type: {name}")
+    if sess_options is not None and sess_options.has_providers():
+        if names or options:
+            warnings.warn(
+                "Specified 'providers'/'provider_options' when creating InferenceSession but SessionOptions has "
+                "already been configured with providers. InferenceSession will only use the providers "
+                "passed to InferenceSession().",
+                stacklevel=4,
+            )
+        else:
+            return sess_options._session_providers()
     cpu_options = {}
     for name, opts in zip(names, options):
         if name == "CPUExecutionProvider":
@@ -127,6 +140,20 @@ class Session:
     def get_modelmeta(self):
         """The model's metadata (ModelMetadata)."""
         return self._model_meta
+
+    def get_input_memory_infos(self):
+        """Where each input is expected (onnxruntime 1.23): an OrtMemoryInfo per input, that of
+        the session's CPU allocator ('Cpu'; the arena allocator unless the arena is off)."""
+        return self._input_meminfos
+
+    def get_output_memory_infos(self):
+        """Where each output is made: an OrtMemoryInfo per output, as get_input_memory_infos."""
+        return self._output_meminfos
+
+    def get_input_epdevices(self):
+        """The OrtEpDevice of the execution provider that consumes each input (onnxruntime 1.23):
+        the CPU provider's device, or None for an input no node reads."""
+        return self._input_epdevices
 
     def get_providers(self):
         """The providers the session runs on: ['CPUExecutionProvider']."""
@@ -281,7 +308,7 @@ class InferenceSession(Session):
         self._create_inference_session(providers, provider_options)
 
     def _create_inference_session(self, providers, provider_options, disabled_optimizers=None):
-        self._providers, opts = _resolve_providers(providers, provider_options)
+        self._providers, opts = _resolve_providers(providers, provider_options, self._sess_options)
         self._provider_options = {p: o for p, o in zip(self._providers, opts)}
         if self._model_path is not None:
             sess = C.InferenceSession(self._sess_options, self._model_path, True, self._read_config_from_model)
@@ -294,6 +321,9 @@ class InferenceSession(Session):
         self._outputs_meta = sess.outputs_meta
         self._overridable_initializers = sess.overridable_initializers
         self._model_meta = sess.model_meta
+        self._input_meminfos = sess.input_meminfos
+        self._output_meminfos = sess.output_meminfos
+        self._input_epdevices = sess.input_epdevices
         self._profiling_start_time_ns = sess._native.profiling_start_time_ns()
 
     def _reset_session(self, providers, provider_options):
@@ -307,6 +337,125 @@ class InferenceSession(Session):
         if self._sess is not None:
             self._sess._native.close()
             self._sess = None
+
+
+class ModelCompiler:
+    """Compiles an ONNX model (onnxruntime 1.22+). A compiled ONNX model has EPContext nodes that
+    each encapsulate a subgraph compiled for a specific execution provider::
+
+        sess_options = kiln.SessionOptions()
+        sess_options.add_provider("CPUExecutionProvider", {})
+        compiler = kiln.ModelCompiler(sess_options, "model.onnx")
+        compiler.compile_to_file("model_ctx.onnx")
+
+    Kiln's one execution provider, CPUExecutionProvider, compiles no subgraph, so (as onnxruntime
+    with only the CPU provider) the compiled model is the input model, loaded and checked, at
+    `graph_optimization_level` (by default ORT_DISABLE_ALL: the graph unchanged), with the
+    initializers of at least `external_initializers_size_threshold` bytes in
+    `external_initializers_file_path` when given; with the flag ERROR_IF_NO_NODES_COMPILED,
+    compiling raises Fail.
+
+    :param sess_options: a SessionOptions with the providers to compile for (add_provider,
+        add_provider_for_devices, set_provider_selection_policy); none: CPUExecutionProvider
+    :param input_model_path_or_bytes: a path (str or os.PathLike) or the model's bytes
+    :param embed_compiled_data_into_model: embed compiled data in EPContext nodes (no effect:
+        Kiln makes none)
+    :param external_initializers_file_path: a file, relative to the output model's folder, for
+        the initializers (None or '': all stay in the model)
+    :param external_initializers_size_threshold: initializers of at least this many bytes go to
+        that file (default 1024)
+    :param flags: OrtCompileApiFlags, combined with |
+    :param graph_optimization_level: the optimizations applied (default ORT_DISABLE_ALL)
+    :param get_initializer_location_func: not supported by Kiln yet (NotImplemented when given)
+    """
+
+    def __init__(
+        self,
+        sess_options,
+        input_model_path_or_bytes,
+        embed_compiled_data_into_model=False,
+        external_initializers_file_path=None,
+        external_initializers_size_threshold=1024,
+        flags=C.OrtCompileApiFlags.NONE,
+        graph_optimization_level=C.GraphOptimizationLevel.ORT_DISABLE_ALL,
+        get_initializer_location_func=None,
+    ):
+        input_model_path = None
+        input_model_bytes = None
+        if isinstance(input_model_path_or_bytes, (str, os.PathLike)):
+            if not input_model_path_or_bytes:
+                raise ValueError("Input model path is empty")
+            input_model_path = os.fspath(input_model_path_or_bytes)
+        elif isinstance(input_model_path_or_bytes, bytes):
+            if len(input_model_path_or_bytes) == 0:
+                raise ValueError("Input model bytes array is empty")
+            input_model_bytes = input_model_path_or_bytes
+        else:
+            raise TypeError(f"Unable to load from type '{type(input_model_path_or_bytes)}'")
+
+        if external_initializers_file_path:
+            if not isinstance(external_initializers_file_path, (str, os.PathLike)):
+                arg_type = type(external_initializers_file_path)
+                raise TypeError(f"Output external initializer filepath is of unexpected type '{arg_type}'")
+            external_initializers_file_path = os.fspath(external_initializers_file_path)
+        else:
+            external_initializers_file_path = ""
+
+        if input_model_path:
+            self._model_compiler = C.ModelCompiler(
+                sess_options,
+                input_model_path,
+                True,
+                embed_compiled_data_into_model,
+                external_initializers_file_path,
+                external_initializers_size_threshold,
+                flags,
+                graph_optimization_level,
+                get_initializer_location_func,
+            )
+        else:
+            self._model_compiler = C.ModelCompiler(
+                sess_options,
+                input_model_bytes,
+                False,
+                embed_compiled_data_into_model,
+                external_initializers_file_path,
+                external_initializers_size_threshold,
+                flags,
+                graph_optimization_level,
+                get_initializer_location_func,
+            )
+
+    def compile_to_file(self, output_model_path=None):
+        """Compiles to an output file. Without a path, the path is the input model's with '.onnx'
+        replaced by '_ctx.onnx' (InvalidArgument for a model given as bytes). Raises
+        InvalidArgument when the compilation options are invalid.
+
+        :param output_model_path: the path for the compiled model (str or os.PathLike), or None
+        """
+        if output_model_path is not None:
+            if not isinstance(output_model_path, (str, os.PathLike)):
+                raise TypeError(f"Output model's filepath is of unexpected type '{type(output_model_path)}'")
+            output_model_path = os.fspath(output_model_path)
+        self._model_compiler.compile_to_file(output_model_path)
+
+    def compile_to_bytes(self):
+        """Compiles to bytes representing the serialized compiled ONNX model."""
+        return self._model_compiler.compile_to_bytes()
+
+    def compile_to_stream(self, write_function):
+        """Compiles the input model and writes the serialized ONNX bytes to a stream with the
+        given function, which takes a bytes buffer."""
+        self._model_compiler.compile_to_stream(write_function)
+
+
+def copy_tensors(src, dst, stream=None):
+    """Copies the data of each source OrtValue into the destination OrtValue at the same place
+    (onnxruntime 1.23), on `stream` (an OrtSyncStream, or None): tensors of as many bytes, or as
+    many strings; RuntimeError otherwise."""
+    c_sources = [s._get_c_value() for s in src]
+    c_dsts = [d._get_c_value() for d in dst]
+    C.copy_tensors(c_sources, c_dsts, stream)
 
 
 class IOBinding:

@@ -12,19 +12,36 @@ thin layer over the C ABI:
     ['CPUExecutionProvider']
 """
 
+import ctypes
 import os
+import tempfile
 import threading
 import warnings
 
 from . import _kiln
 from ._errors import *  # noqa: F401,F403 - the exception classes are part of this module
-from ._errors import BY_CODE, InvalidArgument, NotImplemented
+from ._devices import (  # noqa: F401 - onnxruntime's names, part of this module
+    OrtEpDevice,
+    OrtHardwareDevice,
+    OrtSyncStream,
+    _check_options,
+    copy_tensors,
+    create_and_register_allocator_v2,
+    get_ep_devices,
+    has_collective_ops,
+    register_execution_provider_library,
+    unregister_execution_provider_library,
+)
+from ._errors import BY_CODE, Fail, InvalidArgument, ModelLoadCanceled, NoSuchFile, NotImplemented
 from ._types import (  # noqa: F401 - onnxruntime's names, part of this module
     ExecutionMode,
     ExecutionOrder,
     GraphOptimizationLevel,
     OrtAllocatorType,
+    OrtCompileApiFlags,
     OrtDeviceMemoryType,
+    OrtExecutionProviderDevicePolicy,
+    OrtHardwareDeviceType,
     OrtMemType,
     OrtSparseFormat,
     _check_type,
@@ -134,6 +151,13 @@ class SessionOptions:
         # session's.
         self._custom_ops = None
         self._custom_op_libraries = []
+        # Execution providers set on the options (add_provider, add_provider_for_devices): their
+        # names and options, in order; and the provider selection policy (None: not set).
+        self._ep_factories = []
+        self._ep_selection_policy = None
+        # set_load_cancellation_flag's flag (a one-element list, shared with the sessions being
+        # made from these options, so setting it from another thread reaches them).
+        self._load_cancellation = [False]
 
     def _int_attr(name, doc, minimum=None):  # noqa: N805 - a property factory used below
         def get(self):
@@ -309,6 +333,116 @@ class SessionOptions:
         self._custom_ops.register_custom_ops_library(path)
         self._custom_op_libraries.append(path)
 
+    def add_provider(self, provider_name, provider_options):
+        """Adds an explicit execution provider (the C API's SessionOptionsAppendExecutionProvider):
+        sessions made with these options and no `providers` argument run on it.
+        'CPUExecutionProvider' is added; another provider onnxruntime knows is not in Kiln, as
+        in a CPU-only onnxruntime build: InvalidArgument; an unknown name: RuntimeError, unless
+        its options give a 'shared_lib_path', which is opened as onnxruntime opens it (a library
+        that cannot be loaded: RuntimeError; one without the entry point: Fail; an onnxruntime
+        provider library, which Kiln cannot run: Fail)."""
+        _check_type("add_provider: provider_name", provider_name, str, "a str")
+        options = _check_options("add_provider: provider_options", provider_options)
+        if provider_name == "CPUExecutionProvider":
+            self._ep_factories.append((provider_name, options))
+            return
+        if provider_name in _ALL_PROVIDERS:
+            raise InvalidArgument(
+                f"Failed to add provider of type '{provider_name}' to SessionOptions. "
+                "Provider configuration is not supported."
+            )
+        if "shared_lib_path" not in options:
+            raise RuntimeError(f"Unknown Provider Type: {provider_name}")
+        path = options["shared_lib_path"]
+        try:
+            lib = ctypes.CDLL(path, mode=os.RTLD_LOCAL)
+        except OSError as e:
+            raise RuntimeError(f"Failed to load library {path} with error: {e}") from None
+        entry = options.get("provider_factory_entry_point", "GetProvider")
+        try:
+            getattr(lib, entry)
+        except AttributeError as e:
+            raise Fail(f"Failed to get symbol {entry} with error: {e}") from None
+        raise Fail(
+            f"{path} is an onnxruntime execution provider library ({entry}), which Kiln cannot "
+            "run (it is built against onnxruntime); Kiln's only execution provider is "
+            "CPUExecutionProvider"
+        )
+
+    def add_provider_for_devices(self, ep_devices, provider_options):
+        """Adds the execution provider that is responsible for the selected OrtEpDevice instances
+        (from get_ep_devices()); all of them must refer to the same execution provider. The
+        options are also set as session config entries 'ep.<provider name, lowercase>.<key>', as
+        onnxruntime does (after the devices' own ep_options)."""
+        try:
+            devices = list(ep_devices)
+        except TypeError:
+            raise TypeError("add_provider_for_devices: ep_devices must be a sequence of OrtEpDevice") from None
+        for d in devices:
+            if not isinstance(d, OrtEpDevice):
+                raise TypeError(f"add_provider_for_devices: expected OrtEpDevice values, got {type(d).__name__}")
+        options = _check_options("add_provider_for_devices: provider_options", provider_options)
+        if not devices:
+            raise InvalidArgument("Must provide one or more OrtEpDevice instances.")
+        first = devices[0]
+        if any(d.ep_name != first.ep_name or d._factory != first._factory for d in devices[1:]):
+            raise InvalidArgument("All OrtEpDevice values in ep_devices must have the same execution provider.")
+        prefix = "ep." + first.ep_name.lower() + "."
+        for d in devices:
+            for key, value in d.ep_options.items():
+                self._config[prefix + key] = value
+        for key, value in options.items():
+            self._config[prefix + key] = value
+        self._ep_factories.append((first._factory, {}))
+
+    def set_provider_selection_policy(self, policy):
+        """Sets the execution provider selection policy (an OrtExecutionProviderDevicePolicy) for
+        sessions made with these options and no explicit providers. With the CPU as the only
+        device, every policy selects CPUExecutionProvider."""
+        if not isinstance(policy, OrtExecutionProviderDevicePolicy):
+            raise TypeError(
+                "set_provider_selection_policy: expected an OrtExecutionProviderDevicePolicy, "
+                f"got {type(policy).__name__}"
+            )
+        self._ep_selection_policy = policy
+
+    def has_providers(self):
+        """True when these options have providers (add_provider, add_provider_for_devices) or a
+        selection policy that sessions will run on."""
+        return bool(self._ep_factories) or self._ep_selection_policy is not None
+
+    def set_load_cancellation_flag(self, value):
+        """Request inference session load cancellation: while set, making a session (or
+        compiling a model) with these options raises ModelLoadCanceled, also one already being
+        made on another thread (Kiln notices when its C ABI call returns, and drops the
+        session). Set it back to False to make sessions again."""
+        _check_type("set_load_cancellation_flag: value", value, bool, "a bool")
+        self._load_cancellation[0] = value
+
+    def _arena(self):
+        """Whether sessions made with these options keep Kiln's arena."""
+        if "kiln.arena.enable" in self._config:
+            return self._config["kiln.arena.enable"] == "1"
+        return self._enable_cpu_mem_arena and self._enable_mem_reuse
+
+    def _check_not_canceled(self):
+        if self._load_cancellation[0]:
+            raise ModelLoadCanceled("Session initialization canceled due to user request.")
+
+    def _session_providers(self):
+        """The providers and their options a session made with these options runs on, when
+        has_providers(): each provider once (onnxruntime refuses to register one twice), or the
+        selection policy's choice, CPUExecutionProvider."""
+        if not self._ep_factories:
+            return ["CPUExecutionProvider"], [{}]
+        names, options = [], []
+        for name, opts in self._ep_factories:
+            if name in names:
+                raise Fail(f"Provider {name} has already been registered.")
+            names.append(name)
+            options.append(dict(opts))
+        return names, options
+
     def _native(self):
         """The C ABI's options for these values (KilnSessionOptions)."""
         o = _kiln.SessionOptions()
@@ -324,9 +458,9 @@ class SessionOptions:
             o.enable_profiling(self._profile_file_prefix or "onnxruntime_profile_")
         for name, value in self._free_dims_by_name.items():
             o.add_free_dimension_override_by_name(name, value)
-        arena = self._enable_cpu_mem_arena and self._enable_mem_reuse
-        if not arena and "kiln.arena.enable" not in self._config:
-            o.add_config_entry("kiln.arena.enable", "0")
+        if not self._enable_cpu_mem_arena or not self._enable_mem_reuse:
+            if "kiln.arena.enable" not in self._config:
+                o.add_config_entry("kiln.arena.enable", "0")
         for key, value in self._config.items():
             if key.startswith("kiln."):
                 o.add_config_entry(key, value)
@@ -551,12 +685,37 @@ class InferenceSession:
         elif not isinstance(model, (bytes, _kiln.Model)):
             raise TypeError(f"InferenceSession: model bytes expected, got {type(model).__name__}")
         self._options = sess_options
-        self._native = _kiln.Session(model, sess_options._native())
+        sess_options._check_not_canceled()
+        native = _kiln.Session(model, sess_options._native())
+        if sess_options._load_cancellation[0]:  # set while the session was being made
+            native.close()
+            sess_options._check_not_canceled()
+        self._native = native
         self.inputs_meta = [NodeArg._from_info(i) for i in self._native.inputs()]
         self.outputs_meta = [NodeArg._from_info(o) for o in self._native.outputs()]
         self.overridable_initializers = [NodeArg._from_info(i) for i in self._native.overridable_initializers()]
         self.model_meta = ModelMetadata(self._native.metadata())
         self.session_options = sess_options
+        # Where inputs and outputs live (onnxruntime 1.23): the memory of the session's CPU
+        # allocator, Kiln's arena unless it is turned off.
+        info = OrtMemoryInfo(
+            "Cpu",
+            OrtAllocatorType.ORT_ARENA_ALLOCATOR if sess_options._arena() else OrtAllocatorType.ORT_DEVICE_ALLOCATOR,
+            0,
+            OrtMemType.DEFAULT,
+        )
+        self.input_meminfos = [info] * len(self.inputs_meta)
+        self.output_meminfos = [info] * len(self.outputs_meta)
+        self.input_epdevices = self._input_epdevices()
+
+    def _input_epdevices(self):
+        """The OrtEpDevice of the provider each input is consumed on: the CPU provider's device,
+        or None for an input no node reads (as onnxruntime)."""
+        devices = [d for d in get_ep_devices() if d.ep_name == "CPUExecutionProvider"]
+        cpu = devices[0] if devices else None
+        graph = self._native.graph(True)
+        consumed = {v.name() for v in graph.inputs() if v.consumers()}
+        return [cpu if i.name in consumed else None for i in self.inputs_meta]
 
     def run(self, output_names, input_feed, run_options=None):
         """Runs; returns a list of numpy arrays (lists for sequences, None for empty optionals)."""
@@ -635,3 +794,261 @@ class SessionIOBinding:
 
     def get_output_names(self):
         return self._native.output_names()
+
+
+# ---- The compile API (onnxruntime 1.22+) ---------------------------------------------------------
+
+_NO_NODES_COMPILED = (
+    "Unable to compile any nodes. Check that the session EPs support compilation and can execute at "
+    "least one subgraph in the model."
+)
+
+
+class ModelCompiler:
+    """onnxruntime's C-level model compiler (``C.ModelCompiler(sess_options, path_or_bytes,
+    is_path, embed_compiled_data_into_model, external_initializers_file_path,
+    external_initializers_size_threshold, flags, graph_optimization_level,
+    get_initializer_location_func)``); programs use ``kiln.ModelCompiler``, which wraps it.
+
+    Compiling makes an EPContext model: each subgraph an execution provider compiled becomes an
+    EPContext node. Kiln's one provider, CPUExecutionProvider, compiles nothing, so, as
+    onnxruntime with only the CPU provider, the output is the input model as loaded and
+    optimized at `graph_optimization_level` (default ORT_DISABLE_ALL: the graph unchanged), and
+    the flag ERROR_IF_NO_NODES_COMPILED makes compiling fail (Fail).
+    """
+
+    def __init__(
+        self,
+        sess_options,
+        path_or_bytes,
+        is_path,
+        embed_compiled_data_into_model=False,
+        external_initializers_file_path="",
+        external_initializers_size_threshold=1024,
+        flags=OrtCompileApiFlags.NONE,
+        graph_optimization_level=GraphOptimizationLevel.ORT_DISABLE_ALL,
+        get_initializer_location_func=None,
+    ):
+        if not isinstance(sess_options, SessionOptions):
+            raise TypeError("ModelCompiler: sess_options must be a SessionOptions")
+        _check_type("ModelCompiler: is_path", is_path, bool, "a bool")
+        if is_path:
+            _check_type("ModelCompiler: path", path_or_bytes, str, "a str")
+        else:
+            _check_type("ModelCompiler: model bytes", path_or_bytes, bytes, "bytes")
+        _check_type("ModelCompiler: embed_compiled_data_into_model", embed_compiled_data_into_model, bool, "a bool")
+        _check_type("ModelCompiler: external_initializers_file_path", external_initializers_file_path, str, "a str")
+        _check_type(
+            "ModelCompiler: external_initializers_size_threshold", external_initializers_size_threshold, int, "an int"
+        )
+        if external_initializers_size_threshold < 0:
+            raise TypeError("ModelCompiler: external_initializers_size_threshold must not be negative")
+        _check_type("ModelCompiler: flags", flags, int, "an int")
+        if not isinstance(graph_optimization_level, GraphOptimizationLevel):
+            raise TypeError("ModelCompiler: graph_optimization_level must be a GraphOptimizationLevel")
+        if get_initializer_location_func is not None:
+            if not callable(get_initializer_location_func):
+                raise TypeError("ModelCompiler: get_initializer_location_func must be callable or None")
+            raise NotImplemented(
+                "ModelCompiler: get_initializer_location_func is not supported by Kiln yet; use "
+                "external_initializers_file_path"
+            )
+        self._options = sess_options
+        self._path = path_or_bytes if is_path else None
+        self._bytes = None if is_path else path_or_bytes
+        self._embed = embed_compiled_data_into_model
+        self._external_file = external_initializers_file_path
+        self._external_threshold = int(external_initializers_size_threshold)
+        self._flags = int(flags)
+        self._level = graph_optimization_level
+
+    def _check(self):
+        if self._path is not None and not os.path.exists(self._path):
+            raise InvalidArgument(f"Input model path does not exist: {self._path}")
+        if self._bytes is not None and len(self._bytes) == 0:
+            raise InvalidArgument("Buffer for input model data has size 0")
+
+    def _compile(self, output_path):
+        """The compiled model's bytes; `output_path` ('' for none) is where it will be written,
+        which external initializers are placed beside."""
+        self._check()
+        options = self._options
+        options._check_not_canceled()
+        if options.has_providers():
+            options._session_providers()  # each provider once, as a session checks
+        # The session onnxruntime makes to compile: the options' providers (all of them
+        # CPUExecutionProvider), at the compile level, writing the graph as partitioned.
+        compile_options = _copy_session_options(options)
+        compile_options.graph_optimization_level = self._level
+        with tempfile.TemporaryDirectory(prefix="kiln_compile_") as tmp:
+            written = os.path.join(tmp, "model.onnx")
+            compile_options.optimized_model_filepath = written
+            if self._path is not None:
+                InferenceSession(compile_options, self._path, True)
+            else:
+                InferenceSession(compile_options, self._bytes, False)
+            if self._flags & OrtCompileApiFlags.ERROR_IF_NO_NODES_COMPILED:
+                raise Fail(_NO_NODES_COMPILED)
+            with open(written, "rb") as f:
+                data = f.read()
+        if self._external_file:
+            folder = os.path.dirname(output_path) if output_path else ""
+            data = _externalize_initializers(
+                data, os.path.join(folder, self._external_file), self._external_file, self._external_threshold
+            )
+        return data
+
+    def _output_path(self, output_model_path):
+        if output_model_path:
+            return output_model_path
+        if self._path is None:
+            raise InvalidArgument(
+                "Unable to generate an output model path: require an input model path if the location of the "
+                "output model (e.g., file, buffer, or stream) is not specified."
+            )
+        stem, _ = os.path.splitext(self._path)
+        return stem + "_ctx.onnx"
+
+    def compile_to_file(self, output_model_path=""):
+        """Compile an ONNX model into a file ('' or None: the input path with '_ctx.onnx' for
+        '.onnx')."""
+        if output_model_path is None:
+            output_model_path = ""
+        _check_type("compile_to_file: output_model_path", output_model_path, str, "a str")
+        self._check()
+        path = self._output_path(output_model_path)
+        data = self._compile(path)
+        if self._flags & OrtCompileApiFlags.ERROR_IF_OUTPUT_FILE_EXISTS and os.path.exists(path):
+            raise InvalidArgument(
+                f"Failed to generate EPContext model since the file '{path}' exist already. Please remove the EP "
+                "context model if you want to re-generate it."
+            )
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        except OSError as e:
+            raise NoSuchFile(f"Failed to write the compiled model to '{path}': {e.strerror}") from None
+
+    def compile_to_bytes(self):
+        """Compile an ONNX model into a buffer (bytes)."""
+        return self._compile("")
+
+    def compile_to_stream(self, write_function):
+        """Compile an ONNX model into an output stream using the provided write functor, which is
+        called with the model's bytes (an exception it raises becomes Fail)."""
+        if not callable(write_function):
+            raise TypeError("compile_to_stream: write_function must be callable")
+        data = self._compile("")
+        try:
+            write_function(data)
+        except Exception as e:  # noqa: BLE001 - onnxruntime reports any as a failed status
+            raise Fail(f"{type(e).__name__}: {e}") from None
+
+
+def _copy_session_options(options):
+    """A new SessionOptions with the same values (the sessions' providers aside)."""
+    copy = SessionOptions.__new__(SessionOptions)
+    copy.__dict__.update(options.__dict__)
+    copy._config = dict(options._config)
+    copy._free_dims_by_name = dict(options._free_dims_by_name)
+    copy._free_dims_by_denotation = dict(options._free_dims_by_denotation)
+    copy._initializers = dict(options._initializers)
+    copy._custom_op_libraries = list(options._custom_op_libraries)
+    copy._ep_factories = list(options._ep_factories)
+    return copy
+
+
+# ---- Moving initializers to an external data file (ONNX's protobuf wire format) -------------------
+
+
+def _varint(data, pos):
+    value = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if b < 0x80:
+            return value, pos
+        shift += 7
+
+
+def _encode_varint(value):
+    out = bytearray()
+    while True:
+        b = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _fields(data):
+    """(field number, wire type, raw bytes of the whole field, payload) of a message."""
+    pos = 0
+    while pos < len(data):
+        start = pos
+        key, pos = _varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            _, pos = _varint(data, pos)
+            payload = None
+        elif wire == 1:
+            pos += 8
+            payload = None
+        elif wire == 2:
+            length, pos = _varint(data, pos)
+            payload = data[pos : pos + length]
+            pos += length
+        elif wire == 5:
+            pos += 4
+            payload = None
+        else:
+            raise InvalidArgument(f"the compiled model is not a valid protobuf (wire type {wire})")
+        yield number, wire, data[start:pos], payload
+
+
+def _bytes_field(number, payload):
+    return _encode_varint(number << 3 | 2) + _encode_varint(len(payload)) + payload
+
+
+def _externalize_initializers(model, file_path, location, threshold):
+    """The model with the raw data of every main-graph initializer of at least `threshold` bytes
+    moved to `file_path` (recorded as `location`, relative to the model), as onnxruntime's
+    compiled models keep initializers for nodes left uncompiled."""
+    out_model = bytearray()
+    blob = bytearray()
+    for number, wire, raw, payload in _fields(model):
+        if number != 7 or wire != 2:  # ModelProto.graph
+            out_model += raw
+            continue
+        graph = bytearray()
+        for g_number, g_wire, g_raw, g_payload in _fields(payload):
+            if g_number != 5 or g_wire != 2:  # GraphProto.initializer
+                graph += g_raw
+                continue
+            tensor = bytearray()
+            raw_data = None
+            for t_number, t_wire, t_raw, t_payload in _fields(g_payload):
+                if t_number == 9 and t_wire == 2:  # TensorProto.raw_data
+                    raw_data = t_payload
+                else:
+                    tensor += t_raw
+            if raw_data is None or len(raw_data) < threshold:
+                graph += g_raw
+                continue
+            offset = len(blob)
+            blob += raw_data
+            for key, value in (("location", location), ("offset", str(offset)), ("length", str(len(raw_data)))):
+                entry = _bytes_field(1, key.encode()) + _bytes_field(2, value.encode())
+                tensor += _bytes_field(13, entry)  # TensorProto.external_data
+            tensor += _encode_varint(14 << 3 | 0) + _encode_varint(1)  # data_location = EXTERNAL
+            graph += _bytes_field(5, bytes(tensor))
+        out_model += _bytes_field(7, bytes(graph))
+    try:
+        with open(file_path, "wb") as f:
+            f.write(blob)
+    except OSError as e:
+        raise NoSuchFile(f"Failed to write the external initializers file '{file_path}': {e.strerror}") from None
+    return bytes(out_model)
