@@ -96,8 +96,9 @@ sweep: build
 # numpy reference decides. DIFFTEST_CASES models per generator (a few minutes at 200),
 # DIFFTEST_SEED the first seed; the failures' folders are kept and named; once with Kiln on one
 # thread, once on two, once on models ONNX Runtime saved optimized at its level all (its
-# channels-last 8-bit ops). Then the model tests' zoo as ONNX Runtime saves it optimized (its
-# com.microsoft fusions), run in Kiln (ort_saved.py).
+# channels-last 8-bit ops, the NCHWc layout of its float convolutions). Then the model tests' zoo
+# as ONNX Runtime saves it optimized (its com.microsoft fusions; at level all its NCHWc layout),
+# run in Kiln (ort_saved.py).
 DIFFTEST_CASES ?= 200
 DIFFTEST_SEED ?= 0
 difftest: build

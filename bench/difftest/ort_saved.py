@@ -7,8 +7,10 @@ and 3 and compared with the outputs the model's folder holds.
 
 Each MODEL_DIR holds model.onnx, input_<i>.npy and output_<i>.npy (the layout of
 tests/models/export_models.py). ONNX Runtime (bench/ort's node_modules) saves the model at levels
-basic and extended; Kiln must load each saved model and match the outputs within rtol 1e-3,
-atol 1e-4. Prints one line per model and level and ends with "N passed, N failed".
+basic, extended and all (all: with the NCHWc layout of its CPU kernels for float convolutions,
+com.microsoft.nchwc, blocked for this machine); Kiln must load each saved model and match the
+outputs within rtol 1e-3, atol 1e-4. Prints one line per model and level and ends with
+"N passed, N failed".
 """
 import argparse
 import os
@@ -40,7 +42,7 @@ def main():
             wants = []
             while os.path.exists(os.path.join(folder, "output_%d.npy" % len(wants))):
                 wants.append(np.load(os.path.join(folder, "output_%d.npy" % len(wants))))
-            for ort_level in ("basic", "extended"):
+            for ort_level in ("basic", "extended", "all"):
                 saved = os.path.join(work, "%s_%s.onnx" % (name, ort_level))
                 subprocess.run(["node", os.path.join(HERE, "ort_save.js"),
                                 os.path.join(folder, "model.onnx"), saved, ort_level],

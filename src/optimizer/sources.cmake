@@ -14,6 +14,7 @@ list(APPEND KILN_SOURCES
   src/optimizer/gradient.cc
   src/optimizer/identity_elimination.cc
   src/optimizer/layer_norm_fusion.cc
+  src/optimizer/nchwc_legalization.cc
   src/optimizer/nhwc_concat_split.cc
   src/optimizer/nhwc_expand_fusion.cc
   src/optimizer/nhwc_layout.cc
@@ -33,6 +34,7 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/optimizer/conv_dead_taps_test.cc
   src/optimizer/fusion_passes_test.cc
   src/optimizer/gradient_test.cc
+  src/optimizer/nchwc_legalization_test.cc
   src/optimizer/nhwc_layout_test.cc
   src/optimizer/qdq_ops_fusion_test.cc
   src/optimizer/qlinear_swish_fusion_test.cc

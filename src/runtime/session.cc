@@ -13,6 +13,7 @@
 #include "kernels/registry.h"
 #include "onnx/writer.h"
 #include "optimizer/gradient.h"
+#include "optimizer/nchwc_legalization.h"
 #include "optimizer/optimizer.h"
 
 namespace kiln::runtime {
@@ -83,6 +84,14 @@ Session::Session(ir::Model model, SessionOptions options, std::shared_ptr<const 
     }
   } restore{g, options_.custom_ops};
   ClaimOverriddenNodes(g, options_.custom_ops, false);
+  // ONNX Runtime's NCHWc layout (com.microsoft.nchwc) has no kernels: its nodes become standard
+  // ones first, whatever the level.
+  int64_t onnx_opset = 0;
+  for (const char* domain : {"", "ai.onnx"}) {
+    auto it = model_.opsets.find(domain);
+    if (it != model_.opsets.end()) onnx_opset = std::max(onnx_opset, it->second);
+  }
+  optimizer::LegalizeNchwc(g, kernels, {.onnx_opset = onnx_opset});
   optimizer::Optimize(g, options_.optimization_level, kernels);
   if (options_.ConfigFlag("kiln.compute.bf16", false)) optimizer::UseBf16Products(g);
   const size_t memory_limit = MemoryLimitOf(options_.config);
