@@ -116,7 +116,7 @@ void MsQLinearConv(InferenceContext& ctx) {
   }
 }
 
-// com.microsoft MatMulNBits: A [..., K] → [..., N] (attribute N), A's type.
+// com.microsoft MatMulNBits and MatMulBnb4: A [..., K] → [..., N] (attribute N), A's type.
 void MatMulNBits(InferenceContext& ctx) {
   std::optional<std::vector<int64_t>> a = InputNamedDims(ctx, 0);
   const int64_t n = ctx.info().GetInt("N", kUnknownDim);
@@ -266,6 +266,7 @@ constexpr RuleDef kRules[] = {
     {"DequantizeLinear", DequantizeLinear, "com.microsoft"},
     {"QGemm", QGemm, "com.microsoft"},
     {"MatMulNBits", MatMulNBits, "com.microsoft"},
+    {"MatMulBnb4", MatMulNBits, "com.microsoft"},
     {"GatherBlockQuantized", GatherBlockQuantized, "com.microsoft"},
     {"QLinearAdd", QLinearBinary, "com.microsoft"},
     {"QLinearMul", QLinearBinary, "com.microsoft"},

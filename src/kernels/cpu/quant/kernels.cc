@@ -25,6 +25,7 @@ constexpr KernelDef kDefs[] = {
     {"com.microsoft", "QGemm", 1, kLatestOpset, MakeQGemm},
     {"com.microsoft", "MatMulNBits", 1, kLatestOpset, MakeMatMulNBits},
     {"com.microsoft", "GatherBlockQuantized", 1, kLatestOpset, MakeGatherBlockQuantized},
+    {"com.microsoft", "MatMulBnb4", 1, kLatestOpset, MakeMatMulBnb4},
     {"com.microsoft", "QLinearAdd", 1, kLatestOpset, MakeQLinearAdd},
     {"com.microsoft", "QLinearMul", 1, kLatestOpset, MakeQLinearMul},
     {"com.microsoft", "QLinearSigmoid", 1, kLatestOpset, MakeQLinearSigmoid},

@@ -26,6 +26,7 @@ std::unique_ptr<Kernel> MakeDynamicQuantizeMatMul(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQGemm(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeMatMulNBits(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeGatherBlockQuantized(const KernelInfo& info);  // gather_block_...cc
+std::unique_ptr<Kernel> MakeMatMulBnb4(const KernelInfo& info);            // matmul_bnb4.cc
 // com.microsoft's quantized elementwise, pooling and concatenation ops (qlinear_contrib.cc).
 std::unique_ptr<Kernel> MakeQLinearAdd(const KernelInfo& info);
 std::unique_ptr<Kernel> MakeQLinearMul(const KernelInfo& info);

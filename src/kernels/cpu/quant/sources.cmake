@@ -7,6 +7,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/quant/int8_kernel_avx2.cc
   src/kernels/cpu/quant/int8_kernel_vnni.cc
   src/kernels/cpu/quant/kernels.cc
+  src/kernels/cpu/quant/matmul_bnb4.cc
   src/kernels/cpu/quant/matmul_nbits.cc
   src/kernels/cpu/quant/matmul_to_float.cc
   src/kernels/cpu/quant/qlinear.cc
@@ -18,6 +19,7 @@ list(APPEND KILN_SOURCES
 list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/quant/gather_block_quantized_test.cc
   src/kernels/cpu/quant/int8_gemm_test.cc
+  src/kernels/cpu/quant/matmul_bnb4_test.cc
   src/kernels/cpu/quant/matmul_nbits_test.cc
   src/kernels/cpu/quant/matmul_to_float_test.cc
   src/kernels/cpu/quant/qlinear_contrib_test.cc
