@@ -1751,6 +1751,22 @@ def g_quant_tables(rng, c):
     c.output(c.node("GatherBlockQuantized", ins, domain=ms, **attrs), scale_dt)
 
 
+@gen("MatMulBnb4")
+def g_matmul_bnb4(rng, c):
+    """com.microsoft MatMulBnb4 (ONNX Runtime's bitsandbytes-style 4-bit weights): random codes
+    and block maxima, FP4 or NF4, N·K odd at times (a last block short)."""
+    c.ms_opset = True
+    k, n = int(rng.integers(1, 70)), int(rng.integers(1, 20))
+    block = int(pick(rng, [16, 32, 64]))
+    count = n * k
+    b = rng.integers(0, 256, size=[(count + 1) // 2]).astype(U8)
+    absmax = rng.uniform(0.1, 2.0, size=[(count + block - 1) // block]).astype(F32)
+    lead = rand_shape(rng, int(rng.integers(1, 3)), 1, 5)
+    a = c.input(randf(rng, lead + [k]))
+    c.output(c.node("MatMulBnb4", [a, c.value(b), c.value(absmax)], domain="com.microsoft",
+                    K=k, N=n, block_size=block, quant_type=int(rng.integers(0, 2))), F32)
+
+
 @gen("TorchContrib")
 def g_torch_contrib(rng, c):
     """The com.microsoft ops ONNX Runtime's PyTorch-export helper writes (before ONNX had them):
@@ -1785,6 +1801,51 @@ def g_torch_contrib(rng, c):
     if maybe(rng, 0.7):
         ins.append(c.value(np.array(int(rng.integers(-4, 5)), I64)))
     c.output(c.node(op, ins, domain=ms, upper=int(rng.integers(0, 2)) if maybe(rng) else None), dt)
+
+
+@gen("MoE")
+def g_moe(rng, c):
+    """com.microsoft MoE (ONNX Runtime's model builder: Mixtral, Phi-3.5-MoE, gpt-oss): 2-D or
+    3-D input, top-k softmax routing, each activation_type (swiglu interleaved, with gpt-oss's
+    alpha / beta / limit), biases, normalize_routing_weights, use_sparse_mixer, ONNX Runtime's
+    legacy weight shapes, and now and then the fc3 gate (which ONNX Runtime's CPU kernel refuses)."""
+    c.ms_opset = True
+    hidden = int(pick(rng, [4, 8, 16]))
+    inter = int(pick(rng, [4, 8, 12]))
+    experts = int(rng.integers(1, 9))
+    k = int(rng.integers(1, min(experts, 3) + 1))
+    dims = [int(rng.integers(1, 3)), int(rng.integers(1, 5)), hidden] if maybe(rng, 0.3) else \
+        [int(rng.integers(1, 9)), hidden]
+    rows = int(np.prod(dims[:-1]))
+    act = pick(rng, ["relu", "gelu", "silu", "identity", "swiglu", "swiglu"])
+    f1 = 2 * inter if act == "swiglu" else inter
+    legacy = inter != hidden and maybe(rng, 0.15)
+    attrs = {"k": k if k > 1 or maybe(rng) else None,
+             "activation_type": act if act != "relu" or maybe(rng) else None,
+             "normalize_routing_weights": int(rng.integers(0, 2)) if maybe(rng) else None}
+    if k == 2 and maybe(rng, 0.2):
+        attrs["use_sparse_mixer"] = 1
+    if act == "swiglu":
+        attrs["swiglu_fusion"] = 1
+        if maybe(rng):
+            attrs["activation_alpha"] = 1.702
+            attrs["activation_beta"] = 1.0
+            attrs["swiglu_limit"] = float(pick(rng, [7.0, 1.0]))
+    scale = 1.0 / np.sqrt(hidden)
+    ins = [c.input(randf(rng, dims)), c.input(randf(rng, [rows, experts], -3, 3))]
+    ins.append(c.value(randf(rng, [experts, hidden, f1] if legacy else [experts, f1, hidden],
+                             -scale * 2, scale * 2)))
+    ins.append(c.value(randf(rng, [experts, f1], -0.5, 0.5)) if maybe(rng) else "")
+    ins.append(c.value(randf(rng, [experts, inter, hidden] if legacy else [experts, hidden, inter],
+                             -0.5, 0.5)))
+    ins.append(c.value(randf(rng, [experts, hidden], -0.5, 0.5)) if maybe(rng) else "")
+    if act != "swiglu" and not legacy and maybe(rng, 0.1):
+        ins.append(c.value(randf(rng, [experts, inter, hidden], -scale * 2, scale * 2)))
+        if maybe(rng):
+            ins.append(c.value(randf(rng, [experts, inter], -0.5, 0.5)))
+    while ins[-1] == "":
+        ins.pop()
+    c.output(c.node("MoE", ins, domain="com.microsoft", **attrs), F32)
 
 
 @gen("Legacy")

@@ -33,6 +33,7 @@ std::unique_ptr<Kernel> MakeFusedMatMul(const KernelInfo& info);         // fuse
 std::unique_ptr<Kernel> MakeMultiHeadAttention(const KernelInfo& info);  // multi_head_attention.cc
 std::unique_ptr<Kernel> MakeContribAttention(const KernelInfo& info);    // attention_contrib.cc
 std::unique_ptr<Kernel> MakeQAttention(const KernelInfo& info);          // attention_contrib.cc
+std::unique_ptr<Kernel> MakeMoE(const KernelInfo& info);                 // moe.cc
 
 }  // namespace kiln::cpu
 

@@ -9,6 +9,7 @@ list(APPEND KILN_SOURCES
   src/kernels/cpu/contrib/gelu.cc
   src/kernels/cpu/contrib/group_query_attention.cc
   src/kernels/cpu/contrib/kernels.cc
+  src/kernels/cpu/contrib/moe.cc
   src/kernels/cpu/contrib/multi_head_attention.cc
   src/kernels/cpu/contrib/skip_layer_norm.cc)
 list(APPEND KILN_UNIT_TEST_SOURCES
@@ -18,6 +19,7 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/contrib/fused_gemm_test.cc
   src/kernels/cpu/contrib/fused_matmul_test.cc
   src/kernels/cpu/contrib/gelu_test.cc
+  src/kernels/cpu/contrib/moe_test.cc
   src/kernels/cpu/contrib/group_query_attention_test.cc
   src/kernels/cpu/contrib/multi_head_attention_test.cc
   src/kernels/cpu/contrib/skip_layer_norm_test.cc)

@@ -1,0 +1,390 @@
+// MoE (com.microsoft, opset 1), float: the mixture-of-experts feed-forward block that ONNX
+// Runtime's generative-AI model builder writes for Mixtral, Phi-3.5-MoE and gpt-oss, computed as
+// ONNX Runtime 1.30's CPU kernel computes it.
+// Inputs: 0 input [rows, hidden] or [B, S, hidden] (rows = B·S); 1 router_probs [rows, E] (the
+// router's logits); 2 fc1_experts_weights [E, F, hidden], F = inter (2·inter with swiglu);
+// 3 fc1_experts_bias [E, F]; 4 fc2_experts_weights [E, hidden, inter]; 5 fc2_experts_bias
+// [E, hidden]; 6 fc3_experts_weights [E, inter, hidden]; 7 fc3_experts_bias [E, inter]. Inputs 3
+// and 5-7 are optional. inter is fc2's element count / (E·hidden).
+// Attributes: k (1) experts per row; activation_type (relu): relu, gelu (the tanh form), silu,
+// identity or swiglu; normalize_routing_weights (0); use_sparse_mixer (0; only checked: 1 needs
+// k = 2, and routes as 0 does, like ONNX Runtime's CPU kernel); swiglu_fusion (must be 1 with
+// swiglu: fc1's outputs interleaved, gate at even and linear at odd positions); activation_alpha
+// (1), activation_beta (0), swiglu_limit (+inf).
+// Output: 0 output, input's shape.
+// Each row takes the softmax of its router logits (float, max subtracted), then the k largest
+// probabilities (ties to the higher expert index); with normalize_routing_weights they are divided
+// by their sum. Expert e maps a row x to fc2_e(act(fc1_e(x))), fc_e(x) = W_e·x + b_e; swiglu maps
+// fc1's 2·inter outputs to inter: g = min(gate, limit), l = clamp(linear, -limit, limit),
+// g·sigmoid(alpha·g)·(l + beta). The output row is the sum, in increasing expert index, of
+// weight·expert(x) over the k experts whose weight is > 0 (a NaN logit makes every weight NaN and
+// the row 0). As ONNX Runtime, fc1/fc2 shapes [E, hidden, F] and [E, inter, hidden] are accepted
+// where its "legacy" rule takes them (inter != hidden and fc2 is [E, inter, hidden]; or inter ==
+// hidden, swiglu and fc1 is [E, hidden, 2·hidden]), and their data are still read as
+// [E, F, hidden] and [E, hidden, inter].
+// Differences from ONNX Runtime: fc3 (which its CPU kernel refuses) is the gate of the Mixtral
+// form, act(fc1_e(x)) ⊙ fc3_e(x) before fc2 (not with swiglu); float16 is not supported; k larger
+// than E is refused when the kernel runs, as there.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "kernels/cpu/contrib/contrib_kernels.h"
+#include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/types.h"
+#include "kernels/cpu/vector_math.h"
+
+namespace kiln::cpu {
+namespace {
+
+enum class Activation { kRelu, kGelu, kSilu, kIdentity, kSwiGlu };
+
+Activation ParseActivation(const KernelInfo& info) {
+  const std::string name = info.GetString("activation_type", "relu");
+  if (name == "relu") return Activation::kRelu;
+  if (name == "gelu") return Activation::kGelu;
+  if (name == "silu") return Activation::kSilu;
+  if (name == "identity") return Activation::kIdentity;
+  if (name == "swiglu") return Activation::kSwiGlu;
+  info.Fail(ErrorCode::kInvalidGraph, "attribute 'activation_type' is '" + name +
+                                          "'; it must be relu, gelu, silu, identity or swiglu");
+}
+
+std::string Dims(const Tensor* t) {
+  return t->shape().ToString();
+}
+
+class MoE final : public Kernel {
+ public:
+  explicit MoE(const KernelInfo& info)
+      : k_(info.GetInt("k", 1)),
+        activation_(ParseActivation(info)),
+        normalize_(info.GetInt("normalize_routing_weights", 0) == 1),
+        alpha_(info.GetFloat("activation_alpha", 1.0f)),
+        beta_(info.GetFloat("activation_beta", 0.0f)),
+        limit_(info.GetFloat("swiglu_limit", std::numeric_limits<float>::infinity())) {
+    if (k_ < 1) {
+      info.Fail(ErrorCode::kInvalidGraph,
+                "attribute 'k' is " + std::to_string(k_) + "; it must be >= 1");
+    }
+    if (info.GetInt("use_sparse_mixer", 0) == 1 && k_ != 2) {
+      info.Fail(ErrorCode::kInvalidGraph,
+                "attribute 'use_sparse_mixer' is 1 with k = " + std::to_string(k_) +
+                    "; the sparse mixer needs k = 2");
+    }
+    const int64_t fusion = info.GetInt("swiglu_fusion", 0);
+    if (activation_ == Activation::kSwiGlu && fusion != 1) {
+      info.Fail(ErrorCode::kNotImplemented,
+                "attribute 'swiglu_fusion' is " + std::to_string(fusion) +
+                    "; swiglu is supported interleaved only (swiglu_fusion = 1), as in ONNX "
+                    "Runtime's CPU kernel");
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const KernelInfo& info = ctx.info();
+    const Tensor& input = ctx.Input(0);
+    const Tensor& router = ctx.Input(1);
+    const Tensor& fc1 = ctx.Input(2);
+    const Tensor* fc1_bias = ctx.OptionalInput(3);
+    const Tensor& fc2 = ctx.Input(4);
+    const Tensor* fc2_bias = ctx.OptionalInput(5);
+    const Tensor* fc3 = ctx.OptionalInput(6);
+    const Tensor* fc3_bias = ctx.OptionalInput(7);
+    const char* names[] = {"input",
+                           "router_probs",
+                           "fc1_experts_weights",
+                           "fc1_experts_bias",
+                           "fc2_experts_weights",
+                           "fc2_experts_bias",
+                           "fc3_experts_weights",
+                           "fc3_experts_bias"};
+    const Tensor* all[] = {&input, &router, &fc1, fc1_bias, &fc2, fc2_bias, fc3, fc3_bias};
+    for (size_t i = 0; i < 8; ++i) {
+      if (all[i] != nullptr && all[i]->type() != DataType::kFloat) {
+        info.Fail(ErrorCode::kNotImplemented, std::string("input '") + names[i] + "' is " +
+                                                  DataTypeName(all[i]->type()) +
+                                                  "; only float is supported");
+      }
+    }
+    const auto& xd = input.shape().dims();
+    if (xd.size() != 2 && xd.size() != 3) {
+      info.Fail(ErrorCode::kInvalidArgument, "input 'input' has shape " + Dims(&input) +
+                                                 "; it must be [rows, hidden] or [B, S, hidden]");
+    }
+    auto rank_check = [&](const Tensor* t, size_t rank, const char* name, const char* form) {
+      if (t->shape().rank() != rank) {
+        info.Fail(ErrorCode::kInvalidArgument, std::string("input '") + name + "' has shape " +
+                                                   Dims(t) + "; it must be " + form);
+      }
+    };
+    rank_check(&router, 2, "router_probs", "[rows, experts]");
+    rank_check(&fc1, 3, "fc1_experts_weights", "[experts, fc1 outputs, hidden]");
+    rank_check(&fc2, 3, "fc2_experts_weights", "[experts, hidden, inter]");
+    const int64_t rows = xd.size() == 2 ? xd[0] : xd[0] * xd[1];
+    const int64_t hidden = xd.back();
+    if (hidden <= 0) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "input 'input' has shape " + Dims(&input) + "; its last dimension must be > 0");
+    }
+    const int64_t experts = router.shape().dims()[1];
+    const auto& d1 = fc1.shape().dims();
+    const auto& d2 = fc2.shape().dims();
+    const int64_t inter = d2[1] * d2[2] / hidden;
+    const bool swiglu = activation_ == Activation::kSwiGlu;
+    const int64_t f1 = swiglu ? 2 * inter : inter;
+    // ONNX Runtime's "legacy" layouts, accepted and read as the usual ones (see the top).
+    const bool legacy =
+        (hidden != inter && d2[1] == inter) || (hidden == inter && swiglu && d1[1] == hidden);
+    auto expect = [&](const Tensor* t, const char* name, std::initializer_list<int64_t> want) {
+      if (t == nullptr) return;
+      const auto& d = t->shape().dims();
+      if (d.size() != want.size() || !std::equal(want.begin(), want.end(), d.begin())) {
+        std::string w = "[";
+        for (int64_t v : want) w += (w.size() > 1 ? "," : "") + std::to_string(v);
+        info.Fail(ErrorCode::kInvalidArgument,
+                  std::string("input '") + name + "' has shape " + Dims(t) + "; it must be " + w +
+                      "] (input " + Dims(&input) + ", " + std::to_string(experts) +
+                      " experts in router_probs, inter size " + std::to_string(inter) + ")");
+      }
+    };
+    if (legacy) {
+      expect(&fc1, "fc1_experts_weights", {experts, hidden, f1});
+      expect(&fc2, "fc2_experts_weights", {experts, inter, hidden});
+      expect(fc3, "fc3_experts_weights", {experts, hidden, inter});
+    } else {
+      expect(&fc1, "fc1_experts_weights", {experts, f1, hidden});
+      expect(&fc2, "fc2_experts_weights", {experts, hidden, inter});
+      expect(fc3, "fc3_experts_weights", {experts, inter, hidden});
+    }
+    expect(&router, "router_probs", {rows, experts});
+    expect(fc1_bias, "fc1_experts_bias", {experts, f1});
+    expect(fc2_bias, "fc2_experts_bias", {experts, hidden});
+    expect(fc3_bias, "fc3_experts_bias", {experts, inter});
+    if (fc3 == nullptr && fc3_bias != nullptr) {
+      info.Fail(ErrorCode::kInvalidArgument,
+                "input 'fc3_experts_bias' is given without fc3_experts_weights");
+    }
+    if (fc3 != nullptr && swiglu) {
+      info.Fail(ErrorCode::kNotImplemented,
+                "input 'fc3_experts_weights' is given with activation_type swiglu; the fc3 gate "
+                "is supported with relu, gelu, silu and identity");
+    }
+    if (k_ > experts) {
+      info.Fail(ErrorCode::kInvalidArgument, "attribute 'k' is " + std::to_string(k_) +
+                                                 " but router_probs has " +
+                                                 std::to_string(experts) + " experts");
+    }
+    Tensor& out = ctx.OutputForOverwrite(0, DataType::kFloat, input.shape());
+    if (rows == 0) return;
+
+    const auto R = static_cast<size_t>(rows);
+    const auto E = static_cast<size_t>(experts);
+    const auto K = static_cast<size_t>(k_);
+    const auto H = static_cast<size_t>(hidden);
+    const auto I = static_cast<size_t>(inter);
+    const auto F = static_cast<size_t>(f1);
+    const auto* xp = static_cast<const float*>(input.data());
+    const auto* logits = static_cast<const float*>(router.data());
+    auto* yp = static_cast<float*>(out.data());
+
+    // Routing: route r = row·K + j goes to expert route_expert[r] (E: skipped, weight not > 0)
+    // with weight route_weight[r].
+    auto* route_expert = ctx.Scratch<uint32_t>(R * K);
+    auto* route_weight = ctx.Scratch<float>(R * K);
+    ctx.threads().ParallelFor(R, 16, [&](size_t begin, size_t end) {
+      float* probs = ctx.Scratch<float>(E);
+      for (size_t row = begin; row < end; ++row) {
+        Route(logits + row * E, E, probs, route_expert + row * K, route_weight + row * K);
+      }
+    });
+
+    // The routes of each expert, in increasing route order, packed: expert e's are
+    // order[start[e] .. start[e + 1]); slot[r] is route r's position there.
+    auto* start = ctx.Scratch<size_t>(E + 1);
+    std::fill(start, start + E + 1, size_t{0});
+    for (size_t r = 0; r < R * K; ++r) {
+      if (route_expert[r] < E) ++start[route_expert[r] + 1];
+    }
+    for (size_t e = 0; e < E; ++e) start[e + 1] += start[e];
+    const size_t routed = start[E];
+    auto* order = ctx.Scratch<size_t>(std::max<size_t>(routed, 1));
+    auto* slot = ctx.Scratch<size_t>(R * K);
+    {
+      auto* fill = ctx.Scratch<size_t>(E);
+      std::copy(start, start + E, fill);
+      for (size_t r = 0; r < R * K; ++r) {
+        if (route_expert[r] < E) {
+          slot[r] = fill[route_expert[r]];
+          order[fill[route_expert[r]]++] = r;
+        }
+      }
+    }
+
+    // Every expert's rows: gathered, through fc1 (and fc3), the activation, fc2.
+    const size_t n_rows = std::max<size_t>(routed, 1);
+    auto* gathered = ctx.Scratch<float>(n_rows * H);
+    auto* hid = ctx.Scratch<float>(n_rows * F);
+    auto* gate = fc3 != nullptr ? ctx.Scratch<float>(n_rows * I) : nullptr;
+    auto* act = swiglu ? ctx.Scratch<float>(n_rows * I) : hid;
+    auto* expert_out = ctx.Scratch<float>(n_rows * H);
+    ctx.threads().ParallelFor(routed, 16, [&](size_t begin, size_t end) {
+      for (size_t p = begin; p < end; ++p) {
+        const float* src = xp + (order[p] / K) * H;
+        std::copy(src, src + H, gathered + p * H);
+      }
+    });
+    const auto* w1 = static_cast<const float*>(fc1.data());
+    const auto* w2 = static_cast<const float*>(fc2.data());
+    const float* w3 = fc3 != nullptr ? static_cast<const float*>(fc3->data()) : nullptr;
+    const float* b1 = fc1_bias != nullptr ? static_cast<const float*>(fc1_bias->data()) : nullptr;
+    const float* b2 = fc2_bias != nullptr ? static_cast<const float*>(fc2_bias->data()) : nullptr;
+    const float* b3 = fc3_bias != nullptr ? static_cast<const float*>(fc3_bias->data()) : nullptr;
+    ThreadPool* pool = &ctx.threads();
+    for (size_t e = 0; e < E; ++e) {
+      const size_t n = start[e + 1] - start[e];
+      if (n == 0) continue;
+      const float* a = gathered + start[e] * H;
+      float* h = hid + start[e] * F;
+      Gemm<float>(false, true, n, F, H, 1.0f, a, H, w1 + e * F * H, H, 0.0f, h, F, pool);
+      float* g = nullptr;
+      if (w3 != nullptr) {
+        g = gate + start[e] * I;
+        Gemm<float>(false, true, n, I, H, 1.0f, a, H, w3 + e * I * H, H, 0.0f, g, I, pool);
+      }
+      float* z = act + start[e] * I;
+      const float* bias1 = b1 != nullptr ? b1 + e * F : nullptr;
+      const float* bias3 = b3 != nullptr ? b3 + e * I : nullptr;
+      ctx.threads().ParallelFor(n, 8, [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+          Activate(h + i * F, bias1, z + i * I, I, g != nullptr ? g + i * I : nullptr, bias3);
+        }
+      });
+      float* o = expert_out + start[e] * H;
+      Gemm<float>(false, true, n, H, I, 1.0f, z, I, w2 + e * H * I, I, 0.0f, o, H, pool);
+      if (b2 != nullptr) {
+        const float* bias2 = b2 + e * H;
+        for (size_t i = 0; i < n; ++i) {
+          for (size_t c = 0; c < H; ++c) o[i * H + c] += bias2[c];
+        }
+      }
+    }
+
+    // Each row: its experts' outputs, weighted, added in increasing expert index.
+    ctx.threads().ParallelFor(R, 8, [&](size_t begin, size_t end) {
+      for (size_t row = begin; row < end; ++row) {
+        float* y = yp + row * H;
+        std::fill(y, y + H, 0.0f);
+        uint32_t last = 0;
+        bool any = false;
+        for (size_t step = 0; step < K; ++step) {
+          // The next expert above `last` among the row's routes.
+          size_t pick = K;
+          for (size_t j = 0; j < K; ++j) {
+            const uint32_t ex = route_expert[row * K + j];
+            if (ex >= E || (any && ex <= last)) continue;
+            if (pick == K || ex < route_expert[row * K + pick]) pick = j;
+          }
+          if (pick == K) break;
+          const size_t r = row * K + pick;
+          last = route_expert[r];
+          any = true;
+          const float w = route_weight[r];
+          const float* src = expert_out + slot[r] * H;
+          for (size_t c = 0; c < H; ++c) y[c] += w * src[c];
+        }
+      }
+    });
+  }
+
+ private:
+  // One row's routing: softmax of the logits, the k largest probabilities (ties to the higher
+  // index), normalized when asked; a weight that is not > 0 gets expert E (skipped).
+  void Route(const float* logits, size_t E, float* probs, uint32_t* expert, float* weight) const {
+    float max = logits[0];
+    for (size_t j = 1; j < E; ++j) max = std::max(max, logits[j]);
+    float sum = 0.0f;
+    for (size_t j = 0; j < E; ++j) {
+      probs[j] = std::exp(logits[j] - max);
+      sum += probs[j];
+    }
+    for (size_t j = 0; j < E; ++j) probs[j] /= sum;
+    const auto K = static_cast<size_t>(k_);
+    for (size_t j = 0; j < K; ++j) {
+      size_t best = E;
+      for (size_t c = 0; c < E; ++c) {
+        bool taken = false;
+        for (size_t t = 0; t < j; ++t) taken = taken || expert[t] == c;
+        if (taken) continue;
+        if (best == E || probs[c] > probs[best] || (probs[c] == probs[best] && c > best)) {
+          best = c;
+        }
+      }
+      expert[j] = static_cast<uint32_t>(best);
+      weight[j] = probs[best];
+    }
+    if (normalize_) {
+      float total = 0.0f;
+      for (size_t j = 0; j < K; ++j) total += weight[j];
+      for (size_t j = 0; j < K; ++j) weight[j] /= total;
+    }
+    for (size_t j = 0; j < K; ++j) {
+      if (!(weight[j] > 0.0f)) expert[j] = static_cast<uint32_t>(E);
+    }
+  }
+
+  // fc1's outputs h (F of them, plus bias1) to the I inputs of fc2 in z (z may be h when not
+  // swiglu); with fc3's outputs g (plus bias3), z = act(h) ⊙ g.
+  void Activate(float* h, const float* bias1, float* z, size_t I, const float* g,
+                const float* bias3) const {
+    if (activation_ == Activation::kSwiGlu) {
+      for (size_t i = 0; i < I; ++i) {
+        float gt = h[2 * i];
+        float lin = h[2 * i + 1];
+        if (bias1 != nullptr) {
+          gt += bias1[2 * i];
+          lin += bias1[2 * i + 1];
+        }
+        gt = std::min(gt, limit_);
+        lin = std::clamp(lin, -limit_, limit_);
+        z[i] = gt * SigmoidF(alpha_ * gt) * (lin + beta_);
+      }
+      return;
+    }
+    for (size_t i = 0; i < I; ++i) {
+      float v = bias1 != nullptr ? h[i] + bias1[i] : h[i];
+      switch (activation_) {
+        case Activation::kRelu:
+          v = std::max(0.0f, v);
+          break;
+        case Activation::kGelu:
+          v = 0.5f * v * (1.0f + TanhF(0.7978845608f * (v + 0.044715f * v * v * v)));
+          break;
+        case Activation::kSilu:
+          v = v * SigmoidF(v);
+          break;
+        default:
+          break;
+      }
+      if (g != nullptr) v *= bias3 != nullptr ? g[i] + bias3[i] : g[i];
+      z[i] = v;
+    }
+  }
+
+  int64_t k_;
+  Activation activation_;
+  bool normalize_;
+  float alpha_;
+  float beta_;
+  float limit_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeMoE(const KernelInfo& info) {
+  return std::make_unique<MoE>(info);
+}
+
+}  // namespace kiln::cpu
