@@ -1848,6 +1848,63 @@ def g_moe(rng, c):
     c.output(c.node("MoE", ins, domain="com.microsoft", **attrs), F32)
 
 
+@gen("QMoE")
+def g_qmoe(rng, c):
+    """com.microsoft QMoE (ONNX Runtime's model builder, int4 / int8 MoE models on CPU): 2, 4 or
+    8-bit weights, per-row or block-wise scales, packed zero points or the implicit 2^(bits-1),
+    biases, each activation_type (swiglu interleaved, with gpt-oss's alpha / beta / limit), 2-D
+    or 3-D input, k 1-3."""
+    c.ms_opset = True
+    bits = int(pick(rng, [2, 4, 4, 8, 8]))
+    pack = 8 // bits
+    block = int(pick(rng, [16, 32])) if maybe(rng) else 0
+    hidden = int(pick(rng, [16, 32, 64]))
+    inter = int(pick(rng, [16, 32, 48]))
+    experts = int(rng.integers(1, 9))
+    k = int(rng.integers(1, min(experts, 3) + 1))
+    dims = [int(rng.integers(1, 3)), int(rng.integers(1, 5)), hidden] if maybe(rng, 0.3) else \
+        [int(rng.integers(1, 9)), hidden]
+    rows = int(np.prod(dims[:-1]))
+    act = pick(rng, ["relu", "gelu", "silu", "identity", "swiglu", "swiglu"])
+    f1 = 2 * inter if act == "swiglu" else inter
+    attrs = {"k": k if k > 1 or maybe(rng) else None,
+             "activation_type": act if act != "relu" or maybe(rng) else None,
+             "normalize_routing_weights": int(rng.integers(0, 2)) if maybe(rng) else None,
+             "expert_weight_bits": bits if bits != 4 or maybe(rng) else None,
+             "block_size": block if block else None}
+    if act == "swiglu":
+        attrs["swiglu_fusion"] = 1
+        if maybe(rng):
+            attrs["activation_alpha"] = 1.702
+            attrs["activation_beta"] = 1.0
+            attrs["swiglu_limit"] = float(pick(rng, [7.0, 1.0]))
+    use_zp = maybe(rng, 0.4)
+
+    def weights(n_out, n_in):
+        q = rng.integers(0, 256, size=[experts, n_out, n_in // pack]).astype(np.uint8)
+        top = 1.0 / (n_in * (1 << (bits - 1)))
+        scales = randf(rng, [experts, n_out, (n_in + block - 1) // block] if block else
+                       [experts, n_out], top * 0.2, top * 2)
+        zp = None
+        if use_zp:
+            blocks = (n_in + block - 1) // block if block else 1  # one block: zero points per row
+            shape = [experts, n_out, (blocks + pack - 1) // pack] if blocks > 1 \
+                else [experts, (n_out + pack - 1) // pack]
+            zp = rng.integers(0, 256, size=shape).astype(np.uint8)
+        return q, scales, zp
+
+    q1, s1, z1 = weights(f1, hidden)
+    q2, s2, z2 = weights(hidden, inter)
+    ins = [c.input(randf(rng, dims)), c.input(randf(rng, [rows, experts], -3, 3)),
+           c.value(q1), c.value(s1),
+           c.value(randf(rng, [experts, f1], -0.5, 0.5)) if maybe(rng) else "",
+           c.value(q2), c.value(s2),
+           c.value(randf(rng, [experts, hidden], -0.5, 0.5)) if maybe(rng) else ""]
+    if use_zp:
+        ins += ["", "", "", c.value(z1), c.value(z2)]
+    c.output(c.node("QMoE", ins, domain="com.microsoft", **attrs), F32)
+
+
 @gen("Legacy")
 def g_legacy(rng, c):
     """ONNX's early experimental ops and MVN before opset 9, in models of opsets 7-8 (older

@@ -15,7 +15,7 @@
 //   FusedGemm: Gemm's [M, N].
 //   FusedMatMul: MatMul's numpy.matmul shape after transA / transB swap the last two axes of an
 //     operand of rank >= 2.
-//   MoE: like the input.
+//   MoE, QMoE: like the input.
 //   MultiHeadAttention: [B, S, Dv] from query [B, S, D] and value [B, L, Dv]; num_heads must
 //     divide D and Dv.
 #include <algorithm>
@@ -298,6 +298,7 @@ constexpr RuleDef kRules[] = {
     {"Attention", ContribAttention, "com.microsoft"},
     {"QAttention", ContribAttention, "com.microsoft"},
     {"MoE", LikeInput, "com.microsoft"},
+    {"QMoE", LikeInput, "com.microsoft"},
 };
 
 }  // namespace

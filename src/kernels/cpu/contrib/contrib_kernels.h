@@ -34,6 +34,7 @@ std::unique_ptr<Kernel> MakeMultiHeadAttention(const KernelInfo& info);  // mult
 std::unique_ptr<Kernel> MakeContribAttention(const KernelInfo& info);    // attention_contrib.cc
 std::unique_ptr<Kernel> MakeQAttention(const KernelInfo& info);          // attention_contrib.cc
 std::unique_ptr<Kernel> MakeMoE(const KernelInfo& info);                 // moe.cc
+std::unique_ptr<Kernel> MakeQMoE(const KernelInfo& info);                // moe.cc
 
 }  // namespace kiln::cpu
 

@@ -23,6 +23,7 @@ constexpr KernelDef kDefs[] = {
     {"com.microsoft", "Attention", 1, kLatestOpset, MakeContribAttention},
     {"com.microsoft", "QAttention", 1, kLatestOpset, MakeQAttention},
     {"com.microsoft", "MoE", 1, kLatestOpset, MakeMoE},
+    {"com.microsoft", "QMoE", 1, kLatestOpset, MakeQMoE},
     // ONNX's experimental ops (ONNX domain, opset 1 on; ONNX later dropped them, and ONNX Runtime
     // still runs them): older converters' models need them.
     {"", "ImageScaler", 1, kLatestOpset, MakeImageScaler},

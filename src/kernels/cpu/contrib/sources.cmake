@@ -20,6 +20,7 @@ list(APPEND KILN_UNIT_TEST_SOURCES
   src/kernels/cpu/contrib/fused_matmul_test.cc
   src/kernels/cpu/contrib/gelu_test.cc
   src/kernels/cpu/contrib/moe_test.cc
+  src/kernels/cpu/contrib/qmoe_test.cc
   src/kernels/cpu/contrib/group_query_attention_test.cc
   src/kernels/cpu/contrib/multi_head_attention_test.cc
   src/kernels/cpu/contrib/skip_layer_norm_test.cc)
