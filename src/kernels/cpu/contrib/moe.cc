@@ -343,6 +343,21 @@ void MoEBase::Run(KernelContext& ctx, const Experts& in, float* yp) const {
   });
 }
 
+// expert[0..K) = the indices of v[0..E)'s K largest values, largest first (ties to the higher
+// index).
+void LargestK(const float* v, size_t E, size_t K, uint32_t* expert) {
+  for (size_t j = 0; j < K; ++j) {
+    size_t best = E;
+    for (size_t c = 0; c < E; ++c) {
+      bool taken = false;
+      for (size_t t = 0; t < j; ++t) taken = taken || expert[t] == c;
+      if (taken) continue;
+      if (best == E || v[c] > v[best] || (v[c] == v[best] && c > best)) best = c;
+    }
+    expert[j] = static_cast<uint32_t>(best);
+  }
+}
+
 // One row's routing: softmax of the logits, the k largest probabilities (ties to the higher
 // index), normalized when asked; a weight that is not > 0 gets expert E (skipped).
 void MoEBase::Route(const float* logits, size_t E, float* probs, uint32_t* expert,
@@ -351,18 +366,7 @@ void MoEBase::Route(const float* logits, size_t E, float* probs, uint32_t* exper
   if (qmoe_) {
     // QMoE: the k largest logits (ties to the higher index), then the softmax of those k; a
     // weight that is not > 1e-8 gets expert E (skipped).
-    for (size_t j = 0; j < K; ++j) {
-      size_t best = E;
-      for (size_t c = 0; c < E; ++c) {
-        bool taken = false;
-        for (size_t t = 0; t < j; ++t) taken = taken || expert[t] == c;
-        if (taken) continue;
-        if (best == E || logits[c] > logits[best] || (logits[c] == logits[best] && c > best)) {
-          best = c;
-        }
-      }
-      expert[j] = static_cast<uint32_t>(best);
-    }
+    LargestK(logits, E, K, expert);
     float sum = 0.0f;
     for (size_t j = 0; j < K; ++j) {
       weight[j] = std::exp(logits[expert[j]] - logits[expert[0]]);
@@ -383,19 +387,8 @@ void MoEBase::Route(const float* logits, size_t E, float* probs, uint32_t* exper
     sum += probs[j];
   }
   for (size_t j = 0; j < E; ++j) probs[j] /= sum;
-  for (size_t j = 0; j < K; ++j) {
-    size_t best = E;
-    for (size_t c = 0; c < E; ++c) {
-      bool taken = false;
-      for (size_t t = 0; t < j; ++t) taken = taken || expert[t] == c;
-      if (taken) continue;
-      if (best == E || probs[c] > probs[best] || (probs[c] == probs[best] && c > best)) {
-        best = c;
-      }
-    }
-    expert[j] = static_cast<uint32_t>(best);
-    weight[j] = probs[best];
-  }
+  LargestK(probs, E, K, expert);
+  for (size_t j = 0; j < K; ++j) weight[j] = probs[expert[j]];
   if (normalize_) {
     float total = 0.0f;
     for (size_t j = 0; j < K; ++j) total += weight[j];

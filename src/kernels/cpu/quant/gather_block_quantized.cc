@@ -13,6 +13,7 @@
 // indices' shape. Attributes gather_axis (0), quantize_axis (1), block_size (128; a power of two,
 // 16 or more), bits (4). Unlike ONNX Runtime, which writes zeros for an index outside the table,
 // such an index is refused, naming it, before anything is written.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -112,7 +113,7 @@ class GatherBlockQuantized final : public Kernel {
     }
     const int64_t length = dims[static_cast<size_t>(g)];
     const auto count = static_cast<size_t>(indices.element_count());
-    std::vector<int64_t> rows(count);
+    int64_t* rows = ctx.Scratch<int64_t>(std::max<size_t>(count, 1));
     for (size_t i = 0; i < count; ++i) {
       const int64_t v = indices.type() == DataType::kInt32
                             ? static_cast<const int32_t*>(indices.data())[i]
