@@ -458,8 +458,9 @@ py::object ToPython(const ValuePtr& value, py::handle owner) {
 
 // Copies tensor `src`'s data into tensor `dst`, as onnxruntime's CPU data transfer does: the
 // bytes, which must be as many in both (sub-byte types packed), or for strings each element, as
-// many in both. Nothing to do when both are the same buffer.
-void CopyTensorData(const Value& src, Value& dst) {
+// many in both. Nothing to do when both are the same buffer. With `check_only`, only the checks
+// (so that a list of copies can be checked whole before any is made).
+void CopyTensorData(const Value& src, Value& dst, bool check_only) {
   for (KilnValue* v : {src.handle, dst.handle}) {
     int is_tensor = 0;
     Check(api().IsTensor(v, &is_tensor));
@@ -497,7 +498,7 @@ void CopyTensorData(const Value& src, Value& dst) {
           KILN_INVALID_ARGUMENT,
           "copy_tensors: " + std::to_string(count) + " strings into " + std::to_string(dst_count));
     }
-    if (count == 0 || src.handle == dst.handle) return;
+    if (check_only || count == 0 || src.handle == dst.handle) return;
     size_t total = 0;
     Check(api().GetStringTensorDataLength(src.handle, &total));
     std::string bytes(total, '\0');
@@ -525,7 +526,7 @@ void CopyTensorData(const Value& src, Value& dst) {
                           "copy_tensors: the source has " + std::to_string(src_bytes) +
                               " bytes, the destination " + std::to_string(dst_bytes));
   }
-  if (src_bytes == 0) return;
+  if (check_only || src_bytes == 0) return;
   const void* from = nullptr;
   void* to = nullptr;
   Check(api().GetTensorData(src.handle, &from));
@@ -626,9 +627,13 @@ void DefineValues(py::module_& m) {
              return std::make_shared<Value>(e);
            })
       .def(
-          "copy_from", [](Value& self, const Value& src) { CopyTensorData(src, self); },
-          py::arg("src"),
-          "Copies tensor src's data into this tensor (as many bytes, or as many strings).")
+          "copy_from",
+          [](Value& self, const Value& src, bool check_only) {
+            CopyTensorData(src, self, check_only);
+          },
+          py::arg("src"), py::arg("check_only") = false,
+          "Copies tensor src's data into this tensor (as many bytes, or as many strings); with "
+          "check_only, only checks that it could.")
       .def(
           "wraps", [](const Value& self) { return self.keep; },
           "The numpy array whose buffer the tensor wraps, or None.");

@@ -280,6 +280,12 @@ def test_copy_tensors_errors_are_runtime_errors():
         ort.copy_tensors([f], [ort.OrtValue.ortvalue_from_numpy(readonly)])
     with pytest.raises(TypeError):
         C.copy_tensors([np.zeros(3)], [f._get_c_value()], None)
+    # A refused pair leaves every destination as it was, the pairs before it included.
+    src = ort.OrtValue.ortvalue_from_numpy(np.ones((2, 3), np.float32))
+    dst = ort.OrtValue.ortvalue_from_numpy(np.zeros((2, 3), np.float32))
+    with pytest.raises(RuntimeError, match="24 bytes, the destination 8"):
+        ort.copy_tensors([src, f], [dst, small])
+    assert (dst.numpy() == 0).all()
 
 
 # ---- Sessions: memory infos and input devices ------------------------------------------------------

@@ -305,8 +305,9 @@ def copy_tensors(src, dst, stream):
         raise RuntimeError(f"Unable to cast Python instance of type {type(stream)} to C++ type 'OrtSyncStream'")
     if len(srcs) != len(dsts):
         raise RuntimeError(f"copy_tensors: {len(srcs)} source tensors and {len(dsts)} destination tensors")
-    for s, d in zip(srcs, dsts):
-        try:
-            d._value.copy_from(s._value)
-        except Exception as e:  # Kiln's classes -> RuntimeError, as onnxruntime's Ort::Exception
-            raise RuntimeError(str(e)) from None
+    try:  # every pair checked before any is copied, so a refusal leaves no destination written
+        for check_only in (True, False):
+            for s, d in zip(srcs, dsts):
+                d._value.copy_from(s._value, check_only)
+    except Exception as e:  # Kiln's classes -> RuntimeError, as onnxruntime's Ort::Exception
+        raise RuntimeError(str(e)) from None
